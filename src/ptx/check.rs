@@ -1,0 +1,516 @@
+//! Semantic checks on a classified module: every name resolves (registers, special
+//! registers, variables, labels, functions), labels are defined exactly once, and each
+//! modelled instruction has the operand shapes and register widths its type requires
+//! (PTX ISA 6.4 "Operand Type Information").
+//!
+//! Lowering relies on these checks: it may assume operand counts and kinds are right.
+
+use super::ast::*;
+use super::instr::*;
+use super::types::{ScalarType, StateSpace};
+use crate::diag::Diag;
+use std::collections::HashMap;
+
+/// A special register (PTX ISA 10 "Special Registers"): its name and width in bits.
+/// Names with `.x/.y/.z` components are listed without the component.
+pub const SPECIAL_REGISTERS: &[(&str, u32, bool)] = &[
+    // (name, bits, has .x/.y/.z components)
+    ("%tid", 32, true),
+    ("%ntid", 32, true),
+    ("%ctaid", 32, true),
+    ("%nctaid", 32, true),
+    ("%laneid", 32, false),
+    ("%warpid", 32, false),
+    ("%nwarpid", 32, false),
+    ("%smid", 32, false),
+    ("%nsmid", 32, false),
+    ("%gridid", 64, false),
+    ("%lanemask_eq", 32, false),
+    ("%lanemask_le", 32, false),
+    ("%lanemask_lt", 32, false),
+    ("%lanemask_ge", 32, false),
+    ("%lanemask_gt", 32, false),
+    ("%clock", 32, false),
+    ("%clock_hi", 32, false),
+    ("%clock64", 64, false),
+    ("%globaltimer", 64, false),
+    ("%globaltimer_lo", 32, false),
+    ("%globaltimer_hi", 32, false),
+    ("%total_smem_size", 32, false),
+    ("%dynamic_smem_size", 32, false),
+];
+
+/// Looks up a special register; returns its width in bits and whether it takes a component.
+pub fn special_register(name: &str) -> Option<(u32, bool)> {
+    SPECIAL_REGISTERS.iter().find(|s| s.0 == name).map(|s| (s.1, s.2))
+}
+
+/// What a name in an operand denotes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Resolved {
+    /// A register of this type (and vector width).
+    Reg(ScalarType),
+    /// A special register of this width.
+    Special(u32),
+    /// A variable in this state space (its address, or its value for `ld`/`st`).
+    Var(StateSpace),
+    /// A label.
+    Label,
+    /// A function.
+    Func,
+}
+
+/// Register declarations visible in a function, innermost scope last.
+#[derive(Default)]
+struct Scope {
+    /// `%r1` → type.
+    names: HashMap<String, (ScalarType, StateSpace)>,
+    /// `%r<N>` ranges: prefix → (count, type).
+    ranges: HashMap<String, (u32, ScalarType)>,
+}
+
+struct FnCtx<'m> {
+    module_vars: &'m HashMap<String, StateSpace>,
+    functions: &'m HashMap<String, Span>,
+    scopes: Vec<Scope>,
+    labels: HashMap<String, Span>,
+    diags: Vec<Diag>,
+}
+
+impl FnCtx<'_> {
+    fn declare(&mut self, d: &VarDecl) {
+        let scope = self.scopes.last_mut().expect("a scope is open");
+        match d.range {
+            Some(n) => {
+                scope.ranges.insert(d.name.name.clone(), (n, d.ty));
+            }
+            None => {
+                scope.names.insert(d.name.name.clone(), (d.ty, d.space));
+            }
+        }
+    }
+
+    fn lookup(&self, name: &str) -> Option<Resolved> {
+        for scope in self.scopes.iter().rev() {
+            if let Some((ty, space)) = scope.names.get(name) {
+                return Some(if *space == StateSpace::Reg { Resolved::Reg(*ty) } else { Resolved::Var(*space) });
+            }
+            let digits = name.len() - name.bytes().rev().take_while(u8::is_ascii_digit).count();
+            let (prefix, num) = name.split_at(digits);
+            if !num.is_empty()
+                && (num == "0" || !num.starts_with('0'))
+                && let (Some((n, ty)), Ok(i)) = (scope.ranges.get(prefix), num.parse::<u32>())
+                && i < *n
+            {
+                return Some(Resolved::Reg(*ty));
+            }
+        }
+        if let Some((bits, _)) = special_register(name) {
+            return Some(Resolved::Special(bits));
+        }
+        if let Some(space) = self.module_vars.get(name) {
+            return Some(Resolved::Var(*space));
+        }
+        if self.labels.contains_key(name) {
+            return Some(Resolved::Label);
+        }
+        if self.functions.contains_key(name) {
+            return Some(Resolved::Func);
+        }
+        None
+    }
+
+    fn undeclared(&mut self, id: &Ident) {
+        let what = if id.name.starts_with('%') { "register" } else { "identifier" };
+        self.diags.push(
+            Diag::error(id.span, format!("undeclared {what} `{}`", id.name))
+                .label("not declared in this function or module")
+                .note("declare registers with `.reg .TYPE name;` or `.reg .TYPE prefix<N>;` (PTX ISA 5.1.1)"),
+        );
+    }
+}
+
+/// How an operand's register width must relate to the instruction type.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Width {
+    /// Exactly this many bits.
+    Exact(u32),
+    /// At least this many bits (sub-word `ld`/`st`/`cvt` operands, PTX ISA 6.4.1).
+    AtLeast(u32),
+}
+
+/// The shape an operand must have.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Shape {
+    /// A destination register.
+    Dst(Width),
+    /// A source: register, immediate, special register, or variable address.
+    Src(Width),
+    /// A predicate destination (or `%p|%q` pair).
+    PredDst,
+    /// A predicate source, possibly `!%p`.
+    PredSrc,
+    /// A vector destination of `n` elements (or a scalar register of the whole width).
+    VecDst(u32, Width),
+    /// A vector source of `n` elements.
+    VecSrc(u32, Width),
+    /// A memory address `[...]`.
+    Addr,
+    /// A label.
+    Label,
+}
+
+fn width_for(ty: ScalarType, relaxed: bool) -> Width {
+    if relaxed && ty.is_integer() && ty.bits() < 32 { Width::AtLeast(ty.bits()) } else { Width::Exact(ty.bits()) }
+}
+
+/// The operand shapes of a modelled instruction; `None` for kinds checked elsewhere.
+fn shapes(kind: &InstrKind) -> Option<Vec<Shape>> {
+    use Shape::*;
+    let reg = |ty: ScalarType| if ty == ScalarType::Pred { (PredDst, PredSrc) } else { (Dst(width_for(ty, false)), Src(width_for(ty, false))) };
+    Some(match kind {
+        InstrKind::Ld(l) => {
+            let w = width_for(l.ty, true);
+            let d = match l.vec {
+                Some(n) => VecDst(n, w),
+                None => Dst(w),
+            };
+            let mut v = vec![d, Addr];
+            if l.cache_hint {
+                v.push(Src(Width::Exact(64)));
+            }
+            v
+        }
+        InstrKind::St(l) => {
+            let w = width_for(l.ty, true);
+            let s = match l.vec {
+                Some(n) => VecSrc(n, w),
+                None => Src(w),
+            };
+            let mut v = vec![Addr, s];
+            if l.cache_hint {
+                v.push(Src(Width::Exact(64)));
+            }
+            v
+        }
+        InstrKind::Mov(ty) => {
+            let (d, s) = reg(*ty);
+            vec![d, s]
+        }
+        InstrKind::Cvta(c) => vec![Dst(Width::Exact(c.ty.bits())), Src(Width::Exact(c.ty.bits()))],
+        InstrKind::Cvt(c) => vec![Dst(width_for(c.dst, true)), Src(width_for(c.src, true))],
+        InstrKind::Selp(ty) => {
+            let (d, s) = reg(*ty);
+            vec![d, s, s, PredSrc]
+        }
+        InstrKind::Setp(s) => {
+            let (_, src) = reg(s.ty);
+            let mut v = vec![PredDst, src, src];
+            if s.bool_op.is_some() {
+                v.push(PredSrc);
+            }
+            v
+        }
+        InstrKind::Arith(a) => {
+            let (d, s) = reg(a.ty);
+            let wide = |ty: ScalarType| Dst(Width::Exact(ty.bits() * 2));
+            match a.op {
+                ArithOp::Mul if a.mode == Some(IntMode::Wide) => vec![wide(a.ty), s, s],
+                ArithOp::Mad if a.mode == Some(IntMode::Wide) => {
+                    vec![wide(a.ty), s, s, Src(Width::Exact(a.ty.bits() * 2))]
+                }
+                ArithOp::Mad | ArithOp::Fma => vec![d, s, s, s],
+                ArithOp::Neg | ArithOp::Abs | ArithOp::Not | ArithOp::Cnot => vec![d, s],
+                ArithOp::Shl | ArithOp::Shr => vec![d, s, Src(Width::Exact(32))],
+                _ => vec![d, s, s],
+            }
+        }
+        InstrKind::Bra { .. } => vec![Label],
+        InstrKind::Ret | InstrKind::Exit => vec![],
+        InstrKind::Membar(_) => vec![],
+        _ => return None,
+    })
+}
+
+fn register_bits(r: &Resolved) -> Option<u32> {
+    match r {
+        Resolved::Reg(ty) => Some(ty.bits()),
+        Resolved::Special(b) => Some(*b),
+        _ => None,
+    }
+}
+
+impl FnCtx<'_> {
+    fn check_width(&mut self, id: &Ident, r: &Resolved, want: Width, instr: &Instruction) {
+        let Some(bits) = register_bits(r) else { return };
+        let ok = match want {
+            Width::Exact(w) => bits == w,
+            Width::AtLeast(w) => bits >= w && bits != 1,
+        };
+        if !ok {
+            let need = match want {
+                Width::Exact(w) => format!("a {w}-bit register"),
+                Width::AtLeast(w) => format!("a register of at least {w} bits"),
+            };
+            let have = match r {
+                Resolved::Reg(ty) => format!("`{}` is declared `{ty}`", id.name),
+                _ => format!("`{}` is {bits} bits wide", id.name),
+            };
+            self.diags.push(
+                Diag::error(id.span, format!("register `{}` has the wrong width for `{}`", id.name, instr_text(instr)))
+                    .label(format!("{have}; this operand needs {need}")),
+            );
+        }
+    }
+
+    /// Resolves a name used as a register operand and checks its width / predicate-ness.
+    fn reg_operand(&mut self, id: &Ident, want: Option<Width>, pred: bool, instr: &Instruction, allow_var: bool) {
+        let Some(r) = self.lookup(&id.name) else {
+            self.undeclared(id);
+            return;
+        };
+        let is_pred = r == Resolved::Reg(ScalarType::Pred);
+        match (&r, pred) {
+            (Resolved::Reg(_) | Resolved::Special(_), _) if is_pred != pred => {
+                let msg = if pred {
+                    format!("`{}` is not a predicate register, but `{}` needs one here", id.name, instr_text(instr))
+                } else {
+                    format!("`{}` is a predicate register, but `{}` needs a data register here", id.name, instr_text(instr))
+                };
+                self.diags.push(Diag::error(id.span, msg).label("wrong register kind"));
+            }
+            (Resolved::Reg(_) | Resolved::Special(_), _) => {
+                if let Some(w) = want {
+                    self.check_width(id, &r, w, instr);
+                }
+            }
+            (Resolved::Var(_) | Resolved::Func, false) if allow_var => {}
+            _ => self.diags.push(
+                Diag::error(id.span, format!("`{}` cannot be used as this operand of `{}`", id.name, instr_text(instr)))
+                    .label("expected a register"),
+            ),
+        }
+    }
+
+    fn check_instr(&mut self, instr: &Instruction) {
+        if let Some(g) = &instr.guard {
+            self.reg_operand(&g.reg, None, true, instr, false);
+        }
+        // Names anywhere in the operands must resolve, whatever the instruction.
+        let Some(shapes) = shapes(&instr.kind) else {
+            self.resolve_all(&instr.operands);
+            return;
+        };
+        if instr.operands.len() != shapes.len() {
+            let span = instr.operands.get(shapes.len()).map_or(instr.span, |o| o.span());
+            self.diags.push(
+                Diag::error(span, format!("`{}` takes {} operands, found {}", instr_text(instr), shapes.len(), instr.operands.len()))
+                    .label("operand count mismatch"),
+            );
+            self.resolve_all(&instr.operands);
+            return;
+        }
+        for (op, shape) in instr.operands.iter().zip(shapes) {
+            self.check_operand(op, shape, instr);
+        }
+    }
+
+    fn resolve_all(&mut self, ops: &[Operand]) {
+        for op in ops {
+            match op {
+                Operand::Name { name, .. } => {
+                    if self.lookup(&name.name).is_none() {
+                        self.undeclared(name);
+                    }
+                }
+                Operand::Vector(elems, _) => {
+                    for e in elems {
+                        if let VecElem::Reg(r) = e
+                            && self.lookup(&r.name).is_none()
+                        {
+                            self.undeclared(r);
+                        }
+                    }
+                }
+                Operand::Address { base: AddrBase::Name(n), .. } => {
+                    if self.lookup(&n.name).is_none() {
+                        self.undeclared(n);
+                    }
+                }
+                Operand::List(v, _) => self.resolve_all(v),
+                Operand::PredPair(a, b, _) => {
+                    for r in [a, b] {
+                        if self.lookup(&r.name).is_none() {
+                            self.undeclared(r);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn check_operand(&mut self, op: &Operand, shape: Shape, instr: &Instruction) {
+        let bad = |what: &str| {
+            Diag::error(op.span(), format!("expected {what} as this operand of `{}`", instr_text(instr))).label("wrong kind of operand")
+        };
+        match (shape, op) {
+            (Shape::Dst(w), Operand::Name { name, component: None, negated: false, .. }) => {
+                self.reg_operand(name, Some(w), false, instr, false)
+            }
+            (Shape::Src(w), Operand::Name { name, negated: false, .. }) => self.reg_operand(name, Some(w), false, instr, true),
+            (Shape::Src(_), Operand::Imm(_)) => {}
+            (Shape::PredDst, Operand::Name { name, component: None, negated: false, .. }) => {
+                self.reg_operand(name, None, true, instr, false)
+            }
+            (Shape::PredDst, Operand::PredPair(a, b, _)) => {
+                self.reg_operand(a, None, true, instr, false);
+                self.reg_operand(b, None, true, instr, false);
+            }
+            (Shape::PredSrc, Operand::Name { name, component: None, .. }) => self.reg_operand(name, None, true, instr, false),
+            (Shape::PredSrc, Operand::Imm(_)) => {}
+            (Shape::VecDst(n, w) | Shape::VecSrc(n, w), Operand::Vector(elems, span)) => {
+                if elems.len() as u32 != n {
+                    self.diags.push(
+                        Diag::error(*span, format!("`{}` needs a vector of {n} elements, found {}", instr_text(instr), elems.len()))
+                            .label("vector length mismatch"),
+                    );
+                }
+                for e in elems {
+                    match e {
+                        VecElem::Reg(r) => self.reg_operand(r, Some(w), false, instr, false),
+                        VecElem::Sink(_) => {}
+                        VecElem::Imm(i) if matches!(shape, Shape::VecSrc(..)) => {
+                            let _ = i;
+                        }
+                        VecElem::Imm(i) => self.diags.push(Diag::error(i.span, "an immediate cannot be a destination")),
+                    }
+                }
+            }
+            (Shape::Addr, Operand::Address { base, .. }) => {
+                if let AddrBase::Name(n) = base {
+                    match self.lookup(&n.name) {
+                        None => self.undeclared(n),
+                        Some(Resolved::Reg(ty)) if ty == ScalarType::Pred => {
+                            self.diags.push(Diag::error(n.span, "a predicate cannot be an address"))
+                        }
+                        Some(Resolved::Reg(ty)) if ty.bits() != 32 && ty.bits() != 64 => self.diags.push(
+                            Diag::error(n.span, format!("address register `{}` is {} bits; addresses are 32 or 64 bits", n.name, ty.bits())),
+                        ),
+                        _ => {}
+                    }
+                }
+            }
+            (Shape::Label, Operand::Name { name, component: None, negated: false, .. }) => {
+                if !self.labels.contains_key(&name.name) {
+                    self.diags.push(
+                        Diag::error(name.span, format!("label `{}` is never defined", name.name))
+                            .label("no label of this name in the function"),
+                    );
+                }
+            }
+            (Shape::Dst(_) | Shape::PredDst | Shape::VecDst(..), Operand::Imm(_)) => {
+                self.diags.push(bad("a register").label("an immediate cannot be a destination"))
+            }
+            (Shape::VecDst(..) | Shape::VecSrc(..), _) => self.diags.push(bad("a vector `{a, b, ...}`")),
+            (Shape::Addr, _) => self.diags.push(bad("an address `[...]`")),
+            (Shape::Label, _) => self.diags.push(bad("a label")),
+            (Shape::Dst(_) | Shape::PredDst, _) => self.diags.push(bad("a register")),
+            (Shape::Src(_) | Shape::PredSrc, _) => self.diags.push(bad("a register or immediate")),
+        }
+    }
+
+    fn collect_labels(&mut self, b: &Block) {
+        for s in &b.stmts {
+            match s {
+                Statement::Label(l) => {
+                    if let Some(first) = self.labels.get(&l.name) {
+                        self.diags.push(
+                            Diag::error(l.span, format!("label `{}` is defined twice", l.name))
+                                .label("defined again here")
+                                .with_secondary(*first, "first defined here"),
+                        );
+                    } else {
+                        self.labels.insert(l.name.clone(), l.span);
+                    }
+                }
+                Statement::Block(inner) => self.collect_labels(inner),
+                _ => {}
+            }
+        }
+    }
+
+    fn check_block(&mut self, b: &Block) {
+        self.scopes.push(Scope::default());
+        for s in &b.stmts {
+            match s {
+                Statement::Decl(ds) => {
+                    for d in ds {
+                        self.declare(d);
+                    }
+                }
+                Statement::Instr(i) => self.check_instr(i),
+                Statement::Block(inner) => self.check_block(inner),
+                _ => {}
+            }
+        }
+        self.scopes.pop();
+    }
+}
+
+/// `opcode.mod.mod` as written, for messages.
+pub fn instr_text(i: &Instruction) -> String {
+    let mut s = i.opcode.name.clone();
+    for m in &i.mods {
+        s.push_str(&m.text);
+    }
+    s
+}
+
+/// Checks the whole module; returns every error found.
+pub fn check(module: &Module) -> Vec<Diag> {
+    let mut diags = vec![];
+    let mut module_vars = HashMap::new();
+    let mut functions: HashMap<String, Span> = HashMap::new();
+    let mut defined: HashMap<&str, Span> = HashMap::new();
+    for item in &module.items {
+        match item {
+            Item::Var(v) => {
+                module_vars.insert(v.name.name.clone(), v.space);
+            }
+            Item::Function(f) => {
+                functions.entry(f.name.name.clone()).or_insert(f.name.span);
+                if f.body.is_some()
+                    && let Some(prev) = defined.insert(&f.name.name, f.name.span)
+                {
+                    diags.push(
+                        Diag::error(f.name.span, format!("function `{}` is defined twice", f.name.name))
+                            .label("defined again here")
+                            .with_secondary(prev, "first defined here"),
+                    );
+                }
+            }
+        }
+    }
+    if module.address_size != Some(64) {
+        diags.push(
+            Diag::error(module.version_span, "ptx2sass needs `.address_size 64`")
+                .note("SPA 5.0 code uses 64-bit (.E) addresses; 32-bit addressing is not supported by ptxas 12 either"),
+        );
+    }
+    for item in &module.items {
+        let Item::Function(f) = item else { continue };
+        let Some(body) = &f.body else { continue };
+        let mut cx = FnCtx { module_vars: &module_vars, functions: &functions, scopes: vec![], labels: HashMap::new(), diags: vec![] };
+        let mut params = Scope::default();
+        for p in f.params.iter().chain(&f.ret_params) {
+            let space = if p.space == StateSpace::Reg { StateSpace::Reg } else { p.space };
+            params.names.insert(p.name.name.clone(), (p.ty, space));
+        }
+        cx.scopes.push(params);
+        cx.collect_labels(body);
+        cx.check_block(body);
+        diags.extend(cx.diags);
+    }
+    diags
+}

@@ -1,0 +1,333 @@
+//! Typed meaning of PTX instructions: what the opcode and its modifier words say, after
+//! [`crate::ptx::classify`] has checked them. Modifier order is free (as ptxas accepts), but
+//! every modifier lands in exactly one field, so duplicates and conflicts are caught.
+
+use super::types::{ScalarType, StateSpace};
+
+/// Memory-consistency qualifier of `ld`/`st` (PTX ISA 9.7.9.8 ld, 9.7.9.10 st; 8 "Memory
+/// Consistency Model").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MemSem {
+    /// `.weak` (the default when nothing is written).
+    Weak,
+    /// `.volatile`.
+    Volatile,
+    /// `.relaxed` (needs a scope).
+    Relaxed,
+    /// `.acquire` (ld only; needs a scope).
+    Acquire,
+    /// `.release` (st only; needs a scope).
+    Release,
+}
+
+/// Thread scope (PTX ISA 8.5 "Scope").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scope {
+    /// `.cta`.
+    Cta,
+    /// `.cluster` (no clusters on SPA 5.0).
+    Cluster,
+    /// `.gpu`.
+    Gpu,
+    /// `.sys`.
+    Sys,
+}
+
+/// Cache operator (PTX ISA 9.7.9.1 "Cache Operators").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CacheOp {
+    /// `.ca`: cache at all levels (ld default).
+    Ca,
+    /// `.cg`: cache at global level (L2).
+    Cg,
+    /// `.cs`: streaming.
+    Cs,
+    /// `.lu`: last use (ld).
+    Lu,
+    /// `.cv`: volatile, fetch again (ld).
+    Cv,
+    /// `.wb`: write-back (st default).
+    Wb,
+    /// `.wt`: write-through (st).
+    Wt,
+}
+
+/// L1 eviction priority (PTX ISA 9.7.9.8, `.level1::eviction_priority`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum L1Evict {
+    /// `.L1::evict_normal`.
+    Normal,
+    /// `.L1::evict_unchanged`.
+    Unchanged,
+    /// `.L1::evict_first`.
+    First,
+    /// `.L1::evict_last`.
+    Last,
+    /// `.L1::no_allocate`.
+    NoAllocate,
+}
+
+/// L2 eviction priority (`.level2::eviction_priority`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum L2Evict {
+    /// `.L2::evict_normal`.
+    Normal,
+    /// `.L2::evict_first`.
+    First,
+    /// `.L2::evict_last`.
+    Last,
+}
+
+/// L2 prefetch size (`.level::prefetch_size`): `.L2::64B`, `.L2::128B`, `.L2::256B`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PrefetchSize {
+    /// 64 bytes.
+    B64,
+    /// 128 bytes.
+    B128,
+    /// 256 bytes.
+    B256,
+}
+
+/// Every qualifier of an `ld` or `st` (PTX ISA 9.7.9.8 ld, 9.7.9.10 st).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LdSt {
+    /// State space; `None` is generic addressing.
+    pub space: Option<StateSpace>,
+    /// `.weak/.volatile/.relaxed/.acquire/.release`, if written.
+    pub sem: Option<MemSem>,
+    /// `.cta/.cluster/.gpu/.sys`, if written.
+    pub scope: Option<Scope>,
+    /// `.mmio` (with `.relaxed.sys`).
+    pub mmio: bool,
+    /// Cache operator, if written.
+    pub cop: Option<CacheOp>,
+    /// `.nc` (`ld.global.nc`: non-coherent, read-only data).
+    pub nc: bool,
+    /// L1 eviction priority.
+    pub l1_evict: Option<L1Evict>,
+    /// L2 eviction priority.
+    pub l2_evict: Option<L2Evict>,
+    /// `.L2::cache_hint` (then a 64-bit cache-policy operand follows the address).
+    pub cache_hint: bool,
+    /// `.L2::64B/128B/256B`.
+    pub prefetch: Option<PrefetchSize>,
+    /// `.v2/.v4/.v8` element count; `None` for a scalar.
+    pub vec: Option<u32>,
+    /// Element type.
+    pub ty: ScalarType,
+}
+
+impl LdSt {
+    /// Bytes accessed: element size times vector length.
+    pub fn access_bytes(&self) -> u32 {
+        self.ty.bytes() * self.vec.unwrap_or(1)
+    }
+}
+
+/// Integer multiply mode (PTX ISA 9.7.1.5 mul): `.lo`, `.hi`, `.wide`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IntMode {
+    /// Low half of the product.
+    Lo,
+    /// High half of the product.
+    Hi,
+    /// Full product, twice the width.
+    Wide,
+}
+
+/// Rounding modifier (PTX ISA 9.7.3 float rounding; 9.7.9.21 cvt integer rounding).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum Rounding {
+    Rn,
+    Rna,
+    Rz,
+    Rm,
+    Rp,
+    Rni,
+    Rzi,
+    Rmi,
+    Rpi,
+}
+
+/// The arithmetic and logic opcodes handled by [`Arith`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum ArithOp {
+    Add,
+    Sub,
+    Mul,
+    Mad,
+    Fma,
+    Div,
+    Rem,
+    Min,
+    Max,
+    Neg,
+    Abs,
+    Not,
+    Cnot,
+    And,
+    Or,
+    Xor,
+    Shl,
+    Shr,
+}
+
+/// An arithmetic or logic instruction (PTX ISA 9.7.1-9.7.4, 9.7.8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Arith {
+    /// Which operation.
+    pub op: ArithOp,
+    /// Instruction type.
+    pub ty: ScalarType,
+    /// `.lo/.hi/.wide` for integer `mul`/`mad`.
+    pub mode: Option<IntMode>,
+    /// Rounding for floats.
+    pub rnd: Option<Rounding>,
+    /// `.ftz`.
+    pub ftz: bool,
+    /// `.sat`.
+    pub sat: bool,
+    /// `.cc` (carry out, `add.cc`/`sub.cc`).
+    pub cc: bool,
+    /// `.approx` / `.full` (float `div`).
+    pub approx: bool,
+}
+
+/// Comparison of `setp` (PTX ISA 9.7.8.6 "Comparison and Selection" tables).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Lo,
+    Ls,
+    Hi,
+    Hs,
+    Equ,
+    Neu,
+    Ltu,
+    Leu,
+    Gtu,
+    Geu,
+    Num,
+    Nan,
+}
+
+/// Boolean combination of `setp` with a third predicate operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum BoolOp {
+    And,
+    Or,
+    Xor,
+}
+
+/// `setp.CmpOp{.BoolOp}{.ftz}.type` (PTX ISA 9.7.8.6.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Setp {
+    /// Comparison.
+    pub cmp: CmpOp,
+    /// Combination with the `c` operand.
+    pub bool_op: Option<BoolOp>,
+    /// `.ftz`.
+    pub ftz: bool,
+    /// Operand type.
+    pub ty: ScalarType,
+}
+
+/// `cvt{.rnd}{.ftz}{.sat}.dtype.atype` (PTX ISA 9.7.9.21).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Cvt {
+    /// Destination type.
+    pub dst: ScalarType,
+    /// Source type.
+    pub src: ScalarType,
+    /// Rounding.
+    pub rnd: Option<Rounding>,
+    /// `.ftz`.
+    pub ftz: bool,
+    /// `.sat`.
+    pub sat: bool,
+}
+
+/// `cvta{.to}.space.size` (PTX ISA 9.7.9.19).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Cvta {
+    /// `.to`: generic to `space`; otherwise `space` to generic.
+    pub to: bool,
+    /// The specific space.
+    pub space: StateSpace,
+    /// `.u32` or `.u64`.
+    pub ty: ScalarType,
+}
+
+/// What a `bar`/`barrier` instruction does (PTX ISA 9.7.13.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BarOp {
+    /// `bar.sync` / `barrier.sync`: wait for all threads.
+    Sync,
+    /// `bar.arrive`: signal without waiting.
+    Arrive,
+    /// `bar.red.op`: reduction (not lowered yet).
+    Red,
+}
+
+/// Barrier scope of `membar` (PTX ISA 9.7.13.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MembarLevel {
+    /// `.cta`.
+    Cta,
+    /// `.gl`.
+    Gl,
+    /// `.sys`.
+    Sys,
+}
+
+/// The typed meaning of an instruction.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub enum InstrKind {
+    /// Not classified (classification failed; an error was reported).
+    #[default]
+    Unclassified,
+    /// `ld`.
+    Ld(LdSt),
+    /// `st`.
+    St(LdSt),
+    /// `mov.type`.
+    Mov(ScalarType),
+    /// `cvta`.
+    Cvta(Cvta),
+    /// `cvt`.
+    Cvt(Cvt),
+    /// Arithmetic and logic.
+    Arith(Arith),
+    /// `setp`.
+    Setp(Setp),
+    /// `selp.type`.
+    Selp(ScalarType),
+    /// `bra{.uni}`.
+    Bra {
+        /// `.uni`: the branch is known non-divergent.
+        uni: bool,
+    },
+    /// `ret{.uni}`.
+    Ret,
+    /// `exit`.
+    Exit,
+    /// `bar`/`barrier`.
+    Bar(BarOp),
+    /// `membar.level`.
+    Membar(MembarLevel),
+    /// `call{.uni}`.
+    Call,
+    /// A PTX opcode that ptx2sass recognises but does not model yet (lowering rejects it
+    /// with a diagnostic naming it).
+    Other(String),
+}

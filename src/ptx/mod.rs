@@ -1,0 +1,48 @@
+//! Front end: PTX text to a checked syntax tree.
+//!
+//! `lexer` (logos tokens) → `parser` (lalrpop grammar in `grammar/ptx.lalrpop`, error
+//! recovery per statement) → `classify` (typed meaning of every instruction's modifiers) →
+//! `check` (declarations, register widths, labels). [`parse`] runs all of them; `print`
+//! writes the tree back as PTX (`--emit ast`).
+
+pub mod ast;
+pub mod check;
+pub mod classify;
+pub mod instr;
+pub mod lexer;
+pub mod parser;
+pub mod print;
+pub mod types;
+
+use crate::diag::Diag;
+use ast::{Block, Item, Module, Statement};
+
+/// Parses and classifies a PTX module. On success returns the module and any warnings;
+/// on failure every error found (syntax errors, unknown opcodes and modifiers).
+pub fn parse(src: &str) -> Result<(Module, Vec<Diag>), Vec<Diag>> {
+    let (module, mut diags) = parser::parse_syntax(src);
+    let Some(mut module) = module else { return Err(diags) };
+    for item in &mut module.items {
+        if let Item::Function(f) = item
+            && let Some(body) = &mut f.body
+        {
+            classify_block(body, &mut diags);
+        }
+    }
+    if !diags.iter().any(Diag::is_error) {
+        // Name and width checks only on a syntactically clean module, so that one syntax
+        // error does not cascade into "undeclared" reports.
+        diags.extend(check::check(&module));
+    }
+    if diags.iter().any(Diag::is_error) { Err(diags) } else { Ok((module, diags)) }
+}
+
+fn classify_block(b: &mut Block, diags: &mut Vec<Diag>) {
+    for s in &mut b.stmts {
+        match s {
+            Statement::Instr(i) => diags.extend(classify::classify(i)),
+            Statement::Block(inner) => classify_block(inner, diags),
+            _ => {}
+        }
+    }
+}
