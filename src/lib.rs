@@ -10,4 +10,10 @@
 #![warn(missing_docs)]
 
 pub mod diag;
+pub mod driver;
+pub mod ir;
+pub mod lower;
 pub mod ptx;
+pub mod regalloc;
+pub mod sass;
+pub mod sched;

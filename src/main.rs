@@ -1,1 +1,156 @@
-fn main() {}
+//! `ptx2sass` command line: wires clap to [`ptx2sass::driver`].
+//!
+//! Exit status: 0 on success, 1 when the input has errors (diagnostics on stderr, no
+//! output file written), 2 for usage errors (clap).
+
+use clap::{Parser, Subcommand, ValueEnum};
+use ptx2sass::diag::SourceFile;
+use ptx2sass::driver::{self, Emit};
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "ptx2sass",
+    version,
+    about = "Compile NVIDIA PTX to SASS for Maxwell (SPA 5.0, sm_50)"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Compile a PTX file.
+    Compile(CompileArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum EmitArg {
+    /// The parsed and checked PTX, printed back.
+    Ast,
+    /// SSA IR on virtual registers, after lowering.
+    Ir,
+    /// IR on physical registers, after register allocation.
+    IrAlloc,
+    /// The control-flow graphs in Graphviz dot syntax.
+    Dot,
+    /// SPA 5.0 assembly with scheduling annotations.
+    Sass,
+}
+
+#[derive(clap::Args)]
+struct CompileArgs {
+    /// Input PTX file (`-` for standard input).
+    input: PathBuf,
+    /// Output file (`-` or absent for standard output).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// Stop after this stage and print it.
+    #[arg(long, value_enum, default_value = "sass")]
+    emit: EmitArg,
+    /// Print per-function statistics (registers, instructions, stack and shared bytes).
+    #[arg(short, long)]
+    verbose: bool,
+    /// Maximum registers per thread (like ptxas's --maxrregcount).
+    #[arg(long, default_value_t = 255, value_parser = clap::value_parser!(u32).range(16..=255))]
+    maxrregcount: u32,
+    /// Run regalloc2's checker on every allocation.
+    #[arg(long)]
+    verify: bool,
+}
+
+fn read_input(path: &PathBuf) -> std::io::Result<Vec<u8>> {
+    if path.as_os_str() == "-" {
+        let mut v = vec![];
+        std::io::stdin().read_to_end(&mut v)?;
+        Ok(v)
+    } else {
+        std::fs::read(path)
+    }
+}
+
+/// Writes `text` to `path` atomically (temporary file, then rename), or to stdout.
+fn write_output(path: Option<&PathBuf>, text: &str) -> std::io::Result<()> {
+    match path {
+        None => std::io::stdout().write_all(text.as_bytes()),
+        Some(p) if p.as_os_str() == "-" => std::io::stdout().write_all(text.as_bytes()),
+        Some(p) => {
+            let tmp = p.with_extension("ptx2sass-tmp");
+            std::fs::write(&tmp, text)?;
+            std::fs::rename(&tmp, p)
+        }
+    }
+}
+
+fn compile(args: CompileArgs) -> ExitCode {
+    let name = args.input.display().to_string();
+    let name = if name == "-" {
+        "<stdin>".to_string()
+    } else {
+        name
+    };
+    let bytes = match read_input(&args.input) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("error: cannot read {name}: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let src = match driver::decode(&bytes) {
+        Ok(s) => s,
+        Err(d) => {
+            let lossy = String::from_utf8_lossy(&bytes);
+            eprint!("{}", SourceFile::new(&name, &lossy).render(&d));
+            return ExitCode::from(1);
+        }
+    };
+    let mut opts = driver::Options::default();
+    opts.emit = match args.emit {
+        EmitArg::Ast => Emit::Ast,
+        EmitArg::Ir => Emit::Ir,
+        EmitArg::IrAlloc => Emit::IrAlloc,
+        EmitArg::Dot => Emit::Dot,
+        EmitArg::Sass => Emit::Sass,
+    };
+    opts.regalloc.max_regs = args.maxrregcount;
+    opts.regalloc.verify = args.verify;
+    let file = SourceFile::new(&name, src);
+    match driver::compile(src, &opts) {
+        Ok(out) => {
+            eprint!("{}", file.render_all(&out.warnings));
+            if args.verbose {
+                for s in &out.stats {
+                    eprintln!("ptx2sass info    : Function properties for {}", s.name);
+                    eprintln!(
+                        "ptx2sass info    : Used {} registers, {} instructions, {} bytes stack frame, {} bytes spill, {} bytes smem",
+                        s.regs, s.instrs, s.frame_bytes, s.spill_bytes, s.shared_bytes
+                    );
+                }
+            }
+            if let Err(e) = write_output(args.output.as_ref(), &out.text) {
+                eprintln!("error: cannot write output: {e}");
+                return ExitCode::from(1);
+            }
+            ExitCode::SUCCESS
+        }
+        Err(diags) => {
+            eprint!("{}", file.render_all(&diags));
+            let n = diags.iter().filter(|d| d.is_error()).count();
+            eprintln!(
+                "error: {n} error{} in {name}; no output written",
+                if n == 1 { "" } else { "s" }
+            );
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Compile(args) => compile(args),
+    }
+}

@@ -16,18 +16,139 @@ use crate::diag::Diag;
 /// Every PTX ISA 8.x opcode. A name outside this list is an unknown opcode; a name inside
 /// it that [`classify`] does not model becomes [`InstrKind::Other`].
 pub const PTX_OPCODES: &[&str] = &[
-    "abs", "activemask", "add", "addc", "alloca", "and", "applypriority", "atom", "bar", "barrier", "bfe", "bfi",
-    "bfind", "bmsk", "bra", "brev", "brkpt", "brx", "call", "clz", "cnot", "copysign", "cos", "cp",
-    "createpolicy", "cvt", "cvta", "discard", "div", "dp2a", "dp4a", "elect", "ex2", "exit", "fence", "fma",
-    "fns", "getctarank", "griddepcontrol", "isspacep", "istypep", "ld", "ldmatrix", "ldu", "lg2", "lop3", "mad",
-    "mad24", "madc", "mapa", "match", "max", "mbarrier", "membar", "min", "mma", "mov", "movmatrix", "mul",
-    "mul24", "multimem", "nanosleep", "neg", "not", "or", "pmevent", "popc", "prefetch", "prefetchu", "prmt",
-    "rcp", "red", "redux", "rem", "ret", "rsqrt", "sad", "selp", "set", "setmaxnreg", "setp", "shf", "shfl",
-    "shl", "shr", "sin", "slct", "sqrt", "st", "stackrestore", "stacksave", "stmatrix", "sub", "subc", "suld",
-    "suq", "sured", "sust", "szext", "tanh", "tcgen05", "testp", "tex", "tld4", "trap", "txq", "vabsdiff",
-    "vabsdiff2", "vabsdiff4", "vadd", "vadd2", "vadd4", "vavrg2", "vavrg4", "vmad", "vmax", "vmax2", "vmax4",
-    "vmin", "vmin2", "vmin4", "vote", "vset", "vset2", "vset4", "vshl", "vshr", "vsub", "vsub2", "vsub4",
-    "wgmma", "wmma", "xor",
+    "abs",
+    "activemask",
+    "add",
+    "addc",
+    "alloca",
+    "and",
+    "applypriority",
+    "atom",
+    "bar",
+    "barrier",
+    "bfe",
+    "bfi",
+    "bfind",
+    "bmsk",
+    "bra",
+    "brev",
+    "brkpt",
+    "brx",
+    "call",
+    "clz",
+    "cnot",
+    "copysign",
+    "cos",
+    "cp",
+    "createpolicy",
+    "cvt",
+    "cvta",
+    "discard",
+    "div",
+    "dp2a",
+    "dp4a",
+    "elect",
+    "ex2",
+    "exit",
+    "fence",
+    "fma",
+    "fns",
+    "getctarank",
+    "griddepcontrol",
+    "isspacep",
+    "istypep",
+    "ld",
+    "ldmatrix",
+    "ldu",
+    "lg2",
+    "lop3",
+    "mad",
+    "mad24",
+    "madc",
+    "mapa",
+    "match",
+    "max",
+    "mbarrier",
+    "membar",
+    "min",
+    "mma",
+    "mov",
+    "movmatrix",
+    "mul",
+    "mul24",
+    "multimem",
+    "nanosleep",
+    "neg",
+    "not",
+    "or",
+    "pmevent",
+    "popc",
+    "prefetch",
+    "prefetchu",
+    "prmt",
+    "rcp",
+    "red",
+    "redux",
+    "rem",
+    "ret",
+    "rsqrt",
+    "sad",
+    "selp",
+    "set",
+    "setmaxnreg",
+    "setp",
+    "shf",
+    "shfl",
+    "shl",
+    "shr",
+    "sin",
+    "slct",
+    "sqrt",
+    "st",
+    "stackrestore",
+    "stacksave",
+    "stmatrix",
+    "sub",
+    "subc",
+    "suld",
+    "suq",
+    "sured",
+    "sust",
+    "szext",
+    "tanh",
+    "tcgen05",
+    "testp",
+    "tex",
+    "tld4",
+    "trap",
+    "txq",
+    "vabsdiff",
+    "vabsdiff2",
+    "vabsdiff4",
+    "vadd",
+    "vadd2",
+    "vadd4",
+    "vavrg2",
+    "vavrg4",
+    "vmad",
+    "vmax",
+    "vmax2",
+    "vmax4",
+    "vmin",
+    "vmin2",
+    "vmin4",
+    "vote",
+    "vset",
+    "vset2",
+    "vset4",
+    "vshl",
+    "vshr",
+    "vsub",
+    "vsub2",
+    "vsub4",
+    "wgmma",
+    "wmma",
+    "xor",
 ];
 
 /// Tracks which modifier words of one instruction have been claimed by a slot.
@@ -40,7 +161,12 @@ struct Mods<'a> {
 
 impl<'a> Mods<'a> {
     fn new(opcode: &'a str, mods: &'a [Modifier]) -> Self {
-        Mods { opcode, mods, used: vec![false; mods.len()], diags: vec![] }
+        Mods {
+            opcode,
+            mods,
+            used: vec![false; mods.len()],
+            diags: vec![],
+        }
     }
 
     /// Claims the words `parse` recognises. More than one is a duplicate (same word) or a
@@ -58,14 +184,23 @@ impl<'a> Mods<'a> {
                 Some((_, first)) => {
                     let f = &self.mods[first];
                     let d = if f.text == m.text {
-                        Diag::error(m.span, format!("duplicate modifier `{}` on `{}`", m.text, self.opcode))
-                            .label("given again here")
-                            .with_secondary(f.span, "first given here")
+                        Diag::error(
+                            m.span,
+                            format!("duplicate modifier `{}` on `{}`", m.text, self.opcode),
+                        )
+                        .label("given again here")
+                        .with_secondary(f.span, "first given here")
                     } else {
-                        Diag::error(m.span, format!("`{}` conflicts with `{}` on `{}`", m.text, f.text, self.opcode))
-                            .label(format!("a second {what}"))
-                            .with_secondary(f.span, format!("{what} already given here"))
-                            .note(format!("an `{}` takes at most one {what}", self.opcode))
+                        Diag::error(
+                            m.span,
+                            format!(
+                                "`{}` conflicts with `{}` on `{}`",
+                                m.text, f.text, self.opcode
+                            ),
+                        )
+                        .label(format!("a second {what}"))
+                        .with_secondary(f.span, format!("{what} already given here"))
+                        .note(format!("an `{}` takes at most one {what}", self.opcode))
                     };
                     self.diags.push(d);
                 }
@@ -116,8 +251,11 @@ impl<'a> Mods<'a> {
         for (i, m) in self.mods.iter().enumerate() {
             if !self.used[i] {
                 self.diags.push(
-                    Diag::error(m.span, format!("unknown modifier `{}` for `{}`", m.text, self.opcode))
-                        .label("not a modifier of this instruction"),
+                    Diag::error(
+                        m.span,
+                        format!("unknown modifier `{}` for `{}`", m.text, self.opcode),
+                    )
+                    .label("not a modifier of this instruction"),
                 );
             }
         }
@@ -271,7 +409,20 @@ fn classify_ldst(m: &mut Mods, is_ld: bool, at: Span) -> Option<LdSt> {
         })
         .map(|v| v.0);
     let ty = m.ty(at)?;
-    Some(LdSt { space, sem, scope, mmio, cop, nc, l1_evict, l2_evict, cache_hint, prefetch, vec, ty })
+    Some(LdSt {
+        space,
+        sem,
+        scope,
+        mmio,
+        cop,
+        nc,
+        l1_evict,
+        l2_evict,
+        cache_hint,
+        prefetch,
+        vec,
+        ty,
+    })
 }
 
 fn arith(m: &mut Mods, op: ArithOp, at: Span) -> Option<InstrKind> {
@@ -290,7 +441,16 @@ fn arith(m: &mut Mods, op: ArithOp, at: Span) -> Option<InstrKind> {
     let sat = m.flag(".sat");
     let cc = matches!(op, ArithOp::Add | ArithOp::Sub | ArithOp::Mad) && m.flag(".cc");
     let ty = m.ty(at)?;
-    Some(InstrKind::Arith(Arith { op, ty, mode, rnd, ftz, sat, cc, approx }))
+    Some(InstrKind::Arith(Arith {
+        op,
+        ty,
+        mode,
+        rnd,
+        ftz,
+        sat,
+        cc,
+        approx,
+    }))
 }
 
 /// Fills `instr.kind` from its opcode and modifiers; returns the diagnostics (empty when
@@ -342,7 +502,12 @@ pub fn classify(instr: &mut Instruction) -> Vec<Diag> {
                 );
             }
             match (cmp, ty) {
-                (Some((cmp, _)), Some(ty)) => Some(InstrKind::Setp(Setp { cmp, bool_op, ftz, ty })),
+                (Some((cmp, _)), Some(ty)) => Some(InstrKind::Setp(Setp {
+                    cmp,
+                    bool_op,
+                    ftz,
+                    ty,
+                })),
                 _ => None,
             }
         }
@@ -354,24 +519,35 @@ pub fn classify(instr: &mut Instruction) -> Vec<Diag> {
             if types.len() != 2 {
                 let span = types.get(2).map_or(at, |t| t.1);
                 m.diags.push(
-                    Diag::error(span, format!("`cvt` needs exactly two types, found {}", types.len()))
-                        .note("write `cvt.dtype.atype`, destination type first (PTX ISA 9.7.9.21)"),
+                    Diag::error(
+                        span,
+                        format!("`cvt` needs exactly two types, found {}", types.len()),
+                    )
+                    .note("write `cvt.dtype.atype`, destination type first (PTX ISA 9.7.9.21)"),
                 );
                 None
             } else {
-                Some(InstrKind::Cvt(Cvt { dst: types[0].0, src: types[1].0, rnd, ftz, sat }))
+                Some(InstrKind::Cvt(Cvt {
+                    dst: types[0].0,
+                    src: types[1].0,
+                    rnd,
+                    ftz,
+                    sat,
+                }))
             }
         }
         "cvta" => {
             let to = m.flag(".to");
             let space = m.one("state space", |s| {
-                StateSpace::from_dot(s).filter(|sp| !matches!(sp, StateSpace::Reg | StateSpace::Param(_)))
+                StateSpace::from_dot(s)
+                    .filter(|sp| !matches!(sp, StateSpace::Reg | StateSpace::Param(_)))
             });
             let ty = m.ty(at);
             if space.is_none() {
                 m.diags.push(
-                    Diag::error(at, "`cvta` needs a state space")
-                        .note("write `cvta{.to}.global|.shared|.local|.const.u64` (PTX ISA 9.7.9.19)"),
+                    Diag::error(at, "`cvta` needs a state space").note(
+                        "write `cvta{.to}.global|.shared|.local|.const.u64` (PTX ISA 9.7.9.19)",
+                    ),
                 );
             }
             match (space, ty) {
@@ -379,7 +555,9 @@ pub fn classify(instr: &mut Instruction) -> Vec<Diag> {
                 _ => None,
             }
         }
-        "bra" => Some(InstrKind::Bra { uni: m.flag(".uni") }),
+        "bra" => Some(InstrKind::Bra {
+            uni: m.flag(".uni"),
+        }),
         "ret" => {
             m.flag(".uni");
             Some(InstrKind::Ret)
@@ -403,7 +581,10 @@ pub fn classify(instr: &mut Instruction) -> Vec<Diag> {
                     Some(InstrKind::Bar(BarOp::Red))
                 }
                 None => {
-                    m.diags.push(Diag::error(at, format!("`{op}` needs `.sync`, `.arrive` or `.red`")));
+                    m.diags.push(Diag::error(
+                        at,
+                        format!("`{op}` needs `.sync`, `.arrive` or `.red`"),
+                    ));
                     None
                 }
             };
@@ -414,7 +595,8 @@ pub fn classify(instr: &mut Instruction) -> Vec<Diag> {
             Some((1, _)) => Some(InstrKind::Membar(MembarLevel::Gl)),
             Some(_) => Some(InstrKind::Membar(MembarLevel::Sys)),
             None => {
-                m.diags.push(Diag::error(at, "`membar` needs `.cta`, `.gl` or `.sys`"));
+                m.diags
+                    .push(Diag::error(at, "`membar` needs `.cta`, `.gl` or `.sys`"));
                 None
             }
         },
@@ -424,7 +606,8 @@ pub fn classify(instr: &mut Instruction) -> Vec<Diag> {
             Some(InstrKind::Other(op.to_string()))
         }
         _ => {
-            let mut d = Diag::error(at, format!("unknown opcode `{op}`")).label("not a PTX instruction");
+            let mut d =
+                Diag::error(at, format!("unknown opcode `{op}`")).label("not a PTX instruction");
             if let Some(s) = closest(op, PTX_OPCODES) {
                 d = d.note(format!("did you mean `{s}`?"));
             }
@@ -432,7 +615,11 @@ pub fn classify(instr: &mut Instruction) -> Vec<Diag> {
         }
     };
     let diags = m.finish();
-    instr.kind = if diags.is_empty() { kind.unwrap_or_default() } else { InstrKind::Unclassified };
+    instr.kind = if diags.is_empty() {
+        kind.unwrap_or_default()
+    } else {
+        InstrKind::Unclassified
+    };
     diags
 }
 
@@ -444,12 +631,21 @@ fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
         for (i, ca) in a.chars().enumerate() {
             let mut cur = vec![i + 1];
             for (j, cb) in b.iter().enumerate() {
-                cur.push((prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1));
+                cur.push(
+                    (prev[j] + usize::from(ca != *cb))
+                        .min(prev[j + 1] + 1)
+                        .min(cur[j] + 1),
+                );
             }
             prev = cur;
         }
         prev[b.len()]
     }
     let limit = if word.chars().count() >= 6 { 2 } else { 1 };
-    candidates.iter().map(|c| (dist(word, c), *c)).filter(|(d, _)| *d <= limit).min().map(|(_, c)| c)
+    candidates
+        .iter()
+        .map(|c| (dist(word, c), *c))
+        .filter(|(d, _)| *d <= limit)
+        .min()
+        .map(|(_, c)| c)
 }

@@ -21,7 +21,9 @@ use ast::{Block, Item, Module, Statement};
 /// on failure every error found (syntax errors, unknown opcodes and modifiers).
 pub fn parse(src: &str) -> Result<(Module, Vec<Diag>), Vec<Diag>> {
     let (module, mut diags) = parser::parse_syntax(src);
-    let Some(mut module) = module else { return Err(diags) };
+    let Some(mut module) = module else {
+        return Err(diags);
+    };
     for item in &mut module.items {
         if let Item::Function(f) = item
             && let Some(body) = &mut f.body
@@ -34,7 +36,11 @@ pub fn parse(src: &str) -> Result<(Module, Vec<Diag>), Vec<Diag>> {
         // error does not cascade into "undeclared" reports.
         diags.extend(check::check(&module));
     }
-    if diags.iter().any(Diag::is_error) { Err(diags) } else { Ok((module, diags)) }
+    if diags.iter().any(Diag::is_error) {
+        Err(diags)
+    } else {
+        Ok((module, diags))
+    }
 }
 
 fn classify_block(b: &mut Block, diags: &mut Vec<Diag>) {

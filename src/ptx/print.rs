@@ -136,7 +136,9 @@ struct DeclText<'a>(&'a [VarDecl]);
 
 impl Display for DeclText<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        let Some(first) = self.0.first() else { return Ok(()) };
+        let Some(first) = self.0.first() else {
+            return Ok(());
+        };
         write!(f, "{}{}", linkage(first.linkage), first.space)?;
         if let Some(a) = first.align {
             write!(f, " .align {a}")?;
@@ -168,7 +170,11 @@ impl Display for Init {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
             Init::Scalar(InitValue::Imm(i)) => write!(f, "{}", ImmText(i.value)),
-            Init::Scalar(InitValue::Addr { name, generic, offset }) => {
+            Init::Scalar(InitValue::Addr {
+                name,
+                generic,
+                offset,
+            }) => {
                 if *generic {
                     write!(f, "generic({})", name.name)?;
                 } else {
@@ -335,7 +341,9 @@ fn canonical_mods(kind: &InstrKind) -> Option<String> {
         }
         InstrKind::Setp(p) => {
             let cmp = format!("{:?}", p.cmp).to_lowercase();
-            let b = p.bool_op.map_or(String::new(), |b| format!(".{}", format!("{b:?}").to_lowercase()));
+            let b = p.bool_op.map_or(String::new(), |b| {
+                format!(".{}", format!("{b:?}").to_lowercase())
+            });
             format!(".{cmp}{b}{}{}", if p.ftz { ".ftz" } else { "" }, p.ty)
         }
         InstrKind::Bra { uni } => if *uni { ".uni" } else { "" }.to_string(),
@@ -373,7 +381,12 @@ impl Display for Instruction {
 impl Display for Operand {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
-            Operand::Name { name, component, negated, .. } => {
+            Operand::Name {
+                name,
+                component,
+                negated,
+                ..
+            } => {
                 write!(f, "{}{}", if *negated { "!" } else { "" }, name.name)?;
                 if let Some(c) = component {
                     write!(f, ".{c}")?;
@@ -393,7 +406,12 @@ impl Display for Operand {
                 }
                 write!(f, "}}")
             }
-            Operand::Address { base, offset, unified, .. } => {
+            Operand::Address {
+                base,
+                offset,
+                unified,
+                ..
+            } => {
                 match base {
                     AddrBase::Name(n) => write!(f, "[{}", n.name)?,
                     AddrBase::Imm(v) => write!(f, "[{v}")?,

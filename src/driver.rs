@@ -1,0 +1,161 @@
+//! The pipeline as one function: PTX text → the representation the user asked for.
+//!
+//! `ptx::parse` (AST) → `lower::lower` (SSA IR) → `regalloc::allocate` (IR on physical
+//! registers) → `sched::schedule` (SASS with control fields). Each stage's output can be
+//! printed (`--emit ast|ir|ir-alloc|dot|sass`).
+
+use crate::diag::{Diag, line_col};
+use crate::ptx::ast::Span;
+use crate::sass::program::Program;
+use crate::{ir, lower, ptx, regalloc, sched};
+
+/// Which representation to stop at and print.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Emit {
+    /// The checked syntax tree, printed back as PTX.
+    Ast,
+    /// The SSA IR after lowering and clean-up, on virtual registers.
+    Ir,
+    /// The IR after register allocation, on physical registers.
+    IrAlloc,
+    /// The IR's control-flow graphs in Graphviz `dot` syntax.
+    Dot,
+    /// SPA 5.0 assembly with scheduling control fields.
+    #[default]
+    Sass,
+}
+
+/// Compilation options.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Stage to print.
+    pub emit: Emit,
+    /// Lowering options.
+    pub lower: lower::Options,
+    /// Register-allocation options.
+    pub regalloc: regalloc::Options,
+}
+
+/// Per-function statistics, like `ptxas -v`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FunctionStats {
+    /// Function name.
+    pub name: String,
+    /// Registers used.
+    pub regs: u32,
+    /// Instructions (without NOP and the final self-branch).
+    pub instrs: usize,
+    /// Stack frame bytes.
+    pub frame_bytes: u32,
+    /// Spill bytes.
+    pub spill_bytes: u32,
+    /// Shared memory bytes.
+    pub shared_bytes: u32,
+}
+
+/// A successful compilation.
+#[derive(Clone, Debug)]
+pub struct Output {
+    /// The requested representation, as text.
+    pub text: String,
+    /// Statistics (empty unless the pipeline reached scheduling).
+    pub stats: Vec<FunctionStats>,
+    /// Warnings.
+    pub warnings: Vec<Diag>,
+    /// The scheduled program, when `emit` is `Sass`.
+    pub program: Option<Program>,
+}
+
+/// Decodes file bytes as UTF-8, or returns a diagnostic at the first invalid byte.
+pub fn decode(bytes: &[u8]) -> Result<&str, Diag> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        let at = e.valid_up_to();
+        let lossy = String::from_utf8_lossy(bytes);
+        let (line, col) = line_col(&lossy, at);
+        Diag::error(
+            Span::new(at, at + 1),
+            format!(
+                "the file is not valid UTF-8: byte 0x{:02x} at line {line}, column {col}",
+                bytes[at]
+            ),
+        )
+        .label("not UTF-8")
+        .note("PTX is ASCII text (PTX ISA 4.1)")
+    })
+}
+
+/// Runs the pipeline on PTX source text.
+pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
+    let (module, mut warnings) = ptx::parse(src)?;
+    if opts.emit == Emit::Ast {
+        return Ok(Output {
+            text: module.to_string(),
+            stats: vec![],
+            warnings,
+            program: None,
+        });
+    }
+    let (mut irm, w) = lower::lower(&module, &opts.lower)?;
+    warnings.extend(w);
+    match opts.emit {
+        Emit::Ir => {
+            return Ok(Output {
+                text: irm.to_string(),
+                stats: vec![],
+                warnings,
+                program: None,
+            });
+        }
+        Emit::Dot => {
+            return Ok(Output {
+                text: ir::dot::to_dot(&irm),
+                stats: vec![],
+                warnings,
+                program: None,
+            });
+        }
+        _ => {}
+    }
+    let mut errors = vec![];
+    for f in irm.functions.iter_mut() {
+        if let Err(e) = regalloc::allocate(f, &opts.regalloc) {
+            errors.push(Diag::error(
+                Span::default(),
+                format!("internal error in register allocation of `{}`: {e}", f.name),
+            ));
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    if opts.emit == Emit::IrAlloc {
+        return Ok(Output {
+            text: irm.to_string(),
+            stats: vec![],
+            warnings,
+            program: None,
+        });
+    }
+    let program = Program {
+        functions: irm.functions.iter().map(sched::schedule).collect(),
+        const_bytes: irm.const_bank.len(),
+    };
+    let stats = program
+        .functions
+        .iter()
+        .map(|f| FunctionStats {
+            name: f.name.clone(),
+            regs: f.regs,
+            instrs: f.instr_count(),
+            frame_bytes: f.frame_bytes,
+            spill_bytes: f.spill_bytes,
+            shared_bytes: f.shared_bytes,
+        })
+        .collect();
+    Ok(Output {
+        text: program.to_string(),
+        stats,
+        warnings,
+        program: Some(program),
+    })
+}

@@ -1,0 +1,683 @@
+//! Clean-up passes over lowered IR.
+//!
+//! Before SSA: [`remove_unreachable`], [`thread_exits`] (a branch to a block that only
+//! exits becomes `@P EXIT`, as ptxas emits), [`split_critical_edges`] (regalloc2 needs
+//! none). On SSA form, [`run`] iterates copy propagation (including forwarding components
+//! of `join`), constant-operand folding (`MOV c[..]`/`MOV32I` into the consumer slots that
+//! can encode them, `sass::legal`), address-offset folding, and dead-code elimination.
+
+use crate::ir::{BlockId, EdgeKind, Function, for_each_use};
+use crate::sass::instr::{Instr, Reg, RegRef, Src, SrcKind};
+use crate::sass::legal;
+use crate::sass::op::Op;
+use petgraph::Direction;
+use petgraph::visit::EdgeRef;
+use std::collections::{HashMap, HashSet};
+
+/// Removes blocks not reachable from the entry.
+pub fn remove_unreachable(f: &mut Function) {
+    let mut seen: HashSet<BlockId> = HashSet::new();
+    let mut work = vec![f.entry];
+    while let Some(b) = work.pop() {
+        if seen.insert(b) {
+            work.extend(f.succs(b));
+        }
+    }
+    let dead: Vec<BlockId> = f
+        .layout
+        .iter()
+        .copied()
+        .filter(|b| !seen.contains(b))
+        .collect();
+    for b in dead {
+        f.cfg.remove_node(b);
+    }
+    f.layout.retain(|b| seen.contains(b));
+}
+
+/// Follows blocks that contain only an unconditional `BRA` (and no parameters).
+fn skip_trampolines(f: &Function, mut b: BlockId) -> BlockId {
+    for _ in 0..64 {
+        let blk = &f.cfg[b];
+        if blk.params.is_empty()
+            && blk.instrs.len() == 1
+            && blk.instrs[0].op == Op::Bra
+            && blk.instrs[0].guard.is_none()
+        {
+            b = f.succs(b)[0];
+        } else {
+            break;
+        }
+    }
+    b
+}
+
+fn is_exit_block(f: &Function, b: BlockId) -> bool {
+    let blk = &f.cfg[b];
+    blk.params.is_empty()
+        && blk.instrs.len() == 1
+        && blk.instrs[0].op == Op::Exit
+        && blk.instrs[0].guard.is_none()
+}
+
+/// Replaces branches to exit-only blocks by (predicated) `EXIT`. Run before SSA.
+pub fn thread_exits(f: &mut Function) {
+    for b in f.layout.clone() {
+        let Some(term) = f.cfg[b].instrs.last().cloned() else {
+            continue;
+        };
+        if term.op != Op::Bra {
+            continue;
+        }
+        let edges = f.succ_edges(b);
+        let taken = edges[0];
+        let (_, t) = f.cfg.edge_endpoints(taken).expect("edge");
+        if !is_exit_block(f, skip_trampolines(f, t)) {
+            continue;
+        }
+        let origin = *f.cfg[b].origins.last().expect("origin");
+        let n = f.cfg[b].instrs.len();
+        match term.guard {
+            None => {
+                f.cfg[b].instrs[n - 1] = Instr::new(Op::Exit, vec![], vec![]);
+                f.cfg.remove_edge(taken);
+            }
+            Some(g) => {
+                // `@P EXIT`, then continue to the fall-through block.
+                let (_, ft) = f.cfg.edge_endpoints(edges[1]).expect("edge");
+                f.cfg[b].instrs[n - 1] =
+                    Instr::new(Op::Exit, vec![], vec![]).guarded(g.pred, g.neg);
+                f.cfg[b].push(
+                    Instr::new(Op::Bra, vec![], vec![Src::label(ft.index() as u32)]),
+                    origin,
+                );
+                f.cfg.remove_edge(taken);
+                let e = edges[1];
+                f.cfg[e].kind = EdgeKind::Taken;
+            }
+        }
+    }
+    remove_unreachable(f);
+}
+
+/// Splits every edge from a block with several successors to a block with several
+/// predecessors by inserting a block holding only `BRA`.
+pub fn split_critical_edges(f: &mut Function) {
+    for b in f.layout.clone() {
+        let succs = f.succ_edges(b);
+        if succs.len() < 2 {
+            continue;
+        }
+        for e in succs {
+            let (_, t) = f.cfg.edge_endpoints(e).expect("edge");
+            if f.cfg.edges_directed(t, Direction::Incoming).count() < 2 {
+                continue;
+            }
+            let kind = f.cfg[e].kind;
+            let mid = f.new_block("");
+            let origin = f.cfg[b].origins.last().copied().unwrap_or_default();
+            f.cfg[mid].push(
+                Instr::new(Op::Bra, vec![], vec![Src::label(t.index() as u32)]),
+                origin,
+            );
+            f.cfg.remove_edge(e);
+            f.cfg
+                .add_edge(b, mid, crate::ir::Edge { kind, args: vec![] });
+            f.cfg.add_edge(
+                mid,
+                t,
+                crate::ir::Edge {
+                    kind: EdgeKind::Taken,
+                    args: vec![],
+                },
+            );
+            if kind == EdgeKind::Fallthrough {
+                let pos = f.layout.iter().position(|x| *x == b).expect("in layout");
+                f.layout.insert(pos + 1, mid);
+            } else {
+                // Retarget the branch; the new block goes to the end of the layout.
+                let term = f.cfg[b].instrs.last_mut().expect("terminator");
+                term.srcs[0] = Src::label(mid.index() as u32);
+                f.layout.push(mid);
+            }
+        }
+    }
+}
+
+/// Runs the SSA clean-up passes to a fixed point (bounded).
+pub fn run(f: &mut Function) {
+    for _ in 0..8 {
+        let mut changed = copy_prop(f);
+        changed |= fold_constants(f);
+        changed |= fold_addresses(f);
+        changed |= dce(f);
+        if !changed {
+            break;
+        }
+    }
+}
+
+/// The defining instruction of every SSA value: (block, index).
+fn def_sites(f: &Function) -> HashMap<u32, (BlockId, usize)> {
+    let mut m = HashMap::new();
+    for &b in &f.layout {
+        for (k, i) in f.cfg[b].instrs.iter().enumerate() {
+            crate::ir::for_each_def(i, |v| {
+                m.insert(v, (b, k));
+            });
+        }
+    }
+    m
+}
+
+/// What a 32-bit component of a value is known to be equal to.
+fn forward(f: &Function, defs: &HashMap<u32, (BlockId, usize)>, r: RegRef) -> Option<Src> {
+    let Reg::V(v) = r.reg else { return None };
+    let &(b, k) = defs.get(&v)?;
+    let d = &f.cfg[b].instrs[k];
+    if d.guard.is_some() {
+        return None;
+    }
+    match d.op {
+        Op::Copy => {
+            let s = d.srcs[0];
+            match s.kind {
+                SrcKind::Reg(x) if s.mods == Default::default() => Some(Src::reg(RegRef {
+                    reg: x.reg,
+                    comp: x.comp + r.comp,
+                    n: r.n,
+                })),
+                _ if r.n == 1 && r.comp == 0 => Some(s),
+                _ => None,
+            }
+        }
+        Op::Mov if d.srcs[0].as_reg().is_some() && r.n == 1 => {
+            let x = d.srcs[0].as_reg().expect("reg");
+            (d.srcs[0].mods == Default::default()).then_some(Src::reg(x))
+        }
+        Op::Join if r.n == 1 => {
+            let s = *d.srcs.get(r.comp as usize)?;
+            (s.as_reg().is_some_and(|x| x.n == 1) && s.mods == Default::default()).then_some(s)
+        }
+        Op::Join => {
+            // A whole-or-part read of a join of consecutive components of one register.
+            let parts = &d.srcs[r.comp as usize..(r.comp + r.n) as usize];
+            let first = parts[0].as_reg()?;
+            let whole = parts.iter().enumerate().all(|(k, p)| {
+                p.mods == Default::default()
+                    && p.as_reg()
+                        == Some(RegRef {
+                            reg: first.reg,
+                            comp: first.comp + k as u8,
+                            n: 1,
+                        })
+            });
+            (whole && !first.reg.is_rz()).then_some(Src::reg(RegRef {
+                reg: first.reg,
+                comp: first.comp,
+                n: r.n,
+            }))
+        }
+        _ => None,
+    }
+}
+
+/// Replaces reads of copies by their sources. Returns true if anything changed.
+pub fn copy_prop(f: &mut Function) -> bool {
+    let defs = def_sites(f);
+    let mut changed = false;
+    for b in f.layout.clone() {
+        for k in 0..f.cfg[b].instrs.len() {
+            let mut ins = f.cfg[b].instrs[k].clone();
+            let mut here = false;
+            for s in ins.srcs.iter_mut() {
+                let SrcKind::Reg(r) = s.kind else { continue };
+                // Follow chains of copies.
+                let mut cur = r;
+                let mut repl: Option<Src> = None;
+                for _ in 0..16 {
+                    match forward(f, &defs, cur) {
+                        Some(n) => {
+                            repl = Some(n);
+                            match n.kind {
+                                SrcKind::Reg(x) => cur = x,
+                                _ => break,
+                            }
+                        }
+                        None => break,
+                    }
+                }
+                let Some(n) = repl else { continue };
+                let mods = s.mods;
+                match n.kind {
+                    SrcKind::Reg(x) => {
+                        *s = Src {
+                            kind: SrcKind::Reg(x),
+                            mods,
+                        };
+                        here = true;
+                    }
+                    _ => {
+                        // A constant: only where the slot can encode it (done by folding).
+                    }
+                }
+            }
+            // Address bases and LDC indices.
+            for s in ins.srcs.iter_mut() {
+                let (SrcKind::Addr { base: r, .. } | SrcKind::CBuf { index: Some(r), .. }) =
+                    &mut s.kind
+                else {
+                    continue;
+                };
+                if let Some(Src {
+                    kind: SrcKind::Reg(x),
+                    ..
+                }) = forward(f, &defs, *r)
+                {
+                    *r = x;
+                    here = true;
+                }
+            }
+            if here {
+                f.cfg[b].instrs[k] = ins;
+                changed = true;
+            }
+        }
+        // Edge arguments: substitute whole-register copies.
+        for e in f.succ_edges(b) {
+            let args = f.cfg[e].args.clone();
+            let mut new = args.clone();
+            for a in new.iter_mut() {
+                let w = f.vregs[*a as usize].width();
+                if let Some(Src {
+                    kind: SrcKind::Reg(x),
+                    ..
+                }) = forward(
+                    f,
+                    &defs,
+                    RegRef {
+                        reg: Reg::V(*a),
+                        comp: 0,
+                        n: w,
+                    },
+                ) && let Reg::V(v) = x.reg
+                    && x.comp == 0
+                    && f.vregs[v as usize] == f.vregs[*a as usize]
+                {
+                    *a = v;
+                }
+            }
+            if new != args {
+                f.cfg[e].args = new;
+                changed = true;
+            }
+        }
+    }
+    changed
+}
+
+/// The constant (or constant-bank operand) a value of `n` words is known to hold.
+fn constant_of(f: &Function, defs: &HashMap<u32, (BlockId, usize)>, r: RegRef) -> Option<Src> {
+    let Reg::V(v) = r.reg else { return None };
+    let &(b, k) = defs.get(&v)?;
+    let d = &f.cfg[b].instrs[k];
+    if d.guard.is_some() {
+        return None;
+    }
+    match (d.op, r.n) {
+        (Op::Mov | Op::Mov32i, 1) if r.comp == 0 => match d.srcs[0].kind {
+            SrcKind::CBuf { index: None, .. } | SrcKind::Imm(_) => Some(d.srcs[0]),
+            _ => None,
+        },
+        (Op::Join, 1) => constant_of(f, defs, d.srcs.get(r.comp as usize)?.as_reg()?),
+        (Op::Join, 2) if r.comp == 0 && d.srcs.len() >= 2 => {
+            // A 64-bit constant-bank operand: c[b][o] and c[b][o+4].
+            let lo = constant_of(f, defs, d.srcs[0].as_reg()?)?;
+            let hi = constant_of(f, defs, d.srcs[1].as_reg()?)?;
+            match (lo.kind, hi.kind) {
+                (
+                    SrcKind::CBuf {
+                        bank,
+                        offset,
+                        index: None,
+                        ..
+                    },
+                    SrcKind::CBuf {
+                        bank: b2,
+                        offset: o2,
+                        index: None,
+                        ..
+                    },
+                ) if bank == b2 && o2 == offset + 4 && offset % 8 == 0 => {
+                    Some(Src::cbuf(bank, offset, 2))
+                }
+                (SrcKind::Imm(0), SrcKind::Imm(h)) => Some(Src::imm(h)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Substitutes constants and constant-bank values into the slots that can encode them,
+/// swapping commutative operands to reach the B slot.
+pub fn fold_constants(f: &mut Function) -> bool {
+    let defs = def_sites(f);
+    let mut changed = false;
+    for b in f.layout.clone() {
+        for k in 0..f.cfg[b].instrs.len() {
+            let mut ins = f.cfg[b].instrs[k].clone();
+            if ins.op.is_pseudo() || ins.op.mem().is_some() {
+                continue;
+            }
+            let mut here = false;
+            for idx in 0..ins.srcs.len() {
+                let s = ins.srcs[idx];
+                let SrcKind::Reg(r) = s.kind else { continue };
+                let Some(c) = constant_of(f, &defs, r) else {
+                    continue;
+                };
+                // 64-bit float immediates are only meaningful for D* ops.
+                if r.n == 2
+                    && !matches!(
+                        ins.op,
+                        Op::Dadd(_) | Op::Dmul(_) | Op::Dfma(_) | Op::Dsetp { .. } | Op::Dmnmx
+                    )
+                {
+                    continue;
+                }
+                let cand = Src {
+                    kind: c.kind,
+                    mods: s.mods,
+                };
+                if legal::accepts(&ins.op, idx, &ins.srcs, &cand) {
+                    ins.srcs[idx] = cand;
+                    here = true;
+                } else if idx == 0
+                    && ins.srcs.len() >= 2
+                    && ins.srcs[1].as_reg().is_some()
+                    && let Some(sw) = legal::swapped(&ins.op)
+                {
+                    let mut srcs = ins.srcs.clone();
+                    srcs.swap(0, 1);
+                    if legal::accepts(&sw, 1, &srcs, &cand) {
+                        srcs[1] = cand;
+                        ins.srcs = srcs;
+                        ins.op = sw;
+                        here = true;
+                    }
+                } else if let SrcKind::Imm(v) = cand.kind
+                    && idx == 1
+                    && cand.mods == Default::default()
+                    && !ins
+                        .srcs
+                        .iter()
+                        .any(|o| matches!(o.kind, SrcKind::CBuf { .. } | SrcKind::Imm(_)))
+                {
+                    // 32-bit immediate forms.
+                    let op32 = match ins.op {
+                        Op::Iadd { cc, x } if ins.srcs[0].mods == Default::default() => {
+                            Some(Op::Iadd32i { cc, x })
+                        }
+                        Op::Fadd(m) if !m.sat && ins.srcs[0].mods == Default::default() => {
+                            Some(Op::Fadd32i(m))
+                        }
+                        Op::Fmul(m) if !m.sat && ins.srcs[0].mods == Default::default() => {
+                            Some(Op::Fmul32i(m))
+                        }
+                        Op::Lop(l) if l != crate::sass::op::LogicOp::PassB => Some(Op::Lop32i(l)),
+                        _ => None,
+                    };
+                    if let Some(op32) = op32 {
+                        ins.op = op32;
+                        ins.srcs[1] = Src::imm(v);
+                        here = true;
+                    }
+                }
+            }
+            // A MOV of a register holding a constant becomes MOV of the constant.
+            if here {
+                f.cfg[b].instrs[k] = ins;
+                changed = true;
+            }
+        }
+    }
+    changed
+}
+
+/// Folds `IADD32I` address arithmetic into the memory instruction's 24-bit offset.
+pub fn fold_addresses(f: &mut Function) -> bool {
+    let defs = def_sites(f);
+    let mut changed = false;
+    for b in f.layout.clone() {
+        for k in 0..f.cfg[b].instrs.len() {
+            let ins = &f.cfg[b].instrs[k];
+            if !matches!(
+                ins.op,
+                Op::Ldg(_) | Op::Stg(_) | Op::Lds(_) | Op::Sts(_) | Op::Ldl(_) | Op::Stl(_)
+            ) {
+                continue;
+            }
+            let SrcKind::Addr { base, offset } = ins.srcs[0].kind else {
+                continue;
+            };
+            let Some((nb, add)) = added_constant(f, &defs, base) else {
+                continue;
+            };
+            let off = offset as i64 + add;
+            if !(-(1i64 << 23)..(1i64 << 23)).contains(&off) {
+                continue;
+            }
+            f.cfg[b].instrs[k].srcs[0].kind = SrcKind::Addr {
+                base: nb,
+                offset: off as i32,
+            };
+            changed = true;
+        }
+    }
+    changed
+}
+
+/// If `r` = `x + c` for a constant `c` (64-bit `IADD32I.CC`/`.X` pair or 32-bit
+/// `IADD32I`), returns `(x, c)`.
+fn added_constant(
+    f: &Function,
+    defs: &HashMap<u32, (BlockId, usize)>,
+    r: RegRef,
+) -> Option<(RegRef, i64)> {
+    let Reg::V(v) = r.reg else { return None };
+    let &(b, k) = defs.get(&v)?;
+    let d = &f.cfg[b].instrs[k];
+    if d.guard.is_some() {
+        return None;
+    }
+    match (d.op, r.n) {
+        (
+            Op::Iadd32i {
+                cc: false,
+                x: false,
+            },
+            1,
+        ) => {
+            let SrcKind::Imm(c) = d.srcs[1].kind else {
+                return None;
+            };
+            Some((d.srcs[0].as_reg()?, c as i32 as i64))
+        }
+        (Op::Join, 2) => {
+            let lo = d.srcs[0].as_reg()?;
+            let hi = d.srcs[1].as_reg()?;
+            let (Reg::V(lv), Reg::V(hv)) = (lo.reg, hi.reg) else {
+                return None;
+            };
+            let &(lb, lk) = defs.get(&lv)?;
+            let &(hb, hk) = defs.get(&hv)?;
+            if lb != hb || hk != lk + 1 {
+                return None;
+            }
+            let li = &f.cfg[lb].instrs[lk];
+            let hi_i = &f.cfg[hb].instrs[hk];
+            let Op::Iadd32i { cc: true, x: false } = li.op else {
+                return None;
+            };
+            let SrcKind::Imm(c) = li.srcs[1].kind else {
+                return None;
+            };
+            let base_lo = li.srcs[0].as_reg()?;
+            let (base_hi, chi) = match (hi_i.op, hi_i.srcs[1].kind) {
+                (Op::Iadd32i { cc: false, x: true }, SrcKind::Imm(h)) => {
+                    (hi_i.srcs[0].as_reg()?, h)
+                }
+                (Op::Iadd { cc: false, x: true }, SrcKind::Reg(z)) if z.reg.is_rz() => {
+                    (hi_i.srcs[0].as_reg()?, 0)
+                }
+                _ => return None,
+            };
+            let c = c as i32 as i64;
+            // The high word must be the sign extension of the 32-bit constant.
+            if chi != (c >> 32) as u32
+                || base_lo.reg != base_hi.reg
+                || base_lo.comp + 1 != base_hi.comp
+                || base_lo.comp % 2 != 0
+            {
+                return None;
+            }
+            if li.srcs[0].mods != Default::default() || hi_i.srcs[0].mods != Default::default() {
+                return None;
+            }
+            Some((
+                RegRef {
+                    reg: base_lo.reg,
+                    comp: base_lo.comp,
+                    n: 2,
+                },
+                c,
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// True if an instruction must stay even when its results are unused.
+fn has_side_effects(i: &Instr) -> bool {
+    let info = i.op.info();
+    if info.store || info.control || i.dsts.is_empty() {
+        return true;
+    }
+    match i.op {
+        Op::Bar { .. } | Op::Membar(_) | Op::Depbar { .. } => true,
+        // Volatile loads are observable.
+        Op::Ld(m) | Op::Ldg(m) => m.cop == crate::sass::op::CacheOp::Cv,
+        _ => false,
+    }
+}
+
+/// Removes instructions whose results are unused and block parameters nobody reads.
+pub fn dce(f: &mut Function) -> bool {
+    let nv = f.vregs.len();
+    let mut live = vec![false; nv];
+    let mut work: Vec<u32> = vec![];
+    let defs = def_sites(f);
+    // Roots: side-effecting instructions; CC consumers keep their CC producers.
+    for &b in &f.layout {
+        for i in &f.cfg[b].instrs {
+            if has_side_effects(i) {
+                for_each_use(i, |v| work.push(v));
+            }
+        }
+    }
+    // Param → the edge arguments feeding it.
+    let mut param_sources: HashMap<u32, Vec<u32>> = HashMap::new();
+    for &b in &f.layout {
+        let params = f.cfg[b].params.clone();
+        for e in f.cfg.edges_directed(b, Direction::Incoming) {
+            for (p, a) in params.iter().zip(&e.weight().args) {
+                param_sources.entry(*p).or_default().push(*a);
+            }
+        }
+    }
+    while let Some(v) = work.pop() {
+        if std::mem::replace(&mut live[v as usize], true) {
+            continue;
+        }
+        if let Some(&(b, k)) = defs.get(&v) {
+            let i = &f.cfg[b].instrs[k];
+            for_each_use(i, |u| work.push(u));
+            // A live `.X` instruction keeps its CC producer and the producer's operands.
+            if i.op.reads_cc()
+                && let Some(p) = f.cfg[b].instrs[..k].iter().rev().find(|p| p.op.writes_cc())
+            {
+                for_each_use(p, |u| work.push(u));
+            }
+        }
+        if let Some(srcs) = param_sources.get(&v) {
+            work.extend(srcs.iter().copied());
+        }
+    }
+    let mut changed = false;
+    for b in f.layout.clone() {
+        let blk = &f.cfg[b];
+        let mut keep = vec![true; blk.instrs.len()];
+        for (k, i) in blk.instrs.iter().enumerate() {
+            if has_side_effects(i) {
+                continue;
+            }
+            let mut any_live = false;
+            crate::ir::for_each_def(i, |d| any_live |= live[d as usize]);
+            let cc_needed = i.op.writes_cc() && cc_consumer_live(blk, k, &live);
+            if !any_live && !cc_needed {
+                keep[k] = false;
+            }
+        }
+        if keep.iter().any(|k| !k) {
+            changed = true;
+            let blk = &mut f.cfg[b];
+            let mut it = keep.iter();
+            blk.instrs.retain(|_| *it.next().expect("same length"));
+            let mut it = keep.iter();
+            blk.origins.retain(|_| *it.next().expect("same length"));
+        }
+        // Dead block parameters.
+        let params = f.cfg[b].params.clone();
+        let dead: Vec<usize> = params
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| !live[**p as usize])
+            .map(|(k, _)| k)
+            .collect();
+        if !dead.is_empty() {
+            changed = true;
+            let in_edges: Vec<_> = f
+                .cfg
+                .edges_directed(b, Direction::Incoming)
+                .map(|e| e.id())
+                .collect();
+            for e in in_edges {
+                let args = &mut f.cfg[e].args;
+                for &k in dead.iter().rev() {
+                    args.remove(k);
+                }
+            }
+            let p = &mut f.cfg[b].params;
+            for &k in dead.iter().rev() {
+                p.remove(k);
+            }
+        }
+    }
+    changed
+}
+
+/// True if the next CC reader after instruction `k` (before another CC writer) is live.
+fn cc_consumer_live(blk: &crate::ir::Block, k: usize, live: &[bool]) -> bool {
+    for i in &blk.instrs[k + 1..] {
+        if i.op.reads_cc() {
+            let mut l = has_side_effects(i);
+            crate::ir::for_each_def(i, |d| l |= live[d as usize]);
+            return l;
+        }
+        if i.op.writes_cc() {
+            return false;
+        }
+    }
+    false
+}

@@ -1,0 +1,265 @@
+//! A regalloc2 view of an SSA IR function (the role `machinst/vcode.rs` plays in
+//! Cranelift): blocks in layout order, instructions numbered linearly, and for each
+//! instruction the operands of one register file.
+//!
+//! The allocator runs twice over the same function: once for general-purpose registers
+//! ([`File::Gpr`]: class `Int` = 32-bit values, `Float` = 64-bit pairs, `Vector` = 128-bit
+//! quads, each register of a class being an abstract *slot* that `pack` later places in
+//! the physical file), once for predicates ([`File::Pred`]: class `Int`, registers P0..P6).
+
+use crate::ir::{BlockId, Function, VRegKind};
+use crate::sass::instr::{Dst, Instr, Reg, SrcKind};
+use crate::sass::op::Op;
+use regalloc2::{Block, Inst, InstRange, Operand, PRegSet, RegClass, VReg};
+
+/// Which register file an allocation pass sees.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum File {
+    /// General-purpose registers, classes by width.
+    Gpr,
+    /// Predicate registers.
+    Pred,
+}
+
+/// Where an operand of a regalloc2 instruction sits in the IR instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OperandSite {
+    /// The guard predicate.
+    Guard,
+    /// Source `k` (register, address base, LDC index, or predicate).
+    Src(usize),
+    /// Destination `k`.
+    Dst(usize),
+}
+
+/// The regalloc2 class of a virtual register in `file`, if the file sees it.
+pub fn class_of(kind: VRegKind, file: File) -> Option<RegClass> {
+    match (kind, file) {
+        (VRegKind::Gpr(1), File::Gpr) => Some(RegClass::Int),
+        (VRegKind::Gpr(2), File::Gpr) => Some(RegClass::Float),
+        (VRegKind::Gpr(_), File::Gpr) => Some(RegClass::Vector),
+        (VRegKind::Pred, File::Pred) => Some(RegClass::Int),
+        _ => None,
+    }
+}
+
+/// Width in 32-bit registers of a GPR class.
+pub fn class_width(c: RegClass) -> u8 {
+    match c {
+        RegClass::Int => 1,
+        RegClass::Float => 2,
+        RegClass::Vector => 4,
+    }
+}
+
+/// The linearized function as regalloc2 sees it.
+pub struct Adapter<'f> {
+    /// The IR function.
+    pub f: &'f Function,
+    /// The register file this view covers.
+    pub file: File,
+    /// Blocks in layout order.
+    pub blocks: Vec<BlockId>,
+    /// Instruction range of each block.
+    ranges: Vec<InstRange>,
+    /// (block, index in block) of every linear instruction.
+    pub insts: Vec<(BlockId, usize)>,
+    succs: Vec<Vec<Block>>,
+    preds: Vec<Vec<Block>>,
+    params: Vec<Vec<VReg>>,
+    /// Edge arguments per block and successor index.
+    args: Vec<Vec<Vec<VReg>>>,
+    operands: Vec<Vec<Operand>>,
+    /// Where each operand of each instruction comes from.
+    pub sites: Vec<Vec<OperandSite>>,
+}
+
+fn vreg(f: &Function, v: u32, file: File) -> Option<VReg> {
+    class_of(f.vregs[v as usize], file).map(|c| VReg::new(v as usize, c))
+}
+
+/// The operands of one IR instruction in `file`: uses (guard, sources) then definitions.
+fn inst_operands(f: &Function, i: &Instr, file: File) -> (Vec<Operand>, Vec<OperandSite>) {
+    let mut ops = vec![];
+    let mut sites = vec![];
+    let add_use =
+        |v: u32, site: OperandSite, ops: &mut Vec<Operand>, sites: &mut Vec<OperandSite>| {
+            if let Some(r) = vreg(f, v, file) {
+                ops.push(Operand::reg_use(r));
+                sites.push(site);
+            }
+        };
+    if let Some(g) = i.guard
+        && let Reg::V(v) = g.pred
+    {
+        add_use(v, OperandSite::Guard, &mut ops, &mut sites);
+    }
+    for (k, s) in i.srcs.iter().enumerate() {
+        let v = match s.kind {
+            SrcKind::Pred(Reg::V(v)) => Some(v),
+            _ => s.gprs().and_then(|r| match r.reg {
+                Reg::V(v) => Some(v),
+                _ => None,
+            }),
+        };
+        if let Some(v) = v {
+            add_use(v, OperandSite::Src(k), &mut ops, &mut sites);
+        }
+    }
+    for (k, d) in i.dsts.iter().enumerate() {
+        let v = match d {
+            Dst::Reg(r) => match r.reg {
+                Reg::V(v) => v,
+                _ => continue,
+            },
+            Dst::Pred(Reg::V(v)) => *v,
+            _ => continue,
+        };
+        if let Some(r) = vreg(f, v, file) {
+            ops.push(Operand::reg_def(r));
+            sites.push(OperandSite::Dst(k));
+        }
+    }
+    (ops, sites)
+}
+
+impl<'f> Adapter<'f> {
+    /// Builds the view of `f` for `file`. `f` must be in SSA form without critical edges.
+    ///
+    /// Blocks are numbered in reverse postorder (not layout order): every block then comes
+    /// after one of its predecessors, which regalloc2's checker needs (it turns a block it
+    /// visits before any predecessor into an empty state that its meet never recovers from).
+    pub fn new(f: &'f Function, file: File) -> Adapter<'f> {
+        let mut blocks = vec![];
+        let mut dfs = petgraph::visit::DfsPostOrder::new(&f.cfg, f.entry);
+        while let Some(b) = dfs.next(&f.cfg) {
+            blocks.push(b);
+        }
+        blocks.reverse();
+        let mut index = vec![usize::MAX; f.cfg.node_bound()];
+        for (k, b) in blocks.iter().enumerate() {
+            index[b.index()] = k;
+        }
+        let mut a = Adapter {
+            f,
+            file,
+            blocks: blocks.clone(),
+            ranges: vec![],
+            insts: vec![],
+            succs: vec![],
+            preds: vec![],
+            params: vec![],
+            args: vec![],
+            operands: vec![],
+            sites: vec![],
+        };
+        for &b in &blocks {
+            let start = a.insts.len();
+            for (k, i) in f.cfg[b].instrs.iter().enumerate() {
+                a.insts.push((b, k));
+                let (ops, sites) = inst_operands(f, i, file);
+                a.operands.push(ops);
+                a.sites.push(sites);
+            }
+            a.ranges
+                .push(InstRange::new(Inst::new(start), Inst::new(a.insts.len())));
+            let edges = f.succ_edges(b);
+            a.succs.push(
+                edges
+                    .iter()
+                    .map(|e| Block::new(index[f.cfg.edge_endpoints(*e).expect("edge").1.index()]))
+                    .collect(),
+            );
+            a.args.push(
+                edges
+                    .iter()
+                    .map(|e| {
+                        f.cfg[*e]
+                            .args
+                            .iter()
+                            .filter_map(|v| vreg(f, *v, file))
+                            .collect()
+                    })
+                    .collect(),
+            );
+            a.preds.push(
+                f.preds(b)
+                    .iter()
+                    .map(|p| Block::new(index[p.index()]))
+                    .collect(),
+            );
+            a.params.push(
+                f.cfg[b]
+                    .params
+                    .iter()
+                    .filter_map(|v| vreg(f, *v, file))
+                    .collect(),
+            );
+        }
+        a
+    }
+
+    /// The IR instruction at linear index `i`.
+    pub fn instr(&self, i: usize) -> &Instr {
+        let (b, k) = self.insts[i];
+        &self.f.cfg[b].instrs[k]
+    }
+}
+
+use petgraph::visit::NodeIndexable;
+
+impl regalloc2::Function for Adapter<'_> {
+    fn num_insts(&self) -> usize {
+        self.insts.len()
+    }
+    fn num_blocks(&self) -> usize {
+        self.blocks.len()
+    }
+    fn entry_block(&self) -> Block {
+        Block::new(0)
+    }
+    fn block_insns(&self, block: Block) -> InstRange {
+        self.ranges[block.index()]
+    }
+    fn block_succs(&self, block: Block) -> &[Block] {
+        &self.succs[block.index()]
+    }
+    fn block_preds(&self, block: Block) -> &[Block] {
+        &self.preds[block.index()]
+    }
+    fn block_params(&self, block: Block) -> &[VReg] {
+        &self.params[block.index()]
+    }
+    fn is_ret(&self, insn: Inst) -> bool {
+        let i = self.instr(insn.index());
+        matches!(i.op, Op::Exit | Op::Ret) && i.guard.is_none() && self.is_last(insn)
+    }
+    fn is_branch(&self, insn: Inst) -> bool {
+        self.instr(insn.index()).op == Op::Bra && self.is_last(insn)
+    }
+    fn branch_blockparams(&self, block: Block, _insn: Inst, succ_idx: usize) -> &[VReg] {
+        &self.args[block.index()][succ_idx]
+    }
+    fn inst_operands(&self, insn: Inst) -> &[Operand] {
+        &self.operands[insn.index()]
+    }
+    fn inst_clobbers(&self, _insn: Inst) -> PRegSet {
+        PRegSet::empty()
+    }
+    fn num_vregs(&self) -> usize {
+        self.f.vregs.len()
+    }
+    fn spillslot_size(&self, regclass: RegClass) -> usize {
+        match self.file {
+            File::Gpr => class_width(regclass) as usize,
+            File::Pred => 1,
+        }
+    }
+}
+
+impl Adapter<'_> {
+    fn is_last(&self, insn: Inst) -> bool {
+        let (b, k) = self.insts[insn.index()];
+        k + 1 == self.f.cfg[b].instrs.len()
+    }
+}

@@ -1,0 +1,166 @@
+//! Which operand kinds each source slot of an SPA 5.0 opcode accepts: the encoding
+//! families of the Maxwell ISA (register / 20-bit immediate / constant-bank forms of the
+//! "B" operand, the constant-bank form of the "C" operand of FFMA/DFMA/XMAD, and the
+//! 32-bit-immediate `*32I` opcodes).
+//!
+//! Used by constant-operand folding: a value loaded by `MOV`/`MOV32I` is substituted into
+//! a consumer only where the consumer's encoding can carry it.
+
+use super::instr::{Src, SrcKind};
+use super::op::{Cmp, Op};
+
+/// What a source slot can hold besides a register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slot {
+    /// A constant-bank operand `c[b][o]`.
+    pub cbuf: bool,
+    /// An immediate, and which values fit.
+    pub imm: ImmKind,
+}
+
+/// Immediate encodings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImmKind {
+    /// No immediate form.
+    None,
+    /// Signed 20-bit integer (sign-extended).
+    I20,
+    /// Unsigned 16-bit integer (XMAD).
+    U16,
+    /// f32 whose low 12 mantissa bits are zero (the 20-bit float immediate).
+    F20,
+    /// f64 whose low 44 bits are zero (stored as its high word).
+    D20,
+    /// Any 32-bit value (`MOV32I`, and the shift/bitfield immediates).
+    Any,
+}
+
+impl ImmKind {
+    /// True if the immediate `v` is encodable.
+    pub fn fits(self, v: u32) -> bool {
+        match self {
+            ImmKind::None => false,
+            ImmKind::I20 => (-(1i64 << 19)..(1i64 << 19)).contains(&(v as i32 as i64)),
+            ImmKind::U16 => v <= 0xffff,
+            ImmKind::F20 => v & 0xfff == 0,
+            ImmKind::D20 => v & 0xfff == 0,
+            ImmKind::Any => true,
+        }
+    }
+}
+
+const REG: Slot = Slot {
+    cbuf: false,
+    imm: ImmKind::None,
+};
+
+fn b(imm: ImmKind) -> Slot {
+    Slot { cbuf: true, imm }
+}
+
+/// The slot kinds of source `idx` of `op` (the other sources as they are now decide the
+/// FFMA/DFMA/XMAD choice between a constant B and a constant C).
+pub fn slot(op: &Op, idx: usize, srcs: &[Src]) -> Slot {
+    use Op::*;
+    let is_const = |k: usize| {
+        srcs.get(k)
+            .is_some_and(|s| matches!(s.kind, SrcKind::CBuf { .. } | SrcKind::Imm(_)))
+    };
+    match (op, idx) {
+        (Mov, 0) => b(ImmKind::Any),
+        (I2f { .. } | F2i { .. } | F2f { .. } | I2i { .. } | Popc, 0) => b(ImmKind::I20),
+        (Iadd { .. } | Isetp { .. } | Imnmx { .. } | Iscadd { .. } | Iadd3 | Sel, 1) => {
+            b(ImmKind::I20)
+        }
+        (Shl | Shr { .. } | Bfe { .. } | Bfi, 1) => b(ImmKind::Any),
+        (Lop(_), 1) => Slot {
+            cbuf: true,
+            imm: ImmKind::None,
+        },
+        (Lea { hi: false, .. }, 1) => b(ImmKind::I20),
+        (Lea { hi: true, .. }, 1) => Slot {
+            cbuf: true,
+            imm: ImmKind::None,
+        },
+        (Fadd(_) | Fmul(_) | Fsetp { .. } | Fmnmx { .. }, 1) => b(ImmKind::F20),
+        (Dadd(_) | Dmul(_) | Dsetp { .. } | Dmnmx, 1) => b(ImmKind::D20),
+        (Ffma(_), 1) if !is_const(2) => b(ImmKind::F20),
+        (Ffma(_), 2) if !is_const(1) => Slot {
+            cbuf: true,
+            imm: ImmKind::None,
+        },
+        (Dfma(_), 1) if !is_const(2) => b(ImmKind::D20),
+        (Dfma(_), 2) if !is_const(1) => Slot {
+            cbuf: true,
+            imm: ImmKind::None,
+        },
+        (Xmad(_), 1) if !is_const(2) => b(ImmKind::U16),
+        (Xmad(_), 2) if !is_const(1) => Slot {
+            cbuf: true,
+            imm: ImmKind::None,
+        },
+        _ => REG,
+    }
+}
+
+/// True if `s` may be placed in source `idx` of `op` given the other sources: its kind is
+/// accepted, and no other source already uses the one constant operand an instruction has.
+pub fn accepts(op: &Op, idx: usize, srcs: &[Src], s: &Src) -> bool {
+    let sl = slot(op, idx, srcs);
+    let ok = match s.kind {
+        SrcKind::CBuf { index: None, .. } => sl.cbuf,
+        SrcKind::Imm(v) => !s.mods.neg && !s.mods.abs && sl.imm.fits(v),
+        _ => return true,
+    };
+    ok && !srcs
+        .iter()
+        .enumerate()
+        .any(|(k, o)| k != idx && matches!(o.kind, SrcKind::CBuf { .. } | SrcKind::Imm(_)))
+}
+
+/// If swapping sources 0 and 1 of `op` preserves its meaning, the op to use after the
+/// swap (comparisons are mirrored).
+pub fn swapped(op: &Op) -> Option<Op> {
+    use Op::*;
+    let mirror = |c: Cmp| match c {
+        Cmp::Lt => Cmp::Gt,
+        Cmp::Gt => Cmp::Lt,
+        Cmp::Le => Cmp::Ge,
+        Cmp::Ge => Cmp::Le,
+        Cmp::Ltu => Cmp::Gtu,
+        Cmp::Gtu => Cmp::Ltu,
+        Cmp::Leu => Cmp::Geu,
+        Cmp::Geu => Cmp::Leu,
+        other => other,
+    };
+    Some(match *op {
+        Iadd { .. }
+        | Fadd(_)
+        | Fmul(_)
+        | Dadd(_)
+        | Dmul(_)
+        | Imnmx { .. }
+        | Fmnmx { .. }
+        | Dmnmx
+        | Ffma(_)
+        | Dfma(_) => *op,
+        Lop(l) if l != super::op::LogicOp::PassB => *op,
+        Xmad(m) if !m.psl && !m.mrg && m.c == super::op::XmadC::C => *op,
+        Isetp { cmp, u32, x, bop } => Isetp {
+            cmp: mirror(cmp),
+            u32,
+            x,
+            bop,
+        },
+        Fsetp { cmp, ftz, bop } => Fsetp {
+            cmp: mirror(cmp),
+            ftz,
+            bop,
+        },
+        Dsetp { cmp, bop } => Dsetp {
+            cmp: mirror(cmp),
+            bop,
+        },
+        _ => return None,
+    })
+}

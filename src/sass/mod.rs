@@ -1,0 +1,8 @@
+//! The SPA 5.0 instruction model (registers, operands, opcodes with modifiers), its
+//! nvdisasm-syntax printer, and the final scheduled program that `sched` produces.
+
+pub mod instr;
+pub mod legal;
+pub mod op;
+pub mod print;
+pub mod program;

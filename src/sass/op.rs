@@ -1,0 +1,1078 @@
+//! SPA 5.0 opcodes with their typed modifiers, and how nvdisasm spells them.
+//!
+//! [`Op`] carries the modifiers; [`Opcode`] is the bare opcode that indexes the ISA tables
+//! ([`OPCODE_INFO`] here, latencies in `sched`). Pseudo-ops that exist only before
+//! register allocation finishes (`copy`, `join`, `undef`) print in lower case.
+
+use std::fmt::{self, Write};
+
+/// Memory access size (spa50-LD.txt `.sz`; spa50-ST.txt `.sz`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum MemSize {
+    U8,
+    S8,
+    U16,
+    S16,
+    B32,
+    B64,
+    B128,
+    /// `.U.128`: 128-bit load hinted warp-uniform (spa50-LD.txt).
+    U128,
+}
+
+impl MemSize {
+    /// Bytes accessed.
+    pub fn bytes(self) -> u32 {
+        match self {
+            MemSize::U8 | MemSize::S8 => 1,
+            MemSize::U16 | MemSize::S16 => 2,
+            MemSize::B32 => 4,
+            MemSize::B64 => 8,
+            MemSize::B128 | MemSize::U128 => 16,
+        }
+    }
+
+    /// 32-bit registers of the data operand (1, 2 or 4).
+    pub fn regs(self) -> u8 {
+        (self.bytes().div_ceil(4)) as u8
+    }
+
+    fn suffix(self, always32: bool) -> &'static str {
+        match self {
+            MemSize::U8 => ".U8",
+            MemSize::S8 => ".S8",
+            MemSize::U16 => ".U16",
+            MemSize::S16 => ".S16",
+            MemSize::B32 if always32 => ".32",
+            MemSize::B32 => "",
+            MemSize::B64 => ".64",
+            MemSize::B128 => ".128",
+            MemSize::U128 => ".U.128",
+        }
+    }
+}
+
+/// Cache operator of LD/LDG/ST/STG (ptxas findings section 2: LDG `CA CG CI CV`, STG
+/// `WB CG CS WT`, LD `CA CG CV`; the defaults CA and WB are not printed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum CacheOp {
+    /// `.CA` for loads, `.WB` for stores: printed as nothing.
+    #[default]
+    Default,
+    /// `.CG`: cache in L2 only.
+    Cg,
+    /// `.CI`: cache as inconsistent (read-only, `ld.global.nc`).
+    Ci,
+    /// `.CV`: volatile, fetch again.
+    Cv,
+    /// `.CS`: streaming (stores).
+    Cs,
+    /// `.WT`: write-through (stores).
+    Wt,
+}
+
+impl CacheOp {
+    fn suffix(self) -> &'static str {
+        match self {
+            CacheOp::Default => "",
+            CacheOp::Cg => ".CG",
+            CacheOp::Ci => ".CI",
+            CacheOp::Cv => ".CV",
+            CacheOp::Cs => ".CS",
+            CacheOp::Wt => ".WT",
+        }
+    }
+}
+
+/// Modifiers of the memory instructions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MemMods {
+    /// `.E`: 64-bit address in a register pair.
+    pub e: bool,
+    /// Cache operator.
+    pub cop: CacheOp,
+    /// Access size.
+    pub size: MemSize,
+}
+
+impl MemMods {
+    /// A plain access of `size` with a 64-bit (`e`) or 32-bit address.
+    pub fn new(size: MemSize, e: bool) -> MemMods {
+        MemMods {
+            e,
+            cop: CacheOp::Default,
+            size,
+        }
+    }
+}
+
+/// LDC address mode (spa50-LDC.txt `.ad`): how bank and offset are formed from `Ra+imm`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum LdcMode {
+    /// `.IA` (default, not printed): bank = imm bank, addr = Ra + ImmS16.
+    #[default]
+    Ia,
+    /// `.IL`: linear; bank += (Ra + imm) >> 16.
+    Il,
+    /// `.IS`: segmented; bank += Ra >> 16, addr = imm + (Ra & 0xffff).
+    Is,
+    /// `.ISL`: segmented with bounds check.
+    Isl,
+}
+
+/// Float rounding (FADD/FMUL/FFMA/DADD/...: `.RN` default, `.RM`, `.RP`, `.RZ`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[allow(missing_docs)]
+pub enum Rnd {
+    #[default]
+    Rn,
+    Rm,
+    Rp,
+    Rz,
+}
+
+impl Rnd {
+    fn suffix(self) -> &'static str {
+        match self {
+            Rnd::Rn => "",
+            Rnd::Rm => ".RM",
+            Rnd::Rp => ".RP",
+            Rnd::Rz => ".RZ",
+        }
+    }
+}
+
+/// Float arithmetic modifiers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct FMods {
+    /// `.FTZ`: flush denormals to zero.
+    pub ftz: bool,
+    /// Rounding.
+    pub rnd: Rnd,
+    /// `.SAT`: clamp to [0, 1].
+    pub sat: bool,
+}
+
+/// A comparison of ISETP/FSETP/DSETP (`.LT`, `.GE`, ...; float `U` forms are unordered).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum Cmp {
+    F,
+    Lt,
+    Eq,
+    Le,
+    Gt,
+    Ne,
+    Ge,
+    Num,
+    Nan,
+    Ltu,
+    Equ,
+    Leu,
+    Gtu,
+    Neu,
+    Geu,
+    T,
+}
+
+impl Cmp {
+    fn name(self) -> &'static str {
+        use Cmp::*;
+        match self {
+            F => ".F",
+            Lt => ".LT",
+            Eq => ".EQ",
+            Le => ".LE",
+            Gt => ".GT",
+            Ne => ".NE",
+            Ge => ".GE",
+            Num => ".NUM",
+            Nan => ".NAN",
+            Ltu => ".LTU",
+            Equ => ".EQU",
+            Leu => ".LEU",
+            Gtu => ".GTU",
+            Neu => ".NEU",
+            Geu => ".GEU",
+            T => ".T",
+        }
+    }
+}
+
+/// Boolean combination of a compare result with a predicate (`.AND/.OR/.XOR`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum BoolOp {
+    And,
+    Or,
+    Xor,
+}
+
+impl BoolOp {
+    fn name(self) -> &'static str {
+        match self {
+            BoolOp::And => ".AND",
+            BoolOp::Or => ".OR",
+            BoolOp::Xor => ".XOR",
+        }
+    }
+}
+
+/// Logic operation of LOP/LOP32I.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum LogicOp {
+    And,
+    Or,
+    Xor,
+    /// `.PASS_B`: the second operand (with `~` gives NOT).
+    PassB,
+}
+
+impl LogicOp {
+    fn name(self) -> &'static str {
+        match self {
+            LogicOp::And => ".AND",
+            LogicOp::Or => ".OR",
+            LogicOp::Xor => ".XOR",
+            LogicOp::PassB => ".PASS_B",
+        }
+    }
+}
+
+/// How XMAD forms its addend (`.CBCC`: c + (b << 16); `.CHI`: c >> 16; `.CLO`: c & 0xffff;
+/// none: c).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[allow(missing_docs)]
+pub enum XmadC {
+    #[default]
+    C,
+    Cbcc,
+    Chi,
+    Clo,
+}
+
+/// XMAD modifiers: a 16x16-bit multiply-add (the Maxwell integer multiply).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct XmadMods {
+    /// `.PSL`: product shifted left by 16.
+    pub psl: bool,
+    /// `.MRG`: result high half replaced by b's low half.
+    pub mrg: bool,
+    /// Addend mode.
+    pub c: XmadC,
+    /// `.X`: add with carry in.
+    pub x: bool,
+    /// Writes CC (`Rd.CC`).
+    pub cc: bool,
+    /// `.S16` for operand a.
+    pub signed_a: bool,
+    /// `.S16` for operand b.
+    pub signed_b: bool,
+}
+
+/// Integer type of conversions (I2F source, F2I destination, I2I both).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum IType {
+    U8,
+    S8,
+    U16,
+    S16,
+    U32,
+    S32,
+    U64,
+    S64,
+}
+
+impl IType {
+    fn name(self) -> &'static str {
+        match self {
+            IType::U8 => ".U8",
+            IType::S8 => ".S8",
+            IType::U16 => ".U16",
+            IType::S16 => ".S16",
+            IType::U32 => ".U32",
+            IType::S32 => ".S32",
+            IType::U64 => ".U64",
+            IType::S64 => ".S64",
+        }
+    }
+    /// 32-bit registers (1 or 2).
+    pub fn regs(self) -> u8 {
+        if matches!(self, IType::U64 | IType::S64) {
+            2
+        } else {
+            1
+        }
+    }
+}
+
+/// Float type of conversions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum FType {
+    F16,
+    F32,
+    F64,
+}
+
+impl FType {
+    fn name(self) -> &'static str {
+        match self {
+            FType::F16 => ".F16",
+            FType::F32 => ".F32",
+            FType::F64 => ".F64",
+        }
+    }
+    /// 32-bit registers (1 or 2).
+    pub fn regs(self) -> u8 {
+        if self == FType::F64 { 2 } else { 1 }
+    }
+}
+
+/// F2I rounding: to nearest even (default), floor, ceil, toward zero.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[allow(missing_docs)]
+pub enum IRnd {
+    #[default]
+    Round,
+    Floor,
+    Ceil,
+    Trunc,
+}
+
+/// Special register read by S2R.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum SpecialReg {
+    TidX,
+    TidY,
+    TidZ,
+    CtaidX,
+    CtaidY,
+    CtaidZ,
+    LaneId,
+    ClockLo,
+    ClockHi,
+    WarpId,
+    SmId,
+    LtMask,
+    LeMask,
+    GtMask,
+    GeMask,
+    EqMask,
+}
+
+impl SpecialReg {
+    /// nvdisasm name, e.g. `SR_TID.X`.
+    pub fn name(self) -> &'static str {
+        use SpecialReg::*;
+        match self {
+            TidX => "SR_TID.X",
+            TidY => "SR_TID.Y",
+            TidZ => "SR_TID.Z",
+            CtaidX => "SR_CTAID.X",
+            CtaidY => "SR_CTAID.Y",
+            CtaidZ => "SR_CTAID.Z",
+            LaneId => "SR_LANEID",
+            ClockLo => "SR_CLOCKLO",
+            ClockHi => "SR_CLOCKHI",
+            WarpId => "SR_VIRTID",
+            SmId => "SR_VIRTID",
+            LtMask => "SR_LTMASK",
+            LeMask => "SR_LEMASK",
+            GtMask => "SR_GTMASK",
+            GeMask => "SR_GEMASK",
+            EqMask => "SR_EQMASK",
+        }
+    }
+}
+
+/// Memory barrier level (MEMBAR).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MembarLevel {
+    /// `.CTA`.
+    Cta,
+    /// `.GL` (device).
+    Gl,
+    /// `.SYS`.
+    Sys,
+}
+
+/// An SPA 5.0 opcode with its modifiers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum Op {
+    // ---- pseudo-ops (removed by register allocation) ------------------------------------
+    /// `dst = src`, any width (register-allocator moves; predicate copies).
+    Copy,
+    /// `dst(n regs) = {src0, src1, ...}`: builds a pair or quad from narrower values;
+    /// components placed in the right registers by allocation cost nothing.
+    Join,
+    /// Defines an undefined value (a PTX register read before any write).
+    Undef,
+
+    // ---- moves ------------------------------------------------------------------------
+    Mov,
+    Mov32i,
+    S2r(SpecialReg),
+    Sel,
+
+    // ---- integer ----------------------------------------------------------------------
+    /// IADD{.X} Rd{.CC}, Ra, Sb.
+    Iadd {
+        cc: bool,
+        x: bool,
+    },
+    /// IADD32I{.X} Rd{.CC}, Ra, imm32.
+    Iadd32i {
+        cc: bool,
+        x: bool,
+    },
+    /// IADD3 Rd, Ra, Rb, Rc.
+    Iadd3,
+    /// ISCADD Rd{.CC}, Ra, Sb, shift: (Ra << shift) + Sb.
+    Iscadd {
+        cc: bool,
+    },
+    /// LEA{.HI}{.X} {Plg,} Rd{.CC}, Ra, Sb{, Rc}{, scale} (spa50-LEA.txt).
+    Lea {
+        hi: bool,
+        x: bool,
+        cc: bool,
+    },
+    Xmad(XmadMods),
+    Shl,
+    /// SHR{.U32}.
+    Shr {
+        u32: bool,
+    },
+    /// SHF.{L,R}{.U64,.S64}: funnel shift; `wide` selects the 64-bit forms.
+    Shf {
+        left: bool,
+        signed: bool,
+        wide: bool,
+    },
+    Lop(LogicOp),
+    Lop32i(LogicOp),
+    /// LOP3.LUT Rd, Ra, Rb, Rc, lut.
+    Lop3,
+    /// IMNMX{.U32} Rd, Ra, Sb, Pp: min when Pp is true, max when false.
+    Imnmx {
+        u32: bool,
+    },
+    /// BFE{.U32} Rd, Ra, pos|len<<8.
+    Bfe {
+        u32: bool,
+    },
+    /// BFI Rd, Ra, pos|len<<8, Rc.
+    Bfi,
+    Popc,
+    /// ISETP.cmp{.U32}{.X}.bop Pd, Qd, Ra, Sb, Pc.
+    Isetp {
+        cmp: Cmp,
+        u32: bool,
+        x: bool,
+        bop: BoolOp,
+    },
+    /// PSETP.bop0.bop1 Pd, Qd, Pa, Pb, Pc: (Pa bop0 Pb) bop1 Pc.
+    Psetp {
+        bop0: BoolOp,
+        bop1: BoolOp,
+    },
+
+    // ---- float ------------------------------------------------------------------------
+    Fadd(FMods),
+    Fadd32i(FMods),
+    Fmul(FMods),
+    Fmul32i(FMods),
+    Ffma(FMods),
+    Ffma32i(FMods),
+    /// FMNMX{.FTZ} Rd, Ra, Sb, Pp (min when Pp).
+    Fmnmx {
+        ftz: bool,
+    },
+    Fsetp {
+        cmp: Cmp,
+        ftz: bool,
+        bop: BoolOp,
+    },
+    Dadd(Rnd),
+    Dmul(Rnd),
+    Dfma(Rnd),
+    Dmnmx,
+    Dsetp {
+        cmp: Cmp,
+        bop: BoolOp,
+    },
+    I2f {
+        dst: FType,
+        src: IType,
+        rnd: Rnd,
+    },
+    F2i {
+        dst: IType,
+        src: FType,
+        rnd: IRnd,
+        ftz: bool,
+    },
+    F2f {
+        dst: FType,
+        src: FType,
+        rnd: Rnd,
+        ftz: bool,
+    },
+    I2i {
+        dst: IType,
+        src: IType,
+    },
+
+    // ---- memory -----------------------------------------------------------------------
+    /// Generic load (spa50-LD.txt).
+    Ld(MemMods),
+    /// Generic store (spa50-ST.txt).
+    St(MemMods),
+    Ldg(MemMods),
+    Stg(MemMods),
+    /// LDS; nvdisasm prints `LDS.U.<size>` (ptxas always sets `.U`).
+    Lds(MemMods),
+    Sts(MemMods),
+    Ldl(MemMods),
+    Stl(MemMods),
+    /// LDC{.sz}{.ad} (spa50-LDC.txt).
+    Ldc {
+        size: MemSize,
+        mode: LdcMode,
+    },
+
+    // ---- control and synchronization --------------------------------------------------
+    Bra,
+    Exit,
+    Ret,
+    /// SSY target: push a reconvergence point.
+    Ssy,
+    /// SYNC: wait for the other threads at the SSY reconvergence point.
+    Sync,
+    /// PBK target: push a loop-break point.
+    Pbk,
+    /// BRK: leave to the PBK point.
+    Brk,
+    /// BAR.SYNC barrier (`arrive` = BAR.ARV).
+    Bar {
+        arrive: bool,
+    },
+    Membar(MembarLevel),
+    Nop,
+    /// DEPBAR.LE SBn, count: wait until at most `count` operations on barrier `sb` are
+    /// outstanding.
+    Depbar {
+        sb: u8,
+        count: u8,
+    },
+}
+
+/// The bare opcode, indexing [`OPCODE_INFO`] and the scheduler's latency table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum Opcode {
+    Copy,
+    Join,
+    Undef,
+    Mov,
+    Mov32i,
+    S2r,
+    Sel,
+    Iadd,
+    Iadd32i,
+    Iadd3,
+    Iscadd,
+    Lea,
+    Xmad,
+    Shl,
+    Shr,
+    Shf,
+    Lop,
+    Lop32i,
+    Lop3,
+    Imnmx,
+    Bfe,
+    Bfi,
+    Popc,
+    Isetp,
+    Psetp,
+    Fadd,
+    Fadd32i,
+    Fmul,
+    Fmul32i,
+    Ffma,
+    Ffma32i,
+    Fmnmx,
+    Fsetp,
+    Dadd,
+    Dmul,
+    Dfma,
+    Dmnmx,
+    Dsetp,
+    I2f,
+    F2i,
+    F2f,
+    I2i,
+    Ld,
+    St,
+    Ldg,
+    Stg,
+    Lds,
+    Sts,
+    Ldl,
+    Stl,
+    Ldc,
+    Bra,
+    Exit,
+    Ret,
+    Ssy,
+    Sync,
+    Pbk,
+    Brk,
+    Bar,
+    Membar,
+    Nop,
+    Depbar,
+}
+
+/// What kind of unit executes an opcode; the scheduler's latency table is keyed by it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Unit {
+    /// Removed before scheduling.
+    Pseudo,
+    /// Fixed-latency integer/float ALU.
+    Alu,
+    /// Double precision (variable latency on SPA 5.0 consumer parts).
+    Fp64,
+    /// Conversions (I2F, F2I, F2F, I2I): variable latency.
+    Conv,
+    /// S2R: variable latency.
+    Sreg,
+    /// Global/local/generic memory (LD, LDG, LDL and stores).
+    Mem,
+    /// Shared memory (LDS/STS).
+    Shared,
+    /// Constant loads (LDC).
+    Const,
+    /// Branches, barriers, exits.
+    Control,
+}
+
+/// Static facts about an opcode.
+#[derive(Clone, Copy, Debug)]
+pub struct OpcodeInfo {
+    /// The opcode.
+    pub opcode: Opcode,
+    /// nvdisasm mnemonic without modifiers (pseudo-ops in lower case).
+    pub mnemonic: &'static str,
+    /// Execution unit.
+    pub unit: Unit,
+    /// Ends a basic block or redirects control (BRA, EXIT, RET, BRK, SYNC).
+    pub control: bool,
+    /// Stores: reads sources late (needs a read barrier before they are overwritten).
+    pub store: bool,
+}
+
+macro_rules! info {
+    ($op:ident, $m:expr, $u:ident) => {
+        OpcodeInfo {
+            opcode: Opcode::$op,
+            mnemonic: $m,
+            unit: Unit::$u,
+            control: false,
+            store: false,
+        }
+    };
+    ($op:ident, $m:expr, $u:ident, control) => {
+        OpcodeInfo {
+            opcode: Opcode::$op,
+            mnemonic: $m,
+            unit: Unit::$u,
+            control: true,
+            store: false,
+        }
+    };
+    ($op:ident, $m:expr, $u:ident, store) => {
+        OpcodeInfo {
+            opcode: Opcode::$op,
+            mnemonic: $m,
+            unit: Unit::$u,
+            control: false,
+            store: true,
+        }
+    };
+}
+
+/// The opcode table, indexed by `Opcode as usize`.
+pub const OPCODE_INFO: &[OpcodeInfo] = &[
+    info!(Copy, "copy", Pseudo),
+    info!(Join, "join", Pseudo),
+    info!(Undef, "undef", Pseudo),
+    info!(Mov, "MOV", Alu),
+    info!(Mov32i, "MOV32I", Alu),
+    info!(S2r, "S2R", Sreg),
+    info!(Sel, "SEL", Alu),
+    info!(Iadd, "IADD", Alu),
+    info!(Iadd32i, "IADD32I", Alu),
+    info!(Iadd3, "IADD3", Alu),
+    info!(Iscadd, "ISCADD", Alu),
+    info!(Lea, "LEA", Alu),
+    info!(Xmad, "XMAD", Alu),
+    info!(Shl, "SHL", Alu),
+    info!(Shr, "SHR", Alu),
+    info!(Shf, "SHF", Alu),
+    info!(Lop, "LOP", Alu),
+    info!(Lop32i, "LOP32I", Alu),
+    info!(Lop3, "LOP3", Alu),
+    info!(Imnmx, "IMNMX", Alu),
+    info!(Bfe, "BFE", Alu),
+    info!(Bfi, "BFI", Alu),
+    info!(Popc, "POPC", Alu),
+    info!(Isetp, "ISETP", Alu),
+    info!(Psetp, "PSETP", Alu),
+    info!(Fadd, "FADD", Alu),
+    info!(Fadd32i, "FADD32I", Alu),
+    info!(Fmul, "FMUL", Alu),
+    info!(Fmul32i, "FMUL32I", Alu),
+    info!(Ffma, "FFMA", Alu),
+    info!(Ffma32i, "FFMA32I", Alu),
+    info!(Fmnmx, "FMNMX", Alu),
+    info!(Fsetp, "FSETP", Alu),
+    info!(Dadd, "DADD", Fp64),
+    info!(Dmul, "DMUL", Fp64),
+    info!(Dfma, "DFMA", Fp64),
+    info!(Dmnmx, "DMNMX", Fp64),
+    info!(Dsetp, "DSETP", Fp64),
+    info!(I2f, "I2F", Conv),
+    info!(F2i, "F2I", Conv),
+    info!(F2f, "F2F", Conv),
+    info!(I2i, "I2I", Conv),
+    info!(Ld, "LD", Mem),
+    info!(St, "ST", Mem, store),
+    info!(Ldg, "LDG", Mem),
+    info!(Stg, "STG", Mem, store),
+    info!(Lds, "LDS", Shared),
+    info!(Sts, "STS", Shared, store),
+    info!(Ldl, "LDL", Mem),
+    info!(Stl, "STL", Mem, store),
+    info!(Ldc, "LDC", Const),
+    info!(Bra, "BRA", Control, control),
+    info!(Exit, "EXIT", Control, control),
+    info!(Ret, "RET", Control, control),
+    info!(Ssy, "SSY", Control),
+    info!(Sync, "SYNC", Control, control),
+    info!(Pbk, "PBK", Control),
+    info!(Brk, "BRK", Control, control),
+    info!(Bar, "BAR", Control),
+    info!(Membar, "MEMBAR", Control),
+    info!(Nop, "NOP", Alu),
+    info!(Depbar, "DEPBAR", Control),
+];
+
+impl Op {
+    /// The bare opcode.
+    pub fn opcode(&self) -> Opcode {
+        use Op::*;
+        match self {
+            Copy => Opcode::Copy,
+            Join => Opcode::Join,
+            Undef => Opcode::Undef,
+            Mov => Opcode::Mov,
+            Mov32i => Opcode::Mov32i,
+            S2r(_) => Opcode::S2r,
+            Sel => Opcode::Sel,
+            Iadd { .. } => Opcode::Iadd,
+            Iadd32i { .. } => Opcode::Iadd32i,
+            Iadd3 => Opcode::Iadd3,
+            Iscadd { .. } => Opcode::Iscadd,
+            Lea { .. } => Opcode::Lea,
+            Xmad(_) => Opcode::Xmad,
+            Shl => Opcode::Shl,
+            Shr { .. } => Opcode::Shr,
+            Shf { .. } => Opcode::Shf,
+            Lop(_) => Opcode::Lop,
+            Lop32i(_) => Opcode::Lop32i,
+            Lop3 => Opcode::Lop3,
+            Imnmx { .. } => Opcode::Imnmx,
+            Bfe { .. } => Opcode::Bfe,
+            Bfi => Opcode::Bfi,
+            Popc => Opcode::Popc,
+            Isetp { .. } => Opcode::Isetp,
+            Psetp { .. } => Opcode::Psetp,
+            Fadd(_) => Opcode::Fadd,
+            Fadd32i(_) => Opcode::Fadd32i,
+            Fmul(_) => Opcode::Fmul,
+            Fmul32i(_) => Opcode::Fmul32i,
+            Ffma(_) => Opcode::Ffma,
+            Ffma32i(_) => Opcode::Ffma32i,
+            Fmnmx { .. } => Opcode::Fmnmx,
+            Fsetp { .. } => Opcode::Fsetp,
+            Dadd(_) => Opcode::Dadd,
+            Dmul(_) => Opcode::Dmul,
+            Dfma(_) => Opcode::Dfma,
+            Dmnmx => Opcode::Dmnmx,
+            Dsetp { .. } => Opcode::Dsetp,
+            I2f { .. } => Opcode::I2f,
+            F2i { .. } => Opcode::F2i,
+            F2f { .. } => Opcode::F2f,
+            I2i { .. } => Opcode::I2i,
+            Ld(_) => Opcode::Ld,
+            St(_) => Opcode::St,
+            Ldg(_) => Opcode::Ldg,
+            Stg(_) => Opcode::Stg,
+            Lds(_) => Opcode::Lds,
+            Sts(_) => Opcode::Sts,
+            Ldl(_) => Opcode::Ldl,
+            Stl(_) => Opcode::Stl,
+            Ldc { .. } => Opcode::Ldc,
+            Bra => Opcode::Bra,
+            Exit => Opcode::Exit,
+            Ret => Opcode::Ret,
+            Ssy => Opcode::Ssy,
+            Sync => Opcode::Sync,
+            Pbk => Opcode::Pbk,
+            Brk => Opcode::Brk,
+            Bar { .. } => Opcode::Bar,
+            Membar(_) => Opcode::Membar,
+            Nop => Opcode::Nop,
+            Depbar { .. } => Opcode::Depbar,
+        }
+    }
+
+    /// Static facts from [`OPCODE_INFO`].
+    pub fn info(&self) -> &'static OpcodeInfo {
+        let info = &OPCODE_INFO[self.opcode() as usize];
+        debug_assert_eq!(info.opcode, self.opcode());
+        info
+    }
+
+    /// True for the pseudo-ops that must be gone before scheduling.
+    pub fn is_pseudo(&self) -> bool {
+        self.info().unit == Unit::Pseudo
+    }
+
+    /// Writes the condition-code register (`.CC` on the destination).
+    pub fn writes_cc(&self) -> bool {
+        matches!(
+            self,
+            Op::Iadd { cc: true, .. }
+                | Op::Iadd32i { cc: true, .. }
+                | Op::Iscadd { cc: true }
+                | Op::Lea { cc: true, .. }
+        ) || matches!(self, Op::Xmad(m) if m.cc)
+    }
+
+    /// Reads the condition-code register (`.X` forms).
+    pub fn reads_cc(&self) -> bool {
+        matches!(
+            self,
+            Op::Iadd { x: true, .. }
+                | Op::Iadd32i { x: true, .. }
+                | Op::Lea { x: true, .. }
+                | Op::Isetp { x: true, .. }
+        ) || matches!(self, Op::Xmad(m) if m.x)
+    }
+
+    /// The memory modifiers of a memory instruction.
+    pub fn mem(&self) -> Option<&MemMods> {
+        match self {
+            Op::Ld(m)
+            | Op::St(m)
+            | Op::Ldg(m)
+            | Op::Stg(m)
+            | Op::Lds(m)
+            | Op::Sts(m)
+            | Op::Ldl(m)
+            | Op::Stl(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// Mnemonic with modifiers in nvdisasm spelling, e.g. `LDG.E.CI.U.128`,
+    /// `ISETP.GE.U32.AND`, `XMAD.PSL.CBCC`.
+    pub fn name(&self) -> String {
+        let mut s = String::from(self.info().mnemonic);
+        self.write_mods(&mut s)
+            .expect("writing to a String cannot fail");
+        s
+    }
+
+    fn write_mods(&self, s: &mut String) -> fmt::Result {
+        use Op::*;
+        match *self {
+            Iadd { x, .. } | Iadd32i { x, .. } => {
+                if x {
+                    s.push_str(".X");
+                }
+            }
+            Lea { hi, x, .. } => {
+                if hi {
+                    s.push_str(".HI");
+                }
+                if x {
+                    s.push_str(".X");
+                }
+            }
+            Xmad(m) => {
+                if m.signed_a || m.signed_b {
+                    s.push_str(if m.signed_a { ".S16" } else { ".U16" });
+                    s.push_str(if m.signed_b { ".S16" } else { ".U16" });
+                }
+                if m.psl {
+                    s.push_str(".PSL");
+                }
+                if m.mrg {
+                    s.push_str(".MRG");
+                }
+                s.push_str(match m.c {
+                    XmadC::C => "",
+                    XmadC::Cbcc => ".CBCC",
+                    XmadC::Chi => ".CHI",
+                    XmadC::Clo => ".CLO",
+                });
+                if m.x {
+                    s.push_str(".X");
+                }
+            }
+            Shr { u32 } | Imnmx { u32 } | Bfe { u32 } => {
+                if u32 {
+                    s.push_str(".U32");
+                }
+            }
+            Shf { left, signed, wide } => {
+                s.push_str(if left { ".L" } else { ".R" });
+                if wide {
+                    s.push_str(if signed { ".S64" } else { ".U64" });
+                }
+            }
+            Lop(o) | Lop32i(o) => s.push_str(o.name()),
+            Lop3 => s.push_str(".LUT"),
+            Isetp { cmp, u32, x, bop } => {
+                s.push_str(cmp.name());
+                if u32 {
+                    s.push_str(".U32");
+                }
+                if x {
+                    s.push_str(".X");
+                }
+                s.push_str(bop.name());
+            }
+            Psetp { bop0, bop1 } => {
+                s.push_str(bop0.name());
+                s.push_str(bop1.name());
+            }
+            Fadd(m) | Fadd32i(m) | Fmul(m) | Fmul32i(m) | Ffma(m) | Ffma32i(m) => {
+                if m.ftz {
+                    s.push_str(".FTZ");
+                }
+                s.push_str(m.rnd.suffix());
+                if m.sat {
+                    s.push_str(".SAT");
+                }
+            }
+            Fmnmx { ftz } => {
+                if ftz {
+                    s.push_str(".FTZ");
+                }
+            }
+            Fsetp { cmp, ftz, bop } => {
+                s.push_str(cmp.name());
+                if ftz {
+                    s.push_str(".FTZ");
+                }
+                s.push_str(bop.name());
+            }
+            Dadd(r) | Dmul(r) | Dfma(r) => s.push_str(r.suffix()),
+            Dsetp { cmp, bop } => {
+                s.push_str(cmp.name());
+                s.push_str(bop.name());
+            }
+            I2f { dst, src, rnd } => {
+                s.push_str(dst.name());
+                s.push_str(src.name());
+                s.push_str(rnd.suffix());
+            }
+            F2i { dst, src, rnd, ftz } => {
+                if ftz {
+                    s.push_str(".FTZ");
+                }
+                s.push_str(dst.name());
+                s.push_str(src.name());
+                s.push_str(match rnd {
+                    IRnd::Round => "",
+                    IRnd::Floor => ".FLOOR",
+                    IRnd::Ceil => ".CEIL",
+                    IRnd::Trunc => ".TRUNC",
+                });
+            }
+            F2f { dst, src, rnd, ftz } => {
+                if ftz {
+                    s.push_str(".FTZ");
+                }
+                s.push_str(dst.name());
+                s.push_str(src.name());
+                s.push_str(rnd.suffix());
+            }
+            I2i { dst, src } => {
+                s.push_str(dst.name());
+                s.push_str(src.name());
+            }
+            Ld(m) | St(m) | Ldg(m) | Stg(m) => {
+                if m.e {
+                    s.push_str(".E");
+                }
+                s.push_str(m.cop.suffix());
+                s.push_str(m.size.suffix(false));
+            }
+            Lds(m) => {
+                s.push_str(".U");
+                s.push_str(m.size.suffix(true));
+            }
+            Sts(m) | Ldl(m) | Stl(m) => s.push_str(m.size.suffix(false)),
+            Ldc { size, mode } => {
+                s.push_str(size.suffix(false));
+                s.push_str(match mode {
+                    LdcMode::Ia => "",
+                    LdcMode::Il => ".IL",
+                    LdcMode::Is => ".IS",
+                    LdcMode::Isl => ".ISL",
+                });
+            }
+            Bar { arrive } => s.push_str(if arrive { ".ARV" } else { ".SYNC" }),
+            Membar(l) => s.push_str(match l {
+                MembarLevel::Cta => ".CTA",
+                MembarLevel::Gl => ".GL",
+                MembarLevel::Sys => ".SYS",
+            }),
+            Depbar { .. } => s.push_str(".LE"),
+            Copy
+            | Join
+            | Undef
+            | Mov
+            | Mov32i
+            | S2r(_)
+            | Sel
+            | Iadd3
+            | Iscadd { .. }
+            | Shl
+            | Bfi
+            | Popc
+            | Dmnmx
+            | Bra
+            | Exit
+            | Ret
+            | Ssy
+            | Sync
+            | Pbk
+            | Brk
+            | Nop => {}
+        }
+        write!(s, "")
+    }
+}

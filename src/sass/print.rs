@@ -1,0 +1,342 @@
+//! Prints instructions in nvdisasm syntax (so output diffs against `cuobjdump -sass`):
+//! `@!P0 LDG.E.64 R4, [R2+0x10] ;`. Virtual registers print as `%r7` (32-bit), `%d7`
+//! (pair), `%q7` (quad) and `%p7` (predicate), with `.lo/.hi` or `.N` for components.
+
+use super::instr::*;
+use super::op::{Op, Opcode};
+use std::fmt::Write;
+
+/// Register widths of virtual registers, so they print with the right prefix.
+pub trait VRegNames {
+    /// `%r`, `%d`, `%q` or `%p` for virtual register `v`.
+    fn prefix(&self, v: u32) -> &'static str;
+    /// Number of 32-bit components of virtual register `v` (1, 2, 4; predicates 1).
+    fn width(&self, v: u32) -> u8;
+}
+
+/// Prints physical registers only; virtual ones print as `%v<N>`.
+pub struct NoVRegs;
+
+impl VRegNames for NoVRegs {
+    fn prefix(&self, _: u32) -> &'static str {
+        "%v"
+    }
+    fn width(&self, _: u32) -> u8 {
+        1
+    }
+}
+
+fn reg_name(r: Reg, comp: u8, n: u8, names: &dyn VRegNames) -> String {
+    match r {
+        Reg::R(255) => "RZ".into(),
+        Reg::R(x) => format!("R{}", x as u32 + comp as u32),
+        Reg::P(7) => "PT".into(),
+        Reg::P(x) => format!("P{x}"),
+        Reg::V(v) => {
+            let w = names.width(v);
+            let base = format!("{}{v}", names.prefix(v));
+            if n >= w && comp == 0 {
+                base
+            } else if w == 2 && n == 1 {
+                format!("{base}.{}", if comp == 0 { "lo" } else { "hi" })
+            } else if n == 1 {
+                format!("{base}.{comp}")
+            } else {
+                format!("{base}.{comp}:{n}")
+            }
+        }
+    }
+}
+
+/// How immediates of an opcode print.
+#[derive(PartialEq)]
+enum ImmStyle {
+    Signed,
+    Unsigned,
+    F32,
+    F64Hi,
+}
+
+fn imm_style(op: &Op) -> ImmStyle {
+    use Opcode::*;
+    match op.opcode() {
+        Fadd | Fadd32i | Fmul | Fmul32i | Ffma | Ffma32i | Fmnmx | Fsetp => ImmStyle::F32,
+        Dadd | Dmul | Dfma | Dmnmx | Dsetp => ImmStyle::F64Hi,
+        Iadd | Iadd32i | Iadd3 | Iscadd | Isetp | Imnmx => ImmStyle::Signed,
+        _ => ImmStyle::Unsigned,
+    }
+}
+
+/// nvdisasm's float spelling: integers without a fraction, otherwise the shortest
+/// round-tripping decimal (with an exponent for very small or large values).
+fn float_text(v: f64) -> String {
+    if v.is_nan() {
+        return "+QNAN".into();
+    }
+    if v.is_infinite() {
+        return if v > 0.0 {
+            "+INF".into()
+        } else {
+            "-INF".into()
+        };
+    }
+    if v == v.trunc() && v.abs() < 1e16 {
+        return format!("{}", v as i64);
+    }
+    let a = v.abs();
+    if (1e-4..1e16).contains(&a) {
+        format!("{v}")
+    } else {
+        format!("{v:e}").replace('e', "e+").replace("e+-", "e-")
+    }
+}
+
+fn hex(v: i64) -> String {
+    if v < 0 {
+        format!("-0x{:x}", -(v as i128))
+    } else {
+        format!("0x{v:x}")
+    }
+}
+
+/// Writes one source operand.
+pub fn src_text(op: &Op, s: &Src, names: &dyn VRegNames, label: &dyn Fn(u32) -> String) -> String {
+    let body = match s.kind {
+        SrcKind::Reg(r) => reg_name(r.reg, r.comp, r.n, names),
+        SrcKind::Pred(p) => reg_name(p, 0, 1, names),
+        SrcKind::Imm(v) => match imm_style(op) {
+            ImmStyle::Signed => hex(v as i32 as i64),
+            ImmStyle::Unsigned => hex(v as i64),
+            ImmStyle::F32 => float_text(f32::from_bits(v) as f64),
+            ImmStyle::F64Hi => float_text(f64::from_bits((v as u64) << 32)),
+        },
+        SrcKind::CBuf {
+            bank,
+            offset,
+            index,
+            ..
+        } => {
+            let space = if matches!(op.opcode(), Opcode::Xmad | Opcode::F2i) {
+                " "
+            } else {
+                ""
+            };
+            match index {
+                Some(r) if !r.reg.is_rz() => {
+                    let base = reg_name(r.reg, r.comp, r.n, names);
+                    if offset == 0 {
+                        format!("c[{}]{space}[{base}]", hex(bank as i64))
+                    } else {
+                        format!(
+                            "c[{}]{space}[{base}+{}]",
+                            hex(bank as i64),
+                            hex(offset as i64)
+                        )
+                    }
+                }
+                _ => format!("c[{}]{space}[{}]", hex(bank as i64), hex(offset as i64)),
+            }
+        }
+        SrcKind::Addr { base, offset } => {
+            if base.reg.is_rz() {
+                if offset == 0 {
+                    "[RZ]".into()
+                } else {
+                    format!("[{}]", hex(offset as u32 as i64))
+                }
+            } else {
+                let b = reg_name(base.reg, base.comp, base.n, names);
+                if offset == 0 {
+                    format!("[{b}]")
+                } else {
+                    format!("[{b}+{}]", hex(offset as i64))
+                }
+            }
+        }
+        SrcKind::Label(b) => label(b),
+    };
+    let mut t = String::new();
+    if s.mods.neg {
+        t.push(if matches!(s.kind, SrcKind::Pred(_)) {
+            '!'
+        } else {
+            '-'
+        });
+    }
+    if s.mods.inv {
+        t.push('~');
+    }
+    if s.mods.abs {
+        let _ = write!(t, "|{body}|");
+    } else {
+        t.push_str(&body);
+    }
+    if s.mods.h1 {
+        t.push_str(".H1");
+    }
+    t
+}
+
+/// Writes one instruction without the trailing ` ;`, e.g. `@P0 IADD R4.CC, R6, c[0x0][0x148]`.
+/// `label` turns a block number into a branch-target text.
+pub fn instr_text(i: &Instr, names: &dyn VRegNames, label: &dyn Fn(u32) -> String) -> String {
+    let mut s = String::new();
+    if let Some(g) = i.guard {
+        let _ = write!(
+            s,
+            "@{}{} ",
+            if g.neg { "!" } else { "" },
+            reg_name(g.pred, 0, 1, names)
+        );
+    }
+    s.push_str(&i.op.name());
+    if let Op::Depbar { sb, count } = i.op {
+        let _ = write!(s, " SB{sb}, {}", hex(count as i64));
+        return s;
+    }
+    if let Op::S2r(sr) = i.op {
+        if let Some(Dst::Reg(r)) = i.dsts.first() {
+            let _ = write!(s, " {}, {}", reg_name(r.reg, r.comp, r.n, names), sr.name());
+        }
+        return s;
+    }
+    let cc = i.op.writes_cc();
+    let mut first = true;
+    let mut cc_done = false;
+    for d in &i.dsts {
+        s.push_str(if first { " " } else { ", " });
+        first = false;
+        match d {
+            Dst::Reg(r) => {
+                s.push_str(&reg_name(r.reg, r.comp, r.n, names));
+                if cc && !cc_done {
+                    s.push_str(".CC");
+                    cc_done = true;
+                }
+            }
+            Dst::Pred(p) => s.push_str(&reg_name(*p, 0, 1, names)),
+        }
+    }
+    for src in &i.srcs {
+        s.push_str(if first { " " } else { ", " });
+        first = false;
+        s.push_str(&src_text(&i.op, src, names, label));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sass::op::*;
+
+    fn text(i: &Instr) -> String {
+        instr_text(i, &NoVRegs, &|b| format!("BB{b}"))
+    }
+
+    #[test]
+    fn nvdisasm_spellings() {
+        let r = |n: u8| RegRef::new(Reg::R(n), 1);
+        let i = Instr::new(
+            Op::Iadd { cc: true, x: false },
+            vec![Dst::Reg(r(4))],
+            vec![Src::reg(r(6)), Src::cbuf(0, 0x148, 1)],
+        );
+        assert_eq!(text(&i), "IADD R4.CC, R6, c[0x0][0x148]");
+        let i = Instr::new(
+            Op::Lea {
+                hi: true,
+                x: true,
+                cc: false,
+            },
+            vec![Dst::Pred(Reg::P(0)), Dst::Reg(r(5))],
+            vec![Src::reg(r(0)), Src::rz(), Src::reg(r(2))],
+        );
+        assert_eq!(text(&i), "LEA.HI.X P0, R5, R0, RZ, R2");
+        let i = Instr::new(
+            Op::Ld(MemMods::new(MemSize::B32, true)),
+            vec![Dst::Reg(r(4))],
+            vec![
+                Src::addr(RegRef::new(Reg::R(4), 2), -4),
+                Src::pred(Reg::P(0), false),
+            ],
+        );
+        assert_eq!(text(&i), "LD.E R4, [R4+-0x4], P0");
+        let i = Instr::new(
+            Op::Xmad(XmadMods {
+                psl: true,
+                c: XmadC::Cbcc,
+                ..Default::default()
+            }),
+            vec![Dst::Reg(r(0))],
+            vec![Src::reg(r(0)).h1(), Src::reg(r(3)).h1(), Src::reg(r(2))],
+        );
+        assert_eq!(text(&i), "XMAD.PSL.CBCC R0, R0.H1, R3.H1, R2");
+        let i = Instr::new(
+            Op::Xmad(XmadMods {
+                mrg: true,
+                ..Default::default()
+            }),
+            vec![Dst::Reg(r(3))],
+            vec![Src::reg(r(0)), Src::cbuf(0, 8, 1).h1(), Src::rz()],
+        );
+        assert_eq!(text(&i), "XMAD.MRG R3, R0, c[0x0] [0x8].H1, RZ");
+        let i = Instr::new(
+            Op::Iadd32i {
+                cc: false,
+                x: false,
+            },
+            vec![Dst::Reg(r(1))],
+            vec![Src::reg(r(1)), Src::imm(-0x40i32 as u32)],
+        );
+        assert_eq!(text(&i), "IADD32I R1, R1, -0x40");
+        let i = Instr::new(
+            Op::Lds(MemMods::new(MemSize::B32, false)),
+            vec![Dst::Reg(r(0))],
+            vec![Src::addr(RegRef::rz(1), 8)],
+        );
+        assert_eq!(text(&i), "LDS.U.32 R0, [0x8]");
+        let i = Instr::new(
+            Op::Fmul(FMods::default()),
+            vec![Dst::Reg(r(0))],
+            vec![Src::reg(r(0)), Src::imm(0.5f32.to_bits())],
+        );
+        assert_eq!(text(&i), "FMUL R0, R0, 0.5");
+        let i = Instr::new(
+            Op::Isetp {
+                cmp: Cmp::Ge,
+                u32: true,
+                x: false,
+                bop: BoolOp::And,
+            },
+            vec![Dst::Pred(Reg::P(0)), Dst::Pred(PT)],
+            vec![Src::reg(r(0)), Src::cbuf(0, 0x158, 1), Src::pt()],
+        );
+        assert_eq!(text(&i), "ISETP.GE.U32.AND P0, PT, R0, c[0x0][0x158], PT");
+        let i = Instr::new(Op::Bra, vec![], vec![Src::label(3)]).guarded(Reg::P(1), true);
+        assert_eq!(text(&i), "@!P1 BRA BB3");
+        let i = Instr::new(
+            Op::Lop(LogicOp::PassB),
+            vec![Dst::Reg(r(2))],
+            vec![Src::rz(), Src::reg(r(3)).inv()],
+        );
+        assert_eq!(text(&i), "LOP.PASS_B R2, RZ, ~R3");
+        let i = Instr::new(
+            Op::Ldc {
+                size: MemSize::B32,
+                mode: LdcMode::Ia,
+            },
+            vec![Dst::Reg(r(0))],
+            vec![Src {
+                kind: SrcKind::CBuf {
+                    bank: 3,
+                    offset: -0x63c0,
+                    index: Some(r(0)),
+                    n: 1,
+                },
+                mods: SrcMods::default(),
+            }],
+        );
+        assert_eq!(text(&i), "LDC R0, c[0x3][R0+-0x63c0]");
+    }
+}
