@@ -48,10 +48,7 @@ impl Diag {
 
     /// A warning at `span`.
     pub fn warning(span: Span, message: impl Into<String>) -> Diag {
-        Diag {
-            severity: Severity::Warning,
-            ..Diag::error(span, message)
-        }
+        Diag { severity: Severity::Warning, ..Diag::error(span, message) }
     }
 
     /// Sets the label under the primary caret.
@@ -86,9 +83,7 @@ pub struct SourceFile<'a> {
 impl<'a> SourceFile<'a> {
     /// `name` is what the user passed (a path, or `<stdin>`); `text` the decoded source.
     pub fn new(name: &'a str, text: &'a str) -> SourceFile<'a> {
-        SourceFile {
-            files: SimpleFile::new(name, text),
-        }
+        SourceFile { files: SimpleFile::new(name, text) }
     }
 
     /// Renders one diagnostic as plain text: `error: msg`, ` --> file:line:col`, the source
@@ -99,21 +94,12 @@ impl<'a> SourceFile<'a> {
             Severity::Warning => CsSeverity::Warning,
         };
         let mut labels = vec![Label::primary((), d.primary.0.range()).with_message(&d.primary.1)];
-        labels.extend(
-            d.secondary
-                .iter()
-                .map(|(s, m)| Label::secondary((), s.range()).with_message(m)),
-        );
-        let diagnostic = Diagnostic::new(severity)
-            .with_message(&d.message)
-            .with_labels(labels)
-            .with_notes(d.notes.clone());
+        labels.extend(d.secondary.iter().map(|(s, m)| Label::secondary((), s.range()).with_message(m)));
+        let diagnostic =
+            Diagnostic::new(severity).with_message(&d.message).with_labels(labels).with_notes(d.notes.clone());
         let config = term::Config::default();
         term::emit_into_string(&config, &self.files, &diagnostic).unwrap_or_else(|_| {
-            format!(
-                "{:?}: {} (at bytes {}..{})\n",
-                d.severity, d.message, d.primary.0.lo, d.primary.0.hi
-            )
+            format!("{:?}: {} (at bytes {}..{})\n", d.severity, d.message, d.primary.0.lo, d.primary.0.hi)
         })
     }
 

@@ -74,10 +74,7 @@ pub fn decode(bytes: &[u8]) -> Result<&str, Diag> {
         let (line, col) = line_col(&lossy, at);
         Diag::error(
             Span::new(at, at + 1),
-            format!(
-                "the file is not valid UTF-8: byte 0x{:02x} at line {line}, column {col}",
-                bytes[at]
-            ),
+            format!("the file is not valid UTF-8: byte 0x{:02x} at line {line}, column {col}", bytes[at]),
         )
         .label("not UTF-8")
         .note("PTX is ASCII text (PTX ISA 4.1)")
@@ -88,31 +85,16 @@ pub fn decode(bytes: &[u8]) -> Result<&str, Diag> {
 pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
     let (module, mut warnings) = ptx::parse(src)?;
     if opts.emit == Emit::Ast {
-        return Ok(Output {
-            text: module.to_string(),
-            stats: vec![],
-            warnings,
-            program: None,
-        });
+        return Ok(Output { text: module.to_string(), stats: vec![], warnings, program: None });
     }
     let (mut irm, w) = lower::lower(&module, &opts.lower)?;
     warnings.extend(w);
     match opts.emit {
         Emit::Ir => {
-            return Ok(Output {
-                text: irm.to_string(),
-                stats: vec![],
-                warnings,
-                program: None,
-            });
+            return Ok(Output { text: irm.to_string(), stats: vec![], warnings, program: None });
         }
         Emit::Dot => {
-            return Ok(Output {
-                text: ir::dot::to_dot(&irm),
-                stats: vec![],
-                warnings,
-                program: None,
-            });
+            return Ok(Output { text: ir::dot::to_dot(&irm), stats: vec![], warnings, program: None });
         }
         _ => {}
     }
@@ -129,17 +111,10 @@ pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
         return Err(errors);
     }
     if opts.emit == Emit::IrAlloc {
-        return Ok(Output {
-            text: irm.to_string(),
-            stats: vec![],
-            warnings,
-            program: None,
-        });
+        return Ok(Output { text: irm.to_string(), stats: vec![], warnings, program: None });
     }
-    let program = Program {
-        functions: irm.functions.iter().map(sched::schedule).collect(),
-        const_bytes: irm.const_bank.len(),
-    };
+    let program =
+        Program { functions: irm.functions.iter().map(sched::schedule).collect(), const_bytes: irm.const_bank.len() };
     let stats = program
         .functions
         .iter()
@@ -152,10 +127,5 @@ pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
             shared_bytes: f.shared_bytes,
         })
         .collect();
-    Ok(Output {
-        text: program.to_string(),
-        stats,
-        warnings,
-        program: Some(program),
-    })
+    Ok(Output { text: program.to_string(), stats, warnings, program: Some(program) })
 }

@@ -11,11 +11,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(
-    name = "ptx2sass",
-    version,
-    about = "Compile NVIDIA PTX to SASS for Maxwell (SPA 5.0, sm_50)"
-)]
+#[command(name = "ptx2sass", version, about = "Compile NVIDIA PTX to SASS for Maxwell (SPA 5.0, sm_50)")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -87,11 +83,7 @@ fn write_output(path: Option<&PathBuf>, text: &str) -> std::io::Result<()> {
 
 fn compile(args: CompileArgs) -> ExitCode {
     let name = args.input.display().to_string();
-    let name = if name == "-" {
-        "<stdin>".to_string()
-    } else {
-        name
-    };
+    let name = if name == "-" { "<stdin>".to_string() } else { name };
     let bytes = match read_input(&args.input) {
         Ok(b) => b,
         Err(e) => {
@@ -107,14 +99,14 @@ fn compile(args: CompileArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let mut opts = driver::Options::default();
-    opts.emit = match args.emit {
+    let emit = match args.emit {
         EmitArg::Ast => Emit::Ast,
         EmitArg::Ir => Emit::Ir,
         EmitArg::IrAlloc => Emit::IrAlloc,
         EmitArg::Dot => Emit::Dot,
         EmitArg::Sass => Emit::Sass,
     };
+    let mut opts = driver::Options { emit, ..driver::Options::default() };
     opts.regalloc.max_regs = args.maxrregcount;
     opts.regalloc.verify = args.verify;
     let file = SourceFile::new(&name, src);
@@ -139,10 +131,7 @@ fn compile(args: CompileArgs) -> ExitCode {
         Err(diags) => {
             eprint!("{}", file.render_all(&diags));
             let n = diags.iter().filter(|d| d.is_error()).count();
-            eprintln!(
-                "error: {n} error{} in {name}; no output written",
-                if n == 1 { "" } else { "s" }
-            );
+            eprintln!("error: {n} error{} in {name}; no output written", if n == 1 { "" } else { "s" });
             ExitCode::from(1)
         }
     }

@@ -25,17 +25,10 @@ pub fn to_dot(m: &Module) -> String {
 
 fn write_function(s: &mut String, f: &Function) {
     let _ = writeln!(s, "digraph \"{}\" {{", escape(&f.name));
-    let _ = writeln!(
-        s,
-        "  node [shape=record, fontname=\"monospace\", fontsize=10];"
-    );
+    let _ = writeln!(s, "  node [shape=record, fontname=\"monospace\", fontsize=10];");
     for &b in &f.layout {
         let block = &f.cfg[b];
-        let mut label = format!(
-            "{}: {}\\l",
-            f.block_label(b.index() as u32),
-            escape(&block.name)
-        );
+        let mut label = format!("{}: {}\\l", f.block_label(b.index() as u32), escape(&block.name));
         for i in &block.instrs {
             label.push_str(&escape(&f.instr_text(i)));
             label.push_str("\\l");

@@ -3,8 +3,9 @@
 //!
 //! Invariants (checked by [`verify`]):
 //! * every block ends with a terminator: `BRA` (one successor, `Taken` edge), `@P BRA`
-//!   (two: `Taken` then `Fallthrough`, the fall-through block next in `layout`), or
-//!   `EXIT`/`RET` (none);
+//!   (two: `Taken` then `Fallthrough`, the fall-through block next in `layout`), `SYNC` /
+//!   `BRK` (guarded or not; the `Taken` edge goes to the SSY/PBK target), or `EXIT`/`RET`
+//!   (none);
 //! * after SSA construction every virtual register has exactly one definition (an
 //!   instruction destination or a block parameter); edge arguments feed block parameters;
 //! * register operands have the width of their virtual register (or name a component);
@@ -75,6 +76,8 @@ pub struct Block {
     /// Source spans of the PTX instructions each IR instruction came from (same length as
     /// `instrs`; `Span::default()` for instructions without a PTX origin).
     pub origins: Vec<Span>,
+    /// The block's conditional branch is known warp-uniform (PTX `bra.uni`).
+    pub uni: bool,
 }
 
 impl Block {
@@ -132,10 +135,7 @@ impl Function {
     /// An empty function with one empty entry block.
     pub fn new(name: &str, kind: FuncKind) -> Function {
         let mut cfg = StableDiGraph::new();
-        let entry = cfg.add_node(Block {
-            name: "entry".into(),
-            ..Block::default()
-        });
+        let entry = cfg.add_node(Block { name: "entry".into(), ..Block::default() });
         Function {
             name: name.into(),
             kind,
@@ -160,49 +160,34 @@ impl Function {
 
     /// A new block (not yet in the layout).
     pub fn new_block(&mut self, name: impl Into<String>) -> BlockId {
-        self.cfg.add_node(Block {
-            name: name.into(),
-            ..Block::default()
-        })
+        self.cfg.add_node(Block { name: name.into(), ..Block::default() })
     }
 
     /// Successor edges of `b` in order: the `Taken` edge first, then `Fallthrough`.
     pub fn succ_edges(&self, b: BlockId) -> Vec<EdgeIndex> {
-        let mut v: Vec<(EdgeKind, EdgeIndex)> = self
-            .cfg
-            .edges_directed(b, Direction::Outgoing)
-            .map(|e| (e.weight().kind, e.id()))
-            .collect();
+        let mut v: Vec<(EdgeKind, EdgeIndex)> =
+            self.cfg.edges_directed(b, Direction::Outgoing).map(|e| (e.weight().kind, e.id())).collect();
         v.sort();
         v.into_iter().map(|x| x.1).collect()
     }
 
     /// Successor blocks of `b`, `Taken` first.
     pub fn succs(&self, b: BlockId) -> Vec<BlockId> {
-        self.succ_edges(b)
-            .into_iter()
-            .map(|e| self.cfg.edge_endpoints(e).expect("edge exists").1)
-            .collect()
+        self.succ_edges(b).into_iter().map(|e| self.cfg.edge_endpoints(e).expect("edge exists").1).collect()
     }
 
     /// Predecessor blocks of `b` (one entry per edge), in a deterministic order.
     pub fn preds(&self, b: BlockId) -> Vec<BlockId> {
-        let mut v: Vec<(BlockId, EdgeKind)> = self
-            .cfg
-            .edges_directed(b, Direction::Incoming)
-            .map(|e| (e.source(), e.weight().kind))
-            .collect();
+        let mut v: Vec<(BlockId, EdgeKind)> =
+            self.cfg.edges_directed(b, Direction::Incoming).map(|e| (e.source(), e.weight().kind)).collect();
         v.sort();
         v.into_iter().map(|x| x.0).collect()
     }
 
     /// Incoming edges of `b`, in the same order as [`Function::preds`].
     pub fn pred_edges(&self, b: BlockId) -> Vec<EdgeIndex> {
-        let mut v: Vec<(BlockId, EdgeKind, EdgeIndex)> = self
-            .cfg
-            .edges_directed(b, Direction::Incoming)
-            .map(|e| (e.source(), e.weight().kind, e.id()))
-            .collect();
+        let mut v: Vec<(BlockId, EdgeKind, EdgeIndex)> =
+            self.cfg.edges_directed(b, Direction::Incoming).map(|e| (e.source(), e.weight().kind, e.id())).collect();
         v.sort();
         v.into_iter().map(|x| x.2).collect()
     }
@@ -276,18 +261,10 @@ impl fmt::Display for Function {
         };
         writeln!(f, "{kind} {}", self.name)?;
         for p in &self.params {
-            writeln!(
-                f,
-                "  // param {} {} at c[0x0][0x{:x}], {} bytes",
-                p.name, p.ty, p.offset, p.size
-            )?;
+            writeln!(f, "  // param {} {} at c[0x0][0x{:x}], {} bytes", p.name, p.ty, p.offset, p.size)?;
         }
         if self.local_bytes + self.spill_bytes > 0 {
-            writeln!(
-                f,
-                "  // frame: {} bytes local, {} bytes spill",
-                self.local_bytes, self.spill_bytes
-            )?;
+            writeln!(f, "  // frame: {} bytes local, {} bytes spill", self.local_bytes, self.spill_bytes)?;
         }
         if self.num_regs > 0 {
             writeln!(f, "  // registers: {}", self.num_regs)?;
@@ -307,11 +284,7 @@ impl fmt::Display for Function {
             if !preds.is_empty() {
                 notes.push(format!(
                     "preds {}",
-                    preds
-                        .iter()
-                        .map(|p| self.block_label(p.index() as u32))
-                        .collect::<Vec<_>>()
-                        .join(" ")
+                    preds.iter().map(|p| self.block_label(p.index() as u32)).collect::<Vec<_>>().join(" ")
                 ));
             }
             if notes.is_empty() {
@@ -328,11 +301,7 @@ impl fmt::Display for Function {
                     .iter()
                     .map(|e| {
                         let (_, t) = self.cfg.edge_endpoints(*e).expect("edge exists");
-                        format!(
-                            "{}({})",
-                            self.block_label(t.index() as u32),
-                            self.vreg_list(&self.cfg[*e].args)
-                        )
+                        format!("{}({})", self.block_label(t.index() as u32), self.vreg_list(&self.cfg[*e].args))
                     })
                     .collect();
                 writeln!(f, "    // -> {}", parts.join(", "))?;

@@ -20,9 +20,7 @@ pub fn verify(f: &Function) -> Result<(), String> {
         };
         let succs = f.succ_edges(b);
         let ok = match term.op {
-            Op::Bra if term.guard.is_none() => {
-                succs.len() == 1 && f.cfg[succs[0]].kind == EdgeKind::Taken
-            }
+            Op::Bra if term.guard.is_none() => succs.len() == 1 && f.cfg[succs[0]].kind == EdgeKind::Taken,
             Op::Bra => {
                 succs.len() == 2
                     && f.cfg[succs[0]].kind == EdgeKind::Taken
@@ -32,21 +30,23 @@ pub fn verify(f: &Function) -> Result<(), String> {
                         pos[ft.index()] == li + 1
                     }
             }
+            // SYNC/BRK leave through the reconvergence stack to their SSY/PBK target,
+            // which the CFG records as the `Taken` edge.
+            Op::Sync | Op::Brk if term.guard.is_none() => succs.len() == 1 && f.cfg[succs[0]].kind == EdgeKind::Taken,
+            Op::Sync | Op::Brk => {
+                succs.len() == 2 && f.cfg[succs[1]].kind == EdgeKind::Fallthrough && {
+                    let (_, ft) = f.cfg.edge_endpoints(succs[1]).expect("edge");
+                    pos[ft.index()] == li + 1
+                }
+            }
             Op::Exit | Op::Ret if term.guard.is_none() => succs.is_empty(),
             _ => false,
         };
         if !ok {
-            return Err(format!(
-                "{}: bad terminator `{}` for {} successors",
-                here(),
-                f.instr_text(term),
-                succs.len()
-            ));
+            return Err(format!("{}: bad terminator `{}` for {} successors", here(), f.instr_text(term), succs.len()));
         }
         for i in &block.instrs[..block.instrs.len() - 1] {
-            if i.op.info().control
-                && !(matches!(i.op, Op::Exit | Op::Ret | Op::Sync | Op::Brk) && i.guard.is_some())
-            {
+            if i.op.info().control && !(matches!(i.op, Op::Exit | Op::Ret | Op::Sync | Op::Brk) && i.guard.is_some()) {
                 return Err(format!(
                     "{}: control instruction `{}` before the end of the block",
                     here(),
@@ -73,11 +73,7 @@ pub fn verify(f: &Function) -> Result<(), String> {
         for i in &block.instrs {
             let text = || f.instr_text(i);
             if i.op.reads_cc() && !cc_set {
-                return Err(format!(
-                    "{}: `{}` reads CC not set earlier in the block",
-                    here(),
-                    text()
-                ));
+                return Err(format!("{}: `{}` reads CC not set earlier in the block", here(), text()));
             }
             if i.op.writes_cc() {
                 cc_set = true;
@@ -101,11 +97,7 @@ pub fn verify(f: &Function) -> Result<(), String> {
                         }
                     }
                     Dst::Pred(Reg::V(v)) if f.vregs.get(*v as usize) != Some(&VRegKind::Pred) => {
-                        return Err(format!(
-                            "{}: `{}` writes non-predicate %{v} as a predicate",
-                            here(),
-                            text()
-                        ));
+                        return Err(format!("{}: `{}` writes non-predicate %{v} as a predicate", here(), text()));
                     }
                     _ => {}
                 }
@@ -119,25 +111,14 @@ pub fn verify(f: &Function) -> Result<(), String> {
             };
             for s in &i.srcs {
                 match s.kind {
-                    SrcKind::Pred(Reg::V(v))
-                        if f.vregs.get(v as usize) != Some(&VRegKind::Pred) =>
-                    {
-                        return Err(format!(
-                            "{}: `{}` reads %{v} as a predicate",
-                            here(),
-                            text()
-                        ));
+                    SrcKind::Pred(Reg::V(v)) if f.vregs.get(v as usize) != Some(&VRegKind::Pred) => {
+                        return Err(format!("{}: `{}` reads %{v} as a predicate", here(), text()));
                     }
                     _ => {
                         if let Some(r) = s.gprs()
                             && !gpr_ok(r)
                         {
-                            return Err(format!(
-                                "{}: `{}` reads {:?} beyond its width",
-                                here(),
-                                text(),
-                                r
-                            ));
+                            return Err(format!("{}: `{}` reads {:?} beyond its width", here(), text(), r));
                         }
                     }
                 }
@@ -146,20 +127,13 @@ pub fn verify(f: &Function) -> Result<(), String> {
                 && let Reg::V(v) = g.pred
                 && f.vregs.get(v as usize) != Some(&VRegKind::Pred)
             {
-                return Err(format!(
-                    "{}: guard of `{}` is not a predicate",
-                    here(),
-                    text()
-                ));
+                return Err(format!("{}: guard of `{}` is not a predicate", here(), text()));
             }
         }
     }
     if f.ssa {
         if let Some(v) = defs.iter().position(|&d| d > 1) {
-            return Err(format!(
-                "{}: %{v} has {} definitions in SSA form",
-                f.name, defs[v]
-            ));
+            return Err(format!("{}: %{v} has {} definitions in SSA form", f.name, defs[v]));
         }
         check_dominance(f)?;
     }

@@ -11,9 +11,7 @@
 
 use super::ctx::{LResult, Lowerer, PtxReg, imm_bits32, imm_bits64};
 use crate::ptx::ast::{Instruction, Operand, VecElem};
-use crate::ptx::instr::{
-    Arith, ArithOp, BarOp, BoolOp as PBool, CmpOp, Cvt, IntMode, Rounding, Setp,
-};
+use crate::ptx::instr::{Arith, ArithOp, BarOp, BoolOp as PBool, CmpOp, Cvt, IntMode, Rounding, Setp};
 use crate::ptx::types::ScalarType;
 use crate::sass::instr::{Dst, Instr, PT, RZ, Reg, RegRef, Src, SrcKind};
 use crate::sass::op::*;
@@ -99,64 +97,31 @@ impl Lowerer<'_> {
             Operand::Imm(i) => {
                 if wide {
                     let v = imm_bits64(i.value);
-                    Ok(Val {
-                        lo: Src::imm(v as u32),
-                        hi: Some(Src::imm((v >> 32) as u32)),
-                        whole: None,
-                    })
+                    Ok(Val { lo: Src::imm(v as u32), hi: Some(Src::imm((v >> 32) as u32)), whole: None })
                 } else {
-                    let v = if ty.is_float() {
-                        imm_bits32(i.value)
-                    } else {
-                        imm_bits64(i.value) as u32
-                    };
-                    Ok(Val {
-                        lo: Src::imm(v),
-                        hi: None,
-                        whole: None,
-                    })
+                    let v = if ty.is_float() { imm_bits32(i.value) } else { imm_bits64(i.value) as u32 };
+                    Ok(Val { lo: Src::imm(v), hi: None, whole: None })
                 }
             }
-            Operand::Name {
-                name,
-                component,
-                negated: false,
-                ..
-            } => {
+            Operand::Name { name, component, negated: false, .. } => {
                 if let Some(c) = component {
                     let s = self.special_reg(&name.name, *c, name.span)?;
-                    return Ok(Val {
-                        lo: s,
-                        hi: None,
-                        whole: None,
-                    });
+                    return Ok(Val { lo: s, hi: None, whole: None });
                 }
                 if crate::ptx::check::special_register(&name.name).is_some() {
                     let s = self.special_reg(&name.name, ' ', name.span)?;
-                    return Ok(Val {
-                        lo: s,
-                        hi: None,
-                        whole: None,
-                    });
+                    return Ok(Val { lo: s, hi: None, whole: None });
                 }
                 if let Some(loc) = self.var(&name.name) {
                     let a = self.var_address(&name.name, loc, name.span)?;
-                    return Ok(Val {
-                        lo: Src::reg(a.part(0)),
-                        hi: Some(Src::reg(a.part(1))),
-                        whole: Some(a),
-                    });
+                    return Ok(Val { lo: Src::reg(a.part(0)), hi: Some(Src::reg(a.part(1))), whole: Some(a) });
                 }
                 let r = self.ptx_reg(name)?;
                 let n = if r.ty.bits() == 64 { 2 } else { 1 };
                 let whole = RegRef::new(r.reg, n);
                 Ok(Val {
                     lo: Src::reg(whole.part(0)),
-                    hi: if n == 2 {
-                        Some(Src::reg(whole.part(1)))
-                    } else {
-                        None
-                    },
+                    hi: if n == 2 { Some(Src::reg(whole.part(1))) } else { None },
                     whole: Some(whole),
                 })
             }
@@ -204,10 +169,7 @@ impl Lowerer<'_> {
             ("%lanemask_gt", _) => SpecialReg::GtMask,
             ("%lanemask_ge", _) => SpecialReg::GeMask,
             _ => {
-                return self.error(
-                    at,
-                    format!("special register `{name}` is not supported yet"),
-                );
+                return self.error(at, format!("special register `{name}` is not supported yet"));
             }
         };
         let t = self.tmp(1);
@@ -235,25 +197,13 @@ impl Lowerer<'_> {
                 let VecElem::Reg(id) = e else { continue };
                 let r = self.ptx_reg(id)?;
                 let src = if eb == 32 {
-                    if k == 0 {
-                        v.lo
-                    } else {
-                        v.hi.unwrap_or(Src::rz())
-                    }
+                    if k == 0 { v.lo } else { v.hi.unwrap_or(Src::rz()) }
                 } else {
-                    let word = if (k as u32 * eb) >= 32 {
-                        v.hi.unwrap_or(Src::rz())
-                    } else {
-                        v.lo
-                    };
+                    let word = if (k as u32 * eb) >= 32 { v.hi.unwrap_or(Src::rz()) } else { v.lo };
                     let pos = (k as u32 * eb) % 32;
                     let t = self.tmp(1);
                     let w = self.in_reg(word);
-                    self.op(
-                        Op::Bfe { u32: true },
-                        Dst::reg(t, 1),
-                        vec![w, Src::imm(pos | (eb << 8))],
-                    );
+                    self.op(Op::Bfe { u32: true }, Dst::reg(t, 1), vec![w, Src::imm(pos | (eb << 8))]);
                     Src::r32(t)
                 };
                 self.write_ptx(r, src, ScalarType::B32)?;
@@ -277,11 +227,7 @@ impl Lowerer<'_> {
                 });
             }
             if eb == 32 {
-                self.emit(Instr::new(
-                    Op::Join,
-                    vec![Dst::reg(d.reg, (ty.bits() / 32) as u8)],
-                    parts,
-                ));
+                self.emit(Instr::new(Op::Join, vec![Dst::reg(d.reg, (ty.bits() / 32) as u8)], parts));
             } else {
                 let mask = (1u32 << eb) - 1;
                 let mut words = vec![];
@@ -289,20 +235,12 @@ impl Lowerer<'_> {
                     let mut acc = None;
                     for (k, p) in chunk.iter().enumerate() {
                         let m = self.tmp(1);
-                        self.op(
-                            Op::Lop32i(LogicOp::And),
-                            Dst::reg(m, 1),
-                            vec![*p, Src::imm(mask)],
-                        );
+                        self.op(Op::Lop32i(LogicOp::And), Dst::reg(m, 1), vec![*p, Src::imm(mask)]);
                         let part = if k == 0 {
                             Src::r32(m)
                         } else {
                             let s = self.tmp(1);
-                            self.op(
-                                Op::Shl,
-                                Dst::reg(s, 1),
-                                vec![Src::r32(m), Src::imm(k as u32 * eb)],
-                            );
+                            self.op(Op::Shl, Dst::reg(s, 1), vec![Src::r32(m), Src::imm(k as u32 * eb)]);
                             Src::r32(s)
                         };
                         acc = Some(match acc {
@@ -317,17 +255,9 @@ impl Lowerer<'_> {
                     words.push(acc.expect("non-empty"));
                 }
                 if words.len() == 1 {
-                    self.emit(Instr::new(
-                        Op::Copy,
-                        vec![Dst::reg(d.reg, 1)],
-                        vec![words[0]],
-                    ));
+                    self.emit(Instr::new(Op::Copy, vec![Dst::reg(d.reg, 1)], vec![words[0]]));
                 } else {
-                    self.emit(Instr::new(
-                        Op::Join,
-                        vec![Dst::reg(d.reg, words.len() as u8)],
-                        words,
-                    ));
+                    self.emit(Instr::new(Op::Join, vec![Dst::reg(d.reg, words.len() as u8)], words));
                 }
             }
             return Ok(());
@@ -335,10 +265,7 @@ impl Lowerer<'_> {
         if ty == ScalarType::Pred {
             let s = self.pred_src(s_op)?;
             self.emit(Instr::new(
-                Op::Psetp {
-                    bop0: BoolOp::And,
-                    bop1: BoolOp::And,
-                },
+                Op::Psetp { bop0: BoolOp::And, bop1: BoolOp::And },
                 vec![Dst::Pred(d.reg), Dst::Pred(PT)],
                 vec![s, Src::pt(), Src::pt()],
             ));
@@ -390,26 +317,14 @@ impl Lowerer<'_> {
             return s;
         }
         if let SrcKind::Imm(v) = s.kind {
-            return Src::imm(if ty.is_signed() {
-                v as i16 as i32 as u32
-            } else {
-                v & 0xffff
-            });
+            return Src::imm(if ty.is_signed() { v as i16 as i32 as u32 } else { v & 0xffff });
         }
         let t = self.tmp(1);
         let r = self.in_reg(s);
         if ty.is_signed() {
-            self.op(
-                Op::Bfe { u32: false },
-                Dst::reg(t, 1),
-                vec![r, Src::imm(0x1000)],
-            );
+            self.op(Op::Bfe { u32: false }, Dst::reg(t, 1), vec![r, Src::imm(0x1000)]);
         } else {
-            self.op(
-                Op::Lop32i(LogicOp::And),
-                Dst::reg(t, 1),
-                vec![r, Src::imm(0xffff)],
-            );
+            self.op(Op::Lop32i(LogicOp::And), Dst::reg(t, 1), vec![r, Src::imm(0xffff)]);
         }
         Src::r32(t)
     }
@@ -434,18 +349,8 @@ impl Lowerer<'_> {
             (ArithOp::Mul, 64, false) if a.mode != Some(IntMode::Hi) => return self.mul_lo64(i, d),
             _ => {}
         }
-        if a.mode == Some(IntMode::Hi)
-            || matches!(a.op, ArithOp::Div | ArithOp::Rem | ArithOp::Mad)
-            || a.sat
-            || a.cc
-        {
-            return self.error(
-                i.opcode.span,
-                format!(
-                    "`{}` is not supported yet",
-                    crate::ptx::check::instr_text(i)
-                ),
-            );
+        if a.mode == Some(IntMode::Hi) || matches!(a.op, ArithOp::Div | ArithOp::Rem | ArithOp::Mad) || a.sat || a.cc {
+            return self.error(i.opcode.span, format!("`{}` is not supported yet", crate::ptx::check::instr_text(i)));
         }
         if ty.bits() == 64 {
             return self.arith64(i, a, d);
@@ -463,30 +368,12 @@ impl Lowerer<'_> {
                 let neg = a.op == ArithOp::Sub;
                 match y.lo.kind {
                     SrcKind::Imm(v) => {
-                        let v = if neg {
-                            (v as i32).wrapping_neg() as u32
-                        } else {
-                            v
-                        };
-                        self.op(
-                            Op::Iadd32i {
-                                cc: false,
-                                x: false,
-                            },
-                            dst,
-                            vec![xr, Src::imm(v)],
-                        );
+                        let v = if neg { (v as i32).wrapping_neg() as u32 } else { v };
+                        self.op(Op::Iadd32i { cc: false, x: false }, dst, vec![xr, Src::imm(v)]);
                     }
                     _ => {
-                        let yy = if neg { y.lo.neg() } else { y.lo };
-                        self.op(
-                            Op::Iadd {
-                                cc: false,
-                                x: false,
-                            },
-                            dst,
-                            vec![xr, yy],
-                        );
+                        let yy = if neg { y.lo.negated() } else { y.lo };
+                        self.op(Op::Iadd { cc: false, x: false }, dst, vec![xr, yy]);
                     }
                 }
             }
@@ -498,59 +385,26 @@ impl Lowerer<'_> {
                 let xe = self.in_reg(xe);
                 let ye = self.b_slot(ye, false);
                 let sel = Src::pred(PT, a.op == ArithOp::Max);
-                self.op(
-                    Op::Imnmx {
-                        u32: !ty.is_signed(),
-                    },
-                    dst,
-                    vec![xe, ye, sel],
-                );
+                self.op(Op::Imnmx { u32: !ty.is_signed() }, dst, vec![xe, ye, sel]);
             }
-            ArithOp::Neg => self.op(
-                Op::Iadd {
-                    cc: false,
-                    x: false,
-                },
-                dst,
-                vec![xr.neg(), Src::rz()],
-            ),
+            ArithOp::Neg => self.op(Op::Iadd { cc: false, x: false }, dst, vec![xr.negated(), Src::rz()]),
             ArithOp::Abs => {
                 // |x| = max(x, -x).
                 let n = self.tmp(1);
                 let xe = self.int_ext(xr, ty);
                 let xe = self.in_reg(xe);
-                self.op(
-                    Op::Iadd {
-                        cc: false,
-                        x: false,
-                    },
-                    Dst::reg(n, 1),
-                    vec![xe.neg(), Src::rz()],
-                );
-                self.op(
-                    Op::Imnmx { u32: false },
-                    dst,
-                    vec![xe, Src::r32(n), Src::pred(PT, true)],
-                );
+                self.op(Op::Iadd { cc: false, x: false }, Dst::reg(n, 1), vec![xe.negated(), Src::rz()]);
+                self.op(Op::Imnmx { u32: false }, dst, vec![xe, Src::r32(n), Src::pred(PT, true)]);
             }
             ArithOp::Not => self.op(Op::Lop(LogicOp::PassB), dst, vec![Src::rz(), xr.inv()]),
             ArithOp::Cnot => {
                 let p = self.tmp_pred();
                 self.emit(Instr::new(
-                    Op::Isetp {
-                        cmp: Cmp::Eq,
-                        u32: true,
-                        x: false,
-                        bop: BoolOp::And,
-                    },
+                    Op::Isetp { cmp: Cmp::Eq, u32: true, x: false, bop: BoolOp::And },
                     vec![Dst::Pred(p), Dst::Pred(PT)],
                     vec![xr, Src::rz(), Src::pt()],
                 ));
-                self.op(
-                    Op::Sel,
-                    dst,
-                    vec![Src::rz(), Src::imm(1), Src::pred(p, true)],
-                );
+                self.op(Op::Sel, dst, vec![Src::rz(), Src::imm(1), Src::pred(p, true)]);
             }
             ArithOp::And | ArithOp::Or | ArithOp::Xor => {
                 let lop = match a.op {
@@ -572,22 +426,11 @@ impl Lowerer<'_> {
                 let y = bin(self, 2)?;
                 let xe = self.int_ext(xr, ty);
                 let xe = self.in_reg(xe);
-                self.op(
-                    Op::Shr {
-                        u32: !ty.is_signed(),
-                    },
-                    dst,
-                    vec![xe, y],
-                );
+                self.op(Op::Shr { u32: !ty.is_signed() }, dst, vec![xe, y]);
             }
             _ => {
-                return self.error(
-                    i.opcode.span,
-                    format!(
-                        "`{}` is not supported yet",
-                        crate::ptx::check::instr_text(i)
-                    ),
-                );
+                return self
+                    .error(i.opcode.span, format!("`{}` is not supported yet", crate::ptx::check::instr_text(i)));
             }
         }
         Ok(())
@@ -609,44 +452,20 @@ impl Lowerer<'_> {
                     (SrcKind::Imm(l), SrcKind::Imm(h)) => {
                         let v = ((h as u64) << 32 | l as u64) as i64;
                         let v = if neg { v.wrapping_neg() } else { v };
-                        self.op(
-                            Op::Iadd32i { cc: true, x: false },
-                            Dst::reg(lo, 1),
-                            vec![xlo, Src::imm(v as u32)],
-                        );
+                        self.op(Op::Iadd32i { cc: true, x: false }, Dst::reg(lo, 1), vec![xlo, Src::imm(v as u32)]);
                         let h = (v >> 32) as u32;
                         if h == 0 {
-                            self.op(
-                                Op::Iadd { cc: false, x: true },
-                                Dst::reg(hi, 1),
-                                vec![xhi, Src::rz()],
-                            );
+                            self.op(Op::Iadd { cc: false, x: true }, Dst::reg(hi, 1), vec![xhi, Src::rz()]);
                         } else {
-                            self.op(
-                                Op::Iadd32i { cc: false, x: true },
-                                Dst::reg(hi, 1),
-                                vec![xhi, Src::imm(h)],
-                            );
+                            self.op(Op::Iadd32i { cc: false, x: true }, Dst::reg(hi, 1), vec![xhi, Src::imm(h)]);
                         }
                     }
                     _ => {
                         let ylo = self.in_reg(ylo);
                         let yhi = self.in_reg(yhi);
-                        let (ylo, yhi) = if neg {
-                            (ylo.neg(), yhi.neg())
-                        } else {
-                            (ylo, yhi)
-                        };
-                        self.op(
-                            Op::Iadd { cc: true, x: false },
-                            Dst::reg(lo, 1),
-                            vec![xlo, ylo],
-                        );
-                        self.op(
-                            Op::Iadd { cc: false, x: true },
-                            Dst::reg(hi, 1),
-                            vec![xhi, yhi],
-                        );
+                        let (ylo, yhi) = if neg { (ylo.negated(), yhi.negated()) } else { (ylo, yhi) };
+                        self.op(Op::Iadd { cc: true, x: false }, Dst::reg(lo, 1), vec![xlo, ylo]);
+                        self.op(Op::Iadd { cc: false, x: true }, Dst::reg(hi, 1), vec![xhi, yhi]);
                     }
                 }
             }
@@ -659,44 +478,23 @@ impl Lowerer<'_> {
                 let y = self.val(&i.operands[2], ty)?;
                 for (dst, xs, ys) in [(lo, xlo, y.lo), (hi, xhi, y.hi.unwrap_or(Src::rz()))] {
                     match ys.kind {
-                        SrcKind::Imm(v) => {
-                            self.op(Op::Lop32i(lop), Dst::reg(dst, 1), vec![xs, Src::imm(v)])
-                        }
+                        SrcKind::Imm(v) => self.op(Op::Lop32i(lop), Dst::reg(dst, 1), vec![xs, Src::imm(v)]),
                         _ => self.op(Op::Lop(lop), Dst::reg(dst, 1), vec![xs, ys]),
                     }
                 }
             }
             ArithOp::Not => {
-                self.op(
-                    Op::Lop(LogicOp::PassB),
-                    Dst::reg(lo, 1),
-                    vec![Src::rz(), xlo.inv()],
-                );
-                self.op(
-                    Op::Lop(LogicOp::PassB),
-                    Dst::reg(hi, 1),
-                    vec![Src::rz(), xhi.inv()],
-                );
+                self.op(Op::Lop(LogicOp::PassB), Dst::reg(lo, 1), vec![Src::rz(), xlo.inv()]);
+                self.op(Op::Lop(LogicOp::PassB), Dst::reg(hi, 1), vec![Src::rz(), xhi.inv()]);
             }
             ArithOp::Neg => {
-                self.op(
-                    Op::Iadd { cc: true, x: false },
-                    Dst::reg(lo, 1),
-                    vec![Src::rz(), xlo.neg()],
-                );
-                self.op(
-                    Op::Iadd { cc: false, x: true },
-                    Dst::reg(hi, 1),
-                    vec![Src::rz(), xhi.neg()],
-                );
+                self.op(Op::Iadd { cc: true, x: false }, Dst::reg(lo, 1), vec![Src::rz(), xlo.negated()]);
+                self.op(Op::Iadd { cc: false, x: true }, Dst::reg(hi, 1), vec![Src::rz(), xhi.negated()]);
             }
             ArithOp::Shl | ArithOp::Shr => {
                 let y = self.val(&i.operands[2], ScalarType::U32)?;
                 let SrcKind::Imm(s) = y.lo.kind else {
-                    return self.error(
-                        i.operands[2].span(),
-                        "64-bit shifts by a register are not supported yet",
-                    );
+                    return self.error(i.operands[2].span(), "64-bit shifts by a register are not supported yet");
                 };
                 let s = s.min(64);
                 let signed = ty.is_signed() && a.op == ArithOp::Shr;
@@ -706,11 +504,7 @@ impl Lowerer<'_> {
                         self.op(Op::Mov, Dst::reg(hi, 1), vec![xhi]);
                     } else if s < 32 {
                         self.op(
-                            Op::Shf {
-                                left: true,
-                                signed: false,
-                                wide: true,
-                            },
+                            Op::Shf { left: true, signed: false, wide: true },
                             Dst::reg(hi, 1),
                             vec![xlo, Src::imm(s), xhi],
                         );
@@ -723,52 +517,23 @@ impl Lowerer<'_> {
                     self.op(Op::Mov, Dst::reg(lo, 1), vec![xlo]);
                     self.op(Op::Mov, Dst::reg(hi, 1), vec![xhi]);
                 } else if s < 32 {
-                    self.op(
-                        Op::Shf {
-                            left: false,
-                            signed,
-                            wide: true,
-                        },
-                        Dst::reg(lo, 1),
-                        vec![xlo, Src::imm(s), xhi],
-                    );
-                    self.op(
-                        Op::Shr { u32: !signed },
-                        Dst::reg(hi, 1),
-                        vec![xhi, Src::imm(s)],
-                    );
+                    self.op(Op::Shf { left: false, signed, wide: true }, Dst::reg(lo, 1), vec![xlo, Src::imm(s), xhi]);
+                    self.op(Op::Shr { u32: !signed }, Dst::reg(hi, 1), vec![xhi, Src::imm(s)]);
                 } else {
-                    self.op(
-                        Op::Shr { u32: !signed },
-                        Dst::reg(lo, 1),
-                        vec![xhi, Src::imm((s - 32).min(31))],
-                    );
+                    self.op(Op::Shr { u32: !signed }, Dst::reg(lo, 1), vec![xhi, Src::imm((s - 32).min(31))]);
                     if signed {
-                        self.op(
-                            Op::Shr { u32: false },
-                            Dst::reg(hi, 1),
-                            vec![xhi, Src::imm(31)],
-                        );
+                        self.op(Op::Shr { u32: false }, Dst::reg(hi, 1), vec![xhi, Src::imm(31)]);
                     } else {
                         self.op(Op::Mov, Dst::reg(hi, 1), vec![Src::rz()]);
                     }
                 }
             }
             _ => {
-                return self.error(
-                    i.opcode.span,
-                    format!(
-                        "`{}` is not supported yet",
-                        crate::ptx::check::instr_text(i)
-                    ),
-                );
+                return self
+                    .error(i.opcode.span, format!("`{}` is not supported yet", crate::ptx::check::instr_text(i)));
             }
         }
-        self.emit(Instr::new(
-            Op::Join,
-            vec![Dst::reg(d.reg, 2)],
-            vec![Src::r32(lo), Src::r32(hi)],
-        ));
+        self.emit(Instr::new(Op::Join, vec![Dst::reg(d.reg, 2)], vec![Src::r32(lo), Src::r32(hi)]));
         Ok(())
     }
 
@@ -785,11 +550,7 @@ impl Lowerer<'_> {
                 if c == Src::rz() {
                     self.op(Op::Shl, Dst::reg(dst, 1), vec![a, Src::imm(s)]);
                 } else {
-                    self.op(
-                        Op::Iscadd { cc: false },
-                        Dst::reg(dst, 1),
-                        vec![a, c, Src::imm(s)],
-                    );
+                    self.op(Op::Iscadd { cc: false }, Dst::reg(dst, 1), vec![a, c, Src::imm(s)]);
                 }
                 return;
             }
@@ -801,10 +562,7 @@ impl Lowerer<'_> {
                 let t = self.tmp(1);
                 self.op(Op::Xmad(XmadMods::default()), Dst::reg(t, 1), vec![a, b, c]);
                 self.op(
-                    Op::Xmad(XmadMods {
-                        psl: true,
-                        ..Default::default()
-                    }),
+                    Op::Xmad(XmadMods { psl: true, ..Default::default() }),
                     Dst::reg(dst, 1),
                     vec![a.h1(), b, Src::r32(t)],
                 );
@@ -815,20 +573,9 @@ impl Lowerer<'_> {
         let t = self.tmp(1);
         let u = self.tmp(1);
         self.op(Op::Xmad(XmadMods::default()), Dst::reg(t, 1), vec![a, b, c]);
+        self.op(Op::Xmad(XmadMods { mrg: true, ..Default::default() }), Dst::reg(u, 1), vec![a, b.h1(), Src::rz()]);
         self.op(
-            Op::Xmad(XmadMods {
-                mrg: true,
-                ..Default::default()
-            }),
-            Dst::reg(u, 1),
-            vec![a, b.h1(), Src::rz()],
-        );
-        self.op(
-            Op::Xmad(XmadMods {
-                psl: true,
-                c: XmadC::Cbcc,
-                ..Default::default()
-            }),
+            Op::Xmad(XmadMods { psl: true, c: XmadC::Cbcc, ..Default::default() }),
             Dst::reg(dst, 1),
             vec![a.h1(), Src::r32(u).h1(), Src::r32(t)],
         );
@@ -838,16 +585,8 @@ impl Lowerer<'_> {
         let ty = a.ty;
         let x = self.val(&i.operands[1], ty)?;
         let y = self.val(&i.operands[2], ty)?;
-        let c = if a.op == ArithOp::Mad {
-            self.val(&i.operands[3], ty)?.lo
-        } else {
-            Src::rz()
-        };
-        let (x, y) = if matches!(x.lo.kind, SrcKind::Imm(_)) {
-            (y.lo, x.lo)
-        } else {
-            (x.lo, y.lo)
-        };
+        let c = if a.op == ArithOp::Mad { self.val(&i.operands[3], ty)?.lo } else { Src::rz() };
+        let (x, y) = if matches!(x.lo.kind, SrcKind::Imm(_)) { (y.lo, x.lo) } else { (x.lo, y.lo) };
         self.imul32(d.reg, x, y, c);
         Ok(())
     }
@@ -861,11 +600,7 @@ impl Lowerer<'_> {
             let t = s.tmp(1);
             let aa = if h1a { a.h1() } else { a };
             let bb = if h1b { b.h1() } else { b };
-            s.op(
-                Op::Xmad(XmadMods::default()),
-                Dst::reg(t, 1),
-                vec![aa, bb, Src::rz()],
-            );
+            s.op(Op::Xmad(XmadMods::default()), Dst::reg(t, 1), vec![aa, bb, Src::rz()]);
             Src::r32(t)
         };
         let p0 = xm(false, false, self); // a.lo * b.lo
@@ -874,70 +609,27 @@ impl Lowerer<'_> {
         let p3 = xm(true, true, self); // a.hi * b.hi
         // mid = (p0 >> 16) + (p1 & 0xffff) + (p2 & 0xffff) < 3 * 2^16.
         let p0h = self.tmp(1);
-        self.op(
-            Op::Shr { u32: true },
-            Dst::reg(p0h, 1),
-            vec![p0, Src::imm(16)],
-        );
+        self.op(Op::Shr { u32: true }, Dst::reg(p0h, 1), vec![p0, Src::imm(16)]);
         let p1l = self.tmp(1);
-        self.op(
-            Op::Lop32i(LogicOp::And),
-            Dst::reg(p1l, 1),
-            vec![p1, Src::imm(0xffff)],
-        );
+        self.op(Op::Lop32i(LogicOp::And), Dst::reg(p1l, 1), vec![p1, Src::imm(0xffff)]);
         let p2l = self.tmp(1);
-        self.op(
-            Op::Lop32i(LogicOp::And),
-            Dst::reg(p2l, 1),
-            vec![p2, Src::imm(0xffff)],
-        );
+        self.op(Op::Lop32i(LogicOp::And), Dst::reg(p2l, 1), vec![p2, Src::imm(0xffff)]);
         let mid = self.tmp(1);
-        self.op(
-            Op::Iadd3,
-            Dst::reg(mid, 1),
-            vec![Src::r32(p0h), Src::r32(p1l), Src::r32(p2l)],
-        );
+        self.op(Op::Iadd3, Dst::reg(mid, 1), vec![Src::r32(p0h), Src::r32(p1l), Src::r32(p2l)]);
         // lo = (p0 & 0xffff) | (mid << 16)  ==  p0 + ((p1 + p2) << 16) mod 2^32.
         let lo = self.tmp(1);
-        self.op(
-            Op::Bfi,
-            Dst::reg(lo, 1),
-            vec![Src::r32(mid), Src::imm(0x1010), p0],
-        );
+        self.op(Op::Bfi, Dst::reg(lo, 1), vec![Src::r32(mid), Src::imm(0x1010), p0]);
         // hi = p3 + (p1 >> 16) + (p2 >> 16) + (mid >> 16).
         let p1h = self.tmp(1);
-        self.op(
-            Op::Shr { u32: true },
-            Dst::reg(p1h, 1),
-            vec![p1, Src::imm(16)],
-        );
+        self.op(Op::Shr { u32: true }, Dst::reg(p1h, 1), vec![p1, Src::imm(16)]);
         let p2h = self.tmp(1);
-        self.op(
-            Op::Shr { u32: true },
-            Dst::reg(p2h, 1),
-            vec![p2, Src::imm(16)],
-        );
+        self.op(Op::Shr { u32: true }, Dst::reg(p2h, 1), vec![p2, Src::imm(16)]);
         let midh = self.tmp(1);
-        self.op(
-            Op::Shr { u32: true },
-            Dst::reg(midh, 1),
-            vec![Src::r32(mid), Src::imm(16)],
-        );
+        self.op(Op::Shr { u32: true }, Dst::reg(midh, 1), vec![Src::r32(mid), Src::imm(16)]);
         let h1 = self.tmp(1);
-        self.op(
-            Op::Iadd3,
-            Dst::reg(h1, 1),
-            vec![p3, Src::r32(p1h), Src::r32(p2h)],
-        );
+        self.op(Op::Iadd3, Dst::reg(h1, 1), vec![p3, Src::r32(p1h), Src::r32(p2h)]);
         let hi = self.tmp(1);
-        self.op(
-            Op::Iadd {
-                cc: false,
-                x: false,
-            },
-            Dst::reg(hi, 1),
-            vec![Src::r32(h1), Src::r32(midh)],
-        );
+        self.op(Op::Iadd { cc: false, x: false }, Dst::reg(hi, 1), vec![Src::r32(h1), Src::r32(midh)]);
         (Src::r32(lo), Src::r32(hi))
     }
 
@@ -946,22 +638,14 @@ impl Lowerer<'_> {
         let ty = a.ty;
         let x = self.val(&i.operands[1], ty)?;
         let y = self.val(&i.operands[2], ty)?;
-        let (x, y) = if matches!(x.lo.kind, SrcKind::Imm(_)) {
-            (y.lo, x.lo)
-        } else {
-            (x.lo, y.lo)
-        };
+        let (x, y) = if matches!(x.lo.kind, SrcKind::Imm(_)) { (y.lo, x.lo) } else { (x.lo, y.lo) };
         let signed = ty.is_signed();
         if ty.bits() == 16 {
             // 16x16 -> 32: one XMAD with the right signedness.
             let x = self.in_reg(x);
             let y = self.in_reg(y);
             self.op(
-                Op::Xmad(XmadMods {
-                    signed_a: signed,
-                    signed_b: signed,
-                    ..Default::default()
-                }),
+                Op::Xmad(XmadMods { signed_a: signed, signed_b: signed, ..Default::default() }),
                 Dst::reg(d.reg, 1),
                 vec![x, y, Src::rz()],
             );
@@ -978,21 +662,13 @@ impl Lowerer<'_> {
             if s == 0 {
                 self.op(Op::Mov, Dst::reg(lo, 1), vec![x]);
                 if signed {
-                    self.op(
-                        Op::Shr { u32: false },
-                        Dst::reg(hi, 1),
-                        vec![x, Src::imm(31)],
-                    );
+                    self.op(Op::Shr { u32: false }, Dst::reg(hi, 1), vec![x, Src::imm(31)]);
                 } else {
                     self.op(Op::Mov, Dst::reg(hi, 1), vec![Src::rz()]);
                 }
             } else {
                 self.op(Op::Shl, Dst::reg(lo, 1), vec![x, Src::imm(s)]);
-                self.op(
-                    Op::Shr { u32: !signed },
-                    Dst::reg(hi, 1),
-                    vec![x, Src::imm(32 - s)],
-                );
+                self.op(Op::Shr { u32: !signed }, Dst::reg(hi, 1), vec![x, Src::imm(32 - s)]);
             }
         } else {
             let (plo, phi) = self.umul_wide(x, y);
@@ -1001,55 +677,21 @@ impl Lowerer<'_> {
                 // hi(signed) = hi(unsigned) - (a < 0 ? b : 0) - (b < 0 ? a : 0).
                 let y = self.in_reg(y);
                 let sa = self.tmp(1);
-                self.op(
-                    Op::Shr { u32: false },
-                    Dst::reg(sa, 1),
-                    vec![x, Src::imm(31)],
-                );
+                self.op(Op::Shr { u32: false }, Dst::reg(sa, 1), vec![x, Src::imm(31)]);
                 let sb = self.tmp(1);
-                self.op(
-                    Op::Shr { u32: false },
-                    Dst::reg(sb, 1),
-                    vec![y, Src::imm(31)],
-                );
+                self.op(Op::Shr { u32: false }, Dst::reg(sb, 1), vec![y, Src::imm(31)]);
                 let ca = self.tmp(1);
-                self.op(
-                    Op::Lop(LogicOp::And),
-                    Dst::reg(ca, 1),
-                    vec![Src::r32(sa), y],
-                );
+                self.op(Op::Lop(LogicOp::And), Dst::reg(ca, 1), vec![Src::r32(sa), y]);
                 let cb = self.tmp(1);
-                self.op(
-                    Op::Lop(LogicOp::And),
-                    Dst::reg(cb, 1),
-                    vec![Src::r32(sb), x],
-                );
+                self.op(Op::Lop(LogicOp::And), Dst::reg(cb, 1), vec![Src::r32(sb), x]);
                 let t = self.tmp(1);
-                self.op(
-                    Op::Iadd {
-                        cc: false,
-                        x: false,
-                    },
-                    Dst::reg(t, 1),
-                    vec![phi, Src::r32(ca).neg()],
-                );
-                self.op(
-                    Op::Iadd {
-                        cc: false,
-                        x: false,
-                    },
-                    Dst::reg(hi, 1),
-                    vec![Src::r32(t), Src::r32(cb).neg()],
-                );
+                self.op(Op::Iadd { cc: false, x: false }, Dst::reg(t, 1), vec![phi, Src::r32(ca).negated()]);
+                self.op(Op::Iadd { cc: false, x: false }, Dst::reg(hi, 1), vec![Src::r32(t), Src::r32(cb).negated()]);
             } else {
                 self.op(Op::Mov, Dst::reg(hi, 1), vec![phi]);
             }
         }
-        self.emit(Instr::new(
-            Op::Join,
-            vec![Dst::reg(d.reg, 2)],
-            vec![Src::r32(lo), Src::r32(hi)],
-        ));
+        self.emit(Instr::new(Op::Join, vec![Dst::reg(d.reg, 2)], vec![Src::r32(lo), Src::r32(hi)]));
         Ok(())
     }
 
@@ -1058,11 +700,7 @@ impl Lowerer<'_> {
         let ty = ScalarType::U64;
         let x = self.val(&i.operands[1], ty)?;
         let y = self.val(&i.operands[2], ty)?;
-        let (x, y) = if matches!(x.lo.kind, SrcKind::Imm(_)) {
-            (y, x)
-        } else {
-            (x, y)
-        };
+        let (x, y) = if matches!(x.lo.kind, SrcKind::Imm(_)) { (y, x) } else { (x, y) };
         let (xlo, xhi) = (x.lo, x.hi.unwrap_or(Src::rz()));
         let (ylo, yhi) = (y.lo, y.hi.unwrap_or(Src::rz()));
         let (plo, phi) = self.umul_wide(xlo, ylo);
@@ -1072,11 +710,7 @@ impl Lowerer<'_> {
         self.imul32(hi, xhi, ylo, Src::r32(c1));
         let lo = self.tmp(1);
         self.op(Op::Mov, Dst::reg(lo, 1), vec![plo]);
-        self.emit(Instr::new(
-            Op::Join,
-            vec![Dst::reg(d.reg, 2)],
-            vec![Src::r32(lo), Src::r32(hi)],
-        ));
+        self.emit(Instr::new(Op::Join, vec![Dst::reg(d.reg, 2)], vec![Src::r32(lo), Src::r32(hi)]));
         Ok(())
     }
 
@@ -1084,19 +718,9 @@ impl Lowerer<'_> {
         let ty = a.ty;
         let f64 = ty.bits() == 64;
         if !matches!(ty, ScalarType::F32 | ScalarType::F64) {
-            return self.error(
-                i.opcode.span,
-                format!(
-                    "`{}` is not supported yet",
-                    crate::ptx::check::instr_text(i)
-                ),
-            );
+            return self.error(i.opcode.span, format!("`{}` is not supported yet", crate::ptx::check::instr_text(i)));
         }
-        let m = FMods {
-            ftz: a.ftz,
-            rnd: rnd(a.rnd),
-            sat: a.sat,
-        };
+        let m = FMods { ftz: a.ftz, rnd: rnd(a.rnd), sat: a.sat };
         let n = if f64 { 2 } else { 1 };
         let dst = Dst::reg(d.reg, n);
         let get = |s: &mut Self, k: usize| -> LResult<Src> {
@@ -1107,7 +731,7 @@ impl Lowerer<'_> {
         match a.op {
             ArithOp::Add | ArithOp::Sub | ArithOp::Mul => {
                 let y = get(self, 2)?;
-                let y = if a.op == ArithOp::Sub { y.neg() } else { y };
+                let y = if a.op == ArithOp::Sub { y.negated() } else { y };
                 let op = match (a.op, f64) {
                     (ArithOp::Mul, false) => Op::Fmul(m),
                     (ArithOp::Mul, true) => Op::Dmul(m.rnd),
@@ -1125,38 +749,18 @@ impl Lowerer<'_> {
             ArithOp::Min | ArithOp::Max => {
                 let y = get(self, 2)?;
                 let sel = Src::pred(PT, a.op == ArithOp::Max);
-                let op = if f64 {
-                    Op::Dmnmx
-                } else {
-                    Op::Fmnmx { ftz: a.ftz }
-                };
+                let op = if f64 { Op::Dmnmx } else { Op::Fmnmx { ftz: a.ftz } };
                 self.op(op, dst, vec![x, y, sel]);
             }
             ArithOp::Neg | ArithOp::Abs => {
-                let z = Src::reg(RegRef::rz(n)).neg();
-                let v = if a.op == ArithOp::Neg {
-                    x.neg()
-                } else {
-                    x.abs()
-                };
-                let op = if f64 {
-                    Op::Dadd(Rnd::Rn)
-                } else {
-                    Op::Fadd(FMods {
-                        ftz: a.ftz,
-                        ..FMods::default()
-                    })
-                };
+                let z = Src::reg(RegRef::rz(n)).negated();
+                let v = if a.op == ArithOp::Neg { x.negated() } else { x.abs() };
+                let op = if f64 { Op::Dadd(Rnd::Rn) } else { Op::Fadd(FMods { ftz: a.ftz, ..FMods::default() }) };
                 self.op(op, dst, vec![z, v]);
             }
             _ => {
-                return self.error(
-                    i.opcode.span,
-                    format!(
-                        "`{}` is not supported yet",
-                        crate::ptx::check::instr_text(i)
-                    ),
-                );
+                return self
+                    .error(i.opcode.span, format!("`{}` is not supported yet", crate::ptx::check::instr_text(i)));
             }
         }
         Ok(())
@@ -1170,10 +774,7 @@ impl Lowerer<'_> {
             ArithOp::Xor => (BoolOp::Xor, self.pred_src(&i.operands[2])?),
             ArithOp::Not => (BoolOp::And, Src::pt()),
             _ => {
-                return self.error(
-                    i.opcode.span,
-                    format!("`{}` is not supported", crate::ptx::check::instr_text(i)),
-                );
+                return self.error(i.opcode.span, format!("`{}` is not supported", crate::ptx::check::instr_text(i)));
             }
         };
         let x = if a.op == ArithOp::Not {
@@ -1188,10 +789,7 @@ impl Lowerer<'_> {
             x
         };
         self.emit(Instr::new(
-            Op::Psetp {
-                bop0: bop,
-                bop1: BoolOp::And,
-            },
+            Op::Psetp { bop0: bop, bop1: BoolOp::And },
             vec![Dst::Pred(d.reg), Dst::Pred(PT)],
             vec![x, y, Src::pt()],
         ));
@@ -1206,11 +804,7 @@ impl Lowerer<'_> {
             Operand::PredPair(a, b, _) => (self.ptx_reg(a)?.reg, self.ptx_reg(b)?.reg),
             o => return self.error(o.span(), "expected a predicate"),
         };
-        let c = if s.bool_op.is_some() {
-            self.pred_src(&i.operands[3])?
-        } else {
-            Src::pt()
-        };
+        let c = if s.bool_op.is_some() { self.pred_src(&i.operands[3])? } else { Src::pt() };
         let bop = bool_op(s.bool_op);
         let (cmp_op, mut u32) = cmp(s.cmp);
         let ty = s.ty;
@@ -1218,25 +812,9 @@ impl Lowerer<'_> {
             let f64 = ty.bits() == 64;
             let x = self.val(&i.operands[1], ty)?;
             let y = self.val(&i.operands[2], ty)?;
-            let (x, y) = if f64 {
-                (self.pair(x), self.pair(y))
-            } else {
-                (self.in_reg(x.lo), self.b_slot(y.lo, true))
-            };
-            let op = if f64 {
-                Op::Dsetp { cmp: cmp_op, bop }
-            } else {
-                Op::Fsetp {
-                    cmp: cmp_op,
-                    ftz: s.ftz,
-                    bop,
-                }
-            };
-            self.emit(Instr::new(
-                op,
-                vec![Dst::Pred(p), Dst::Pred(q)],
-                vec![x, y, c],
-            ));
+            let (x, y) = if f64 { (self.pair(x), self.pair(y)) } else { (self.in_reg(x.lo), self.b_slot(y.lo, true)) };
+            let op = if f64 { Op::Dsetp { cmp: cmp_op, bop } } else { Op::Fsetp { cmp: cmp_op, ftz: s.ftz, bop } };
+            self.emit(Instr::new(op, vec![Dst::Pred(p), Dst::Pred(q)], vec![x, y, c]));
             return Ok(());
         }
         u32 |= !ty.is_signed();
@@ -1246,18 +824,9 @@ impl Lowerer<'_> {
             let (xlo, xhi) = (self.in_reg(x.lo), self.in_reg(x.hi.unwrap_or(Src::rz())));
             let ylo = self.in_reg(y.lo);
             let yhi = self.in_reg(y.hi.unwrap_or(Src::rz()));
-            self.op(
-                Op::Iadd { cc: true, x: false },
-                Dst::reg(RZ, 1),
-                vec![xlo, ylo.neg()],
-            );
+            self.op(Op::Iadd { cc: true, x: false }, Dst::reg(RZ, 1), vec![xlo, ylo.negated()]);
             self.emit(Instr::new(
-                Op::Isetp {
-                    cmp: cmp_op,
-                    u32,
-                    x: true,
-                    bop,
-                },
+                Op::Isetp { cmp: cmp_op, u32, x: true, bop },
                 vec![Dst::Pred(p), Dst::Pred(q)],
                 vec![xhi, yhi, c],
             ));
@@ -1268,12 +837,7 @@ impl Lowerer<'_> {
         let ye = self.int_ext(y.lo, ty);
         let ye = self.b_slot(ye, false);
         self.emit(Instr::new(
-            Op::Isetp {
-                cmp: cmp_op,
-                u32,
-                x: false,
-                bop,
-            },
+            Op::Isetp { cmp: cmp_op, u32, x: false, bop },
             vec![Dst::Pred(p), Dst::Pred(q)],
             vec![xe, ye, c],
         ));
@@ -1289,30 +853,13 @@ impl Lowerer<'_> {
         let words = if ty.bits() == 64 { 2 } else { 1 };
         let mut outs = vec![];
         for w in 0..words {
-            let (a, b) = if w == 0 {
-                (x.lo, y.lo)
-            } else {
-                (x.hi.unwrap_or(Src::rz()), y.hi.unwrap_or(Src::rz()))
-            };
+            let (a, b) = if w == 0 { (x.lo, y.lo) } else { (x.hi.unwrap_or(Src::rz()), y.hi.unwrap_or(Src::rz())) };
             // SEL needs a register first operand; swap (negating the predicate) if only b is one.
-            let (a, b, neg) = if a.as_reg().is_none() && b.as_reg().is_some() {
-                (b, a, true)
-            } else {
-                (a, b, false)
-            };
+            let (a, b, neg) = if a.as_reg().is_none() && b.as_reg().is_some() { (b, a, true) } else { (a, b, false) };
             let a = self.in_reg(a);
             let b = self.b_slot(b, ty.is_float());
-            let pp = if neg {
-                Src {
-                    mods: crate::sass::instr::SrcMods {
-                        neg: !p.mods.neg,
-                        ..p.mods
-                    },
-                    ..p
-                }
-            } else {
-                p
-            };
+            let pp =
+                if neg { Src { mods: crate::sass::instr::SrcMods { neg: !p.mods.neg, ..p.mods }, ..p } } else { p };
             let t = if words == 1 { d.reg } else { self.tmp(1) };
             self.op(Op::Sel, Dst::reg(t, 1), vec![a, b, pp]);
             outs.push(Src::r32(t));
@@ -1336,26 +883,11 @@ impl Lowerer<'_> {
             (false, false) => self.cvt_int(d, x, dt, st),
             (true, false) => {
                 if !matches!(dt, ScalarType::F32 | ScalarType::F64) {
-                    return self.error(
-                        i.opcode.span,
-                        "conversion to this float type is not supported yet",
-                    );
+                    return self.error(i.opcode.span, "conversion to this float type is not supported yet");
                 }
-                let src = if st.bits() == 64 {
-                    self.pair(x)
-                } else {
-                    self.int_ext(x.lo, st)
-                };
-                let src = if st.bits() == 64 {
-                    src
-                } else {
-                    self.in_reg(src)
-                };
-                let ft = if dt == ScalarType::F64 {
-                    FType::F64
-                } else {
-                    FType::F32
-                };
+                let src = if st.bits() == 64 { self.pair(x) } else { self.int_ext(x.lo, st) };
+                let src = if st.bits() == 64 { src } else { self.in_reg(src) };
+                let ft = if dt == ScalarType::F64 { FType::F64 } else { FType::F32 };
                 let it = if st.bits() == 64 {
                     itype(st)
                 } else if st.is_signed() {
@@ -1363,34 +895,15 @@ impl Lowerer<'_> {
                 } else {
                     IType::U32
                 };
-                self.op(
-                    Op::I2f {
-                        dst: ft,
-                        src: it,
-                        rnd: rnd(c.rnd),
-                    },
-                    Dst::reg(d.reg, ft.regs()),
-                    vec![src],
-                );
+                self.op(Op::I2f { dst: ft, src: it, rnd: rnd(c.rnd) }, Dst::reg(d.reg, ft.regs()), vec![src]);
                 Ok(())
             }
             (false, true) => {
                 if !matches!(st, ScalarType::F32 | ScalarType::F64) {
-                    return self.error(
-                        i.opcode.span,
-                        "conversion from this float type is not supported yet",
-                    );
+                    return self.error(i.opcode.span, "conversion from this float type is not supported yet");
                 }
-                let src = if st.bits() == 64 {
-                    self.pair(x)
-                } else {
-                    self.in_reg(x.lo)
-                };
-                let ft = if st == ScalarType::F64 {
-                    FType::F64
-                } else {
-                    FType::F32
-                };
+                let src = if st.bits() == 64 { self.pair(x) } else { self.in_reg(x.lo) };
+                let ft = if st == ScalarType::F64 { FType::F64 } else { FType::F32 };
                 let it = if dt.bits() == 64 {
                     itype(dt)
                 } else if dt.is_signed() {
@@ -1404,53 +917,24 @@ impl Lowerer<'_> {
                     Some(Rounding::Rpi) => IRnd::Ceil,
                     _ => IRnd::Round,
                 };
-                self.op(
-                    Op::F2i {
-                        dst: it,
-                        src: ft,
-                        rnd: r,
-                        ftz: c.ftz,
-                    },
-                    Dst::reg(d.reg, it.regs()),
-                    vec![src],
-                );
+                self.op(Op::F2i { dst: it, src: ft, rnd: r, ftz: c.ftz }, Dst::reg(d.reg, it.regs()), vec![src]);
                 if dt.bits() < 32 {
-                    return self.error(
-                        i.opcode.span,
-                        "float to 8/16-bit integer conversion is not supported yet",
-                    );
+                    return self.error(i.opcode.span, "float to 8/16-bit integer conversion is not supported yet");
                 }
                 Ok(())
             }
             (true, true) => {
                 let ftype = |t: ScalarType| {
-                    if t == ScalarType::F64 {
-                        FType::F64
-                    } else {
-                        FType::F32
-                    }
+                    if t == ScalarType::F64 { FType::F64 } else { FType::F32 }
                 };
-                if !matches!(dt, ScalarType::F32 | ScalarType::F64)
-                    || !matches!(st, ScalarType::F32 | ScalarType::F64)
+                if !matches!(dt, ScalarType::F32 | ScalarType::F64) || !matches!(st, ScalarType::F32 | ScalarType::F64)
                 {
-                    return self.error(
-                        i.opcode.span,
-                        "half-precision conversions are not supported yet",
-                    );
+                    return self.error(i.opcode.span, "half-precision conversions are not supported yet");
                 }
-                let src = if st.bits() == 64 {
-                    self.pair(x)
-                } else {
-                    self.in_reg(x.lo)
-                };
+                let src = if st.bits() == 64 { self.pair(x) } else { self.in_reg(x.lo) };
                 let (df, sf) = (ftype(dt), ftype(st));
                 self.op(
-                    Op::F2f {
-                        dst: df,
-                        src: sf,
-                        rnd: rnd(c.rnd),
-                        ftz: c.ftz,
-                    },
+                    Op::F2f { dst: df, src: sf, rnd: rnd(c.rnd), ftz: c.ftz },
                     Dst::reg(d.reg, df.regs()),
                     vec![src],
                 );
@@ -1461,36 +945,18 @@ impl Lowerer<'_> {
 
     /// Integer-to-integer `cvt`: truncate, then zero/sign-extend to the destination
     /// register's declared width (PTX ISA 9.7.9.21, 6.4.1).
-    fn cvt_int(
-        &mut self,
-        d: PtxReg,
-        x: super::alu::Val,
-        dt: ScalarType,
-        st: ScalarType,
-    ) -> LResult<()> {
+    fn cvt_int(&mut self, d: PtxReg, x: super::alu::Val, dt: ScalarType, st: ScalarType) -> LResult<()> {
         let dreg_bits = d.ty.bits();
         if dreg_bits == 64 {
             // Widening to 64 bits: lo = the value extended to 32 bits, hi = sign or 0.
-            let lo = if st.bits() == 64 {
-                x.lo
-            } else {
-                self.ext32(x.lo, st.bits().min(dt.bits()), st.is_signed())
-            };
+            let lo = if st.bits() == 64 { x.lo } else { self.ext32(x.lo, st.bits().min(dt.bits()), st.is_signed()) };
             let lo = self.in_reg(lo);
-            let signed = if st.bits() < dt.bits() {
-                st.is_signed()
-            } else {
-                dt.is_signed()
-            };
+            let signed = if st.bits() < dt.bits() { st.is_signed() } else { dt.is_signed() };
             let hi = if dt.bits() == 64 && st.bits() == 64 {
                 x.hi.unwrap_or(Src::rz())
             } else if signed {
                 let t = self.tmp(1);
-                self.op(
-                    Op::Shr { u32: false },
-                    Dst::reg(t, 1),
-                    vec![lo, Src::imm(31)],
-                );
+                self.op(Op::Shr { u32: false }, Dst::reg(t, 1), vec![lo, Src::imm(31)]);
                 Src::r32(t)
             } else {
                 Src::rz()
@@ -1502,11 +968,7 @@ impl Lowerer<'_> {
         // Destination register of 16 or 32 bits: the value, truncated to the narrower of
         // the two types, extended per the type that was narrower.
         let keep = st.bits().min(dt.bits());
-        let signed = if st.bits() < dt.bits() {
-            st.is_signed()
-        } else {
-            dt.is_signed()
-        };
+        let signed = if st.bits() < dt.bits() { st.is_signed() } else { dt.is_signed() };
         let v = if keep >= dreg_bits.min(32) || (dreg_bits == 16 && keep == 16) {
             x.lo
         } else {
@@ -1524,26 +986,14 @@ impl Lowerer<'_> {
         }
         if let SrcKind::Imm(v) = s.kind {
             let m = v & ((1u32 << bits) - 1);
-            return Src::imm(if signed && m >> (bits - 1) == 1 {
-                m | !((1u32 << bits) - 1)
-            } else {
-                m
-            });
+            return Src::imm(if signed && m >> (bits - 1) == 1 { m | !((1u32 << bits) - 1) } else { m });
         }
         let r = self.in_reg(s);
         let t = self.tmp(1);
         if signed {
-            self.op(
-                Op::Bfe { u32: false },
-                Dst::reg(t, 1),
-                vec![r, Src::imm(bits << 8)],
-            );
+            self.op(Op::Bfe { u32: false }, Dst::reg(t, 1), vec![r, Src::imm(bits << 8)]);
         } else {
-            self.op(
-                Op::Lop32i(LogicOp::And),
-                Dst::reg(t, 1),
-                vec![r, Src::imm((1u32 << bits) - 1)],
-            );
+            self.op(Op::Lop32i(LogicOp::And), Dst::reg(t, 1), vec![r, Src::imm((1u32 << bits) - 1)]);
         }
         Src::r32(t)
     }
@@ -1567,13 +1017,7 @@ impl Lowerer<'_> {
             let v = self.val(o, ScalarType::U32)?;
             srcs.push(v.lo);
         }
-        self.emit(Instr::new(
-            Op::Bar {
-                arrive: op == BarOp::Arrive,
-            },
-            vec![],
-            srcs,
-        ));
+        self.emit(Instr::new(Op::Bar { arrive: op == BarOp::Arrive }, vec![], srcs));
         if op == BarOp::Sync {
             self.emit(Instr::new(Op::Membar(MembarLevel::Cta), vec![], vec![]));
         }

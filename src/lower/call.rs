@@ -16,12 +16,7 @@ use std::collections::HashMap;
 
 impl Lowerer<'_> {
     /// Binds one callee parameter to the caller's argument operand.
-    fn bind_param(
-        &mut self,
-        callee_prefix: &str,
-        p: &ast::ParamDecl,
-        arg: &Operand,
-    ) -> LResult<()> {
+    fn bind_param(&mut self, callee_prefix: &str, p: &ast::ParamDecl, arg: &Operand) -> LResult<()> {
         let key = format!("{callee_prefix}{}", p.name.name);
         match arg {
             Operand::Name { name, .. } => match self.var(&name.name) {
@@ -33,36 +28,22 @@ impl Lowerer<'_> {
                     let r = self.ptx_reg(name)?;
                     let saved = std::mem::replace(&mut self.prefix, callee_prefix.to_string());
                     self.declare_reg(&p.name.name, None, p.ty);
-                    let pid = ast::Ident {
-                        name: p.name.name.clone(),
-                        span: p.name.span,
-                    };
+                    let pid = ast::Ident { name: p.name.name.clone(), span: p.name.span };
                     let dst = self.ptx_reg(&pid);
                     self.prefix = saved;
                     let dst = dst?;
                     let n = if p.ty.bits() == 64 { 2 } else { 1 };
-                    self.emit(Instr::new(
-                        Op::Copy,
-                        vec![Dst::reg(dst.reg, n)],
-                        vec![Src::reg(RegRef::new(r.reg, n))],
-                    ));
+                    self.emit(Instr::new(Op::Copy, vec![Dst::reg(dst.reg, n)], vec![Src::reg(RegRef::new(r.reg, n))]));
                     Ok(())
                 }
-                _ => self.error(
-                    name.span,
-                    "a call argument must be a `.param` variable or a register",
-                ),
+                _ => self.error(name.span, "a call argument must be a `.param` variable or a register"),
             },
             o => self.error(o.span(), "unsupported call argument"),
         }
     }
 
     /// Lowers `call{.uni} (rets), func, (args);` by inlining `func`.
-    pub fn lower_call(
-        &mut self,
-        i: &Instruction,
-        funcs: &HashMap<&str, &ast::Function>,
-    ) -> LResult<()> {
+    pub fn lower_call(&mut self, i: &Instruction, funcs: &HashMap<&str, &ast::Function>) -> LResult<()> {
         // Operands: optional return list, function name, optional argument list.
         let mut ops = i.operands.iter();
         let mut rets: &[Operand] = &[];
@@ -72,10 +53,7 @@ impl Lowerer<'_> {
             first = ops.next();
         }
         let Some(Operand::Name { name: fname, .. }) = first else {
-            return self.error(
-                i.span,
-                "indirect calls are not supported: ptx2sass inlines calls",
-            );
+            return self.error(i.span, "indirect calls are not supported: ptx2sass inlines calls");
         };
         let args: &[Operand] = match ops.next() {
             Some(Operand::List(v, _)) => v,
@@ -117,10 +95,7 @@ impl Lowerer<'_> {
             };
             match self.var(&name.name) {
                 Some(VarLoc::ParamSlot(slot)) => {
-                    self.vars.insert(
-                        format!("{callee_prefix}{}", p.name.name),
-                        VarLoc::ParamSlot(slot),
-                    );
+                    self.vars.insert(format!("{callee_prefix}{}", p.name.name), VarLoc::ParamSlot(slot));
                 }
                 _ => reg_rets.push((p.clone(), name.clone())),
             }
@@ -143,21 +118,14 @@ impl Lowerer<'_> {
         self.fallthrough_to(cont);
         r?;
         for (p, caller_reg) in reg_rets {
-            let callee_id = ast::Ident {
-                name: format!("{callee_prefix}{}", p.name.name),
-                span: p.name.span,
-            };
-            let saved = std::mem::replace(&mut self.prefix, String::new());
+            let callee_id = ast::Ident { name: format!("{callee_prefix}{}", p.name.name), span: p.name.span };
+            let saved = std::mem::take(&mut self.prefix);
             let src = self.ptx_reg(&callee_id);
             self.prefix = saved;
             let src = src?;
             let dst = self.ptx_reg(&caller_reg)?;
             let n = if p.ty.bits() == 64 { 2 } else { 1 };
-            self.emit(Instr::new(
-                Op::Copy,
-                vec![Dst::reg(dst.reg, n)],
-                vec![Src::reg(RegRef::new(src.reg, n))],
-            ));
+            self.emit(Instr::new(Op::Copy, vec![Dst::reg(dst.reg, n)], vec![Src::reg(RegRef::new(src.reg, n))]));
         }
         Ok(())
     }

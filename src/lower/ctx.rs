@@ -176,10 +176,7 @@ impl<'a> Lowerer<'a> {
 
     /// Creates a block and appends it to the layout.
     pub fn new_block(&mut self, name: impl Into<String>) -> BlockId {
-        let b = self.f.cfg.add_node(Block {
-            name: name.into(),
-            ..Block::default()
-        });
+        let b = self.f.cfg.add_node(Block { name: name.into(), ..Block::default() });
         self.f.layout.push(b);
         b
     }
@@ -238,28 +235,16 @@ impl<'a> Lowerer<'a> {
     /// Looks up a named variable (parameter, local, shared, const, global): the current
     /// callee's scope first, then module scope.
     pub fn var(&self, name: &str) -> Option<VarLoc> {
-        self.vars
-            .get(&self.scoped(name))
-            .or_else(|| self.vars.get(name))
-            .copied()
+        self.vars.get(&self.scoped(name)).or_else(|| self.vars.get(name)).copied()
     }
 
     /// A 32-bit source for a PTX operand: register (component `comp` of a wider one),
     /// or immediate.
     pub fn src32(&mut self, op: &Operand) -> LResult<Src> {
         match op {
-            Operand::Name {
-                name,
-                negated: false,
-                component: None,
-                ..
-            } => {
+            Operand::Name { name, negated: false, component: None, .. } => {
                 let r = self.ptx_reg(name)?;
-                Ok(Src::reg(RegRef {
-                    reg: r.reg,
-                    comp: 0,
-                    n: 1,
-                }))
+                Ok(Src::reg(RegRef { reg: r.reg, comp: 0, n: 1 }))
             }
             Operand::Imm(i) => Ok(Src::imm(imm_bits32(i.value))),
             _ => self.error(op.span(), "expected a register or an immediate"),

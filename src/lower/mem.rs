@@ -58,17 +58,11 @@ impl Lowerer<'_> {
             AddrBase::Imm(v) => Ok(Address::Abs(*v + *offset)),
             AddrBase::Name(n) => {
                 if let Some(loc) = self.var(&n.name) {
-                    return Ok(Address::Var {
-                        loc,
-                        offset: *offset,
-                    });
+                    return Ok(Address::Var { loc, offset: *offset });
                 }
                 let r = self.ptx_reg(n)?;
                 let n_regs = if r.ty.bits() == 64 { 2 } else { 1 };
-                Ok(Address::Reg {
-                    reg: RegRef::new(r.reg, n_regs),
-                    offset: *offset,
-                })
+                Ok(Address::Reg { reg: RegRef::new(r.reg, n_regs), offset: *offset })
             }
         }
     }
@@ -76,20 +70,12 @@ impl Lowerer<'_> {
     /// The byte offset of a shared variable in the CTA's window, placing it on first use.
     pub fn shared_offset(&mut self, name: &str) -> u32 {
         let scoped = self.scoped(name);
-        let key = if self.local_shared.contains_key(&scoped) {
-            scoped
-        } else {
-            name.to_string()
-        };
+        let key = if self.local_shared.contains_key(&scoped) { scoped } else { name.to_string() };
         if let Some(o) = self.shared_offsets.get(&key) {
             return *o;
         }
-        let (size, align) = self
-            .local_shared
-            .get(&key)
-            .or_else(|| self.layout.shared.get(&key))
-            .copied()
-            .unwrap_or((0, 4));
+        let (size, align) =
+            self.local_shared.get(&key).or_else(|| self.layout.shared.get(&key)).copied().unwrap_or((0, 4));
         let off = self.f.shared_bytes.div_ceil(align.max(1)) * align.max(1);
         self.f.shared_bytes = off + size;
         self.shared_offsets.insert(key, off);
@@ -111,11 +97,7 @@ impl Lowerer<'_> {
             return r;
         }
         let t = self.tmp(2);
-        self.emit(Instr::new(
-            Op::Join,
-            vec![Dst::reg(t, 2)],
-            vec![Src::reg(r), Src::rz()],
-        ));
+        self.emit(Instr::new(Op::Join, vec![Dst::reg(t, 2)], vec![Src::reg(r), Src::rz()]));
         RegRef::new(t, 2)
     }
 
@@ -129,38 +111,21 @@ impl Lowerer<'_> {
             vec![Src::reg(base.part(0)), Src::imm(offset as u32)],
         );
         let hi_imm = (offset >> 32) as u32;
-        self.op(
-            Op::Iadd32i { cc: false, x: true },
-            Dst::reg(hi, 1),
-            vec![Src::reg(base.part(1)), Src::imm(hi_imm)],
-        );
+        self.op(Op::Iadd32i { cc: false, x: true }, Dst::reg(hi, 1), vec![Src::reg(base.part(1)), Src::imm(hi_imm)]);
         let t = self.tmp(2);
-        self.emit(Instr::new(
-            Op::Join,
-            vec![Dst::reg(t, 2)],
-            vec![Src::r32(lo), Src::r32(hi)],
-        ));
+        self.emit(Instr::new(Op::Join, vec![Dst::reg(t, 2)], vec![Src::r32(lo), Src::r32(hi)]));
         RegRef::new(t, 2)
     }
 
     /// A 64-bit base register and an offset that fits the instruction's 24-bit field.
-    fn global_addr(
-        &mut self,
-        reg: RegRef,
-        offset: i64,
-        at: crate::ptx::ast::Span,
-    ) -> LResult<(RegRef, i32)> {
+    fn global_addr(&mut self, reg: RegRef, offset: i64, at: crate::ptx::ast::Span) -> LResult<(RegRef, i32)> {
         if reg.n != 2 {
             return self.fail(
                 Diag::error(at, "a 32-bit register cannot address `.global` or generic memory")
                     .note("with `.address_size 64`, use a 64-bit register (ptxas 12 rejects 32-bit addressing)"),
             );
         }
-        if OFF24.contains(&offset) {
-            Ok((reg, offset as i32))
-        } else {
-            Ok((self.add64_imm(reg, offset), 0))
-        }
+        if OFF24.contains(&offset) { Ok((reg, offset as i32)) } else { Ok((self.add64_imm(reg, offset), 0)) }
     }
 
     /// `LEA`/`LEA.HI.X` computing `base + offset` and the shared-window predicate Plg
@@ -186,71 +151,34 @@ impl Lowerer<'_> {
                 Src::r32(t)
             }
         };
-        self.op(
-            Op::Lea {
-                hi: false,
-                x: false,
-                cc: true,
-            },
-            Dst::reg(lo, 1),
-            vec![Src::reg(base.part(0)), off_lo],
-        );
+        self.op(Op::Lea { hi: false, x: false, cc: true }, Dst::reg(lo, 1), vec![Src::reg(base.part(0)), off_lo]);
         self.emit(Instr::new(
-            Op::Lea {
-                hi: true,
-                x: true,
-                cc: false,
-            },
+            Op::Lea { hi: true, x: true, cc: false },
             vec![Dst::Pred(p), Dst::reg(hi, 1)],
             vec![Src::reg(base.part(0)), off_hi, Src::reg(base.part(1))],
         ));
         let t = self.tmp(2);
-        self.emit(Instr::new(
-            Op::Join,
-            vec![Dst::reg(t, 2)],
-            vec![Src::r32(lo), Src::r32(hi)],
-        ));
+        self.emit(Instr::new(Op::Join, vec![Dst::reg(t, 2)], vec![Src::r32(lo), Src::r32(hi)]));
         (RegRef::new(t, 2), p)
     }
 
     fn check_ldst(&mut self, i: &Instruction, l: &LdSt, is_ld: bool) -> LResult<()> {
         let what = if is_ld { "ld" } else { "st" };
-        let unsupported =
-            |q: &str| format!("`{what}{q}` is not supported yet: SPA 5.0 has no such qualifier");
-        if matches!(
-            l.sem,
-            Some(MemSem::Relaxed | MemSem::Acquire | MemSem::Release)
-        ) || l.mmio
-            || l.scope.is_some()
-        {
-            return self.error(
-                i.opcode.span,
-                unsupported(".relaxed/.acquire/.release/.mmio"),
-            );
+        let unsupported = |q: &str| format!("`{what}{q}` is not supported yet: SPA 5.0 has no such qualifier");
+        if matches!(l.sem, Some(MemSem::Relaxed | MemSem::Acquire | MemSem::Release)) || l.mmio || l.scope.is_some() {
+            return self.error(i.opcode.span, unsupported(".relaxed/.acquire/.release/.mmio"));
         }
         if l.l1_evict.is_some() || l.l2_evict.is_some() || l.cache_hint || l.prefetch.is_some() {
-            return self.error(
-                i.opcode.span,
-                unsupported(" with eviction priorities or cache hints"),
-            );
+            return self.error(i.opcode.span, unsupported(" with eviction priorities or cache hints"));
         }
         if l.access_bytes() > 16 || l.ty.bits() == 128 {
             return self.error(
                 i.opcode.span,
-                format!(
-                    "`{what}` of {} bytes is wider than SPA 5.0's 128-bit accesses",
-                    l.access_bytes()
-                ),
+                format!("`{what}` of {} bytes is wider than SPA 5.0's 128-bit accesses", l.access_bytes()),
             );
         }
-        if matches!(
-            l.space,
-            Some(StateSpace::Shared(crate::ptx::types::SharedSub::Cluster))
-        ) {
-            return self.error(
-                i.opcode.span,
-                "`.shared::cluster` needs clusters, which SPA 5.0 does not have",
-            );
+        if matches!(l.space, Some(StateSpace::Shared(crate::ptx::types::SharedSub::Cluster))) {
+            return self.error(i.opcode.span, "`.shared::cluster` needs clusters, which SPA 5.0 does not have");
         }
         Ok(())
     }
@@ -300,39 +228,20 @@ impl Lowerer<'_> {
         let at = i.operands[1].span();
         // Loads that read a constant bank directly.
         match (space, addr) {
-            (
-                Some(StateSpace::Param(_)),
-                Address::Var {
-                    loc: VarLoc::ParamSlot(slot),
-                    offset,
-                },
-            ) => {
+            (Some(StateSpace::Param(_)), Address::Var { loc: VarLoc::ParamSlot(slot), offset }) => {
                 return self.ld_param_slot(i, l, slot, offset, &elems);
             }
-            (
-                Some(StateSpace::Param(_)) | Some(StateSpace::Const),
-                Address::Var { loc, offset },
-            ) => {
+            (Some(StateSpace::Param(_)) | Some(StateSpace::Const), Address::Var { loc, offset }) => {
                 let name = address_name(&i.operands[1]);
                 let Some(base) = self.var_offset(&name, loc) else {
                     return self.error(at, "unsupported parameter access");
                 };
-                let bank = if matches!(loc, VarLoc::Const(_)) {
-                    3
-                } else {
-                    0
-                };
+                let bank = if matches!(loc, VarLoc::Const(_)) { 3 } else { 0 };
                 return self.ld_cbank_static(l, bank, base as i64 + offset, &elems);
             }
-            (
-                Some(StateSpace::Param(_)) | Some(StateSpace::Const),
-                Address::Reg { reg, offset },
-            ) => {
-                let (bank, base) = if space == Some(StateSpace::Const) {
-                    (3, 0)
-                } else {
-                    (0, super::PARAM_BASE as i64)
-                };
+            (Some(StateSpace::Param(_)) | Some(StateSpace::Const), Address::Reg { reg, offset }) => {
+                let (bank, base) =
+                    if space == Some(StateSpace::Const) { (3, 0) } else { (0, super::PARAM_BASE as i64) };
                 return self.ld_cbank_dynamic(l, bank, reg.part(0), base + offset, &elems, at);
             }
             _ => {}
@@ -342,11 +251,7 @@ impl Lowerer<'_> {
         let ins = match (space, addr) {
             (Some(StateSpace::Global), Address::Reg { reg, offset }) => {
                 let (base, off) = self.global_addr(reg, offset, at)?;
-                Instr::new(
-                    Op::Ldg(mods),
-                    vec![Dst::reg(dst, size.regs())],
-                    vec![Src::addr(base, off)],
-                )
+                Instr::new(Op::Ldg(mods), vec![Dst::reg(dst, size.regs())], vec![Src::addr(base, off)])
             }
             (None, Address::Reg { reg, offset }) => {
                 if reg.n != 2 {
@@ -362,11 +267,7 @@ impl Lowerer<'_> {
             (Some(StateSpace::Shared(_)), a) => {
                 let (base, off) = self.window_addr(a, &i.operands[1])?;
                 Instr::new(
-                    Op::Lds(MemMods {
-                        e: false,
-                        cop: CacheOp::Default,
-                        size,
-                    }),
+                    Op::Lds(MemMods { e: false, cop: CacheOp::Default, size }),
                     vec![Dst::reg(dst, size.regs())],
                     vec![Src::addr(base, off)],
                 )
@@ -374,26 +275,13 @@ impl Lowerer<'_> {
             (Some(StateSpace::Local), a) => {
                 let (base, off) = self.window_addr(a, &i.operands[1])?;
                 Instr::new(
-                    Op::Ldl(MemMods {
-                        e: false,
-                        cop: CacheOp::Default,
-                        size,
-                    }),
+                    Op::Ldl(MemMods { e: false, cop: CacheOp::Default, size }),
                     vec![Dst::reg(dst, size.regs())],
                     vec![Src::addr(base, off)],
                 )
             }
-            (
-                _,
-                Address::Var {
-                    loc: VarLoc::Global,
-                    ..
-                },
-            ) => {
-                return self.error(
-                    at,
-                    "`.global` variables need relocations, which ptx2sass does not produce yet",
-                );
+            (_, Address::Var { loc: VarLoc::Global, .. }) => {
+                return self.error(at, "`.global` variables need relocations, which ptx2sass does not produce yet");
             }
             _ => return self.error(at, "unsupported address for this state space"),
         };
@@ -408,22 +296,12 @@ impl Lowerer<'_> {
             return space;
         }
         match addr {
-            Address::Var {
-                loc: VarLoc::Shared(_),
-                ..
-            } => Some(StateSpace::Shared(crate::ptx::types::SharedSub::None)),
-            Address::Var {
-                loc: VarLoc::Local(_),
-                ..
-            } => Some(StateSpace::Local),
-            Address::Var {
-                loc: VarLoc::Const(_),
-                ..
-            } => Some(StateSpace::Const),
-            Address::Var {
-                loc: VarLoc::KernelParam(_) | VarLoc::ParamSlot(_),
-                ..
-            } => Some(StateSpace::Param(crate::ptx::types::ParamSub::None)),
+            Address::Var { loc: VarLoc::Shared(_), .. } => Some(StateSpace::Shared(crate::ptx::types::SharedSub::None)),
+            Address::Var { loc: VarLoc::Local(_), .. } => Some(StateSpace::Local),
+            Address::Var { loc: VarLoc::Const(_), .. } => Some(StateSpace::Const),
+            Address::Var { loc: VarLoc::KernelParam(_) | VarLoc::ParamSlot(_), .. } => {
+                Some(StateSpace::Param(crate::ptx::types::ParamSub::None))
+            }
             _ => None,
         }
     }
@@ -450,14 +328,7 @@ impl Lowerer<'_> {
             Ok((base, off as i32))
         } else {
             let t = self.tmp(1);
-            self.op(
-                Op::Iadd32i {
-                    cc: false,
-                    x: false,
-                },
-                Dst::reg(t, 1),
-                vec![Src::reg(base), Src::imm(off as u32)],
-            );
+            self.op(Op::Iadd32i { cc: false, x: false }, Dst::reg(t, 1), vec![Src::reg(base), Src::imm(off as u32)]);
             Ok((RegRef::new(t, 1), 0))
         }
     }
@@ -476,11 +347,7 @@ impl Lowerer<'_> {
             let r = self.ptx_reg(id)?;
             let src = if eb >= 32 {
                 let per = (eb / 32) as u8;
-                Src::reg(RegRef {
-                    reg: dst,
-                    comp: k as u8 * per,
-                    n: per,
-                })
+                Src::reg(RegRef { reg: dst, comp: k as u8 * per, n: per })
             } else if elems.len() == 1 {
                 Src::reg(RegRef::new(dst, 1))
             } else {
@@ -489,18 +356,9 @@ impl Lowerer<'_> {
                 let pos = (k as u32 * eb) % 32;
                 let t = self.tmp(1);
                 self.op(
-                    Op::Bfe {
-                        u32: !l.ty.is_signed(),
-                    },
+                    Op::Bfe { u32: !l.ty.is_signed() },
                     Dst::reg(t, 1),
-                    vec![
-                        Src::reg(RegRef {
-                            reg: dst,
-                            comp: word as u8,
-                            n: 1,
-                        }),
-                        Src::imm(pos | (eb << 8)),
-                    ],
+                    vec![Src::reg(RegRef { reg: dst, comp: word as u8, n: 1 }), Src::imm(pos | (eb << 8))],
                 );
                 Src::r32(t)
             };
@@ -522,29 +380,17 @@ impl Lowerer<'_> {
         };
         let src_w = src.as_reg().map_or(1, |x| x.n);
         if width == src_w {
-            self.emit(Instr::new(
-                Op::Copy,
-                vec![Dst::reg(r.reg, width)],
-                vec![src],
-            ));
+            self.emit(Instr::new(Op::Copy, vec![Dst::reg(r.reg, width)], vec![src]));
         } else if width == 2 && src_w == 1 {
             // e.g. ld.u32 into a .b64 register: zero/sign-extend (PTX ISA 6.4.1).
             let hi = if ty.is_signed() {
                 let t = self.tmp(1);
-                self.op(
-                    Op::Shr { u32: false },
-                    Dst::reg(t, 1),
-                    vec![src, Src::imm(31)],
-                );
+                self.op(Op::Shr { u32: false }, Dst::reg(t, 1), vec![src, Src::imm(31)]);
                 Src::r32(t)
             } else {
                 Src::rz()
             };
-            self.emit(Instr::new(
-                Op::Join,
-                vec![Dst::reg(r.reg, 2)],
-                vec![src, hi],
-            ));
+            self.emit(Instr::new(Op::Join, vec![Dst::reg(r.reg, 2)], vec![src, hi]));
         } else {
             return self.error(self.origin, "unsupported register width for this access");
         }
@@ -566,23 +412,13 @@ impl Lowerer<'_> {
             let r = self.ptx_reg(id)?;
             let o = off + k as i64 * eb;
             if !(0..0x10000).contains(&o) {
-                return self.error(
-                    self.origin,
-                    format!("constant-bank offset 0x{o:x} is outside the 64 KiB bank"),
-                );
+                return self.error(self.origin, format!("constant-bank offset 0x{o:x} is outside the 64 KiB bank"));
             }
             match eb {
                 1 | 2 => {
                     let t = self.tmp(1);
                     let size = mem_size(l.ty, eb as u32);
-                    self.op(
-                        Op::Ldc {
-                            size,
-                            mode: LdcMode::Ia,
-                        },
-                        Dst::reg(t, 1),
-                        vec![Src::cbuf(bank, o as i32, 1)],
-                    );
+                    self.op(Op::Ldc { size, mode: LdcMode::Ia }, Dst::reg(t, 1), vec![Src::cbuf(bank, o as i32, 1)]);
                     self.write_ptx(r, Src::r32(t), l.ty)?;
                 }
                 4 => {
@@ -593,16 +429,8 @@ impl Lowerer<'_> {
                 _ => {
                     let (lo, hi) = (self.tmp(1), self.tmp(1));
                     self.op(Op::Mov, Dst::reg(lo, 1), vec![Src::cbuf(bank, o as i32, 1)]);
-                    self.op(
-                        Op::Mov,
-                        Dst::reg(hi, 1),
-                        vec![Src::cbuf(bank, o as i32 + 4, 1)],
-                    );
-                    self.emit(Instr::new(
-                        Op::Join,
-                        vec![Dst::reg(r.reg, 2)],
-                        vec![Src::r32(lo), Src::r32(hi)],
-                    ));
+                    self.op(Op::Mov, Dst::reg(hi, 1), vec![Src::cbuf(bank, o as i32 + 4, 1)]);
+                    self.emit(Instr::new(Op::Join, vec![Dst::reg(r.reg, 2)], vec![Src::r32(lo), Src::r32(hi)]));
                 }
             }
         }
@@ -628,22 +456,10 @@ impl Lowerer<'_> {
             let size = mem_size(l.ty, eb as u32);
             let t = self.tmp(size.regs());
             let cb = Src {
-                kind: SrcKind::CBuf {
-                    bank,
-                    offset: o,
-                    index: Some(index),
-                    n: size.regs(),
-                },
+                kind: SrcKind::CBuf { bank, offset: o, index: Some(index), n: size.regs() },
                 mods: Default::default(),
             };
-            self.op(
-                Op::Ldc {
-                    size,
-                    mode: LdcMode::Ia,
-                },
-                Dst::reg(t, size.regs()),
-                vec![cb],
-            );
+            self.op(Op::Ldc { size, mode: LdcMode::Ia }, Dst::reg(t, size.regs()), vec![cb]);
             self.write_ptx(r, Src::reg(RegRef::new(t, size.regs())), l.ty)?;
         }
         Ok(())
@@ -669,10 +485,7 @@ impl Lowerer<'_> {
                 );
             };
             if ty.bits() != l.ty.bits() && !(ty.bits() <= 32 && l.ty.bits() <= 32) {
-                return self.error(
-                    i.span,
-                    "parameter read with a different size than it was written",
-                );
+                return self.error(i.span, "parameter read with a different size than it was written");
             }
             let n = if ty.bits() == 64 { 2 } else { 1 };
             self.write_ptx(r, Src::reg(RegRef::new(var, n)), l.ty)?;
@@ -686,14 +499,7 @@ impl Lowerer<'_> {
         let addr = self.address(&i.operands[0])?;
         let at = i.operands[0].span();
         let space = self.effective_space(l.space, &addr);
-        if let (
-            Some(StateSpace::Param(_)),
-            Address::Var {
-                loc: VarLoc::ParamSlot(slot),
-                offset,
-            },
-        ) = (space, addr)
-        {
+        if let (Some(StateSpace::Param(_)), Address::Var { loc: VarLoc::ParamSlot(slot), offset }) = (space, addr) {
             return self.st_param_slot(i, l, slot, offset);
         }
         match space {
@@ -723,20 +529,12 @@ impl Lowerer<'_> {
                     self.global_addr(reg, offset, at)?;
                 }
                 let (base, p) = self.generic_addr(reg, offset);
-                Instr::new(
-                    Op::St(mods),
-                    vec![],
-                    vec![Src::addr(base, 0), data, Src::pred(p, false)],
-                )
+                Instr::new(Op::St(mods), vec![], vec![Src::addr(base, 0), data, Src::pred(p, false)])
             }
             (Some(StateSpace::Shared(_)), a) => {
                 let (base, off) = self.window_addr(a, &i.operands[0])?;
                 Instr::new(
-                    Op::Sts(MemMods {
-                        e: false,
-                        cop: CacheOp::Default,
-                        size,
-                    }),
+                    Op::Sts(MemMods { e: false, cop: CacheOp::Default, size }),
                     vec![],
                     vec![Src::addr(base, off), data],
                 )
@@ -744,26 +542,13 @@ impl Lowerer<'_> {
             (Some(StateSpace::Local), a) => {
                 let (base, off) = self.window_addr(a, &i.operands[0])?;
                 Instr::new(
-                    Op::Stl(MemMods {
-                        e: false,
-                        cop: CacheOp::Default,
-                        size,
-                    }),
+                    Op::Stl(MemMods { e: false, cop: CacheOp::Default, size }),
                     vec![],
                     vec![Src::addr(base, off), data],
                 )
             }
-            (
-                _,
-                Address::Var {
-                    loc: VarLoc::Global,
-                    ..
-                },
-            ) => {
-                return self.error(
-                    at,
-                    "`.global` variables need relocations, which ptx2sass does not produce yet",
-                );
+            (_, Address::Var { loc: VarLoc::Global, .. }) => {
+                return self.error(at, "`.global` variables need relocations, which ptx2sass does not produce yet");
             }
             _ => return self.error(at, "unsupported address for this state space"),
         };
@@ -779,12 +564,7 @@ impl Lowerer<'_> {
             Operand::Vector(v, span) => v
                 .iter()
                 .map(|e| match e {
-                    VecElem::Reg(r) => Operand::Name {
-                        name: r.clone(),
-                        component: None,
-                        negated: false,
-                        span: r.span,
-                    },
+                    VecElem::Reg(r) => Operand::Name { name: r.clone(), component: None, negated: false, span: r.span },
                     VecElem::Imm(m) => Operand::Imm(*m),
                     VecElem::Sink(_) => Operand::Imm(crate::ptx::ast::Immediate {
                         value: crate::ptx::ast::ImmValue::Int(0),
@@ -817,19 +597,11 @@ impl Lowerer<'_> {
                     };
                     if eb == 64 || eb == 128 {
                         for c in 0..(eb / 32) as u8 {
-                            parts.push(Src::reg(RegRef {
-                                reg: r.reg,
-                                comp: c,
-                                n: 1,
-                            }));
+                            parts.push(Src::reg(RegRef { reg: r.reg, comp: c, n: 1 }));
                         }
                     } else {
                         let _ = w;
-                        parts.push(Src::reg(RegRef {
-                            reg: r.reg,
-                            comp: 0,
-                            n: 1,
-                        }));
+                        parts.push(Src::reg(RegRef { reg: r.reg, comp: 0, n: 1 }));
                     }
                 }
                 _ => return self.error(op.span(), "expected a register, immediate or vector"),
@@ -845,23 +617,11 @@ impl Lowerer<'_> {
                 for (k, p) in chunk.iter().enumerate() {
                     let t = self.tmp(1);
                     if k == 0 {
-                        self.op(
-                            Op::Lop32i(LogicOp::And),
-                            Dst::reg(t, 1),
-                            vec![*p, Src::imm(mask)],
-                        );
+                        self.op(Op::Lop32i(LogicOp::And), Dst::reg(t, 1), vec![*p, Src::imm(mask)]);
                     } else {
                         let m = self.tmp(1);
-                        self.op(
-                            Op::Lop32i(LogicOp::And),
-                            Dst::reg(m, 1),
-                            vec![*p, Src::imm(mask)],
-                        );
-                        self.op(
-                            Op::Shl,
-                            Dst::reg(t, 1),
-                            vec![Src::r32(m), Src::imm(k as u32 * eb)],
-                        );
+                        self.op(Op::Lop32i(LogicOp::And), Dst::reg(m, 1), vec![*p, Src::imm(mask)]);
+                        self.op(Op::Shl, Dst::reg(t, 1), vec![Src::r32(m), Src::imm(k as u32 * eb)]);
                     }
                     acc = Some(match acc {
                         None => Src::r32(t),
@@ -885,14 +645,7 @@ impl Lowerer<'_> {
         }
         // A whole wide PTX register stored as is needs no join.
         if let Some(r0) = parts[0].as_reg()
-            && parts.iter().enumerate().all(|(k, p)| {
-                p.as_reg()
-                    == Some(RegRef {
-                        reg: r0.reg,
-                        comp: k as u8,
-                        n: 1,
-                    })
-            })
+            && parts.iter().enumerate().all(|(k, p)| p.as_reg() == Some(RegRef { reg: r0.reg, comp: k as u8, n: 1 }))
         {
             return Ok(Src::reg(RegRef::new(r0.reg, regs as u8)));
         }
@@ -929,12 +682,9 @@ impl Lowerer<'_> {
             Operand::Vector(v, _) => v
                 .iter()
                 .filter_map(|e| match e {
-                    VecElem::Reg(r) => Some(Operand::Name {
-                        name: r.clone(),
-                        component: None,
-                        negated: false,
-                        span: r.span,
-                    }),
+                    VecElem::Reg(r) => {
+                        Some(Operand::Name { name: r.clone(), component: None, negated: false, span: r.span })
+                    }
                     VecElem::Imm(m) => Some(Operand::Imm(*m)),
                     VecElem::Sink(_) => None,
                 })
@@ -972,25 +722,13 @@ impl Lowerer<'_> {
 
     /// The address of a named variable in its own state space, as a 64-bit value
     /// (`mov.u64 %rd, var`; PTX ISA 9.7.9.1 mov).
-    pub fn var_address(
-        &mut self,
-        name: &str,
-        loc: VarLoc,
-        at: crate::ptx::ast::Span,
-    ) -> LResult<RegRef> {
+    pub fn var_address(&mut self, name: &str, loc: VarLoc, at: crate::ptx::ast::Span) -> LResult<RegRef> {
         let lo = match loc {
             VarLoc::Local(o) => {
                 self.uses_frame = true;
                 let t = self.tmp(1);
                 // The frame base is R1 (ptxas findings section 5: `IADD32I R1, R1, -size`).
-                self.op(
-                    Op::Iadd32i {
-                        cc: false,
-                        x: false,
-                    },
-                    Dst::reg(t, 1),
-                    vec![Src::r32(Reg::R(1)), Src::imm(o)],
-                );
+                self.op(Op::Iadd32i { cc: false, x: false }, Dst::reg(t, 1), vec![Src::r32(Reg::R(1)), Src::imm(o)]);
                 Src::r32(t)
             }
             VarLoc::Shared(_) => {
@@ -1000,24 +738,14 @@ impl Lowerer<'_> {
             VarLoc::Const(o) => self.imm_reg(o),
             VarLoc::KernelParam(o) => self.imm_reg(o - super::PARAM_BASE),
             VarLoc::ParamSlot(_) => {
-                return self.error(
-                    at,
-                    "taking the address of a call parameter is not supported",
-                );
+                return self.error(at, "taking the address of a call parameter is not supported");
             }
             VarLoc::Global => {
-                return self.error(
-                    at,
-                    "`.global` variables need relocations, which ptx2sass does not produce yet",
-                );
+                return self.error(at, "`.global` variables need relocations, which ptx2sass does not produce yet");
             }
         };
         let t = self.tmp(2);
-        self.emit(Instr::new(
-            Op::Join,
-            vec![Dst::reg(t, 2)],
-            vec![lo, Src::rz()],
-        ));
+        self.emit(Instr::new(Op::Join, vec![Dst::reg(t, 2)], vec![lo, Src::rz()]));
         Ok(RegRef::new(t, 2))
     }
 
@@ -1028,10 +756,7 @@ impl Lowerer<'_> {
         };
         let d = self.ptx_reg(dname)?;
         if c.ty.bits() != 64 {
-            return self.error(
-                i.opcode.span,
-                "32-bit `cvta` is not supported: ptx2sass needs `.address_size 64`",
-            );
+            return self.error(i.opcode.span, "32-bit `cvta` is not supported: ptx2sass needs `.address_size 64`");
         }
         let a: RegRef = match &i.operands[1] {
             Operand::Name { name, .. } => match self.var(&name.name) {
@@ -1046,48 +771,21 @@ impl Lowerer<'_> {
         match (c.space, c.to) {
             (StateSpace::Global, _) => {
                 // The global window is identity-mapped in the generic space.
-                self.emit(Instr::new(
-                    Op::Copy,
-                    vec![Dst::reg(d.reg, 2)],
-                    vec![Src::reg(a)],
-                ));
+                self.emit(Instr::new(Op::Copy, vec![Dst::reg(d.reg, 2)], vec![Src::reg(a)]));
             }
             (StateSpace::Shared(_) | StateSpace::Local, false) => {
-                let window = if matches!(c.space, StateSpace::Local) {
-                    4
-                } else {
-                    0
-                };
+                let window = if matches!(c.space, StateSpace::Local) { 4 } else { 0 };
                 let lo = self.tmp(1);
-                self.op(
-                    Op::Lop(LogicOp::Or),
-                    Dst::reg(lo, 1),
-                    vec![Src::reg(a.part(0)), Src::cbuf(0, window, 1)],
-                );
-                self.emit(Instr::new(
-                    Op::Join,
-                    vec![Dst::reg(d.reg, 2)],
-                    vec![Src::r32(lo), Src::rz()],
-                ));
+                self.op(Op::Lop(LogicOp::Or), Dst::reg(lo, 1), vec![Src::reg(a.part(0)), Src::cbuf(0, window, 1)]);
+                self.emit(Instr::new(Op::Join, vec![Dst::reg(d.reg, 2)], vec![Src::r32(lo), Src::rz()]));
             }
             (StateSpace::Shared(_) | StateSpace::Local, true) => {
                 let lo = self.tmp(1);
-                self.op(
-                    Op::Lop32i(LogicOp::And),
-                    Dst::reg(lo, 1),
-                    vec![Src::reg(a.part(0)), Src::imm(0x00ff_ffff)],
-                );
-                self.emit(Instr::new(
-                    Op::Join,
-                    vec![Dst::reg(d.reg, 2)],
-                    vec![Src::r32(lo), Src::rz()],
-                ));
+                self.op(Op::Lop32i(LogicOp::And), Dst::reg(lo, 1), vec![Src::reg(a.part(0)), Src::imm(0x00ff_ffff)]);
+                self.emit(Instr::new(Op::Join, vec![Dst::reg(d.reg, 2)], vec![Src::r32(lo), Src::rz()]));
             }
             _ => {
-                return self.error(
-                    i.opcode.span,
-                    format!("`cvta` with `{}` is not supported", c.space),
-                );
+                return self.error(i.opcode.span, format!("`cvta` with `{}` is not supported", c.space));
             }
         }
         Ok(())
@@ -1097,10 +795,7 @@ impl Lowerer<'_> {
 /// The variable name of an address operand `[name+off]`.
 fn address_name(op: &Operand) -> String {
     match op {
-        Operand::Address {
-            base: AddrBase::Name(n),
-            ..
-        } => n.name.clone(),
+        Operand::Address { base: AddrBase::Name(n), .. } => n.name.clone(),
         _ => String::new(),
     }
 }

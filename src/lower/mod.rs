@@ -11,6 +11,7 @@ pub mod call;
 pub mod ctx;
 pub mod mem;
 pub mod opt;
+pub mod reconverge;
 pub mod ssa;
 
 use crate::diag::Diag;
@@ -63,11 +64,7 @@ pub fn lower(m: &ast::Module, opts: &Options) -> Result<(ir::Module, Vec<Diag>),
             Err(d) => diags.extend(d),
         }
     }
-    if diags.iter().any(Diag::is_error) {
-        Err(diags)
-    } else {
-        Ok((out, diags))
-    }
+    if diags.iter().any(Diag::is_error) { Err(diags) } else { Ok((out, diags)) }
 }
 
 /// Places `.const` variables in bank 3 (with their initial bytes) and records `.shared`
@@ -92,10 +89,7 @@ fn module_layout(m: &ast::Module, bank: &mut Vec<u8>, diags: &mut Vec<Diag>) -> 
                     diags.push(
                         Diag::error(
                             v.span,
-                            format!(
-                                "too much `.const` data: {} bytes, bank 3 holds 65536",
-                                bank.len()
-                            ),
+                            format!("too much `.const` data: {} bytes, bank 3 holds 65536", bank.len()),
                         )
                         .note("the same limit as ptxas: `File uses too much global constant data`"),
                     );
@@ -103,9 +97,7 @@ fn module_layout(m: &ast::Module, bank: &mut Vec<u8>, diags: &mut Vec<Diag>) -> 
                 layout.consts.insert(v.name.name.clone(), off);
             }
             StateSpace::Shared(_) => {
-                layout
-                    .shared
-                    .insert(v.name.name.clone(), (v.size() as u32, v.alignment()));
+                layout.shared.insert(v.name.name.clone(), (v.size() as u32, v.alignment()));
                 layout.shared_order.push(v.name.name.clone());
             }
             StateSpace::Global => {
@@ -142,10 +134,9 @@ fn init_bytes(init: &Init, ty: ScalarType, out: &mut [u8], pos: &mut usize) -> R
             *pos += n;
             Ok(())
         }
-        Init::Scalar(InitValue::Addr { name, .. }) => Err(format!(
-            "address initializers (`{}`) are not supported: they need relocations",
-            name.name
-        )),
+        Init::Scalar(InitValue::Addr { name, .. }) => {
+            Err(format!("address initializers (`{}`) are not supported: they need relocations", name.name))
+        }
     }
 }
 
@@ -164,28 +155,18 @@ fn lower_kernel(
             Some(n) => format!("{}[{n}]", p.ty),
             None => p.ty.to_string(),
         };
-        lw.f.params.push(ParamSlot {
-            name: p.name.name.clone(),
-            ty,
-            offset: off,
-            size: p.size(),
-        });
-        lw.vars
-            .insert(p.name.name.clone(), VarLoc::KernelParam(off));
+        lw.f.params.push(ParamSlot { name: p.name.name.clone(), ty, offset: off, size: p.size() });
+        lw.vars.insert(p.name.name.clone(), VarLoc::KernelParam(off));
         off += p.size();
     }
     if off > 0x140 + 4096 {
         lw.diags.push(Diag::error(
             k.name.span,
-            format!(
-                "kernel parameters take {} bytes; the limit is 4096",
-                off - PARAM_BASE
-            ),
+            format!("kernel parameters take {} bytes; the limit is 4096", off - PARAM_BASE),
         ));
     }
     for name in layout.consts.keys() {
-        lw.vars
-            .insert(name.clone(), VarLoc::Const(layout.consts[name]));
+        lw.vars.insert(name.clone(), VarLoc::Const(layout.consts[name]));
     }
     for name in layout.globals.keys() {
         lw.vars.insert(name.clone(), VarLoc::Global);
@@ -208,11 +189,12 @@ fn lower_kernel(
     if !opts.no_opt {
         opt::run(&mut func);
     }
+    if let Err(d) = reconverge::insert(&mut func, k.name.span) {
+        diags.push(d);
+        return Err(diags);
+    }
     if let Err(e) = ir::verify::verify(&func) {
-        diags.push(Diag::error(
-            k.name.span,
-            format!("internal error after lowering: {e}"),
-        ));
+        diags.push(Diag::error(k.name.span, format!("internal error after lowering: {e}")));
         return Err(diags);
     }
     Ok((func, diags))
@@ -264,8 +246,7 @@ impl Lowerer<'_> {
             StateSpace::Shared(_) => {
                 let key = self.scoped(&d.name.name);
                 self.vars.insert(key.clone(), VarLoc::Shared(u32::MAX));
-                self.local_shared
-                    .insert(key, (d.size() as u32, d.alignment()));
+                self.local_shared.insert(key, (d.size() as u32, d.alignment()));
             }
             StateSpace::Param(_) => {
                 let slot = self.next_slot;
@@ -276,7 +257,10 @@ impl Lowerer<'_> {
             StateSpace::Const | StateSpace::Global => {
                 self.diags.push(Diag::error(
                     d.span,
-                    format!("`{}` variables inside a function are not supported; declare them at module scope", d.space),
+                    format!(
+                        "`{}` variables inside a function are not supported; declare them at module scope",
+                        d.space
+                    ),
                 ));
             }
         }
@@ -296,9 +280,7 @@ impl Lowerer<'_> {
     /// True when the current block already ends in a terminator.
     pub fn terminated(&self) -> bool {
         let b = &self.f.cfg[self.cur];
-        b.instrs
-            .last()
-            .is_some_and(|i| matches!(i.op, Op::Bra | Op::Exit | Op::Ret) && i.guard.is_none())
+        b.instrs.last().is_some_and(|i| matches!(i.op, Op::Bra | Op::Exit | Op::Ret) && i.guard.is_none())
             || b.instrs.last().is_some_and(|i| i.op == Op::Bra)
     }
 
@@ -316,20 +298,14 @@ impl Lowerer<'_> {
 
     /// Terminates the current block with `BRA target`.
     pub fn jump(&mut self, target: ir::BlockId) {
-        self.emit(Instr::new(
-            Op::Bra,
-            vec![],
-            vec![Src::label(target.index() as u32)],
-        ));
+        self.emit(Instr::new(Op::Bra, vec![], vec![Src::label(target.index() as u32)]));
         self.edge(self.cur, target, EdgeKind::Taken);
     }
 
     /// Terminates the current block with `@[!]p BRA target` and continues in a new
     /// fall-through block.
     pub fn branch_if(&mut self, p: Reg, neg: bool, target: ir::BlockId) {
-        self.emit(
-            Instr::new(Op::Bra, vec![], vec![Src::label(target.index() as u32)]).guarded(p, neg),
-        );
+        self.emit(Instr::new(Op::Bra, vec![], vec![Src::label(target.index() as u32)]).guarded(p, neg));
         let from = self.cur;
         self.edge(from, target, EdgeKind::Taken);
         let next = self.new_block(String::new());
@@ -350,20 +326,12 @@ impl Lowerer<'_> {
             let block = &self.f.cfg[b];
             let needs_exit = match block.instrs.last() {
                 None => true,
-                Some(i) => {
-                    !(i.guard.is_none() && matches!(i.op, Op::Bra | Op::Exit | Op::Ret))
-                        && i.op != Op::Bra
-                }
+                Some(i) => !(i.guard.is_none() && matches!(i.op, Op::Bra | Op::Exit | Op::Ret)) && i.op != Op::Bra,
             };
             if needs_exit {
                 self.cur = b;
                 // A block falls through to the next in layout; the last one exits.
-                let pos = self
-                    .f
-                    .layout
-                    .iter()
-                    .position(|x| *x == b)
-                    .expect("in layout");
+                let pos = self.f.layout.iter().position(|x| *x == b).expect("in layout");
                 match self.f.layout.get(pos + 1).copied() {
                     Some(next) => self.jump(next),
                     None => self.emit(Instr::new(Op::Exit, vec![], vec![])),
@@ -373,11 +341,7 @@ impl Lowerer<'_> {
     }
 
     /// Lowers one instruction (with its guard).
-    fn lower_instr(
-        &mut self,
-        i: &Instruction,
-        funcs: &HashMap<&str, &ast::Function>,
-    ) -> LResult<()> {
+    fn lower_instr(&mut self, i: &Instruction, funcs: &HashMap<&str, &ast::Function>) -> LResult<()> {
         self.origin = i.span;
         // Control flow first: guards on branches and returns are part of the branch.
         match &i.kind {
@@ -393,6 +357,8 @@ impl Lowerer<'_> {
                     }
                     Some(g) => {
                         let p = self.ptx_reg(&g.reg)?;
+                        let uni = matches!(i.kind, InstrKind::Bra { uni: true });
+                        self.f.cfg[self.cur].uni = uni;
                         self.branch_if(p.reg, g.negated, target);
                     }
                 }
@@ -437,11 +403,7 @@ impl Lowerer<'_> {
         r
     }
 
-    fn lower_unguarded(
-        &mut self,
-        i: &Instruction,
-        funcs: &HashMap<&str, &ast::Function>,
-    ) -> LResult<()> {
+    fn lower_unguarded(&mut self, i: &Instruction, funcs: &HashMap<&str, &ast::Function>) -> LResult<()> {
         match &i.kind {
             InstrKind::Ld(l) => self.lower_ld(i, l),
             InstrKind::St(l) => self.lower_st(i, l),

@@ -23,12 +23,7 @@ pub fn remove_unreachable(f: &mut Function) {
             work.extend(f.succs(b));
         }
     }
-    let dead: Vec<BlockId> = f
-        .layout
-        .iter()
-        .copied()
-        .filter(|b| !seen.contains(b))
-        .collect();
+    let dead: Vec<BlockId> = f.layout.iter().copied().filter(|b| !seen.contains(b)).collect();
     for b in dead {
         f.cfg.remove_node(b);
     }
@@ -54,10 +49,7 @@ fn skip_trampolines(f: &Function, mut b: BlockId) -> BlockId {
 
 fn is_exit_block(f: &Function, b: BlockId) -> bool {
     let blk = &f.cfg[b];
-    blk.params.is_empty()
-        && blk.instrs.len() == 1
-        && blk.instrs[0].op == Op::Exit
-        && blk.instrs[0].guard.is_none()
+    blk.params.is_empty() && blk.instrs.len() == 1 && blk.instrs[0].op == Op::Exit && blk.instrs[0].guard.is_none()
 }
 
 /// Replaces branches to exit-only blocks by (predicated) `EXIT`. Run before SSA.
@@ -85,12 +77,8 @@ pub fn thread_exits(f: &mut Function) {
             Some(g) => {
                 // `@P EXIT`, then continue to the fall-through block.
                 let (_, ft) = f.cfg.edge_endpoints(edges[1]).expect("edge");
-                f.cfg[b].instrs[n - 1] =
-                    Instr::new(Op::Exit, vec![], vec![]).guarded(g.pred, g.neg);
-                f.cfg[b].push(
-                    Instr::new(Op::Bra, vec![], vec![Src::label(ft.index() as u32)]),
-                    origin,
-                );
+                f.cfg[b].instrs[n - 1] = Instr::new(Op::Exit, vec![], vec![]).guarded(g.pred, g.neg);
+                f.cfg[b].push(Instr::new(Op::Bra, vec![], vec![Src::label(ft.index() as u32)]), origin);
                 f.cfg.remove_edge(taken);
                 let e = edges[1];
                 f.cfg[e].kind = EdgeKind::Taken;
@@ -116,21 +104,10 @@ pub fn split_critical_edges(f: &mut Function) {
             let kind = f.cfg[e].kind;
             let mid = f.new_block("");
             let origin = f.cfg[b].origins.last().copied().unwrap_or_default();
-            f.cfg[mid].push(
-                Instr::new(Op::Bra, vec![], vec![Src::label(t.index() as u32)]),
-                origin,
-            );
+            f.cfg[mid].push(Instr::new(Op::Bra, vec![], vec![Src::label(t.index() as u32)]), origin);
             f.cfg.remove_edge(e);
-            f.cfg
-                .add_edge(b, mid, crate::ir::Edge { kind, args: vec![] });
-            f.cfg.add_edge(
-                mid,
-                t,
-                crate::ir::Edge {
-                    kind: EdgeKind::Taken,
-                    args: vec![],
-                },
-            );
+            f.cfg.add_edge(b, mid, crate::ir::Edge { kind, args: vec![] });
+            f.cfg.add_edge(mid, t, crate::ir::Edge { kind: EdgeKind::Taken, args: vec![] });
             if kind == EdgeKind::Fallthrough {
                 let pos = f.layout.iter().position(|x| *x == b).expect("in layout");
                 f.layout.insert(pos + 1, mid);
@@ -148,6 +125,7 @@ pub fn split_critical_edges(f: &mut Function) {
 pub fn run(f: &mut Function) {
     for _ in 0..8 {
         let mut changed = copy_prop(f);
+        changed |= simplify(f);
         changed |= fold_constants(f);
         changed |= fold_addresses(f);
         changed |= dce(f);
@@ -170,8 +148,41 @@ fn def_sites(f: &Function) -> HashMap<u32, (BlockId, usize)> {
     m
 }
 
-/// What a 32-bit component of a value is known to be equal to.
-fn forward(f: &Function, defs: &HashMap<u32, (BlockId, usize)>, r: RegRef) -> Option<Src> {
+/// Values read whole somewhere (as a source of full width, or as an edge argument).
+fn whole_uses(f: &Function) -> HashSet<u32> {
+    let mut w = HashSet::new();
+    for &b in &f.layout {
+        for i in &f.cfg[b].instrs {
+            for s in &i.srcs {
+                if let Some(r) = s.gprs()
+                    && let Reg::V(v) = r.reg
+                    && r.comp == 0
+                    && r.n == f.vregs[v as usize].width()
+                {
+                    w.insert(v);
+                }
+            }
+        }
+        for e in f.succ_edges(b) {
+            w.extend(f.cfg[e].args.iter().copied());
+        }
+    }
+    w
+}
+
+/// Context of [`forward`]: definition sites and values read whole.
+struct Defs {
+    sites: HashMap<u32, (BlockId, usize)>,
+    whole: HashSet<u32>,
+}
+
+/// What a component of a value is known to be equal to. A part of a `join` is forwarded
+/// to the join's source only if the joined value is never read whole (then the join
+/// dies); otherwise reads stay on the joined register so that allocation can coalesce
+/// the join's sources into it.
+fn forward(f: &Function, defs: &Defs, r: RegRef) -> Option<Src> {
+    let whole = &defs.whole;
+    let defs = &defs.sites;
     let Reg::V(v) = r.reg else { return None };
     let &(b, k) = defs.get(&v)?;
     let d = &f.cfg[b].instrs[k];
@@ -182,11 +193,9 @@ fn forward(f: &Function, defs: &HashMap<u32, (BlockId, usize)>, r: RegRef) -> Op
         Op::Copy => {
             let s = d.srcs[0];
             match s.kind {
-                SrcKind::Reg(x) if s.mods == Default::default() => Some(Src::reg(RegRef {
-                    reg: x.reg,
-                    comp: x.comp + r.comp,
-                    n: r.n,
-                })),
+                SrcKind::Reg(x) if s.mods == Default::default() => {
+                    Some(Src::reg(RegRef { reg: x.reg, comp: x.comp + r.comp, n: r.n }))
+                }
                 _ if r.n == 1 && r.comp == 0 => Some(s),
                 _ => None,
             }
@@ -197,7 +206,8 @@ fn forward(f: &Function, defs: &HashMap<u32, (BlockId, usize)>, r: RegRef) -> Op
         }
         Op::Join if r.n == 1 => {
             let s = *d.srcs.get(r.comp as usize)?;
-            (s.as_reg().is_some_and(|x| x.n == 1) && s.mods == Default::default()).then_some(s)
+            let movable = !whole.contains(&v) || s.as_reg().is_some_and(|x| x.reg.is_rz());
+            (movable && s.as_reg().is_some_and(|x| x.n == 1) && s.mods == Default::default()).then_some(s)
         }
         Op::Join => {
             // A whole-or-part read of a join of consecutive components of one register.
@@ -205,18 +215,9 @@ fn forward(f: &Function, defs: &HashMap<u32, (BlockId, usize)>, r: RegRef) -> Op
             let first = parts[0].as_reg()?;
             let whole = parts.iter().enumerate().all(|(k, p)| {
                 p.mods == Default::default()
-                    && p.as_reg()
-                        == Some(RegRef {
-                            reg: first.reg,
-                            comp: first.comp + k as u8,
-                            n: 1,
-                        })
+                    && p.as_reg() == Some(RegRef { reg: first.reg, comp: first.comp + k as u8, n: 1 })
             });
-            (whole && !first.reg.is_rz()).then_some(Src::reg(RegRef {
-                reg: first.reg,
-                comp: first.comp,
-                n: r.n,
-            }))
+            (whole && !first.reg.is_rz()).then_some(Src::reg(RegRef { reg: first.reg, comp: first.comp, n: r.n }))
         }
         _ => None,
     }
@@ -224,7 +225,7 @@ fn forward(f: &Function, defs: &HashMap<u32, (BlockId, usize)>, r: RegRef) -> Op
 
 /// Replaces reads of copies by their sources. Returns true if anything changed.
 pub fn copy_prop(f: &mut Function) -> bool {
-    let defs = def_sites(f);
+    let defs = Defs { sites: def_sites(f), whole: whole_uses(f) };
     let mut changed = false;
     for b in f.layout.clone() {
         for k in 0..f.cfg[b].instrs.len() {
@@ -251,10 +252,7 @@ pub fn copy_prop(f: &mut Function) -> bool {
                 let mods = s.mods;
                 match n.kind {
                     SrcKind::Reg(x) => {
-                        *s = Src {
-                            kind: SrcKind::Reg(x),
-                            mods,
-                        };
+                        *s = Src { kind: SrcKind::Reg(x), mods };
                         here = true;
                     }
                     _ => {
@@ -264,16 +262,10 @@ pub fn copy_prop(f: &mut Function) -> bool {
             }
             // Address bases and LDC indices.
             for s in ins.srcs.iter_mut() {
-                let (SrcKind::Addr { base: r, .. } | SrcKind::CBuf { index: Some(r), .. }) =
-                    &mut s.kind
-                else {
+                let (SrcKind::Addr { base: r, .. } | SrcKind::CBuf { index: Some(r), .. }) = &mut s.kind else {
                     continue;
                 };
-                if let Some(Src {
-                    kind: SrcKind::Reg(x),
-                    ..
-                }) = forward(f, &defs, *r)
-                {
+                if let Some(Src { kind: SrcKind::Reg(x), .. }) = forward(f, &defs, *r) {
                     *r = x;
                     here = true;
                 }
@@ -289,18 +281,9 @@ pub fn copy_prop(f: &mut Function) -> bool {
             let mut new = args.clone();
             for a in new.iter_mut() {
                 let w = f.vregs[*a as usize].width();
-                if let Some(Src {
-                    kind: SrcKind::Reg(x),
-                    ..
-                }) = forward(
-                    f,
-                    &defs,
-                    RegRef {
-                        reg: Reg::V(*a),
-                        comp: 0,
-                        n: w,
-                    },
-                ) && let Reg::V(v) = x.reg
+                if let Some(Src { kind: SrcKind::Reg(x), .. }) =
+                    forward(f, &defs, RegRef { reg: Reg::V(*a), comp: 0, n: w })
+                    && let Reg::V(v) = x.reg
                     && x.comp == 0
                     && f.vregs[v as usize] == f.vregs[*a as usize]
                 {
@@ -336,21 +319,9 @@ fn constant_of(f: &Function, defs: &HashMap<u32, (BlockId, usize)>, r: RegRef) -
             let hi = constant_of(f, defs, d.srcs[1].as_reg()?)?;
             match (lo.kind, hi.kind) {
                 (
-                    SrcKind::CBuf {
-                        bank,
-                        offset,
-                        index: None,
-                        ..
-                    },
-                    SrcKind::CBuf {
-                        bank: b2,
-                        offset: o2,
-                        index: None,
-                        ..
-                    },
-                ) if bank == b2 && o2 == offset + 4 && offset % 8 == 0 => {
-                    Some(Src::cbuf(bank, offset, 2))
-                }
+                    SrcKind::CBuf { bank, offset, index: None, .. },
+                    SrcKind::CBuf { bank: b2, offset: o2, index: None, .. },
+                ) if bank == b2 && o2 == offset + 4 && offset % 8 == 0 => Some(Src::cbuf(bank, offset, 2)),
                 (SrcKind::Imm(0), SrcKind::Imm(h)) => Some(Src::imm(h)),
                 _ => None,
             }
@@ -378,18 +349,11 @@ pub fn fold_constants(f: &mut Function) -> bool {
                     continue;
                 };
                 // 64-bit float immediates are only meaningful for D* ops.
-                if r.n == 2
-                    && !matches!(
-                        ins.op,
-                        Op::Dadd(_) | Op::Dmul(_) | Op::Dfma(_) | Op::Dsetp { .. } | Op::Dmnmx
-                    )
+                if r.n == 2 && !matches!(ins.op, Op::Dadd(_) | Op::Dmul(_) | Op::Dfma(_) | Op::Dsetp { .. } | Op::Dmnmx)
                 {
                     continue;
                 }
-                let cand = Src {
-                    kind: c.kind,
-                    mods: s.mods,
-                };
+                let cand = Src { kind: c.kind, mods: s.mods };
                 if legal::accepts(&ins.op, idx, &ins.srcs, &cand) {
                     ins.srcs[idx] = cand;
                     here = true;
@@ -409,22 +373,13 @@ pub fn fold_constants(f: &mut Function) -> bool {
                 } else if let SrcKind::Imm(v) = cand.kind
                     && idx == 1
                     && cand.mods == Default::default()
-                    && !ins
-                        .srcs
-                        .iter()
-                        .any(|o| matches!(o.kind, SrcKind::CBuf { .. } | SrcKind::Imm(_)))
+                    && !ins.srcs.iter().any(|o| matches!(o.kind, SrcKind::CBuf { .. } | SrcKind::Imm(_)))
                 {
                     // 32-bit immediate forms.
                     let op32 = match ins.op {
-                        Op::Iadd { cc, x } if ins.srcs[0].mods == Default::default() => {
-                            Some(Op::Iadd32i { cc, x })
-                        }
-                        Op::Fadd(m) if !m.sat && ins.srcs[0].mods == Default::default() => {
-                            Some(Op::Fadd32i(m))
-                        }
-                        Op::Fmul(m) if !m.sat && ins.srcs[0].mods == Default::default() => {
-                            Some(Op::Fmul32i(m))
-                        }
+                        Op::Iadd { cc, x } if ins.srcs[0].mods == Default::default() => Some(Op::Iadd32i { cc, x }),
+                        Op::Fadd(m) if !m.sat && ins.srcs[0].mods == Default::default() => Some(Op::Fadd32i(m)),
+                        Op::Fmul(m) if !m.sat && ins.srcs[0].mods == Default::default() => Some(Op::Fmul32i(m)),
                         Op::Lop(l) if l != crate::sass::op::LogicOp::PassB => Some(Op::Lop32i(l)),
                         _ => None,
                     };
@@ -445,6 +400,62 @@ pub fn fold_constants(f: &mut Function) -> bool {
     changed
 }
 
+/// Local simplifications: a `.CC` that no `.X` reads is dropped (so the instruction is a
+/// plain add again), and adding zero becomes a copy.
+pub fn simplify(f: &mut Function) -> bool {
+    let mut changed = false;
+    for b in f.layout.clone() {
+        let n = f.cfg[b].instrs.len();
+        for k in 0..n {
+            let blk = &f.cfg[b];
+            let i = &blk.instrs[k];
+            if i.op.writes_cc() {
+                let read = blk.instrs[k + 1..]
+                    .iter()
+                    .take_while(|j| !j.op.writes_cc() || j.op.reads_cc())
+                    .any(|j| j.op.reads_cc());
+                if !read {
+                    let op = match i.op {
+                        Op::Iadd { x, .. } => Some(Op::Iadd { cc: false, x }),
+                        Op::Iadd32i { x, .. } => Some(Op::Iadd32i { cc: false, x }),
+                        Op::Iscadd { .. } => Some(Op::Iscadd { cc: false }),
+                        _ => None,
+                    };
+                    if let Some(op) = op {
+                        f.cfg[b].instrs[k].op = op;
+                        changed = true;
+                    }
+                }
+            }
+            let i = &f.cfg[b].instrs[k];
+            let zero = |s: &Src| {
+                s.mods == Default::default()
+                    && (matches!(s.kind, SrcKind::Imm(0)) || s.as_reg().is_some_and(|r| r.reg.is_rz()))
+            };
+            let plain = |s: &Src| s.mods == Default::default() && s.as_reg().is_some();
+            let copy_of = match i.op {
+                Op::Iadd { cc: false, x: false } | Op::Iadd32i { cc: false, x: false } if i.guard.is_none() => {
+                    if zero(&i.srcs[1]) && plain(&i.srcs[0]) {
+                        Some(i.srcs[0])
+                    } else if zero(&i.srcs[0]) && plain(&i.srcs[1]) {
+                        Some(i.srcs[1])
+                    } else {
+                        None
+                    }
+                }
+                _ => None,
+            };
+            if let Some(src) = copy_of {
+                let ins = &mut f.cfg[b].instrs[k];
+                ins.op = Op::Copy;
+                ins.srcs = vec![src];
+                changed = true;
+            }
+        }
+    }
+    changed
+}
+
 /// Folds `IADD32I` address arithmetic into the memory instruction's 24-bit offset.
 pub fn fold_addresses(f: &mut Function) -> bool {
     let defs = def_sites(f);
@@ -452,10 +463,7 @@ pub fn fold_addresses(f: &mut Function) -> bool {
     for b in f.layout.clone() {
         for k in 0..f.cfg[b].instrs.len() {
             let ins = &f.cfg[b].instrs[k];
-            if !matches!(
-                ins.op,
-                Op::Ldg(_) | Op::Stg(_) | Op::Lds(_) | Op::Sts(_) | Op::Ldl(_) | Op::Stl(_)
-            ) {
+            if !matches!(ins.op, Op::Ldg(_) | Op::Stg(_) | Op::Lds(_) | Op::Sts(_) | Op::Ldl(_) | Op::Stl(_)) {
                 continue;
             }
             let SrcKind::Addr { base, offset } = ins.srcs[0].kind else {
@@ -468,10 +476,7 @@ pub fn fold_addresses(f: &mut Function) -> bool {
             if !(-(1i64 << 23)..(1i64 << 23)).contains(&off) {
                 continue;
             }
-            f.cfg[b].instrs[k].srcs[0].kind = SrcKind::Addr {
-                base: nb,
-                offset: off as i32,
-            };
+            f.cfg[b].instrs[k].srcs[0].kind = SrcKind::Addr { base: nb, offset: off as i32 };
             changed = true;
         }
     }
@@ -480,11 +485,7 @@ pub fn fold_addresses(f: &mut Function) -> bool {
 
 /// If `r` = `x + c` for a constant `c` (64-bit `IADD32I.CC`/`.X` pair or 32-bit
 /// `IADD32I`), returns `(x, c)`.
-fn added_constant(
-    f: &Function,
-    defs: &HashMap<u32, (BlockId, usize)>,
-    r: RegRef,
-) -> Option<(RegRef, i64)> {
+fn added_constant(f: &Function, defs: &HashMap<u32, (BlockId, usize)>, r: RegRef) -> Option<(RegRef, i64)> {
     let Reg::V(v) = r.reg else { return None };
     let &(b, k) = defs.get(&v)?;
     let d = &f.cfg[b].instrs[k];
@@ -492,13 +493,7 @@ fn added_constant(
         return None;
     }
     match (d.op, r.n) {
-        (
-            Op::Iadd32i {
-                cc: false,
-                x: false,
-            },
-            1,
-        ) => {
+        (Op::Iadd32i { cc: false, x: false }, 1) => {
             let SrcKind::Imm(c) = d.srcs[1].kind else {
                 return None;
             };
@@ -525,12 +520,8 @@ fn added_constant(
             };
             let base_lo = li.srcs[0].as_reg()?;
             let (base_hi, chi) = match (hi_i.op, hi_i.srcs[1].kind) {
-                (Op::Iadd32i { cc: false, x: true }, SrcKind::Imm(h)) => {
-                    (hi_i.srcs[0].as_reg()?, h)
-                }
-                (Op::Iadd { cc: false, x: true }, SrcKind::Reg(z)) if z.reg.is_rz() => {
-                    (hi_i.srcs[0].as_reg()?, 0)
-                }
+                (Op::Iadd32i { cc: false, x: true }, SrcKind::Imm(h)) => (hi_i.srcs[0].as_reg()?, h),
+                (Op::Iadd { cc: false, x: true }, SrcKind::Reg(z)) if z.reg.is_rz() => (hi_i.srcs[0].as_reg()?, 0),
                 _ => return None,
             };
             let c = c as i32 as i64;
@@ -545,14 +536,7 @@ fn added_constant(
             if li.srcs[0].mods != Default::default() || hi_i.srcs[0].mods != Default::default() {
                 return None;
             }
-            Some((
-                RegRef {
-                    reg: base_lo.reg,
-                    comp: base_lo.comp,
-                    n: 2,
-                },
-                c,
-            ))
+            Some((RegRef { reg: base_lo.reg, comp: base_lo.comp, n: 2 }, c))
         }
         _ => None,
     }
@@ -639,19 +623,10 @@ pub fn dce(f: &mut Function) -> bool {
         }
         // Dead block parameters.
         let params = f.cfg[b].params.clone();
-        let dead: Vec<usize> = params
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| !live[**p as usize])
-            .map(|(k, _)| k)
-            .collect();
+        let dead: Vec<usize> = params.iter().enumerate().filter(|(_, p)| !live[**p as usize]).map(|(k, _)| k).collect();
         if !dead.is_empty() {
             changed = true;
-            let in_edges: Vec<_> = f
-                .cfg
-                .edges_directed(b, Direction::Incoming)
-                .map(|e| e.id())
-                .collect();
+            let in_edges: Vec<_> = f.cfg.edges_directed(b, Direction::Incoming).map(|e| e.id()).collect();
             for e in in_edges {
                 let args = &mut f.cfg[e].args;
                 for &k in dead.iter().rev() {

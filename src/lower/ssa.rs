@@ -53,11 +53,7 @@ impl DomInfo {
                 }
             }
         }
-        DomInfo {
-            doms,
-            children,
-            frontier,
-        }
+        DomInfo { doms, children, frontier }
     }
 }
 
@@ -126,13 +122,7 @@ pub fn construct(f: &mut Function) {
         }
     }
     // Renaming.
-    let mut r = Renamer {
-        stacks: vec![vec![]; nv],
-        used_name: vec![false; nv],
-        undefs: HashMap::new(),
-        phis,
-        f,
-    };
+    let mut r = Renamer { stacks: vec![vec![]; nv], used_name: vec![false; nv], undefs: HashMap::new(), phis, f };
     r.rename(r.f.entry, &dom);
     let undefs: Vec<(u32, u32)> = {
         let mut u: Vec<_> = r.undefs.iter().map(|(a, b)| (*a, *b)).collect();
@@ -147,9 +137,7 @@ pub fn construct(f: &mut Function) {
             VRegKind::Gpr(n) => Dst::reg(Reg::V(name), n),
         };
         let block = &mut f.cfg[entry];
-        block
-            .instrs
-            .insert(0, Instr::new(Op::Undef, vec![dst], vec![]));
+        block.instrs.insert(0, Instr::new(Op::Undef, vec![dst], vec![]));
         block.origins.insert(0, Default::default());
     }
     f.ssa = true;
@@ -171,9 +159,7 @@ impl Renamer<'_> {
             return var;
         }
         let kind = self.f.vregs[var as usize];
-        let Reg::V(n) = self.f.new_vreg(kind) else {
-            unreachable!()
-        };
+        let Reg::V(n) = self.f.new_vreg(kind) else { unreachable!() };
         self.stacks.push(vec![]);
         self.used_name.push(true);
         n
@@ -218,10 +204,8 @@ impl Renamer<'_> {
                     self.f.cfg[b].params = names;
                     let count = self.f.cfg[b].instrs.len();
                     for k in 0..count {
-                        let mut ins = std::mem::replace(
-                            &mut self.f.cfg[b].instrs[k],
-                            Instr::new(Op::Nop, vec![], vec![]),
-                        );
+                        let mut ins =
+                            std::mem::replace(&mut self.f.cfg[b].instrs[k], Instr::new(Op::Nop, vec![], vec![]));
                         uses_mut(&mut ins, |v| *v = self.current(*v));
                         for d in &mut ins.dsts {
                             let var = match d {

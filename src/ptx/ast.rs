@@ -20,18 +20,12 @@ pub struct Span {
 impl Span {
     /// The span `lo..hi` (byte offsets).
     pub fn new(lo: usize, hi: usize) -> Span {
-        Span {
-            lo: lo as u32,
-            hi: hi as u32,
-        }
+        Span { lo: lo as u32, hi: hi as u32 }
     }
 
     /// The smallest span covering both.
     pub fn to(self, other: Span) -> Span {
-        Span {
-            lo: self.lo.min(other.lo),
-            hi: self.hi.max(other.hi),
-        }
+        Span { lo: self.lo.min(other.lo), hi: self.hi.max(other.hi) }
     }
 
     /// As a `Range<usize>` for diagnostics.
@@ -219,8 +213,7 @@ impl VarDecl {
 
     /// Alignment in bytes: `.align` if given, else the element size.
     pub fn alignment(&self) -> u32 {
-        self.align
-            .unwrap_or((self.ty.bytes() * self.vec.unwrap_or(1)).max(1))
+        self.align.unwrap_or((self.ty.bytes() * self.vec.unwrap_or(1)).max(1))
     }
 }
 

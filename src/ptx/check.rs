@@ -42,10 +42,7 @@ pub const SPECIAL_REGISTERS: &[(&str, u32, bool)] = &[
 
 /// Looks up a special register; returns its width in bits and whether it takes a component.
 pub fn special_register(name: &str) -> Option<(u32, bool)> {
-    SPECIAL_REGISTERS
-        .iter()
-        .find(|s| s.0 == name)
-        .map(|s| (s.1, s.2))
+    SPECIAL_REGISTERS.iter().find(|s| s.0 == name).map(|s| (s.1, s.2))
 }
 
 /// What a name in an operand denotes.
@@ -96,11 +93,7 @@ impl FnCtx<'_> {
     fn lookup(&self, name: &str) -> Option<Resolved> {
         for scope in self.scopes.iter().rev() {
             if let Some((ty, space)) = scope.names.get(name) {
-                return Some(if *space == StateSpace::Reg {
-                    Resolved::Reg(*ty)
-                } else {
-                    Resolved::Var(*space)
-                });
+                return Some(if *space == StateSpace::Reg { Resolved::Reg(*ty) } else { Resolved::Var(*space) });
             }
             let digits = name.len() - name.bytes().rev().take_while(u8::is_ascii_digit).count();
             let (prefix, num) = name.split_at(digits);
@@ -128,11 +121,7 @@ impl FnCtx<'_> {
     }
 
     fn undeclared(&mut self, id: &Ident) {
-        let what = if id.name.starts_with('%') {
-            "register"
-        } else {
-            "identifier"
-        };
+        let what = if id.name.starts_with('%') { "register" } else { "identifier" };
         self.diags.push(
             Diag::error(id.span, format!("undeclared {what} `{}`", id.name))
                 .label("not declared in this function or module")
@@ -172,22 +161,14 @@ enum Shape {
 }
 
 fn width_for(ty: ScalarType, relaxed: bool) -> Width {
-    if relaxed && ty.is_integer() && ty.bits() < 32 {
-        Width::AtLeast(ty.bits())
-    } else {
-        Width::Exact(ty.bits())
-    }
+    if relaxed && ty.is_integer() && ty.bits() < 32 { Width::AtLeast(ty.bits()) } else { Width::Exact(ty.bits()) }
 }
 
 /// The operand shapes of a modelled instruction; `None` for kinds checked elsewhere.
 fn shapes(kind: &InstrKind) -> Option<Vec<Shape>> {
     use Shape::*;
     let reg = |ty: ScalarType| {
-        if ty == ScalarType::Pred {
-            (PredDst, PredSrc)
-        } else {
-            (Dst(width_for(ty, false)), Src(width_for(ty, false)))
-        }
+        if ty == ScalarType::Pred { (PredDst, PredSrc) } else { (Dst(width_for(ty, false)), Src(width_for(ty, false))) }
     };
     Some(match kind {
         InstrKind::Ld(l) => {
@@ -218,10 +199,7 @@ fn shapes(kind: &InstrKind) -> Option<Vec<Shape>> {
             let (d, s) = reg(*ty);
             vec![d, s]
         }
-        InstrKind::Cvta(c) => vec![
-            Dst(Width::Exact(c.ty.bits())),
-            Src(Width::Exact(c.ty.bits())),
-        ],
+        InstrKind::Cvta(c) => vec![Dst(Width::Exact(c.ty.bits())), Src(Width::Exact(c.ty.bits()))],
         InstrKind::Cvt(c) => vec![Dst(width_for(c.dst, true)), Src(width_for(c.src, true))],
         InstrKind::Selp(ty) => {
             let (d, s) = reg(*ty);
@@ -281,28 +259,14 @@ impl FnCtx<'_> {
                 _ => format!("`{}` is {bits} bits wide", id.name),
             };
             self.diags.push(
-                Diag::error(
-                    id.span,
-                    format!(
-                        "register `{}` has the wrong width for `{}`",
-                        id.name,
-                        instr_text(instr)
-                    ),
-                )
-                .label(format!("{have}; this operand needs {need}")),
+                Diag::error(id.span, format!("register `{}` has the wrong width for `{}`", id.name, instr_text(instr)))
+                    .label(format!("{have}; this operand needs {need}")),
             );
         }
     }
 
     /// Resolves a name used as a register operand and checks its width / predicate-ness.
-    fn reg_operand(
-        &mut self,
-        id: &Ident,
-        want: Option<Width>,
-        pred: bool,
-        instr: &Instruction,
-        allow_var: bool,
-    ) {
+    fn reg_operand(&mut self, id: &Ident, want: Option<Width>, pred: bool, instr: &Instruction, allow_var: bool) {
         let Some(r) = self.lookup(&id.name) else {
             self.undeclared(id);
             return;
@@ -311,11 +275,7 @@ impl FnCtx<'_> {
         match (&r, pred) {
             (Resolved::Reg(_) | Resolved::Special(_), _) if is_pred != pred => {
                 let msg = if pred {
-                    format!(
-                        "`{}` is not a predicate register, but `{}` needs one here",
-                        id.name,
-                        instr_text(instr)
-                    )
+                    format!("`{}` is not a predicate register, but `{}` needs one here", id.name, instr_text(instr))
                 } else {
                     format!(
                         "`{}` is a predicate register, but `{}` needs a data register here",
@@ -323,8 +283,7 @@ impl FnCtx<'_> {
                         instr_text(instr)
                     )
                 };
-                self.diags
-                    .push(Diag::error(id.span, msg).label("wrong register kind"));
+                self.diags.push(Diag::error(id.span, msg).label("wrong register kind"));
             }
             (Resolved::Reg(_) | Resolved::Special(_), _) => {
                 if let Some(w) = want {
@@ -335,11 +294,7 @@ impl FnCtx<'_> {
             _ => self.diags.push(
                 Diag::error(
                     id.span,
-                    format!(
-                        "`{}` cannot be used as this operand of `{}`",
-                        id.name,
-                        instr_text(instr)
-                    ),
+                    format!("`{}` cannot be used as this operand of `{}`", id.name, instr_text(instr)),
                 )
                 .label("expected a register"),
             ),
@@ -356,19 +311,11 @@ impl FnCtx<'_> {
             return;
         };
         if instr.operands.len() != shapes.len() {
-            let span = instr
-                .operands
-                .get(shapes.len())
-                .map_or(instr.span, |o| o.span());
+            let span = instr.operands.get(shapes.len()).map_or(instr.span, |o| o.span());
             self.diags.push(
                 Diag::error(
                     span,
-                    format!(
-                        "`{}` takes {} operands, found {}",
-                        instr_text(instr),
-                        shapes.len(),
-                        instr.operands.len()
-                    ),
+                    format!("`{}` takes {} operands, found {}", instr_text(instr), shapes.len(), instr.operands.len()),
                 )
                 .label("operand count mismatch"),
             );
@@ -383,11 +330,7 @@ impl FnCtx<'_> {
     fn resolve_all(&mut self, ops: &[Operand]) {
         for op in ops {
             match op {
-                Operand::Name { name, .. } => {
-                    if self.lookup(&name.name).is_none() {
-                        self.undeclared(name);
-                    }
-                }
+                Operand::Name { name, .. } if self.lookup(&name.name).is_none() => self.undeclared(name),
                 Operand::Vector(elems, _) => {
                     for e in elems {
                         if let VecElem::Reg(r) = e
@@ -397,13 +340,8 @@ impl FnCtx<'_> {
                         }
                     }
                 }
-                Operand::Address {
-                    base: AddrBase::Name(n),
-                    ..
-                } => {
-                    if self.lookup(&n.name).is_none() {
-                        self.undeclared(n);
-                    }
+                Operand::Address { base: AddrBase::Name(n), .. } if self.lookup(&n.name).is_none() => {
+                    self.undeclared(n)
                 }
                 Operand::List(v, _) => self.resolve_all(v),
                 Operand::PredPair(a, b, _) => {
@@ -420,63 +358,34 @@ impl FnCtx<'_> {
 
     fn check_operand(&mut self, op: &Operand, shape: Shape, instr: &Instruction) {
         let bad = |what: &str| {
-            Diag::error(
-                op.span(),
-                format!("expected {what} as this operand of `{}`", instr_text(instr)),
-            )
-            .label("wrong kind of operand")
+            Diag::error(op.span(), format!("expected {what} as this operand of `{}`", instr_text(instr)))
+                .label("wrong kind of operand")
         };
         match (shape, op) {
-            (
-                Shape::Dst(w),
-                Operand::Name {
-                    name,
-                    component: None,
-                    negated: false,
-                    ..
-                },
-            ) => self.reg_operand(name, Some(w), false, instr, false),
-            (
-                Shape::Src(w),
-                Operand::Name {
-                    name,
-                    negated: false,
-                    ..
-                },
-            ) => self.reg_operand(name, Some(w), false, instr, true),
+            (Shape::Dst(w), Operand::Name { name, component: None, negated: false, .. }) => {
+                self.reg_operand(name, Some(w), false, instr, false)
+            }
+            (Shape::Src(w), Operand::Name { name, negated: false, .. }) => {
+                self.reg_operand(name, Some(w), false, instr, true)
+            }
             (Shape::Src(_), Operand::Imm(_)) => {}
-            (
-                Shape::PredDst,
-                Operand::Name {
-                    name,
-                    component: None,
-                    negated: false,
-                    ..
-                },
-            ) => self.reg_operand(name, None, true, instr, false),
+            (Shape::PredDst, Operand::Name { name, component: None, negated: false, .. }) => {
+                self.reg_operand(name, None, true, instr, false)
+            }
             (Shape::PredDst, Operand::PredPair(a, b, _)) => {
                 self.reg_operand(a, None, true, instr, false);
                 self.reg_operand(b, None, true, instr, false);
             }
-            (
-                Shape::PredSrc,
-                Operand::Name {
-                    name,
-                    component: None,
-                    ..
-                },
-            ) => self.reg_operand(name, None, true, instr, false),
+            (Shape::PredSrc, Operand::Name { name, component: None, .. }) => {
+                self.reg_operand(name, None, true, instr, false)
+            }
             (Shape::PredSrc, Operand::Imm(_)) => {}
             (Shape::VecDst(n, w) | Shape::VecSrc(n, w), Operand::Vector(elems, span)) => {
                 if elems.len() as u32 != n {
                     self.diags.push(
                         Diag::error(
                             *span,
-                            format!(
-                                "`{}` needs a vector of {n} elements, found {}",
-                                instr_text(instr),
-                                elems.len()
-                            ),
+                            format!("`{}` needs a vector of {n} elements, found {}", instr_text(instr), elems.len()),
                         )
                         .label("vector length mismatch"),
                     );
@@ -488,9 +397,7 @@ impl FnCtx<'_> {
                         VecElem::Imm(i) if matches!(shape, Shape::VecSrc(..)) => {
                             let _ = i;
                         }
-                        VecElem::Imm(i) => self
-                            .diags
-                            .push(Diag::error(i.span, "an immediate cannot be a destination")),
+                        VecElem::Imm(i) => self.diags.push(Diag::error(i.span, "an immediate cannot be a destination")),
                     }
                 }
             }
@@ -498,32 +405,18 @@ impl FnCtx<'_> {
                 if let AddrBase::Name(n) = base {
                     match self.lookup(&n.name) {
                         None => self.undeclared(n),
-                        Some(Resolved::Reg(ty)) if ty == ScalarType::Pred => self
-                            .diags
-                            .push(Diag::error(n.span, "a predicate cannot be an address")),
-                        Some(Resolved::Reg(ty)) if ty.bits() != 32 && ty.bits() != 64 => {
-                            self.diags.push(Diag::error(
-                                n.span,
-                                format!(
-                                    "address register `{}` is {} bits; addresses are 32 or 64 bits",
-                                    n.name,
-                                    ty.bits()
-                                ),
-                            ))
+                        Some(Resolved::Reg(ScalarType::Pred)) => {
+                            self.diags.push(Diag::error(n.span, "a predicate cannot be an address"))
                         }
+                        Some(Resolved::Reg(ty)) if ty.bits() != 32 && ty.bits() != 64 => self.diags.push(Diag::error(
+                            n.span,
+                            format!("address register `{}` is {} bits; addresses are 32 or 64 bits", n.name, ty.bits()),
+                        )),
                         _ => {}
                     }
                 }
             }
-            (
-                Shape::Label,
-                Operand::Name {
-                    name,
-                    component: None,
-                    negated: false,
-                    ..
-                },
-            ) => {
+            (Shape::Label, Operand::Name { name, component: None, negated: false, .. }) => {
                 if !self.labels.contains_key(&name.name) {
                     self.diags.push(
                         Diag::error(name.span, format!("label `{}` is never defined", name.name))
@@ -531,12 +424,10 @@ impl FnCtx<'_> {
                     );
                 }
             }
-            (Shape::Dst(_) | Shape::PredDst | Shape::VecDst(..), Operand::Imm(_)) => self
-                .diags
-                .push(bad("a register").label("an immediate cannot be a destination")),
-            (Shape::VecDst(..) | Shape::VecSrc(..), _) => {
-                self.diags.push(bad("a vector `{a, b, ...}`"))
+            (Shape::Dst(_) | Shape::PredDst | Shape::VecDst(..), Operand::Imm(_)) => {
+                self.diags.push(bad("a register").label("an immediate cannot be a destination"))
             }
+            (Shape::VecDst(..) | Shape::VecSrc(..), _) => self.diags.push(bad("a vector `{a, b, ...}`")),
             (Shape::Addr, _) => self.diags.push(bad("an address `[...]`")),
             (Shape::Label, _) => self.diags.push(bad("a label")),
             (Shape::Dst(_) | Shape::PredDst, _) => self.diags.push(bad("a register")),
@@ -608,22 +499,19 @@ pub fn check(module: &Module) -> Vec<Diag> {
                     && let Some(prev) = defined.insert(&f.name.name, f.name.span)
                 {
                     diags.push(
-                        Diag::error(
-                            f.name.span,
-                            format!("function `{}` is defined twice", f.name.name),
-                        )
-                        .label("defined again here")
-                        .with_secondary(prev, "first defined here"),
+                        Diag::error(f.name.span, format!("function `{}` is defined twice", f.name.name))
+                            .label("defined again here")
+                            .with_secondary(prev, "first defined here"),
                     );
                 }
             }
         }
     }
     if module.address_size != Some(64) {
-        diags.push(
-            Diag::error(module.version_span, "ptx2sass needs `.address_size 64`")
-                .note("SPA 5.0 code uses 64-bit (.E) addresses; 32-bit addressing is not supported by ptxas 12 either"),
-        );
+        diags
+            .push(Diag::error(module.version_span, "ptx2sass needs `.address_size 64`").note(
+                "SPA 5.0 code uses 64-bit (.E) addresses; 32-bit addressing is not supported by ptxas 12 either",
+            ));
     }
     for item in &module.items {
         let Item::Function(f) = item else { continue };
@@ -637,11 +525,7 @@ pub fn check(module: &Module) -> Vec<Diag> {
         };
         let mut params = Scope::default();
         for p in f.params.iter().chain(&f.ret_params) {
-            let space = if p.space == StateSpace::Reg {
-                StateSpace::Reg
-            } else {
-                p.space
-            };
+            let space = if p.space == StateSpace::Reg { StateSpace::Reg } else { p.space };
             params.names.insert(p.name.name.clone(), (p.ty, space));
         }
         cx.scopes.push(params);

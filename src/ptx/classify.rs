@@ -161,12 +161,7 @@ struct Mods<'a> {
 
 impl<'a> Mods<'a> {
     fn new(opcode: &'a str, mods: &'a [Modifier]) -> Self {
-        Mods {
-            opcode,
-            mods,
-            used: vec![false; mods.len()],
-            diags: vec![],
-        }
+        Mods { opcode, mods, used: vec![false; mods.len()], diags: vec![] }
     }
 
     /// Claims the words `parse` recognises. More than one is a duplicate (same word) or a
@@ -184,23 +179,14 @@ impl<'a> Mods<'a> {
                 Some((_, first)) => {
                     let f = &self.mods[first];
                     let d = if f.text == m.text {
-                        Diag::error(
-                            m.span,
-                            format!("duplicate modifier `{}` on `{}`", m.text, self.opcode),
-                        )
-                        .label("given again here")
-                        .with_secondary(f.span, "first given here")
+                        Diag::error(m.span, format!("duplicate modifier `{}` on `{}`", m.text, self.opcode))
+                            .label("given again here")
+                            .with_secondary(f.span, "first given here")
                     } else {
-                        Diag::error(
-                            m.span,
-                            format!(
-                                "`{}` conflicts with `{}` on `{}`",
-                                m.text, f.text, self.opcode
-                            ),
-                        )
-                        .label(format!("a second {what}"))
-                        .with_secondary(f.span, format!("{what} already given here"))
-                        .note(format!("an `{}` takes at most one {what}", self.opcode))
+                        Diag::error(m.span, format!("`{}` conflicts with `{}` on `{}`", m.text, f.text, self.opcode))
+                            .label(format!("a second {what}"))
+                            .with_secondary(f.span, format!("{what} already given here"))
+                            .note(format!("an `{}` takes at most one {what}", self.opcode))
                     };
                     self.diags.push(d);
                 }
@@ -251,11 +237,8 @@ impl<'a> Mods<'a> {
         for (i, m) in self.mods.iter().enumerate() {
             if !self.used[i] {
                 self.diags.push(
-                    Diag::error(
-                        m.span,
-                        format!("unknown modifier `{}` for `{}`", m.text, self.opcode),
-                    )
-                    .label("not a modifier of this instruction"),
+                    Diag::error(m.span, format!("unknown modifier `{}` for `{}`", m.text, self.opcode))
+                        .label("not a modifier of this instruction"),
                 );
             }
         }
@@ -409,20 +392,7 @@ fn classify_ldst(m: &mut Mods, is_ld: bool, at: Span) -> Option<LdSt> {
         })
         .map(|v| v.0);
     let ty = m.ty(at)?;
-    Some(LdSt {
-        space,
-        sem,
-        scope,
-        mmio,
-        cop,
-        nc,
-        l1_evict,
-        l2_evict,
-        cache_hint,
-        prefetch,
-        vec,
-        ty,
-    })
+    Some(LdSt { space, sem, scope, mmio, cop, nc, l1_evict, l2_evict, cache_hint, prefetch, vec, ty })
 }
 
 fn arith(m: &mut Mods, op: ArithOp, at: Span) -> Option<InstrKind> {
@@ -441,16 +411,7 @@ fn arith(m: &mut Mods, op: ArithOp, at: Span) -> Option<InstrKind> {
     let sat = m.flag(".sat");
     let cc = matches!(op, ArithOp::Add | ArithOp::Sub | ArithOp::Mad) && m.flag(".cc");
     let ty = m.ty(at)?;
-    Some(InstrKind::Arith(Arith {
-        op,
-        ty,
-        mode,
-        rnd,
-        ftz,
-        sat,
-        cc,
-        approx,
-    }))
+    Some(InstrKind::Arith(Arith { op, ty, mode, rnd, ftz, sat, cc, approx }))
 }
 
 /// Fills `instr.kind` from its opcode and modifiers; returns the diagnostics (empty when
@@ -502,12 +463,7 @@ pub fn classify(instr: &mut Instruction) -> Vec<Diag> {
                 );
             }
             match (cmp, ty) {
-                (Some((cmp, _)), Some(ty)) => Some(InstrKind::Setp(Setp {
-                    cmp,
-                    bool_op,
-                    ftz,
-                    ty,
-                })),
+                (Some((cmp, _)), Some(ty)) => Some(InstrKind::Setp(Setp { cmp, bool_op, ftz, ty })),
                 _ => None,
             }
         }
@@ -519,35 +475,24 @@ pub fn classify(instr: &mut Instruction) -> Vec<Diag> {
             if types.len() != 2 {
                 let span = types.get(2).map_or(at, |t| t.1);
                 m.diags.push(
-                    Diag::error(
-                        span,
-                        format!("`cvt` needs exactly two types, found {}", types.len()),
-                    )
-                    .note("write `cvt.dtype.atype`, destination type first (PTX ISA 9.7.9.21)"),
+                    Diag::error(span, format!("`cvt` needs exactly two types, found {}", types.len()))
+                        .note("write `cvt.dtype.atype`, destination type first (PTX ISA 9.7.9.21)"),
                 );
                 None
             } else {
-                Some(InstrKind::Cvt(Cvt {
-                    dst: types[0].0,
-                    src: types[1].0,
-                    rnd,
-                    ftz,
-                    sat,
-                }))
+                Some(InstrKind::Cvt(Cvt { dst: types[0].0, src: types[1].0, rnd, ftz, sat }))
             }
         }
         "cvta" => {
             let to = m.flag(".to");
             let space = m.one("state space", |s| {
-                StateSpace::from_dot(s)
-                    .filter(|sp| !matches!(sp, StateSpace::Reg | StateSpace::Param(_)))
+                StateSpace::from_dot(s).filter(|sp| !matches!(sp, StateSpace::Reg | StateSpace::Param(_)))
             });
             let ty = m.ty(at);
             if space.is_none() {
                 m.diags.push(
-                    Diag::error(at, "`cvta` needs a state space").note(
-                        "write `cvta{.to}.global|.shared|.local|.const.u64` (PTX ISA 9.7.9.19)",
-                    ),
+                    Diag::error(at, "`cvta` needs a state space")
+                        .note("write `cvta{.to}.global|.shared|.local|.const.u64` (PTX ISA 9.7.9.19)"),
                 );
             }
             match (space, ty) {
@@ -555,9 +500,7 @@ pub fn classify(instr: &mut Instruction) -> Vec<Diag> {
                 _ => None,
             }
         }
-        "bra" => Some(InstrKind::Bra {
-            uni: m.flag(".uni"),
-        }),
+        "bra" => Some(InstrKind::Bra { uni: m.flag(".uni") }),
         "ret" => {
             m.flag(".uni");
             Some(InstrKind::Ret)
@@ -571,7 +514,7 @@ pub fn classify(instr: &mut Instruction) -> Vec<Diag> {
             m.flag(".cta");
             m.flag(".aligned");
             let what = m.word("barrier operation", &[".sync", ".arrive", ".red"]);
-            let kind = match what {
+            match what {
                 Some((0, _)) => Some(InstrKind::Bar(BarOp::Sync)),
                 Some((1, _)) => Some(InstrKind::Bar(BarOp::Arrive)),
                 Some(_) => {
@@ -581,22 +524,17 @@ pub fn classify(instr: &mut Instruction) -> Vec<Diag> {
                     Some(InstrKind::Bar(BarOp::Red))
                 }
                 None => {
-                    m.diags.push(Diag::error(
-                        at,
-                        format!("`{op}` needs `.sync`, `.arrive` or `.red`"),
-                    ));
+                    m.diags.push(Diag::error(at, format!("`{op}` needs `.sync`, `.arrive` or `.red`")));
                     None
                 }
-            };
-            kind
+            }
         }
         "membar" => match m.word("level", &[".cta", ".gl", ".sys"]) {
             Some((0, _)) => Some(InstrKind::Membar(MembarLevel::Cta)),
             Some((1, _)) => Some(InstrKind::Membar(MembarLevel::Gl)),
             Some(_) => Some(InstrKind::Membar(MembarLevel::Sys)),
             None => {
-                m.diags
-                    .push(Diag::error(at, "`membar` needs `.cta`, `.gl` or `.sys`"));
+                m.diags.push(Diag::error(at, "`membar` needs `.cta`, `.gl` or `.sys`"));
                 None
             }
         },
@@ -606,8 +544,7 @@ pub fn classify(instr: &mut Instruction) -> Vec<Diag> {
             Some(InstrKind::Other(op.to_string()))
         }
         _ => {
-            let mut d =
-                Diag::error(at, format!("unknown opcode `{op}`")).label("not a PTX instruction");
+            let mut d = Diag::error(at, format!("unknown opcode `{op}`")).label("not a PTX instruction");
             if let Some(s) = closest(op, PTX_OPCODES) {
                 d = d.note(format!("did you mean `{s}`?"));
             }
@@ -615,11 +552,7 @@ pub fn classify(instr: &mut Instruction) -> Vec<Diag> {
         }
     };
     let diags = m.finish();
-    instr.kind = if diags.is_empty() {
-        kind.unwrap_or_default()
-    } else {
-        InstrKind::Unclassified
-    };
+    instr.kind = if diags.is_empty() { kind.unwrap_or_default() } else { InstrKind::Unclassified };
     diags
 }
 
@@ -631,21 +564,12 @@ fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
         for (i, ca) in a.chars().enumerate() {
             let mut cur = vec![i + 1];
             for (j, cb) in b.iter().enumerate() {
-                cur.push(
-                    (prev[j] + usize::from(ca != *cb))
-                        .min(prev[j + 1] + 1)
-                        .min(cur[j] + 1),
-                );
+                cur.push((prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1));
             }
             prev = cur;
         }
         prev[b.len()]
     }
     let limit = if word.chars().count() >= 6 { 2 } else { 1 };
-    candidates
-        .iter()
-        .map(|c| (dist(word, c), *c))
-        .filter(|(d, _)| *d <= limit)
-        .min()
-        .map(|(_, c)| c)
+    candidates.iter().map(|c| (dist(word, c), *c)).filter(|(d, _)| *d <= limit).min().map(|(_, c)| c)
 }

@@ -45,9 +45,7 @@ impl LexError {
             LexError::BadNumber => "number out of range",
             LexError::BadVersion => "malformed `.version`: expected `major.minor`, e.g. `7.8`",
             LexError::BadComponent => "a vector component is one letter: `.x`, `.y`, `.z` or `.w`",
-            LexError::NotGeneric => {
-                "only `generic(name)` may be written with parentheses in an initializer"
-            }
+            LexError::NotGeneric => "only `generic(name)` may be written with parentheses in an initializer",
             LexError::NotUnified => "only `.unified` may follow an address operand",
         }
     }
@@ -171,9 +169,7 @@ pub enum Tok<'a> {
     Section,
 
     /// A fundamental type word (PTX ISA 5.2.1), e.g. `.b32`, `.f64`, `.pred`.
-    #[regex(
-        r"\.(b8|b16|b32|b64|b128|u8|u16|u32|u64|s8|s16|s32|s64|f16|f16x2|bf16|bf16x2|f32|f64|pred)"
-    )]
+    #[regex(r"\.(b8|b16|b32|b64|b128|u8|u16|u32|u64|s8|s16|s32|s64|f16|f16x2|bf16|bf16x2|f32|f64|pred)")]
     Type(&'a str),
     /// A vector width word: `.v2`, `.v4`, `.v8`.
     #[regex(r"\.v(2|4|8)")]
@@ -267,10 +263,7 @@ pub struct Tokens<'a> {
 impl<'a> Tokens<'a> {
     /// Starts lexing `src`.
     pub fn new(src: &'a str) -> Tokens<'a> {
-        Tokens {
-            inner: Tok::lexer(src).spanned(),
-            errors: vec![],
-        }
+        Tokens { inner: Tok::lexer(src).spanned(), errors: vec![] }
     }
 }
 
@@ -282,10 +275,7 @@ impl<'a> Iterator for Tokens<'a> {
         Some(Ok(match tok {
             Ok(t) => (span.start, t, span.end),
             Err(kind) => {
-                self.errors.push(SyntaxError {
-                    kind,
-                    span: Span::new(span.start, span.end),
-                });
+                self.errors.push(SyntaxError { kind, span: Span::new(span.start, span.end) });
                 (span.start, Tok::Bad, span.end)
             }
         }))
@@ -296,12 +286,7 @@ impl Tok<'_> {
     /// How the token is shown in "expected ..." diagnostics.
     pub fn describe(&self) -> String {
         match self {
-            Tok::Ident(s)
-            | Tok::Dot(s)
-            | Tok::Type(s)
-            | Tok::Vec(s)
-            | Tok::Int(s)
-            | Tok::Float(s) => {
+            Tok::Ident(s) | Tok::Dot(s) | Tok::Type(s) | Tok::Vec(s) | Tok::Int(s) | Tok::Float(s) => {
                 format!("`{s}`")
             }
             Tok::Str(_) => "a string".into(),
@@ -328,22 +313,9 @@ mod tests {
     fn opcode_modifiers_are_separate_dot_tokens() {
         assert_eq!(
             toks("ld.global.L2::cache_hint.v4.f32"),
-            vec![
-                Tok::Ident("ld"),
-                Tok::Global,
-                Tok::Dot(".L2::cache_hint"),
-                Tok::Vec(".v4"),
-                Tok::Type(".f32")
-            ]
+            vec![Tok::Ident("ld"), Tok::Global, Tok::Dot(".L2::cache_hint"), Tok::Vec(".v4"), Tok::Type(".f32")]
         );
-        assert_eq!(
-            toks("ld.shared::cta.u32"),
-            vec![
-                Tok::Ident("ld"),
-                Tok::Dot(".shared::cta"),
-                Tok::Type(".u32")
-            ]
-        );
+        assert_eq!(toks("ld.shared::cta.u32"), vec![Tok::Ident("ld"), Tok::Dot(".shared::cta"), Tok::Type(".u32")]);
         assert_eq!(toks(".L2::64B"), vec![Tok::Dot(".L2::64B")]);
     }
 
@@ -402,10 +374,7 @@ mod tests {
         let v: Vec<_> = t.by_ref().map(|t| t.unwrap().1).collect();
         assert_eq!(v, vec![Tok::Ident("ret"), Tok::Semi, Tok::Bad, Tok::Bad]);
         let kinds: Vec<_> = t.errors.iter().map(|e| e.kind.clone()).collect();
-        assert_eq!(
-            kinds,
-            vec![LexError::InvalidToken, LexError::UnterminatedComment]
-        );
+        assert_eq!(kinds, vec![LexError::InvalidToken, LexError::UnterminatedComment]);
         assert_eq!(t.errors[0].span, Span::new(5, 6));
     }
 }

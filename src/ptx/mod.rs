@@ -36,11 +36,7 @@ pub fn parse(src: &str) -> Result<(Module, Vec<Diag>), Vec<Diag>> {
         // error does not cascade into "undeclared" reports.
         diags.extend(check::check(&module));
     }
-    if diags.iter().any(Diag::is_error) {
-        Err(diags)
-    } else {
-        Ok((module, diags))
-    }
+    if diags.iter().any(Diag::is_error) { Err(diags) } else { Ok((module, diags)) }
 }
 
 fn classify_block(b: &mut Block, diags: &mut Vec<Diag>) {

@@ -31,12 +31,7 @@ pub enum TopItem {
 
 /// Wraps a literal error with its span for the grammar's fallible actions.
 pub fn user(kind: LexError, lo: usize, hi: usize) -> ParseError<usize, Tok<'static>, SyntaxError> {
-    ParseError::User {
-        error: SyntaxError {
-            kind,
-            span: Span::new(lo, hi),
-        },
-    }
+    ParseError::User { error: SyntaxError { kind, span: Span::new(lo, hi) } }
 }
 
 /// Parses a PTX integer literal (PTX ISA 4.5.1): decimal, `0x` hex, `0` octal, `0b`
@@ -52,9 +47,7 @@ pub fn parse_int(s: &str) -> Result<i64, LexError> {
     } else {
         (s, 10)
     };
-    u64::from_str_radix(digits, radix)
-        .map(|v| v as i64)
-        .map_err(|_| LexError::BadNumber)
+    u64::from_str_radix(digits, radix).map(|v| v as i64).map_err(|_| LexError::BadNumber)
 }
 
 /// Parses a float literal: `0f` + 8 hex digits (an f32 bit pattern), `0d` + 16 hex digits
@@ -75,10 +68,7 @@ pub fn parse_float(s: &str, neg: bool) -> Result<ImmValue, LexError> {
 /// Parses the `major.minor` of `.version` (lexed as a float token).
 pub fn parse_version(s: &str) -> Result<(u32, u32), LexError> {
     let (a, b) = s.split_once('.').ok_or(LexError::BadVersion)?;
-    Ok((
-        a.parse().map_err(|_| LexError::BadVersion)?,
-        b.parse().map_err(|_| LexError::BadVersion)?,
-    ))
+    Ok((a.parse().map_err(|_| LexError::BadVersion)?, b.parse().map_err(|_| LexError::BadVersion)?))
 }
 
 /// How a grammar terminal is named in "expected ..." lists.
@@ -104,28 +94,19 @@ fn expected_note(expected: &[String]) -> Option<String> {
     Some(if names.len() <= 8 {
         format!("expected {}", names.join(", "))
     } else {
-        format!(
-            "expected one of {} tokens, e.g. {}",
-            names.len(),
-            names[..6].join(", ")
-        )
+        format!("expected one of {} tokens, e.g. {}", names.len(), names[..6].join(", "))
     })
 }
 
 /// Turns a lalrpop error into a diagnostic. `toks` is the token list (for "missing `;`"
 /// and "unclosed `{`" positions).
-fn convert(
-    err: ParseError<usize, Tok<'_>, SyntaxError>,
-    toks: &[(usize, Tok<'_>, usize)],
-) -> Option<Diag> {
+fn convert(err: ParseError<usize, Tok<'_>, SyntaxError>, toks: &[(usize, Tok<'_>, usize)]) -> Option<Diag> {
     Some(match err {
         ParseError::User { error } => Diag::error(error.span, error.kind.message()),
-        ParseError::InvalidToken { location } => {
-            Diag::error(Span::new(location, location + 1), "invalid token")
-        }
+        ParseError::InvalidToken { location } => Diag::error(Span::new(location, location + 1), "invalid token"),
         ParseError::UnrecognizedEof { location, expected } => {
-            let mut d = Diag::error(Span::new(location, location), "unexpected end of file")
-                .label("the file ends here");
+            let mut d =
+                Diag::error(Span::new(location, location), "unexpected end of file").label("the file ends here");
             if expected.iter().any(|e| e == "\"}\"") {
                 d.message = "unexpected end of file: a `{` is never closed".into();
                 if let Some(open) = unclosed_brace(toks) {
@@ -137,43 +118,32 @@ fn convert(
             }
             d
         }
-        ParseError::UnrecognizedToken {
-            token: (lo, tok, hi),
-            expected,
-        } => {
+        ParseError::UnrecognizedToken { token: (lo, tok, hi), expected } => {
             if tok == Tok::Bad {
                 return None; // already reported by the lexer
             }
             if expected.iter().any(|e| e == "\";\"") {
                 // Point just after the previous token: that is where the `;` belongs.
-                let prev_end = toks
-                    .iter()
-                    .take_while(|t| t.0 < lo)
-                    .last()
-                    .map_or(lo, |t| t.2);
+                let prev_end = toks.iter().take_while(|t| t.0 < lo).last().map_or(lo, |t| t.2);
                 let mut d = Diag::error(Span::new(prev_end, prev_end), "expected `;`")
                     .label("missing `;` here")
-                    .with_secondary(
-                        Span::new(lo, hi),
-                        format!("found {} instead", tok.describe()),
-                    );
+                    .with_secondary(Span::new(lo, hi), format!("found {} instead", tok.describe()));
                 if let Some(n) = expected_note(&expected) {
                     d = d.note(n);
                 }
                 d
             } else {
                 let mut d =
-                    Diag::error(Span::new(lo, hi), format!("unexpected {}", tok.describe()))
-                        .label("not expected here");
+                    Diag::error(Span::new(lo, hi), format!("unexpected {}", tok.describe())).label("not expected here");
                 if let Some(n) = expected_note(&expected) {
                     d = d.note(n);
                 }
                 d
             }
         }
-        ParseError::ExtraToken {
-            token: (lo, tok, hi),
-        } => Diag::error(Span::new(lo, hi), format!("unexpected {}", tok.describe())),
+        ParseError::ExtraToken { token: (lo, tok, hi) } => {
+            Diag::error(Span::new(lo, hi), format!("unexpected {}", tok.describe()))
+        }
     })
 }
 
@@ -196,40 +166,23 @@ fn unclosed_brace(toks: &[(usize, Tok<'_>, usize)]) -> Option<Span> {
 /// if the file has no module header at all) and every syntax diagnostic.
 pub fn parse_syntax(src: &str) -> (Option<Module>, Vec<Diag>) {
     let mut lexer = Tokens::new(src);
-    let toks: Vec<(usize, Tok<'_>, usize)> = lexer
-        .by_ref()
-        .map(|t| t.expect("Tokens never yields Err"))
-        .collect();
-    let mut diags: Vec<Diag> = lexer
-        .errors
-        .iter()
-        .map(|e| Diag::error(e.span, e.kind.message()))
-        .collect();
+    let toks: Vec<(usize, Tok<'_>, usize)> = lexer.by_ref().map(|t| t.expect("Tokens never yields Err")).collect();
+    let mut diags: Vec<Diag> = lexer.errors.iter().map(|e| Diag::error(e.span, e.kind.message())).collect();
     if !src.trim().is_empty() && !toks.iter().any(|t| t.1 == Tok::Version) {
         // Not PTX at all (a C file, a binary): one clear error instead of a cascade.
         let first = src.len() - src.trim_start().len();
         let end = src[first..].find('\n').map_or(src.len(), |n| first + n);
-        let mut d = Diag::error(
-            Span::new(first, end),
-            "this is not a PTX module: it has no `.version` directive",
-        )
-        .label("a PTX module would start with `.version`")
-        .note("a PTX module starts with `.version`, `.target` and `.address_size` (PTX ISA 11.1)");
+        let mut d = Diag::error(Span::new(first, end), "this is not a PTX module: it has no `.version` directive")
+            .label("a PTX module would start with `.version`")
+            .note("a PTX module starts with `.version`, `.target` and `.address_size` (PTX ISA 11.1)");
         if let Some(e) = diags.first() {
             d = d.note(format!("the first thing that is not PTX: {}", e.message));
         }
         return (None, vec![d]);
     }
     let mut recovered: Vec<ErrorRecovery<usize, Tok<'_>, SyntaxError>> = vec![];
-    let result = grammar::ModuleParser::new().parse(
-        &mut recovered,
-        toks.iter().cloned().map(Ok::<_, SyntaxError>),
-    );
-    diags.extend(
-        recovered
-            .into_iter()
-            .filter_map(|r| convert(r.error, &toks)),
-    );
+    let result = grammar::ModuleParser::new().parse(&mut recovered, toks.iter().cloned().map(Ok::<_, SyntaxError>));
+    diags.extend(recovered.into_iter().filter_map(|r| convert(r.error, &toks)));
     let items = match result {
         Ok(items) => items,
         Err(e) => {
@@ -253,10 +206,7 @@ fn assemble(items: Vec<TopItem>, src: &str, diags: &mut Vec<Diag>) -> Option<Mod
             TopItem::Target(t, s) => target = target.or(Some((t, s))),
             TopItem::AddressSize(n, s) => {
                 if n != 32 && n != 64 {
-                    diags.push(
-                        Diag::error(s, format!("`.address_size {n}` is not valid"))
-                            .note("PTX allows 32 or 64"),
-                    );
+                    diags.push(Diag::error(s, format!("`.address_size {n}` is not valid")).note("PTX allows 32 or 64"));
                 }
                 address_size = Some(n);
             }
@@ -286,14 +236,7 @@ fn assemble(items: Vec<TopItem>, src: &str, diags: &mut Vec<Diag>) -> Option<Mod
             (vec![], version_span)
         }
     };
-    Some(Module {
-        version,
-        version_span,
-        target,
-        target_span,
-        address_size,
-        items: out,
-    })
+    Some(Module { version, version_span, target, target_span, address_size, items: out })
 }
 
 #[cfg(test)]
@@ -314,21 +257,9 @@ mod tests {
 
     #[test]
     fn floats() {
-        assert_eq!(
-            parse_float("0f3F800000", false),
-            Ok(ImmValue::F32(0x3F80_0000))
-        );
-        assert_eq!(
-            parse_float("0f3F800000", true),
-            Ok(ImmValue::F32(0xBF80_0000))
-        );
-        assert_eq!(
-            parse_float("0d3FF0000000000000", false),
-            Ok(ImmValue::F64(1f64.to_bits()))
-        );
-        assert_eq!(
-            parse_float("1.5", true),
-            Ok(ImmValue::F64((-1.5f64).to_bits()))
-        );
+        assert_eq!(parse_float("0f3F800000", false), Ok(ImmValue::F32(0x3F80_0000)));
+        assert_eq!(parse_float("0f3F800000", true), Ok(ImmValue::F32(0xBF80_0000)));
+        assert_eq!(parse_float("0d3FF0000000000000", false), Ok(ImmValue::F64(1f64.to_bits())));
+        assert_eq!(parse_float("1.5", true), Ok(ImmValue::F64((-1.5f64).to_bits())));
     }
 }

@@ -170,11 +170,7 @@ impl Display for Init {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
             Init::Scalar(InitValue::Imm(i)) => write!(f, "{}", ImmText(i.value)),
-            Init::Scalar(InitValue::Addr {
-                name,
-                generic,
-                offset,
-            }) => {
+            Init::Scalar(InitValue::Addr { name, generic, offset }) => {
                 if *generic {
                     write!(f, "generic({})", name.name)?;
                 } else {
@@ -341,9 +337,7 @@ fn canonical_mods(kind: &InstrKind) -> Option<String> {
         }
         InstrKind::Setp(p) => {
             let cmp = format!("{:?}", p.cmp).to_lowercase();
-            let b = p.bool_op.map_or(String::new(), |b| {
-                format!(".{}", format!("{b:?}").to_lowercase())
-            });
+            let b = p.bool_op.map_or(String::new(), |b| format!(".{}", format!("{b:?}").to_lowercase()));
             format!(".{cmp}{b}{}{}", if p.ftz { ".ftz" } else { "" }, p.ty)
         }
         InstrKind::Bra { uni } => if *uni { ".uni" } else { "" }.to_string(),
@@ -381,12 +375,7 @@ impl Display for Instruction {
 impl Display for Operand {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
-            Operand::Name {
-                name,
-                component,
-                negated,
-                ..
-            } => {
+            Operand::Name { name, component, negated, .. } => {
                 write!(f, "{}{}", if *negated { "!" } else { "" }, name.name)?;
                 if let Some(c) = component {
                     write!(f, ".{c}")?;
@@ -406,12 +395,7 @@ impl Display for Operand {
                 }
                 write!(f, "}}")
             }
-            Operand::Address {
-                base,
-                offset,
-                unified,
-                ..
-            } => {
+            Operand::Address { base, offset, unified, .. } => {
                 match base {
                     AddrBase::Name(n) => write!(f, "[{}", n.name)?,
                     AddrBase::Imm(v) => write!(f, "[{v}")?,

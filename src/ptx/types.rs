@@ -115,11 +115,7 @@ impl ScalarType {
 
     /// Size in bytes in memory (`.pred` has none and reports 0).
     pub fn bytes(self) -> u32 {
-        if self == ScalarType::Pred {
-            0
-        } else {
-            self.bits() / 8
-        }
+        if self == ScalarType::Pred { 0 } else { self.bits() / 8 }
     }
 
     /// The kind (bits, unsigned, signed, float, predicate).
@@ -146,10 +142,7 @@ impl ScalarType {
 
     /// True for `.bN`, `.uN` and `.sN`.
     pub fn is_integer(self) -> bool {
-        matches!(
-            self.kind(),
-            TypeKind::Bits | TypeKind::Unsigned | TypeKind::Signed
-        )
+        matches!(self.kind(), TypeKind::Bits | TypeKind::Unsigned | TypeKind::Signed)
     }
 }
 

@@ -82,13 +82,12 @@ fn vreg(f: &Function, v: u32, file: File) -> Option<VReg> {
 fn inst_operands(f: &Function, i: &Instr, file: File) -> (Vec<Operand>, Vec<OperandSite>) {
     let mut ops = vec![];
     let mut sites = vec![];
-    let add_use =
-        |v: u32, site: OperandSite, ops: &mut Vec<Operand>, sites: &mut Vec<OperandSite>| {
-            if let Some(r) = vreg(f, v, file) {
-                ops.push(Operand::reg_use(r));
-                sites.push(site);
-            }
-        };
+    let add_use = |v: u32, site: OperandSite, ops: &mut Vec<Operand>, sites: &mut Vec<OperandSite>| {
+        if let Some(r) = vreg(f, v, file) {
+            ops.push(Operand::reg_use(r));
+            sites.push(site);
+        }
+    };
     if let Some(g) = i.guard
         && let Reg::V(v) = g.pred
     {
@@ -161,40 +160,16 @@ impl<'f> Adapter<'f> {
                 a.operands.push(ops);
                 a.sites.push(sites);
             }
-            a.ranges
-                .push(InstRange::new(Inst::new(start), Inst::new(a.insts.len())));
+            a.ranges.push(InstRange::new(Inst::new(start), Inst::new(a.insts.len())));
             let edges = f.succ_edges(b);
             a.succs.push(
-                edges
-                    .iter()
-                    .map(|e| Block::new(index[f.cfg.edge_endpoints(*e).expect("edge").1.index()]))
-                    .collect(),
+                edges.iter().map(|e| Block::new(index[f.cfg.edge_endpoints(*e).expect("edge").1.index()])).collect(),
             );
             a.args.push(
-                edges
-                    .iter()
-                    .map(|e| {
-                        f.cfg[*e]
-                            .args
-                            .iter()
-                            .filter_map(|v| vreg(f, *v, file))
-                            .collect()
-                    })
-                    .collect(),
+                edges.iter().map(|e| f.cfg[*e].args.iter().filter_map(|v| vreg(f, *v, file)).collect()).collect(),
             );
-            a.preds.push(
-                f.preds(b)
-                    .iter()
-                    .map(|p| Block::new(index[p.index()]))
-                    .collect(),
-            );
-            a.params.push(
-                f.cfg[b]
-                    .params
-                    .iter()
-                    .filter_map(|v| vreg(f, *v, file))
-                    .collect(),
-            );
+            a.preds.push(f.preds(b).iter().map(|p| Block::new(index[p.index()])).collect());
+            a.params.push(f.cfg[b].params.iter().filter_map(|v| vreg(f, *v, file)).collect());
         }
         a
     }
@@ -235,7 +210,7 @@ impl regalloc2::Function for Adapter<'_> {
         matches!(i.op, Op::Exit | Op::Ret) && i.guard.is_none() && self.is_last(insn)
     }
     fn is_branch(&self, insn: Inst) -> bool {
-        self.instr(insn.index()).op == Op::Bra && self.is_last(insn)
+        matches!(self.instr(insn.index()).op, Op::Bra | Op::Sync | Op::Brk) && self.is_last(insn)
     }
     fn branch_blockparams(&self, block: Block, _insn: Inst, succ_idx: usize) -> &[VReg] {
         &self.args[block.index()][succ_idx]

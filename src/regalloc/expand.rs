@@ -13,11 +13,7 @@ use crate::sass::op::{LogicOp, Op};
 /// Sequentializes the parallel move `dst_i <- src_i` (32-bit registers; `RZ` allowed as a
 /// source).
 pub fn parallel_move(moves: &[(u8, Reg)], out: &mut Vec<Instr>) {
-    let mut pending: Vec<(u8, Reg)> = moves
-        .iter()
-        .copied()
-        .filter(|(d, s)| Reg::R(*d) != *s)
-        .collect();
+    let mut pending: Vec<(u8, Reg)> = moves.iter().copied().filter(|(d, s)| Reg::R(*d) != *s).collect();
     let mov = |d: u8, s: Reg| Instr::new(Op::Mov, vec![Dst::reg(Reg::R(d), 1)], vec![Src::r32(s)]);
     while !pending.is_empty() {
         let ready = (0..pending.len()).find(|&k| {
@@ -33,9 +29,7 @@ pub fn parallel_move(moves: &[(u8, Reg)], out: &mut Vec<Instr>) {
                 // Every destination is still needed as a source: a cycle. Swap the first
                 // move's registers in place, then redirect readers of the swapped register.
                 let (d, s) = pending[0];
-                let Reg::R(sr) = s else {
-                    unreachable!("RZ is never a move destination")
-                };
+                let Reg::R(sr) = s else { unreachable!("RZ is never a move destination") };
                 let xor = |a: u8, b: u8| {
                     Instr::new(
                         Op::Lop(LogicOp::Xor),
@@ -74,10 +68,7 @@ pub fn finish(f: &mut Function, spill_slots: usize, frame: bool) -> Stats {
     } else {
         0
     };
-    let mut stats = Stats {
-        spill_bytes: f.spill_bytes,
-        ..Stats::default()
-    };
+    let mut stats = Stats { spill_bytes: f.spill_bytes, ..Stats::default() };
     for b in f.layout.clone() {
         let old = std::mem::take(&mut f.cfg[b].instrs);
         let origins = std::mem::take(&mut f.cfg[b].origins);
@@ -105,10 +96,7 @@ pub fn finish(f: &mut Function, spill_slots: usize, frame: bool) -> Stats {
                         }
                     } else {
                         for (k, s) in i.srcs.iter().enumerate() {
-                            moves.push((
-                                base + k as u8,
-                                reg_of(s).expect("join sources are 32-bit registers"),
-                            ));
+                            moves.push((base + k as u8, reg_of(s).expect("join sources are 32-bit registers")));
                         }
                     }
                     parallel_move(&moves, &mut instrs);
@@ -122,29 +110,18 @@ pub fn finish(f: &mut Function, spill_slots: usize, frame: bool) -> Stats {
     }
     if frame {
         let entry = f.entry;
-        let mut pro = vec![Instr::new(
-            Op::Mov,
-            vec![Dst::reg(Reg::R(1), 1)],
-            vec![Src::cbuf(0, 0x20, 1)],
-        )];
+        let mut pro = vec![Instr::new(Op::Mov, vec![Dst::reg(Reg::R(1), 1)], vec![Src::cbuf(0, 0x20, 1)])];
         if frame_bytes > 0 {
             pro.push(Instr::new(
-                Op::Iadd32i {
-                    cc: false,
-                    x: false,
-                },
+                Op::Iadd32i { cc: false, x: false },
                 vec![Dst::reg(Reg::R(1), 1)],
-                vec![
-                    Src::r32(Reg::R(1)),
-                    Src::imm((frame_bytes as i32).wrapping_neg() as u32),
-                ],
+                vec![Src::r32(Reg::R(1)), Src::imm((frame_bytes as i32).wrapping_neg() as u32)],
             ));
         }
         let n = pro.len();
         let blk = &mut f.cfg[entry];
         blk.instrs.splice(0..0, pro);
-        blk.origins
-            .splice(0..0, std::iter::repeat_n(Default::default(), n));
+        blk.origins.splice(0..0, std::iter::repeat_n(Default::default(), n));
     }
     // Register count: highest register written or read, plus one.
     let mut top: u32 = 0;

@@ -26,9 +26,7 @@ use crate::ir::{Function, VRegKind};
 use crate::sass::instr::{Dst, Instr, PT, Reg, RegRef, Src, SrcKind};
 use crate::sass::op::{BoolOp, MemMods, MemSize, Op};
 use adapter::{Adapter, File, OperandSite, class_width};
-use regalloc2::{
-    Allocation, Edit, MachineEnv, PReg, PRegSet, ProgPoint, RegClass, RegallocOptions,
-};
+use regalloc2::{Allocation, Edit, MachineEnv, PReg, PRegSet, ProgPoint, RegClass, RegallocOptions};
 use std::collections::HashMap;
 
 /// Allocation options.
@@ -43,10 +41,7 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options {
-            max_regs: 255,
-            verify: false,
-        }
+        Options { max_regs: 255, verify: false }
     }
 }
 
@@ -101,18 +96,12 @@ fn env(sizes: [usize; 3], file: File) -> MachineEnv {
 }
 
 fn run_ra(a: &Adapter, env: &MachineEnv, verify: bool) -> Result<regalloc2::Output, String> {
-    let opts = RegallocOptions {
-        verbose_log: false,
-        validate_ssa: verify,
-        algorithm: regalloc2::Algorithm::Ion,
-    };
+    let opts = RegallocOptions { verbose_log: false, validate_ssa: verify, algorithm: regalloc2::Algorithm::Ion };
     let out = regalloc2::run(a, env, &opts).map_err(|e| format!("regalloc2 failed: {e:?}"))?;
     if verify {
         let mut checker = regalloc2::checker::Checker::new(a, env);
         checker.prepare(&out);
-        checker
-            .run()
-            .map_err(|e| format!("regalloc2 checker rejected the allocation: {e:?}"))?;
+        checker.run().map_err(|e| format!("regalloc2 checker rejected the allocation: {e:?}"))?;
     }
     Ok(out)
 }
@@ -124,10 +113,7 @@ pub fn allocate(f: &mut Function, opts: &Options) -> Result<Stats, String> {
     let pred_view = Adapter::new(f, File::Pred);
     let pred_out = run_ra(&pred_view, &env([0; 3], File::Pred), opts.verify)?;
     if pred_out.num_spillslots > 0 {
-        return Err(
-            "more than 7 predicates are live at once; predicate spilling is not implemented yet"
-                .into(),
-        );
+        return Err("more than 7 predicates are live at once; predicate spilling is not implemented yet".into());
     }
     let mut sizes = [64usize, 64, 16];
     let avail = limit as usize - 1; // R1 may be needed for the frame
@@ -194,33 +180,21 @@ fn spill_offset(f: &Function, slot: usize) -> i32 {
 }
 
 /// Turns an allocation edit into instructions.
-fn edit_instrs(
-    f: &Function,
-    from: Allocation,
-    to: Allocation,
-    file: File,
-    out: &mut Vec<Instr>,
-) -> Result<(), String> {
+fn edit_instrs(f: &Function, from: Allocation, to: Allocation, file: File, out: &mut Vec<Instr>) -> Result<(), String> {
     match file {
         File::Pred => {
             let (Some(a), Some(b)) = (alloc_reg(from, file), alloc_reg(to, file)) else {
                 return Err("predicate spill requested".into());
             };
             out.push(Instr::new(
-                Op::Psetp {
-                    bop0: BoolOp::And,
-                    bop1: BoolOp::And,
-                },
+                Op::Psetp { bop0: BoolOp::And, bop1: BoolOp::And },
                 vec![Dst::Pred(b), Dst::Pred(PT)],
                 vec![Src::pred(a, false), Src::pt(), Src::pt()],
             ));
         }
         File::Gpr => {
-            let class = from
-                .as_reg()
-                .map(|p| p.class())
-                .or(to.as_reg().map(|p| p.class()))
-                .ok_or("stack-to-stack move")?;
+            let class =
+                from.as_reg().map(|p| p.class()).or(to.as_reg().map(|p| p.class())).ok_or("stack-to-stack move")?;
             let w = class_width(class);
             let size = match w {
                 1 => MemSize::B32,
@@ -229,11 +203,9 @@ fn edit_instrs(
             };
             let frame = RegRef::new(Reg::R(1), 1);
             match (alloc_reg(from, file), alloc_reg(to, file)) {
-                (Some(a), Some(b)) => out.push(Instr::new(
-                    Op::Copy,
-                    vec![Dst::reg(b, w)],
-                    vec![Src::reg(RegRef::new(a, w))],
-                )),
+                (Some(a), Some(b)) => {
+                    out.push(Instr::new(Op::Copy, vec![Dst::reg(b, w)], vec![Src::reg(RegRef::new(a, w))]))
+                }
                 (None, Some(b)) => {
                     let slot = from.as_stack().ok_or("bad spill source")?.index();
                     out.push(Instr::new(
@@ -247,10 +219,7 @@ fn edit_instrs(
                     out.push(Instr::new(
                         Op::Stl(MemMods::new(size, false)),
                         vec![],
-                        vec![
-                            Src::addr(frame, spill_offset(f, slot)),
-                            Src::reg(RegRef::new(a, w)),
-                        ],
+                        vec![Src::addr(frame, spill_offset(f, slot)), Src::reg(RegRef::new(a, w))],
                     ));
                 }
                 (None, None) => return Err("stack-to-stack move".into()),
@@ -306,13 +275,13 @@ fn rewrite(
             }
             let mut ins = gv.instr(idx).clone();
             for (k, site) in gv.sites[idx].iter().enumerate() {
-                let r = alloc_reg(go.inst_allocs(ii)[k], File::Gpr)
-                    .ok_or("a register operand was given a stack slot")?;
+                let r =
+                    alloc_reg(go.inst_allocs(ii)[k], File::Gpr).ok_or("a register operand was given a stack slot")?;
                 set_site(&mut ins, *site, r);
             }
             for (k, site) in pv.sites[idx].iter().enumerate() {
-                let r = alloc_reg(po.inst_allocs(ii)[k], File::Pred)
-                    .ok_or("a predicate operand was given a stack slot")?;
+                let r =
+                    alloc_reg(po.inst_allocs(ii)[k], File::Pred).ok_or("a predicate operand was given a stack slot")?;
                 set_site(&mut ins, *site, r);
             }
             instrs.push(ins);

@@ -1,53 +1,60 @@
 //! Places regalloc2's slots in the physical register file.
 //!
-//! Input: a function whose general-purpose operands name slots (virtual registers
-//! 0..192: 64 singles, 64 pairs, 64 quads), written many times. Output: the same function
-//! on physical registers R0..R(limit-1), 64-bit slots at even registers, 128-bit slots at
+//! Input: a function whose general-purpose operands name slots (virtual registers 0..192:
+//! 64 singles, 64 pairs, 64 quads), written many times. Output: the same function on
+//! physical registers R0..R(limit-1), 64-bit values at even registers, 128-bit values at
 //! multiples of 4, R1 left for the frame pointer when the function has local memory.
 //!
-//! Method: liveness of slots (backward dataflow over blocks), an interference graph (a
-//! definition interferes with everything live after it, except the source of a copy), then
-//! greedy coloring widest-first with alignment, preferring for each slot the registers its
-//! `copy`/`join` partners already got (coalescing). With `complete = true` every slot is
-//! treated as interfering with every other (a static partition that always fits when the
-//! slot counts do).
+//! Method:
+//! 1. *Webs*: one slot holds many unrelated values over a function. SSA construction on
+//!    the slot program followed by union of every block parameter with its arguments
+//!    ("renumbering" in Chaitin-Briggs allocators) splits each slot into webs: the values
+//!    that must share a register because they meet at a join.
+//! 2. Liveness of webs (backward dataflow over blocks) and an interference graph: a
+//!    definition interferes with everything live after it, except the source of a copy.
+//! 3. Greedy coloring, widest first, with alignment, preferring for each web the registers
+//!    its `copy`/`join` partners already got (coalescing: a `join` whose parts land in its
+//!    destination's registers costs nothing).
+//!
+//! With `complete = true` webs are not split and every slot interferes with every other:
+//! a static partition of the file that always fits when the slot counts do.
 
 use crate::ir::{Function, for_each_def, for_each_use};
 use crate::sass::instr::{Dst, Reg, SrcKind};
 use crate::sass::op::Op;
 use std::collections::HashMap;
 
-const N: usize = 192;
+/// A growable bit set over web numbers.
+#[derive(Clone, Default, PartialEq)]
+struct Bits(Vec<u64>);
 
-#[derive(Clone, Copy, Default, PartialEq)]
-struct Set([u64; 3]);
-
-impl Set {
+impl Bits {
+    fn with_len(n: usize) -> Bits {
+        Bits(vec![0; n.div_ceil(64)])
+    }
     fn insert(&mut self, v: u32) {
         self.0[v as usize / 64] |= 1 << (v % 64);
     }
     fn remove(&mut self, v: u32) {
         self.0[v as usize / 64] &= !(1 << (v % 64));
     }
-    fn union(&mut self, o: &Set) -> bool {
-        let before = self.0;
-        for k in 0..3 {
-            self.0[k] |= o.0[k];
+    fn union(&mut self, o: &Bits) {
+        for (a, b) in self.0.iter_mut().zip(&o.0) {
+            *a |= *b;
         }
-        before != self.0
     }
     fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        (0..N as u32).filter(|v| self.0[*v as usize / 64] >> (v % 64) & 1 == 1)
-    }
-}
-
-fn width(v: u32) -> u32 {
-    if v < 64 {
-        1
-    } else if v < 128 {
-        2
-    } else {
-        4
+        self.0.iter().enumerate().flat_map(|(w, bits)| {
+            let mut b = *bits;
+            std::iter::from_fn(move || {
+                if b == 0 {
+                    return None;
+                }
+                let t = b.trailing_zeros();
+                b &= b - 1;
+                Some(w as u32 * 64 + t)
+            })
+        })
     }
 }
 
@@ -56,64 +63,153 @@ pub fn needs_frame(f: &Function) -> bool {
     f.local_bytes > 0
         || f.spill_bytes > 0
         || f.layout.iter().any(|b| {
-            f.cfg[*b].instrs.iter().any(|i| {
-                i.srcs
-                    .iter()
-                    .any(|s| s.gprs().is_some_and(|r| r.reg == Reg::R(1)))
-            })
+            f.cfg[*b].instrs.iter().any(|i| i.srcs.iter().any(|s| s.gprs().is_some_and(|r| r.reg == Reg::R(1))))
         })
+}
+
+fn find(parent: &mut [u32], mut x: u32) -> u32 {
+    while parent[x as usize] != x {
+        parent[x as usize] = parent[parent[x as usize] as usize];
+        x = parent[x as usize];
+    }
+    x
+}
+
+/// Splits slots into webs (see the module documentation); renumbers operands to webs.
+fn split_webs(f: &mut Function) {
+    crate::lower::ssa::construct(f);
+    let n = f.vregs.len();
+    let mut parent: Vec<u32> = (0..n as u32).collect();
+    for b in f.layout.clone() {
+        let params = f.cfg[b].params.clone();
+        for e in f.pred_edges(b) {
+            for (p, a) in params.iter().zip(f.cfg[e].args.clone()) {
+                let (x, y) = (find(&mut parent, *p), find(&mut parent, a));
+                if x != y {
+                    parent[x as usize] = y;
+                }
+            }
+        }
+    }
+    let root: Vec<u32> = (0..n as u32).map(|v| find(&mut parent, v)).collect();
+    let rename = |v: &mut u32| *v = root[*v as usize];
+    for b in f.layout.clone() {
+        let blk = &mut f.cfg[b];
+        blk.params.clear();
+        for i in blk.instrs.iter_mut() {
+            if let Some(g) = &mut i.guard
+                && let Reg::V(v) = &mut g.pred
+            {
+                rename(v);
+            }
+            for s in i.srcs.iter_mut() {
+                if let Some(r) = s.gprs_mut()
+                    && let Reg::V(v) = &mut r.reg
+                {
+                    rename(v);
+                }
+            }
+            for d in i.dsts.iter_mut() {
+                if let Dst::Reg(r) = d
+                    && let Reg::V(v) = &mut r.reg
+                {
+                    rename(v);
+                }
+            }
+        }
+    }
+    for e in f.cfg.edge_indices().collect::<Vec<_>>() {
+        f.cfg[e].args.clear();
+    }
+    f.ssa = false;
 }
 
 /// Colors the slots of `f` and rewrites its operands to physical registers; `frame` keeps
 /// R1 free for the frame pointer.
 pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result<(), String> {
-    // Liveness.
+    if !complete {
+        split_webs(f);
+    }
+    let n = f.vregs.len();
+    let width = |v: u32| f.vregs[v as usize].width() as u32;
     let blocks = f.layout.clone();
-    let mut live_in: HashMap<petgraph::stable_graph::NodeIndex, Set> = HashMap::new();
-    let mut used = Set::default();
+    let mut used = Bits::with_len(n);
     for &b in &blocks {
         for i in &f.cfg[b].instrs {
             for_each_use(i, |v| used.insert(v));
             for_each_def(i, |v| used.insert(v));
         }
     }
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for &b in blocks.iter().rev() {
-            let mut live = Set::default();
-            for s in f.succs(b) {
-                if let Some(l) = live_in.get(&s) {
-                    live.union(l);
+    // Liveness of 32-bit units (web, component): a wide value whose low half is dead may
+    // share that register with a new value while its high half is still read (ptxas's
+    // in-place `IADD R4.CC, R4, ..; IADD.X R5, R5, ..`).
+    let unit = |v: u32, c: u8| v * 4 + c as u32;
+    let uses_of = |i: &crate::sass::instr::Instr, out: &mut Vec<u32>| {
+        if let Some(g) = i.guard
+            && let Reg::V(v) = g.pred
+        {
+            out.push(unit(v, 0));
+        }
+        for s in &i.srcs {
+            if matches!(s.kind, SrcKind::Pred(_)) {
+                continue;
+            }
+            if let Some(r) = s.gprs()
+                && let Reg::V(v) = r.reg
+            {
+                for c in r.comp..r.comp + r.n {
+                    out.push(unit(v, c));
                 }
             }
-            for i in f.cfg[b].instrs.iter().rev() {
-                for_each_def(i, |v| live.remove(v));
-                for_each_use(i, |v| live.insert(v));
-            }
-            let e = live_in.entry(b).or_default();
-            if *e != live {
-                *e = live;
-                changed = true;
-            }
-        }
-    }
-    // Interference and coalescing preferences.
-    let mut adj = vec![Set::default(); N];
-    let mut prefs: Vec<Vec<(u32, i32)>> = vec![vec![]; N]; // (partner slot, register offset)
-    let add = |a: u32, b: u32, adj: &mut Vec<Set>| {
-        if a != b {
-            adj[a as usize].insert(b);
-            adj[b as usize].insert(a);
         }
     };
-    for &b in &blocks {
-        let mut live = Set::default();
+    let mut live_in: HashMap<petgraph::stable_graph::NodeIndex, Bits> = HashMap::new();
+    let live_out = |b, live_in: &HashMap<petgraph::stable_graph::NodeIndex, Bits>| {
+        let mut live = Bits::with_len(4 * n);
         for s in f.succs(b) {
             if let Some(l) = live_in.get(&s) {
                 live.union(l);
             }
         }
+        live
+    };
+    let mut buf = vec![];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &b in blocks.iter().rev() {
+            let mut live = live_out(b, &live_in);
+            for i in f.cfg[b].instrs.iter().rev() {
+                for_each_def(i, |v| {
+                    for c in 0..width(v) as u8 {
+                        live.remove(unit(v, c));
+                    }
+                });
+                buf.clear();
+                uses_of(i, &mut buf);
+                for &u in &buf {
+                    live.insert(u);
+                }
+            }
+            if live_in.get(&b) != Some(&live) {
+                live_in.insert(b, live);
+                changed = true;
+            }
+        }
+    }
+    // Conflicts: (other web, my component mask, its component mask): no register may hold
+    // one of my masked components and one of its masked components.
+    let mut adj: Vec<Vec<(u32, u8, u8)>> = vec![vec![]; n];
+    let mut prefs: Vec<Vec<(u32, i32)>> = vec![vec![]; n]; // (partner, register offset)
+    let full = |v: u32| ((1u32 << width(v)) - 1) as u8;
+    let add = |a: u32, am: u8, b: u32, bm: u8, adj: &mut Vec<Vec<(u32, u8, u8)>>| {
+        if a != b {
+            adj[a as usize].push((b, am, bm));
+            adj[b as usize].push((a, bm, am));
+        }
+    };
+    for &b in &blocks {
+        let mut live = live_out(b, &live_in);
         for i in f.cfg[b].instrs.iter().rev() {
             let copy_src: Option<u32> = match (i.op, i.srcs.first().and_then(|s| s.as_reg())) {
                 (Op::Copy, Some(r)) => match r.reg {
@@ -125,20 +221,19 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
             let mut defs = vec![];
             for_each_def(i, |d| defs.push(d));
             for &d in &defs {
-                for l in live.iter() {
-                    if Some(l) != copy_src || defs.len() != 1 {
-                        add(d, l, &mut adj);
+                for u in live.iter() {
+                    let (l, c) = (u / 4, (u % 4) as u8);
+                    if Some(l) != copy_src {
+                        add(d, full(d), l, 1 << c, &mut adj);
                     }
                 }
                 for &d2 in &defs {
-                    add(d, d2, &mut adj);
+                    add(d, full(d), d2, full(d2), &mut adj);
                 }
             }
-            // Preferences: copy dst <-> src; join component k <-> dst + k.
             match i.op {
                 Op::Copy => {
-                    if let (Some(Dst::Reg(d)), Some(s)) =
-                        (i.dsts.first(), i.srcs.first().and_then(|s| s.as_reg()))
+                    if let (Some(Dst::Reg(d)), Some(s)) = (i.dsts.first(), i.srcs.first().and_then(|s| s.as_reg()))
                         && let (Reg::V(dv), Reg::V(sv)) = (d.reg, s.reg)
                     {
                         prefs[dv as usize].push((sv, -(s.comp as i32)));
@@ -154,7 +249,7 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
                                 && let Reg::V(sv) = r.reg
                                 && r.n == 1
                             {
-                                // src register = dst register + k - r.comp
+                                // Source register = destination register + k - r.comp.
                                 prefs[sv as usize].push((dv, k as i32 - r.comp as i32));
                                 prefs[dv as usize].push((sv, r.comp as i32 - k as i32));
                             }
@@ -164,46 +259,54 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
                 _ => {}
             }
             for &d in &defs {
-                live.remove(d);
+                for c in 0..width(d) as u8 {
+                    live.remove(unit(d, c));
+                }
             }
-            for_each_use(i, |v| live.insert(v));
+            buf.clear();
+            uses_of(i, &mut buf);
+            for &u in &buf {
+                live.insert(u);
+            }
         }
-        // Values live into the block interfere with each other.
+        // Units live into the block interfere with each other.
         let li: Vec<u32> = live.iter().collect();
-        for (k, &a) in li.iter().enumerate() {
-            for &b2 in &li[k + 1..] {
-                add(a, b2, &mut adj);
+        for (k, &x) in li.iter().enumerate() {
+            for &y in &li[k + 1..] {
+                add(x / 4, 1 << (x % 4), y / 4, 1 << (y % 4), &mut adj);
             }
         }
     }
-    if complete {
-        let all: Vec<u32> = used.iter().collect();
-        for (k, &a) in all.iter().enumerate() {
-            for &b2 in &all[k + 1..] {
-                add(a, b2, &mut adj);
-            }
-        }
+    for a in adj.iter_mut() {
+        a.sort_unstable();
+        a.dedup();
     }
-    // Greedy coloring: widest first, then by slot number (regalloc2's preferred order).
+    // Greedy coloring: widest first, then in order of number (slot order first).
     let mut order: Vec<u32> = used.iter().collect();
     order.sort_by_key(|v| (std::cmp::Reverse(width(*v)), *v));
-    let mut color: Vec<Option<u32>> = vec![None; N];
-    let usable = |r: u32, w: u32| -> bool {
-        r + w <= limit && r + w <= 255 && !(frame && r <= 1 && 1 < r + w)
-    };
+    let mut color: Vec<Option<u32>> = vec![None; n];
+    let usable = |r: u32, w: u32| -> bool { r + w <= limit && r + w <= 255 && !(frame && r <= 1 && 1 < r + w) };
     for &v in &order {
         let w = width(v);
         let conflicts = |base: u32, color: &Vec<Option<u32>>| -> bool {
-            adj[v as usize]
-                .iter()
-                .any(|n| color[n as usize].is_some_and(|c| c < base + w && base < c + width(n)))
+            if complete {
+                // Static partition: every slot conflicts with every other.
+                return (0..n as u32)
+                    .any(|o| o != v && color[o as usize].is_some_and(|c| c < base + w && base < c + width(o)));
+            }
+            adj[v as usize].iter().any(|&(o, mine, theirs)| {
+                let Some(co) = color[o as usize] else { return false };
+                (0..w)
+                    .filter(|k| mine >> k & 1 == 1)
+                    .any(|k| (0..width(o)).any(|j| theirs >> j & 1 == 1 && base + k == co + j))
+            })
         };
         let mut chosen = None;
         for &(p, off) in &prefs[v as usize] {
             if let Some(c) = color[p as usize] {
                 let base = c as i32 + off;
                 if base >= 0
-                    && base as u32 % w == 0
+                    && (base as u32).is_multiple_of(w)
                     && usable(base as u32, w)
                     && !conflicts(base as u32, &color)
                 {
@@ -224,18 +327,13 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
         }
         match chosen {
             Some(c) => color[v as usize] = Some(c),
-            None => {
-                return Err(format!(
-                    "no register for a {}-bit slot within {limit} registers",
-                    32 * w
-                ));
-            }
+            None => return Err(format!("no register for a {}-bit value within {limit} registers", 32 * w)),
         }
     }
     // Rewrite operands.
     let phys = |r: &mut crate::sass::instr::RegRef| {
         if let Reg::V(v) = r.reg {
-            let c = color[v as usize].expect("every used slot is colored");
+            let c = color[v as usize].expect("every used web is colored");
             r.reg = Reg::R((c + r.comp as u32) as u8);
             r.comp = 0;
         }

@@ -59,11 +59,7 @@ impl RegRef {
     }
     /// One 32-bit component `comp` of this operand.
     pub fn part(self, comp: u8) -> RegRef {
-        RegRef {
-            reg: self.reg,
-            comp: self.comp + comp,
-            n: 1,
-        }
+        RegRef { reg: self.reg, comp: self.comp + comp, n: 1 }
     }
 }
 
@@ -128,10 +124,7 @@ pub struct Src {
 impl Src {
     /// A register source without modifiers.
     pub fn reg(r: RegRef) -> Src {
-        Src {
-            kind: SrcKind::Reg(r),
-            mods: SrcMods::default(),
-        }
+        Src { kind: SrcKind::Reg(r), mods: SrcMods::default() }
     }
     /// A 32-bit virtual or physical register source.
     pub fn r32(r: Reg) -> Src {
@@ -143,20 +136,11 @@ impl Src {
     }
     /// An immediate.
     pub fn imm(v: u32) -> Src {
-        Src {
-            kind: SrcKind::Imm(v),
-            mods: SrcMods::default(),
-        }
+        Src { kind: SrcKind::Imm(v), mods: SrcMods::default() }
     }
     /// A predicate source, `!p` when `neg`.
     pub fn pred(p: Reg, neg: bool) -> Src {
-        Src {
-            kind: SrcKind::Pred(p),
-            mods: SrcMods {
-                neg,
-                ..SrcMods::default()
-            },
-        }
+        Src { kind: SrcKind::Pred(p), mods: SrcMods { neg, ..SrcMods::default() } }
     }
     /// `PT`.
     pub fn pt() -> Src {
@@ -164,32 +148,18 @@ impl Src {
     }
     /// `c[bank][offset]`, `n` words wide.
     pub fn cbuf(bank: u8, offset: i32, n: u8) -> Src {
-        Src {
-            kind: SrcKind::CBuf {
-                bank,
-                offset,
-                index: None,
-                n,
-            },
-            mods: SrcMods::default(),
-        }
+        Src { kind: SrcKind::CBuf { bank, offset, index: None, n }, mods: SrcMods::default() }
     }
     /// `[base+offset]`.
     pub fn addr(base: RegRef, offset: i32) -> Src {
-        Src {
-            kind: SrcKind::Addr { base, offset },
-            mods: SrcMods::default(),
-        }
+        Src { kind: SrcKind::Addr { base, offset }, mods: SrcMods::default() }
     }
     /// A block target.
     pub fn label(block: u32) -> Src {
-        Src {
-            kind: SrcKind::Label(block),
-            mods: SrcMods::default(),
-        }
+        Src { kind: SrcKind::Label(block), mods: SrcMods::default() }
     }
-    /// With `-` applied.
-    pub fn neg(mut self) -> Src {
+    /// With `-` applied (toggles).
+    pub fn negated(mut self) -> Src {
         self.mods.neg = !self.mods.neg;
         self
     }
@@ -286,12 +256,7 @@ pub struct Instr {
 impl Instr {
     /// An unguarded instruction.
     pub fn new(op: Op, dsts: Vec<Dst>, srcs: Vec<Src>) -> Instr {
-        Instr {
-            guard: None,
-            op,
-            dsts,
-            srcs,
-        }
+        Instr { guard: None, op, dsts, srcs }
     }
 
     /// With a guard predicate.

@@ -49,10 +49,7 @@ impl ImmKind {
     }
 }
 
-const REG: Slot = Slot {
-    cbuf: false,
-    imm: ImmKind::None,
-};
+const REG: Slot = Slot { cbuf: false, imm: ImmKind::None };
 
 fn b(imm: ImmKind) -> Slot {
     Slot { cbuf: true, imm }
@@ -62,43 +59,23 @@ fn b(imm: ImmKind) -> Slot {
 /// FFMA/DFMA/XMAD choice between a constant B and a constant C).
 pub fn slot(op: &Op, idx: usize, srcs: &[Src]) -> Slot {
     use Op::*;
-    let is_const = |k: usize| {
-        srcs.get(k)
-            .is_some_and(|s| matches!(s.kind, SrcKind::CBuf { .. } | SrcKind::Imm(_)))
-    };
+    let is_const = |k: usize| srcs.get(k).is_some_and(|s| matches!(s.kind, SrcKind::CBuf { .. } | SrcKind::Imm(_)));
     match (op, idx) {
         (Mov, 0) => b(ImmKind::Any),
         (I2f { .. } | F2i { .. } | F2f { .. } | I2i { .. } | Popc, 0) => b(ImmKind::I20),
-        (Iadd { .. } | Isetp { .. } | Imnmx { .. } | Iscadd { .. } | Iadd3 | Sel, 1) => {
-            b(ImmKind::I20)
-        }
+        (Iadd { .. } | Isetp { .. } | Imnmx { .. } | Iscadd { .. } | Iadd3 | Sel, 1) => b(ImmKind::I20),
         (Shl | Shr { .. } | Bfe { .. } | Bfi, 1) => b(ImmKind::Any),
-        (Lop(_), 1) => Slot {
-            cbuf: true,
-            imm: ImmKind::None,
-        },
+        (Lop(_), 1) => Slot { cbuf: true, imm: ImmKind::None },
         (Lea { hi: false, .. }, 1) => b(ImmKind::I20),
-        (Lea { hi: true, .. }, 1) => Slot {
-            cbuf: true,
-            imm: ImmKind::None,
-        },
+        (Lea { hi: true, .. }, 1) => Slot { cbuf: true, imm: ImmKind::None },
         (Fadd(_) | Fmul(_) | Fsetp { .. } | Fmnmx { .. }, 1) => b(ImmKind::F20),
         (Dadd(_) | Dmul(_) | Dsetp { .. } | Dmnmx, 1) => b(ImmKind::D20),
         (Ffma(_), 1) if !is_const(2) => b(ImmKind::F20),
-        (Ffma(_), 2) if !is_const(1) => Slot {
-            cbuf: true,
-            imm: ImmKind::None,
-        },
+        (Ffma(_), 2) if !is_const(1) => Slot { cbuf: true, imm: ImmKind::None },
         (Dfma(_), 1) if !is_const(2) => b(ImmKind::D20),
-        (Dfma(_), 2) if !is_const(1) => Slot {
-            cbuf: true,
-            imm: ImmKind::None,
-        },
+        (Dfma(_), 2) if !is_const(1) => Slot { cbuf: true, imm: ImmKind::None },
         (Xmad(_), 1) if !is_const(2) => b(ImmKind::U16),
-        (Xmad(_), 2) if !is_const(1) => Slot {
-            cbuf: true,
-            imm: ImmKind::None,
-        },
+        (Xmad(_), 2) if !is_const(1) => Slot { cbuf: true, imm: ImmKind::None },
         _ => REG,
     }
 }
@@ -112,10 +89,7 @@ pub fn accepts(op: &Op, idx: usize, srcs: &[Src], s: &Src) -> bool {
         SrcKind::Imm(v) => !s.mods.neg && !s.mods.abs && sl.imm.fits(v),
         _ => return true,
     };
-    ok && !srcs
-        .iter()
-        .enumerate()
-        .any(|(k, o)| k != idx && matches!(o.kind, SrcKind::CBuf { .. } | SrcKind::Imm(_)))
+    ok && !srcs.iter().enumerate().any(|(k, o)| k != idx && matches!(o.kind, SrcKind::CBuf { .. } | SrcKind::Imm(_)))
 }
 
 /// If swapping sources 0 and 1 of `op` preserves its meaning, the op to use after the
@@ -146,21 +120,9 @@ pub fn swapped(op: &Op) -> Option<Op> {
         | Dfma(_) => *op,
         Lop(l) if l != super::op::LogicOp::PassB => *op,
         Xmad(m) if !m.psl && !m.mrg && m.c == super::op::XmadC::C => *op,
-        Isetp { cmp, u32, x, bop } => Isetp {
-            cmp: mirror(cmp),
-            u32,
-            x,
-            bop,
-        },
-        Fsetp { cmp, ftz, bop } => Fsetp {
-            cmp: mirror(cmp),
-            ftz,
-            bop,
-        },
-        Dsetp { cmp, bop } => Dsetp {
-            cmp: mirror(cmp),
-            bop,
-        },
+        Isetp { cmp, u32, x, bop } => Isetp { cmp: mirror(cmp), u32, x, bop },
+        Fsetp { cmp, ftz, bop } => Fsetp { cmp: mirror(cmp), ftz, bop },
+        Dsetp { cmp, bop } => Dsetp { cmp: mirror(cmp), bop },
         _ => return None,
     })
 }

@@ -99,11 +99,7 @@ pub struct MemMods {
 impl MemMods {
     /// A plain access of `size` with a 64-bit (`e`) or 32-bit address.
     pub fn new(size: MemSize, e: bool) -> MemMods {
-        MemMods {
-            e,
-            cop: CacheOp::Default,
-            size,
-        }
+        MemMods { e, cop: CacheOp::Default, size }
     }
 }
 
@@ -301,11 +297,7 @@ impl IType {
     }
     /// 32-bit registers (1 or 2).
     pub fn regs(self) -> u8 {
-        if matches!(self, IType::U64 | IType::S64) {
-            2
-        } else {
-            1
-        }
+        if matches!(self, IType::U64 | IType::S64) { 2 } else { 1 }
     }
 }
 
@@ -681,31 +673,13 @@ pub struct OpcodeInfo {
 
 macro_rules! info {
     ($op:ident, $m:expr, $u:ident) => {
-        OpcodeInfo {
-            opcode: Opcode::$op,
-            mnemonic: $m,
-            unit: Unit::$u,
-            control: false,
-            store: false,
-        }
+        OpcodeInfo { opcode: Opcode::$op, mnemonic: $m, unit: Unit::$u, control: false, store: false }
     };
     ($op:ident, $m:expr, $u:ident, control) => {
-        OpcodeInfo {
-            opcode: Opcode::$op,
-            mnemonic: $m,
-            unit: Unit::$u,
-            control: true,
-            store: false,
-        }
+        OpcodeInfo { opcode: Opcode::$op, mnemonic: $m, unit: Unit::$u, control: true, store: false }
     };
     ($op:ident, $m:expr, $u:ident, store) => {
-        OpcodeInfo {
-            opcode: Opcode::$op,
-            mnemonic: $m,
-            unit: Unit::$u,
-            control: false,
-            store: true,
-        }
+        OpcodeInfo { opcode: Opcode::$op, mnemonic: $m, unit: Unit::$u, control: false, store: true }
     };
 }
 
@@ -882,14 +856,9 @@ impl Op {
     /// The memory modifiers of a memory instruction.
     pub fn mem(&self) -> Option<&MemMods> {
         match self {
-            Op::Ld(m)
-            | Op::St(m)
-            | Op::Ldg(m)
-            | Op::Stg(m)
-            | Op::Lds(m)
-            | Op::Sts(m)
-            | Op::Ldl(m)
-            | Op::Stl(m) => Some(m),
+            Op::Ld(m) | Op::St(m) | Op::Ldg(m) | Op::Stg(m) | Op::Lds(m) | Op::Sts(m) | Op::Ldl(m) | Op::Stl(m) => {
+                Some(m)
+            }
             _ => None,
         }
     }
@@ -898,8 +867,7 @@ impl Op {
     /// `ISETP.GE.U32.AND`, `XMAD.PSL.CBCC`.
     pub fn name(&self) -> String {
         let mut s = String::from(self.info().mnemonic);
-        self.write_mods(&mut s)
-            .expect("writing to a String cannot fail");
+        self.write_mods(&mut s).expect("writing to a String cannot fail");
         s
     }
 

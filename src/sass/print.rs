@@ -67,36 +67,34 @@ fn imm_style(op: &Op) -> ImmStyle {
     }
 }
 
-/// nvdisasm's float spelling: integers without a fraction, otherwise the shortest
-/// round-tripping decimal (with an exponent for very small or large values).
+/// nvdisasm's float spelling, C's `%.17g`: 17 significant digits, trailing zeros dropped,
+/// exponent form (`5.9604644775390625e-08`) outside 1e-4 .. 1e17.
 fn float_text(v: f64) -> String {
     if v.is_nan() {
         return "+QNAN".into();
     }
     if v.is_infinite() {
-        return if v > 0.0 {
-            "+INF".into()
-        } else {
-            "-INF".into()
-        };
+        return if v > 0.0 { "+INF".into() } else { "-INF".into() };
     }
-    if v == v.trunc() && v.abs() < 1e16 {
-        return format!("{}", v as i64);
+    if v == 0.0 {
+        return if v.is_sign_negative() { "-0".into() } else { "0".into() };
     }
-    let a = v.abs();
-    if (1e-4..1e16).contains(&a) {
-        format!("{v}")
+    let e = format!("{v:.16e}");
+    let (mant, exp) = e.split_once('e').expect("exponent form");
+    let exp: i32 = exp.parse().expect("integer exponent");
+    let trim = |s: &str| -> String {
+        if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s.to_string() }
+    };
+    if (-4..17).contains(&exp) {
+        let decimals = (16 - exp).max(0) as usize;
+        trim(&format!("{v:.decimals$}"))
     } else {
-        format!("{v:e}").replace('e', "e+").replace("e+-", "e-")
+        format!("{}e{}{:02}", trim(mant), if exp < 0 { '-' } else { '+' }, exp.abs())
     }
 }
 
 fn hex(v: i64) -> String {
-    if v < 0 {
-        format!("-0x{:x}", -(v as i128))
-    } else {
-        format!("0x{v:x}")
-    }
+    if v < 0 { format!("-0x{:x}", -(v as i128)) } else { format!("0x{v:x}") }
 }
 
 /// Writes one source operand.
@@ -110,28 +108,15 @@ pub fn src_text(op: &Op, s: &Src, names: &dyn VRegNames, label: &dyn Fn(u32) -> 
             ImmStyle::F32 => float_text(f32::from_bits(v) as f64),
             ImmStyle::F64Hi => float_text(f64::from_bits((v as u64) << 32)),
         },
-        SrcKind::CBuf {
-            bank,
-            offset,
-            index,
-            ..
-        } => {
-            let space = if matches!(op.opcode(), Opcode::Xmad | Opcode::F2i) {
-                " "
-            } else {
-                ""
-            };
+        SrcKind::CBuf { bank, offset, index, .. } => {
+            let space = if matches!(op.opcode(), Opcode::Xmad | Opcode::F2i) { " " } else { "" };
             match index {
                 Some(r) if !r.reg.is_rz() => {
                     let base = reg_name(r.reg, r.comp, r.n, names);
                     if offset == 0 {
                         format!("c[{}]{space}[{base}]", hex(bank as i64))
                     } else {
-                        format!(
-                            "c[{}]{space}[{base}+{}]",
-                            hex(bank as i64),
-                            hex(offset as i64)
-                        )
+                        format!("c[{}]{space}[{base}+{}]", hex(bank as i64), hex(offset as i64))
                     }
                 }
                 _ => format!("c[{}]{space}[{}]", hex(bank as i64), hex(offset as i64)),
@@ -139,29 +124,17 @@ pub fn src_text(op: &Op, s: &Src, names: &dyn VRegNames, label: &dyn Fn(u32) -> 
         }
         SrcKind::Addr { base, offset } => {
             if base.reg.is_rz() {
-                if offset == 0 {
-                    "[RZ]".into()
-                } else {
-                    format!("[{}]", hex(offset as u32 as i64))
-                }
+                if offset == 0 { "[RZ]".into() } else { format!("[{}]", hex(offset as u32 as i64)) }
             } else {
                 let b = reg_name(base.reg, base.comp, base.n, names);
-                if offset == 0 {
-                    format!("[{b}]")
-                } else {
-                    format!("[{b}+{}]", hex(offset as i64))
-                }
+                if offset == 0 { format!("[{b}]") } else { format!("[{b}+{}]", hex(offset as i64)) }
             }
         }
         SrcKind::Label(b) => label(b),
     };
     let mut t = String::new();
     if s.mods.neg {
-        t.push(if matches!(s.kind, SrcKind::Pred(_)) {
-            '!'
-        } else {
-            '-'
-        });
+        t.push(if matches!(s.kind, SrcKind::Pred(_)) { '!' } else { '-' });
     }
     if s.mods.inv {
         t.push('~');
@@ -182,12 +155,7 @@ pub fn src_text(op: &Op, s: &Src, names: &dyn VRegNames, label: &dyn Fn(u32) -> 
 pub fn instr_text(i: &Instr, names: &dyn VRegNames, label: &dyn Fn(u32) -> String) -> String {
     let mut s = String::new();
     if let Some(g) = i.guard {
-        let _ = write!(
-            s,
-            "@{}{} ",
-            if g.neg { "!" } else { "" },
-            reg_name(g.pred, 0, 1, names)
-        );
+        let _ = write!(s, "@{}{} ", if g.neg { "!" } else { "" }, reg_name(g.pred, 0, 1, names));
     }
     s.push_str(&i.op.name());
     if let Op::Depbar { sb, count } = i.op {
@@ -244,11 +212,7 @@ mod tests {
         );
         assert_eq!(text(&i), "IADD R4.CC, R6, c[0x0][0x148]");
         let i = Instr::new(
-            Op::Lea {
-                hi: true,
-                x: true,
-                cc: false,
-            },
+            Op::Lea { hi: true, x: true, cc: false },
             vec![Dst::Pred(Reg::P(0)), Dst::Reg(r(5))],
             vec![Src::reg(r(0)), Src::rz(), Src::reg(r(2))],
         );
@@ -256,36 +220,23 @@ mod tests {
         let i = Instr::new(
             Op::Ld(MemMods::new(MemSize::B32, true)),
             vec![Dst::Reg(r(4))],
-            vec![
-                Src::addr(RegRef::new(Reg::R(4), 2), -4),
-                Src::pred(Reg::P(0), false),
-            ],
+            vec![Src::addr(RegRef::new(Reg::R(4), 2), -4), Src::pred(Reg::P(0), false)],
         );
         assert_eq!(text(&i), "LD.E R4, [R4+-0x4], P0");
         let i = Instr::new(
-            Op::Xmad(XmadMods {
-                psl: true,
-                c: XmadC::Cbcc,
-                ..Default::default()
-            }),
+            Op::Xmad(XmadMods { psl: true, c: XmadC::Cbcc, ..Default::default() }),
             vec![Dst::Reg(r(0))],
             vec![Src::reg(r(0)).h1(), Src::reg(r(3)).h1(), Src::reg(r(2))],
         );
         assert_eq!(text(&i), "XMAD.PSL.CBCC R0, R0.H1, R3.H1, R2");
         let i = Instr::new(
-            Op::Xmad(XmadMods {
-                mrg: true,
-                ..Default::default()
-            }),
+            Op::Xmad(XmadMods { mrg: true, ..Default::default() }),
             vec![Dst::Reg(r(3))],
             vec![Src::reg(r(0)), Src::cbuf(0, 8, 1).h1(), Src::rz()],
         );
         assert_eq!(text(&i), "XMAD.MRG R3, R0, c[0x0] [0x8].H1, RZ");
         let i = Instr::new(
-            Op::Iadd32i {
-                cc: false,
-                x: false,
-            },
+            Op::Iadd32i { cc: false, x: false },
             vec![Dst::Reg(r(1))],
             vec![Src::reg(r(1)), Src::imm(-0x40i32 as u32)],
         );
@@ -302,38 +253,25 @@ mod tests {
             vec![Src::reg(r(0)), Src::imm(0.5f32.to_bits())],
         );
         assert_eq!(text(&i), "FMUL R0, R0, 0.5");
+        assert_eq!(float_text(2f64.powi(-24)), "5.9604644775390625e-08");
+        assert_eq!(float_text(0.1f32 as f64), "0.10000000149011612");
+        assert_eq!(float_text(-3.0), "-3");
+        assert_eq!(float_text(1e20), "1e+20");
         let i = Instr::new(
-            Op::Isetp {
-                cmp: Cmp::Ge,
-                u32: true,
-                x: false,
-                bop: BoolOp::And,
-            },
+            Op::Isetp { cmp: Cmp::Ge, u32: true, x: false, bop: BoolOp::And },
             vec![Dst::Pred(Reg::P(0)), Dst::Pred(PT)],
             vec![Src::reg(r(0)), Src::cbuf(0, 0x158, 1), Src::pt()],
         );
         assert_eq!(text(&i), "ISETP.GE.U32.AND P0, PT, R0, c[0x0][0x158], PT");
         let i = Instr::new(Op::Bra, vec![], vec![Src::label(3)]).guarded(Reg::P(1), true);
         assert_eq!(text(&i), "@!P1 BRA BB3");
-        let i = Instr::new(
-            Op::Lop(LogicOp::PassB),
-            vec![Dst::Reg(r(2))],
-            vec![Src::rz(), Src::reg(r(3)).inv()],
-        );
+        let i = Instr::new(Op::Lop(LogicOp::PassB), vec![Dst::Reg(r(2))], vec![Src::rz(), Src::reg(r(3)).inv()]);
         assert_eq!(text(&i), "LOP.PASS_B R2, RZ, ~R3");
         let i = Instr::new(
-            Op::Ldc {
-                size: MemSize::B32,
-                mode: LdcMode::Ia,
-            },
+            Op::Ldc { size: MemSize::B32, mode: LdcMode::Ia },
             vec![Dst::Reg(r(0))],
             vec![Src {
-                kind: SrcKind::CBuf {
-                    bank: 3,
-                    offset: -0x63c0,
-                    index: Some(r(0)),
-                    n: 1,
-                },
+                kind: SrcKind::CBuf { bank: 3, offset: -0x63c0, index: Some(r(0)), n: 1 },
                 mods: SrcMods::default(),
             }],
         );

@@ -32,10 +32,7 @@ impl fmt::Display for Ctrl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut parts = vec![];
         if self.wait != 0 {
-            let bs: Vec<String> = (0..6)
-                .filter(|b| self.wait >> b & 1 == 1)
-                .map(|b| b.to_string())
-                .collect();
+            let bs: Vec<String> = (0..6).filter(|b| self.wait >> b & 1 == 1).map(|b| b.to_string()).collect();
             parts.push(format!("&req={{{}}}", bs.join(",")));
         }
         if let Some(r) = self.rd {
@@ -110,7 +107,12 @@ impl SassFunction {
             .enumerate()
             .filter(|(k, s)| {
                 s.instr.op != super::op::Op::Nop
-                    && !(*k + 1 == n && s.instr.op == super::op::Op::Bra && s.instr.srcs.first().is_some_and(|x| matches!(x.kind, super::instr::SrcKind::Label(t) if t as usize == *k)))
+                    && !(*k + 1 == n
+                        && s.instr.op == super::op::Op::Bra
+                        && s.instr
+                            .srcs
+                            .first()
+                            .is_some_and(|x| matches!(x.kind, super::instr::SrcKind::Label(t) if t as usize == *k)))
             })
             .count()
     }
@@ -137,11 +139,7 @@ impl fmt::Display for SassFunction {
             }
             let text = instr_text(&s.instr, &NoVRegs, &label);
             let mut line = String::new();
-            let _ = write!(
-                line,
-                "        /*{:04x}*/                   {text}",
-                address(k)
-            );
+            let _ = write!(line, "        /*{:04x}*/                   {text}", address(k));
             let pad = 72usize.saturating_sub(line.len()).max(1);
             writeln!(f, "{line}{} {} ;", " ".repeat(pad), s.ctrl)?;
         }

@@ -54,9 +54,7 @@ impl Units {
         *self == Units::default()
     }
     fn iter_gpr(&self) -> impl Iterator<Item = u8> + '_ {
-        (0..255u16)
-            .filter(|k| self.gpr[*k as usize / 64] >> (k % 64) & 1 == 1)
-            .map(|k| k as u8)
+        (0..255u16).filter(|k| self.gpr[*k as usize / 64] >> (k % 64) & 1 == 1).map(|k| k as u8)
     }
 }
 
@@ -123,10 +121,7 @@ fn linearize(f: &Function) -> Vec<Scheduled> {
     };
     let is_fallthrough_succ = |b: crate::ir::BlockId| {
         f.preds(b).iter().any(|p| {
-            f.cfg[*p]
-                .instrs
-                .last()
-                .is_some_and(|i| i.op == Op::Bra && i.guard.is_some())
+            f.cfg[*p].instrs.last().is_some_and(|i| i.op == Op::Bra && i.guard.is_some())
                 && f.succs(*p).get(1) == Some(&b)
         })
     };
@@ -145,18 +140,10 @@ fn linearize(f: &Function) -> Vec<Scheduled> {
         let next = surviving.get(si + 1).copied();
         for (k, i) in blk.instrs.iter().enumerate() {
             let last = k + 1 == blk.instrs.len();
-            if last
-                && i.op == Op::Bra
-                && i.guard.is_none()
-                && Some(target_of(f.succs(b)[0])) == next
-            {
+            if last && i.op == Op::Bra && i.guard.is_none() && Some(target_of(f.succs(b)[0])) == next {
                 continue;
             }
-            code.push(Scheduled {
-                instr: i.clone(),
-                ctrl: Ctrl::default(),
-                label: label.take(),
-            });
+            code.push(Scheduled { instr: i.clone(), ctrl: Ctrl::default(), label: label.take() });
         }
     }
     for s in code.iter_mut() {
@@ -167,11 +154,9 @@ fn linearize(f: &Function) -> Vec<Scheduled> {
             }
         }
     }
+    let mut code = peephole(code);
     // ptxas ends every function with a branch to itself after the final EXIT.
-    if code
-        .last()
-        .is_some_and(|s| matches!(s.instr.op, Op::Exit | Op::Ret) && s.instr.guard.is_none())
-    {
+    if code.last().is_some_and(|s| matches!(s.instr.op, Op::Exit | Op::Ret) && s.instr.guard.is_none()) {
         let k = code.len() as u32;
         code.push(Scheduled {
             instr: Instr::new(Op::Bra, vec![], vec![crate::sass::instr::Src::label(k)]),
@@ -180,6 +165,103 @@ fn linearize(f: &Function) -> Vec<Scheduled> {
         });
     }
     code
+}
+
+/// The branch target of a `BRA` (its label operand).
+fn bra_target(i: &Instr) -> Option<usize> {
+    match (i.op, i.srcs.first().map(|s| s.kind)) {
+        (Op::Bra, Some(SrcKind::Label(t))) => Some(t as usize),
+        _ => None,
+    }
+}
+
+/// Control-flow peepholes on linear code (ptxas's idioms):
+/// * `@P BRA T` where `T` is an unguarded `SYNC`, `BRK` or `EXIT` becomes `@P SYNC` etc.;
+/// * `@P BRA A; X; A:` with `X` an unguarded `BRA B`, `EXIT`, `SYNC` or `BRK` that no
+///   branch targets becomes `@!P X`.
+///
+/// Then drops the removed instructions and renumbers branch targets.
+fn peephole(mut code: Vec<Scheduled>) -> Vec<Scheduled> {
+    let n = code.len();
+    let mut targeted = vec![false; n + 1];
+    for s in &code {
+        for src in &s.instr.srcs {
+            if let SrcKind::Label(t) = src.kind {
+                targeted[t as usize] = true;
+            }
+        }
+    }
+    let mut dead = vec![false; n];
+    for k in 0..n {
+        let i = code[k].instr.clone();
+        let (Some(t), Some(g)) = (bra_target(&i), i.guard) else { continue };
+        if let Some(ts) = code.get(t)
+            && ts.instr.guard.is_none()
+            && matches!(ts.instr.op, Op::Sync | Op::Brk | Op::Exit)
+        {
+            code[k].instr = Instr::new(ts.instr.op, vec![], vec![]).guarded(g.pred, g.neg);
+            continue;
+        }
+        if t == k + 2
+            && let Some(x) = code.get(k + 1)
+            && x.instr.guard.is_none()
+            && matches!(x.instr.op, Op::Bra | Op::Exit | Op::Sync | Op::Brk)
+            && !targeted[k + 1]
+            && !dead[k]
+        {
+            let mut inv = x.instr.clone();
+            inv.guard = Some(crate::sass::instr::Guard { pred: g.pred, neg: !g.neg });
+            code[k + 1].instr = inv;
+            code[k + 1].label = code[k].label.take().or(code[k + 1].label.take());
+            dead[k] = true;
+        }
+    }
+    let code = compact(code, &dead);
+    // Code no control path reaches any more (e.g. a SYNC-only block now used as `@P SYNC`).
+    let n = code.len();
+    let mut reached = vec![false; n];
+    let mut work = vec![0usize];
+    while let Some(k) = work.pop() {
+        if k >= n || std::mem::replace(&mut reached[k], true) {
+            continue;
+        }
+        let i = &code[k].instr;
+        for src in &i.srcs {
+            if let SrcKind::Label(t) = src.kind {
+                work.push(t as usize);
+            }
+        }
+        let stops = i.guard.is_none() && matches!(i.op, Op::Bra | Op::Exit | Op::Ret | Op::Sync | Op::Brk);
+        if !stops {
+            work.push(k + 1);
+        }
+    }
+    let dead: Vec<bool> = reached.iter().map(|r| !r).collect();
+    compact(code, &dead)
+}
+
+/// Removes the instructions marked `dead`; a branch target pointing at a removed
+/// instruction moves to the next kept one.
+fn compact(code: Vec<Scheduled>, dead: &[bool]) -> Vec<Scheduled> {
+    let n = code.len();
+    let mut new_index = vec![0usize; n + 1];
+    let mut next = 0;
+    for k in 0..n {
+        new_index[k] = next;
+        if !dead[k] {
+            next += 1;
+        }
+    }
+    new_index[n] = next;
+    let mut out: Vec<Scheduled> = code.into_iter().zip(dead).filter(|(_, d)| !**d).map(|(s, _)| s).collect();
+    for s in out.iter_mut() {
+        for src in s.instr.srcs.iter_mut() {
+            if let SrcKind::Label(t) = src.kind {
+                src.kind = SrcKind::Label(new_index[t as usize] as u32);
+            }
+        }
+    }
+    out
 }
 
 /// Scoreboard state at a program point.
@@ -210,7 +292,7 @@ impl Board {
 }
 
 /// Computes control fields for linear code.
-fn annotate(code: &mut Vec<Scheduled>) {
+fn annotate(code: &mut [Scheduled]) {
     let n = code.len();
     // Block starts: branch targets and instructions after control transfers.
     let mut starts = vec![false; n + 1];
@@ -234,11 +316,7 @@ fn annotate(code: &mut Vec<Scheduled>) {
     for k in 0..n {
         if starts[k] {
             // Merge the scoreboard from forward branches into this block.
-            let mut b = if falls_in {
-                board.clone()
-            } else {
-                Board::default()
-            };
+            let mut b = if falls_in { board.clone() } else { Board::default() };
             if let Some(p) = pending.remove(&k) {
                 b.join(&p);
             }
@@ -252,20 +330,15 @@ fn annotate(code: &mut Vec<Scheduled>) {
         // Barrier waits: RAW and WAW on outstanding results, WAR on late reads.
         let mut wait = 0u8;
         for b in 0..6 {
-            if board.wr[b].intersects(&r)
-                || board.wr[b].intersects(&w)
-                || board.rd[b].intersects(&w)
-            {
+            if board.wr[b].intersects(&r) || board.wr[b].intersects(&w) || board.rd[b].intersects(&w) {
                 wait |= 1 << b;
             }
         }
-        // A backward branch drains everything (the loop header assumes nothing pending).
+        // A backward branch drains everything (the loop header assumes nothing pending),
+        // and so do SYNC/BRK, whose target (on the reconvergence stack) is not in the code.
         // EXIT does not wait: ptxas never waits for stores before EXIT (findings section 7).
-        let backward = ins
-            .srcs
-            .iter()
-            .any(|s| matches!(s.kind, SrcKind::Label(tg) if (tg as usize) <= k));
-        if backward {
+        let backward = ins.srcs.iter().any(|s| matches!(s.kind, SrcKind::Label(tg) if (tg as usize) <= k));
+        if backward || matches!(ins.op, Op::Sync | Op::Brk) {
             wait |= board.all_busy_mask();
         }
         for b in 0..6 {
@@ -315,11 +388,9 @@ fn annotate(code: &mut Vec<Scheduled>) {
             let has_results = !w.is_empty();
             let late_reads = t.reads_late && !{ r }.is_empty();
             if has_results || late_reads {
-                let b = (0..6).find(|b| !board.busy(*b)).unwrap_or_else(|| {
-                    (0..6)
-                        .min_by_key(|b| board.set_at[*b])
-                        .expect("six barriers")
-                });
+                let b = (0..6)
+                    .find(|b| !board.busy(*b))
+                    .unwrap_or_else(|| (0..6).min_by_key(|b| board.set_at[*b]).expect("six barriers"));
                 board.set_at[b] = k as u64 + 1;
                 if has_results {
                     board.wr[b].union(&w);
@@ -383,11 +454,7 @@ pub fn schedule(f: &Function) -> SassFunction {
         },
         spill_bytes: f.spill_bytes,
         shared_bytes: f.shared_bytes,
-        params: f
-            .params
-            .iter()
-            .map(|p| (p.offset, p.ty.clone(), p.name.clone()))
-            .collect(),
+        params: f.params.iter().map(|p| (p.offset, p.ty.clone(), p.name.clone())).collect(),
         code,
     }
 }

@@ -47,24 +47,9 @@ pub fn timing(op: &Op) -> Timing {
     let info = op.info();
     match info.unit {
         Unit::Alu | Unit::Pseudo => fixed,
-        Unit::Fp64 | Unit::Conv => Timing {
-            variable: true,
-            reads_late: true,
-            ..fixed
-        },
-        Unit::Sreg | Unit::Const => Timing {
-            variable: true,
-            ..fixed
-        },
-        Unit::Mem | Unit::Shared => Timing {
-            variable: true,
-            reads_late: info.store,
-            ..fixed
-        },
-        Unit::Control => Timing {
-            variable: false,
-            min_stall: CONTROL_STALL,
-            ..fixed
-        },
+        Unit::Fp64 | Unit::Conv => Timing { variable: true, reads_late: true, ..fixed },
+        Unit::Sreg | Unit::Const => Timing { variable: true, ..fixed },
+        Unit::Mem | Unit::Shared => Timing { variable: true, reads_late: info.store, ..fixed },
+        Unit::Control => Timing { variable: false, min_stall: CONTROL_STALL, ..fixed },
     }
 }

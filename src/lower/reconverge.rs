@@ -1,0 +1,321 @@
+//! Reconvergence of divergent control flow (SPA 5.0's SIMT stack).
+//!
+//! Maxwell runs a warp's threads in lock step; when a conditional branch splits them, the
+//! two paths run one after the other and only rejoin where the compiler says so:
+//! `SSY target` pushes a reconvergence point, a divergent `BRA` pushes the not-taken path,
+//! and `SYNC` (threads that arrive wait) / `EXIT` retire threads until none is active,
+//! which pops the stack (the other path runs, or everyone resumes at the SSY target).
+//! Loops use `PBK target` once before the loop and `BRK` on exit edges (the breaking
+//! threads wait at the target until all have left). This is the structured scheme of
+//! nouveau's gm107 code generator and of ptxas's own output (SSY/SYNC, `@P SYNC`).
+//!
+//! Without it, a barrier (`BAR.SYNC`) reached by half a warp counts the whole warp and
+//! releases early, so reconvergence is a correctness matter, not an optimization.
+//!
+//! Only divergent branches need it. A branch is uniform when it is `bra.uni` or its
+//! predicate depends only on uniform values ([`uniform_values`]).
+
+use crate::diag::Diag;
+use crate::ir::{BlockId, Edge, EdgeKind, Function, for_each_def, for_each_use};
+use crate::ptx::ast::Span;
+use crate::sass::instr::{Instr, Reg, Src, SrcKind};
+use crate::sass::op::{Op, SpecialReg};
+use petgraph::algo::dominators::{Dominators, simple_fast};
+use petgraph::graph::{DiGraph, NodeIndex};
+use petgraph::visit::NodeIndexable;
+use std::collections::{HashMap, HashSet};
+
+/// Post-dominators: dominators of the reversed CFG rooted at a virtual exit that every
+/// block without successors (EXIT/RET) flows into. Node `i` is block `i`; the virtual exit
+/// is node `node_bound`.
+struct PostDom {
+    doms: Dominators<NodeIndex>,
+    exit: NodeIndex,
+}
+
+impl PostDom {
+    fn new(f: &Function) -> PostDom {
+        let n = f.cfg.node_bound();
+        let mut g: DiGraph<(), ()> = DiGraph::with_capacity(n + 1, 0);
+        for _ in 0..=n {
+            g.add_node(());
+        }
+        let exit = NodeIndex::new(n);
+        for &b in &f.layout {
+            let succs = f.succs(b);
+            if succs.is_empty() {
+                g.add_edge(exit, NodeIndex::new(b.index()), ());
+            }
+            for s in succs {
+                g.add_edge(NodeIndex::new(s.index()), NodeIndex::new(b.index()), ());
+            }
+        }
+        PostDom { doms: simple_fast(&g, exit), exit }
+    }
+
+    /// The immediate post-dominator of `b`; `None` if every path from `b` ends the thread.
+    fn ipdom(&self, b: BlockId) -> Option<BlockId> {
+        let p = self.doms.immediate_dominator(NodeIndex::new(b.index()))?;
+        (p != self.exit).then(|| BlockId::new(p.index()))
+    }
+}
+
+/// A natural loop: header, body (header included), and its exit edges' targets.
+struct Loop {
+    header: BlockId,
+    body: HashSet<BlockId>,
+}
+
+fn natural_loops(f: &Function) -> Vec<Loop> {
+    let doms = simple_fast(&f.cfg, f.entry);
+    let mut by_header: HashMap<BlockId, HashSet<BlockId>> = HashMap::new();
+    for &b in &f.layout {
+        for h in f.succs(b) {
+            let dominated = doms.dominators(b).is_some_and(|mut it| it.any(|d| d == h));
+            if !dominated {
+                continue;
+            }
+            // Back edge b -> h: the body is h plus everything reaching b without h.
+            let body = by_header.entry(h).or_insert_with(|| [h].into_iter().collect());
+            let mut work = vec![b];
+            while let Some(x) = work.pop() {
+                if body.insert(x) {
+                    work.extend(f.preds(x));
+                }
+            }
+        }
+    }
+    let mut loops: Vec<Loop> = by_header.into_iter().map(|(header, body)| Loop { header, body }).collect();
+    // Outer loops first (larger bodies), deterministic order.
+    loops.sort_by_key(|l| (std::cmp::Reverse(l.body.len()), l.header.index()));
+    loops
+}
+
+/// Which values are the same in every thread of a warp (conservative). Returns the set
+/// of divergent conditional branches' blocks as well.
+pub fn uniform_values(f: &Function) -> (Vec<bool>, HashSet<BlockId>) {
+    let pdom = PostDom::new(f);
+    let loops = natural_loops(f);
+    let mut divergent: HashSet<BlockId> = HashSet::new();
+    loop {
+        // Join points of divergent branches and loops with divergent exits.
+        let mut nonuniform_params: HashSet<BlockId> = HashSet::new();
+        let mut nonuniform_defs_in: HashSet<BlockId> = HashSet::new();
+        for &b in &divergent {
+            if let Some(j) = pdom.ipdom(b) {
+                nonuniform_params.insert(j);
+            }
+            for l in &loops {
+                if l.body.contains(&b) && f.succs(b).iter().any(|s| !l.body.contains(s)) {
+                    nonuniform_defs_in.extend(l.body.iter().copied());
+                    // Values leaving the loop meet at the exits.
+                    for x in &l.body {
+                        for s in f.succs(*x) {
+                            if !l.body.contains(&s) {
+                                nonuniform_params.insert(s);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let mut uni = vec![true; f.vregs.len()];
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &b in &f.layout {
+                let blk = &f.cfg[b];
+                for &p in &blk.params {
+                    let args_uniform = f.pred_edges(b).iter().all(|e| {
+                        let k = blk.params.iter().position(|x| *x == p).expect("param");
+                        uni[f.cfg[*e].args[k] as usize]
+                    });
+                    let u = args_uniform && !nonuniform_params.contains(&b) && !nonuniform_defs_in.contains(&b);
+                    if !u && uni[p as usize] {
+                        uni[p as usize] = false;
+                        changed = true;
+                    }
+                }
+                for i in &blk.instrs {
+                    let mut u = source_uniform(i) && !nonuniform_defs_in.contains(&b);
+                    for_each_use(i, |v| u &= uni[v as usize]);
+                    if !u {
+                        for_each_def(i, |d| {
+                            if uni[d as usize] {
+                                uni[d as usize] = false;
+                                changed = true;
+                            }
+                        });
+                    }
+                }
+            }
+        }
+        let mut now: HashSet<BlockId> = HashSet::new();
+        for &b in &f.layout {
+            let blk = &f.cfg[b];
+            let Some(t) = blk.instrs.last() else { continue };
+            if t.op == Op::Bra
+                && let Some(g) = t.guard
+                && !blk.uni
+            {
+                let u = match g.pred {
+                    Reg::V(v) => uni[v as usize],
+                    _ => true,
+                };
+                if !u {
+                    now.insert(b);
+                }
+            }
+        }
+        if now == divergent {
+            return (uni, divergent);
+        }
+        divergent = now;
+    }
+}
+
+/// True if an instruction produces the same value in every thread given uniform inputs.
+fn source_uniform(i: &Instr) -> bool {
+    match i.op {
+        Op::S2r(sr) => matches!(sr, SpecialReg::CtaidX | SpecialReg::CtaidY | SpecialReg::CtaidZ),
+        // Local memory is per thread; volatile loads may observe other threads' stores.
+        Op::Ldl(_) => false,
+        Op::Ld(m) | Op::Ldg(m) => m.cop != crate::sass::op::CacheOp::Cv,
+        _ => !i.srcs.iter().any(|s| matches!(s.kind, SrcKind::Reg(r) if r.reg == Reg::R(1))),
+    }
+}
+
+/// Replaces the terminator `BRA target` of `b` (or the guarded branch's `Taken` edge
+/// to `target`) by `op` (SYNC or BRK), keeping the CFG edge.
+fn retarget_terminator(f: &mut Function, b: BlockId, target: BlockId, op: Op) -> bool {
+    let edges = f.succ_edges(b);
+    let Some(term) = f.cfg[b].instrs.last().cloned() else { return false };
+    if term.op != Op::Bra {
+        return false;
+    }
+    let (_, t0) = f.cfg.edge_endpoints(edges[0]).expect("edge");
+    if t0 != target {
+        return false;
+    }
+    let mut new = Instr::new(op, vec![], vec![]);
+    new.guard = term.guard;
+    *f.cfg[b].instrs.last_mut().expect("terminator") = new;
+    true
+}
+
+/// Inserts `i` just before the terminator of `b`.
+fn insert_before_terminator(f: &mut Function, b: BlockId, i: Instr) {
+    let blk = &mut f.cfg[b];
+    let at = blk.instrs.len() - 1;
+    let origin = blk.origins[at];
+    blk.instrs.insert(at, i);
+    blk.origins.insert(at, origin);
+}
+
+/// Inserts SSY/SYNC and PBK/BRK for divergent branches. Returns an error diagnostic for
+/// divergent control flow it cannot structure (loops with several exit targets or
+/// several entries).
+pub fn insert(f: &mut Function, at: Span) -> Result<(), Diag> {
+    let (_, divergent) = uniform_values(f);
+    if divergent.is_empty() {
+        return Ok(());
+    }
+    let loops = natural_loops(f);
+    let mut loop_exit_branches: HashSet<BlockId> = HashSet::new();
+    for l in &loops {
+        let exits: Vec<(BlockId, BlockId)> = l
+            .body
+            .iter()
+            .flat_map(|b| f.succs(*b).into_iter().filter(|s| !l.body.contains(s)).map(move |s| (*b, s)))
+            .collect();
+        let divergent_exit = exits.iter().any(|(b, _)| divergent.contains(b));
+        if !divergent_exit {
+            continue;
+        }
+        // Look through jump-only exit blocks to the real exit target.
+        let real = |s: BlockId, f: &Function| {
+            let blk = &f.cfg[s];
+            if blk.instrs.len() == 1
+                && blk.instrs[0].op == Op::Bra
+                && blk.instrs[0].guard.is_none()
+                && blk.params.is_empty()
+            {
+                f.succs(s)[0]
+            } else {
+                s
+            }
+        };
+        let targets: HashSet<BlockId> = exits.iter().map(|(_, s)| real(*s, f)).collect();
+        if targets.len() != 1 {
+            return Err(Diag::error(at, format!("`{}`: a loop with a divergent exit leaves to {} different places", f.name, targets.len()))
+                .note("ptx2sass reconverges divergent loops with PBK/BRK, which needs a single exit target; this is not supported yet"));
+        }
+        let target = *targets.iter().next().expect("one target");
+        let outside_preds: Vec<BlockId> = f.preds(l.header).into_iter().filter(|p| !l.body.contains(p)).collect();
+        if outside_preds.len() != 1 || f.succs(outside_preds[0]).len() != 1 {
+            return Err(Diag::error(at, format!("`{}`: a loop with a divergent exit has several entries", f.name))
+                .note("ptx2sass needs a single preheader to place PBK; this is not supported yet"));
+        }
+        insert_before_terminator(
+            f,
+            outside_preds[0],
+            Instr::new(Op::Pbk, vec![], vec![Src::label(target.index() as u32)]),
+        );
+        for (b, s) in exits {
+            loop_exit_branches.insert(b);
+            if real(s, f) != s {
+                // A jump-only block on the exit edge: its BRA becomes BRK.
+                let t = f.succs(s)[0];
+                retarget_terminator(f, s, t, Op::Brk);
+            } else if f.succ_edges(b).len() == 1
+                || f.cfg[f.succ_edges(b)[0]].kind == EdgeKind::Taken && f.succs(b)[0] == s
+            {
+                retarget_terminator(f, b, s, Op::Brk);
+            } else {
+                // The fall-through edge leaves the loop: put a BRK block after `b`.
+                let e = f.succ_edges(b)[1];
+                let n = f.new_block("");
+                let origin = f.cfg[b].origins.last().copied().unwrap_or_default();
+                f.cfg[n].push(Instr::new(Op::Brk, vec![], vec![]), origin);
+                let args = f.cfg[e].args.clone();
+                f.cfg.remove_edge(e);
+                f.cfg.add_edge(b, n, Edge { kind: EdgeKind::Fallthrough, args: vec![] });
+                f.cfg.add_edge(n, s, Edge { kind: EdgeKind::Taken, args });
+                let pos = f.layout.iter().position(|x| *x == b).expect("layout");
+                f.layout.insert(pos + 1, n);
+            }
+        }
+    }
+    // If-regions: outermost first (layout order approximates it for structured code).
+    let pdom = PostDom::new(f);
+    let mut joins_open: Vec<(BlockId, HashSet<BlockId>)> = vec![];
+    let order: Vec<BlockId> =
+        f.layout.iter().copied().filter(|b| divergent.contains(b) && !loop_exit_branches.contains(b)).collect();
+    for b in order {
+        let Some(j) = pdom.ipdom(b) else { continue };
+        // Already inside a region that joins at the same place: its SYNCs cover us.
+        if joins_open.iter().any(|(jj, region)| *jj == j && region.contains(&b)) {
+            continue;
+        }
+        // The region: blocks reachable from b without passing j.
+        let mut region: HashSet<BlockId> = HashSet::new();
+        let mut work = vec![b];
+        while let Some(x) = work.pop() {
+            if x == j || !region.insert(x) {
+                continue;
+            }
+            work.extend(f.succs(x));
+        }
+        insert_before_terminator(f, b, Instr::new(Op::Ssy, vec![], vec![Src::label(j.index() as u32)]));
+        for p in f.preds(j) {
+            if region.contains(&p) && !retarget_terminator(f, p, j, Op::Sync) {
+                return Err(Diag::error(
+                    at,
+                    format!("`{}`: cannot place SYNC before a join (internal limitation)", f.name),
+                ));
+            }
+        }
+        joins_open.push((j, region));
+    }
+    Ok(())
+}

@@ -1,0 +1,234 @@
+//! The `ptx2sass` command line: bad input gets a diagnostic with file:line:col, a caret and
+//! what was expected, exit status 1 and no output file; usage errors exit with 2; `-`
+//! reads stdin / writes stdout; every `--emit` stage and `-v` work.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+const HEADER: &str = ".version 7.8\n.target sm_50\n.address_size 64\n";
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_ptx2sass"))
+}
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("ptx2sass-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Compiles `bytes` from a file with `-o`; returns the process output and whether the
+/// output file exists afterwards.
+fn compile_bytes(name: &str, bytes: &[u8]) -> (Output, bool) {
+    let d = scratch(name);
+    let input = d.join("in.ptx");
+    let out = d.join("out.sass");
+    std::fs::write(&input, bytes).unwrap();
+    let o = bin().arg("compile").arg(&input).arg("-o").arg(&out).output().unwrap();
+    (o, out.exists())
+}
+
+/// Asserts a user error: status 1, no output file, and every `needle` in stderr.
+fn assert_user_error(name: &str, src: &[u8], needles: &[&str]) {
+    let (o, written) = compile_bytes(name, src);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{name}: status; stderr:\n{err}");
+    assert!(!written, "{name}: an output file was written");
+    for n in needles {
+        assert!(err.contains(n), "{name}: stderr lacks {n:?}:\n{err}");
+    }
+    assert!(!err.contains("panicked"), "{name}: panic:\n{err}");
+}
+
+fn kernel(body: &str) -> String {
+    format!("{HEADER}.visible .entry k(.param .u64 k_p)\n{{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n{body}\nret;\n}}\n")
+}
+
+#[test]
+fn unknown_opcode() {
+    assert_user_error(
+        "opcode",
+        kernel("lod.global.u32 %r1, [%rd1];").as_bytes(),
+        &["error: unknown opcode `lod`", "in.ptx:8:1", "^^^", "did you mean `ld`?"],
+    );
+}
+
+#[test]
+fn unknown_modifier() {
+    assert_user_error(
+        "modifier",
+        kernel("add.s32.sideways %r1, %r2, %r3;").as_bytes(),
+        &["unknown modifier `.sideways` for `add`", "in.ptx:8:8"],
+    );
+}
+
+#[test]
+fn conflicting_modifiers() {
+    assert_user_error(
+        "conflict1",
+        kernel("ld.global.shared.u32 %r1, [%rd1];").as_bytes(),
+        &["`.shared` conflicts with `.global` on `ld`", "in.ptx:8:10", "an `ld` takes at most one state space"],
+    );
+    assert_user_error(
+        "conflict2",
+        kernel("ld.ca.cg.global.u32 %r1, [%rd1];").as_bytes(),
+        &["`.cg` conflicts with `.ca` on `ld`", "at most one cache operator"],
+    );
+}
+
+#[test]
+fn undeclared_register() {
+    assert_user_error(
+        "undeclared",
+        kernel("add.s32 %r1, %r2, %q9;").as_bytes(),
+        &["undeclared register `%q9`", "in.ptx:8:19", "declare registers with `.reg"],
+    );
+}
+
+#[test]
+fn register_of_the_wrong_width() {
+    assert_user_error(
+        "width",
+        kernel("add.s32 %rd1, %r2, %r3;").as_bytes(),
+        &[
+            "register `%rd1` has the wrong width for `add.s32`",
+            "`%rd1` is declared `.b64`; this operand needs a 32-bit register",
+        ],
+    );
+}
+
+#[test]
+fn missing_semicolon() {
+    assert_user_error(
+        "semicolon",
+        kernel("add.s32 %r1, %r2, %r3\nadd.s32 %r1, %r1, 1;").as_bytes(),
+        &["error: expected `;`", "in.ptx:8:22", "missing `;` here", "found `add` instead"],
+    );
+}
+
+#[test]
+fn unterminated_brace() {
+    let src = format!("{HEADER}.visible .entry k()\n{{\nret;\n");
+    assert_user_error(
+        "brace",
+        src.as_bytes(),
+        &["unexpected end of file: a `{` is never closed", "this `{` has no matching `}`", "in.ptx:6:5"],
+    );
+}
+
+#[test]
+fn label_defined_twice() {
+    assert_user_error(
+        "label2",
+        kernel("L1:\nL1:").as_bytes(),
+        &["label `L1` is defined twice", "first defined here", "in.ptx:9:1"],
+    );
+}
+
+#[test]
+fn label_never_defined() {
+    assert_user_error("label0", kernel("bra Nowhere;").as_bytes(), &["label `Nowhere` is never defined", "in.ptx:8:5"]);
+}
+
+#[test]
+fn non_utf8_bytes() {
+    let mut src = kernel("").into_bytes();
+    src.splice(40..40, [0xff, 0xfe]);
+    assert_user_error(
+        "utf8",
+        &src,
+        &["the file is not valid UTF-8: byte 0xff at line 3, column 14", "in.ptx:3:14", "not UTF-8"],
+    );
+}
+
+#[test]
+fn empty_file() {
+    assert_user_error("empty", b"", &["empty file: no PTX module", "in.ptx:1:1", "`.version`"]);
+}
+
+#[test]
+fn c_file() {
+    let src = b"#include <stdio.h>\nint main(void) { printf(\"hi\\n\"); return 0; }\n";
+    assert_user_error(
+        "cfile",
+        src,
+        &["this is not a PTX module: it has no `.version` directive", "in.ptx:1:1", "^^^^"],
+    );
+}
+
+#[test]
+fn several_errors_in_one_run() {
+    let (o, _) = compile_bytes("several", kernel("lod %r1;\nadd.s32 %r1, %r2, %q9;\nbra Nowhere;").as_bytes());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(err.contains("unknown opcode `lod`"), "{err}");
+    assert!(err.contains("error: 1 error in") || err.contains("errors in"), "{err}");
+}
+
+#[test]
+fn usage_errors_exit_with_2() {
+    let o = bin().arg("compile").output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let o = bin().args(["compile", "x.ptx", "--emit", "bogus"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let o = bin().args(["frobnicate"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn missing_input_file_is_a_user_error() {
+    let o = bin().args(["compile", "/nonexistent/k.ptx"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot read /nonexistent/k.ptx"));
+}
+
+#[test]
+fn stdin_to_stdout() {
+    let src = std::fs::read("samples/vector_add.ptx").unwrap();
+    let mut child =
+        bin().args(["compile", "-", "-o", "-"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    child.stdin.take().unwrap().write_all(&src).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success());
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.contains("Function : vector_add"));
+    assert!(text.contains("LDG.E"));
+}
+
+#[test]
+fn every_emit_stage() {
+    let expect = [
+        ("ast", ".visible .entry vector_add("),
+        ("ir", "ISETP.GE.AND %p"),
+        ("ir-alloc", "ISETP.GE.AND P"),
+        ("dot", "digraph \"vector_add\""),
+        ("sass", "/*0008*/"),
+    ];
+    for (emit, needle) in expect {
+        let o = bin().args(["compile", "samples/vector_add.ptx", "--emit", emit]).output().unwrap();
+        assert!(o.status.success(), "{emit}");
+        let text = String::from_utf8(o.stdout).unwrap();
+        assert!(text.contains(needle), "--emit {emit} lacks {needle:?}:\n{text}");
+    }
+}
+
+#[test]
+fn verbose_statistics() {
+    let o = bin().args(["compile", "samples/reduce_sum.ptx", "-v", "-o", "-"]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success());
+    assert!(err.contains("ptx2sass info    : Function properties for reduce_sum"), "{err}");
+    assert!(err.contains("registers,") && err.contains("instructions,") && err.contains("1024 bytes smem"), "{err}");
+}
+
+#[test]
+fn output_file_is_written_on_success() {
+    let d = scratch("ok");
+    let out = d.join("v.sass");
+    let o = bin().args(["compile", "samples/saxpy.ptx", "-o"]).arg(&out).output().unwrap();
+    assert!(o.status.success());
+    assert!(std::fs::read_to_string(&out).unwrap().contains("Function : saxpy"));
+}

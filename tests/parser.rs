@@ -1,0 +1,349 @@
+//! Front-end tests: one per syntax element of the PTX module grammar (issue 2, item 2),
+//! modifier classification in every order, duplicates and conflicts, and statement-level
+//! error recovery.
+
+use ptx2sass::ptx::ast::*;
+use ptx2sass::ptx::instr::*;
+use ptx2sass::ptx::types::{ParamSub, ScalarType, SharedSub, StateSpace};
+
+const HEADER: &str = ".version 7.8\n.target sm_50\n.address_size 64\n";
+
+fn parse(src: &str) -> Module {
+    match ptx2sass::ptx::parse(src) {
+        Ok((m, _)) => m,
+        Err(d) => panic!("{}", ptx2sass::diag::SourceFile::new("t.ptx", src).render_all(&d)),
+    }
+}
+
+fn errors(src: &str) -> Vec<String> {
+    match ptx2sass::ptx::parse(src) {
+        Ok(_) => vec![],
+        Err(d) => d.into_iter().filter(|d| d.is_error()).map(|d| d.message).collect(),
+    }
+}
+
+/// A kernel around `body` (with a few registers declared).
+fn kernel(body: &str) -> String {
+    format!(
+        "{HEADER}.visible .entry k(.param .u64 k_p)\n{{\n.reg .pred %p<4>;\n.reg .b16 %rs<4>;\n.reg .b32 %r<8>;\n.reg .f32 %f<8>;\n.reg .b64 %rd<8>;\n.reg .f64 %fd<4>;\n{body}\nret;\n}}\n"
+    )
+}
+
+fn function(m: &Module, i: usize) -> &Function {
+    m.items.iter().filter_map(|it| if let Item::Function(f) = it { Some(f) } else { None }).nth(i).unwrap()
+}
+
+fn instrs(f: &Function) -> Vec<&Instruction> {
+    fn walk<'a>(b: &'a Block, out: &mut Vec<&'a Instruction>) {
+        for s in &b.stmts {
+            match s {
+                Statement::Instr(i) => out.push(i),
+                Statement::Block(inner) => walk(inner, out),
+                _ => {}
+            }
+        }
+    }
+    let mut v = vec![];
+    walk(f.body.as_ref().unwrap(), &mut v);
+    v
+}
+
+fn first_instr(body: &str) -> Instruction {
+    let m = parse(&kernel(body));
+    instrs(function(&m, 0))[0].clone()
+}
+
+#[test]
+fn module_header() {
+    let m = parse(".version 8.0\n.target sm_50, texmode_independent\n.address_size 64\n");
+    assert_eq!(m.version, (8, 0));
+    assert_eq!(m.target, vec!["sm_50", "texmode_independent"]);
+    assert_eq!(m.address_size, Some(64));
+}
+
+#[test]
+fn linkage_and_function_kinds() {
+    let m = parse(&format!(
+        "{HEADER}.extern .func (.param .b32 r) ext(.param .b64 a);\n.weak .func w() {{ ret; }}\n.visible .entry e() {{ ret; }}\n.func plain() {{ ret; }}\n"
+    ));
+    let kinds: Vec<(Linkage, FuncKind, bool)> =
+        (0..4).map(|i| function(&m, i)).map(|f| (f.linkage, f.kind, f.body.is_some())).collect();
+    assert_eq!(
+        kinds,
+        vec![
+            (Linkage::Extern, FuncKind::Func, false),
+            (Linkage::Weak, FuncKind::Func, true),
+            (Linkage::Visible, FuncKind::Entry, true),
+            (Linkage::Internal, FuncKind::Func, true),
+        ]
+    );
+    let ext = function(&m, 0);
+    assert_eq!(ext.ret_params[0].name.name, "r");
+    assert_eq!(ext.params[0].ty, ScalarType::B64);
+}
+
+#[test]
+fn parameter_lists_with_ptr_attributes_arrays_and_alignment() {
+    let m = parse(&format!(
+        "{HEADER}.entry k(\n .param .u64 .ptr .global .align 16 k_a,\n .param .align 8 .b8 k_s[24],\n .param .f32 k_f\n) {{ ret; }}\n"
+    ));
+    let f = function(&m, 0);
+    let a = &f.params[0];
+    assert_eq!(a.ptr.as_ref().unwrap().space, Some(StateSpace::Global));
+    assert_eq!(a.ptr.as_ref().unwrap().align, Some(16));
+    let s = &f.params[1];
+    assert_eq!((s.align, s.ty, s.array), (Some(8), ScalarType::B8, Some(24)));
+    assert_eq!(s.size(), 24);
+    assert_eq!(f.params[2].ty, ScalarType::F32);
+}
+
+#[test]
+fn tuning_directives() {
+    let m = parse(&format!(
+        "{HEADER}.entry k()\n.maxntid 256, 1, 1\n.reqntid 128\n.minnctapersm 4\n.maxnreg 32\n{{ ret; }}\n"
+    ));
+    assert_eq!(
+        function(&m, 0).tuning,
+        vec![
+            Tuning::Maxntid(vec![256, 1, 1]),
+            Tuning::Reqntid(vec![128]),
+            Tuning::Minnctapersm(4),
+            Tuning::Maxnreg(32)
+        ]
+    );
+}
+
+#[test]
+fn register_declarations_and_ranges() {
+    let m = parse(&kernel(".reg .b32 %a, %b;\nadd.s32 %a, %b, %r7;"));
+    let f = function(&m, 0);
+    let decls: Vec<&VarDecl> = f
+        .body
+        .as_ref()
+        .unwrap()
+        .stmts
+        .iter()
+        .filter_map(|s| if let Statement::Decl(d) = s { Some(d) } else { None })
+        .flatten()
+        .collect();
+    let r = decls.iter().find(|d| d.name.name == "%r").unwrap();
+    assert_eq!((r.space, r.ty, r.range), (StateSpace::Reg, ScalarType::B32, Some(8)));
+    assert!(decls.iter().any(|d| d.name.name == "%a") && decls.iter().any(|d| d.name.name == "%b"));
+    // %r8 is outside %r<8>.
+    assert_eq!(errors(&kernel("add.s32 %r1, %r2, %r8;")), vec!["undeclared register `%r8`"]);
+}
+
+#[test]
+fn variables_with_alignment_arrays_and_initializers() {
+    let m = parse(&format!(
+        "{HEADER}.visible .const .align 4 .b8 tbl[8] = {{1, 2, 0x3, 0b100, 05, 6, 7, 8}};\n.global .align 8 .u64 g;\n.shared .align 16 .f32 sh[4][4];\n.extern .shared .align 16 .b8 dyn[];\n.const .f32 one = 0f3F800000;\n.entry k() {{ .local .align 4 .b8 depot[40]; ret; }}\n"
+    ));
+    let vars: Vec<&VarDecl> =
+        m.items.iter().filter_map(|i| if let Item::Var(v) = i { Some(v) } else { None }).collect();
+    assert_eq!(vars.len(), 5);
+    let tbl = vars[0];
+    assert_eq!((tbl.space, tbl.align, tbl.size()), (StateSpace::Const, Some(4), 8));
+    let Some(Init::List(items, _)) = &tbl.init else { panic!("list initializer") };
+    let values: Vec<i64> = items
+        .iter()
+        .map(|i| match i {
+            Init::Scalar(InitValue::Imm(Immediate { value: ImmValue::Int(v), .. })) => *v,
+            _ => panic!(),
+        })
+        .collect();
+    assert_eq!(values, vec![1, 2, 3, 4, 5, 6, 7, 8]);
+    assert_eq!(vars[2].dims, vec![Some(4), Some(4)]);
+    assert_eq!(vars[2].size(), 64);
+    assert_eq!((vars[3].linkage, vars[3].dims.clone()), (Linkage::Extern, vec![None]));
+    assert!(matches!(
+        vars[4].init,
+        Some(Init::Scalar(InitValue::Imm(Immediate { value: ImmValue::F32(0x3F80_0000), .. })))
+    ));
+    let body = &function(&m, 0).body.as_ref().unwrap().stmts;
+    assert!(matches!(&body[0], Statement::Decl(d) if d[0].space == StateSpace::Local && d[0].size() == 40));
+}
+
+#[test]
+fn labels_and_guards() {
+    let m = parse(&kernel("@%p1 bra $L__BB0_2;\n@!%p2 bra LBB0_3;\n$L__BB0_2:\nLBB0_3:"));
+    let f = function(&m, 0);
+    let labels: Vec<&str> = f
+        .body
+        .as_ref()
+        .unwrap()
+        .stmts
+        .iter()
+        .filter_map(|s| if let Statement::Label(l) = s { Some(l.name.as_str()) } else { None })
+        .collect();
+    assert_eq!(labels, vec!["$L__BB0_2", "LBB0_3"]);
+    let is = instrs(f);
+    let g0 = is[0].guard.as_ref().unwrap();
+    let g1 = is[1].guard.as_ref().unwrap();
+    assert_eq!((g0.reg.name.as_str(), g0.negated), ("%p1", false));
+    assert_eq!((g1.reg.name.as_str(), g1.negated), ("%p2", true));
+}
+
+#[test]
+fn special_registers() {
+    let i = first_instr("mov.u32 %r1, %ctaid.y;");
+    assert!(matches!(&i.operands[1], Operand::Name { name, component: Some('y'), .. } if name.name == "%ctaid"));
+    let i = first_instr("mov.u32 %r1, %laneid;");
+    assert!(matches!(&i.operands[1], Operand::Name { name, component: None, .. } if name.name == "%laneid"));
+}
+
+#[test]
+fn integer_immediates_in_every_radix() {
+    for (text, v) in
+        [("42", 42), ("0x2A", 42), ("052", 42), ("0b101010", 42), ("42U", 42), ("-7", -7), ("0xFFFFFFFF", 0xFFFF_FFFF)]
+    {
+        let i = first_instr(&format!("add.s32 %r1, %r2, {text};"));
+        assert!(matches!(&i.operands[2], Operand::Imm(Immediate { value: ImmValue::Int(x), .. }) if *x == v), "{text}");
+    }
+}
+
+#[test]
+fn float_immediates() {
+    let i = first_instr("add.f32 %f1, %f2, 0f3F800000;");
+    assert!(matches!(&i.operands[2], Operand::Imm(Immediate { value: ImmValue::F32(0x3F80_0000), .. })));
+    let i = first_instr("add.f64 %fd1, %fd2, 0d4000000000000000;");
+    assert!(matches!(&i.operands[2], Operand::Imm(Immediate { value: ImmValue::F64(b), .. }) if *b == 2f64.to_bits()));
+}
+
+#[test]
+fn vectors_with_sink() {
+    let i = first_instr("ld.global.v4.f32 {%f1, _, %f3, %f4}, [%rd1];");
+    let Operand::Vector(v, _) = &i.operands[0] else { panic!() };
+    assert!(matches!(v[1], VecElem::Sink(_)));
+    assert!(matches!(&v[0], VecElem::Reg(r) if r.name == "%f1"));
+}
+
+#[test]
+fn address_forms() {
+    let cases = [("[%rd1]", "%rd1", 0), ("[%rd1+16]", "%rd1", 16), ("[%rd1+-8]", "%rd1", -8), ("[k_p+8]", "k_p", 8)];
+    for (text, base, off) in cases {
+        let i = first_instr(&format!("ld.param.u32 %r1, {text};"));
+        assert!(
+            matches!(&i.operands[1], Operand::Address { base: AddrBase::Name(n), offset, .. } if n.name == base && *offset == off),
+            "{text}"
+        );
+    }
+    let i = first_instr("ld.local.u32 %r1, [240];");
+    assert!(matches!(&i.operands[1], Operand::Address { base: AddrBase::Imm(240), .. }));
+    // ptxas rejects `[%rd-8]`; so do we.
+    assert!(!errors(&kernel("ld.global.u32 %r1, [%rd1-8];")).is_empty());
+}
+
+#[test]
+fn debug_directives_and_comments_are_accepted() {
+    let src = format!(
+        "{HEADER}// a comment\n.file 1 \"/tmp/k.cu\"\n/* block\n comment */\n.entry k() {{\n.loc 1 5 3\nret; // trailing\n}}\n.section .debug_abbrev {{ .b8 1 .b8 17 }}\n.section .debug_str {{ $L__str: .b8 107,0 }}\n"
+    );
+    let m = parse(&src);
+    assert_eq!(instrs(function(&m, 0)).len(), 1);
+}
+
+#[test]
+fn call_syntax() {
+    let m = parse(&format!(
+        "{HEADER}.func (.param .b32 r) f(.param .b64 a) {{ st.param.b32 [r], 1; ret; }}\n.entry k() {{\n.reg .b64 %rd<2>;\n.reg .b32 %r<2>;\n{{\n.param .b64 param0;\nst.param.b64 [param0+0], %rd1;\n.param .b32 retval0;\ncall.uni (retval0),\nf,\n(\nparam0\n);\nld.param.b32 %r1, [retval0+0];\n}}\nret;\n}}\n"
+    ));
+    let is = instrs(function(&m, 1));
+    let call = is.iter().find(|i| i.opcode.name == "call").unwrap();
+    assert_eq!(call.kind, InstrKind::Call);
+    assert!(matches!(&call.operands[0], Operand::List(v, _) if v.len() == 1));
+    assert!(matches!(&call.operands[2], Operand::List(v, _) if v.len() == 1));
+}
+
+fn ldst(body: &str) -> LdSt {
+    match first_instr(body).kind {
+        InstrKind::Ld(l) | InstrKind::St(l) => l,
+        k => panic!("{k:?}"),
+    }
+}
+
+#[test]
+fn ld_st_modifiers_in_any_order() {
+    let a = ldst("ld.global.relaxed.gpu.u32 %r1, [%rd1];");
+    let b = ldst("ld.relaxed.gpu.global.u32 %r1, [%rd1];");
+    let c = ldst("ld.u32.gpu.global.relaxed %r1, [%rd1];");
+    assert_eq!(a, b);
+    assert_eq!(a, c);
+    assert_eq!((a.space, a.sem, a.scope), (Some(StateSpace::Global), Some(MemSem::Relaxed), Some(Scope::Gpu)));
+}
+
+#[test]
+fn every_ld_st_qualifier_is_classified() {
+    let l =
+        ldst("ld.global.nc.L1::evict_last.L2::evict_first.L2::cache_hint.L2::128B.v2.f32 {%f1, %f2}, [%rd1], %rd2;");
+    assert!(l.nc && l.cache_hint);
+    assert_eq!(
+        (l.l1_evict, l.l2_evict, l.prefetch, l.vec, l.ty),
+        (Some(L1Evict::Last), Some(L2Evict::First), Some(PrefetchSize::B128), Some(2), ScalarType::F32)
+    );
+    let l = ldst("ld.shared::cta.volatile.u8 %r1, [%rd1];");
+    assert_eq!((l.space, l.sem), (Some(StateSpace::Shared(SharedSub::Cta)), Some(MemSem::Volatile)));
+    let l = ldst("ld.param::entry.b32 %r1, [k_p];");
+    assert_eq!(l.space, Some(StateSpace::Param(ParamSub::Entry)));
+    let l = ldst("ld.mmio.relaxed.sys.global.u32 %r1, [%rd1];");
+    assert!(l.mmio);
+    let l = ldst("st.release.cta.global.wt.u64 [%rd1], %rd2;");
+    assert_eq!((l.sem, l.scope, l.cop), (Some(MemSem::Release), Some(Scope::Cta), Some(CacheOp::Wt)));
+    let l = ldst("ld.ca.u32 %r1, [%rd1];");
+    assert_eq!((l.space, l.cop), (None, Some(CacheOp::Ca)));
+}
+
+#[test]
+fn duplicate_and_conflicting_modifiers_are_rejected() {
+    assert_eq!(
+        errors(&kernel("ld.global.shared.u32 %r1, [%rd1];")),
+        vec!["`.shared` conflicts with `.global` on `ld`"]
+    );
+    assert_eq!(errors(&kernel("ld.ca.cg.global.u32 %r1, [%rd1];")), vec!["`.cg` conflicts with `.ca` on `ld`"]);
+    assert_eq!(errors(&kernel("ld.global.global.u32 %r1, [%rd1];")), vec!["duplicate modifier `.global` on `ld`"]);
+    assert_eq!(errors(&kernel("ld.global.u32.u64 %r1, [%rd1];")), vec!["`.u64` conflicts with `.u32` on `ld`"]);
+    assert_eq!(errors(&kernel("st.ca.global.u32 [%rd1], %r1;")), vec!["unknown modifier `.ca` for `st`"]);
+    assert_eq!(errors(&kernel("ld.global %r1, [%rd1];")), vec!["`ld` needs a type"]);
+}
+
+#[test]
+fn arithmetic_and_other_instructions_are_typed() {
+    let i = first_instr("mad.lo.s32 %r1, %r2, %r3, %r4;");
+    assert!(matches!(
+        i.kind,
+        InstrKind::Arith(Arith { op: ArithOp::Mad, mode: Some(IntMode::Lo), ty: ScalarType::S32, .. })
+    ));
+    let i = first_instr("setp.lt.and.f32 %p1, %f1, %f2, %p2;");
+    assert!(matches!(
+        i.kind,
+        InstrKind::Setp(Setp { cmp: CmpOp::Lt, bool_op: Some(BoolOp::And), ty: ScalarType::F32, .. })
+    ));
+    let i = first_instr("cvt.rzi.s32.f32 %r1, %f1;");
+    assert!(matches!(
+        i.kind,
+        InstrKind::Cvt(Cvt { dst: ScalarType::S32, src: ScalarType::F32, rnd: Some(Rounding::Rzi), .. })
+    ));
+    let i = first_instr("cvta.to.global.u64 %rd1, %rd2;");
+    assert!(matches!(i.kind, InstrKind::Cvta(Cvta { to: true, space: StateSpace::Global, .. })));
+    let i = first_instr("popc.b32 %r1, %r2;");
+    assert_eq!(i.kind, InstrKind::Other("popc".into()));
+}
+
+#[test]
+fn recovery_reports_several_errors_in_one_run() {
+    let errs =
+        errors(&kernel("add.s32 %r1, %r2 %r3;\nfoo.bar %r1;\nld.global.shared.u32 %r1, [%rd1];\nmov.u32 %r1 ,, %r2;"));
+    assert_eq!(errs.len(), 4, "{errs:?}");
+}
+
+#[test]
+fn printing_the_ast_round_trips() {
+    for entry in std::fs::read_dir("samples").unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "ptx") {
+            continue;
+        }
+        let first = parse(&std::fs::read_to_string(&path).unwrap()).to_string();
+        let second = parse(&first).to_string();
+        assert_eq!(first, second, "{}", path.display());
+    }
+}
