@@ -199,7 +199,9 @@ pub enum Tok<'a> {
     Bad,
 }
 
-fn unterminated_comment<'a>(_lex: &mut Lexer<'a, Tok<'a>>) -> Result<(), LexError> {
+/// A `/*` without `*/`: the rest of the file is comment; report it once.
+fn unterminated_comment<'a>(lex: &mut Lexer<'a, Tok<'a>>) -> Result<(), LexError> {
+    lex.bump(lex.remainder().len());
     Err(LexError::UnterminatedComment)
 }
 
