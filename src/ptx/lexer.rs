@@ -13,42 +13,34 @@
 use super::ast::Span;
 use logos::{Lexer, Logos};
 
-/// Why a stretch of input is not a PTX token.
-#[derive(Debug, Clone, PartialEq, Default)]
+/// Why a stretch of input is not a PTX token (its `Display` is the diagnostic message).
+#[derive(Debug, Clone, PartialEq, Default, thiserror::Error)]
 pub enum LexError {
     /// A character that starts no PTX token.
     #[default]
+    #[error("invalid token")]
     InvalidToken,
     /// A `.section` whose `{` is never closed.
+    #[error("unterminated `.section`: its `{{` is never closed")]
     UnterminatedSection,
     /// A `/*` comment that is never closed.
+    #[error("unterminated comment: `/*` is never closed")]
     UnterminatedComment,
     /// An integer literal that does not fit in 64 bits, or a malformed float.
+    #[error("number out of range")]
     BadNumber,
     /// A `.version` that is not `major.minor`.
+    #[error("malformed `.version`: expected `major.minor`, e.g. `7.8`")]
     BadVersion,
     /// A `.x`-style component longer than one letter.
+    #[error("a vector component is one letter: `.x`, `.y`, `.z` or `.w`")]
     BadComponent,
     /// `name(...)` in an initializer where `name` is not `generic`.
+    #[error("only `generic(name)` may be written with parentheses in an initializer")]
     NotGeneric,
     /// A dot word after `]` other than `.unified`.
+    #[error("only `.unified` may follow an address operand")]
     NotUnified,
-}
-
-impl LexError {
-    /// Message for diagnostics.
-    pub fn message(&self) -> &'static str {
-        match self {
-            LexError::InvalidToken => "invalid token",
-            LexError::UnterminatedSection => "unterminated `.section`: its `{` is never closed",
-            LexError::UnterminatedComment => "unterminated comment: `/*` is never closed",
-            LexError::BadNumber => "number out of range",
-            LexError::BadVersion => "malformed `.version`: expected `major.minor`, e.g. `7.8`",
-            LexError::BadComponent => "a vector component is one letter: `.x`, `.y`, `.z` or `.w`",
-            LexError::NotGeneric => "only `generic(name)` may be written with parentheses in an initializer",
-            LexError::NotUnified => "only `.unified` may follow an address operand",
-        }
-    }
 }
 
 /// A lexical or literal error with its span (the error type of the lalrpop parser).

@@ -102,7 +102,7 @@ fn expected_note(expected: &[String]) -> Option<String> {
 /// and "unclosed `{`" positions).
 fn convert(err: ParseError<usize, Tok<'_>, SyntaxError>, toks: &[(usize, Tok<'_>, usize)]) -> Option<Diag> {
     Some(match err {
-        ParseError::User { error } => Diag::error(error.span, error.kind.message()),
+        ParseError::User { error } => Diag::error(error.span, error.kind.to_string()),
         ParseError::InvalidToken { location } => Diag::error(Span::new(location, location + 1), "invalid token"),
         ParseError::UnrecognizedEof { location, expected } => {
             let mut d =
@@ -167,7 +167,7 @@ fn unclosed_brace(toks: &[(usize, Tok<'_>, usize)]) -> Option<Span> {
 pub fn parse_syntax(src: &str) -> (Option<Module>, Vec<Diag>) {
     let mut lexer = Tokens::new(src);
     let toks: Vec<(usize, Tok<'_>, usize)> = lexer.by_ref().map(|t| t.expect("Tokens never yields Err")).collect();
-    let mut diags: Vec<Diag> = lexer.errors.iter().map(|e| Diag::error(e.span, e.kind.message())).collect();
+    let mut diags: Vec<Diag> = lexer.errors.iter().map(|e| Diag::error(e.span, e.kind.to_string())).collect();
     if !src.trim().is_empty() && !toks.iter().any(|t| t.1 == Tok::Version) {
         // Not PTX at all (a C file, a binary): one clear error instead of a cascade.
         let first = src.len() - src.trim_start().len();

@@ -29,6 +29,27 @@ use adapter::{Adapter, File, OperandSite, class_width};
 use regalloc2::{Allocation, Edit, MachineEnv, PReg, PRegSet, ProgPoint, RegClass, RegallocOptions};
 use std::collections::HashMap;
 
+/// Why allocation failed. Every variant is a limit of ptx2sass or a bug in it, not a
+/// problem of the input program.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Error {
+    /// regalloc2 refused the function (malformed input from lowering).
+    #[error("regalloc2 failed: {0}")]
+    Regalloc2(String),
+    /// regalloc2's checker found the allocation wrong.
+    #[error("regalloc2's checker rejected the allocation: {0}")]
+    Checker(String),
+    /// More than P0..P6 would be needed at once.
+    #[error("more than 7 predicates are live at once; predicate spilling is not implemented yet")]
+    PredicatePressure,
+    /// The allocation could not be turned into instructions.
+    #[error("unexpected allocation: {0}")]
+    Rewrite(&'static str),
+    /// The slots did not fit the register file even as a static partition.
+    #[error("register packing failed: {0}")]
+    Packing(String),
+}
+
 /// Allocation options.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -95,25 +116,25 @@ fn env(sizes: [usize; 3], file: File) -> MachineEnv {
     }
 }
 
-fn run_ra(a: &Adapter, env: &MachineEnv, verify: bool) -> Result<regalloc2::Output, String> {
+fn run_ra(a: &Adapter, env: &MachineEnv, verify: bool) -> Result<regalloc2::Output, Error> {
     let opts = RegallocOptions { verbose_log: false, validate_ssa: verify, algorithm: regalloc2::Algorithm::Ion };
-    let out = regalloc2::run(a, env, &opts).map_err(|e| format!("regalloc2 failed: {e:?}"))?;
+    let out = regalloc2::run(a, env, &opts).map_err(|e| Error::Regalloc2(format!("{e:?}")))?;
     if verify {
         let mut checker = regalloc2::checker::Checker::new(a, env);
         checker.prepare(&out);
-        checker.run().map_err(|e| format!("regalloc2 checker rejected the allocation: {e:?}"))?;
+        checker.run().map_err(|e| Error::Checker(format!("{e:?}")))?;
     }
     Ok(out)
 }
 
-/// Allocates registers of `f` in place; returns statistics or an internal-error message.
-pub fn allocate(f: &mut Function, opts: &Options) -> Result<Stats, String> {
+/// Allocates registers of `f` in place; returns statistics.
+pub fn allocate(f: &mut Function, opts: &Options) -> Result<Stats, Error> {
     let limit = opts.max_regs.clamp(16, 255);
     // Predicates first (independent of GPR sizes).
     let pred_view = Adapter::new(f, File::Pred);
     let pred_out = run_ra(&pred_view, &env([0; 3], File::Pred), opts.verify)?;
     if pred_out.num_spillslots > 0 {
-        return Err("more than 7 predicates are live at once; predicate spilling is not implemented yet".into());
+        return Err(Error::PredicatePressure);
     }
     let mut sizes = [64usize, 64, 16];
     let avail = limit as usize - 1; // R1 may be needed for the frame
@@ -138,7 +159,7 @@ pub fn allocate(f: &mut Function, opts: &Options) -> Result<Stats, String> {
                     *s = (*s * 3 / 4).max(1);
                 }
             }
-            Err(e) => return Err(format!("register packing failed: {e}")),
+            Err(e) => return Err(Error::Packing(e)),
         }
     }
 }
@@ -180,11 +201,11 @@ fn spill_offset(f: &Function, slot: usize) -> i32 {
 }
 
 /// Turns an allocation edit into instructions.
-fn edit_instrs(f: &Function, from: Allocation, to: Allocation, file: File, out: &mut Vec<Instr>) -> Result<(), String> {
+fn edit_instrs(f: &Function, from: Allocation, to: Allocation, file: File, out: &mut Vec<Instr>) -> Result<(), Error> {
     match file {
         File::Pred => {
             let (Some(a), Some(b)) = (alloc_reg(from, file), alloc_reg(to, file)) else {
-                return Err("predicate spill requested".into());
+                return Err(Error::PredicatePressure);
             };
             out.push(Instr::new(
                 Op::Psetp { bop0: BoolOp::And, bop1: BoolOp::And },
@@ -193,8 +214,11 @@ fn edit_instrs(f: &Function, from: Allocation, to: Allocation, file: File, out: 
             ));
         }
         File::Gpr => {
-            let class =
-                from.as_reg().map(|p| p.class()).or(to.as_reg().map(|p| p.class())).ok_or("stack-to-stack move")?;
+            let class = from
+                .as_reg()
+                .map(|p| p.class())
+                .or(to.as_reg().map(|p| p.class()))
+                .ok_or(Error::Rewrite("stack-to-stack move"))?;
             let w = class_width(class);
             let size = match w {
                 1 => MemSize::B32,
@@ -207,7 +231,7 @@ fn edit_instrs(f: &Function, from: Allocation, to: Allocation, file: File, out: 
                     out.push(Instr::new(Op::Copy, vec![Dst::reg(b, w)], vec![Src::reg(RegRef::new(a, w))]))
                 }
                 (None, Some(b)) => {
-                    let slot = from.as_stack().ok_or("bad spill source")?.index();
+                    let slot = from.as_stack().ok_or(Error::Rewrite("bad spill source"))?.index();
                     out.push(Instr::new(
                         Op::Ldl(MemMods::new(size, false)),
                         vec![Dst::reg(b, w)],
@@ -215,14 +239,14 @@ fn edit_instrs(f: &Function, from: Allocation, to: Allocation, file: File, out: 
                     ));
                 }
                 (Some(a), None) => {
-                    let slot = to.as_stack().ok_or("bad spill target")?.index();
+                    let slot = to.as_stack().ok_or(Error::Rewrite("bad spill target"))?.index();
                     out.push(Instr::new(
                         Op::Stl(MemMods::new(size, false)),
                         vec![],
                         vec![Src::addr(frame, spill_offset(f, slot)), Src::reg(RegRef::new(a, w))],
                     ));
                 }
-                (None, None) => return Err("stack-to-stack move".into()),
+                (None, None) => return Err(Error::Rewrite("stack-to-stack move")),
             }
         }
     }
@@ -237,7 +261,7 @@ fn rewrite(
     go: &regalloc2::Output,
     pv: &Adapter,
     po: &regalloc2::Output,
-) -> Result<Function, String> {
+) -> Result<Function, Error> {
     let mut g = f.clone();
     g.vregs = (0..192)
         .map(|k| {
@@ -275,13 +299,13 @@ fn rewrite(
             }
             let mut ins = gv.instr(idx).clone();
             for (k, site) in gv.sites[idx].iter().enumerate() {
-                let r =
-                    alloc_reg(go.inst_allocs(ii)[k], File::Gpr).ok_or("a register operand was given a stack slot")?;
+                let r = alloc_reg(go.inst_allocs(ii)[k], File::Gpr)
+                    .ok_or(Error::Rewrite("a register operand was given a stack slot"))?;
                 set_site(&mut ins, *site, r);
             }
             for (k, site) in pv.sites[idx].iter().enumerate() {
-                let r =
-                    alloc_reg(po.inst_allocs(ii)[k], File::Pred).ok_or("a predicate operand was given a stack slot")?;
+                let r = alloc_reg(po.inst_allocs(ii)[k], File::Pred)
+                    .ok_or(Error::Rewrite("a predicate operand was given a stack slot"))?;
                 set_site(&mut ins, *site, r);
             }
             instrs.push(ins);
