@@ -84,6 +84,15 @@ fn cmp(c: CmpOp) -> (Cmp, bool) {
     }
 }
 
+/// The LOP operation of PTX `and`/`or`/`xor`.
+fn logic_op(op: ArithOp) -> LogicOp {
+    match op {
+        ArithOp::And => LogicOp::And,
+        ArithOp::Or => LogicOp::Or,
+        _ => LogicOp::Xor,
+    }
+}
+
 /// True if `v` fits the sign-extended 20-bit immediate of ALU instructions.
 pub fn fits_imm20(v: i64) -> bool {
     (-(1 << 19)..(1 << 19)).contains(&v)
@@ -407,11 +416,7 @@ impl Lowerer<'_> {
                 self.op(Op::Sel, dst, vec![Src::rz(), Src::imm(1), Src::pred(p, true)]);
             }
             ArithOp::And | ArithOp::Or | ArithOp::Xor => {
-                let lop = match a.op {
-                    ArithOp::And => LogicOp::And,
-                    ArithOp::Or => LogicOp::Or,
-                    _ => LogicOp::Xor,
-                };
+                let lop = logic_op(a.op);
                 let y = self.val(&i.operands[2], ty)?;
                 match y.lo.kind {
                     SrcKind::Imm(v) => self.op(Op::Lop32i(lop), dst, vec![xr, Src::imm(v)]),
@@ -470,11 +475,7 @@ impl Lowerer<'_> {
                 }
             }
             ArithOp::And | ArithOp::Or | ArithOp::Xor => {
-                let lop = match a.op {
-                    ArithOp::And => LogicOp::And,
-                    ArithOp::Or => LogicOp::Or,
-                    _ => LogicOp::Xor,
-                };
+                let lop = logic_op(a.op);
                 let y = self.val(&i.operands[2], ty)?;
                 for (dst, xs, ys) in [(lo, xlo, y.lo), (hi, xhi, y.hi.unwrap_or(Src::rz()))] {
                     match ys.kind {

@@ -135,6 +135,15 @@ pub fn run(f: &mut Function) {
     }
 }
 
+/// The virtual register number of `r` and its defining instruction, if that instruction is
+/// not guarded (a guarded definition tells nothing about the value).
+fn unguarded_def<'f>(f: &'f Function, defs: &HashMap<u32, (BlockId, usize)>, r: RegRef) -> Option<(u32, &'f Instr)> {
+    let Reg::V(v) = r.reg else { return None };
+    let &(b, k) = defs.get(&v)?;
+    let d = &f.cfg[b].instrs[k];
+    d.guard.is_none().then_some((v, d))
+}
+
 /// The defining instruction of every SSA value: (block, index).
 fn def_sites(f: &Function) -> HashMap<u32, (BlockId, usize)> {
     let mut m = HashMap::new();
@@ -183,12 +192,7 @@ struct Defs {
 fn forward(f: &Function, defs: &Defs, r: RegRef) -> Option<Src> {
     let whole = &defs.whole;
     let defs = &defs.sites;
-    let Reg::V(v) = r.reg else { return None };
-    let &(b, k) = defs.get(&v)?;
-    let d = &f.cfg[b].instrs[k];
-    if d.guard.is_some() {
-        return None;
-    }
+    let (v, d) = unguarded_def(f, defs, r)?;
     match d.op {
         Op::Copy => {
             let s = d.srcs[0];
@@ -301,12 +305,7 @@ pub fn copy_prop(f: &mut Function) -> bool {
 
 /// The constant (or constant-bank operand) a value of `n` words is known to hold.
 fn constant_of(f: &Function, defs: &HashMap<u32, (BlockId, usize)>, r: RegRef) -> Option<Src> {
-    let Reg::V(v) = r.reg else { return None };
-    let &(b, k) = defs.get(&v)?;
-    let d = &f.cfg[b].instrs[k];
-    if d.guard.is_some() {
-        return None;
-    }
+    let (_, d) = unguarded_def(f, defs, r)?;
     match (d.op, r.n) {
         (Op::Mov | Op::Mov32i, 1) if r.comp == 0 => match d.srcs[0].kind {
             SrcKind::CBuf { index: None, .. } | SrcKind::Imm(_) => Some(d.srcs[0]),
@@ -486,12 +485,7 @@ pub fn fold_addresses(f: &mut Function) -> bool {
 /// If `r` = `x + c` for a constant `c` (64-bit `IADD32I.CC`/`.X` pair or 32-bit
 /// `IADD32I`), returns `(x, c)`.
 fn added_constant(f: &Function, defs: &HashMap<u32, (BlockId, usize)>, r: RegRef) -> Option<(RegRef, i64)> {
-    let Reg::V(v) = r.reg else { return None };
-    let &(b, k) = defs.get(&v)?;
-    let d = &f.cfg[b].instrs[k];
-    if d.guard.is_some() {
-        return None;
-    }
+    let (_, d) = unguarded_def(f, defs, r)?;
     match (d.op, r.n) {
         (Op::Iadd32i { cc: false, x: false }, 1) => {
             let SrcKind::Imm(c) = d.srcs[1].kind else {

@@ -163,6 +163,19 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
             }
         }
     };
+    // Liveness across one instruction, backwards: its definitions die, its uses are live.
+    let step_back = |i: &crate::sass::instr::Instr, live: &mut Bits, buf: &mut Vec<u32>| {
+        for_each_def(i, |v| {
+            for c in 0..width(v) as u8 {
+                live.remove(unit(v, c));
+            }
+        });
+        buf.clear();
+        uses_of(i, buf);
+        for &u in buf.iter() {
+            live.insert(u);
+        }
+    };
     let mut live_in: HashMap<petgraph::stable_graph::NodeIndex, Bits> = HashMap::new();
     let live_out = |b, live_in: &HashMap<petgraph::stable_graph::NodeIndex, Bits>| {
         let mut live = Bits::with_len(4 * n);
@@ -180,16 +193,7 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
         for &b in blocks.iter().rev() {
             let mut live = live_out(b, &live_in);
             for i in f.cfg[b].instrs.iter().rev() {
-                for_each_def(i, |v| {
-                    for c in 0..width(v) as u8 {
-                        live.remove(unit(v, c));
-                    }
-                });
-                buf.clear();
-                uses_of(i, &mut buf);
-                for &u in &buf {
-                    live.insert(u);
-                }
+                step_back(i, &mut live, &mut buf);
             }
             if live_in.get(&b) != Some(&live) {
                 live_in.insert(b, live);
@@ -258,16 +262,7 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
                 }
                 _ => {}
             }
-            for &d in &defs {
-                for c in 0..width(d) as u8 {
-                    live.remove(unit(d, c));
-                }
-            }
-            buf.clear();
-            uses_of(i, &mut buf);
-            for &u in &buf {
-                live.insert(u);
-            }
+            step_back(i, &mut live, &mut buf);
         }
         // Units live into the block interfere with each other.
         let li: Vec<u32> = live.iter().collect();
