@@ -56,6 +56,10 @@ struct CompileArgs {
     /// Run regalloc2's checker on every allocation.
     #[arg(long)]
     verify: bool,
+    /// Reject sm_70+ features that would otherwise be emulated on SPA 5.0 with a warning
+    /// (memory-model qualifiers, eviction priorities, cache hints, 256-bit accesses, ...).
+    #[arg(long)]
+    deny_emulation: bool,
 }
 
 fn read_input(path: &PathBuf) -> std::io::Result<Vec<u8>> {
@@ -109,6 +113,7 @@ fn compile(args: CompileArgs) -> ExitCode {
     let mut opts = driver::Options { emit, ..driver::Options::default() };
     opts.regalloc.max_regs = args.maxrregcount;
     opts.regalloc.verify = args.verify;
+    opts.lower.deny_emulation = args.deny_emulation;
     let file = SourceFile::new(&name, src);
     match driver::compile(src, &opts) {
         Ok(out) => {

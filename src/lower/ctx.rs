@@ -51,6 +51,8 @@ pub struct ModuleLayout {
     pub shared_order: Vec<String>,
     /// `.global` module variables.
     pub globals: HashMap<String, ScalarType>,
+    /// Alignment in bytes of module variables.
+    pub align: HashMap<String, u32>,
 }
 
 /// State of lowering one function.
@@ -95,6 +97,12 @@ pub struct Lowerer<'a> {
     pub return_targets: Vec<BlockId>,
     /// Calls inlined so far (makes callee name prefixes unique).
     pub inline_count: u32,
+    /// What is known about PTX registers' values (space, alignment).
+    pub facts: super::facts::FactTable,
+    /// Alignment in bytes of named variables (scoped names).
+    pub var_align: HashMap<String, u32>,
+    /// sm_70+ features emulated on SPA 5.0 are errors instead of warnings.
+    pub deny_emulation: bool,
 }
 
 /// A lowering failure for one instruction; already recorded as a diagnostic.
@@ -128,6 +136,9 @@ impl<'a> Lowerer<'a> {
             inline_stack: vec![],
             return_targets: vec![],
             inline_count: 0,
+            facts: Default::default(),
+            var_align: HashMap::new(),
+            deny_emulation: false,
         }
     }
 

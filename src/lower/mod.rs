@@ -6,10 +6,14 @@
 //! folding, dead-code elimination, address folding). Device functions are inlined at
 //! their call sites.
 
+pub mod addr;
 pub mod alu;
 pub mod call;
 pub mod ctx;
+pub mod facts;
+pub mod ldst;
 pub mod mem;
+pub mod memopt;
 pub mod opt;
 pub mod reconverge;
 pub mod ssa;
@@ -32,6 +36,8 @@ pub const PARAM_BASE: u32 = 0x140;
 pub struct Options {
     /// Stop after SSA construction (no cleanup passes), for debugging lowering.
     pub no_opt: bool,
+    /// Make every emulated sm_70+ feature (and dropped hint) an error instead of a warning.
+    pub deny_emulation: bool,
 }
 
 fn align_up(x: u32, a: u32) -> u32 {
@@ -73,6 +79,7 @@ fn module_layout(m: &ast::Module, bank: &mut Vec<u8>, diags: &mut Vec<Diag>) -> 
     let mut layout = ModuleLayout::default();
     for item in &m.items {
         let Item::Var(v) = item else { continue };
+        layout.align.insert(v.name.name.clone(), v.alignment());
         match v.space {
             StateSpace::Const => {
                 let off = align_up(bank.len() as u32, v.alignment());
@@ -147,6 +154,8 @@ fn lower_kernel(
     opts: &Options,
 ) -> Result<(Function, Vec<Diag>), Vec<Diag>> {
     let mut lw = Lowerer::new(Function::new(&k.name.name, FuncKind::Entry), layout);
+    lw.deny_emulation = opts.deny_emulation;
+    lw.facts = facts::FactTable::new(k);
     // Parameters: natural or declared alignment, from c[0x0][0x140].
     let mut off = PARAM_BASE;
     for p in &k.params {
@@ -157,6 +166,7 @@ fn lower_kernel(
         };
         lw.f.params.push(ParamSlot { name: p.name.name.clone(), ty, offset: off, size: p.size() });
         lw.vars.insert(p.name.name.clone(), VarLoc::KernelParam(off));
+        lw.var_align.insert(p.name.name.clone(), p.alignment());
         off += p.size();
     }
     if off > 0x140 + 4096 {
@@ -168,6 +178,7 @@ fn lower_kernel(
     for name in layout.consts.keys() {
         lw.vars.insert(name.clone(), VarLoc::Const(layout.consts[name]));
     }
+    lw.var_align.extend(layout.align.iter().map(|(k, v)| (k.clone(), *v)));
     for name in layout.globals.keys() {
         lw.vars.insert(name.clone(), VarLoc::Global);
     }
@@ -188,6 +199,15 @@ fn lower_kernel(
     ssa::construct(&mut func);
     if !opts.no_opt {
         opt::run(&mut func);
+        let mut again = memopt::reuse_plg(&mut func);
+        while memopt::scaled_index(&mut func) {
+            again = true;
+        }
+        again |= memopt::fuse_generic_add(&mut func);
+        again |= memopt::uniform_loads(&mut func);
+        if again {
+            opt::run(&mut func);
+        }
     }
     if let Err(d) = reconverge::insert(&mut func, k.name.span) {
         diags.push(d);
@@ -215,11 +235,13 @@ impl Lowerer<'_> {
                     let target = self.label_block(&l.name);
                     self.fallthrough_to(target);
                     self.f.cfg[target].name = l.name.clone();
+                    self.facts.at_label();
                 }
                 Statement::Instr(i) => {
                     if self.lower_instr(i, funcs).is_err() {
                         ok = false;
                     }
+                    self.update_facts(i);
                 }
                 Statement::Block(inner) => {
                     if self.lower_block(inner, funcs).is_err() {
@@ -240,11 +262,13 @@ impl Lowerer<'_> {
                 let off = align_up(self.f.local_bytes, d.alignment());
                 self.f.local_bytes = off + d.size() as u32;
                 let key = self.scoped(&d.name.name);
+                self.var_align.insert(key.clone(), d.alignment().min(16));
                 self.vars.insert(key, VarLoc::Local(off));
                 self.uses_frame = true;
             }
             StateSpace::Shared(_) => {
                 let key = self.scoped(&d.name.name);
+                self.var_align.insert(key.clone(), d.alignment());
                 self.vars.insert(key.clone(), VarLoc::Shared(u32::MAX));
                 self.local_shared.insert(key, (d.size() as u32, d.alignment()));
             }
@@ -252,6 +276,7 @@ impl Lowerer<'_> {
                 let slot = self.next_slot;
                 self.next_slot += 1;
                 let key = self.scoped(&d.name.name);
+                self.var_align.insert(key.clone(), d.alignment());
                 self.vars.insert(key, VarLoc::ParamSlot(slot));
             }
             StateSpace::Const | StateSpace::Global => {

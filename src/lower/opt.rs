@@ -209,22 +209,43 @@ fn forward(f: &Function, defs: &Defs, r: RegRef) -> Option<Src> {
             (d.srcs[0].mods == Default::default()).then_some(Src::reg(x))
         }
         Op::Join if r.n == 1 => {
-            let s = *d.srcs.get(r.comp as usize)?;
-            let movable = !whole.contains(&v) || s.as_reg().is_some_and(|x| x.reg.is_rz());
-            (movable && s.as_reg().is_some_and(|x| x.n == 1) && s.mods == Default::default()).then_some(s)
+            let s = (*join_components(d).get(r.comp as usize)?)?;
+            let movable = !whole.contains(&v) || s.reg.is_rz();
+            movable.then_some(Src::reg(s))
         }
         Op::Join => {
             // A whole-or-part read of a join of consecutive components of one register.
-            let parts = &d.srcs[r.comp as usize..(r.comp + r.n) as usize];
-            let first = parts[0].as_reg()?;
-            let whole = parts.iter().enumerate().all(|(k, p)| {
-                p.mods == Default::default()
-                    && p.as_reg() == Some(RegRef { reg: first.reg, comp: first.comp + k as u8, n: 1 })
-            });
+            let comps = join_components(d);
+            let parts = comps.get(r.comp as usize..(r.comp + r.n) as usize)?;
+            let first = (*parts.first()?)?;
+            let whole = parts
+                .iter()
+                .enumerate()
+                .all(|(k, p)| *p == Some(RegRef { reg: first.reg, comp: first.comp + k as u8, n: 1 }));
             (whole && !first.reg.is_rz()).then_some(Src::reg(RegRef { reg: first.reg, comp: first.comp, n: r.n }))
         }
         _ => None,
     }
+}
+
+/// The 32-bit components of a `join`'s result, each as the register component it comes
+/// from (`None` for an immediate or a modified source). Sources may be wider than one
+/// component (a 128-bit value joined from two 64-bit halves).
+fn join_components(d: &crate::sass::instr::Instr) -> Vec<Option<RegRef>> {
+    let mut out = vec![];
+    for s in &d.srcs {
+        match s.as_reg() {
+            Some(x) if s.mods == Default::default() => {
+                for i in 0..x.n {
+                    let comp = if x.reg.is_rz() { 0 } else { x.comp + i };
+                    out.push(Some(RegRef { reg: x.reg, comp, n: 1 }));
+                }
+            }
+            Some(x) => out.extend((0..x.n).map(|_| None)),
+            None => out.push(None),
+        }
+    }
+    out
 }
 
 /// Replaces reads of copies by their sources. Returns true if anything changed.
@@ -444,9 +465,30 @@ pub fn simplify(f: &mut Function) -> bool {
                 }
                 _ => None,
             };
+            // `x + 0` with `x` a constant-bank operand or an immediate is a MOV of it.
+            let mov_of = match i.op {
+                Op::Iadd { cc: false, x: false } if i.guard.is_none() && copy_of.is_none() => {
+                    let movable = |s: &Src| {
+                        s.mods == Default::default() && matches!(s.kind, SrcKind::CBuf { .. } | SrcKind::Imm(_))
+                    };
+                    if zero(&i.srcs[1]) && movable(&i.srcs[0]) {
+                        Some(i.srcs[0])
+                    } else if zero(&i.srcs[0]) && movable(&i.srcs[1]) {
+                        Some(i.srcs[1])
+                    } else {
+                        None
+                    }
+                }
+                _ => None,
+            };
             if let Some(src) = copy_of {
                 let ins = &mut f.cfg[b].instrs[k];
                 ins.op = Op::Copy;
+                ins.srcs = vec![src];
+                changed = true;
+            } else if let Some(src) = mov_of {
+                let ins = &mut f.cfg[b].instrs[k];
+                ins.op = if matches!(src.kind, SrcKind::Imm(_)) { Op::Mov32i } else { Op::Mov };
                 ins.srcs = vec![src];
                 changed = true;
             }
@@ -455,13 +497,24 @@ pub fn simplify(f: &mut Function) -> bool {
     changed
 }
 
-/// Folds `IADD32I` address arithmetic into the memory instruction's 24-bit offset.
+/// Folds `IADD32I`/`IADD` immediate address arithmetic into the memory instruction's
+/// offset: 24-bit for LDG/STG/LDS/STS/LDL/STL, signed 16-bit for LDC.
 pub fn fold_addresses(f: &mut Function) -> bool {
     let defs = def_sites(f);
     let mut changed = false;
     for b in f.layout.clone() {
         for k in 0..f.cfg[b].instrs.len() {
             let ins = &f.cfg[b].instrs[k];
+            // LDC c[bank][Ra+ImmS16] (spa50-LDC.txt, IA mode).
+            if let Op::Ldc { .. } = ins.op
+                && let SrcKind::CBuf { bank, offset, index: Some(ix), n } = ins.srcs[0].kind
+                && let Some((nb, add)) = added_constant(f, &defs, ix)
+                && let Ok(off) = i16::try_from(offset as i64 + add)
+            {
+                f.cfg[b].instrs[k].srcs[0].kind = SrcKind::CBuf { bank, offset: off as i32, index: Some(nb), n };
+                changed = true;
+                continue;
+            }
             if !matches!(ins.op, Op::Ldg(_) | Op::Stg(_) | Op::Lds(_) | Op::Sts(_) | Op::Ldl(_) | Op::Stl(_)) {
                 continue;
             }
@@ -487,11 +540,14 @@ pub fn fold_addresses(f: &mut Function) -> bool {
 fn added_constant(f: &Function, defs: &HashMap<u32, (BlockId, usize)>, r: RegRef) -> Option<(RegRef, i64)> {
     let (_, d) = unguarded_def(f, defs, r)?;
     match (d.op, r.n) {
-        (Op::Iadd32i { cc: false, x: false }, 1) => {
-            let SrcKind::Imm(c) = d.srcs[1].kind else {
+        (Op::Iadd32i { cc: false, x: false } | Op::Iadd { cc: false, x: false }, 1) => {
+            if d.srcs.iter().any(|s| s.mods != Default::default()) {
+                return None;
+            }
+            let (SrcKind::Imm(c), Some(x)) = (d.srcs[1].kind, d.srcs[0].as_reg()) else {
                 return None;
             };
-            Some((d.srcs[0].as_reg()?, c as i32 as i64))
+            Some((x, c as i32 as i64))
         }
         (Op::Join, 2) => {
             let lo = d.srcs[0].as_reg()?;
@@ -544,8 +600,8 @@ fn has_side_effects(i: &Instr) -> bool {
     }
     match i.op {
         Op::Bar { .. } | Op::Membar(_) | Op::Depbar { .. } => true,
-        // Volatile loads are observable.
-        Op::Ld(m) | Op::Ldg(m) => m.cop == crate::sass::op::CacheOp::Cv,
+        // Volatile, acquire and mmio loads are observable.
+        Op::Ld(m) | Op::Ldg(m) | Op::Lds(m) | Op::Ldl(m) => m.keep || m.cop == crate::sass::op::CacheOp::Cv,
         _ => false,
     }
 }

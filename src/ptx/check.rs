@@ -310,6 +310,17 @@ impl FnCtx<'_> {
             self.resolve_all(&instr.operands);
             return;
         };
+        let mut shapes = shapes;
+        // The cache-policy operand of `ld`/`st` is checked against `.L2::cache_hint` by
+        // `lower::ldst::plan`, which owns every ld/st rule and its diagnostic; here an
+        // optional third operand only has to be a 64-bit register.
+        if matches!(instr.kind, InstrKind::Ld(_) | InstrKind::St(_)) {
+            match (shapes.len(), instr.operands.len()) {
+                (3, 2) => shapes.truncate(2),
+                (2, 3) => shapes.push(Shape::Src(Width::Exact(64))),
+                _ => {}
+            }
+        }
         if instr.operands.len() != shapes.len() {
             let span = instr.operands.get(shapes.len()).map_or(instr.span, |o| o.span());
             self.diags.push(

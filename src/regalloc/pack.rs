@@ -311,13 +311,54 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
             }
         }
         if chosen.is_none() {
-            let mut base = 0;
-            while base + w <= limit.min(255) {
-                if usable(base, w) && !conflicts(base, &color) {
-                    chosen = Some(base);
+            // Lookahead for join destinations: prefer a base where every uncolored partner
+            // (a join source) can later take its own register, so the join costs nothing.
+            let partners_fit = |base: u32, color: &Vec<Option<u32>>| {
+                prefs[v as usize].iter().all(|&(p, off)| {
+                    if color[p as usize].is_some() || width(p) >= w {
+                        return true;
+                    }
+                    let pos = base as i32 - off;
+                    pos >= 0
+                        && adj[p as usize].iter().all(|&(o, mine, theirs)| {
+                            let Some(co) = color[o as usize] else { return true };
+                            !(mine & 1 == 1 && (0..width(o)).any(|j| theirs >> j & 1 == 1 && pos as u32 == co + j))
+                        })
+                })
+            };
+            // ... and keep clear of the registers that uncolored, interfering join sources
+            // are expected to take (their partner's color plus offset).
+            let reserved_clear = |base: u32, color: &Vec<Option<u32>>| {
+                adj[v as usize].iter().all(|&(o, _, theirs)| {
+                    if color[o as usize].is_some() {
+                        return true;
+                    }
+                    let Some(pos) =
+                        prefs[o as usize].iter().find_map(|&(p, off)| color[p as usize].map(|c| c as i32 + off))
+                    else {
+                        return true;
+                    };
+                    (0..width(o) as i32).filter(|j| theirs >> j & 1 == 1).all(|j| {
+                        let r = pos + j;
+                        r < base as i32 || r >= (base + w) as i32
+                    })
+                })
+            };
+            for pass in 0..2 {
+                let mut base = 0;
+                while base + w <= limit.min(255) {
+                    if usable(base, w)
+                        && !conflicts(base, &color)
+                        && (pass == 1 || (partners_fit(base, &color) && reserved_clear(base, &color)))
+                    {
+                        chosen = Some(base);
+                        break;
+                    }
+                    base += w;
+                }
+                if chosen.is_some() {
                     break;
                 }
-                base += w;
             }
         }
         match chosen {

@@ -80,6 +80,19 @@ pub fn slot(op: &Op, idx: usize, srcs: &[Src]) -> Slot {
     }
 }
 
+/// True if source `idx` of `op` is a dedicated immediate field (a shift or scale amount
+/// encoded apart from the B operand), not the instruction's one constant operand.
+pub fn is_field(op: &Op, idx: usize, srcs: &[Src]) -> bool {
+    match op {
+        // LEA{.HI}{.X} ..., #ScaleU05 (spa50-LEA.txt): the scale follows the register
+        // operands (2 of LEA.LO, 3 of LEA.HI).
+        Op::Lea { hi, .. } => idx == if *hi { 3 } else { 2 } && idx + 1 == srcs.len(),
+        // ISCADD Rd, Ra, Sb, shift.
+        Op::Iscadd { .. } => idx == 2,
+        _ => false,
+    }
+}
+
 /// True if `s` may be placed in source `idx` of `op` given the other sources: its kind is
 /// accepted, and no other source already uses the one constant operand an instruction has.
 pub fn accepts(op: &Op, idx: usize, srcs: &[Src], s: &Src) -> bool {
@@ -89,7 +102,10 @@ pub fn accepts(op: &Op, idx: usize, srcs: &[Src], s: &Src) -> bool {
         SrcKind::Imm(v) => !s.mods.neg && !s.mods.abs && sl.imm.fits(v),
         _ => return true,
     };
-    ok && !srcs.iter().enumerate().any(|(k, o)| k != idx && matches!(o.kind, SrcKind::CBuf { .. } | SrcKind::Imm(_)))
+    ok && !srcs
+        .iter()
+        .enumerate()
+        .any(|(k, o)| k != idx && !is_field(op, k, srcs) && matches!(o.kind, SrcKind::CBuf { .. } | SrcKind::Imm(_)))
 }
 
 /// If swapping sources 0 and 1 of `op` preserves its meaning, the op to use after the

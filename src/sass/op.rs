@@ -94,12 +94,15 @@ pub struct MemMods {
     pub cop: CacheOp,
     /// Access size.
     pub size: MemSize,
+    /// Not an encoding bit: the access is observable (volatile, acquire, release, mmio)
+    /// and must not be removed or moved across other memory accesses.
+    pub keep: bool,
 }
 
 impl MemMods {
     /// A plain access of `size` with a 64-bit (`e`) or 32-bit address.
     pub fn new(size: MemSize, e: bool) -> MemMods {
-        MemMods { e, cop: CacheOp::Default, size }
+        MemMods { e, cop: CacheOp::Default, size, keep: false }
     }
 }
 
@@ -382,14 +385,17 @@ impl SpecialReg {
     }
 }
 
-/// Memory barrier level (MEMBAR).
+/// Memory barrier level (MEMBAR). The device and system levels are always emitted with
+/// `.IVALLD` (invalidate the L1 lines of earlier loads), as ptxas emits `membar.gl` and
+/// `membar.sys` for sm_50 (`MEMBAR.GL.IVALLD`, `MEMBAR.SYS.IVALLD`, findings section 2):
+/// after an acquire, later loads must not hit L1 lines older than the fence.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MembarLevel {
     /// `.CTA`.
     Cta,
-    /// `.GL` (device).
+    /// `.GL.IVALLD` (device).
     Gl,
-    /// `.SYS`.
+    /// `.SYS.IVALLD` (system).
     Sys,
 }
 
@@ -1015,8 +1021,8 @@ impl Op {
             Bar { arrive } => s.push_str(if arrive { ".ARV" } else { ".SYNC" }),
             Membar(l) => s.push_str(match l {
                 MembarLevel::Cta => ".CTA",
-                MembarLevel::Gl => ".GL",
-                MembarLevel::Sys => ".SYS",
+                MembarLevel::Gl => ".GL.IVALLD",
+                MembarLevel::Sys => ".SYS.IVALLD",
             }),
             Depbar { .. } => s.push_str(".LE"),
             Copy

@@ -1,0 +1,254 @@
+//! Addresses of memory accesses (PTX ISA 6.4.2 "Addresses as Operands") and `cvta`
+//! (PTX ISA 9.7.9.19): resolving names to their spaces, placing shared variables, the
+//! 24-bit offset fields, generic addresses with the shared-window predicate Plg
+//! (`LEA`/`LEA.HI.X`, spa50-LEA.txt), and the window arithmetic of ptxas findings
+//! section 4 (shared window base `c[0x0][0x0]`, local window base `c[0x0][0x4]`).
+
+use super::ctx::{LResult, Lowerer, VarLoc};
+use crate::diag::Diag;
+use crate::ptx::ast::{AddrBase, Instruction, Operand};
+use crate::ptx::instr::Cvta;
+use crate::ptx::types::StateSpace;
+use crate::sass::instr::{Dst, Instr, Reg, RegRef, Src};
+use crate::sass::op::{LogicOp, Op};
+
+/// LDG/STG/LDS/STS/LDL/STL immediate offsets are 24-bit signed (findings section 5).
+pub const OFF24: std::ops::RangeInclusive<i64> = -(1 << 23)..=(1 << 23) - 1;
+
+/// The resolved address of an access.
+#[derive(Clone, Debug)]
+pub enum Address {
+    /// A register (32- or 64-bit PTX register) plus byte offset; `name` is the register's
+    /// scoped name (for [`super::facts`]).
+    Reg {
+        /// The register.
+        reg: RegRef,
+        /// Byte offset.
+        offset: i64,
+        /// Scoped PTX name.
+        name: String,
+    },
+    /// A named variable plus byte offset.
+    Var {
+        /// Where the variable lives.
+        loc: VarLoc,
+        /// Byte offset.
+        offset: i64,
+        /// The variable's (scoped) name.
+        name: String,
+    },
+    /// An absolute address `[imm]`.
+    Abs(i64),
+}
+
+impl Lowerer<'_> {
+    /// Resolves an address operand `[base+off]` to a register, variable or absolute address.
+    pub fn address(&mut self, op: &Operand) -> LResult<Address> {
+        let Operand::Address { base, offset, .. } = op else {
+            return self.error(op.span(), "expected an address");
+        };
+        match base {
+            AddrBase::Imm(v) => Ok(Address::Abs(*v + *offset)),
+            AddrBase::Name(n) => {
+                if let Some(loc) = self.var(&n.name) {
+                    return Ok(Address::Var { loc, offset: *offset, name: n.name.clone() });
+                }
+                let r = self.ptx_reg(n)?;
+                let n_regs = if r.ty.bits() == 64 { 2 } else { 1 };
+                Ok(Address::Reg { reg: RegRef::new(r.reg, n_regs), offset: *offset, name: self.scoped(&n.name) })
+            }
+        }
+    }
+
+    /// The byte offset of a shared variable in the CTA's window, placing it on first use.
+    pub fn shared_offset(&mut self, name: &str) -> u32 {
+        let scoped = self.scoped(name);
+        let key = if self.local_shared.contains_key(&scoped) { scoped } else { name.to_string() };
+        if let Some(o) = self.shared_offsets.get(&key) {
+            return *o;
+        }
+        let (size, align) =
+            self.local_shared.get(&key).or_else(|| self.layout.shared.get(&key)).copied().unwrap_or((0, 4));
+        let off = self.f.shared_bytes.div_ceil(align.max(1)) * align.max(1);
+        self.f.shared_bytes = off + size;
+        self.shared_offsets.insert(key, off);
+        off
+    }
+
+    /// The byte offset of a variable in its space (placing shared variables on first use).
+    pub fn var_offset(&mut self, name: &str, loc: VarLoc) -> Option<u32> {
+        match loc {
+            VarLoc::KernelParam(o) | VarLoc::Local(o) | VarLoc::Const(o) => Some(o),
+            VarLoc::Shared(_) => Some(self.shared_offset(name)),
+            VarLoc::ParamSlot(_) | VarLoc::Global => None,
+        }
+    }
+
+    fn pair_of(&mut self, r: RegRef) -> RegRef {
+        if r.n == 2 {
+            return r;
+        }
+        let t = self.tmp(2);
+        self.emit(Instr::new(Op::Join, vec![Dst::reg(t, 2)], vec![Src::reg(r), Src::rz()]));
+        RegRef::new(t, 2)
+    }
+
+    /// `base + offset` as a new pair (64-bit add of a constant, `IADD32I.CC`/`.X`).
+    pub fn add64_imm(&mut self, base: RegRef, offset: i64) -> RegRef {
+        let lo = self.tmp(1);
+        let hi = self.tmp(1);
+        self.op(
+            Op::Iadd32i { cc: true, x: false },
+            Dst::reg(lo, 1),
+            vec![Src::reg(base.part(0)), Src::imm(offset as u32)],
+        );
+        let hi_imm = (offset >> 32) as u32;
+        self.op(Op::Iadd32i { cc: false, x: true }, Dst::reg(hi, 1), vec![Src::reg(base.part(1)), Src::imm(hi_imm)]);
+        let t = self.tmp(2);
+        self.emit(Instr::new(Op::Join, vec![Dst::reg(t, 2)], vec![Src::r32(lo), Src::r32(hi)]));
+        RegRef::new(t, 2)
+    }
+
+    /// A 64-bit base register and an offset that fits the instruction's 24-bit field.
+    pub fn global_addr(&mut self, reg: RegRef, offset: i64, at: crate::ptx::ast::Span) -> LResult<(RegRef, i32)> {
+        if reg.n != 2 {
+            return self.fail(
+                Diag::error(at, "a 32-bit register cannot address `.global` or generic memory")
+                    .note("with `.address_size 64`, use a 64-bit register (ptxas 12 rejects 32-bit addressing)"),
+            );
+        }
+        if OFF24.contains(&offset) { Ok((reg, offset as i32)) } else { Ok((self.add64_imm(reg, offset), 0)) }
+    }
+
+    /// `LEA`/`LEA.HI.X` computing `base + offset` and the shared-window predicate Plg
+    /// (spa50-LEA.txt; ptxas findings section 4: the PTX offset goes into the LEA).
+    pub fn generic_addr(&mut self, base: RegRef, offset: i64) -> (RegRef, Reg) {
+        let lo = self.tmp(1);
+        let hi = self.tmp(1);
+        let p = self.tmp_pred();
+        let off_lo = if offset == 0 {
+            Src::rz()
+        } else if (-(1 << 19)..(1 << 19)).contains(&offset) {
+            Src::imm(offset as u32)
+        } else {
+            let t = self.tmp(1);
+            self.op(Op::Mov32i, Dst::reg(t, 1), vec![Src::imm(offset as u32)]);
+            Src::r32(t)
+        };
+        let off_hi = match offset >> 32 {
+            0 => Src::rz(),
+            h => {
+                let t = self.tmp(1);
+                self.op(Op::Mov32i, Dst::reg(t, 1), vec![Src::imm(h as u32)]);
+                Src::r32(t)
+            }
+        };
+        self.op(Op::Lea { hi: false, x: false, cc: true }, Dst::reg(lo, 1), vec![Src::reg(base.part(0)), off_lo]);
+        self.emit(Instr::new(
+            Op::Lea { hi: true, x: true, cc: false },
+            vec![Dst::Pred(p), Dst::reg(hi, 1)],
+            vec![Src::reg(base.part(0)), off_hi, Src::reg(base.part(1))],
+        ));
+        let t = self.tmp(2);
+        self.emit(Instr::new(Op::Join, vec![Dst::reg(t, 2)], vec![Src::r32(lo), Src::r32(hi)]));
+        (RegRef::new(t, 2), p)
+    }
+
+    /// `[Ra + off]` or `[off]` in a 32-bit window (shared, local), with the offset in the
+    /// 24-bit field.
+    pub fn window_addr(&mut self, a: &Address, at: crate::ptx::ast::Span) -> LResult<(RegRef, i32)> {
+        let (base, off) = match *a {
+            Address::Reg { reg, offset, .. } => (reg.part(0), offset),
+            Address::Abs(v) => (RegRef::rz(1), v),
+            Address::Var { loc, offset, ref name } => {
+                let Some(o) = self.var_offset(name, loc) else {
+                    return self.error(at, "unsupported address");
+                };
+                if let VarLoc::Local(_) = loc {
+                    self.uses_frame = true;
+                    (RegRef::new(Reg::R(1), 1), o as i64 + offset)
+                } else {
+                    (RegRef::rz(1), o as i64 + offset)
+                }
+            }
+        };
+        if OFF24.contains(&off) {
+            Ok((base, off as i32))
+        } else {
+            let t = self.tmp(1);
+            self.op(Op::Iadd32i { cc: false, x: false }, Dst::reg(t, 1), vec![Src::reg(base), Src::imm(off as u32)]);
+            Ok((RegRef::new(t, 1), 0))
+        }
+    }
+
+    /// The address of a named variable in its own state space, as a 64-bit value
+    /// (`mov.u64 %rd, var`; PTX ISA 9.7.9.1 mov).
+    pub fn var_address(&mut self, name: &str, loc: VarLoc, at: crate::ptx::ast::Span) -> LResult<RegRef> {
+        let lo = match loc {
+            VarLoc::Local(o) => {
+                self.uses_frame = true;
+                let t = self.tmp(1);
+                // The frame base is R1 (ptxas findings section 5: `IADD32I R1, R1, -size`).
+                self.op(Op::Iadd32i { cc: false, x: false }, Dst::reg(t, 1), vec![Src::r32(Reg::R(1)), Src::imm(o)]);
+                Src::r32(t)
+            }
+            VarLoc::Shared(_) => {
+                let o = self.shared_offset(name);
+                self.imm_reg(o)
+            }
+            VarLoc::Const(o) => self.imm_reg(o),
+            VarLoc::KernelParam(o) => self.imm_reg(o - super::PARAM_BASE),
+            VarLoc::ParamSlot(_) => {
+                return self.error(at, "taking the address of a call parameter is not supported");
+            }
+            VarLoc::Global => {
+                return self.error(at, "`.global` variables need relocations, which ptx2sass does not produce yet");
+            }
+        };
+        let t = self.tmp(2);
+        self.emit(Instr::new(Op::Join, vec![Dst::reg(t, 2)], vec![lo, Src::rz()]));
+        Ok(RegRef::new(t, 2))
+    }
+
+    /// Lowers `cvta` (PTX ISA 9.7.9.19) with the window arithmetic of findings section 4.
+    pub fn lower_cvta(&mut self, i: &Instruction, c: &Cvta) -> LResult<()> {
+        let Operand::Name { name: dname, .. } = &i.operands[0] else {
+            return self.error(i.span, "bad cvta");
+        };
+        let d = self.ptx_reg(dname)?;
+        if c.ty.bits() != 64 {
+            return self.error(i.opcode.span, "32-bit `cvta` is not supported: ptx2sass needs `.address_size 64`");
+        }
+        let a: RegRef = match &i.operands[1] {
+            Operand::Name { name, .. } => match self.var(&name.name) {
+                Some(loc) => self.var_address(&name.name, loc, name.span)?,
+                None => {
+                    let r = self.ptx_reg(name)?;
+                    self.pair_of(RegRef::new(r.reg, if r.ty.bits() == 64 { 2 } else { 1 }))
+                }
+            },
+            o => return self.error(o.span(), "expected a register or variable"),
+        };
+        match (c.space, c.to) {
+            (StateSpace::Global, _) => {
+                // The global window is identity-mapped in the generic space.
+                self.emit(Instr::new(Op::Copy, vec![Dst::reg(d.reg, 2)], vec![Src::reg(a)]));
+            }
+            (StateSpace::Shared(_) | StateSpace::Local, false) => {
+                let window = if matches!(c.space, StateSpace::Local) { 4 } else { 0 };
+                let lo = self.tmp(1);
+                self.op(Op::Lop(LogicOp::Or), Dst::reg(lo, 1), vec![Src::reg(a.part(0)), Src::cbuf(0, window, 1)]);
+                self.emit(Instr::new(Op::Join, vec![Dst::reg(d.reg, 2)], vec![Src::r32(lo), Src::rz()]));
+            }
+            (StateSpace::Shared(_) | StateSpace::Local, true) => {
+                let lo = self.tmp(1);
+                self.op(Op::Lop32i(LogicOp::And), Dst::reg(lo, 1), vec![Src::reg(a.part(0)), Src::imm(0x00ff_ffff)]);
+                self.emit(Instr::new(Op::Join, vec![Dst::reg(d.reg, 2)], vec![Src::r32(lo), Src::rz()]));
+            }
+            _ => {
+                return self.error(i.opcode.span, format!("`cvta` with `{}` is not supported", c.space));
+            }
+        }
+        Ok(())
+    }
+}

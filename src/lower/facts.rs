@@ -1,0 +1,181 @@
+//! Facts about PTX registers' values that the memory lowering needs, tracked in program
+//! order while lowering:
+//! * the state space a 64-bit value provably points into (so that a generic access through
+//!   it can use the specific instruction, e.g. `LDG` for an address from
+//!   `cvta.to.global` or a `.ptr .global` kernel parameter);
+//! * a known power-of-two alignment of the value (so that a statically misaligned access
+//!   is an error, PTX ISA 6.4.2 "Addresses as Operands": addresses must be aligned to the
+//!   access size).
+//!
+//! A register written once in the function keeps its facts everywhere (its only definition
+//! is the value every use sees, or the use reads an undefined register). A register
+//! written several times loses its facts at every label, where values from several paths
+//! may meet; within a block the facts follow the writes.
+
+use super::ctx::{Lowerer, VarLoc};
+use super::ldst::Space;
+use crate::ptx::ast::{Block, Function, ImmValue, Instruction, Operand, Statement};
+use crate::ptx::instr::{Arith, ArithOp, InstrKind, IntMode};
+use crate::ptx::types::StateSpace;
+use std::collections::{HashMap, HashSet};
+
+/// What is known about one register's value.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Facts {
+    /// The space the value points into, if it is an address of a known space.
+    pub space: Option<Space>,
+    /// A power of two the value is a multiple of (1 when nothing is known).
+    pub align: u32,
+}
+
+/// Per-function fact tracking.
+#[derive(Default)]
+pub struct FactTable {
+    facts: HashMap<String, Facts>,
+    /// Registers written more than once (their facts end at labels).
+    multi: HashSet<String>,
+    /// Kernel parameters with `.ptr` attributes: name → facts of the pointer they hold.
+    pub param_ptrs: HashMap<String, Facts>,
+}
+
+fn count_defs(b: &Block, counts: &mut HashMap<String, u32>, prefix: &str) {
+    for s in &b.stmts {
+        match s {
+            Statement::Instr(i) => {
+                if let Some(Operand::Name { name, .. }) = i.operands.first()
+                    && !matches!(i.kind, InstrKind::St(_) | InstrKind::Bra { .. } | InstrKind::Call)
+                {
+                    *counts.entry(format!("{prefix}{}", name.name)).or_default() += 1;
+                }
+            }
+            Statement::Block(inner) => count_defs(inner, counts, prefix),
+            _ => {}
+        }
+    }
+}
+
+/// The alignment an integer immediate guarantees (its lowest set bit; 2^31 for 0).
+fn imm_align(v: i64) -> u32 {
+    if v == 0 { 1 << 31 } else { 1u32 << (v.trailing_zeros().min(31)) }
+}
+
+impl FactTable {
+    /// Prepares tracking for a kernel: counts definitions and records `.ptr` parameters.
+    pub fn new(k: &Function) -> FactTable {
+        let mut counts = HashMap::new();
+        if let Some(b) = &k.body {
+            count_defs(b, &mut counts, "");
+        }
+        let multi = counts.into_iter().filter(|(_, n)| *n > 1).map(|(k, _)| k).collect();
+        let mut param_ptrs = HashMap::new();
+        for p in &k.params {
+            if let Some(ptr) = &p.ptr {
+                let space = match ptr.space {
+                    Some(StateSpace::Global) => Some(Space::Global),
+                    _ => None,
+                };
+                param_ptrs.insert(p.name.name.clone(), Facts { space, align: ptr.align.unwrap_or(1).max(1) });
+            }
+        }
+        FactTable { facts: HashMap::new(), multi, param_ptrs }
+    }
+
+    /// Facts of a register (default: nothing known).
+    pub fn get(&self, key: &str) -> Facts {
+        self.facts.get(key).copied().unwrap_or(Facts { space: None, align: 1 })
+    }
+
+    /// At a label: registers with several definitions lose their facts.
+    pub fn at_label(&mut self) {
+        let multi = &self.multi;
+        self.facts.retain(|k, _| !multi.contains(k));
+    }
+
+    fn set(&mut self, key: String, f: Facts) {
+        if f == (Facts { space: None, align: 1 }) {
+            self.facts.remove(&key);
+        } else {
+            self.facts.insert(key, f);
+        }
+    }
+}
+
+impl Lowerer<'_> {
+    fn operand_facts(&self, op: &Operand) -> Facts {
+        match op {
+            Operand::Imm(i) => match i.value {
+                ImmValue::Int(v) => Facts { space: None, align: imm_align(v) },
+                _ => Facts { space: None, align: 1 },
+            },
+            Operand::Name { name, component: None, .. } => {
+                if let Some(loc) = self.var(&name.name) {
+                    // `mov d, var`: an address in the variable's own space.
+                    let align = self.var_align.get(&self.scoped(&name.name)).or_else(|| self.var_align.get(&name.name));
+                    let _ = loc;
+                    return Facts { space: None, align: align.copied().unwrap_or(1) };
+                }
+                self.facts.get(&self.scoped(&name.name))
+            }
+            _ => Facts { space: None, align: 1 },
+        }
+    }
+
+    /// Updates register facts after lowering instruction `i`.
+    pub fn update_facts(&mut self, i: &Instruction) {
+        let Some(Operand::Name { name: d, .. }) = i.operands.first() else { return };
+        if matches!(i.kind, InstrKind::St(_) | InstrKind::Bra { .. } | InstrKind::Call) {
+            return;
+        }
+        let key = self.scoped(&d.name);
+        let unknown = Facts { space: None, align: 1 };
+        let src = |k: usize| i.operands.get(k);
+        let f = match &i.kind {
+            InstrKind::Ld(l) if matches!(l.space, Some(StateSpace::Param(_))) && l.vec.is_none() => match src(1) {
+                Some(Operand::Address { base: crate::ptx::ast::AddrBase::Name(n), offset: 0, .. })
+                    if matches!(self.var(&n.name), Some(VarLoc::KernelParam(_))) =>
+                {
+                    self.facts.param_ptrs.get(&n.name).copied().unwrap_or(unknown)
+                }
+                _ => unknown,
+            },
+            InstrKind::Mov(_) | InstrKind::Cvt(_) => src(1).map_or(unknown, |o| {
+                let f = self.operand_facts(o);
+                if matches!(i.kind, InstrKind::Cvt(_)) { Facts { space: None, ..f } } else { f }
+            }),
+            InstrKind::Cvta(c) => {
+                let f = src(1).map_or(unknown, |o| self.operand_facts(o));
+                match c.space {
+                    StateSpace::Global => Facts { space: Some(Space::Global), align: f.align },
+                    _ => Facts { space: None, align: f.align.min(1 << 24) },
+                }
+            }
+            InstrKind::Arith(Arith { op: op @ (ArithOp::Add | ArithOp::Sub), ty, .. }) if ty.is_integer() => {
+                let (a, b) = (
+                    src(1).map_or(unknown, |o| self.operand_facts(o)),
+                    src(2).map_or(unknown, |o| self.operand_facts(o)),
+                );
+                let space = match (a.space, b.space, op) {
+                    (Some(s), None, _) => Some(s),
+                    (None, Some(s), ArithOp::Add) => Some(s),
+                    _ => None,
+                };
+                Facts { space, align: a.align.min(b.align) }
+            }
+            InstrKind::Arith(Arith { op: ArithOp::Mul, mode: Some(IntMode::Wide | IntMode::Lo), .. })
+            | InstrKind::Arith(Arith { op: ArithOp::Shl, .. }) => {
+                let (a, b) = (src(1).map_or(unknown, |o| self.operand_facts(o)), src(2));
+                let factor = match (&i.kind, b) {
+                    (InstrKind::Arith(Arith { op: ArithOp::Shl, .. }), Some(Operand::Imm(m))) => match m.value {
+                        ImmValue::Int(s) if (0..31).contains(&s) => 1u32 << s,
+                        _ => 1,
+                    },
+                    (_, Some(o)) => self.operand_facts(o).align,
+                    _ => 1,
+                };
+                Facts { space: None, align: a.align.saturating_mul(factor).clamp(1, 1 << 31) }
+            }
+            _ => unknown,
+        };
+        self.facts.set(key, f);
+    }
+}

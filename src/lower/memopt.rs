@@ -1,0 +1,493 @@
+//! Address optimizations on SSA IR, after the general clean-up:
+//!
+//! * [`reuse_plg`]: generic accesses from the same base pointer share one
+//!   `LEA`/`LEA.HI.X` (address and shared-window predicate Plg) and carry their offset
+//!   difference in the `LD`/`ST` immediate, as ptxas does (findings section 4:
+//!   `LD.E R9, [R2+0x4], P0`).
+//! * [`uniform_loads`]: 128-bit loads whose address depends only on kernel parameters and
+//!   constants become `.U.128` (warp-uniform, spa50-LD.txt; findings section 3).
+//! * [`scaled_index`]: `base + (i << s)` built as `SHL`/`SHR` + `IADD.CC`/`IADD.X`
+//!   becomes `LEA.CC` + `LEA.HI.X` with the scale (spa50-LEA.txt) when that takes fewer
+//!   instructions.
+//! * [`fuse_generic_add`]: the 64-bit add that builds a generic address moves into the
+//!   `LEA`/`LEA.HI.X` pair that computes Plg (spa50-LEA.txt examples).
+
+use super::ssa::DomInfo;
+use crate::ir::{BlockId, Function, for_each_def, for_each_use};
+use crate::sass::instr::{Dst, Instr, Reg, RegRef, Src, SrcKind, SrcMods};
+use crate::sass::op::{CacheOp, MemSize, Op};
+use std::collections::HashMap;
+
+/// Definition sites of SSA values.
+fn defs(f: &Function) -> HashMap<u32, (BlockId, usize)> {
+    let mut m = HashMap::new();
+    for &b in &f.layout {
+        for (k, i) in f.cfg[b].instrs.iter().enumerate() {
+            for_each_def(i, |v| {
+                m.insert(v, (b, k));
+            });
+        }
+    }
+    m
+}
+
+fn def_instr<'f>(f: &'f Function, d: &HashMap<u32, (BlockId, usize)>, r: Reg) -> Option<&'f Instr> {
+    let Reg::V(v) = r else { return None };
+    let &(b, k) = d.get(&v)?;
+    let i = &f.cfg[b].instrs[k];
+    i.guard.is_none().then_some(i)
+}
+
+/// The base pointer of a generic address: its low and high words (components of one pair,
+/// or two 32-bit values after copy propagation).
+type BaseKey = (RegRef, RegRef);
+
+/// A generic address `t = base + off` with its Plg, as built by lowering: `LEA lo.CC,
+/// b.lo, off; LEA.HI.X P, hi, b.lo, RZ, b.hi; join t = {lo, hi}`.
+fn generic_address(f: &Function, d: &HashMap<u32, (BlockId, usize)>, t: Reg) -> Option<(BaseKey, i64, Reg)> {
+    let j = def_instr(f, d, t)?;
+    if j.op != Op::Join || j.srcs.len() != 2 {
+        return None;
+    }
+    let lo = def_instr(f, d, j.srcs[0].as_reg()?.reg)?;
+    let hi = def_instr(f, d, j.srcs[1].as_reg()?.reg)?;
+    if lo.op != (Op::Lea { hi: false, x: false, cc: true }) || hi.op != (Op::Lea { hi: true, x: true, cc: false }) {
+        return None;
+    }
+    let b_lo = lo.srcs[0].as_reg()?;
+    let b_hi = hi.srcs[2].as_reg()?;
+    if !matches!(b_lo.reg, Reg::V(_)) || !matches!(b_hi.reg, Reg::V(_)) || hi.srcs[0].as_reg() != Some(b_lo) {
+        return None;
+    }
+    let off = match lo.srcs[1].kind {
+        SrcKind::Imm(v) => v as i32 as i64,
+        SrcKind::Reg(r) if r.reg.is_rz() => 0,
+        // A large offset materialized by `MOV32I`.
+        SrcKind::Reg(r) => match def_instr(f, d, r.reg) {
+            Some(m) if m.op == Op::Mov32i => match m.srcs[0].kind {
+                SrcKind::Imm(v) => v as i32 as i64,
+                _ => return None,
+            },
+            _ => return None,
+        },
+        _ => return None,
+    };
+
+    if !hi.srcs[1].as_reg().is_some_and(|r| r.reg.is_rz()) || off < 0 {
+        return None;
+    }
+    let Some(Dst::Pred(p)) = hi.dsts.first() else { return None };
+    Some(((b_lo, b_hi), off, *p))
+}
+
+/// How far (bytes) an access may be from the address its reused Plg was computed on. Plg
+/// says whether an address is in the CTA's shared window, a 16 MiB aligned range reserved
+/// in the generic address space (`cvta.to.shared` masks with 0xffffff, findings section
+/// 4); shared memory itself sits at the window's start and is far smaller, so an object
+/// cannot straddle the window's edge and two addresses of one object less than 16 MiB
+/// apart get the same Plg. ptxas reuses Plg for small offsets (findings section 4).
+const PLG_REUSE_RANGE: u32 = 1 << 24;
+
+/// Reuses one `LEA`/`LEA.HI.X` (address and Plg) for generic accesses from the same base
+/// in dominated positions. Returns true if anything changed.
+pub fn reuse_plg(f: &mut Function) -> bool {
+    let d = defs(f);
+    let dom = DomInfo::new(f);
+    let mut changed = false;
+    // Dominator-tree preorder with a scoped table: base -> (t, off, Plg).
+    // A generic address already computed: its register pair, offset and Plg.
+    type Known = (Reg, i64, Reg);
+    let mut table: HashMap<BaseKey, Known> = HashMap::new();
+    enum Step {
+        Enter(BlockId),
+        Exit(Vec<(BaseKey, Option<Known>)>),
+    }
+    let mut work = vec![Step::Enter(f.entry)];
+    while let Some(s) = work.pop() {
+        match s {
+            Step::Exit(undo) => {
+                for (k, v) in undo.into_iter().rev() {
+                    match v {
+                        Some(v) => table.insert(k, v),
+                        None => table.remove(&k),
+                    };
+                }
+            }
+            Step::Enter(b) => {
+                let mut undo = vec![];
+                for k in 0..f.cfg[b].instrs.len() {
+                    let i = &f.cfg[b].instrs[k];
+                    if !matches!(i.op, Op::Ld(_) | Op::St(_)) {
+                        continue;
+                    }
+                    let SrcKind::Addr { base, offset } = i.srcs[0].kind else { continue };
+                    let Some((bv, off, p)) = generic_address(f, &d, base.reg) else { continue };
+                    match table.get(&bv) {
+                        Some(&(t, off0, p0)) if t != base.reg => {
+                            let delta = off - off0 + offset as i64;
+                            if let Ok(delta) = i32::try_from(delta)
+                                && delta.unsigned_abs() < PLG_REUSE_RANGE
+                            {
+                                let ins = &mut f.cfg[b].instrs[k];
+                                ins.srcs[0].kind = SrcKind::Addr { base: RegRef::new(t, 2), offset: delta };
+                                let last = ins.srcs.len() - 1;
+                                ins.srcs[last] = Src::pred(p0, false);
+                                changed = true;
+                            }
+                        }
+                        Some(_) => {}
+                        None => {
+                            undo.push((bv, None));
+                            table.insert(bv, (base.reg, off, p));
+                        }
+                    }
+                }
+                work.push(Step::Exit(undo));
+                if let Some(ch) = dom.children.get(&b) {
+                    for &c in ch.iter().rev() {
+                        work.push(Step::Enter(c));
+                    }
+                }
+            }
+        }
+    }
+    changed
+}
+
+/// Values that depend only on kernel parameters and constants (no thread index, no loads,
+/// no merges of control flow).
+fn param_uniform(f: &Function) -> Vec<bool> {
+    let mut uni = vec![false; f.vregs.len()];
+    // Reverse postorder visits definitions before uses (block parameters stay false).
+    let mut order = vec![];
+    let mut dfs = petgraph::visit::DfsPostOrder::new(&f.cfg, f.entry);
+    while let Some(b) = dfs.next(&f.cfg) {
+        order.push(b);
+    }
+    order.reverse();
+    for b in order {
+        for i in &f.cfg[b].instrs {
+            let source_ok = match i.op {
+                Op::S2r(_) | Op::Ld(_) | Op::Ldg(_) | Op::Lds(_) | Op::Ldl(_) | Op::Ldc { .. } | Op::Undef => false,
+                _ => i.guard.is_none() && !i.srcs.iter().any(|s| s.gprs().is_some_and(|r| r.reg == Reg::R(1))),
+            };
+            let mut u = source_ok;
+            for_each_use(i, |v| u &= uni[v as usize]);
+            if u {
+                for_each_def(i, |v| uni[v as usize] = true);
+            }
+        }
+    }
+    uni
+}
+
+/// Marks 128-bit loads from parameter-derived addresses `.U.128` (not `.CV` ones: ptxas
+/// never does, findings section 3). Returns true if anything changed.
+pub fn uniform_loads(f: &mut Function) -> bool {
+    let uni = param_uniform(f);
+    let mut changed = false;
+    for b in f.layout.clone() {
+        for i in f.cfg[b].instrs.iter_mut() {
+            let (Op::Ld(m) | Op::Ldg(m)) = &mut i.op else { continue };
+            if m.size != MemSize::B128 || m.cop == CacheOp::Cv {
+                continue;
+            }
+            let SrcKind::Addr { base, .. } = i.srcs[0].kind else { continue };
+            if let Reg::V(v) = base.reg
+                && uni[v as usize]
+            {
+                m.size = MemSize::U128;
+                changed = true;
+            }
+        }
+    }
+    changed
+}
+
+/// How a 64-bit value `x = y << s` was built: `y`'s low word, its high word (a register or
+/// `RZ`, or `None` when it is the sign of the low word, still to be computed), and `s`.
+struct Shifted {
+    y_lo: Src,
+    y_hi: Option<Src>,
+    s: u32,
+}
+
+/// Recognizes `x.lo`/`x.hi` computed by `mul.wide` by 2^s (`SHL a, s; SHR{.U32} a, 32-s`)
+/// or `shl.b64` (`SHL y.lo, s; SHF.L.U64 y.lo, s, y.hi`).
+fn shifted(f: &Function, d: &HashMap<u32, (BlockId, usize)>, lo: Reg, hi: Reg) -> Option<Shifted> {
+    let l = def_instr(f, d, lo)?;
+    let h = def_instr(f, d, hi)?;
+    if l.op != Op::Shl || l.srcs[0].mods != SrcMods::default() {
+        return None;
+    }
+    let SrcKind::Imm(s) = l.srcs[1].kind else { return None };
+    let a = l.srcs[0];
+    match (h.op, h.srcs.first(), h.srcs.get(1).map(|x| x.kind)) {
+        (Op::Shr { u32 }, Some(src), Some(SrcKind::Imm(r))) if *src == a && r + s == 32 && (1..32).contains(&s) => {
+            Some(Shifted { y_lo: a, y_hi: if u32 { Some(Src::rz()) } else { None }, s })
+        }
+        (Op::Shf { left: true, signed: false, wide: true }, Some(src), Some(SrcKind::Imm(r)))
+            if *src == a && r == s =>
+        {
+            Some(Shifted { y_lo: a, y_hi: Some(*h.srcs.get(2)?), s })
+        }
+        _ => None,
+    }
+}
+
+/// Rewrites `IADD lo.CC, x.lo, b.lo; IADD.X hi, x.hi, b.hi` with `x = y << s` into
+/// `LEA lo.CC, y.lo, b.lo, s; LEA.HI.X hi, y.lo, b.hi, y.hi, s` where that saves
+/// instructions: the shifts disappear when every use of `x` becomes a LEA, at the cost of
+/// one `SHR y.lo, 31` for the sign of a signed index. Rewrites one group of adds sharing
+/// `x` per call; returns true if it did (call again until false).
+pub fn scaled_index(f: &mut Function) -> bool {
+    let d = defs(f);
+    let mut uses: HashMap<u32, usize> = HashMap::new();
+    for &b in &f.layout {
+        for i in &f.cfg[b].instrs {
+            for_each_use(i, |v| *uses.entry(v).or_default() += 1);
+        }
+        for e in f.succ_edges(b) {
+            for a in &f.cfg[e].args {
+                *uses.entry(*a).or_default() += 1;
+            }
+        }
+    }
+    // Candidate add pairs grouped by the shifted value (x.lo, x.hi); `swap` when the
+    // shifted value is the second operand.
+    type Site = (BlockId, usize, bool);
+    let mut groups: HashMap<(u32, u32), Vec<Site>> = HashMap::new();
+    for &b in &f.layout {
+        let instrs = &f.cfg[b].instrs;
+        for k in 0..instrs.len().saturating_sub(1) {
+            let (a, x) = (&instrs[k], &instrs[k + 1]);
+            if a.op != (Op::Iadd { cc: true, x: false }) || x.op != (Op::Iadd { cc: false, x: true }) {
+                continue;
+            }
+            if a.guard.is_some()
+                || x.guard.is_some()
+                || a.srcs.iter().chain(&x.srcs).any(|s| s.mods != SrcMods::default())
+            {
+                continue;
+            }
+            for swap in [false, true] {
+                let (xi, bi) = if swap { (1, 0) } else { (0, 1) };
+                let (Some(l), Some(h)) = (a.srcs[xi].as_reg(), x.srcs[xi].as_reg()) else { continue };
+                let (Reg::V(lv), Reg::V(hv)) = (l.reg, h.reg) else { continue };
+                // LEA.HI takes a register or constant-bank base, LEA.LO also a 20-bit immediate.
+                let lo_ok = matches!(a.srcs[bi].kind, SrcKind::Reg(_) | SrcKind::CBuf { index: None, .. })
+                    || matches!(a.srcs[bi].kind, SrcKind::Imm(v) if (-(1i64 << 19)..(1 << 19)).contains(&(v as i32 as i64)));
+                let hi_ok = matches!(x.srcs[bi].kind, SrcKind::Reg(_) | SrcKind::CBuf { index: None, .. });
+                if l.n == 1 && h.n == 1 && lo_ok && hi_ok && shifted(f, &d, l.reg, h.reg).is_some() {
+                    groups.entry((lv, hv)).or_default().push((b, k, swap));
+                    break;
+                }
+            }
+        }
+    }
+    let mut keys: Vec<_> = groups.keys().copied().collect();
+    keys.sort();
+    for key in keys {
+        let sites = &groups[&key];
+        let sh = shifted(f, &d, Reg::V(key.0), Reg::V(key.1)).expect("checked above");
+        let other_uses =
+            uses.get(&key.0).copied().unwrap_or(0) + uses.get(&key.1).copied().unwrap_or(0) > 2 * sites.len();
+        let shifts_saved = if other_uses { 0 } else { 2 };
+        if usize::from(sh.y_hi.is_none()) >= shifts_saved {
+            continue;
+        }
+        let s = Src::imm(sh.s);
+        for &(b, k, swap) in sites {
+            let instrs = &mut f.cfg[b].instrs;
+            let bi = usize::from(!swap);
+            let (b_lo, b_hi) = (instrs[k].srcs[bi], instrs[k + 1].srcs[bi]);
+            instrs[k].op = Op::Lea { hi: false, x: false, cc: true };
+            instrs[k].srcs = vec![sh.y_lo, b_lo, s];
+            instrs[k + 1].op = Op::Lea { hi: true, x: true, cc: false };
+            // The high word operand is filled below for signed indices.
+            instrs[k + 1].srcs = vec![sh.y_lo, b_hi, sh.y_hi.unwrap_or(Src::rz()), s];
+        }
+        if sh.y_hi.is_none() {
+            // The sign word of a signed index, computed once right after the SHL.
+            let (db, dk) = d[&key.0];
+            let sign = f.new_vreg(crate::ir::VRegKind::Gpr(1));
+            for &(b, k, _) in sites {
+                f.cfg[b].instrs[k + 1].srcs[2] = Src::r32(sign);
+            }
+            let ins = Instr::new(Op::Shr { u32: false }, vec![Dst::reg(sign, 1)], vec![sh.y_lo, Src::imm(31)]);
+            let origin = f.cfg[db].origins[dk];
+            f.cfg[db].instrs.insert(dk + 1, ins);
+            f.cfg[db].origins.insert(dk + 1, origin);
+        }
+        return true;
+    }
+    false
+}
+
+/// Where one 32-bit word `r` of a value is computed, looking through `join`s.
+fn word_site(f: &Function, d: &HashMap<u32, (BlockId, usize)>, r: RegRef) -> Option<(BlockId, usize)> {
+    if r.n != 1 {
+        return None;
+    }
+    let Reg::V(v) = r.reg else { return None };
+    let &(b, k) = d.get(&v)?;
+    let i = &f.cfg[b].instrs[k];
+    if i.guard.is_some() {
+        return None;
+    }
+    if i.op != Op::Join {
+        return (r.comp == 0).then_some((b, k));
+    }
+    let mut at = 0u8;
+    for s in &i.srcs {
+        let x = s.as_reg()?;
+        if r.comp < at + x.n {
+            return word_site(f, d, x.part(r.comp - at));
+        }
+        at += x.n;
+    }
+    None
+}
+
+/// A 64-bit add `lo.CC = a.lo (<< s) + b.lo; hi = a.hi:a.lo (<< s) .hi + b.hi + CC` read
+/// off its two instructions: `IADD.CC`/`IADD.X` (scale 0) or `LEA.CC`/`LEA.HI.X`. Returns
+/// the sources of an equivalent `LEA`/`LEA.HI.X` pair: `[a.lo, b.lo, s]` and `[a.lo, b.hi,
+/// a.hi, s]`.
+fn scaled_add(lo: &Instr, hi: &Instr) -> Option<(Vec<Src>, Vec<Src>)> {
+    if lo.guard.is_some() || hi.guard.is_some() || lo.srcs.iter().chain(&hi.srcs).any(|s| s.mods != SrcMods::default())
+    {
+        return None;
+    }
+    let (a_lo, b_lo, a_hi, b_hi, s) = match (lo.op, hi.op) {
+        (Op::Iadd { cc: true, x: false }, Op::Iadd { cc: false, x: true }) => {
+            // LEA takes the offset in a register (Ra) and the base in Sb.
+            let (i, j) = if lo.srcs[0].as_reg().is_some() && hi.srcs[0].as_reg().is_some() { (0, 1) } else { (1, 0) };
+            (lo.srcs[i], lo.srcs[j], hi.srcs[i], hi.srcs[j], Src::imm(0))
+        }
+        (Op::Lea { hi: false, x: false, cc: true }, Op::Lea { hi: true, x: true, cc: false }) if hi.dsts.len() == 1 => {
+            if lo.srcs.len() != 3 || hi.srcs.len() != 4 || lo.srcs[0] != hi.srcs[0] || lo.srcs[2] != hi.srcs[3] {
+                return None;
+            }
+            (lo.srcs[0], lo.srcs[1], hi.srcs[2], hi.srcs[1], lo.srcs[2])
+        }
+        _ => return None,
+    };
+    let reg = |s: Src| s.as_reg().is_some_and(|r| r.n == 1);
+    // spa50-LEA.txt sources: Ra and Rc registers; Sb a register or a constant with an
+    // immediate address (LEA.LO also a 20-bit immediate).
+    let base_ok = |s: Src, lo: bool| {
+        reg(s)
+            || matches!(s.kind, SrcKind::CBuf { index: None, .. })
+            || lo && matches!(s.kind, SrcKind::Imm(v) if (-(1i64 << 19)..(1 << 19)).contains(&(v as i32 as i64)))
+    };
+    (reg(a_lo) && reg(a_hi) && base_ok(b_lo, true) && base_ok(b_hi, false))
+        .then(|| (vec![a_lo, b_lo, s], vec![a_lo, b_hi, a_hi, s]))
+}
+
+/// Folds the 64-bit add that builds a generic address into the `LEA`/`LEA.HI.X` pair that
+/// computes its Plg, as in the spa50-LEA.txt examples (`LEA.LO R0.CC, R2, R4, 3;
+/// LEA.HI.X P0, R1, R2, R5, R3, 3; LD.64 Rd, [R0+80], P0`): the pair
+/// `LEA t.lo.CC, p.lo, off; LEA.HI.X P, t.hi, p.lo, RZ, p.hi` with `p = base + (i << s)`
+/// becomes `LEA t.lo.CC, i.lo, base.lo, s; LEA.HI.X P, t.hi, i.lo, base.hi, i.hi, s`, and
+/// `off` moves into the immediates of the `LD`/`ST`s that use `t` (Plg is then computed on
+/// the address without `off`, as ptxas does for every access after the first from one
+/// base, findings section 4). The add dies if nothing else reads it. Returns true if
+/// anything changed.
+pub fn fuse_generic_add(f: &mut Function) -> bool {
+    let d = defs(f);
+    // Readers of every value: LD/ST address bases can absorb an offset; anything else
+    // cannot.
+    let mut addr_only: HashMap<u32, bool> = HashMap::new();
+    for &b in &f.layout {
+        for i in &f.cfg[b].instrs {
+            let mem = matches!(i.op, Op::Ld(_) | Op::St(_));
+            for (k, s) in i.srcs.iter().enumerate() {
+                if let Some(r) = s.gprs()
+                    && let Reg::V(v) = r.reg
+                {
+                    let as_base = mem && k == 0 && matches!(s.kind, SrcKind::Addr { .. });
+                    *addr_only.entry(v).or_insert(true) &= as_base;
+                }
+            }
+        }
+        for e in f.succ_edges(b) {
+            for a in &f.cfg[e].args {
+                addr_only.insert(*a, false);
+            }
+        }
+    }
+    let mut rewrites = vec![];
+    for &b in &f.layout {
+        let instrs = &f.cfg[b].instrs;
+        for k in 0..instrs.len().saturating_sub(2) {
+            let (lo, hi, j) = (&instrs[k], &instrs[k + 1], &instrs[k + 2]);
+            if lo.op != (Op::Lea { hi: false, x: false, cc: true })
+                || hi.op != (Op::Lea { hi: true, x: true, cc: false })
+                || !matches!(hi.dsts.first(), Some(Dst::Pred(_)))
+                || j.op != Op::Join
+                || lo.guard.is_some()
+                || hi.guard.is_some()
+            {
+                continue;
+            }
+            // The Plg pair as lowering builds it (generic_addr): no scale, base in Ra/Rc.
+            if lo.srcs.len() != 2 || hi.srcs.len() != 3 || lo.srcs[0] != hi.srcs[0] {
+                continue;
+            }
+            let off = match lo.srcs[1].kind {
+                SrcKind::Imm(v) => v as i32 as i64,
+                SrcKind::Reg(r) if r.reg.is_rz() => 0,
+                _ => continue,
+            };
+            if !hi.srcs[1].as_reg().is_some_and(|r| r.reg.is_rz()) {
+                continue;
+            }
+            let (Some(p_lo), Some(p_hi)) = (lo.srcs[0].as_reg(), hi.srcs[2].as_reg()) else { continue };
+            // The two words come from one add pair: the high word reads the low word's carry.
+            let (Some((ba, ka)), Some((bx, kx))) = (word_site(f, &d, p_lo), word_site(f, &d, p_hi)) else { continue };
+            if ba != bx || kx != ka + 1 {
+                continue;
+            }
+            let Some((lo_srcs, hi_srcs)) = scaled_add(&f.cfg[ba].instrs[ka], &f.cfg[bx].instrs[kx]) else { continue };
+            let Reg::V(tv) = j.dsts[0].reg_of() else { continue };
+            if off != 0 && !(addr_only.get(&tv).copied().unwrap_or(true) && offsets_fit(f, tv, off)) {
+                continue;
+            }
+
+            rewrites.push((b, k, lo_srcs, hi_srcs, tv, off));
+        }
+    }
+    let changed = !rewrites.is_empty();
+    for (b, k, lo_srcs, hi_srcs, tv, off) in rewrites {
+        let instrs = &mut f.cfg[b].instrs;
+        instrs[k].srcs = lo_srcs;
+        instrs[k + 1].srcs = hi_srcs;
+        if off != 0 {
+            move_offset(f, tv, off);
+        }
+    }
+    changed
+}
+
+/// Whether every `LD`/`ST` address based on `t` can take `off` more in its 32-bit
+/// immediate (spa50-LD.txt, spa50-ST.txt).
+fn offsets_fit(f: &Function, t: u32, off: i64) -> bool {
+    f.layout.iter().flat_map(|b| &f.cfg[*b].instrs).all(|i| match i.srcs.first().map(|s| s.kind) {
+        Some(SrcKind::Addr { base, offset }) if base.reg == Reg::V(t) => i32::try_from(offset as i64 + off).is_ok(),
+        _ => true,
+    })
+}
+
+/// Adds `off` to the immediate of every `LD`/`ST` address based on `t`.
+fn move_offset(f: &mut Function, t: u32, off: i64) {
+    for b in f.layout.clone() {
+        for i in f.cfg[b].instrs.iter_mut() {
+            if let Some(s) = i.srcs.first_mut()
+                && let SrcKind::Addr { base, offset } = &mut s.kind
+                && base.reg == Reg::V(t)
+            {
+                *offset = (*offset as i64 + off) as i32;
+            }
+        }
+    }
+}
