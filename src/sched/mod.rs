@@ -50,6 +50,13 @@ impl Units {
         self.pred |= o.pred;
         self.cc |= o.cc;
     }
+    fn remove(&mut self, o: &Units) {
+        for k in 0..4 {
+            self.gpr[k] &= !o.gpr[k];
+        }
+        self.pred &= !o.pred;
+        self.cc &= !o.cc;
+    }
     fn is_empty(&self) -> bool {
         *self == Units::default()
     }
@@ -385,24 +392,36 @@ fn annotate(code: &mut [Scheduled]) {
         code[k].ctrl.stall = t.min_stall;
         // Results.
         if t.variable {
-            let has_results = !w.is_empty();
-            let late_reads = t.reads_late && !{ r }.is_empty();
-            if has_results || late_reads {
-                let b = (0..6)
+            // Registers read after issue; the instruction's own results are covered by
+            // the WAW wait on its write barrier.
+            let mut rr = r;
+            rr.cc = false;
+            rr.pred = 0;
+            rr.remove(&w);
+            let late_reads = t.reads_late && !rr.is_empty();
+            // A free barrier, else the least recently set one (waiting on it then waits
+            // for both users, which is safe). The read barrier is separate from the write
+            // barrier so that rewriting a source waits only until it has been read, as
+            // ptxas does (`LDG.E.CV R6, [R2] &rd0 &wr5`).
+            let pick = |board: &Board, not: Option<usize>| {
+                let free = (0..6).filter(|b| Some(*b) != not);
+                free.clone()
                     .find(|b| !board.busy(*b))
-                    .unwrap_or_else(|| (0..6).min_by_key(|b| board.set_at[*b]).expect("six barriers"));
+                    .unwrap_or_else(|| free.min_by_key(|b| board.set_at[*b]).expect("six barriers"))
+            };
+            let mut wr = None;
+            if !w.is_empty() {
+                let b = pick(&board, None);
                 board.set_at[b] = k as u64 + 1;
-                if has_results {
-                    board.wr[b].union(&w);
-                    code[k].ctrl.wr = Some(b as u8);
-                }
-                if late_reads {
-                    let mut rr = r;
-                    rr.cc = false;
-                    rr.pred = 0;
-                    board.rd[b].union(&rr);
-                    code[k].ctrl.rd = Some(b as u8);
-                }
+                board.wr[b].union(&w);
+                code[k].ctrl.wr = Some(b as u8);
+                wr = Some(b);
+            }
+            if late_reads {
+                let b = pick(&board, wr);
+                board.set_at[b] = k as u64 + 1;
+                board.rd[b].union(&rr);
+                code[k].ctrl.rd = Some(b as u8);
             }
         } else {
             for g in w.iter_gpr() {
