@@ -104,6 +104,10 @@ pub struct Plan {
     pub membar_after: Option<MembarLevel>,
     /// The access must not be removed or reordered (volatile, mmio).
     pub keep: bool,
+    /// A 128-bit load may be marked `.U.128` when its address turns out warp-uniform:
+    /// plain, `.ca` and `.nc` loads only, as ptxas does (`.cg/.cs/.lu/.cv` and volatile
+    /// loads never get `.U`, ptxas 11.8).
+    pub uniform_ok: bool,
     /// sm_70+ features implemented on SPA 5.0 (each gives a warning; errors with
     /// `--deny-emulation`).
     pub emulated: Vec<String>,
@@ -487,14 +491,18 @@ pub fn plan(l: &LdSt, f: Form) -> Result<Plan, Rejection> {
     }
     let mut szs = sizes(l.ty, bytes);
     // `.U.128`: 128-bit loads from warp-uniform, parameter-derived addresses (findings §3).
-    if f.is_ld && f.uniform_address && cop != CacheOp::Cv && matches!(access, Access::Generic | Access::Global) {
+    let uniform_ok = f.is_ld
+        && matches!(access, Access::Generic | Access::Global)
+        && matches!(l.sem, None | Some(MemSem::Weak))
+        && (l.nc || matches!(l.cop, None | Some(PtxCop::Ca)));
+    if f.uniform_address && uniform_ok {
         for s in szs.iter_mut() {
             if *s == MemSize::B128 {
                 *s = MemSize::U128;
             }
         }
     }
-    Ok(Plan { access, sizes: szs, cop, membar_before, membar_after, keep, emulated, dropped })
+    Ok(Plan { access, sizes: szs, cop, membar_before, membar_after, keep, uniform_ok, emulated, dropped })
 }
 
 /// The rows of `docs/lowering.md`'s ld/st tables, generated from [`plan`]: one table per

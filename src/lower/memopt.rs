@@ -15,7 +15,7 @@
 use super::ssa::DomInfo;
 use crate::ir::{BlockId, Function, for_each_def, for_each_use};
 use crate::sass::instr::{Dst, Instr, Reg, RegRef, Src, SrcKind, SrcMods};
-use crate::sass::op::{CacheOp, MemSize, Op};
+use crate::sass::op::{MemSize, Op};
 use std::collections::HashMap;
 
 /// Definition sites of SSA values.
@@ -181,15 +181,16 @@ fn param_uniform(f: &Function) -> Vec<bool> {
     uni
 }
 
-/// Marks 128-bit loads from parameter-derived addresses `.U.128` (not `.CV` ones: ptxas
-/// never does, findings section 3). Returns true if anything changed.
+/// Marks 128-bit loads from parameter-derived addresses `.U.128` when their plan allows it
+/// (`MemMods::uniform_ok`: plain, `.ca` and `.nc` loads, as ptxas). Returns true if
+/// anything changed.
 pub fn uniform_loads(f: &mut Function) -> bool {
     let uni = param_uniform(f);
     let mut changed = false;
     for b in f.layout.clone() {
         for i in f.cfg[b].instrs.iter_mut() {
             let (Op::Ld(m) | Op::Ldg(m)) = &mut i.op else { continue };
-            if m.size != MemSize::B128 || m.cop == CacheOp::Cv {
+            if m.size != MemSize::B128 || !m.uniform_ok {
                 continue;
             }
             let SrcKind::Addr { base, .. } = i.srcs[0].kind else { continue };

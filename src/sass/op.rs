@@ -97,12 +97,15 @@ pub struct MemMods {
     /// Not an encoding bit: the access is observable (volatile, acquire, release, mmio)
     /// and must not be removed or moved across other memory accesses.
     pub keep: bool,
+    /// Not an encoding bit: a 128-bit load that may become `.U.128` if its address is
+    /// warp-uniform (`lower::ldst::Plan::uniform_ok`).
+    pub uniform_ok: bool,
 }
 
 impl MemMods {
     /// A plain access of `size` with a 64-bit (`e`) or 32-bit address.
     pub fn new(size: MemSize, e: bool) -> MemMods {
-        MemMods { e, cop: CacheOp::Default, size, keep: false }
+        MemMods { e, cop: CacheOp::Default, size, keep: false, uniform_ok: false }
     }
 }
 
