@@ -301,7 +301,10 @@ fn duplicate_and_conflicting_modifiers_are_rejected() {
     assert_eq!(errors(&kernel("ld.ca.cg.global.u32 %r1, [%rd1];")), vec!["`.cg` conflicts with `.ca` on `ld`"]);
     assert_eq!(errors(&kernel("ld.global.global.u32 %r1, [%rd1];")), vec!["duplicate modifier `.global` on `ld`"]);
     assert_eq!(errors(&kernel("ld.global.u32.u64 %r1, [%rd1];")), vec!["`.u64` conflicts with `.u32` on `ld`"]);
-    assert_eq!(errors(&kernel("st.ca.global.u32 [%rd1], %r1;")), vec!["unknown modifier `.ca` for `st`"]);
+    assert_eq!(errors(&kernel("st.ca.global.u32 [%rd1], %r1;")), vec!["`.ca` is not allowed on `st`"]);
+    assert_eq!(errors(&kernel("st.nc.global.u32 [%rd1], %r1;")), vec!["`.nc` is not allowed on `st`"]);
+    assert_eq!(errors(&kernel("ld.wt.global.u32 %r1, [%rd1];")), vec!["`.wt` is not allowed on `ld`"]);
+    assert_eq!(errors(&kernel("st.foo.global.u32 [%rd1], %r1;")), vec!["unknown modifier `.foo` for `st`"]);
     assert_eq!(errors(&kernel("ld.global %r1, [%rd1];")), vec!["`ld` needs a type"]);
 }
 

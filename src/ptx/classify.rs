@@ -205,6 +205,21 @@ impl<'a> Mods<'a> {
         self.one(word, |s| (s == word).then_some(())).is_some()
     }
 
+    /// Claims every unclaimed word in `words` and reports it as misplaced, with `why` (the
+    /// rule it breaks).
+    fn misplaced(&mut self, words: &[&str], why: impl Fn(&str) -> String) {
+        for (i, m) in self.mods.iter().enumerate() {
+            if !self.used[i] && words.contains(&m.text.as_str()) {
+                self.used[i] = true;
+                self.diags.push(
+                    Diag::error(m.span, format!("`{}` is not allowed on `{}`", m.text, self.opcode))
+                        .label("not a modifier of this instruction")
+                        .note(why(&m.text)),
+                );
+            }
+        }
+    }
+
     /// Claims every type word, in source order (for `cvt`, whose two types are ordered).
     fn types(&mut self) -> Vec<(ScalarType, Span)> {
         let mut out = vec![];
@@ -353,6 +368,17 @@ fn classify_ldst(m: &mut Mods, is_ld: bool, at: Span) -> Option<LdSt> {
     }
     .map(|c| c.0);
     let nc = is_ld && m.flag(".nc");
+    if is_ld {
+        m.misplaced(&[".wb", ".wt"], |w| {
+            format!("`{w}` is a store cache operator; `ld` takes `.ca`, `.cg`, `.cs`, `.lu`, `.cv` (PTX ISA 9.7.9.8)")
+        });
+    } else {
+        m.misplaced(&[".ca", ".lu", ".cv", ".nc"], |w| {
+            format!(
+                "`{w}` applies to loads only; `st` takes the cache operators `.wb`, `.cg`, `.cs`, `.wt` (PTX ISA 9.7.9.10)"
+            )
+        });
+    }
     let l1_evict = m
         .one("L1 eviction priority", |s| match s {
             ".L1::evict_normal" => Some(L1Evict::Normal),
