@@ -114,7 +114,7 @@ pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
         return Ok(Output { text: irm.to_string(), stats: vec![], warnings, program: None });
     }
     let program =
-        Program { functions: irm.functions.iter().map(sched::schedule).collect(), const_bytes: irm.const_bank.len() };
+        Program { functions: irm.functions.iter().map(sched::schedule).collect(), const_bank: irm.const_bank.clone() };
     let stats = program
         .functions
         .iter()

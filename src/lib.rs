@@ -11,6 +11,7 @@
 
 pub mod diag;
 pub mod driver;
+pub mod exec;
 pub mod ir;
 pub mod lower;
 pub mod ptx;

@@ -87,8 +87,8 @@ pub struct SassFunction {
 pub struct Program {
     /// Functions in source order.
     pub functions: Vec<SassFunction>,
-    /// Bytes of user `.const` data in bank 3.
-    pub const_bytes: usize,
+    /// Initial contents of constant bank 3 (user `.const` data), in bytes.
+    pub const_bank: Vec<u8>,
 }
 
 /// Byte address of instruction `k`: Maxwell puts one control word before every three
