@@ -15,9 +15,21 @@ fn compile(src: &str, emit: Emit) -> driver::Output {
     }
 }
 
+/// Samples too large to review as a snapshot, with the reason; each is tested elsewhere.
+/// `stress_spill.ptx` (thousands of instructions of spill code) is checked by
+/// `tests/regalloc.rs` (register count, spill size, both verifiers).
+const NOT_SNAPSHOTTED: &[&str] = &["stress_spill.ptx"];
+
+fn snapshotted(path: &std::path::Path) -> bool {
+    !NOT_SNAPSHOTTED.iter().any(|n| path.ends_with(n))
+}
+
 #[test]
 fn ir_snapshots() {
     insta::glob!("../samples", "*.ptx", |path| {
+        if !snapshotted(path) {
+            return;
+        }
         let src = std::fs::read_to_string(path).unwrap();
         insta::assert_snapshot!("ir", compile(&src, Emit::Ir).text);
     });
@@ -26,6 +38,9 @@ fn ir_snapshots() {
 #[test]
 fn sass_snapshots() {
     insta::glob!("../samples", "*.ptx", |path| {
+        if !snapshotted(path) {
+            return;
+        }
         let src = std::fs::read_to_string(path).unwrap();
         insta::assert_snapshot!("sass", compile(&src, Emit::Sass).text);
     });

@@ -542,7 +542,8 @@ impl Lowerer<'_> {
         let per = elems.len() / p.sizes.len();
         let accesses = self.access_addresses(&p, &addr, at)?;
         for (k, (size, (base, off, plg))) in p.sizes.iter().zip(accesses).enumerate() {
-            let mods = MemMods { e: true, cop: p.cop, size: *size, keep: p.keep, uniform_ok: p.uniform_ok };
+            let mods =
+                MemMods { e: true, cop: p.cop, size: *size, keep: p.keep, uniform_ok: p.uniform_ok, spill: false };
             let dst = self.tmp(size.regs());
             let d = vec![Dst::reg(dst, size.regs())];
             let a = Src::addr(base, off);
@@ -643,7 +644,8 @@ impl Lowerer<'_> {
         let accesses = self.access_addresses(&p, &addr, at)?;
         for (k, (size, (base, off, plg))) in p.sizes.iter().zip(accesses).enumerate() {
             let data = self.store_data(&elems[k * per..(k + 1) * per], l, *size, i.operands[1].span())?;
-            let mods = MemMods { e: true, cop: p.cop, size: *size, keep: p.keep, uniform_ok: p.uniform_ok };
+            let mods =
+                MemMods { e: true, cop: p.cop, size: *size, keep: p.keep, uniform_ok: p.uniform_ok, spill: false };
             let a = Src::addr(base, off);
             let ins = match p.access {
                 Access::Global => Instr::new(Op::Stg(mods), vec![], vec![a, data]),

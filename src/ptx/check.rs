@@ -311,6 +311,19 @@ impl FnCtx<'_> {
             return;
         };
         let mut shapes = shapes;
+        // `mov.b64 {a, b}, %rd` unpacks and `mov.b64 %rd, {a, b}` packs (PTX ISA 9.7.9.1
+        // mov): a vector operand has elements of the type's width divided by their count.
+        if let InstrKind::Mov(ty) = instr.kind {
+            for (k, op) in instr.operands.iter().enumerate().take(2) {
+                if let Operand::Vector(elems, _) = op
+                    && !elems.is_empty()
+                {
+                    let n = elems.len() as u32;
+                    let w = Width::Exact(ty.bits() / n);
+                    shapes[k] = if k == 0 { Shape::VecDst(n, w) } else { Shape::VecSrc(n, w) };
+                }
+            }
+        }
         // The cache-policy operand of `ld`/`st` is checked against `.L2::cache_hint` by
         // `lower::ldst::plan`, which owns every ld/st rule and its diagnostic; here an
         // optional third operand only has to be a 64-bit register.

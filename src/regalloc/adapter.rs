@@ -74,16 +74,32 @@ pub struct Adapter<'f> {
     pub sites: Vec<Vec<OperandSite>>,
 }
 
-fn vreg(f: &Function, v: u32, file: File) -> Option<VReg> {
-    class_of(f.vregs[v as usize], file).map(|c| VReg::new(v as usize, c))
+/// Which virtual registers a view covers: those of its file and, for general-purpose
+/// registers split into banks (`banks.rs`), of one bank.
+#[derive(Clone, Copy)]
+struct Selection<'f> {
+    f: &'f Function,
+    file: File,
+    bank: Option<(&'f [u8], u8)>,
 }
 
-/// The operands of one IR instruction in `file`: uses (guard, sources) then definitions.
-fn inst_operands(f: &Function, i: &Instr, file: File) -> (Vec<Operand>, Vec<OperandSite>) {
+impl Selection<'_> {
+    fn vreg(&self, v: u32) -> Option<VReg> {
+        if let Some((of, b)) = self.bank
+            && of[v as usize] != b
+        {
+            return None;
+        }
+        class_of(self.f.vregs[v as usize], self.file).map(|c| VReg::new(v as usize, c))
+    }
+}
+
+/// The operands of one IR instruction in a view: uses (guard, sources) then definitions.
+fn inst_operands(sel: Selection, i: &Instr) -> (Vec<Operand>, Vec<OperandSite>) {
     let mut ops = vec![];
     let mut sites = vec![];
     let add_use = |v: u32, site: OperandSite, ops: &mut Vec<Operand>, sites: &mut Vec<OperandSite>| {
-        if let Some(r) = vreg(f, v, file) {
+        if let Some(r) = sel.vreg(v) {
             ops.push(Operand::reg_use(r));
             sites.push(site);
         }
@@ -114,7 +130,7 @@ fn inst_operands(f: &Function, i: &Instr, file: File) -> (Vec<Operand>, Vec<Oper
             Dst::Pred(Reg::V(v)) => *v,
             _ => continue,
         };
-        if let Some(r) = vreg(f, v, file) {
+        if let Some(r) = sel.vreg(v) {
             ops.push(Operand::reg_def(r));
             sites.push(OperandSite::Dst(k));
         }
@@ -123,12 +139,15 @@ fn inst_operands(f: &Function, i: &Instr, file: File) -> (Vec<Operand>, Vec<Oper
 }
 
 impl<'f> Adapter<'f> {
-    /// Builds the view of `f` for `file`. `f` must be in SSA form without critical edges.
+    /// Builds the view of `f` for `file`, restricted to the virtual registers `of` puts in
+    /// bank `b` when `bank` is `Some((of, b))`. `f` must be in SSA form without critical
+    /// edges.
     ///
     /// Blocks are numbered in reverse postorder (not layout order): every block then comes
     /// after one of its predecessors, which regalloc2's checker needs (it turns a block it
     /// visits before any predecessor into an empty state that its meet never recovers from).
-    pub fn new(f: &'f Function, file: File) -> Adapter<'f> {
+    pub fn new(f: &'f Function, file: File, bank: Option<(&'f [u8], u8)>) -> Adapter<'f> {
+        let sel = Selection { f, file, bank };
         let mut blocks = vec![];
         let mut dfs = petgraph::visit::DfsPostOrder::new(&f.cfg, f.entry);
         while let Some(b) = dfs.next(&f.cfg) {
@@ -156,7 +175,7 @@ impl<'f> Adapter<'f> {
             let start = a.insts.len();
             for (k, i) in f.cfg[b].instrs.iter().enumerate() {
                 a.insts.push((b, k));
-                let (ops, sites) = inst_operands(f, i, file);
+                let (ops, sites) = inst_operands(sel, i);
                 a.operands.push(ops);
                 a.sites.push(sites);
             }
@@ -165,11 +184,9 @@ impl<'f> Adapter<'f> {
             a.succs.push(
                 edges.iter().map(|e| Block::new(index[f.cfg.edge_endpoints(*e).expect("edge").1.index()])).collect(),
             );
-            a.args.push(
-                edges.iter().map(|e| f.cfg[*e].args.iter().filter_map(|v| vreg(f, *v, file)).collect()).collect(),
-            );
+            a.args.push(edges.iter().map(|e| f.cfg[*e].args.iter().filter_map(|v| sel.vreg(*v)).collect()).collect());
             a.preds.push(f.preds(b).iter().map(|p| Block::new(index[p.index()])).collect());
-            a.params.push(f.cfg[b].params.iter().filter_map(|v| vreg(f, *v, file)).collect());
+            a.params.push(f.cfg[b].params.iter().filter_map(|v| sel.vreg(*v)).collect());
         }
         a
     }

@@ -6,6 +6,7 @@
 //! pending source; a cycle is broken with three `LOP.XOR`s (no scratch register needed).
 
 use super::Stats;
+use super::verify::Moves;
 use crate::ir::Function;
 use crate::sass::instr::{Dst, Instr, RZ, Reg, RegRef, Src, SrcKind};
 use crate::sass::op::{LogicOp, Op};
@@ -60,8 +61,10 @@ fn reg_of(s: &Src) -> Option<Reg> {
     }
 }
 
-/// Expands pseudo-ops, inserts the frame prologue (when `frame`) and returns statistics.
+/// Expands pseudo-ops, inserts the frame prologue (when `frame`) and returns statistics,
+/// with the moves it added (for `verify`).
 pub fn finish(f: &mut Function, spill_slots: usize, frame: bool) -> Stats {
+    let mut moves = Moves::new();
     let frame_bytes = if f.spill_bytes > 0 || f.local_bytes > 0 {
         let spill_base = f.local_bytes.div_ceil(16) * 16;
         (spill_base + 4 * spill_slots as u32).div_ceil(8) * 8
@@ -74,8 +77,10 @@ pub fn finish(f: &mut Function, spill_slots: usize, frame: bool) -> Stats {
         let origins = std::mem::take(&mut f.cfg[b].origins);
         let mut instrs = vec![];
         let mut new_origins = vec![];
+        let mut is_move = vec![];
         for (i, o) in old.into_iter().zip(origins) {
             let n0 = instrs.len();
+            let expanded = matches!(i.op, Op::Copy | Op::Join);
             match i.op {
                 Op::Undef => {}
                 Op::Copy | Op::Join => {
@@ -104,9 +109,11 @@ pub fn finish(f: &mut Function, spill_slots: usize, frame: bool) -> Stats {
                 _ => instrs.push(i),
             }
             new_origins.extend(std::iter::repeat_n(o, instrs.len() - n0));
+            is_move.extend(std::iter::repeat_n(expanded, instrs.len() - n0));
         }
         f.cfg[b].instrs = instrs;
         f.cfg[b].origins = new_origins;
+        moves.insert(b, is_move);
     }
     if frame {
         let entry = f.entry;
@@ -122,6 +129,7 @@ pub fn finish(f: &mut Function, spill_slots: usize, frame: bool) -> Stats {
         let blk = &mut f.cfg[entry];
         blk.instrs.splice(0..0, pro);
         blk.origins.splice(0..0, std::iter::repeat_n(Default::default(), n));
+        moves.entry(entry).or_default().splice(0..0, std::iter::repeat_n(true, n));
     }
     // Register count: highest register written or read, plus one.
     let mut top: u32 = 0;
@@ -149,5 +157,15 @@ pub fn finish(f: &mut Function, spill_slots: usize, frame: bool) -> Stats {
     f.num_regs = top;
     stats.regs = top;
     f.spill_bytes = frame_bytes.saturating_sub(f.local_bytes);
+    for &b in &f.layout {
+        for i in &f.cfg[b].instrs {
+            match i.op {
+                Op::Stl(m) if m.spill => stats.spill_stores += 1,
+                Op::Ldl(m) if m.spill => stats.spill_loads += 1,
+                _ => {}
+            }
+        }
+    }
+    stats.moves = moves;
     stats
 }

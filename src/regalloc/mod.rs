@@ -19,8 +19,11 @@
 //! fallback.
 
 pub mod adapter;
+pub mod banks;
 pub mod expand;
 pub mod pack;
+pub mod predicates;
+pub mod verify;
 
 use crate::ir::{Function, VRegKind};
 use crate::sass::instr::{Dst, Instr, PT, Reg, RegRef, Src, SrcKind};
@@ -39,12 +42,17 @@ pub enum Error {
     /// regalloc2's checker found the allocation wrong.
     #[error("regalloc2's checker rejected the allocation: {0}")]
     Checker(String),
-    /// More than P0..P6 would be needed at once.
-    #[error("more than 7 predicates are live at once; predicate spilling is not implemented yet")]
+    /// More than P0..P6 would be needed at once by predicates that cannot be demoted to
+    /// general-purpose registers (block parameters, edge arguments, conditional
+    /// definitions).
+    #[error("more than 7 predicates that cannot be kept in general-purpose registers are live at once")]
     PredicatePressure,
     /// The allocation could not be turned into instructions.
     #[error("unexpected allocation: {0}")]
     Rewrite(&'static str),
+    /// The independent check of the final code (`verify`) found a wrong register.
+    #[error("the allocated code reads a wrong register: {0}")]
+    Verify(String),
     /// The slots did not fit the register file even as a static partition.
     #[error("register packing failed: {0}")]
     Packing(String),
@@ -66,17 +74,21 @@ impl Default for Options {
     }
 }
 
-/// What allocation produced, for `-v` statistics.
+/// What allocation produced: `-v` statistics, and the moves it added (for [`verify`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Stats {
-    /// Registers used (highest register + 1, R1 included when there is a frame).
+    /// Registers used: highest register index + 1, as ptxas counts (`Used N registers`
+    /// is R0..R(N-1); ptxas always uses R1 as the stack pointer, ptx2sass only when the
+    /// function has a frame).
     pub regs: u32,
     /// Spill slots' bytes.
     pub spill_bytes: u32,
-    /// Number of spill stores / loads inserted.
+    /// Spill stores (`STL`) inserted.
     pub spill_stores: u32,
-    /// Spill loads.
+    /// Spill reloads (`LDL`) inserted.
     pub spill_loads: u32,
+    /// Per block, which instructions of the allocated code are moves added by allocation.
+    pub moves: verify::Moves,
 }
 
 /// Index of a GPR slot in the packing numbering: `Int` slots 0..64, `Float` 64..128,
@@ -130,46 +142,96 @@ fn run_ra(a: &Adapter, env: &MachineEnv, verify: bool) -> Result<regalloc2::Outp
 /// Allocates registers of `f` in place; returns statistics.
 pub fn allocate(f: &mut Function, opts: &Options) -> Result<Stats, Error> {
     let limit = opts.max_regs.clamp(16, 255);
-    // Predicates first (independent of GPR sizes).
-    let pred_view = Adapter::new(f, File::Pred);
+    // Predicates first (independent of GPR sizes), after demoting those that do not fit.
+    predicates::demote(f)?;
+    let pred_view = Adapter::new(f, File::Pred, None);
     let pred_out = run_ra(&pred_view, &env([0; 3], File::Pred), opts.verify)?;
     if pred_out.num_spillslots > 0 {
         return Err(Error::PredicatePressure);
     }
-    let mut sizes = [64usize, 64, 16];
+    let banks = banks::assign(f);
+    let k = banks.count;
     let avail = limit as usize - 1; // R1 may be needed for the frame
-    sizes[0] = sizes[0].min(avail);
-    sizes[1] = sizes[1].min(avail / 2);
-    sizes[2] = sizes[2].min(avail / 4);
-    loop {
-        let gpr_view = Adapter::new(f, File::Gpr);
-        let out = run_ra(&gpr_view, &env(sizes, File::Gpr), opts.verify)?;
-        let mut g = rewrite(f, &gpr_view, &out, &pred_view, &pred_out)?;
-        let guaranteed = sizes[0] + 2 * sizes[1] + 4 * sizes[2] + 4 <= avail;
+    let widths = [1usize, 2, 4];
+    // Slots per class in each bank. Generous: as many as regalloc2 allows (64 singles,
+    // 64 pairs, 16 quads in one bank; the bank's share of the pressure plus room with
+    // several), packing then finds the real registers. Guaranteed: the pressure, scaled
+    // down to fit the file when it does not, so that a static partition always packs.
+    let generous: [usize; 3] = std::array::from_fn(|c| {
+        let cap = if k == 1 { [64, 64, 16][c] } else { (banks.pressure[c].div_ceil(k) + 4).min(banks::CLASS_SLOTS) };
+        cap.min(avail / widths[c] / k).max(1)
+    });
+    let units: usize = (0..3).map(|c| banks.pressure[c] * widths[c]).sum();
+    let room = avail - 4;
+    let guaranteed: [usize; 3] = std::array::from_fn(|c| {
+        let p = if units <= room { banks.pressure[c] } else { banks.pressure[c] * room / units };
+        p.div_ceil(k).clamp(1, banks::CLASS_SLOTS)
+    });
+    let fits = |sz: &[usize; 3]| k * (0..3).map(|c| sz[c] * widths[c]).sum::<usize>() + 4 <= avail;
+    let views: Vec<Adapter> =
+        (0..k).map(|b| Adapter::new(f, File::Gpr, (k > 1).then_some((banks.of.as_slice(), b as u8)))).collect();
+    // One attempt: allocate with `sizes`, pack; the packed function and its statistics.
+    let attempt = |sizes: [usize; 3]| -> Result<Result<(Function, Stats), Error>, Error> {
+        let outs =
+            views.iter().map(|v| run_ra(v, &env(sizes, File::Gpr), opts.verify)).collect::<Result<Vec<_>, _>>()?;
+        let runs: Vec<(&Adapter, &regalloc2::Output)> = views.iter().zip(&outs).collect();
+        let (mut g, spill_slots) = rewrite(f, &runs, &pred_view, &pred_out)?;
         let frame = pack::needs_frame(&g);
-        match pack::pack(&mut g, limit, guaranteed, frame) {
+        Ok(match pack::pack(&mut g, limit, fits(&sizes), frame) {
             Ok(()) => {
-                let stats = expand::finish(&mut g, out.num_spillslots, frame);
-                *f = g;
-                return Ok(stats);
-            }
-            Err(_) if !guaranteed => {
-                // Shrink every class by a quarter and try again (more spilling).
-                for s in sizes.iter_mut() {
-                    *s = (*s * 3 / 4).max(1);
+                let stats = expand::finish(&mut g, spill_slots, frame);
+                if opts.verify {
+                    verify::verify(f, &g, &stats.moves).map_err(Error::Verify)?;
                 }
+                Ok((g, stats))
             }
-            Err(e) => return Err(Error::Packing(e)),
+            Err(e) => Err(Error::Packing(e)),
+        })
+    };
+    // The generous sizes spill least; if they do not pack, binary-search between them and
+    // the guaranteed ones for the largest that does.
+    let lerp = |t: f64| -> [usize; 3] {
+        std::array::from_fn(|c| guaranteed[c] + ((generous[c].max(guaranteed[c]) - guaranteed[c]) as f64 * t) as usize)
+    };
+    let mut best = attempt(lerp(1.0))?.ok();
+    let (mut lo, mut hi) = (0.0, 1.0);
+    for _ in 0..if best.is_some() { 0 } else { 4 } {
+        let mid = (lo + hi) / 2.0;
+        match attempt(lerp(mid))? {
+            Ok(x) => {
+                best = Some(x);
+                lo = mid;
+            }
+            Err(_) => hi = mid,
         }
     }
+    let (g, stats) = match best {
+        Some(x) => x,
+        None => attempt(guaranteed)??,
+    };
+    *f = g;
+    Ok(stats)
+}
+
+/// Slot numbers per bank: 64 singles, 64 pairs, 64 quads.
+const SLOTS_PER_BANK: u32 = 192;
+
+/// Which allocation an edit or operand comes from.
+#[derive(Clone, Copy, Debug)]
+enum Site {
+    /// A general-purpose bank: its slots are numbered from `bank * 192`, its spill slots
+    /// from `spill_base`.
+    Gpr { bank: u32, spill_base: usize },
+    /// Predicates.
+    Pred,
 }
 
 /// The regalloc2 allocation of one operand as an IR register (slot number or predicate).
-fn alloc_reg(a: Allocation, file: File) -> Option<Reg> {
+fn alloc_reg(a: Allocation, site: Site) -> Option<Reg> {
     let p = a.as_reg()?;
-    Some(match file {
-        File::Gpr => Reg::V(slot_id(p.class(), p.hw_enc())),
-        File::Pred => Reg::P(p.hw_enc() as u8),
+    Some(match site {
+        Site::Gpr { bank, .. } => Reg::V(bank * SLOTS_PER_BANK + slot_id(p.class(), p.hw_enc())),
+        Site::Pred => Reg::P(p.hw_enc() as u8),
     })
 }
 
@@ -201,10 +263,10 @@ fn spill_offset(f: &Function, slot: usize) -> i32 {
 }
 
 /// Turns an allocation edit into instructions.
-fn edit_instrs(f: &Function, from: Allocation, to: Allocation, file: File, out: &mut Vec<Instr>) -> Result<(), Error> {
-    match file {
-        File::Pred => {
-            let (Some(a), Some(b)) = (alloc_reg(from, file), alloc_reg(to, file)) else {
+fn edit_instrs(f: &Function, from: Allocation, to: Allocation, site: Site, out: &mut Vec<Instr>) -> Result<(), Error> {
+    match site {
+        Site::Pred => {
+            let (Some(a), Some(b)) = (alloc_reg(from, site), alloc_reg(to, site)) else {
                 return Err(Error::PredicatePressure);
             };
             out.push(Instr::new(
@@ -213,7 +275,7 @@ fn edit_instrs(f: &Function, from: Allocation, to: Allocation, file: File, out: 
                 vec![Src::pred(a, false), Src::pt(), Src::pt()],
             ));
         }
-        File::Gpr => {
+        Site::Gpr { spill_base, .. } => {
             let class = from
                 .as_reg()
                 .map(|p| p.class())
@@ -226,24 +288,24 @@ fn edit_instrs(f: &Function, from: Allocation, to: Allocation, file: File, out: 
                 _ => MemSize::B128,
             };
             let frame = RegRef::new(Reg::R(1), 1);
-            match (alloc_reg(from, file), alloc_reg(to, file)) {
+            match (alloc_reg(from, site), alloc_reg(to, site)) {
                 (Some(a), Some(b)) => {
                     out.push(Instr::new(Op::Copy, vec![Dst::reg(b, w)], vec![Src::reg(RegRef::new(a, w))]))
                 }
                 (None, Some(b)) => {
                     let slot = from.as_stack().ok_or(Error::Rewrite("bad spill source"))?.index();
                     out.push(Instr::new(
-                        Op::Ldl(MemMods::new(size, false)),
+                        Op::Ldl(MemMods { spill: true, ..MemMods::new(size, false) }),
                         vec![Dst::reg(b, w)],
-                        vec![Src::addr(frame, spill_offset(f, slot))],
+                        vec![Src::addr(frame, spill_offset(f, spill_base + slot))],
                     ));
                 }
                 (Some(a), None) => {
                     let slot = to.as_stack().ok_or(Error::Rewrite("bad spill target"))?.index();
                     out.push(Instr::new(
-                        Op::Stl(MemMods::new(size, false)),
+                        Op::Stl(MemMods { spill: true, ..MemMods::new(size, false) }),
                         vec![],
-                        vec![Src::addr(frame, spill_offset(f, slot)), Src::reg(RegRef::new(a, w))],
+                        vec![Src::addr(frame, spill_offset(f, spill_base + slot)), Src::reg(RegRef::new(a, w))],
                     ));
                 }
                 (None, None) => return Err(Error::Rewrite("stack-to-stack move")),
@@ -255,33 +317,45 @@ fn edit_instrs(f: &Function, from: Allocation, to: Allocation, file: File, out: 
 
 /// Applies both allocations: operands become slot numbers (GPRs) or P0..P6, edits become
 /// copies and spill code, SSA block parameters disappear.
+/// Returns the rewritten function and its number of 4-byte spill slots.
 fn rewrite(
     f: &Function,
-    gv: &Adapter,
-    go: &regalloc2::Output,
+    runs: &[(&Adapter, &regalloc2::Output)],
     pv: &Adapter,
     po: &regalloc2::Output,
-) -> Result<Function, Error> {
+) -> Result<(Function, usize), Error> {
     let mut g = f.clone();
-    g.vregs = (0..192)
+    g.vregs = (0..SLOTS_PER_BANK * runs.len() as u32)
         .map(|k| {
-            VRegKind::Gpr(if k < 64 {
-                1
-            } else if k < 128 {
-                2
-            } else {
-                4
+            VRegKind::Gpr(match k % SLOTS_PER_BANK {
+                0..64 => 1,
+                64..128 => 2,
+                _ => 4,
             })
         })
         .collect();
     g.ssa = false;
-    let mut edits: HashMap<ProgPoint, Vec<(Edit, File)>> = HashMap::new();
-    for (pt, e) in &go.edits {
-        edits.entry(*pt).or_default().push((e.clone(), File::Gpr));
+    // Each bank's spill slots follow the previous bank's, 16-byte aligned so that
+    // regalloc2's alignment of wide slots holds.
+    let mut spill_base = vec![];
+    let mut slots = 0usize;
+    for (_, o) in runs {
+        spill_base.push(slots);
+        slots += o.num_spillslots.div_ceil(4) * 4;
+    }
+    let mut edits: HashMap<ProgPoint, Vec<(Edit, Site)>> = HashMap::new();
+    for (bank, (_, o)) in runs.iter().enumerate() {
+        for (pt, e) in &o.edits {
+            edits
+                .entry(*pt)
+                .or_default()
+                .push((e.clone(), Site::Gpr { bank: bank as u32, spill_base: spill_base[bank] }));
+        }
     }
     for (pt, e) in &po.edits {
-        edits.entry(*pt).or_default().push((e.clone(), File::Pred));
+        edits.entry(*pt).or_default().push((e.clone(), Site::Pred));
     }
+    let gv = runs[0].0;
     for (bi, &b) in gv.blocks.iter().enumerate() {
         let range = regalloc2::Function::block_insns(gv, regalloc2::Block::new(bi));
         let mut instrs = vec![];
@@ -290,21 +364,23 @@ fn rewrite(
             let idx = ii.index();
             let origin = f.cfg[b].origins[gv.insts[idx].1];
             if let Some(es) = edits.get(&ProgPoint::before(ii)) {
-                for (e, file) in es {
+                for (e, site) in es {
                     let Edit::Move { from, to } = e;
                     let n0 = instrs.len();
-                    edit_instrs(f, *from, *to, *file, &mut instrs)?;
+                    edit_instrs(f, *from, *to, *site, &mut instrs)?;
                     origins.extend(std::iter::repeat_n(origin, instrs.len() - n0));
                 }
             }
             let mut ins = gv.instr(idx).clone();
-            for (k, site) in gv.sites[idx].iter().enumerate() {
-                let r = alloc_reg(go.inst_allocs(ii)[k], File::Gpr)
-                    .ok_or(Error::Rewrite("a register operand was given a stack slot"))?;
-                set_site(&mut ins, *site, r);
+            for (bank, (v, o)) in runs.iter().enumerate() {
+                for (k, site) in v.sites[idx].iter().enumerate() {
+                    let r = alloc_reg(o.inst_allocs(ii)[k], Site::Gpr { bank: bank as u32, spill_base: 0 })
+                        .ok_or(Error::Rewrite("a register operand was given a stack slot"))?;
+                    set_site(&mut ins, *site, r);
+                }
             }
             for (k, site) in pv.sites[idx].iter().enumerate() {
-                let r = alloc_reg(po.inst_allocs(ii)[k], File::Pred)
+                let r = alloc_reg(po.inst_allocs(ii)[k], Site::Pred)
                     .ok_or(Error::Rewrite("a predicate operand was given a stack slot"))?;
                 set_site(&mut ins, *site, r);
             }
@@ -312,10 +388,10 @@ fn rewrite(
             origins.push(origin);
             if let Some(es) = edits.get(&ProgPoint::after(ii)) {
                 // Edits after a terminator cannot happen (regalloc2 guarantees it).
-                for (e, file) in es {
+                for (e, site) in es {
                     let Edit::Move { from, to } = e;
                     let n0 = instrs.len();
-                    edit_instrs(f, *from, *to, *file, &mut instrs)?;
+                    edit_instrs(f, *from, *to, *site, &mut instrs)?;
                     origins.extend(std::iter::repeat_n(origin, instrs.len() - n0));
                 }
             }
@@ -328,6 +404,6 @@ fn rewrite(
     for e in g.cfg.edge_indices().collect::<Vec<_>>() {
         g.cfg[e].args.clear();
     }
-    g.spill_bytes = 4 * go.num_spillslots as u32;
-    Ok(g)
+    g.spill_bytes = 4 * slots as u32;
+    Ok((g, slots))
 }

@@ -100,12 +100,14 @@ pub struct MemMods {
     /// Not an encoding bit: a 128-bit load that may become `.U.128` if its address is
     /// warp-uniform (`lower::ldst::Plan::uniform_ok`).
     pub uniform_ok: bool,
+    /// Not an encoding bit: a spill store or reload inserted by register allocation.
+    pub spill: bool,
 }
 
 impl MemMods {
     /// A plain access of `size` with a 64-bit (`e`) or 32-bit address.
     pub fn new(size: MemSize, e: bool) -> MemMods {
-        MemMods { e, cop: CacheOp::Default, size, keep: false, uniform_ok: false }
+        MemMods { e, cop: CacheOp::Default, size, keep: false, uniform_ok: false, spill: false }
     }
 }
 

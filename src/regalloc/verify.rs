@@ -1,0 +1,518 @@
+//! An independent check of the final allocated code: every register read holds the value
+//! the SSA program before allocation reads there, and every wide operand is aligned.
+//!
+//! It shares nothing with regalloc2 or with packing. The allocated function keeps the SSA
+//! function's instructions in order and only adds moves (copies and joins expanded into
+//! `MOV`/`LOP.XOR`, spill `STL`/`LDL`, predicate copies, the frame prologue), which
+//! `expand` reports. The check runs a forward dataflow analysis over the allocated code in
+//! which each register, predicate and spill slot holds a set of SSA values (components of
+//! virtual registers) it is known to equal:
+//!
+//! * an original instruction must read, in each source register, the value the SSA
+//!   instruction names (after `copy`/`join`, which make values equal); its results then
+//!   hold the SSA results;
+//! * a move copies what its source holds (`LOP.XOR` swaps are followed symbolically);
+//! * along an edge, registers holding a block argument also hold the block parameter;
+//! * at a join of control flow a location keeps only what every predecessor agrees on.
+//!
+//! Two values that are live at once in one register would make a later read fail, so
+//! this proves the allocation (within the SSA program's own semantics) and finds errors
+//! in allocation, packing and move expansion alike. Alignment: 64-bit operands in even
+//! registers, 128-bit operands in registers divisible by 4 (findings section 3).
+
+use crate::ir::{BlockId, Function, VRegKind};
+use crate::sass::instr::{Dst, Instr, PT, Reg, RegRef, Src, SrcKind};
+use crate::sass::op::{BoolOp, Op};
+use std::collections::{BTreeSet, HashMap};
+
+/// The allocated instructions that are moves added by allocation, per block (same length
+/// as the block's instructions).
+pub type Moves = HashMap<BlockId, Vec<bool>>;
+
+/// What a location is known to hold.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Content {
+    /// Equal to each of these values.
+    Vals(BTreeSet<u32>),
+    /// The exclusive or of these values (mid-way through an XOR swap).
+    Xor(BTreeSet<u32>),
+}
+
+/// A register file location: GPR `0..255`, predicate `256 + p`, spill word `512 + k`.
+type Loc = u32;
+const PRED_BASE: Loc = 256;
+const SPILL_BASE: Loc = 512;
+
+type State = HashMap<Loc, Content>;
+
+/// Canonical value numbers of the SSA function's virtual-register components, merged
+/// through `copy` and `join` (which only move values).
+struct Values {
+    first: Vec<u32>,
+    parent: Vec<u32>,
+    undef: Vec<bool>,
+    zero: u32,
+    frame: u32,
+}
+
+impl Values {
+    fn new(f: &Function) -> Values {
+        let mut first = vec![];
+        let mut n = 0u32;
+        for k in &f.vregs {
+            first.push(n);
+            n += match k {
+                VRegKind::Gpr(w) => *w as u32,
+                VRegKind::Pred => 1,
+            };
+        }
+        let (zero, frame) = (n, n + 1);
+        let mut v = Values { first, parent: (0..n + 2).collect(), undef: vec![false; n as usize + 2], zero, frame };
+        for &b in &f.layout {
+            for i in &f.cfg[b].instrs {
+                v.note_moves(i);
+            }
+        }
+        v
+    }
+
+    fn find(&mut self, mut x: u32) -> u32 {
+        while self.parent[x as usize] != x {
+            self.parent[x as usize] = self.parent[self.parent[x as usize] as usize];
+            x = self.parent[x as usize];
+        }
+        x
+    }
+
+    fn union(&mut self, a: u32, b: u32) {
+        let (a, b) = (self.find(a), self.find(b));
+        if a != b {
+            self.parent[a as usize] = b;
+            self.undef[b as usize] |= self.undef[a as usize];
+        }
+    }
+
+    /// The value of component `c` of virtual register `v`.
+    fn of(&mut self, v: u32, c: u8) -> u32 {
+        let x = self.first[v as usize] + c as u32;
+        self.find(x)
+    }
+
+    /// The values a source operand's components hold in the SSA function, if it is a
+    /// register (`RZ` is the value zero).
+    fn of_src(&mut self, r: RegRef) -> Option<Vec<u32>> {
+        match r.reg {
+            Reg::V(v) => Some((0..r.n).map(|k| self.of(v, r.comp + k)).collect()),
+            x if x.is_rz() => Some(vec![self.zero; r.n as usize]),
+            _ => None,
+        }
+    }
+
+    /// Records what a copy, a join or an undef says about values.
+    fn note_moves(&mut self, i: &Instr) {
+        let Some(d) = i.dsts.first() else { return };
+        let Some(dv) = crate::ir::dst_vreg(d) else { return };
+        match i.op {
+            Op::Undef => {
+                let w = match d {
+                    Dst::Reg(r) => r.n,
+                    Dst::Pred(_) => 1,
+                };
+                for c in 0..w {
+                    let x = self.of(dv, c);
+                    self.undef[x as usize] = true;
+                }
+            }
+            Op::Copy | Op::Join => {
+                let mut c = 0u8;
+                for s in &i.srcs {
+                    let Some(r) = s.as_reg() else { return };
+                    let Some(vals) = self.of_src(r) else { return };
+                    for x in vals {
+                        let y = self.of(dv, c);
+                        self.union(y, x);
+                        c += 1;
+                    }
+                }
+            }
+            _ if is_pred_copy(i) => {
+                if let SrcKind::Pred(Reg::V(s)) = i.srcs[0].kind {
+                    let (x, y) = (self.of(dv, 0), self.of(s, 0));
+                    self.union(x, y);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `PSETP.AND.AND Pd, PT, Ps, PT, PT`: the predicate copy allocation inserts.
+fn is_pred_copy(i: &Instr) -> bool {
+    i.op == (Op::Psetp { bop0: BoolOp::And, bop1: BoolOp::And })
+        && i.guard.is_none()
+        && i.dsts.get(1) == Some(&Dst::Pred(PT))
+        && matches!(i.srcs.as_slice(), [a, b, c] if matches!(a.kind, SrcKind::Pred(_)) && !a.mods.inv
+            && *b == Src::pt() && *c == Src::pt())
+}
+
+/// SSA instructions that allocation keeps (everything but moves and undefs).
+fn is_kept(i: &Instr) -> bool {
+    !matches!(i.op, Op::Copy | Op::Join | Op::Undef) && !is_pred_copy(i)
+}
+
+fn gpr_locs(r: RegRef) -> Option<Vec<Loc>> {
+    match r.reg {
+        Reg::R(x) if !r.reg.is_rz() => Some((0..r.n).map(|k| x as u32 + r.comp as u32 + k as u32).collect()),
+        _ => None,
+    }
+}
+
+fn meet(a: &mut State, b: &State) {
+    a.retain(|loc, ca| match (ca, b.get(loc)) {
+        (Content::Vals(x), Some(Content::Vals(y))) => {
+            x.retain(|v| y.contains(v));
+            !x.is_empty()
+        }
+        (x, Some(y)) => *x == *y,
+        (_, None) => false,
+    });
+}
+
+fn xor(a: &Content, b: &Content) -> Option<Content> {
+    let set = |c: &Content| match c {
+        Content::Vals(s) => s.iter().next().map(|x| BTreeSet::from([*x])),
+        Content::Xor(s) => Some(s.clone()),
+    };
+    let r: BTreeSet<u32> = set(a)?.symmetric_difference(&set(b)?).copied().collect();
+    Some(if r.len() == 1 { Content::Vals(r) } else { Content::Xor(r) })
+}
+
+struct Checker<'a> {
+    before: &'a Function,
+    after: &'a Function,
+    moves: &'a Moves,
+    values: Values,
+    /// The kept SSA instructions of each block, in order.
+    kept: HashMap<BlockId, Vec<&'a Instr>>,
+}
+
+impl Checker<'_> {
+    fn content(&self, s: &State, loc: Loc) -> Option<Content> {
+        if loc == RZ_LOC {
+            return Some(Content::Vals(BTreeSet::from([self.values.zero])));
+        }
+        s.get(&loc).cloned()
+    }
+
+    fn holds(&mut self, s: &State, loc: Loc, want: u32) -> bool {
+        if self.values.undef[want as usize] {
+            return true;
+        }
+        match self.content(s, loc) {
+            Some(Content::Vals(v)) => v.iter().any(|x| self.values.find(*x) == want),
+            _ => false,
+        }
+    }
+
+    /// Applies one allocated instruction to `s`; with `check`, verifies it against the
+    /// SSA instruction it stands for (`orig`, `None` for a move).
+    fn step(&mut self, s: &mut State, i: &Instr, orig: Option<&Instr>, check: bool) -> Result<(), String> {
+        let Some(o) = orig else { return self.apply_move(s, i) };
+        if check {
+            if i.op != o.op || i.srcs.len() != o.srcs.len() || i.dsts.len() != o.dsts.len() {
+                return Err(format!("`{i:?}` does not match the SSA instruction `{o:?}`"));
+            }
+            match (i.guard, o.guard) {
+                (None, None) => {}
+                (Some(g), Some(h)) if g.neg == h.neg => self.check_pred(s, g.pred, h.pred, i)?,
+                _ => return Err(format!("guard of `{i:?}` differs from `{o:?}`")),
+            }
+            for (a, b) in i.srcs.iter().zip(&o.srcs) {
+                self.check_src(s, a, b, i)?;
+            }
+        }
+        for (d, od) in i.dsts.iter().zip(&o.dsts) {
+            match (d, od) {
+                (Dst::Reg(r), Dst::Reg(or)) => {
+                    aligned(*r, i)?;
+                    let Some(locs) = gpr_locs(*r) else { continue };
+                    for (k, loc) in locs.into_iter().enumerate() {
+                        let v = match or.reg {
+                            Reg::V(v) => Content::Vals(BTreeSet::from([self.values.of(v, or.comp + k as u8)])),
+                            Reg::R(1) => Content::Vals(BTreeSet::from([self.values.frame])),
+                            _ => return Err(format!("`{o:?}` writes a physical register")),
+                        };
+                        s.insert(loc, v);
+                    }
+                }
+                (Dst::Pred(p), Dst::Pred(op)) => {
+                    if let (Reg::P(x), Reg::V(v)) = (p, op)
+                        && *p != PT
+                    {
+                        s.insert(PRED_BASE + *x as u32, Content::Vals(BTreeSet::from([self.values.of(*v, 0)])));
+                    }
+                }
+                _ => return Err(format!("destinations of `{i:?}` differ from `{o:?}`")),
+            }
+        }
+        Ok(())
+    }
+
+    fn check_pred(&mut self, s: &State, got: Reg, want: Reg, i: &Instr) -> Result<(), String> {
+        match (got, want) {
+            (Reg::P(x), Reg::V(v)) => {
+                let w = self.values.of(v, 0);
+                if x != 7 && self.holds(s, PRED_BASE + x as u32, w) {
+                    return Ok(());
+                }
+                Err(format!("P{x} does not hold the predicate `{i:?}` reads"))
+            }
+            (a, b) if a == b => Ok(()),
+            _ => Err(format!("predicate operand of `{i:?}` is not the SSA one")),
+        }
+    }
+
+    fn check_src(&mut self, s: &State, a: &Src, b: &Src, i: &Instr) -> Result<(), String> {
+        if let (SrcKind::Pred(x), SrcKind::Pred(y)) = (a.kind, b.kind) {
+            return self.check_pred(s, x, y, i);
+        }
+        match (a.gprs(), b.gprs()) {
+            (Some(ra), Some(rb)) => {
+                let same_kind = std::mem::discriminant(&a.kind) == std::mem::discriminant(&b.kind);
+                let mut a2 = *a;
+                let mut b2 = *b;
+                *a2.gprs_mut().expect("register") = RegRef::new(Reg::R(0), 1);
+                *b2.gprs_mut().expect("register") = RegRef::new(Reg::R(0), 1);
+                if !same_kind || a2 != b2 || ra.n != rb.n {
+                    return Err(format!("operand `{a:?}` of `{i:?}` differs from `{b:?}`"));
+                }
+                aligned(ra, i)?;
+                match self.values.of_src(rb) {
+                    Some(want) => {
+                        let locs = gpr_locs(ra).unwrap_or_else(|| vec![RZ_LOC; ra.n as usize]);
+                        for (loc, w) in locs.into_iter().zip(want) {
+                            if !self.holds(s, loc, w) {
+                                return Err(format!("R{loc} does not hold the value `{i:?}` reads"));
+                            }
+                        }
+                        Ok(())
+                    }
+                    None if rb.reg == Reg::R(1) => {
+                        if ra.reg == Reg::R(1) && self.holds(s, 1, self.values.frame) {
+                            Ok(())
+                        } else {
+                            Err(format!("`{i:?}` reads the frame pointer from somewhere else"))
+                        }
+                    }
+                    None if ra == rb => Ok(()),
+                    None => Err(format!("operand `{a:?}` of `{i:?}` differs from `{b:?}`")),
+                }
+            }
+            (None, None) if a == b => Ok(()),
+            _ => Err(format!("operand `{a:?}` of `{i:?}` differs from `{b:?}`")),
+        }
+    }
+
+    /// A move added by allocation: copies contents without checking.
+    fn apply_move(&mut self, s: &mut State, i: &Instr) -> Result<(), String> {
+        let src_regs = |k: usize| i.srcs.get(k).and_then(|x| x.as_reg());
+        match i.op {
+            Op::Mov if i.guard.is_none() => {
+                let Some(Dst::Reg(d)) = i.dsts.first() else { return Err(format!("bad move `{i:?}`")) };
+                let c = match i.srcs[0].kind {
+                    SrcKind::CBuf { bank: 0, offset: 0x20, index: None, .. } if d.reg == Reg::R(1) => {
+                        Some(Content::Vals(BTreeSet::from([self.values.frame])))
+                    }
+                    SrcKind::Reg(r) if i.srcs[0].mods == Default::default() => {
+                        self.content(s, gpr_locs(r).map_or(RZ_LOC, |l| l[0]))
+                    }
+                    _ => return Err(format!("bad move `{i:?}`")),
+                };
+                set(s, gpr_locs(*d), c);
+            }
+            Op::Iadd32i { cc: false, x: false } if i.dsts.first() == Some(&Dst::reg(Reg::R(1), 1)) => {
+                // The frame prologue: R1 -= frame size.
+            }
+            Op::Lop(crate::sass::op::LogicOp::Xor) => {
+                let (Some(Dst::Reg(d)), Some(a), Some(b)) = (i.dsts.first(), src_regs(0), src_regs(1)) else {
+                    return Err(format!("bad move `{i:?}`"));
+                };
+                let (ca, cb) = (self.content(s, loc1(a)), self.content(s, loc1(b)));
+                let c = match (ca, cb) {
+                    (Some(x), Some(y)) => xor(&x, &y),
+                    _ => None,
+                };
+                set(s, gpr_locs(*d), c);
+            }
+            Op::Ldl(m) if m.spill => {
+                let (Some(Dst::Reg(d)), SrcKind::Addr { offset, .. }) = (i.dsts.first(), i.srcs[0].kind) else {
+                    return Err(format!("bad spill `{i:?}`"));
+                };
+                aligned(*d, i)?;
+                for k in 0..d.n {
+                    let c = s.get(&(SPILL_BASE + offset as u32 / 4 + k as u32)).cloned();
+                    set(s, gpr_locs(RegRef { n: 1, comp: d.comp + k, ..*d }), c);
+                }
+            }
+            Op::Stl(m) if m.spill => {
+                let (SrcKind::Addr { offset, .. }, Some(r)) = (i.srcs[0].kind, src_regs(1)) else {
+                    return Err(format!("bad spill `{i:?}`"));
+                };
+                aligned(r, i)?;
+                for k in 0..r.n {
+                    let c = self.content(s, loc1(RegRef { n: 1, comp: r.comp + k, ..r }));
+                    set_loc(s, SPILL_BASE + offset as u32 / 4 + k as u32, c);
+                }
+            }
+            _ if is_pred_copy(i) => {
+                let (Some(Dst::Pred(Reg::P(d))), SrcKind::Pred(Reg::P(x))) = (i.dsts.first(), i.srcs[0].kind) else {
+                    return Err(format!("bad predicate copy `{i:?}`"));
+                };
+                let c = if x == 7 { None } else { s.get(&(PRED_BASE + x as u32)).cloned() };
+                set_loc(s, PRED_BASE + *d as u32, c);
+            }
+            _ => return Err(format!("`{i:?}` is marked as a move but is none")),
+        }
+        Ok(())
+    }
+
+    /// Runs one block from `s`; returns the state at its end.
+    fn block(&mut self, b: BlockId, mut s: State, check: bool) -> Result<State, String> {
+        let kept = self.kept.get(&b).cloned().unwrap_or_default();
+        let moves = self.moves.get(&b);
+        let mut next = 0;
+        for (k, i) in self.after.cfg[b].instrs.iter().enumerate() {
+            let is_move = moves.is_some_and(|m| m.get(k).copied().unwrap_or(false))
+                || matches!(i.op, Op::Ldl(m) | Op::Stl(m) if m.spill)
+                || is_pred_copy(i);
+            let orig = if is_move {
+                None
+            } else {
+                let o = kept.get(next).copied().ok_or_else(|| format!("`{i:?}` has no SSA counterpart"))?;
+                next += 1;
+                Some(o)
+            };
+            self.step(&mut s, i, orig, check).map_err(|e| format!("{}: {e}", self.after.cfg[b].name))?;
+        }
+        if check && next != kept.len() {
+            return Err(format!("{}: SSA instruction `{:?}` is missing", self.after.cfg[b].name, kept[next]));
+        }
+        Ok(s)
+    }
+
+    /// The state entering `succ` along edge `e` from a block ending in `s`: locations
+    /// holding a block argument also hold the matching parameter.
+    fn along(&mut self, e: petgraph::stable_graph::EdgeIndex, s: &State) -> State {
+        let to = self.before.cfg.edge_endpoints(e).expect("edge").1;
+        let args = self.before.cfg[e].args.clone();
+        let params = self.before.cfg[to].params.clone();
+        let mut out = s.clone();
+        for (p, a) in params.iter().zip(&args) {
+            let w = match self.before.vregs[*p as usize] {
+                VRegKind::Gpr(w) => w,
+                VRegKind::Pred => 1,
+            };
+            for c in 0..w {
+                let (pv, av) = (self.values.of(*p, c), self.values.of(*a, c));
+                for content in out.values_mut() {
+                    if let Content::Vals(set) = content
+                        && set.iter().any(|x| self.values.find(*x) == av)
+                    {
+                        set.insert(pv);
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+const RZ_LOC: Loc = 255;
+
+fn loc1(r: RegRef) -> Loc {
+    gpr_locs(r).map_or(RZ_LOC, |l| l[0])
+}
+
+fn set(s: &mut State, locs: Option<Vec<Loc>>, c: Option<Content>) {
+    if let Some(l) = locs {
+        for loc in l {
+            set_loc(s, loc, c.clone());
+        }
+    }
+}
+
+fn set_loc(s: &mut State, loc: Loc, c: Option<Content>) {
+    match c {
+        Some(c) => {
+            s.insert(loc, c);
+        }
+        None => {
+            s.remove(&loc);
+        }
+    }
+}
+
+fn aligned(r: RegRef, i: &Instr) -> Result<(), String> {
+    if let Reg::R(x) = r.reg
+        && !r.reg.is_rz()
+    {
+        let base = x as u32 + r.comp as u32;
+        if (r.n == 2 || r.n == 4) && !base.is_multiple_of(r.n as u32) {
+            return Err(format!("R{base} is not aligned for a {}-bit operand in `{i:?}`", 32 * r.n as u32));
+        }
+    }
+    Ok(())
+}
+
+/// Checks `after` (allocated, moves expanded; `moves` marks the moves `expand` added)
+/// against `before` (the SSA function given to allocation). Errors name the block and
+/// the instruction.
+pub fn verify(before: &Function, after: &Function, moves: &Moves) -> Result<(), String> {
+    let mut kept: HashMap<BlockId, Vec<&Instr>> = HashMap::new();
+    for &b in &before.layout {
+        kept.insert(b, before.cfg[b].instrs.iter().filter(|i| is_kept(i)).collect());
+    }
+    let mut c = Checker { before, after, moves, values: Values::new(before), kept };
+    // Reverse postorder over the allocated blocks.
+    let mut order = vec![];
+    let mut dfs = petgraph::visit::DfsPostOrder::new(&after.cfg, after.entry);
+    while let Some(b) = dfs.next(&after.cfg) {
+        order.push(b);
+    }
+    order.reverse();
+    let mut entry_state: HashMap<BlockId, State> = HashMap::new();
+    entry_state.insert(after.entry, State::new());
+    let mut changed = true;
+    let mut rounds = 0;
+    while changed {
+        changed = false;
+        rounds += 1;
+        if rounds > 1000 {
+            return Err("the analysis does not converge".into());
+        }
+        for &b in &order {
+            let Some(s) = entry_state.get(&b).cloned() else { continue };
+            let out = c.block(b, s, false)?;
+            for e in after.succ_edges(b) {
+                let to = after.cfg.edge_endpoints(e).expect("edge").1;
+                let incoming = c.along(e, &out);
+                match entry_state.get_mut(&to) {
+                    Some(old) => {
+                        let before_meet = old.clone();
+                        meet(old, &incoming);
+                        changed |= *old != before_meet;
+                    }
+                    None => {
+                        entry_state.insert(to, incoming);
+                        changed = true;
+                    }
+                }
+            }
+        }
+    }
+    for &b in &order {
+        let s = entry_state.get(&b).cloned().unwrap_or_default();
+        c.block(b, s, true)?;
+    }
+    Ok(())
+}

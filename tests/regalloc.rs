@@ -1,0 +1,282 @@
+//! Register allocation: the stress kernel spills and verifies, the independent verifier
+//! (`regalloc::verify`) rejects broken allocations, and random programs of mixed widths,
+//! straight-line and looping, allocate under tight register budgets with both regalloc2's
+//! checker and the verifier on.
+
+use proptest::prelude::*;
+use ptx2sass::ir::Function;
+use ptx2sass::regalloc::{self, Options, Stats};
+use ptx2sass::sass::instr::{Dst, Reg, SrcKind};
+use ptx2sass::sass::op::Op;
+
+/// The SSA functions of a PTX module.
+fn lower(src: &str) -> Vec<Function> {
+    let (m, _) =
+        ptx2sass::ptx::parse(src).unwrap_or_else(|d| panic!("{:?}", d.iter().map(|d| &d.message).collect::<Vec<_>>()));
+    let (ir, _) = ptx2sass::lower::lower(&m, &Default::default())
+        .unwrap_or_else(|d| panic!("{:?}", d.iter().map(|d| &d.message).collect::<Vec<_>>()));
+    ir.functions
+}
+
+/// Allocates `f` with both checkers on; returns the SSA input, the result and statistics.
+fn allocate(f: &Function, max_regs: u32) -> (Function, Stats) {
+    let mut g = f.clone();
+    let stats = regalloc::allocate(&mut g, &Options { max_regs, verify: true })
+        .unwrap_or_else(|e| panic!("allocation of {} with {max_regs} registers: {e}", f.name));
+    (g, stats)
+}
+
+#[test]
+fn stress_kernel_spills_and_verifies() {
+    let src = std::fs::read_to_string("samples/stress_spill.ptx").unwrap();
+    let f = &lower(&src)[0];
+    let (g, stats) = allocate(f, 255);
+    assert!(stats.regs <= 255, "{} registers", stats.regs);
+    assert!(stats.regs >= 250, "the whole file is used before spilling: {} registers", stats.regs);
+    assert!(stats.spill_bytes > 0 && stats.spill_stores > 0 && stats.spill_loads > 0, "{stats:?}");
+    // Spills are off R1, inside the frame.
+    for b in &g.layout {
+        for i in &g.cfg[*b].instrs {
+            if let Op::Stl(m) | Op::Ldl(m) = i.op
+                && m.spill
+            {
+                let SrcKind::Addr { base, offset } = i.srcs[0].kind else { panic!("spill address") };
+                assert_eq!(base.reg, Reg::R(1));
+                assert!(offset >= 0 && (offset as u32) < g.local_bytes + stats.spill_bytes);
+            }
+        }
+    }
+    // A smaller budget spills more and still verifies.
+    let (_, tight) = allocate(f, 128);
+    assert!(tight.regs <= 128 && tight.spill_bytes > stats.spill_bytes, "{tight:?}");
+}
+
+/// The allocated instruction positions (block, index) that are not moves.
+fn kept_positions(g: &Function, stats: &Stats) -> Vec<(ptx2sass::ir::BlockId, usize)> {
+    let mut out = vec![];
+    for &b in &g.layout {
+        let moves = stats.moves.get(&b);
+        for (k, i) in g.cfg[b].instrs.iter().enumerate() {
+            let is_move = moves.is_some_and(|m| m[k]) || matches!(i.op, Op::Ldl(m) | Op::Stl(m) if m.spill);
+            if !is_move {
+                out.push((b, k));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn verifier_rejects_broken_allocations() {
+    let src = std::fs::read_to_string("samples/pair_dist_f64.ptx").unwrap();
+    let f = &lower(&src)[0];
+    let (g, stats) = allocate(f, 255);
+    regalloc::verify::verify(f, &g, &stats.moves).expect("the real allocation verifies");
+    let kept = kept_positions(&g, &stats);
+    // 1. A source register replaced by another live register.
+    let mut broken = 0;
+    for &(b, k) in &kept {
+        let i = &g.cfg[b].instrs[k];
+        let Some(pos) = i.srcs.iter().position(|s| s.as_reg().is_some_and(|r| r.n == 1 && !r.reg.is_rz())) else {
+            continue;
+        };
+        let mut h = g.clone();
+        let r = h.cfg[b].instrs[k].srcs[pos].as_reg().unwrap();
+        let Reg::R(x) = r.reg else { continue };
+        let other = if x == 0 { 2 } else { x - 1 };
+        if let SrcKind::Reg(rr) = &mut h.cfg[b].instrs[k].srcs[pos].kind {
+            rr.reg = Reg::R(other);
+        }
+        if regalloc::verify::verify(f, &h, &stats.moves).is_err() {
+            broken += 1;
+        }
+    }
+    assert!(broken > 0, "no wrong source register was caught");
+    // 2. A 64-bit destination moved to an odd register.
+    let (b, k) = *kept
+        .iter()
+        .find(|(b, k)| matches!(g.cfg[*b].instrs[*k].dsts.first(), Some(Dst::Reg(r)) if r.n == 2))
+        .expect("a 64-bit result");
+    let mut h = g.clone();
+    if let Some(Dst::Reg(r)) = h.cfg[b].instrs[k].dsts.first_mut()
+        && let Reg::R(x) = r.reg
+    {
+        r.reg = Reg::R(x + 1);
+    }
+    let e = regalloc::verify::verify(f, &h, &stats.moves).unwrap_err();
+    assert!(e.contains("aligned") || e.contains("hold"), "{e}");
+    // 3. A result written to a register that still holds a live value.
+    let mut caught = false;
+    for &(b, k) in &kept {
+        let mut h = g.clone();
+        let Some(Dst::Reg(r)) = h.cfg[b].instrs[k].dsts.first_mut() else { continue };
+        let Reg::R(x) = r.reg else { continue };
+        if r.n != 1 || x == 255 {
+            continue;
+        }
+        r.reg = Reg::R(if x == 0 { 3 } else { x - 1 });
+        if regalloc::verify::verify(f, &h, &stats.moves).is_err() {
+            caught = true;
+            break;
+        }
+    }
+    assert!(caught, "an overwrite of a live value was not caught");
+    // 4. A dropped instruction.
+    let (b, k) = kept[kept.len() / 2];
+    let mut h = g.clone();
+    h.cfg[b].instrs.remove(k);
+    h.cfg[b].origins.remove(k);
+    let mut moves = stats.moves.clone();
+    if let Some(m) = moves.get_mut(&b) {
+        m.remove(k);
+    }
+    assert!(regalloc::verify::verify(f, &h, &moves).is_err());
+}
+
+#[test]
+fn verifier_rejects_a_wrong_spill_slot() {
+    let src = std::fs::read_to_string("samples/stress_spill.ptx").unwrap();
+    let f = &lower(&src)[0];
+    let (g, stats) = allocate(f, 64);
+    let mut caught = 0;
+    let mut tried = 0;
+    for &b in &g.layout {
+        for k in 0..g.cfg[b].instrs.len() {
+            if !matches!(g.cfg[b].instrs[k].op, Op::Ldl(m) if m.spill) || tried >= 20 {
+                continue;
+            }
+            tried += 1;
+            let mut h = g.clone();
+            if let SrcKind::Addr { offset, .. } = &mut h.cfg[b].instrs[k].srcs[0].kind {
+                *offset += 4;
+            }
+            caught += usize::from(regalloc::verify::verify(f, &h, &stats.moves).is_err());
+        }
+    }
+    assert!(tried > 0 && caught == tried, "{caught} of {tried} wrong reloads caught");
+}
+
+/// A random kernel: values of 32, 64 and 128 bits and predicates, computed from loads
+/// and from each other, optionally inside a counted loop, all stored at the end so that
+/// every value stays live. `ops` picks operations, `loop_body` whether the middle part
+/// is a loop.
+fn random_kernel(ops: &[(u8, u8, u8)], loop_body: bool) -> String {
+    let mut body = String::new();
+    let (mut r, mut d, mut q, mut p) = (vec![], vec![], vec![], vec![]);
+    let mut n = 0;
+    let mut fresh = |prefix: &str| {
+        n += 1;
+        format!("%{prefix}{n}")
+    };
+    body.push_str("ld.param.u64 %a, [in];\nld.param.u64 %o, [out];\n");
+    for k in 0..4 {
+        let x = fresh("r");
+        body.push_str(&format!("ld.global.u32 {x}, [%a+{}];\n", 4 * k));
+        r.push(x);
+    }
+    let y = fresh("d");
+    body.push_str(&format!("ld.global.u64 {y}, [%a+16];\n"));
+    d.push(y);
+    let (q0, q1, q2, q3) = (fresh("r"), fresh("r"), fresh("r"), fresh("r"));
+    body.push_str(&format!("ld.global.v4.u32 {{{q0}, {q1}, {q2}, {q3}}}, [%a+32];\n"));
+    q.push([q0, q1, q2, q3]);
+    if loop_body {
+        body.push_str("mov.u32 %i, 0;\nLOOP:\n");
+    }
+    for (k, &(op, a, b)) in ops.iter().enumerate() {
+        let pick = |v: &Vec<String>, x: u8| v[x as usize % v.len()].clone();
+        match op % 7 {
+            0 => {
+                let x = fresh("r");
+                body.push_str(&format!("add.s32 {x}, {}, {};\n", pick(&r, a), pick(&r, b)));
+                r.push(x);
+            }
+            1 => {
+                let x = fresh("d");
+                body.push_str(&format!("mul.wide.u32 {x}, {}, {};\n", pick(&r, a), pick(&r, b)));
+                d.push(x);
+            }
+            2 => {
+                let x = fresh("d");
+                body.push_str(&format!("add.s64 {x}, {}, {};\n", pick(&d, a), pick(&d, b)));
+                d.push(x);
+            }
+            3 => {
+                let x = fresh("p");
+                body.push_str(&format!("setp.lt.u32 {x}, {}, {};\n", pick(&r, a), pick(&r, b)));
+                p.push(x);
+            }
+            4 if !p.is_empty() => {
+                let x = fresh("r");
+                body.push_str(&format!("selp.b32 {x}, {}, {}, {};\n", pick(&r, a), pick(&r, b), pick(&p, a)));
+                r.push(x);
+            }
+            5 => {
+                let quad = &q[a as usize % q.len()];
+                let n: Vec<String> = (0..4).map(|_| fresh("r")).collect();
+                for (k, x) in n.iter().enumerate() {
+                    body.push_str(&format!("xor.b32 {x}, {}, {};\n", quad[k], pick(&r, b)));
+                }
+                q.push([n[0].clone(), n[1].clone(), n[2].clone(), n[3].clone()]);
+            }
+            _ => {
+                let (lo, hi) = (fresh("r"), fresh("r"));
+                body.push_str(&format!("mov.b64 {{{lo}, {hi}}}, {};\n", pick(&d, a)));
+                r.push(lo);
+                r.push(hi);
+            }
+        }
+        if loop_body && k == ops.len() / 2 {
+            body.push_str("add.s32 %i, %i, 1;\nsetp.lt.u32 %pl, %i, 3;\n@%pl bra LOOP;\n");
+        }
+    }
+    let mut off = 0u32;
+    for x in &r {
+        body.push_str(&format!("st.global.u32 [%o+{off}], {x};\n"));
+        off += 4;
+    }
+    off = off.div_ceil(8) * 8;
+    for x in &d {
+        body.push_str(&format!("st.global.u64 [%o+{off}], {x};\n"));
+        off += 8;
+    }
+    off = off.div_ceil(16) * 16;
+    for x in &q {
+        body.push_str(&format!("st.global.v4.u32 [%o+{off}], {{{}, {}, {}, {}}};\n", x[0], x[1], x[2], x[3]));
+        off += 16;
+    }
+    for x in &p {
+        let v = fresh("r");
+        body.push_str(&format!("selp.b32 {v}, 1, 0, {x};\nst.global.u32 [%o+{off}], {v};\n"));
+        off += 4;
+    }
+    let decl = |prefix: &str, ty: &str| format!(".reg {ty} %{prefix}<{}>;\n", n + 1);
+    format!(
+        ".version 7.0\n.target sm_50\n.address_size 64\n.visible .entry k(.param .u64 in, .param .u64 out)\n{{\n\
+         .reg .b64 %a, %o;\n.reg .b32 %i;\n.reg .pred %pl;\n{}{}{}{}ret;\n}}\n",
+        decl("r", ".b32") + &decl("d", ".b64") + &decl("p", ".pred"),
+        "",
+        body,
+        ""
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_programs_allocate_and_verify(
+        ops in proptest::collection::vec((0u8..7, any::<u8>(), any::<u8>()), 4..60),
+        loop_body in any::<bool>(),
+        budget in prop_oneof![Just(255u32), Just(48), Just(24)],
+    ) {
+        let src = random_kernel(&ops, loop_body);
+        for f in lower(&src) {
+            let mut g = f.clone();
+            match regalloc::allocate(&mut g, &Options { max_regs: budget, verify: true }) {
+                Ok(stats) => prop_assert!(stats.regs <= budget),
+                Err(e) => prop_assert!(false, "allocation with {} registers: {}\n{}", budget, e, src),
+            }
+        }
+    }
+}
