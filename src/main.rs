@@ -112,7 +112,7 @@ fn compile(args: CompileArgs) -> ExitCode {
     };
     let mut opts = driver::Options { emit, ..driver::Options::default() };
     opts.regalloc.max_regs = args.maxrregcount;
-    opts.regalloc.verify = args.verify;
+    opts.regalloc.verify |= args.verify;
     opts.lower.deny_emulation = args.deny_emulation;
     let file = SourceFile::new(&name, src);
     match driver::compile(src, &opts) {

@@ -64,13 +64,16 @@ pub struct Options {
     /// Largest register count allowed (`--maxrregcount`, like ptxas; default 255 = all of
     /// R0..R254).
     pub max_regs: u32,
-    /// Run regalloc2's checker on every allocation.
+    /// Run regalloc2's checker and [`verify::verify`] on every allocation
+    /// (`Error::Checker` / `Error::Verify` when they object). Defaults to on in debug
+    /// builds (so every compilation in the test suite is checked) and off in release
+    /// builds, where the CLI's `--verify` turns it on.
     pub verify: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { max_regs: 255, verify: false }
+        Options { max_regs: 255, verify: cfg!(debug_assertions) }
     }
 }
 
