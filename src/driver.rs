@@ -7,7 +7,7 @@
 use crate::diag::{Diag, line_col};
 use crate::ptx::ast::Span;
 use crate::sass::program::Program;
-use crate::{ir, lower, ptx, regalloc, sched};
+use crate::{ir, lower, ptx, regalloc, sass, sched};
 
 /// Which representation to stop at and print.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -26,7 +26,7 @@ pub enum Emit {
 }
 
 /// Compilation options.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Options {
     /// Stage to print.
     pub emit: Emit,
@@ -34,6 +34,24 @@ pub struct Options {
     pub lower: lower::Options,
     /// Register-allocation options.
     pub regalloc: regalloc::Options,
+    /// Run the hazard checker ([`sched::check`]) on the scheduled program and fail with an
+    /// internal error if it finds one. On by default in debug builds (so every program
+    /// compiled in the test suite is checked); the CLI's `--verify` turns it on.
+    pub check_hazards: bool,
+    /// Schedule conservatively (`--serial`, see [`sched::Options`]).
+    pub sched: sched::Options,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            emit: Emit::default(),
+            lower: lower::Options::default(),
+            regalloc: regalloc::Options::default(),
+            check_hazards: cfg!(debug_assertions),
+            sched: sched::Options::default(),
+        }
+    }
 }
 
 /// Per-function statistics, like `ptxas -v`.
@@ -49,6 +67,8 @@ pub struct FunctionStats {
     pub frame_bytes: u32,
     /// Spill bytes.
     pub spill_bytes: u32,
+    /// Estimated cycles ([`sched::estimate`]).
+    pub cycles: u64,
     /// Shared memory bytes.
     pub shared_bytes: u32,
 }
@@ -113,12 +133,31 @@ pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
     if opts.emit == Emit::IrAlloc {
         return Ok(Output { text: irm.to_string(), stats: vec![], warnings, program: None });
     }
-    let program =
-        Program { functions: irm.functions.iter().map(sched::schedule).collect(), const_bank: irm.const_bank.clone() };
+    let program = Program {
+        functions: irm.functions.iter().map(|f| sched::schedule(f, &opts.sched)).collect(),
+        const_bank: irm.const_bank.clone(),
+    };
+    let text = program.to_string();
+    // The printed listing read back: what the hazard checker and the estimate see.
+    let listing = sass::text::parse(&text).map_err(|e| {
+        vec![Diag::error(Span::default(), format!("internal error: the SASS listing does not read back: {e}"))]
+    })?;
+    if opts.check_hazards {
+        let hazards = sched::check::check(&listing)
+            .map_err(|e| vec![Diag::error(Span::default(), format!("internal error in the hazard checker: {e}"))])?;
+        if !hazards.is_empty() {
+            return Err(hazards
+                .iter()
+                .map(|h| Diag::error(Span::default(), format!("internal error: scheduling hazard: {h}")))
+                .collect());
+        }
+    }
     let stats = program
         .functions
         .iter()
-        .map(|f| FunctionStats {
+        .zip(&listing)
+        .map(|(f, l)| FunctionStats {
+            cycles: sched::estimate::cycles(l),
             name: f.name.clone(),
             regs: f.regs,
             instrs: f.instr_count(),
@@ -127,5 +166,5 @@ pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
             shared_bytes: f.shared_bytes,
         })
         .collect();
-    Ok(Output { text: program.to_string(), stats, warnings, program: Some(program) })
+    Ok(Output { text, stats, warnings, program: Some(program) })
 }

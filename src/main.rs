@@ -21,6 +21,15 @@ struct Cli {
 enum Command {
     /// Compile a PTX file.
     Compile(CompileArgs),
+    /// Check a scheduled SASS listing for hazards (ptx2sass output, or nvdisasm output with
+    /// control fields from `sass-ctrl.py`). Exit status 1 when hazards are found.
+    Check(CheckArgs),
+}
+
+#[derive(clap::Args)]
+struct CheckArgs {
+    /// The listing (`-` for standard input).
+    input: PathBuf,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -53,9 +62,14 @@ struct CompileArgs {
     /// Maximum registers per thread (like ptxas's --maxrregcount).
     #[arg(long, default_value_t = 255, value_parser = clap::value_parser!(u32).range(16..=255))]
     maxrregcount: u32,
-    /// Run regalloc2's checker on every allocation.
+    /// Run regalloc2's checker and the independent allocation verifier on every
+    /// allocation, and the hazard checker on the scheduled program.
     #[arg(long)]
     verify: bool,
+    /// Safe scheduling: wait for every variable-latency result and source read right
+    /// after the instruction that produces or reads it.
+    #[arg(long)]
+    serial: bool,
     /// Reject sm_70+ features that would otherwise be emulated on SPA 5.0 with a warning
     /// (memory-model qualifiers, eviction priorities, cache hints, 256-bit accesses, ...).
     #[arg(long)]
@@ -113,6 +127,8 @@ fn compile(args: CompileArgs) -> ExitCode {
     let mut opts = driver::Options { emit, ..driver::Options::default() };
     opts.regalloc.max_regs = args.maxrregcount;
     opts.regalloc.verify |= args.verify;
+    opts.check_hazards |= args.verify;
+    opts.sched.serial = args.serial;
     opts.lower.deny_emulation = args.deny_emulation;
     let file = SourceFile::new(&name, src);
     match driver::compile(src, &opts) {
@@ -125,6 +141,7 @@ fn compile(args: CompileArgs) -> ExitCode {
                         "ptx2sass info    : Used {} registers, {} instructions, {} bytes stack frame, {} bytes spill, {} bytes smem",
                         s.regs, s.instrs, s.frame_bytes, s.spill_bytes, s.shared_bytes
                     );
+                    eprintln!("ptx2sass info    : Estimated {} cycles (one pass through the code)", s.cycles);
                 }
             }
             if let Err(e) = write_output(args.output.as_ref(), &out.text) {
@@ -142,9 +159,52 @@ fn compile(args: CompileArgs) -> ExitCode {
     }
 }
 
+fn check(args: CheckArgs) -> ExitCode {
+    let name = args.input.display().to_string();
+    let text = match read_input(&args.input) {
+        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+        Err(e) => {
+            eprintln!("error: cannot read {name}: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let funcs = match ptx2sass::sass::text::parse(&text) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("error: {name}:{e}");
+            return ExitCode::from(1);
+        }
+    };
+    match ptx2sass::sched::check::check(&funcs) {
+        Ok(hazards) if hazards.is_empty() => {
+            for f in &funcs {
+                println!(
+                    "{name}: {}: {} instructions, estimated {} cycles, no hazards",
+                    f.name,
+                    f.instrs.len(),
+                    ptx2sass::sched::estimate::cycles(f)
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Ok(hazards) => {
+            for h in &hazards {
+                eprintln!("hazard: {name}:{h}");
+            }
+            eprintln!("error: {} hazard(s) in {name}", hazards.len());
+            ExitCode::from(1)
+        }
+        Err(e) => {
+            eprintln!("error: {name}:{e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Compile(args) => compile(args),
+        Command::Check(args) => check(args),
     }
 }

@@ -232,3 +232,34 @@ fn output_file_is_written_on_success() {
     assert!(o.status.success());
     assert!(std::fs::read_to_string(&out).unwrap().contains("Function : saxpy"));
 }
+
+#[test]
+fn check_accepts_our_output_and_rejects_a_broken_listing() {
+    let sass = scratch("check").join("ok.sass");
+    let out = bin().args(["compile", "samples/vector_add.ptx", "--serial", "-v", "-o"]).arg(&sass).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Estimated"), "-v reports estimated cycles");
+    let out = bin().arg("check").arg(&sass).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("vector_add: 20 instructions, estimated"));
+    // The same listing with every wait mask removed reads load results too early.
+    let text = std::fs::read_to_string(&sass).unwrap();
+    let broken: String = text
+        .lines()
+        .map(|l| match l.find("&req={") {
+            Some(a) => format!("{}{}\n", &l[..a], &l[a + l[a..].find('}').unwrap() + 1..]),
+            None => format!("{l}\n"),
+        })
+        .collect();
+    let bad = sass.with_file_name("bad.sass");
+    std::fs::write(&bad, broken).unwrap();
+    let out = bin().arg("check").arg(&bad).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("hazard:") && err.contains("is not waited for"), "{err}");
+    // A listing without control fields is a clear error, not a panic.
+    std::fs::write(&bad, "Function : f\n /*0008*/ EXIT ;\n").unwrap();
+    let out = bin().arg("check").arg(&bad).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no control fields"));
+}

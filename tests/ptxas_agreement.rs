@@ -14,6 +14,8 @@
 //! why and passes without checking anything.
 
 mod common;
+#[path = "common/nvidia.rs"]
+mod nvidia;
 
 use common::{Batch, Case, HEADER, Hint, cases};
 use ptx2sass::driver::{self, Emit, Options};
@@ -21,7 +23,6 @@ use ptx2sass::lower::ldst::{Space, plan};
 use ptx2sass::ptx::instr::MemSem;
 use ptx2sass::ptx::types::{ParamSub, ScalarType, SharedSub, StateSpace};
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Known, deliberate differences: (predicate on the form and the two instruction lists,
@@ -50,29 +51,6 @@ const DELIBERATE: &[Rule] = &[
 /// `list` without the instructions whose opcode starts with `a` or `b`.
 fn strip(list: &[String], a: &str, b: &str) -> Vec<String> {
     list.iter().filter(|s| !s.starts_with(a) && !s.starts_with(b)).cloned().collect()
-}
-
-fn tools() -> Result<PathBuf, String> {
-    let has = |d: &Path| d.join("ptxas").is_file() && d.join("nvdisasm").is_file();
-    if let Ok(d) = std::env::var("NVIDIA_REF_BIN") {
-        let d = PathBuf::from(d);
-        return if has(&d) { Ok(d) } else { Err(format!("NVIDIA_REF_BIN={} has no ptxas/nvdisasm", d.display())) };
-    }
-    let prefix = std::env::var("NVIDIA_REF_PREFIX")
-        .map(PathBuf::from)
-        .or_else(|_| std::env::var("HOME").map(|h| Path::new(&h).join(".cache/nvidia-reference-11.8")))
-        .map(|p| p.join("usr/bin"));
-    if let Ok(d) = prefix
-        && has(&d)
-    {
-        return Ok(d);
-    }
-    for d in std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()) {
-        if has(&d) {
-            return Ok(d);
-        }
-    }
-    Err("ptxas/nvdisasm not found (set NVIDIA_REF_BIN or run ../shared/tools/nvidia-reference.sh)".into())
 }
 
 /// Forms written only with qualifiers ptxas 11.8 parses at `.version 7.8`.
@@ -152,7 +130,7 @@ fn run(cmd: &mut Command) -> (bool, String, String) {
 
 #[test]
 fn ld_st_forms_agree_with_ptxas() {
-    let bin = match tools() {
+    let bin = match nvidia::tools() {
         Ok(b) => b,
         Err(why) => {
             eprintln!("ptxas_agreement: SKIPPED: {why}");

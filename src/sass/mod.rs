@@ -6,3 +6,4 @@ pub mod legal;
 pub mod op;
 pub mod print;
 pub mod program;
+pub mod text;

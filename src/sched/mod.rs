@@ -10,6 +10,9 @@
 //!    (`table`). Fixed latencies are drained at the end of every block; barriers flow into
 //!    forward branch targets and are drained before backward branches.
 
+pub mod check;
+pub mod effects;
+pub mod estimate;
 pub mod table;
 
 use crate::ir::Function;
@@ -455,10 +458,35 @@ fn annotate(code: &mut [Scheduled]) {
     }
 }
 
+/// Scheduling options.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Safe mode (`--serial`): the instruction after every variable-latency instruction
+    /// waits for its write and read barriers (2 cycles after it, the minimum between
+    /// setting a barrier and waiting on it), so no result or source is ever in flight
+    /// while anything else runs.
+    pub serial: bool,
+}
+
+/// Makes every variable-latency instruction's barriers waited for by the next one.
+fn serialize(code: &mut [Scheduled]) {
+    for k in 0..code.len().saturating_sub(1) {
+        let c = code[k].ctrl;
+        let mask = c.wr.map_or(0, |b| 1 << b) | c.rd.map_or(0, |b| 1 << b);
+        if mask != 0 {
+            code[k].ctrl.stall = code[k].ctrl.stall.max(2);
+            code[k + 1].ctrl.wait |= mask;
+        }
+    }
+}
+
 /// Schedules an allocated function into final code.
-pub fn schedule(f: &Function) -> SassFunction {
+pub fn schedule(f: &Function, opts: &Options) -> SassFunction {
     let mut code = linearize(f);
     annotate(&mut code);
+    if opts.serial {
+        serialize(&mut code);
+    }
     SassFunction {
         name: f.name.clone(),
         kind: match f.kind {

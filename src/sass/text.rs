@@ -1,0 +1,208 @@
+//! Reads SASS listings back as text: ptx2sass's own output and nvdisasm output with
+//! decoded control fields (`../shared/tools/sass-ctrl.py`), so that the hazard checker
+//! ([`crate::sched::check`]) can judge any program, ptxas's included.
+//!
+//! Accepted line shapes (anything else is ignored):
+//! * function starts: `Function : NAME` (ptx2sass, cuobjdump) or `.text.NAME:` (nvdisasm);
+//! * labels: `NAME:` alone on a line (nvdisasm `.L_x_1:`, `$f$g:`);
+//! * instructions: `/*ADDR*/`, optionally `[CTRLHEX]` and `{`, then
+//!   `{@{!}Pg} OPCODE{.MOD} operand, ... ;` (or `}` closing a dual-issue pair), with the
+//!   control fields `&req={b,..} &rdN &wrN ?WAITn ?YIELD ?reuse=..` anywhere on the line
+//!   (ptx2sass prints them before the `;`, sass-ctrl.py after it). An instruction without
+//!   a `?WAITn` field is an error: the checker needs the stall counts.
+
+use super::program::Ctrl;
+use std::collections::HashMap;
+
+/// A branch, `SSY`, `PBK` or `CAL` target as written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// A byte address in the same function (`BRA 0x568`).
+    Addr(u32),
+    /// A label (`` BRA `(.L_x_1) ``, `` CAL `($f) ``).
+    Label(String),
+}
+
+/// One instruction of a listing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TextInstr {
+    /// 1-based line number in the listing.
+    pub line: usize,
+    /// Byte address (`/*ADDR*/`).
+    pub addr: u32,
+    /// Guard predicate: (negated, register text such as `P0`).
+    pub guard: Option<(bool, String)>,
+    /// Opcode without modifiers (`LDG`).
+    pub opcode: String,
+    /// Modifiers in order (`["E", "64"]` for `LDG.E.64`).
+    pub mods: Vec<String>,
+    /// Operands as written, split at top-level commas and trimmed.
+    pub operands: Vec<String>,
+    /// Control fields.
+    pub ctrl: Ctrl,
+    /// Branch-like target: the operand of `BRA`/`SSY`/`PBK`/`CAL`, or the reconvergence
+    /// target nvdisasm notes on `SYNC`/`BRK` (`(*"BRANCH_TARGETS .L_x_0"*)`).
+    pub target: Option<Target>,
+    /// The instruction text as written (for messages).
+    pub text: String,
+}
+
+/// One function of a listing.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TextFunction {
+    /// Name.
+    pub name: String,
+    /// Instructions in address order.
+    pub instrs: Vec<TextInstr>,
+    /// Label name → index into `instrs` of the instruction it precedes.
+    pub labels: HashMap<String, usize>,
+}
+
+/// A listing that cannot be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {message}")]
+pub struct ParseError {
+    /// 1-based line number.
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Splits `s` at commas outside brackets.
+fn split_operands(s: &str) -> Vec<String> {
+    let mut out = vec![];
+    let mut depth = 0i32;
+    let mut cur = String::new();
+    for ch in s.chars() {
+        match ch {
+            '[' | '(' | '{' => depth += 1,
+            ']' | ')' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(cur.trim().to_string());
+                cur.clear();
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(ch);
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur.trim().to_string());
+    }
+    out
+}
+
+/// Removes the control-field tokens from `line` and returns them decoded.
+fn take_ctrl(line: &str, lineno: usize) -> Result<(String, Option<Ctrl>), ParseError> {
+    let err = |m: String| ParseError { line: lineno, message: m };
+    let mut ctrl = Ctrl::default();
+    let mut seen_wait = false;
+    let mut rest = String::new();
+    for tok in line.split_whitespace() {
+        if let Some(list) = tok.strip_prefix("&req={").and_then(|t| t.strip_suffix('}')) {
+            for b in list.split(',').filter(|b| !b.is_empty()) {
+                let b: u8 = b.parse().ok().filter(|b| *b < 6).ok_or_else(|| err(format!("bad barrier in `{tok}`")))?;
+                ctrl.wait |= 1 << b;
+            }
+        } else if let Some(b) = tok.strip_prefix("&rd") {
+            ctrl.rd = Some(b.parse().ok().filter(|b| *b < 6).ok_or_else(|| err(format!("bad read barrier `{tok}`")))?);
+        } else if let Some(b) = tok.strip_prefix("&wr") {
+            ctrl.wr = Some(b.parse().ok().filter(|b| *b < 6).ok_or_else(|| err(format!("bad write barrier `{tok}`")))?);
+        } else if let Some(n) = tok.strip_prefix("?WAIT") {
+            ctrl.stall = n.parse().ok().filter(|n| *n < 16).ok_or_else(|| err(format!("bad stall count `{tok}`")))?;
+            seen_wait = true;
+        } else if tok == "?YIELD" {
+            ctrl.yield_hint = true;
+        } else if tok.starts_with("?reuse=") {
+        } else {
+            rest.push_str(tok);
+            rest.push(' ');
+        }
+    }
+    Ok((rest, seen_wait.then_some(ctrl)))
+}
+
+fn parse_target(op: &str) -> Option<Target> {
+    if let Some(l) = op.strip_prefix("`(").and_then(|t| t.strip_suffix(')')) {
+        return Some(Target::Label(l.to_string()));
+    }
+    op.strip_prefix("0x").and_then(|h| u32::from_str_radix(h, 16).ok()).map(Target::Addr)
+}
+
+/// Parses a listing into functions (see the module docs for the accepted shapes).
+/// Errors: an instruction line without a stall count, or malformed control fields.
+pub fn parse(listing: &str) -> Result<Vec<TextFunction>, ParseError> {
+    let mut funcs: Vec<TextFunction> = vec![];
+    let mut pending_labels: Vec<String> = vec![];
+    for (k, raw) in listing.lines().enumerate() {
+        let lineno = k + 1;
+        let line = raw.trim();
+        if let Some(name) = line.strip_prefix("Function : ") {
+            funcs.push(TextFunction { name: name.trim().to_string(), ..Default::default() });
+            continue;
+        }
+        if let Some(name) = line.strip_prefix(".text.").and_then(|n| n.strip_suffix(':')) {
+            funcs.push(TextFunction { name: name.to_string(), ..Default::default() });
+            continue;
+        }
+        if let Some(l) = line.strip_suffix(':')
+            && !l.is_empty()
+            && !l.contains(char::is_whitespace)
+            && !l.starts_with("//")
+        {
+            pending_labels.push(l.to_string());
+            continue;
+        }
+        let Some(at) = line.find("/*") else { continue };
+        let Some(end) = line[at + 2..].find("*/") else { continue };
+        let Ok(addr) = u32::from_str_radix(&line[at + 2..at + 2 + end], 16) else { continue };
+        let mut body = line[at + 2 + end + 2..].trim_start();
+        if body.starts_with('[')
+            && let Some(e) = body.find(']')
+        {
+            body = body[e + 1..].trim_start();
+        }
+        body = body.trim_start_matches('{').trim_start();
+        let (body, ctrl) = take_ctrl(body, lineno)?;
+        let text = body.split([';', '}']).next().unwrap_or("").trim().to_string();
+        if text.is_empty() {
+            continue;
+        }
+        let ctrl = ctrl.ok_or_else(|| ParseError {
+            line: lineno,
+            message: format!("`{text}` has no control fields (`?WAITn`); use sass-ctrl.py output"),
+        })?;
+        let Some(func) = funcs.last_mut() else {
+            return Err(ParseError { line: lineno, message: "instruction outside any function".into() });
+        };
+        let mut rest = text.as_str();
+        let mut guard = None;
+        if let Some(g) = rest.strip_prefix('@') {
+            let (p, r) = g.split_once(' ').unwrap_or((g, ""));
+            guard = Some(match p.strip_prefix('!') {
+                Some(q) => (true, q.to_string()),
+                None => (false, p.to_string()),
+            });
+            rest = r.trim_start();
+        }
+        let (mnemonic, ops) = rest.split_once(' ').unwrap_or((rest, ""));
+        let mut parts = mnemonic.split('.');
+        let opcode = parts.next().unwrap_or("").to_string();
+        let mods = parts.map(str::to_string).collect();
+        let operands = split_operands(ops);
+        let target = if matches!(opcode.as_str(), "BRA" | "SSY" | "PBK" | "CAL" | "JCAL" | "PCNT") {
+            operands.iter().find_map(|o| parse_target(o))
+        } else if let Some(t) = text.split("BRANCH_TARGETS ").nth(1) {
+            // nvdisasm names the reconvergence target of SYNC/BRK in a comment:
+            // `SYNC (*"BRANCH_TARGETS .L_x_0"*)`.
+            t.split(['"', ',', ' ']).next().filter(|l| !l.is_empty()).map(|l| Target::Label(l.to_string()))
+        } else {
+            None
+        };
+        for l in pending_labels.drain(..) {
+            func.labels.insert(l, func.instrs.len());
+        }
+        func.instrs.push(TextInstr { line: lineno, addr, guard, opcode, mods, operands, ctrl, target, text });
+    }
+    Ok(funcs)
+}

@@ -1,0 +1,453 @@
+//! The hazard checker: an independent judge of scheduled SASS, ours or ptxas's.
+//!
+//! It reads a listing as text ([`crate::sass::text`]), derives each instruction's register
+//! effects from its own table ([`super::effects`]) and runs a cycle-level model of one warp
+//! over every path of the control-flow graph (a dataflow fixed point; at joins the worst
+//! case of each fact is kept):
+//!
+//! * issue: the next instruction issues `stall` cycles after this one (0 = dual issue);
+//! * fixed-latency results are readable [`ALU_LATENCY`] (GPR, CC) or [`PRED_LATENCY`]
+//!   (predicate) cycles after issue, and memory instructions read their sources
+//!   `read_delay` cycles after issue;
+//! * variable-latency results are readable only after a wait on their write barrier
+//!   (`&req={b}`, or `DEPBAR.LE SBb, k` with counting semantics), or, for in-order ops
+//!   (global/local/generic loads, atomics), after a younger in-order op has been waited for;
+//! * sources read late (memory, fp64, conversions) may be overwritten only after a wait on
+//!   the instruction's read barrier, or once its write barrier has been waited for, or
+//!   [`LATE_READ_WINDOW`] cycles after issue;
+//! * a wait must come at least 2 cycles after the barrier was set;
+//! * calls: the callee is checked in the caller's state, and the code after a `CAL` in the
+//!   state of every `RET` of the callee; `SYNC`/`BRK` go to every `SSY`/`PBK` target of
+//!   the function.
+//!
+//! Reported hazards: reading a register before its producer is done (RAW), overwriting a
+//! register whose earlier producer may still write it (WAW) or that a late reader may
+//! still read (WAR), and too short a gap after setting a barrier. A wait on a barrier
+//! that nothing has set is harmless (it completes at once) and is not reported; a consumer
+//! whose producer set no barrier, or another one, is a RAW hazard.
+
+use super::effects::{
+    ALU_LATENCY, CC, Effects, Flow, LATE_READ_WINDOW, PRED_BASE, PRED_LATENCY, Queue, UNITS, Unit, effects,
+};
+use crate::sass::text::{Target, TextFunction, TextInstr};
+use std::collections::BTreeMap;
+
+/// One hazard: where, and what.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hazard {
+    /// Function name.
+    pub function: String,
+    /// Byte address of the offending instruction.
+    pub addr: u32,
+    /// 1-based line in the listing.
+    pub line: usize,
+    /// The instruction text.
+    pub text: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for Hazard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: {} /*{:04x}*/ `{}`: {}", self.line, self.function, self.addr, self.text, self.message)
+    }
+}
+
+/// An outstanding variable-latency instruction.
+#[derive(Clone, Debug, PartialEq)]
+struct Pending {
+    wr: Option<u8>,
+    rd: Option<u8>,
+    queue: Option<Queue>,
+    /// Results not yet known written.
+    writes: Vec<Unit>,
+    /// Late-read sources not yet known read.
+    reads: Vec<Unit>,
+    /// Cycles since issue (saturating), the smallest over paths.
+    age: u8,
+    /// Younger ops of the same in-order queue that set each write barrier, issued since;
+    /// the fewest over paths.
+    younger: [u8; 6],
+}
+
+/// The machine state before an instruction.
+#[derive(Clone, Debug, PartialEq)]
+struct State {
+    /// Cycles until each unit's fixed-latency value is ready (0 = ready).
+    ready_in: Vec<u8>,
+    /// Outstanding variable-latency instructions, by global instruction index.
+    pending: BTreeMap<usize, Pending>,
+    /// Cycles since each barrier was last set (the fewest over paths; 255 = long ago).
+    since_set: [u8; 6],
+    /// Barriers set on some path and not yet waited for.
+    set: u8,
+}
+
+impl State {
+    fn new() -> State {
+        State { ready_in: vec![0; UNITS], pending: BTreeMap::new(), since_set: [255; 6], set: 0 }
+    }
+
+    fn join(&mut self, o: &State) -> bool {
+        let before = self.clone();
+        for (a, b) in self.ready_in.iter_mut().zip(&o.ready_in) {
+            *a = (*a).max(*b);
+        }
+        for (k, p) in &o.pending {
+            match self.pending.get_mut(k) {
+                None => {
+                    self.pending.insert(*k, p.clone());
+                }
+                Some(q) => {
+                    for u in &p.writes {
+                        if !q.writes.contains(u) {
+                            q.writes.push(*u);
+                        }
+                    }
+                    for u in &p.reads {
+                        if !q.reads.contains(u) {
+                            q.reads.push(*u);
+                        }
+                    }
+                    q.age = q.age.min(p.age);
+                    for b in 0..6 {
+                        q.younger[b] = q.younger[b].min(p.younger[b]);
+                    }
+                }
+            }
+        }
+        for b in 0..6 {
+            self.since_set[b] = self.since_set[b].min(o.since_set[b]);
+        }
+        self.set |= o.set;
+        *self != before
+    }
+
+    /// Advances time by `cycles`.
+    fn advance(&mut self, cycles: u8) {
+        for r in self.ready_in.iter_mut() {
+            *r = r.saturating_sub(cycles);
+        }
+        for p in self.pending.values_mut() {
+            p.age = p.age.saturating_add(cycles);
+            if p.rd.is_none() && p.age >= LATE_READ_WINDOW {
+                p.reads.clear();
+            }
+        }
+        for s in self.since_set.iter_mut() {
+            *s = s.saturating_add(cycles);
+        }
+        self.pending.retain(|_, p| !p.writes.is_empty() || !p.reads.is_empty());
+    }
+
+    /// Applies a wait on barrier `b` that leaves at most `k` ops outstanding on it.
+    fn drain(&mut self, b: u8, k: u8) {
+        for p in self.pending.values_mut() {
+            let younger = p.younger[b as usize];
+            let done =
+                if p.queue.is_some() { younger >= k + u8::from(p.wr != Some(b)) } else { p.wr == Some(b) && k == 0 };
+            if done {
+                p.writes.clear();
+                p.reads.clear();
+            }
+            if p.rd == Some(b) && k == 0 {
+                p.reads.clear();
+            }
+        }
+        if k == 0 {
+            self.set &= !(1 << b);
+        }
+        self.pending.retain(|_, p| !p.writes.is_empty() || !p.reads.is_empty());
+    }
+}
+
+fn unit_name(u: Unit) -> String {
+    match u {
+        CC => "CC".into(),
+        u if u >= PRED_BASE => format!("P{}", u - PRED_BASE),
+        u => format!("R{u}"),
+    }
+}
+
+/// A node of the whole-program graph.
+struct Node<'a> {
+    func: usize,
+    instr: &'a TextInstr,
+    fx: Effects,
+    succs: Vec<usize>,
+}
+
+/// Builds the nodes (all functions' instructions, numbered globally) and their successors.
+fn build(funcs: &[TextFunction]) -> Result<Vec<Node<'_>>, Hazard> {
+    let mut base = vec![0usize; funcs.len()];
+    let mut n = 0;
+    for (k, f) in funcs.iter().enumerate() {
+        base[k] = n;
+        n += f.instrs.len();
+    }
+    let err = |f: &TextFunction, i: &TextInstr, m: String| Hazard {
+        function: f.name.clone(),
+        addr: i.addr,
+        line: i.line,
+        text: i.text.clone(),
+        message: m,
+    };
+    let resolve = |fk: usize, t: &Target| -> Option<usize> {
+        let f = &funcs[fk];
+        match t {
+            Target::Addr(a) => f.instrs.iter().position(|i| i.addr == *a).map(|p| base[fk] + p),
+            Target::Label(l) => {
+                if let Some(p) = f.labels.get(l) {
+                    return Some(base[fk] + p);
+                }
+                funcs.iter().enumerate().find_map(|(g, h)| h.labels.get(l).map(|p| base[g] + p))
+            }
+        }
+    };
+    let mut nodes: Vec<Node> = vec![];
+    for (fk, f) in funcs.iter().enumerate() {
+        let pushes = |flow: Flow| -> Vec<usize> {
+            let op = if flow == Flow::Sync { "SSY" } else { "PBK" };
+            f.instrs
+                .iter()
+                .filter(|i| i.opcode == op)
+                .filter_map(|i| i.target.as_ref().and_then(|t| resolve(fk, t)))
+                .collect()
+        };
+        for (k, i) in f.instrs.iter().enumerate() {
+            let fx = effects(i).map_err(|u| err(f, i, format!("opcode not in the checker's table: `{}`", u.0)))?;
+            let next = (k + 1 < f.instrs.len()).then_some(base[fk] + k + 1);
+            let guarded = i.guard.as_ref().is_some_and(|(neg, p)| p != "PT" || *neg);
+            let target = match (&fx.flow, &i.target) {
+                (Flow::Branch | Flow::Call, Some(t)) => {
+                    Some(resolve(fk, t).ok_or_else(|| err(f, i, "branch target not found".into()))?)
+                }
+                (Flow::Branch | Flow::Call, None) => return Err(err(f, i, "branch without a target".into())),
+                _ => None,
+            };
+            let mut succs: Vec<usize> = match fx.flow {
+                Flow::Next | Flow::Push => next.into_iter().collect(),
+                Flow::Branch | Flow::Call => target.into_iter().collect(),
+                Flow::Exit | Flow::Ret => vec![],
+                Flow::Sync | Flow::Brk => match &i.target {
+                    Some(t) => resolve(fk, t).into_iter().collect(),
+                    None => pushes(fx.flow),
+                },
+            };
+            if guarded && !matches!(fx.flow, Flow::Next | Flow::Push | Flow::Call) {
+                succs.extend(next);
+            }
+            nodes.push(Node { func: fk, instr: i, fx, succs });
+        }
+    }
+    // RET returns to the instruction after every call of its function.
+    let entry_of = |g: usize| base[g];
+    let mut ret_succs: Vec<(usize, usize)> = vec![];
+    for (c, node) in nodes.iter().enumerate() {
+        if node.fx.flow == Flow::Call
+            && let Some(&t) = node.succs.first()
+        {
+            let callee = nodes[t].func;
+            let end = entry_of(callee) + funcs[callee].instrs.len();
+            for r in entry_of(callee)..end {
+                if nodes[r].fx.flow == Flow::Ret && c + 1 < nodes.len() {
+                    ret_succs.push((r, c + 1));
+                }
+            }
+        }
+    }
+    for (r, s) in ret_succs {
+        nodes[r].succs.push(s);
+    }
+    Ok(nodes)
+}
+
+/// Checks one instruction in state `s`; returns the hazards and the state after it
+/// (before advancing time by its stall).
+fn step(node: &Node, idx: usize, s: &State, out: &mut Vec<String>) -> State {
+    let i = node.instr;
+    let fx = &node.fx;
+    let mut s = s.clone();
+    // Waits.
+    for b in 0..6u8 {
+        if i.ctrl.wait >> b & 1 == 1 {
+            if s.since_set[b as usize] < 2 {
+                out.push(format!(
+                    "waits on SB{b} {} cycle(s) after it was set (at least 2 needed)",
+                    s.since_set[b as usize]
+                ));
+            }
+            s.drain(b, 0);
+        }
+    }
+    if i.opcode == "DEPBAR"
+        && let Some(sb) = i.operands.first().and_then(|o| o.strip_prefix("SB")).and_then(|b| b.parse::<u8>().ok())
+        && sb < 6
+    {
+        let k = i
+            .operands
+            .get(1)
+            .and_then(|o| o.strip_prefix("0x").map(|h| u8::from_str_radix(h, 16).ok()).unwrap_or(o.parse().ok()))
+            .unwrap_or(0);
+        // DEPBAR reads the counter when it executes: an op that set the barrier in the
+        // previous cycle is counted (ptxas 11.8 `strided_sum`: `LDG.E R13, [R24] &wr5
+        // ?WAIT1` then `DEPBAR.LE SB5, 0xe` relying on that load being counted).
+        s.drain(sb, k);
+    }
+    // RAW: fixed latencies (sources read `read_delay` cycles after issue) and
+    // outstanding variable-latency results.
+    for &u in &fx.reads {
+        let left = s.ready_in[u as usize];
+        if left > fx.read_delay {
+            out.push(format!(
+                "reads {} {} cycle(s) before its producer's result is ready",
+                unit_name(u),
+                left - fx.read_delay
+            ));
+        }
+        for (&k, p) in &s.pending {
+            if p.writes.contains(&u) {
+                out.push(format!(
+                    "reads {} while the variable-latency result of instruction #{k} is not waited for{}",
+                    unit_name(u),
+                    p.wr.map_or(" (it sets no write barrier)".into(), |b| format!(" (SB{b})"))
+                ));
+            }
+        }
+    }
+    // WAW and WAR against outstanding instructions; WAW against fixed-latency results still
+    // in flight (a later ALU write must not land before an earlier one).
+    // An op of an in-order queue writes after every earlier op of its queue has written
+    // and fetched its sources.
+    let same_queue = |p: &Pending| fx.variable && fx.queue.is_some() && p.queue == fx.queue;
+    for &u in &fx.writes {
+        for (&k, p) in &s.pending {
+            if same_queue(p) {
+                continue;
+            }
+            if p.writes.contains(&u) {
+                out.push(format!("overwrites {} while instruction #{k} may still write it", unit_name(u)));
+            }
+            if p.reads.contains(&u) {
+                out.push(format!(
+                    "overwrites {} while instruction #{k} may still read it{}",
+                    unit_name(u),
+                    p.rd.map_or(" (no read barrier)".into(), |b| format!(" (SB{b} not waited for)"))
+                ));
+            }
+        }
+    }
+    // Effects of this instruction.
+    if fx.variable {
+        for p in s.pending.values_mut() {
+            if fx.queue.is_some()
+                && p.queue == fx.queue
+                && let Some(b) = i.ctrl.wr
+            {
+                p.younger[b as usize] = p.younger[b as usize].saturating_add(1);
+            }
+        }
+        let reads: Vec<Unit> =
+            if fx.reads_late { fx.reads.iter().copied().filter(|u| *u < PRED_BASE).collect() } else { vec![] };
+        let writes = fx.writes.clone();
+        if !writes.is_empty() || !reads.is_empty() {
+            s.pending.insert(
+                idx,
+                Pending { wr: i.ctrl.wr, rd: i.ctrl.rd, queue: fx.queue, writes, reads, age: 0, younger: [0; 6] },
+            );
+        }
+        for &u in &fx.writes {
+            s.ready_in[u as usize] = 0;
+        }
+    } else {
+        if fx.reads_late {
+            let reads: Vec<Unit> = fx.reads.iter().copied().filter(|u| *u < PRED_BASE).collect();
+            if !reads.is_empty() {
+                s.pending.insert(
+                    idx,
+                    Pending {
+                        wr: None,
+                        rd: i.ctrl.rd,
+                        queue: fx.queue,
+                        writes: vec![],
+                        reads,
+                        age: 0,
+                        younger: [0; 6],
+                    },
+                );
+            }
+        }
+        for &u in &fx.writes {
+            let lat = if (PRED_BASE..CC).contains(&u) { PRED_LATENCY } else { ALU_LATENCY };
+            s.ready_in[u as usize] = lat;
+        }
+        if fx.writes.is_empty() && i.ctrl.wr.is_some() {
+            // A write barrier on an instruction without results (ptxas does not do this).
+            out.push("sets a write barrier but writes no register".into());
+        }
+    }
+    for b in [i.ctrl.wr, i.ctrl.rd].into_iter().flatten() {
+        s.since_set[b as usize] = 0;
+        s.set |= 1 << b;
+    }
+    s
+}
+
+/// Checks every function of a listing. Returns all hazards found (empty = hazard-free
+/// under the model), or an error for an instruction the table does not know or a branch
+/// whose target is missing.
+pub fn check(funcs: &[TextFunction]) -> Result<Vec<Hazard>, Hazard> {
+    let nodes = build(funcs)?;
+    let n = nodes.len();
+    let mut state_in: Vec<Option<State>> = vec![None; n];
+    // Entries: the first instruction of every function that no CAL targets.
+    let called: Vec<usize> =
+        nodes.iter().filter(|x| x.fx.flow == Flow::Call).filter_map(|x| x.succs.first().copied()).collect();
+    let mut base = 0;
+    let mut work: Vec<usize> = vec![];
+    for f in funcs {
+        if !f.instrs.is_empty() && !called.contains(&base) {
+            state_in[base] = Some(State::new());
+            work.push(base);
+        }
+        base += f.instrs.len();
+    }
+    let mut scratch = vec![];
+    while let Some(k) = work.pop() {
+        let Some(s) = state_in[k].clone() else { continue };
+        scratch.clear();
+        let mut after = step(&nodes[k], k, &s, &mut scratch);
+        after.advance(nodes[k].instr.ctrl.stall);
+        for &t in &nodes[k].succs {
+            let changed = match &mut state_in[t] {
+                None => {
+                    state_in[t] = Some(after.clone());
+                    true
+                }
+                Some(x) => x.join(&after),
+            };
+            if changed && !work.contains(&t) {
+                work.push(t);
+            }
+        }
+    }
+    // Report from the fixed point.
+    let mut hazards = vec![];
+    for (k, node) in nodes.iter().enumerate() {
+        if let Some(s) = &state_in[k] {
+            let mut msgs = vec![];
+            step(node, k, s, &mut msgs);
+            msgs.dedup();
+            for m in msgs {
+                hazards.push(Hazard {
+                    function: funcs[node.func].name.clone(),
+                    addr: node.instr.addr,
+                    line: node.instr.line,
+                    text: node.instr.text.clone(),
+                    message: m,
+                });
+            }
+        }
+    }
+    Ok(hazards)
+}

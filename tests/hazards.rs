@@ -1,0 +1,207 @@
+//! The hazard checker (`sched::check`): every program ptx2sass emits for the samples is
+//! hazard-free, so is ptxas 11.8's code for them (when the NVIDIA tools are present), and
+//! hand-broken programs are rejected, each for the reason that was broken.
+
+#[path = "common/nvidia.rs"]
+mod nvidia;
+
+use ptx2sass::driver::{self, Emit, Options};
+use ptx2sass::sass::text;
+use ptx2sass::sched::check::{Hazard, check};
+use std::path::Path;
+use std::process::Command;
+
+fn samples() -> Vec<std::path::PathBuf> {
+    let mut v: Vec<_> = std::fs::read_dir("samples")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
+        .collect();
+    v.sort();
+    v
+}
+
+fn ours(path: &Path) -> String {
+    let src = std::fs::read_to_string(path).unwrap();
+    let opts = Options { emit: Emit::Sass, ..Options::default() };
+    driver::compile(&src, &opts).unwrap_or_else(|_| panic!("{} compiles", path.display())).text
+}
+
+fn hazards(listing: &str) -> Vec<Hazard> {
+    let funcs = text::parse(listing).expect("listing parses");
+    assert!(!funcs.is_empty() && funcs.iter().all(|f| !f.instrs.is_empty()), "no code parsed");
+    check(&funcs).expect("every opcode is in the checker's table")
+}
+
+#[test]
+fn our_code_for_every_sample_is_hazard_free() {
+    let mut instrs = 0;
+    for p in samples() {
+        let listing = ours(&p);
+        let h = hazards(&listing);
+        assert!(h.is_empty(), "{}:\n{}", p.display(), h.iter().map(|h| h.to_string()).collect::<Vec<_>>().join("\n"));
+        instrs += text::parse(&listing).unwrap().iter().map(|f| f.instrs.len()).sum::<usize>();
+    }
+    assert!(instrs > 3000, "only {instrs} instructions checked");
+}
+
+#[test]
+fn ptxas_code_for_every_sample_is_hazard_free() {
+    let bin = match nvidia::tools() {
+        Ok(b) => b,
+        Err(why) => {
+            eprintln!("SKIPPED: {why}");
+            return;
+        }
+    };
+    let script = Path::new("../shared/tools/sass-ctrl.py");
+    if !script.is_file() {
+        eprintln!("SKIPPED: ../shared/tools/sass-ctrl.py not found");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("ptx2sass-hazards-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut checked = 0;
+    for p in samples() {
+        // ptxas 11.8 reads PTX ISA up to 7.8 (the nvcc-style sample says 8.0).
+        let src = std::fs::read_to_string(&p).unwrap().replace(".version 8.0", ".version 7.8");
+        let ptx = dir.join("in.ptx");
+        let cubin = dir.join("out.cubin");
+        std::fs::write(&ptx, src).unwrap();
+        let st =
+            Command::new(bin.join("ptxas")).args(["-arch=sm_50", "-O3", "-o"]).arg(&cubin).arg(&ptx).status().unwrap();
+        assert!(st.success(), "ptxas failed on {}", p.display());
+        let out =
+            Command::new("python3").arg(script).arg(&cubin).env("NVDISASM", bin.join("nvdisasm")).output().unwrap();
+        assert!(out.status.success(), "sass-ctrl.py failed: {}", String::from_utf8_lossy(&out.stderr));
+        let listing = String::from_utf8(out.stdout).unwrap();
+        let h = hazards(&listing);
+        assert!(
+            h.is_empty(),
+            "ptxas {}:\n{}",
+            p.display(),
+            h.iter().map(|h| h.to_string()).collect::<Vec<_>>().join("\n")
+        );
+        checked += 1;
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(checked, samples().len());
+}
+
+/// Edits line `n` (0-based) of a listing.
+fn edit(listing: &str, n: usize, f: impl Fn(&str) -> String) -> String {
+    listing.lines().enumerate().map(|(k, l)| if k == n { f(l) } else { l.to_string() } + "\n").collect()
+}
+
+fn find(listing: &str, pred: impl Fn(&str) -> bool) -> usize {
+    listing.lines().position(pred).expect("a line to break")
+}
+
+fn assert_caught(listing: &str, what: &str) {
+    let h = hazards(listing);
+    assert!(h.iter().any(|h| h.message.contains(what)), "expected a hazard containing {what:?}, got {h:#?}");
+}
+
+#[test]
+fn a_missing_wait_on_a_load_result_is_caught() {
+    let l = ours(Path::new("samples/vector_add.ptx"));
+    // The first instruction that waits on a barrier, with its wait mask removed.
+    let n = find(&l, |s| s.contains("FADD") && s.contains("&req="));
+    let broken = edit(&l, n, |s| {
+        let a = s.find("&req=").unwrap();
+        let b = a + s[a..].find('}').unwrap() + 1;
+        format!("{}{}", &s[..a], &s[b..])
+    });
+    assert!(hazards(&l).is_empty());
+    assert_caught(&broken, "variable-latency result");
+}
+
+#[test]
+fn a_too_short_stall_is_caught() {
+    let l = ours(Path::new("samples/saxpy.ptx"));
+    // An ALU producer whose consumer is next and needs the full 6 cycles.
+    let n = find(&l, |s| s.contains("XMAD.MRG") && s.contains("?WAIT6"));
+    let broken = edit(&l, n, |s| s.replace("?WAIT6", "?WAIT1"));
+    assert_caught(&broken, "before its producer's result is ready");
+    // A predicate needs 13 cycles.
+    let n = find(&l, |s| s.contains("ISETP") && s.contains("?WAIT13"));
+    let broken = edit(&l, n, |s| s.replace("?WAIT13", "?WAIT6"));
+    assert_caught(&broken, "reads P");
+}
+
+#[test]
+fn an_overwritten_store_source_is_caught() {
+    // STG reads its data late; rewriting the data register right after without waiting
+    // on the store's read barrier is a WAR hazard.
+    let l = ours(Path::new("samples/vector_add.ptx"));
+    let n = find(&l, |s| s.contains("STG.E") && s.contains("&rd"));
+    let data = l.lines().nth(n).unwrap().split(',').nth(1).unwrap().split_whitespace().next().unwrap().to_string();
+    let broken = edit(&l, n, |s| format!("{s}\n        /*0000*/                   MOV32I {data}, 0x1  ?WAIT6 ;"));
+    assert_caught(&broken, "may still read it");
+    // Waiting on the read barrier (2 cycles after the store set it) makes it safe.
+    let rd = l.lines().nth(n).unwrap().split("&rd").nth(1).unwrap()[..1].to_string();
+    let fixed = edit(&l, n, |s| {
+        let s = s.replace("?WAIT1", "?WAIT2");
+        format!("{s}\n        /*0000*/                   MOV32I {data}, 0x1  &req={{{rd}}} ?WAIT6 ;")
+    });
+    assert!(hazards(&fixed).is_empty(), "{:#?}", hazards(&fixed));
+}
+
+#[test]
+fn a_wait_too_soon_after_setting_the_barrier_is_caught() {
+    let l = "Function : f\n\
+        /*0008*/ S2R R0, SR_TID.X &wr0 ?WAIT1 ;\n\
+        /*0010*/ IADD R1, R0, R0 &req={0} ?WAIT6 ;\n\
+        /*0018*/ EXIT ?WAIT15 ;\n";
+    assert_caught(l, "after it was set");
+    assert!(hazards(&l.replace("&wr0 ?WAIT1", "&wr0 ?WAIT2")).is_empty());
+}
+
+#[test]
+fn a_load_without_a_write_barrier_is_caught_unless_a_younger_load_covers_it() {
+    // In-order completion: a wait on the younger load's barrier covers the older load.
+    let covered = "Function : f\n\
+        /*0008*/ LDG.E R4, [R2] ?WAIT1 ;\n\
+        /*0010*/ LDG.E R5, [R2+0x4] &wr5 ?WAIT2 ;\n\
+        /*0018*/ IADD R6, R4, R5 &req={5} ?WAIT6 ;\n\
+        /*0028*/ EXIT ?WAIT15 ;\n";
+    assert!(hazards(covered).is_empty(), "{:#?}", hazards(covered));
+    // An S2R is not in an in-order queue with the load.
+    let uncovered = covered.replace("LDG.E R5, [R2+0x4]", "S2R R5, SR_TID.X");
+    assert_caught(&uncovered, "sets no write barrier");
+    // DEPBAR.LE SB5, 1 leaves the younger of two loads outstanding.
+    let depbar = "Function : f\n\
+        /*0008*/ LDG.E R4, [R2] &wr5 ?WAIT1 ;\n\
+        /*0010*/ LDG.E R5, [R2+0x4] &wr5 ?WAIT2 ;\n\
+        /*0018*/ DEPBAR.LE SB5, 0x1 ?WAIT3 ;\n\
+        /*0028*/ IADD R6, R4, R4 ?WAIT6 ;\n\
+        /*0030*/ IADD R7, R5, R5 ?WAIT6 ;\n\
+        /*0038*/ EXIT ?WAIT15 ;\n";
+    let h = hazards(depbar);
+    assert_eq!(h.len(), 1, "{h:#?}");
+    assert!(h[0].text.contains("R7") && h[0].message.contains("reads R5"));
+}
+
+#[test]
+fn hazards_are_found_across_branches_and_loops() {
+    // The load is waited for on the fall-through path only; the branch path reads early.
+    let l = "Function : f\n\
+        /*0008*/ LDG.E R4, [R2] &wr5 ?WAIT1 ;\n\
+        /*0010*/ ISETP.NE.AND P0, PT, R0, RZ, PT ?WAIT13 ;\n\
+        /*0018*/ @P0 BRA 0x30 ?WAIT15 ;\n\
+        /*0028*/ IADD R6, R4, R4 &req={5} ?WAIT6 ;\n\
+        /*0030*/ IADD R7, R4, R4 ?WAIT6 ;\n\
+        /*0038*/ EXIT ?WAIT15 ;\n";
+    let h = hazards(l);
+    assert_eq!(h.len(), 1, "{h:#?}");
+    assert_eq!(h[0].addr, 0x30);
+    // A loop whose body reads a load issued at the bottom of the previous iteration.
+    let l = "Function : f\n\
+        /*0008*/ MOV R4, RZ ?WAIT6 ;\n\
+        /*0010*/ IADD R6, R4, R4 ?WAIT6 ;\n\
+        /*0018*/ LDG.E R4, [R2] &wr5 ?WAIT1 ;\n\
+        /*0028*/ @P0 BRA 0x10 ?WAIT15 ;\n\
+        /*0030*/ EXIT ?WAIT15 ;\n";
+    let h = hazards(l);
+    assert!(h.iter().any(|h| h.addr == 0x10 && h.message.contains("reads R4")), "{h:#?}");
+}
