@@ -166,7 +166,7 @@ fn bytes_of(size: MemSize, data: &[u32; 4]) -> Vec<u8> {
     data.iter().flat_map(|w| w.to_le_bytes()).take(n).collect()
 }
 
-fn window_slice<'m>(buf: &'m mut [u8], space: Space, off: u64, n: usize, addr: u64) -> Result<&'m mut [u8], ExecError> {
+fn window_slice(buf: &mut [u8], space: Space, off: u64, n: usize, addr: u64) -> Result<&mut [u8], ExecError> {
     let end = off.checked_add(n as u64).filter(|&e| e <= buf.len() as u64);
     match end {
         Some(e) => Ok(&mut buf[off as usize..e as usize]),

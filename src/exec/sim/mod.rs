@@ -76,6 +76,11 @@ struct Decoded {
     late: RegSet,
     /// Latency class of the opcode's unit.
     lat: Latency,
+    /// Cycles after issue at which general-purpose sources are read
+    /// ([`timing::operand_read_delay`]).
+    read_delay: u64,
+    /// Needs a stall of at least [`timing::CONTROL_MIN_STALL`].
+    control: bool,
 }
 
 fn decode(i: &Instr) -> Decoded {
@@ -116,7 +121,9 @@ fn decode(i: &Instr) -> Decoded {
     if !matches!(lat, Latency::Variable { late_reads: true, .. }) {
         late = RegSet::default();
     }
-    Decoded { guard, reads, writes, late, lat }
+    let unit = i.op.info().unit;
+    let control = matches!(i.op, Op::Bra | Op::Ssy | Op::Pbk | Op::Sync | Op::Brk | Op::Exit | Op::Bar { .. });
+    Decoded { guard, reads, writes, late, lat, read_delay: timing::operand_read_delay(unit), control }
 }
 
 /// One launch in progress.
@@ -126,6 +133,12 @@ pub(crate) struct Sim<'a> {
     banks: ConstBanks,
     global: Memory,
     rng: Rng,
+    /// Generator of the initial contents of registers, shared and local memory.
+    garbage: Rng,
+    /// Remarks that are not errors ([`Report::notes`]), and the (instruction, barrier)
+    /// pairs already remarked on.
+    notes: Vec<String>,
+    noted: std::collections::HashSet<(usize, u8)>,
     steps: u64,
     step_limit: u64,
     ctaid: [u32; 3],
@@ -138,9 +151,24 @@ fn param_size(ty: &str) -> Option<u32> {
     matches!(t.as_bytes().first(), Some(b'u' | b's' | b'b' | b'f')).then_some(bits / 8)
 }
 
+/// A successful simulation.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// Global memory afterwards and the number of warp instructions executed.
+    pub outcome: Outcome,
+    /// Remarks that are not errors, at most one per instruction and barrier: a wait on a
+    /// scoreboard barrier that no instruction of the warp has set yet (harmless, but a
+    /// sign of an over-conservative or confused annotation).
+    pub notes: Vec<String>,
+}
+
 /// Runs `launch` on `program`: every CTA of the grid, each thread from the kernel's first
 /// instruction, with the scheduling annotations enforced. Returns global memory afterwards
-/// and the number of warp instructions executed.
+/// and the number of warp instructions executed ([`run_report`] also returns notes).
+///
+/// Registers, shared memory and local memory start with garbage drawn from
+/// `Launch::seed` (as on hardware, where they are not cleared), so a program whose result
+/// depends on uninitialized state gives different results for different seeds.
 ///
 /// Errors: [`ExecError::Launch`] for an unknown kernel or bad shape,
 /// [`ExecError::Hazard`] for an unprotected dependence, out-of-bounds and misaligned
@@ -148,6 +176,11 @@ fn param_size(ty: &str) -> Option<u32> {
 /// [`ExecError::Deadlock`] for barriers or reconvergence that cannot complete,
 /// [`ExecError::StepLimit`].
 pub fn run(program: &Program, launch: &Launch) -> Result<Outcome, ExecError> {
+    run_report(program, launch).map(|r| r.outcome)
+}
+
+/// [`run`], also returning the notes of the run ([`Report`]).
+pub fn run_report(program: &Program, launch: &Launch) -> Result<Report, ExecError> {
     let func = program
         .functions
         .iter()
@@ -194,6 +227,9 @@ pub fn run(program: &Program, launch: &Launch) -> Result<Outcome, ExecError> {
         banks: ConstBanks::new(block, grid, func.frame_bytes, &launch.params, &program.const_bank),
         global: launch.global.clone(),
         rng: Rng::new(launch.seed),
+        garbage: Rng::new(launch.seed ^ 0x9a4b_a9e5_eed0_0f00),
+        notes: vec![],
+        noted: Default::default(),
         steps: 0,
         step_limit: launch.step_limit,
         ctaid: [0; 3],
@@ -203,22 +239,32 @@ pub fn run(program: &Program, launch: &Launch) -> Result<Outcome, ExecError> {
             for x in 0..grid[0] {
                 sim.ctaid = [x, y, z];
                 let mut mem = CtaMem {
-                    shared: vec![0; func.shared_bytes as usize],
-                    local: vec![0; frame * threads as usize],
+                    shared: sim.garbage.bytes(func.shared_bytes as usize),
+                    local: sim.garbage.bytes(frame * threads as usize),
                     frame,
                 };
                 sim.run_cta(block, &mut mem)?;
             }
         }
     }
-    Ok(Outcome { global: sim.global, steps: sim.steps })
+    Ok(Report { outcome: Outcome { global: sim.global, steps: sim.steps }, notes: sim.notes })
 }
 
 impl Sim<'_> {
     /// Runs one CTA to completion.
     fn run_cta(&mut self, block: [u32; 3], mem: &mut CtaMem) -> Result<(), ExecError> {
         let threads = (block[0] * block[1] * block[2]) as usize;
-        let mut warps: Vec<Warp> = (0..threads.div_ceil(32)).map(|k| Warp::new(k, block)).collect();
+        let mut warps: Vec<Warp> = (0..threads.div_ceil(32))
+            .map(|k| {
+                let mut w = Warp::new(k, block);
+                for r in w.regs.iter_mut() {
+                    for v in r.iter_mut() {
+                        *v = self.garbage.next_u64() as u32;
+                    }
+                }
+                w
+            })
+            .collect();
         loop {
             for w in warps.iter_mut() {
                 while w.status == WarpStatus::Running {
@@ -329,6 +375,20 @@ impl Sim<'_> {
         }
         let d = self.info[k];
         let depbar = if let Op::Depbar { sb, count } = s.instr.op { Some((sb, count)) } else { None };
+        let mut waits = s.ctrl.wait;
+        if let Some((b, _)) = depbar {
+            waits |= 1 << (b % 6);
+        }
+        for b in 0..6u8 {
+            if waits >> b & 1 == 1 && !w.sb.ever_set(b) && self.noted.insert((k, b)) {
+                self.notes.push(format!(
+                    "`{}` #{k} /*{:04x}*/ waits on SB{b}, which warp {} has not set yet",
+                    func.name,
+                    address(k),
+                    w.index
+                ));
+            }
+        }
         let t = w.sb.issue(w.next_issue, s.ctrl.wait, depbar);
         w.sb.check(t, &d.guard, w.active, &RegSet::default(), 0).map_err(|c| self.hazard(k, c))?;
         let guard = match s.instr.guard {
@@ -339,7 +399,17 @@ impl Sim<'_> {
             None => u32::MAX,
         };
         let exec = w.active & guard;
-        w.sb.check(t, &d.reads, exec, &d.writes, exec).map_err(|c| self.hazard(k, c))?;
+        w.sb.check_at(t, d.read_delay, &d.reads, exec, &d.writes, exec).map_err(|c| self.hazard(k, c))?;
+        if d.control && s.ctrl.stall < timing::CONTROL_MIN_STALL {
+            return Err(ExecError::Hazard(format!(
+                "`{}` #{k} /*{:04x}*/ `{}`: stall {} after a control instruction (at least {})",
+                func.name,
+                address(k),
+                s.instr.op.name(),
+                s.ctrl.stall,
+                timing::CONTROL_MIN_STALL
+            )));
+        }
         w.pc = k + 1;
         w.next_issue = t + s.ctrl.stall as u64;
         self.exec(w, mem, &s.instr, k, exec)?;

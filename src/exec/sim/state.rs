@@ -314,11 +314,7 @@ impl Warp {
     /// `mask` (`v[lane][k]` goes to `R(r+k)`).
     pub fn write_regs(&mut self, r: RegRef, mask: u32, v: &[[u32; 4]; WARP_SIZE]) {
         let Reg::R(x) = r.reg else { return };
-        for k in 0..r.n as usize {
-            let reg = x as usize + k;
-            if reg >= NUM_GPRS {
-                continue;
-            }
+        for (k, reg) in (x as usize..NUM_GPRS).take((r.n as usize).min(4)).enumerate() {
             for l in lanes(mask) {
                 self.regs[reg][l] = v[l][k];
             }

@@ -75,6 +75,24 @@ pub const LATENCY_TABLE: &[(Unit, Latency)] = &[
     (Unit::Const, Latency::Variable { min: 6, max: 60, late_reads: true }),
 ];
 
+/// Cycles after issue at which an instruction of `unit` reads its general-purpose
+/// register sources, as far as fixed-latency producers are concerned. Findings §7 (ptxas
+/// 11.8 control words): an ALU result feeding the address or data of LDG/STG/LDL/STL
+/// needs a stall of only 2 (so these read 4 cycles late), one feeding LDS/STS/LDC needs 4
+/// (2 cycles late), against 6 for an ALU consumer. Everything else reads at issue.
+pub fn operand_read_delay(unit: Unit) -> u64 {
+    match unit {
+        Unit::Mem => ALU_LATENCY - 2,
+        Unit::Shared | Unit::Const => ALU_LATENCY - 4,
+        _ => 0,
+    }
+}
+
+/// Smallest stall count after a control instruction (BRA, SSY, PBK, SYNC, BRK, EXIT,
+/// BAR.SYNC): Mesa NAK's `exec_latency` for SM < 70 gives 13 for these, and ptxas 11.8
+/// uses 13 (predicated) or 15 (findings §7).
+pub const CONTROL_MIN_STALL: u8 = 13;
+
 /// The latency class of `unit`, from [`LATENCY_TABLE`].
 pub fn latency(unit: Unit) -> Latency {
     LATENCY_TABLE.iter().find(|(u, _)| *u == unit).map(|(_, l)| *l).expect("every unit is in the table")
@@ -96,6 +114,10 @@ impl Rng {
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         z ^ (z >> 31)
+    }
+    /// `n` random bytes.
+    pub fn bytes(&mut self, n: usize) -> Vec<u8> {
+        (0..n).map(|_| self.next_u64() as u8).collect()
     }
     /// A value in `lo..=hi`.
     pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
@@ -268,8 +290,14 @@ impl Scoreboard {
         t
     }
 
+    /// True once some instruction has counted on barrier `b` (SB0..SB5).
+    pub fn ever_set(&self, b: u8) -> bool {
+        self.issued.get(b as usize).is_some_and(|&n| n > 0)
+    }
+
     /// Checks the reads (`reads`, in the lanes of `read_lanes`) and writes (`writes`, in
-    /// `write_lanes`) of an instruction issuing at cycle `t`.
+    /// `write_lanes`) of an instruction issuing at cycle `t` that reads its
+    /// general-purpose sources at issue.
     pub fn check(
         &self,
         t: u64,
@@ -278,10 +306,26 @@ impl Scoreboard {
         writes: &RegSet,
         write_lanes: u32,
     ) -> Result<(), Conflict> {
+        self.check_at(t, 0, reads, read_lanes, writes, write_lanes)
+    }
+
+    /// [`Scoreboard::check`] for an instruction that reads its general-purpose sources
+    /// `gpr_delay` cycles after issue ([`operand_read_delay`]); predicates and CC are read
+    /// at issue.
+    pub fn check_at(
+        &self,
+        t: u64,
+        gpr_delay: u64,
+        reads: &RegSet,
+        read_lanes: u32,
+        writes: &RegSet,
+        write_lanes: u32,
+    ) -> Result<(), Conflict> {
         if read_lanes != 0 {
+            let tg = t + gpr_delay;
             for r in reads.gprs() {
-                if let Some(ready) = self.gpr.late(r, read_lanes, t) {
-                    return Err(Conflict::TooEarly { reg: format!("R{r}"), producer: self.gpr.by[r], ready, at: t });
+                if let Some(ready) = self.gpr.late(r, read_lanes, tg) {
+                    return Err(Conflict::TooEarly { reg: format!("R{r}"), producer: self.gpr.by[r], ready, at: tg });
                 }
             }
             for p in reads.preds() {
