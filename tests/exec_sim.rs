@@ -604,3 +604,90 @@ fn wrong_plg_is_caught() {
     q.functions[0].code[ld].instr.srcs[1] = Src::pred(ptx2sass::sass::instr::PT, true);
     assert!(matches!(sim::run(&q, &l), Err(ExecError::OutOfBounds { space: "shared", .. })));
 }
+
+const DIVERGENT: &str = r#".version 8.5
+.target sm_50
+.address_size 64
+.visible .entry divergent(.param .u64 out)
+{
+    .shared .align 4 .b32 sh[64];
+    .reg .pred %p<4>;
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<8>;
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, 0;
+    mov.u32 %r3, 0;
+    and.b32 %r4, %r1, 7;
+LOOP:
+    and.b32 %r5, %r3, 1;
+    setp.eq.u32 %p1, %r5, 0;
+    @%p1 bra EVEN;
+    mul.lo.u32 %r6, %r3, 3;
+    add.u32 %r2, %r2, %r6;
+    bra.uni NEXT;
+EVEN:
+    xor.b32 %r2, %r2, %r3;
+NEXT:
+    add.u32 %r3, %r3, 1;
+    setp.le.u32 %p2, %r3, %r4;
+    setp.le.and.u32 %p3, %r2, 40, %p2;
+    @%p3 bra LOOP;
+DONE:
+    mul.wide.u32 %rd1, %r1, 4;
+    mov.u64 %rd2, sh;
+    add.s64 %rd3, %rd2, %rd1;
+    st.shared.u32 [%rd3], %r2;
+    bar.sync 0;
+    xor.b32 %r7, %r1, 33;
+    mul.wide.u32 %rd4, %r7, 4;
+    add.s64 %rd5, %rd2, %rd4;
+    ld.shared.u32 %r8, [%rd5];
+    ld.param.u64 %rd6, [out];
+    cvta.to.global.u64 %rd6, %rd6;
+    add.s64 %rd7, %rd6, %rd1;
+    st.global.u32 [%rd7], %r8;
+    ret;
+}
+"#;
+
+/// A divergent loop with a divergent if/else inside (PBK/BRK, SSY/SYNC), then a CTA
+/// barrier that only works if the warps reconverged, checked against a reference.
+#[test]
+fn divergent_loop_reconverges() {
+    let p = compile(DIVERGENT);
+    let mut s = Setup::new();
+    let out = s.buf(vec![0; 4 * 64]);
+    let l = s.launch(&p, "divergent", [1, 1, 1], [64, 1, 1], &[Val::I(out)]);
+    let got = read_u32s(&run_all(&p, &l), out, 64);
+    let value = |tid: u32| {
+        let (mut r2, mut r3, r4) = (0u32, 0u32, tid & 7);
+        loop {
+            if r3 & 1 == 1 {
+                r2 = r2.wrapping_add(3 * r3);
+            } else {
+                r2 ^= r3;
+            }
+            r3 += 1;
+            if !(r3 <= r4 && r2 <= 40) {
+                break r2;
+            }
+        }
+    };
+    let want: Vec<u32> = (0..64).map(|t| value(t ^ 33)).collect();
+    assert_eq!(got, want);
+}
+
+/// The two warps of a CTA wait at different barriers: a deadlock.
+#[test]
+fn barrier_deadlock_is_caught() {
+    let src =
+        DIVERGENT.replace("bar.sync 0;", "setp.lt.u32 %p1, %r1, 32;\n    @%p1 bar.sync 0;\n    @!%p1 bar.sync 1;");
+    let p = compile(&src);
+    let mut s = Setup::new();
+    let out = s.buf(vec![0; 4 * 64]);
+    let l = s.launch(&p, "divergent", [1, 1, 1], [64, 1, 1], &[Val::I(out)]);
+    match sim::run(&p, &l) {
+        Err(ExecError::Deadlock(m)) => assert!(m.contains("2 of 2 live warps wait"), "{m}"),
+        other => panic!("expected a deadlock, got {other:?}\n{p}"),
+    }
+}

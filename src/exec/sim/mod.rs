@@ -48,9 +48,6 @@ mod mem;
 mod state;
 mod timing;
 
-#[cfg(test)]
-mod tests;
-
 pub use mem::{LOCAL_WINDOW, PARAM_BASE, SHARED_WINDOW};
 pub use timing::{ALU_LATENCY, CC_LATENCY, LATENCY_TABLE, Latency, PRED_LATENCY};
 
