@@ -6,7 +6,8 @@
 //! nvdisasm's operand order as printed by [`crate::sass::print`].
 //!
 //! Carry conventions: a negated operand `-x` is `~x + 1` in a plain add and `~x` in an
-//! extended (`.X`) add, whose carry-in (CC.CF) supplies the `+ 1` of a multi-word
+//! extended (`.X`) add (Mesa NAK's SM50 encoder emits `IADD.X` sources with the same bit
+//! as a bitwise NOT, `set_reg_bnot_src`), whose carry-in (CC.CF) supplies the `+ 1` of a multi-word
 //! two's-complement negation (`IADD.CC lo, a, -b; IADD.X hi, c, -d` subtracts 64-bit
 //! values). CC.CF is the carry out of bit 31, CC.ZF the zero test (chained through `.X`:
 //! zero only if the lower words were), CC.SF bit 31, CC.OF signed overflow.

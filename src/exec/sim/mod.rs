@@ -9,8 +9,8 @@
 //!   CTAs run one after another in `x`, `y`, `z` order; within a CTA, each warp runs until
 //!   it reaches `BAR.SYNC` or finishes, then the next one; a barrier releases when every
 //!   warp that has not exited is waiting at it (a thread-count operand `b` releases once
-//!   `b/32` warps wait). Each thread has R0..R254, P0..P6 and CC ([`state`]); memory is
-//!   described in [`mem`] (shared window `c[0x0][0x0]`, local window `c[0x0][0x4]`,
+//!   `b/32` warps wait). Each thread has R0..R254, P0..P6 and CC (module `state`); memory is
+//!   described in module `mem` (shared window `c[0x0][0x0]`, local window `c[0x0][0x4]`,
 //!   parameters at `c[0x0][0x140]`, user constants in bank 3).
 //! * **Reconvergence** (the SIMT stack as envytools describes it for the NVIDIA
 //!   architectures with `joinat`/`prebrk`, and as Fermi-to-Pascal hardware implements
@@ -30,16 +30,35 @@
 //!     the other side of a branch; a SYNC entry reconverges everyone at the SSY target; a
 //!     BRK entry resumes the loop's threads at the PBK target. An empty stack with
 //!     threads still waiting is a [`ExecError::Deadlock`].
-//! * **Timing** ([`timing`]): each warp issues in order at
+//! * **Timing** (module `timing`): each warp issues in order at
 //!   `max(previous issue + previous stall, completion of the barriers it waits on)`;
-//!   fixed-latency results (ALU 6, predicates 13, CC 6 cycles; findings §7) may not be
-//!   read earlier; variable-latency results (memory, LDC, S2R, conversions, fp64) arrive
-//!   after a delay drawn from `Launch::seed`, and may be read or overwritten only after
-//!   the warp waited on their write barrier; sources those instructions read late may be
-//!   overwritten only after waiting on the read (or write) barrier. Violations are
+//!   fixed-latency results (ALU 6, predicates 13, CC 6 cycles: findings §7, Mesa NAK
+//!   `instr_latency`/`paw_latency` for SM < 70) may not be read earlier, except that
+//!   LDG/STG/LD/ST/LDL/STL read their registers 4 cycles and LDS/STS/LDC 2 cycles after
+//!   issue (findings §7: ptxas separates an ALU producer from them by 2 and 4);
+//!   control instructions need a stall of at least 13 (NAK `exec_latency`); variable-
+//!   latency results (memory, LDC, S2R, conversions, fp64) arrive after a delay drawn
+//!   from `Launch::seed` (completions on one barrier in order, across barriers in random
+//!   order), and may be read or overwritten only after the warp waited on their write
+//!   barrier (`&req`, or `DEPBAR.LE` counting); sources those instructions read late may
+//!   be overwritten only after waiting on the read (or write) barrier. Violations are
 //!   [`ExecError::Hazard`] naming the function, instruction index, address and text.
+//!   A wait on a barrier the warp never set is allowed and reported in
+//!   [`Report::notes`].
+//! * **Initial state**: registers, shared and local memory start as garbage drawn from
+//!   the seed, so results that depend on uninitialized state differ between seeds.
 //! * Values are computed when an instruction issues: every hazard being reported, a
 //!   program without hazards cannot observe the difference.
+//!
+//! # Not modeled
+//!
+//! Instructions outside [`crate::sass::op::Op`] (MUFU, SHFL, ATOM/RED, CAL/JCAL, PCNT/
+//! CONT, VOTE, ...), `BAR.ARV`, `RET` (calls), predicated `SSY`/`PBK`, F16 conversions,
+//! `DFMA` with a directed rounding, `LDC.128`, constant banks other than 0 and 3, and
+//! loads without a write barrier that rely on in-order completion behind a later waited
+//! load (ptxas does this; the simulator calls the result never waited for). These are
+//! [`ExecError::Unsupported`] (or a hazard for the last). Warps of a CTA run one after
+//! another between barriers, so inter-warp races without a barrier are not explored.
 
 mod alu;
 mod control;
