@@ -1,0 +1,536 @@
+//! Floating-point and conversion semantics.
+//!
+//! IEEE 754 binary32/binary64 arithmetic. Round-to-nearest-even results come from the
+//! host's correctly rounded operations (`+`, `*`, `mul_add`, `as`); the directed modes
+//! (`.RZ`, `.RM`, `.RP`) start from that result and step one ulp toward the mode's
+//! direction when the exact value lies on the other side, which is decided exactly with
+//! error-free transformations (TwoSum; products of binary32 values are exact in binary64).
+//! `.FTZ` flushes subnormal inputs and outputs to zero of the same sign; `.SAT` clamps
+//! to [0, 1] (NaN to +0). NaN results are the canonical NaN (`0x7fffffff`, and
+//! `0x7fffffffffffffff` for fp64), as NVIDIA GPUs produce.
+//!
+//! Conversions: I2F from 8..64-bit integers (the low bits of the register, per the
+//! source type), F2I with `.ROUND/.FLOOR/.CEIL/.TRUNC` saturating to the destination
+//! range (NaN gives 0), F2F between F32 and F64 with IEEE rounding (same-type F2F with
+//! `.RM/.RP/.RZ` rounds to an integral value, as `cvt.rmi/.rpi/.rzi.f32.f32` do), I2I
+//! between integer widths by truncation and extension. F16 forms are unsupported.
+
+use super::Sim;
+use super::state::{Lanes, Lanes64, WARP_SIZE, Warp, lanes};
+use crate::exec::ExecError;
+use crate::sass::instr::{Dst, Instr, Reg, Src};
+use crate::sass::op::{Cmp, FMods, FType, IRnd, IType, Op, Rnd};
+use std::cmp::Ordering;
+
+/// Canonical fp32 NaN.
+pub const NAN32: u32 = 0x7fff_ffff;
+/// Canonical fp64 NaN.
+pub const NAN64: u64 = 0x7fff_ffff_ffff_ffff;
+
+/// Flushes a subnormal to zero of the same sign.
+pub fn ftz32(x: f32) -> f32 {
+    if x.is_subnormal() { 0.0f32.copysign(x) } else { x }
+}
+
+/// Applies `|x|` then `-x` and, with `ftz`, flushes.
+fn in32(bits: u32, s: &Src, ftz: bool) -> f32 {
+    let mut x = f32::from_bits(bits);
+    if s.mods.abs {
+        x = x.abs();
+    }
+    if s.mods.neg {
+        x = -x;
+    }
+    if ftz { ftz32(x) } else { x }
+}
+
+fn in64(bits: u64, s: &Src) -> f64 {
+    let mut x = f64::from_bits(bits);
+    if s.mods.abs {
+        x = x.abs();
+    }
+    if s.mods.neg {
+        x = -x;
+    }
+    x
+}
+
+/// The result bits of an fp32 operation: canonical NaN, `.SAT`, `.FTZ`.
+pub fn out32(x: f32, m: FMods) -> u32 {
+    if x.is_nan() {
+        return if m.sat { 0 } else { NAN32 };
+    }
+    let x = if m.sat { x.clamp(0.0, 1.0) } else { x };
+    let x = if m.ftz { ftz32(x) } else { x };
+    // clamp(-0.0) keeps -0; .SAT gives +0.
+    if m.sat && x == 0.0 { 0 } else { x.to_bits() }
+}
+
+fn bits64(x: f64) -> u64 {
+    if x.is_nan() { NAN64 } else { x.to_bits() }
+}
+
+/// Steps a round-to-nearest result `r` to the directed mode `rnd`, given how the exact
+/// value compares with `r`.
+pub fn directed32(r: f32, exact_vs_r: Ordering, rnd: Rnd) -> f32 {
+    match (rnd, exact_vs_r) {
+        (Rnd::Rz, Ordering::Less) if r > 0.0 => r.next_down(),
+        (Rnd::Rz, Ordering::Greater) if r < 0.0 => r.next_up(),
+        (Rnd::Rm, Ordering::Less) => r.next_down(),
+        (Rnd::Rp, Ordering::Greater) => r.next_up(),
+        _ => r,
+    }
+}
+
+/// [`directed32`] for binary64.
+pub fn directed64(r: f64, exact_vs_r: Ordering, rnd: Rnd) -> f64 {
+    match (rnd, exact_vs_r) {
+        (Rnd::Rz, Ordering::Less) if r > 0.0 => r.next_down(),
+        (Rnd::Rz, Ordering::Greater) if r < 0.0 => r.next_up(),
+        (Rnd::Rm, Ordering::Less) => r.next_down(),
+        (Rnd::Rp, Ordering::Greater) => r.next_up(),
+        _ => r,
+    }
+}
+
+/// TwoSum: `a + b = s + e` exactly.
+fn two_sum(a: f64, b: f64) -> (f64, f64) {
+    let s = a + b;
+    let bb = s - a;
+    let e = (a - (s - bb)) + (b - bb);
+    (s, e)
+}
+
+fn sign(x: f64) -> Ordering {
+    x.partial_cmp(&0.0).unwrap_or(Ordering::Equal)
+}
+
+/// How the exact value `s + e` (binary64 pair) compares with a binary32 result `r`.
+fn vs32(s: f64, e: f64, r: f32) -> Ordering {
+    if r.is_infinite() && s.is_finite() {
+        return if r > 0.0 { Ordering::Less } else { Ordering::Greater };
+    }
+    if !s.is_finite() || r.is_nan() {
+        return Ordering::Equal;
+    }
+    sign((s - r as f64) + e)
+}
+
+/// The sign of an exact zero sum under `rnd` (IEEE 754 §6.3: -0 in round-down unless
+/// both addends are +0).
+fn zero_sum_sign32(r: f32, a: f32, b: f32, rnd: Rnd) -> f32 {
+    if r == 0.0 && rnd == Rnd::Rm && !(a.to_bits() == 0 && b.to_bits() == 0) { -0.0 } else { r }
+}
+
+/// FADD: `a + b` rounded per `rnd`.
+pub fn fadd(a: f32, b: f32, rnd: Rnd) -> f32 {
+    let r = a + b;
+    if rnd == Rnd::Rn {
+        return r;
+    }
+    let (s, e) = two_sum(a as f64, b as f64);
+    let ord = vs32(s, e, r);
+    if ord == Ordering::Equal { zero_sum_sign32(r, a, b, rnd) } else { directed32(r, ord, rnd) }
+}
+
+/// FMUL: `a * b` rounded per `rnd` (the binary64 product is exact).
+pub fn fmul(a: f32, b: f32, rnd: Rnd) -> f32 {
+    let r = a * b;
+    if rnd == Rnd::Rn {
+        return r;
+    }
+    directed32(r, vs32(a as f64 * b as f64, 0.0, r), rnd)
+}
+
+/// FFMA: `a * b + c` with one rounding per `rnd`.
+pub fn ffma(a: f32, b: f32, c: f32, rnd: Rnd) -> f32 {
+    let r = a.mul_add(b, c);
+    if rnd == Rnd::Rn {
+        return r;
+    }
+    let p = a as f64 * b as f64;
+    let (s, e) = two_sum(p, c as f64);
+    let ord = vs32(s, e, r);
+    if ord == Ordering::Equal { zero_sum_sign32(r, p as f32, c, rnd) } else { directed32(r, ord, rnd) }
+}
+
+/// DADD: `a + b` rounded per `rnd`.
+pub fn dadd(a: f64, b: f64, rnd: Rnd) -> f64 {
+    let (r, e) = two_sum(a, b);
+    if rnd == Rnd::Rn || !r.is_finite() {
+        return r;
+    }
+    if e == 0.0 {
+        return if r == 0.0 && rnd == Rnd::Rm && !(a.to_bits() == 0 && b.to_bits() == 0) { -0.0 } else { r };
+    }
+    directed64(r, sign(e), rnd)
+}
+
+/// DMUL: `a * b` rounded per `rnd` (the error `fma(a, b, -r)` is exact).
+pub fn dmul(a: f64, b: f64, rnd: Rnd) -> f64 {
+    let r = a * b;
+    if rnd == Rnd::Rn || !r.is_finite() {
+        return r;
+    }
+    directed64(r, sign(a.mul_add(b, -r)), rnd)
+}
+
+/// An fp comparison, `U` forms true on unordered operands.
+pub fn fcmp(cmp: Cmp, a: f64, b: f64) -> bool {
+    let un = a.is_nan() || b.is_nan();
+    match cmp {
+        Cmp::F => false,
+        Cmp::T => true,
+        Cmp::Lt => !un && a < b,
+        Cmp::Eq => !un && a == b,
+        Cmp::Le => !un && a <= b,
+        Cmp::Gt => !un && a > b,
+        Cmp::Ne => !un && a != b,
+        Cmp::Ge => !un && a >= b,
+        Cmp::Num => !un,
+        Cmp::Nan => un,
+        Cmp::Ltu => un || a < b,
+        Cmp::Equ => un || a == b,
+        Cmp::Leu => un || a <= b,
+        Cmp::Gtu => un || a > b,
+        Cmp::Neu => un || a != b,
+        Cmp::Geu => un || a >= b,
+    }
+}
+
+/// FMNMX/DMNMX: min (`min`) or max; a NaN operand yields the other one; -0 < +0.
+pub fn fminmax(a: f64, b: f64, min: bool) -> f64 {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => f64::NAN,
+        (true, false) => b,
+        (false, true) => a,
+        _ => {
+            let a_first = if a == b { a.is_sign_negative() } else { a < b };
+            if a_first == min { a } else { b }
+        }
+    }
+}
+
+/// The integer value of an I2F/I2I source of type `t` (low bits of `v`, extended).
+pub fn int_value(v: u64, t: IType) -> i128 {
+    match t {
+        IType::U8 => (v & 0xff) as i128,
+        IType::S8 => v as u8 as i8 as i128,
+        IType::U16 => (v & 0xffff) as i128,
+        IType::S16 => v as u16 as i16 as i128,
+        IType::U32 => (v & 0xffff_ffff) as i128,
+        IType::S32 => v as u32 as i32 as i128,
+        IType::U64 => v as i128,
+        IType::S64 => v as i64 as i128,
+    }
+}
+
+fn int_range(t: IType) -> (i128, i128) {
+    match t {
+        IType::U8 => (0, 0xff),
+        IType::S8 => (-0x80, 0x7f),
+        IType::U16 => (0, 0xffff),
+        IType::S16 => (-0x8000, 0x7fff),
+        IType::U32 => (0, u32::MAX as i128),
+        IType::S32 => (i32::MIN as i128, i32::MAX as i128),
+        IType::U64 => (0, u64::MAX as i128),
+        IType::S64 => (i64::MIN as i128, i64::MAX as i128),
+    }
+}
+
+/// The register bits of integer `v` of type `t`: truncated, then sign- or zero-extended
+/// to 32 bits (64-bit types keep 64 bits).
+pub fn int_bits(v: i128, t: IType) -> u64 {
+    let v = v as u128 as u64;
+    match t {
+        IType::U64 | IType::S64 => v,
+        t => int_value(v, t) as u32 as u64,
+    }
+}
+
+/// I2F to binary32 with rounding `rnd`.
+pub fn i2f32(v: i128, rnd: Rnd) -> f32 {
+    let r = v as f32;
+    directed32(r, v.cmp(&(r as i128)), rnd)
+}
+
+/// I2F to binary64 with rounding `rnd`.
+pub fn i2f64(v: i128, rnd: Rnd) -> f64 {
+    let r = v as f64;
+    directed64(r, v.cmp(&(r as i128)), rnd)
+}
+
+/// F2I: round `x` per `rnd`, saturate to `t` (NaN gives 0).
+pub fn f2i(x: f64, t: IType, rnd: IRnd) -> i128 {
+    if x.is_nan() {
+        return 0;
+    }
+    let y = match rnd {
+        IRnd::Round => x.round_ties_even(),
+        IRnd::Floor => x.floor(),
+        IRnd::Ceil => x.ceil(),
+        IRnd::Trunc => x.trunc(),
+    };
+    let (lo, hi) = int_range(t);
+    if y <= lo as f64 {
+        lo
+    } else if y >= hi as f64 {
+        hi
+    } else {
+        y as i128
+    }
+}
+
+/// F2F from binary64 to binary32 with rounding `rnd`.
+pub fn f64_to_f32(x: f64, rnd: Rnd) -> f32 {
+    let r = x as f32;
+    if x.is_nan() {
+        return r;
+    }
+    directed32(r, vs32(x, 0.0, r), rnd)
+}
+
+fn src(i: &Instr, k: usize) -> Result<&Src, ExecError> {
+    i.srcs.get(k).ok_or_else(|| ExecError::Unsupported(format!("{} is missing operand {k}", i.op.name())))
+}
+
+fn dst_reg(i: &Instr) -> Result<crate::sass::instr::RegRef, ExecError> {
+    match i.dsts.iter().find(|d| matches!(d, Dst::Reg(_))) {
+        Some(Dst::Reg(r)) => Ok(*r),
+        _ => Err(ExecError::Unsupported(format!("{} without a register destination", i.op.name()))),
+    }
+}
+
+impl Sim<'_> {
+    /// A source operand of float type `t` as binary64 bits widened from binary32 (F32, no
+    /// modifiers applied) or the raw 64 bits (F64), per lane.
+    fn fsrc(&self, w: &Warp, s: &Src, t: FType, mask: u32) -> Result<Lanes64, ExecError> {
+        match t {
+            FType::F32 => {
+                let v = w.gather(s, &self.banks, mask)?;
+                Ok(v.map(|x| x as u64))
+            }
+            FType::F64 => w.gather64(s, &self.banks),
+            FType::F16 => Err(ExecError::Unsupported("F16 conversions".into())),
+        }
+    }
+
+    /// Executes float arithmetic, comparisons and conversions in the lanes of `mask`.
+    /// Returns false for an opcode of another family.
+    pub(super) fn exec_float(&mut self, w: &mut Warp, i: &Instr, mask: u32) -> Result<bool, ExecError> {
+        let g = |w: &Warp, s: &Self, k: usize| -> Result<Lanes, ExecError> { w.gather(src(i, k)?, &s.banks, mask) };
+        let g64 = |w: &Warp, s: &Self, k: usize| -> Result<Lanes64, ExecError> { w.gather64(src(i, k)?, &s.banks) };
+        let mut out: Lanes = [0; WARP_SIZE];
+        let mut out64: Lanes64 = [0; WARP_SIZE];
+        let mut wide = false;
+        match i.op {
+            Op::Fadd(m) | Op::Fadd32i(m) | Op::Fmul(m) | Op::Fmul32i(m) => {
+                let (sa, sb) = (src(i, 0)?, src(i, 1)?);
+                let (a, b) = (g(w, self, 0)?, g(w, self, 1)?);
+                let add = matches!(i.op, Op::Fadd(_) | Op::Fadd32i(_));
+                for l in lanes(mask) {
+                    let (x, y) = (in32(a[l], sa, m.ftz), in32(b[l], sb, m.ftz));
+                    out[l] = out32(if add { fadd(x, y, m.rnd) } else { fmul(x, y, m.rnd) }, m);
+                }
+            }
+            Op::Ffma(m) | Op::Ffma32i(m) => {
+                let (sa, sb) = (src(i, 0)?, src(i, 1)?);
+                let (a, b) = (g(w, self, 0)?, g(w, self, 1)?);
+                // FFMA32I Rd, Ra, imm, Rc: without a third source the addend is Rd.
+                let (sc, c) = match i.srcs.get(2) {
+                    Some(s) => (*s, g(w, self, 2)?),
+                    None => {
+                        let d = dst_reg(i)?;
+                        let s = Src::reg(d);
+                        (s, w.gather(&s, &self.banks, mask)?)
+                    }
+                };
+                for l in lanes(mask) {
+                    let (x, y, z) = (in32(a[l], sa, m.ftz), in32(b[l], sb, m.ftz), in32(c[l], &sc, m.ftz));
+                    out[l] = out32(ffma(x, y, z, m.rnd), m);
+                }
+            }
+            Op::Fmnmx { ftz } => {
+                let (sa, sb) = (src(i, 0)?, src(i, 1)?);
+                let (a, b, p) = (g(w, self, 0)?, g(w, self, 1)?, w.pred_src(src(i, 2)?)?);
+                for l in lanes(mask) {
+                    let (x, y) = (in32(a[l], sa, ftz), in32(b[l], sb, ftz));
+                    let r = fminmax(x as f64, y as f64, p >> l & 1 == 1) as f32;
+                    out[l] = out32(r, FMods { ftz, ..Default::default() });
+                }
+            }
+            Op::Fsetp { cmp, ftz, bop } => {
+                let (sa, sb) = (src(i, 0)?, src(i, 1)?);
+                let (a, b, pc) = (g(w, self, 0)?, g(w, self, 1)?, w.pred_src(src(i, 2)?)?);
+                let mut r = 0u32;
+                for l in lanes(mask) {
+                    if fcmp(cmp, in32(a[l], sa, ftz) as f64, in32(b[l], sb, ftz) as f64) {
+                        r |= 1 << l;
+                    }
+                }
+                self.set_cmp_preds(w, i, mask, r, bop, pc);
+                return Ok(true);
+            }
+            Op::Dadd(rnd) | Op::Dmul(rnd) => {
+                let (sa, sb) = (src(i, 0)?, src(i, 1)?);
+                let (a, b) = (g64(w, self, 0)?, g64(w, self, 1)?);
+                for l in lanes(mask) {
+                    let (x, y) = (in64(a[l], sa), in64(b[l], sb));
+                    out64[l] = bits64(if matches!(i.op, Op::Dadd(_)) { dadd(x, y, rnd) } else { dmul(x, y, rnd) });
+                }
+                wide = true;
+            }
+            Op::Dfma(rnd) => {
+                if rnd != Rnd::Rn {
+                    return Err(ExecError::Unsupported(format!("{} (directed rounding of DFMA)", i.op.name())));
+                }
+                let (sa, sb, sc) = (src(i, 0)?, src(i, 1)?, src(i, 2)?);
+                let (a, b, c) = (g64(w, self, 0)?, g64(w, self, 1)?, g64(w, self, 2)?);
+                for l in lanes(mask) {
+                    out64[l] = bits64(in64(a[l], sa).mul_add(in64(b[l], sb), in64(c[l], sc)));
+                }
+                wide = true;
+            }
+            Op::Dmnmx => {
+                let (sa, sb) = (src(i, 0)?, src(i, 1)?);
+                let (a, b, p) = (g64(w, self, 0)?, g64(w, self, 1)?, w.pred_src(src(i, 2)?)?);
+                for l in lanes(mask) {
+                    out64[l] = bits64(fminmax(in64(a[l], sa), in64(b[l], sb), p >> l & 1 == 1));
+                }
+                wide = true;
+            }
+            Op::Dsetp { cmp, bop } => {
+                let (sa, sb) = (src(i, 0)?, src(i, 1)?);
+                let (a, b, pc) = (g64(w, self, 0)?, g64(w, self, 1)?, w.pred_src(src(i, 2)?)?);
+                let mut r = 0u32;
+                for l in lanes(mask) {
+                    if fcmp(cmp, in64(a[l], sa), in64(b[l], sb)) {
+                        r |= 1 << l;
+                    }
+                }
+                self.set_cmp_preds(w, i, mask, r, bop, pc);
+                return Ok(true);
+            }
+            Op::I2f { dst, src: st, rnd } => {
+                let v = self.isrc(w, src(i, 0)?, st, mask)?;
+                for l in lanes(mask) {
+                    let x = int_value(v[l], st);
+                    match dst {
+                        FType::F32 => out[l] = i2f32(x, rnd).to_bits(),
+                        FType::F64 => out64[l] = i2f64(x, rnd).to_bits(),
+                        FType::F16 => return Err(ExecError::Unsupported("I2F.F16".into())),
+                    }
+                }
+                wide = dst == FType::F64;
+            }
+            Op::F2i { dst, src: st, rnd, ftz } => {
+                let v = self.fsrc(w, src(i, 0)?, st, mask)?;
+                let s = src(i, 0)?;
+                for l in lanes(mask) {
+                    let x = match st {
+                        FType::F32 => in32(v[l] as u32, s, ftz) as f64,
+                        _ => in64(v[l], s),
+                    };
+                    out64[l] = int_bits(f2i(x, dst, rnd), dst);
+                    out[l] = out64[l] as u32;
+                }
+                wide = dst.regs() == 2;
+            }
+            Op::F2f { dst, src: st, rnd, ftz } => {
+                let v = self.fsrc(w, src(i, 0)?, st, mask)?;
+                let s = src(i, 0)?;
+                for l in lanes(mask) {
+                    let x = match st {
+                        FType::F32 => in32(v[l] as u32, s, ftz) as f64,
+                        _ => in64(v[l], s),
+                    };
+                    let x = if st == dst {
+                        match rnd {
+                            Rnd::Rn => x,
+                            Rnd::Rm => x.floor(),
+                            Rnd::Rp => x.ceil(),
+                            Rnd::Rz => x.trunc(),
+                        }
+                    } else {
+                        x
+                    };
+                    match dst {
+                        FType::F32 => {
+                            let r = if st == FType::F64 { f64_to_f32(x, rnd) } else { x as f32 };
+                            out[l] = out32(r, FMods { ftz, ..Default::default() });
+                        }
+                        FType::F64 => out64[l] = bits64(x),
+                        FType::F16 => return Err(ExecError::Unsupported("F2F.F16".into())),
+                    }
+                }
+                wide = dst == FType::F64;
+            }
+            Op::I2i { dst, src: st } => {
+                let v = self.isrc(w, src(i, 0)?, st, mask)?;
+                for l in lanes(mask) {
+                    out64[l] = int_bits(int_value(v[l], st), dst);
+                    out[l] = out64[l] as u32;
+                }
+                wide = dst.regs() == 2;
+            }
+            _ => return Ok(false),
+        }
+        let d = dst_reg(i)?;
+        if wide {
+            w.write64(d, mask, &out64);
+        } else {
+            w.write32(d, mask, &out);
+        }
+        Ok(true)
+    }
+
+    /// An integer source of type `t`: one register, or a pair for 64-bit types.
+    fn isrc(&self, w: &Warp, s: &Src, t: IType, mask: u32) -> Result<Lanes64, ExecError> {
+        if t.regs() == 2 { w.gather64(s, &self.banks) } else { Ok(w.gather(s, &self.banks, mask)?.map(|x| x as u64)) }
+    }
+
+    fn set_cmp_preds(&self, w: &mut Warp, i: &Instr, mask: u32, r: u32, bop: crate::sass::op::BoolOp, pc: u32) {
+        let preds: Vec<Reg> =
+            i.dsts.iter().filter_map(|d| if let Dst::Pred(p) = d { Some(*p) } else { None }).collect();
+        if let Some(p) = preds.first() {
+            w.set_pred(*p, mask, super::alu::bool_op(bop, r, pc));
+        }
+        if let Some(q) = preds.get(1) {
+            w.set_pred(*q, mask, super::alu::bool_op(bop, !r, pc));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn directed_rounding() {
+        let a = 1.0f32;
+        let b = f32::EPSILON / 4.0;
+        assert_eq!(fadd(a, b, Rnd::Rn), 1.0);
+        assert_eq!(fadd(a, b, Rnd::Rz), 1.0);
+        assert_eq!(fadd(a, b, Rnd::Rp), 1.0f32.next_up());
+        assert_eq!(fadd(-a, -b, Rnd::Rm), (-1.0f32).next_down());
+        assert_eq!(fadd(-a, -b, Rnd::Rz), -1.0);
+        assert!(fadd(1.0, -1.0, Rnd::Rm).is_sign_negative());
+        assert!(fadd(1.0, -1.0, Rnd::Rn).is_sign_positive());
+        assert_eq!(fmul(f32::MAX, 2.0, Rnd::Rz), f32::MAX);
+        assert_eq!(fmul(f32::MAX, 2.0, Rnd::Rn), f32::INFINITY);
+        assert_eq!(i2f32(16_777_217, Rnd::Rn), 16_777_216.0);
+        assert_eq!(i2f32(16_777_217, Rnd::Rp), 16_777_218.0);
+        assert_eq!(i2f32(-16_777_217, Rnd::Rz), -16_777_216.0);
+        assert_eq!(f2i(2.5, IType::S32, IRnd::Round), 2);
+        assert_eq!(f2i(-2.5, IType::S32, IRnd::Floor), -3);
+        assert_eq!(f2i(-2.5, IType::S32, IRnd::Ceil), -2);
+        assert_eq!(f2i(-2.7, IType::S32, IRnd::Trunc), -2);
+        assert_eq!(f2i(1e20, IType::S32, IRnd::Trunc), i32::MAX as i128);
+        assert_eq!(f2i(-1.0, IType::U32, IRnd::Trunc), 0);
+        assert_eq!(f2i(f64::NAN, IType::S32, IRnd::Trunc), 0);
+        assert_eq!(dadd(1.0, f64::EPSILON / 4.0, Rnd::Rp), 1.0f64.next_up());
+        assert_eq!(dmul(1.0 + f64::EPSILON, 1.0 + f64::EPSILON, Rnd::Rz), 1.0 + 2.0 * f64::EPSILON);
+        assert_eq!(f64_to_f32(1.0 + f64::EPSILON, Rnd::Rp), 1.0f32.next_up());
+        assert_eq!(ffma(1.0, 1.0, f32::EPSILON / 4.0, Rnd::Rp), 1.0f32.next_up());
+    }
+}

@@ -1,0 +1,479 @@
+//! The SPA 5.0 simulator: runs a compiled [`Program`] on one [`Launch`] and enforces its
+//! scheduling annotations, so that differential tests against the PTX interpreter check
+//! both what the SASS computes and that its control fields are sufficient.
+//!
+//! # Execution model
+//!
+//! * **Threads and warps.** A CTA's threads are numbered `x + y*bx + z*bx*by` and grouped
+//!   into warps of 32 consecutive threads (lanes of a partial last warp count as exited).
+//!   CTAs run one after another in `x`, `y`, `z` order; within a CTA, each warp runs until
+//!   it reaches `BAR.SYNC` or finishes, then the next one; a barrier releases when every
+//!   warp that has not exited is waiting at it (a thread-count operand `b` releases once
+//!   `b/32` warps wait). Each thread has R0..R254, P0..P6 and CC (module `state`); memory is
+//!   described in module `mem` (shared window `c[0x0][0x0]`, local window `c[0x0][0x4]`,
+//!   parameters at `c[0x0][0x140]`, user constants in bank 3).
+//! * **Reconvergence** (the SIMT stack as envytools describes it for the NVIDIA
+//!   architectures with `joinat`/`prebrk`, and as Fermi-to-Pascal hardware implements
+//!   `SSY`/`PBK`): each warp has an active mask, an exited mask and a stack of entries
+//!   (kind, thread mask, resume address).
+//!   - `SSY t` pushes (SYNC, active, t); `PBK t` pushes (BRK, active, t).
+//!   - A `BRA` whose guard holds for every active thread jumps, for none falls through;
+//!     otherwise it pushes (DIV, not-taken threads, next instruction) and continues at
+//!     the target with the taken threads.
+//!   - `SYNC` (guarded: its threads) removes its threads from the active mask: they wait
+//!     at the reconvergence point. The nearest non-DIV entry must be a SYNC entry.
+//!   - `BRK` removes its threads from the active mask and from every entry above the
+//!     nearest BRK entry: they wait at the loop's exit.
+//!   - `EXIT` removes its threads from the warp for good.
+//!   - When no thread is active, the stack is popped until an entry has a thread that has
+//!     not exited; its threads (minus exited ones) resume at its address. A DIV entry runs
+//!     the other side of a branch; a SYNC entry reconverges everyone at the SSY target; a
+//!     BRK entry resumes the loop's threads at the PBK target. An empty stack with
+//!     threads still waiting is a [`ExecError::Deadlock`].
+//! * **Timing** (module `timing`): each warp issues in order at
+//!   `max(previous issue + previous stall, completion of the barriers it waits on)`;
+//!   fixed-latency results (ALU 6, predicates 13, CC 6 cycles: findings §7, Mesa NAK
+//!   `instr_latency`/`paw_latency` for SM < 70) may not be read earlier, except that
+//!   LDG/STG/LD/ST/LDL/STL read their registers 4 cycles and LDS/STS/LDC 2 cycles after
+//!   issue (findings §7: ptxas separates an ALU producer from them by 2 and 4);
+//!   control instructions need a stall of at least 13 (NAK `exec_latency`); variable-
+//!   latency results (memory, LDC, S2R, conversions, fp64) arrive after a delay drawn
+//!   from `Launch::seed` (completions on one barrier in order, across barriers in random
+//!   order), and may be read or overwritten only after the warp waited on their write
+//!   barrier (`&req`, or `DEPBAR.LE` counting); sources those instructions read late may
+//!   be overwritten only after waiting on the read (or write) barrier. Violations are
+//!   [`ExecError::Hazard`] naming the function, instruction index, address and text.
+//!   A wait on a barrier the warp never set is allowed and reported in
+//!   [`Report::notes`].
+//! * **Initial state**: registers, shared and local memory start as garbage drawn from
+//!   the seed, so results that depend on uninitialized state differ between seeds.
+//! * Values are computed when an instruction issues: every hazard being reported, a
+//!   program without hazards cannot observe the difference.
+//!
+//! # Not modeled
+//!
+//! Instructions outside [`crate::sass::op::Op`] (MUFU, SHFL, ATOM/RED, CAL/JCAL, PCNT/
+//! CONT, VOTE, ...), `BAR.ARV`, `RET` (calls), predicated `SSY`/`PBK`, F16 conversions,
+//! `DFMA` with a directed rounding, `LDC.128`, constant banks other than 0 and 3, and
+//! loads without a write barrier that rely on in-order completion behind a later waited
+//! load (ptxas does this; the simulator calls the result never waited for). These are
+//! [`ExecError::Unsupported`] (or a hazard for the last). Warps of a CTA run one after
+//! another between barriers, so inter-warp races without a barrier are not explored.
+
+mod alu;
+mod control;
+mod float;
+mod mem;
+mod state;
+mod timing;
+
+pub use mem::{LOCAL_WINDOW, PARAM_BASE, SHARED_WINDOW};
+pub use timing::{ALU_LATENCY, CC_LATENCY, LATENCY_TABLE, Latency, PRED_LATENCY};
+
+use super::{ExecError, Launch, Memory, Outcome};
+use crate::sass::instr::{Dst, Instr, SrcKind};
+use crate::sass::op::Op;
+use crate::sass::print::{NoVRegs, instr_text};
+use crate::sass::program::{Program, SassFunction, address};
+use mem::{ConstBanks, CtaMem};
+use state::{RegSet, Warp, WarpStatus};
+use timing::{Conflict, Rng};
+
+/// What the scoreboard needs to know about one instruction, computed once.
+#[derive(Clone, Copy)]
+struct Decoded {
+    /// The guard predicate.
+    guard: RegSet,
+    /// Every register unit read (sources, address bases, LDC indices, predicates, CC).
+    reads: RegSet,
+    /// Every register unit written.
+    writes: RegSet,
+    /// General-purpose sources read after issue (variable-latency units only).
+    late: RegSet,
+    /// Latency class of the opcode's unit.
+    lat: Latency,
+    /// Cycles after issue at which general-purpose sources are read
+    /// ([`timing::operand_read_delay`]).
+    read_delay: u64,
+    /// Needs a stall of at least [`timing::CONTROL_MIN_STALL`].
+    control: bool,
+}
+
+fn decode(i: &Instr) -> Decoded {
+    let mut guard = RegSet::default();
+    if let Some(g) = i.guard {
+        guard.add_pred(g.pred);
+    }
+    let mut reads = RegSet::default();
+    let mut late = RegSet::default();
+    for s in &i.srcs {
+        match s.kind {
+            SrcKind::Pred(p) => reads.add_pred(p),
+            _ => {
+                if let Some(r) = s.gprs() {
+                    reads.add_ref(r);
+                    late.add_ref(r);
+                }
+            }
+        }
+    }
+    // FFMA32I reads its destination as the addend when no third source is given.
+    if matches!(i.op, Op::Ffma32i(_))
+        && i.srcs.len() == 2
+        && let Some(Dst::Reg(r)) = i.dsts.first()
+    {
+        reads.add_ref(*r);
+    }
+    reads.cc = i.op.reads_cc();
+    let mut writes = RegSet::default();
+    for d in &i.dsts {
+        match d {
+            Dst::Reg(r) => writes.add_ref(*r),
+            Dst::Pred(p) => writes.add_pred(*p),
+        }
+    }
+    writes.cc = i.op.writes_cc();
+    let lat = timing::latency(i.op.info().unit);
+    if !matches!(lat, Latency::Variable { late_reads: true, .. }) {
+        late = RegSet::default();
+    }
+    let unit = i.op.info().unit;
+    let control = matches!(i.op, Op::Bra | Op::Ssy | Op::Pbk | Op::Sync | Op::Brk | Op::Exit | Op::Bar { .. });
+    Decoded { guard, reads, writes, late, lat, read_delay: timing::operand_read_delay(unit), control }
+}
+
+/// One launch in progress.
+pub(crate) struct Sim<'a> {
+    func: &'a SassFunction,
+    info: Vec<Decoded>,
+    banks: ConstBanks,
+    global: Memory,
+    rng: Rng,
+    /// Generator of the initial contents of registers, shared and local memory.
+    garbage: Rng,
+    /// Remarks that are not errors ([`Report::notes`]), and the (instruction, barrier)
+    /// pairs already remarked on.
+    notes: Vec<String>,
+    noted: std::collections::HashSet<(usize, u8)>,
+    steps: u64,
+    step_limit: u64,
+    ctaid: [u32; 3],
+}
+
+/// Byte size of a scalar parameter type such as `.u64` (None for other spellings).
+fn param_size(ty: &str) -> Option<u32> {
+    let t = ty.trim().trim_start_matches('.');
+    let bits: u32 = t.get(1..)?.parse().ok()?;
+    matches!(t.as_bytes().first(), Some(b'u' | b's' | b'b' | b'f')).then_some(bits / 8)
+}
+
+/// A successful simulation.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// Global memory afterwards and the number of warp instructions executed.
+    pub outcome: Outcome,
+    /// Remarks that are not errors, at most one per instruction and barrier: a wait on a
+    /// scoreboard barrier that no instruction of the warp has set yet (harmless, but a
+    /// sign of an over-conservative or confused annotation).
+    pub notes: Vec<String>,
+}
+
+/// Runs `launch` on `program`: every CTA of the grid, each thread from the kernel's first
+/// instruction, with the scheduling annotations enforced. Returns global memory afterwards
+/// and the number of warp instructions executed ([`run_report`] also returns notes).
+///
+/// Registers, shared memory and local memory start with garbage drawn from
+/// `Launch::seed` (as on hardware, where they are not cleared), so a program whose result
+/// depends on uninitialized state gives different results for different seeds.
+///
+/// Errors: [`ExecError::Launch`] for an unknown kernel or bad shape,
+/// [`ExecError::Hazard`] for an unprotected dependence, out-of-bounds and misaligned
+/// accesses, [`ExecError::Unsupported`] for opcodes and forms not modeled,
+/// [`ExecError::Deadlock`] for barriers or reconvergence that cannot complete,
+/// [`ExecError::StepLimit`].
+pub fn run(program: &Program, launch: &Launch) -> Result<Outcome, ExecError> {
+    run_report(program, launch).map(|r| r.outcome)
+}
+
+/// [`run`], also returning the notes of the run ([`Report`]).
+pub fn run_report(program: &Program, launch: &Launch) -> Result<Report, ExecError> {
+    let func = program
+        .functions
+        .iter()
+        .find(|f| f.name == launch.kernel)
+        .ok_or_else(|| ExecError::Launch(format!("no kernel `{}` in the program", launch.kernel)))?;
+    if func.kind != ".entry" {
+        return Err(ExecError::Launch(format!("`{}` is a {}, not a kernel", func.name, func.kind)));
+    }
+    let (grid, block) = (launch.grid, launch.block);
+    if grid.contains(&0) || block.contains(&0) {
+        return Err(ExecError::Launch(format!("empty grid {grid:?} or block {block:?}")));
+    }
+    let threads = block.iter().map(|&b| b as u64).product::<u64>();
+    if threads > 1024 {
+        return Err(ExecError::Launch(format!("{threads} threads per CTA (at most 1024)")));
+    }
+    if launch.params.len() > 4096 {
+        return Err(ExecError::Launch(format!("{} parameter bytes (at most 4096)", launch.params.len())));
+    }
+    for (off, ty, name) in &func.params {
+        if let Some(size) = param_size(ty) {
+            let end = (*off as usize).saturating_sub(PARAM_BASE) + size as usize;
+            if end > launch.params.len() {
+                return Err(ExecError::Launch(format!(
+                    "parameter `{name}` needs bytes up to {end}, the launch has {}",
+                    launch.params.len()
+                )));
+            }
+        }
+    }
+    for (k, s) in func.code.iter().enumerate() {
+        if s.instr.op.is_pseudo() {
+            return Err(ExecError::Unsupported(format!(
+                "IR pseudo-op `{}` at `{}` #{k} in a program",
+                s.instr.op.name(),
+                func.name
+            )));
+        }
+    }
+    let frame = func.frame_bytes as usize;
+    let mut sim = Sim {
+        func,
+        info: func.code.iter().map(|s| decode(&s.instr)).collect(),
+        banks: ConstBanks::new(block, grid, func.frame_bytes, &launch.params, &program.const_bank),
+        global: launch.global.clone(),
+        rng: Rng::new(launch.seed),
+        garbage: Rng::new(launch.seed ^ 0x9a4b_a9e5_eed0_0f00),
+        notes: vec![],
+        noted: Default::default(),
+        steps: 0,
+        step_limit: launch.step_limit,
+        ctaid: [0; 3],
+    };
+    for z in 0..grid[2] {
+        for y in 0..grid[1] {
+            for x in 0..grid[0] {
+                sim.ctaid = [x, y, z];
+                let mut mem = CtaMem {
+                    shared: sim.garbage.bytes(func.shared_bytes as usize),
+                    local: sim.garbage.bytes(frame * threads as usize),
+                    frame,
+                };
+                sim.run_cta(block, &mut mem)?;
+            }
+        }
+    }
+    Ok(Report { outcome: Outcome { global: sim.global, steps: sim.steps }, notes: sim.notes })
+}
+
+impl Sim<'_> {
+    /// Runs one CTA to completion.
+    fn run_cta(&mut self, block: [u32; 3], mem: &mut CtaMem) -> Result<(), ExecError> {
+        let threads = (block[0] * block[1] * block[2]) as usize;
+        let mut warps: Vec<Warp> = (0..threads.div_ceil(32))
+            .map(|k| {
+                let mut w = Warp::new(k, block);
+                for r in w.regs.iter_mut() {
+                    for v in r.iter_mut() {
+                        *v = self.garbage.next_u64() as u32;
+                    }
+                }
+                w
+            })
+            .collect();
+        loop {
+            for w in warps.iter_mut() {
+                while w.status == WarpStatus::Running {
+                    self.step(w, mem)?;
+                }
+            }
+            let live = warps.iter().filter(|w| w.status != WarpStatus::Done).count();
+            if live == 0 {
+                return Ok(());
+            }
+            // Every live warp waits at a barrier: release the barriers that are complete.
+            let mut released = false;
+            let ids: Vec<u32> = warps
+                .iter()
+                .filter_map(|w| if let WarpStatus::AtBarrier(id) = w.status { Some(id) } else { None })
+                .collect();
+            for id in ids {
+                let at: Vec<usize> =
+                    (0..warps.len()).filter(|&k| warps[k].status == WarpStatus::AtBarrier(id)).collect();
+                if at.is_empty() {
+                    continue;
+                }
+                let needed = self.bar_counts(&warps, &at, live);
+                if at.len() >= needed {
+                    let release = at.iter().map(|&k| warps[k].next_issue).max().unwrap_or(0);
+                    for k in at {
+                        warps[k].status = WarpStatus::Running;
+                        warps[k].next_issue = release;
+                    }
+                    released = true;
+                }
+            }
+            if !released {
+                let waiting: Vec<String> = warps
+                    .iter()
+                    .filter_map(|w| match w.status {
+                        WarpStatus::AtBarrier(id) => Some(format!("warp {} at barrier {id} (#{})", w.index, w.pc - 1)),
+                        _ => None,
+                    })
+                    .collect();
+                return Err(ExecError::Deadlock(format!(
+                    "`{}` CTA {:?}: {} of {live} live warps wait: {}",
+                    self.func.name,
+                    self.ctaid,
+                    waiting.len(),
+                    waiting.join(", ")
+                )));
+            }
+        }
+    }
+
+    /// Warps needed to release the barrier the warps `at` wait on: all live warps, or
+    /// `count / 32` when `BAR.SYNC id, count` gives a thread count.
+    fn bar_counts(&self, warps: &[Warp], at: &[usize], live: usize) -> usize {
+        let w = &warps[at[0]];
+        let i = &self.func.code[w.pc - 1].instr;
+        match i.srcs.get(1).map(|s| w.gather(s, &self.banks, w.active)) {
+            Some(Ok(v)) => {
+                let lane = w.active.trailing_zeros().min(31) as usize;
+                (v[lane] as usize).div_ceil(32).max(1)
+            }
+            _ => live,
+        }
+    }
+
+    /// The hazard error for instruction `k`.
+    fn hazard(&self, k: usize, c: Conflict) -> ExecError {
+        let text = |j: usize| {
+            self.func.code.get(j).map_or(String::from("?"), |s| {
+                instr_text(&s.instr, &NoVRegs, &|t| format!("0x{:x}", address(t as usize)))
+            })
+        };
+        let at = format!("`{}` #{k} /*{:04x}*/ `{}`", self.func.name, address(k), text(k));
+        let sb = |b: Option<u8>| b.map_or("none set".to_string(), |b| format!("SB{b}"));
+        ExecError::Hazard(match c {
+            Conflict::TooEarly { reg, producer, ready, at: t } => format!(
+                "{at} reads {reg} at cycle {t}, before `{}` (#{producer}) makes it visible at cycle {ready}: \
+                 the stall counts are shorter than its fixed latency",
+                text(producer)
+            ),
+            Conflict::Unwaited { reg, producer, barrier, overwrite } => format!(
+                "{at} {} {reg} without waiting for the write barrier ({}) of `{}` (#{producer})",
+                if overwrite { "overwrites" } else { "reads" },
+                sb(barrier),
+                text(producer)
+            ),
+            Conflict::StillRead { reg, reader, barrier } => format!(
+                "{at} overwrites {reg} while `{}` (#{reader}) may still read it: no wait on its read barrier ({})",
+                text(reader),
+                sb(barrier)
+            ),
+        })
+    }
+
+    /// Issues and executes the warp's next instruction.
+    fn step(&mut self, w: &mut Warp, mem: &mut CtaMem) -> Result<(), ExecError> {
+        let func = self.func;
+        let k = w.pc;
+        let Some(s) = func.code.get(k) else {
+            return Err(ExecError::Unsupported(format!(
+                "`{}`: warp {} ran past the last instruction (#{k})",
+                func.name, w.index
+            )));
+        };
+        self.steps += 1;
+        if self.steps > self.step_limit {
+            return Err(ExecError::StepLimit(self.step_limit));
+        }
+        let d = self.info[k];
+        let depbar = if let Op::Depbar { sb, count } = s.instr.op { Some((sb, count)) } else { None };
+        let mut waits = s.ctrl.wait;
+        if let Some((b, _)) = depbar {
+            waits |= 1 << (b % 6);
+        }
+        for b in 0..6u8 {
+            if waits >> b & 1 == 1 && !w.sb.ever_set(b) && self.noted.insert((k, b)) {
+                self.notes.push(format!(
+                    "`{}` #{k} /*{:04x}*/ waits on SB{b}, which warp {} has not set yet",
+                    func.name,
+                    address(k),
+                    w.index
+                ));
+            }
+        }
+        let t = w.sb.issue(w.next_issue, s.ctrl.wait, depbar);
+        w.sb.check(t, &d.guard, w.active, &RegSet::default(), 0).map_err(|c| self.hazard(k, c))?;
+        let guard = match s.instr.guard {
+            Some(g) => {
+                let m = w.pred(g.pred);
+                if g.neg { !m } else { m }
+            }
+            None => u32::MAX,
+        };
+        let exec = w.active & guard;
+        w.sb.check_at(t, d.read_delay, &d.reads, exec, &d.writes, exec).map_err(|c| self.hazard(k, c))?;
+        if d.control && s.ctrl.stall < timing::CONTROL_MIN_STALL {
+            return Err(ExecError::Hazard(format!(
+                "`{}` #{k} /*{:04x}*/ `{}`: stall {} after a control instruction (at least {})",
+                func.name,
+                address(k),
+                s.instr.op.name(),
+                s.ctrl.stall,
+                timing::CONTROL_MIN_STALL
+            )));
+        }
+        w.pc = k + 1;
+        w.next_issue = t + s.ctrl.stall as u64;
+        self.exec(w, mem, &s.instr, k, exec)?;
+        match d.lat {
+            Latency::Fixed { .. } => w.sb.record_fixed(k, t, &d.writes, exec, d.lat),
+            Latency::Variable { min, max, .. } => {
+                let delay = self.rng.delay(min, max);
+                let read_delay = self.rng.range(1, delay.max(1));
+                w.sb.record_variable(k, t, (s.ctrl.wr, s.ctrl.rd), &d.writes, &d.late, exec, (delay, read_delay));
+            }
+        }
+        Ok(())
+    }
+
+    /// The semantics of instruction `k` for the threads of `exec`.
+    fn exec(&mut self, w: &mut Warp, mem: &mut CtaMem, i: &Instr, k: usize, exec: u32) -> Result<(), ExecError> {
+        match i.op {
+            Op::Nop | Op::Membar(_) | Op::Depbar { .. } => Ok(()),
+            Op::Bar { arrive: false } => {
+                if exec != 0 {
+                    let lane = exec.trailing_zeros() as usize;
+                    let id = match i.srcs.first() {
+                        Some(s) => w.gather(s, &self.banks, exec)?[lane],
+                        None => 0,
+                    };
+                    w.status = WarpStatus::AtBarrier(id);
+                }
+                Ok(())
+            }
+            Op::Bar { arrive: true } => Err(ExecError::Unsupported("BAR.ARV".into())),
+            Op::Ld(_) | Op::St(_) | Op::Ldg(_) | Op::Stg(_) | Op::Lds(_) | Op::Sts(_) | Op::Ldl(_) | Op::Stl(_) => {
+                if exec == 0 {
+                    Ok(())
+                } else {
+                    self.exec_mem(w, mem, i, exec)
+                }
+            }
+            Op::Ldc { .. } => self.exec_mem(w, mem, i, exec),
+            Op::Copy | Op::Join | Op::Undef => {
+                Err(ExecError::Unsupported(format!("IR pseudo-op `{}` in a program", i.op.name())))
+            }
+            _ => {
+                if self.exec_control(w, i, k, exec)? || self.exec_alu(w, i, exec)? || self.exec_float(w, i, exec)? {
+                    Ok(())
+                } else {
+                    Err(ExecError::Unsupported(i.op.name()))
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,345 @@
+//! Per-warp architectural state: general-purpose registers R0..R254 (RZ = R255 reads 0),
+//! predicates P0..P6 (PT = P7 reads true), the condition code (CC), the active and
+//! exited masks, the reconvergence stack, and operand reading.
+//!
+//! Registers are stored register-major (`regs[r][lane]`), predicates as one lane mask per
+//! predicate register, CC as four flag bits per lane ([`CF`], [`ZF`], [`SF`], [`OF`]).
+
+use super::mem::ConstBanks;
+use super::timing::Scoreboard;
+use crate::exec::ExecError;
+use crate::sass::instr::{Reg, RegRef, Src, SrcKind};
+
+/// Threads per warp.
+pub const WARP_SIZE: usize = 32;
+/// General-purpose registers per thread (R0..R254; R255 is RZ).
+pub const NUM_GPRS: usize = 255;
+
+/// CC carry flag (CC.CF; spa50-LEA.txt calls the flags CF, ZF, SF, OF).
+pub const CF: u8 = 1;
+/// CC zero flag.
+pub const ZF: u8 = 2;
+/// CC sign flag.
+pub const SF: u8 = 4;
+/// CC overflow flag; LEA writes `!(shared-window-detect)` here (spa50-LEA.txt).
+pub const OF: u8 = 8;
+
+/// One value per lane.
+pub type Lanes = [u32; WARP_SIZE];
+/// One 64-bit value per lane.
+pub type Lanes64 = [u64; WARP_SIZE];
+
+/// The lanes set in `mask`, lowest first.
+pub fn lanes(mask: u32) -> impl Iterator<Item = usize> {
+    let mut m = mask;
+    std::iter::from_fn(move || {
+        if m == 0 {
+            None
+        } else {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            Some(l)
+        }
+    })
+}
+
+/// A set of architectural register units: R0..R254, P0..P6 and CC (RZ and PT are never
+/// members). Used for the scoreboard's read, write and late-read sets.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+pub struct RegSet {
+    /// Bit `r` = `Rr`.
+    pub gpr: [u64; 4],
+    /// Bit `p` = `Pp`.
+    pub pred: u8,
+    /// The condition code.
+    pub cc: bool,
+}
+
+impl RegSet {
+    /// Adds `n` consecutive registers from `Rr` (RZ and beyond are skipped).
+    pub fn add_gpr(&mut self, r: u8, n: u8) {
+        for k in r as usize..r as usize + n as usize {
+            if k < NUM_GPRS {
+                self.gpr[k / 64] |= 1 << (k % 64);
+            }
+        }
+    }
+    /// Adds a register operand (virtual registers cannot be executed and are ignored).
+    pub fn add_ref(&mut self, r: RegRef) {
+        if let Reg::R(x) = r.reg {
+            self.add_gpr(x, r.n);
+        }
+    }
+    /// Adds `Pp` (PT is skipped).
+    pub fn add_pred(&mut self, p: Reg) {
+        if let Reg::P(x) = p
+            && x < 7
+        {
+            self.pred |= 1 << x;
+        }
+    }
+    /// True when no unit is a member.
+    pub fn is_empty(&self) -> bool {
+        *self == RegSet::default()
+    }
+    /// Units in both sets.
+    pub fn and(&self, o: &RegSet) -> RegSet {
+        RegSet {
+            gpr: [self.gpr[0] & o.gpr[0], self.gpr[1] & o.gpr[1], self.gpr[2] & o.gpr[2], self.gpr[3] & o.gpr[3]],
+            pred: self.pred & o.pred,
+            cc: self.cc && o.cc,
+        }
+    }
+    /// Adds every unit of `o`.
+    pub fn union(&mut self, o: &RegSet) {
+        for k in 0..4 {
+            self.gpr[k] |= o.gpr[k];
+        }
+        self.pred |= o.pred;
+        self.cc |= o.cc;
+    }
+    /// The general-purpose registers in the set, ascending.
+    pub fn gprs(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..4).flat_map(move |w| {
+            let mut m = self.gpr[w];
+            std::iter::from_fn(move || {
+                if m == 0 {
+                    None
+                } else {
+                    let b = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    Some(w * 64 + b)
+                }
+            })
+        })
+    }
+    /// The predicates in the set, ascending.
+    pub fn preds(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..7).filter(move |p| self.pred >> p & 1 == 1)
+    }
+    /// The first member's name (`R4`, `P0`, `CC`), for messages.
+    pub fn first_name(&self) -> String {
+        if let Some(r) = self.gprs().next() {
+            format!("R{r}")
+        } else if let Some(p) = self.preds().next() {
+            format!("P{p}")
+        } else if self.cc {
+            "CC".into()
+        } else {
+            "nothing".into()
+        }
+    }
+}
+
+/// Kind of a reconvergence-stack entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StackKind {
+    /// Pushed by `SSY target`: the reconvergence point of an if-region.
+    Sync,
+    /// Pushed by `PBK target`: where threads leaving a loop with `BRK` wait.
+    Brk,
+    /// Pushed by a divergent `BRA`: the not-taken threads and where they resume.
+    Div,
+}
+
+/// One reconvergence-stack entry: the threads it resumes and where.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StackEntry {
+    /// Kind.
+    pub kind: StackKind,
+    /// Threads resumed when the entry is popped (minus exited ones).
+    pub mask: u32,
+    /// Instruction index they resume at.
+    pub pc: usize,
+}
+
+/// Why a warp is not issuing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WarpStatus {
+    /// Issuing instructions.
+    Running,
+    /// Waiting at `BAR.SYNC` barrier `id`.
+    AtBarrier(u32),
+    /// Every thread exited.
+    Done,
+}
+
+/// One warp of a CTA.
+pub struct Warp {
+    /// Warp index within the CTA (threads `32*index ..`).
+    pub index: usize,
+    /// `regs[r][lane]`.
+    pub regs: Vec<Lanes>,
+    /// P0..P6 as lane masks.
+    pub preds: [u32; 7],
+    /// CC flags per lane.
+    pub cc: [u8; WARP_SIZE],
+    /// Threads executing the current path.
+    pub active: u32,
+    /// Threads that executed `EXIT` (and lanes beyond the CTA's threads).
+    pub exited: u32,
+    /// Next instruction index.
+    pub pc: usize,
+    /// The reconvergence stack (top last).
+    pub stack: Vec<StackEntry>,
+    /// Status.
+    pub status: WarpStatus,
+    /// Earliest cycle of the next issue (previous issue + its stall count).
+    pub next_issue: u64,
+    /// Scoreboard and latency bookkeeping.
+    pub sb: Scoreboard,
+    /// `%tid` (x, y, z) per lane.
+    pub tid: [[u32; 3]; WARP_SIZE],
+    /// Linear thread index within the CTA per lane.
+    pub linear: [u32; WARP_SIZE],
+}
+
+impl Warp {
+    /// Warp `index` of a CTA of `block` threads; lanes beyond the CTA count as exited.
+    pub fn new(index: usize, block: [u32; 3]) -> Warp {
+        let n = (block[0] * block[1] * block[2]) as usize;
+        let mut tid = [[0u32; 3]; WARP_SIZE];
+        let mut linear = [0u32; WARP_SIZE];
+        let mut valid = 0u32;
+        for (lane, (t, lin)) in tid.iter_mut().zip(linear.iter_mut()).enumerate() {
+            let l = index * WARP_SIZE + lane;
+            *lin = l as u32;
+            if l < n {
+                valid |= 1 << lane;
+                let l = l as u32;
+                *t = [l % block[0], (l / block[0]) % block[1], l / (block[0] * block[1])];
+            }
+        }
+        Warp {
+            index,
+            regs: vec![[0; WARP_SIZE]; NUM_GPRS],
+            preds: [0; 7],
+            cc: [0; WARP_SIZE],
+            active: valid,
+            exited: !valid,
+            pc: 0,
+            stack: vec![],
+            status: if valid == 0 { WarpStatus::Done } else { WarpStatus::Running },
+            next_issue: 0,
+            sb: Scoreboard::new(),
+            tid,
+            linear,
+        }
+    }
+
+    /// `Rr` of `lane` (RZ and beyond read 0).
+    pub fn reg(&self, r: usize, lane: usize) -> u32 {
+        if r < NUM_GPRS { self.regs[r][lane] } else { 0 }
+    }
+
+    /// Writes `Rr` of `lane` (RZ and beyond are discarded).
+    pub fn set_reg(&mut self, r: usize, lane: usize, v: u32) {
+        if r < NUM_GPRS {
+            self.regs[r][lane] = v;
+        }
+    }
+
+    /// Predicate `p` as a lane mask (PT: all lanes).
+    pub fn pred(&self, p: Reg) -> u32 {
+        match p {
+            Reg::P(x) if x < 7 => self.preds[x as usize],
+            _ => u32::MAX,
+        }
+    }
+
+    /// Sets predicate `p` to `values` in the lanes of `mask` (PT is discarded).
+    pub fn set_pred(&mut self, p: Reg, mask: u32, values: u32) {
+        if let Reg::P(x) = p
+            && x < 7
+        {
+            let v = &mut self.preds[x as usize];
+            *v = (*v & !mask) | (values & mask);
+        }
+    }
+
+    /// A predicate source (`P0`, `!P1`, `PT`) as a lane mask.
+    pub fn pred_src(&self, s: &Src) -> Result<u32, ExecError> {
+        match s.kind {
+            SrcKind::Pred(p) => Ok(if s.mods.neg { !self.pred(p) } else { self.pred(p) }),
+            _ => Err(ExecError::Unsupported(format!("expected a predicate operand, found {:?}", s.kind))),
+        }
+    }
+
+    /// A 32-bit source operand's raw bits in every lane of `mask` (modifiers are left to
+    /// the instruction): a register, an immediate, or `c[bank][offset]`.
+    pub fn gather(&self, s: &Src, banks: &ConstBanks, mask: u32) -> Result<Lanes, ExecError> {
+        match s.kind {
+            SrcKind::Reg(r) => match r.reg {
+                Reg::R(x) => Ok(if (x as usize) < NUM_GPRS { self.regs[x as usize] } else { [0; WARP_SIZE] }),
+                _ => Err(ExecError::Unsupported(format!("register operand {:?}", r.reg))),
+            },
+            SrcKind::Imm(v) => Ok([v; WARP_SIZE]),
+            SrcKind::CBuf { bank, offset, index: None, .. } => {
+                Ok([banks.operand(bank, offset as i64, 4)? as u32; WARP_SIZE])
+            }
+            SrcKind::Pred(_) => {
+                let m = self.pred_src(s)?;
+                let mut out = [0; WARP_SIZE];
+                for l in lanes(mask) {
+                    out[l] = m >> l & 1;
+                }
+                Ok(out)
+            }
+            _ => Err(ExecError::Unsupported(format!("operand {:?} here", s.kind))),
+        }
+    }
+
+    /// A 64-bit source operand (a register pair, `c[bank][offset]` of two words, or an
+    /// fp64 immediate holding the upper 32 bits) in every lane.
+    pub fn gather64(&self, s: &Src, banks: &ConstBanks) -> Result<Lanes64, ExecError> {
+        match s.kind {
+            SrcKind::Reg(r) => {
+                let Reg::R(x) = r.reg else {
+                    return Err(ExecError::Unsupported(format!("register operand {:?}", r.reg)));
+                };
+                let x = x as usize;
+                let mut out = [0u64; WARP_SIZE];
+                for (l, o) in out.iter_mut().enumerate() {
+                    *o = self.reg(x, l) as u64 | (self.reg(x + 1, l) as u64) << 32;
+                }
+                Ok(out)
+            }
+            SrcKind::Imm(v) => Ok([(v as u64) << 32; WARP_SIZE]),
+            SrcKind::CBuf { bank, offset, index: None, .. } => Ok([banks.operand(bank, offset as i64, 8)?; WARP_SIZE]),
+            _ => Err(ExecError::Unsupported(format!("64-bit operand {:?}", s.kind))),
+        }
+    }
+
+    /// Writes `n` consecutive registers from `r` with the words of `v` in the lanes of
+    /// `mask` (`v[lane][k]` goes to `R(r+k)`).
+    pub fn write_regs(&mut self, r: RegRef, mask: u32, v: &[[u32; 4]; WARP_SIZE]) {
+        let Reg::R(x) = r.reg else { return };
+        for (k, reg) in (x as usize..NUM_GPRS).take((r.n as usize).min(4)).enumerate() {
+            for l in lanes(mask) {
+                self.regs[reg][l] = v[l][k];
+            }
+        }
+    }
+
+    /// Writes a 32-bit register destination in the lanes of `mask`.
+    pub fn write32(&mut self, r: RegRef, mask: u32, v: &Lanes) {
+        if let Reg::R(x) = r.reg
+            && (x as usize) < NUM_GPRS
+        {
+            let dst = &mut self.regs[x as usize];
+            for l in lanes(mask) {
+                dst[l] = v[l];
+            }
+        }
+    }
+
+    /// Writes a 64-bit (pair) register destination in the lanes of `mask`.
+    pub fn write64(&mut self, r: RegRef, mask: u32, v: &Lanes64) {
+        if let Reg::R(x) = r.reg {
+            for l in lanes(mask) {
+                self.set_reg(x as usize, l, v[l] as u32);
+                self.set_reg(x as usize + 1, l, (v[l] >> 32) as u32);
+            }
+        }
+    }
+}

@@ -1,0 +1,487 @@
+//! The issue and scoreboard model that enforces the control fields (ptxas findings §7).
+//!
+//! * **Issue.** Each warp issues in order. Instruction `k+1` issues at
+//!   `max(issue(k) + stall(k), completion of every barrier in its wait mask)`; a stall of
+//!   0 issues both in the same cycle (dual issue).
+//! * **Fixed latency** ([`LATENCY_TABLE`]): a result of an ALU instruction becomes
+//!   visible `latency` cycles after issue; reading it earlier (in a lane that the producer
+//!   wrote) is a hazard. Every register source, including the late-read sources of memory
+//!   instructions, is checked at issue, as `sched` schedules them.
+//! * **Variable latency** (memory, LDC, S2R, conversions, fp64): the result arrives after
+//!   a random delay (a [`Rng`] seeded from `Launch::seed`). The destinations are only
+//!   known to be written once the warp has waited for the instruction's write barrier
+//!   (`&req={b}` or `DEPBAR.LE SBb, k`); until then reading or overwriting them is a
+//!   hazard, however long ago the result actually arrived. Register sources of these
+//!   instructions are read late: until the read barrier (or the write barrier, whose
+//!   completion implies the reads) has been waited for, overwriting one is a hazard.
+//! * **Barriers count** (SB0..SB5): several instructions may set one barrier; waiting on
+//!   it waits for all of them; completions on one barrier are in issue order (as ptxas
+//!   relies on for SB5), so `DEPBAR.LE SBb, k` guarantees all but the `k` youngest.
+//!
+//! Hazards are tracked per lane: a result written by some threads of a divergent path
+//! does not constrain other threads.
+
+use super::state::{NUM_GPRS, RegSet, WARP_SIZE, lanes};
+use crate::sass::op::Unit;
+use std::collections::VecDeque;
+
+/// Fixed latency in cycles of a general-purpose result of an ALU instruction (findings
+/// §7: "dependent back-to-back FADD/FFMA/XMAD/IADD -> 6, exactly the manual's ?WAIT6").
+pub const ALU_LATENCY: u64 = 6;
+/// Fixed latency of a predicate result (findings §7: "ISETP / FSETP: 13 before the
+/// predicate consumer"; "LEA.HI.X P0 -> consumer 13 (?WAIT13)").
+pub const PRED_LATENCY: u64 = 13;
+/// Fixed latency of a condition-code result (findings §7: "6 for .CC->.X").
+pub const CC_LATENCY: u64 = 6;
+
+/// How an execution unit delivers results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Latency {
+    /// Results visible a fixed number of cycles after issue.
+    Fixed {
+        /// General-purpose register results.
+        gpr: u64,
+        /// Predicate results.
+        pred: u64,
+        /// CC results.
+        cc: u64,
+    },
+    /// Results after a random delay of `min..=max` cycles; register sources are read
+    /// late when `late_reads`.
+    Variable {
+        /// Shortest delay (cycles).
+        min: u64,
+        /// Longest delay (cycles).
+        max: u64,
+        /// Sources are read after issue (need a read barrier before being overwritten).
+        late_reads: bool,
+    },
+}
+
+/// Latency per execution unit ([`crate::sass::op::Unit`]). Fixed latencies: findings
+/// §7 (see [`ALU_LATENCY`], [`PRED_LATENCY`], [`CC_LATENCY`]). Variable ranges are this
+/// simulator's choice (findings §7 only says these results are guarded by scoreboard
+/// barriers: S2R, LDG/LD/LDL on SB5, LDS, LDC, MUFU/DADD/DMUL/F2F/I2F/F2I); they are
+/// wide so that different seeds explore different completion orders.
+pub const LATENCY_TABLE: &[(Unit, Latency)] = &[
+    (Unit::Alu, Latency::Fixed { gpr: ALU_LATENCY, pred: PRED_LATENCY, cc: CC_LATENCY }),
+    (Unit::Control, Latency::Fixed { gpr: ALU_LATENCY, pred: PRED_LATENCY, cc: CC_LATENCY }),
+    (Unit::Pseudo, Latency::Fixed { gpr: ALU_LATENCY, pred: PRED_LATENCY, cc: CC_LATENCY }),
+    (Unit::Fp64, Latency::Variable { min: 8, max: 64, late_reads: true }),
+    (Unit::Conv, Latency::Variable { min: 8, max: 48, late_reads: true }),
+    (Unit::Sreg, Latency::Variable { min: 4, max: 40, late_reads: false }),
+    (Unit::Mem, Latency::Variable { min: 20, max: 600, late_reads: true }),
+    (Unit::Shared, Latency::Variable { min: 10, max: 80, late_reads: true }),
+    (Unit::Const, Latency::Variable { min: 6, max: 60, late_reads: true }),
+];
+
+/// Cycles after issue at which an instruction of `unit` reads its general-purpose
+/// register sources, as far as fixed-latency producers are concerned. Findings §7 (ptxas
+/// 11.8 control words): an ALU result feeding the address or data of LDG/STG/LDL/STL
+/// needs a stall of only 2 (so these read 4 cycles late), one feeding LDS/STS/LDC needs 4
+/// (2 cycles late), against 6 for an ALU consumer. Everything else reads at issue.
+pub fn operand_read_delay(unit: Unit) -> u64 {
+    match unit {
+        Unit::Mem => ALU_LATENCY - 2,
+        Unit::Shared | Unit::Const => ALU_LATENCY - 4,
+        _ => 0,
+    }
+}
+
+/// Smallest stall count after a control instruction (BRA, SSY, PBK, SYNC, BRK, EXIT,
+/// BAR.SYNC): Mesa NAK's `exec_latency` for SM < 70 gives 13 for these, and ptxas 11.8
+/// uses 13 (predicated) or 15 (findings §7).
+pub const CONTROL_MIN_STALL: u8 = 13;
+
+/// The latency class of `unit`, from [`LATENCY_TABLE`].
+pub fn latency(unit: Unit) -> Latency {
+    LATENCY_TABLE.iter().find(|(u, _)| *u == unit).map(|(_, l)| *l).expect("every unit is in the table")
+}
+
+/// SplitMix64: the tiny deterministic generator behind completion delays.
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator seeded with `seed`.
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    /// `n` random bytes.
+    pub fn bytes(&mut self, n: usize) -> Vec<u8> {
+        (0..n).map(|_| self.next_u64() as u8).collect()
+    }
+    /// A value in `lo..=hi`.
+    pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
+        lo + self.next_u64() % (hi - lo + 1)
+    }
+    /// A completion delay within `min..=max`: one draw in four is short (1..=8 cycles),
+    /// so that waiting on a barrier never hides a too-short stall by accident.
+    pub fn delay(&mut self, min: u64, max: u64) -> u64 {
+        if self.next_u64().is_multiple_of(4) { self.range(1, 8.min(max)) } else { self.range(min, max) }
+    }
+}
+
+/// A dependence the control fields do not protect.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Conflict {
+    /// A fixed-latency result read too early.
+    TooEarly {
+        /// Register name.
+        reg: String,
+        /// Producer instruction index.
+        producer: usize,
+        /// Cycle the result becomes visible.
+        ready: u64,
+        /// Cycle of the read.
+        at: u64,
+    },
+    /// A variable-latency result read or overwritten before its write barrier was waited for.
+    Unwaited {
+        /// Register name.
+        reg: String,
+        /// Producer instruction index.
+        producer: usize,
+        /// The producer's write barrier.
+        barrier: Option<u8>,
+        /// True for an overwrite (WAW), false for a read (RAW).
+        overwrite: bool,
+    },
+    /// A source still being read by a variable-latency instruction, overwritten before
+    /// its read barrier was waited for (WAR).
+    StillRead {
+        /// Register name.
+        reg: String,
+        /// The reading instruction's index.
+        reader: usize,
+        /// Its read barrier.
+        barrier: Option<u8>,
+    },
+}
+
+/// A variable-latency instruction whose effects the warp has not yet waited for.
+#[derive(Clone, Debug)]
+struct LiveOp {
+    /// Instruction index.
+    k: usize,
+    wr: Option<u8>,
+    rd: Option<u8>,
+    /// Position among the operations counted on `wr` / `rd` (1-based).
+    wr_ord: u64,
+    rd_ord: u64,
+    lanes: u32,
+    writes: RegSet,
+    reads: RegSet,
+    w_pending: bool,
+    r_pending: bool,
+}
+
+/// Most live operations kept separately; older ones with the same barriers are merged
+/// (conservatively: a merged operation is acknowledged with the younger one).
+const MAX_LIVE: usize = 48;
+
+/// Per-lane cycles at which fixed-latency results become visible, per register unit.
+struct Ready {
+    at: Vec<[u64; WARP_SIZE]>,
+    max: Vec<u64>,
+    by: Vec<usize>,
+}
+
+impl Ready {
+    fn new(n: usize) -> Ready {
+        Ready { at: vec![[0; WARP_SIZE]; n], max: vec![0; n], by: vec![0; n] }
+    }
+    fn set(&mut self, u: usize, mask: u32, when: u64, k: usize) {
+        for l in lanes(mask) {
+            self.at[u][l] = when;
+        }
+        self.max[u] = self.max[u].max(when);
+        self.by[u] = k;
+    }
+    /// The cycle a lane of `mask` can first read unit `u`, if later than `t`.
+    fn late(&self, u: usize, mask: u32, t: u64) -> Option<u64> {
+        if self.max[u] <= t {
+            return None;
+        }
+        lanes(mask).map(|l| self.at[u][l]).filter(|&r| r > t).max()
+    }
+}
+
+/// The issue clock's view of one warp: barrier counters and pending results.
+pub struct Scoreboard {
+    /// Completion cycles of operations still counted on each barrier, in order.
+    inflight: [VecDeque<u64>; 6],
+    /// Operations ever counted on each barrier.
+    issued: [u64; 6],
+    /// Completion cycle of the last operation counted on each barrier.
+    last_done: [u64; 6],
+    live: Vec<LiveOp>,
+    gpr: Ready,
+    pred: Ready,
+    cc: Ready,
+}
+
+impl Default for Scoreboard {
+    fn default() -> Self {
+        Scoreboard::new()
+    }
+}
+
+impl Scoreboard {
+    /// A scoreboard with nothing pending.
+    pub fn new() -> Scoreboard {
+        Scoreboard {
+            inflight: Default::default(),
+            issued: [0; 6],
+            last_done: [0; 6],
+            live: vec![],
+            gpr: Ready::new(NUM_GPRS),
+            pred: Ready::new(7),
+            cc: Ready::new(1),
+        }
+    }
+
+    /// The issue cycle of an instruction that may issue at `earliest` and waits for the
+    /// barriers in `wait` (bit b = SBb) and, for `DEPBAR.LE SBb, k`, `depbar = (b, k)`.
+    /// Acknowledges the operations these waits cover.
+    pub fn issue(&mut self, earliest: u64, wait: u8, depbar: Option<(u8, u8)>) -> u64 {
+        let mut t = earliest;
+        for b in 0..6 {
+            if wait >> b & 1 == 1 {
+                t = t.max(self.last_done[b]);
+            }
+        }
+        if let Some((b, k)) = depbar {
+            let q = &self.inflight[b as usize % 6];
+            if q.len() > k as usize {
+                t = t.max(q[q.len() - k as usize - 1]);
+            }
+        }
+        for q in self.inflight.iter_mut() {
+            while q.front().is_some_and(|&d| d <= t) {
+                q.pop_front();
+            }
+        }
+        let issued = self.issued;
+        let covers = |b: Option<u8>, ord: u64| match b {
+            Some(b) => {
+                wait >> b & 1 == 1 || depbar.is_some_and(|(db, k)| db == b && ord + k as u64 <= issued[b as usize])
+            }
+            None => false,
+        };
+        for op in self.live.iter_mut() {
+            if covers(op.wr, op.wr_ord) {
+                op.w_pending = false;
+                op.r_pending = false;
+            }
+            if covers(op.rd, op.rd_ord) {
+                op.r_pending = false;
+            }
+        }
+        self.live.retain(|op| op.w_pending || op.r_pending);
+        t
+    }
+
+    /// True once some instruction has counted on barrier `b` (SB0..SB5).
+    pub fn ever_set(&self, b: u8) -> bool {
+        self.issued.get(b as usize).is_some_and(|&n| n > 0)
+    }
+
+    /// Checks the reads (`reads`, in the lanes of `read_lanes`) and writes (`writes`, in
+    /// `write_lanes`) of an instruction issuing at cycle `t` that reads its
+    /// general-purpose sources at issue.
+    pub fn check(
+        &self,
+        t: u64,
+        reads: &RegSet,
+        read_lanes: u32,
+        writes: &RegSet,
+        write_lanes: u32,
+    ) -> Result<(), Conflict> {
+        self.check_at(t, 0, reads, read_lanes, writes, write_lanes)
+    }
+
+    /// [`Scoreboard::check`] for an instruction that reads its general-purpose sources
+    /// `gpr_delay` cycles after issue ([`operand_read_delay`]); predicates and CC are read
+    /// at issue.
+    pub fn check_at(
+        &self,
+        t: u64,
+        gpr_delay: u64,
+        reads: &RegSet,
+        read_lanes: u32,
+        writes: &RegSet,
+        write_lanes: u32,
+    ) -> Result<(), Conflict> {
+        if read_lanes != 0 {
+            let tg = t + gpr_delay;
+            for r in reads.gprs() {
+                if let Some(ready) = self.gpr.late(r, read_lanes, tg) {
+                    return Err(Conflict::TooEarly { reg: format!("R{r}"), producer: self.gpr.by[r], ready, at: tg });
+                }
+            }
+            for p in reads.preds() {
+                if let Some(ready) = self.pred.late(p, read_lanes, t) {
+                    return Err(Conflict::TooEarly { reg: format!("P{p}"), producer: self.pred.by[p], ready, at: t });
+                }
+            }
+            if reads.cc
+                && let Some(ready) = self.cc.late(0, read_lanes, t)
+            {
+                return Err(Conflict::TooEarly { reg: "CC".into(), producer: self.cc.by[0], ready, at: t });
+            }
+        }
+        for op in &self.live {
+            if op.w_pending {
+                let raw = op.writes.and(reads);
+                if op.lanes & read_lanes != 0 && !raw.is_empty() {
+                    return Err(Conflict::Unwaited {
+                        reg: raw.first_name(),
+                        producer: op.k,
+                        barrier: op.wr,
+                        overwrite: false,
+                    });
+                }
+                let waw = op.writes.and(writes);
+                if op.lanes & write_lanes != 0 && !waw.is_empty() {
+                    return Err(Conflict::Unwaited {
+                        reg: waw.first_name(),
+                        producer: op.k,
+                        barrier: op.wr,
+                        overwrite: true,
+                    });
+                }
+            }
+            if op.r_pending {
+                let war = op.reads.and(writes);
+                if op.lanes & write_lanes != 0 && !war.is_empty() {
+                    return Err(Conflict::StillRead { reg: war.first_name(), reader: op.k, barrier: op.rd });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Records the results of fixed-latency instruction `k` issued at `t` in the lanes of
+    /// `mask`.
+    pub fn record_fixed(&mut self, k: usize, t: u64, writes: &RegSet, mask: u32, lat: Latency) {
+        let Latency::Fixed { gpr, pred, cc } = lat else { return };
+        for r in writes.gprs() {
+            self.gpr.set(r, mask, t + gpr, k);
+        }
+        for p in writes.preds() {
+            self.pred.set(p, mask, t + pred, k);
+        }
+        if writes.cc {
+            self.cc.set(0, mask, t + cc, k);
+        }
+    }
+
+    fn count(&mut self, b: u8, done: u64) -> u64 {
+        let b = b as usize % 6;
+        let done = done.max(self.last_done[b]);
+        self.last_done[b] = done;
+        self.inflight[b].push_back(done);
+        self.issued[b] += 1;
+        self.issued[b]
+    }
+
+    /// Records variable-latency instruction `k` issued at `t` in the lanes of `mask`: its
+    /// results (`writes`) arrive after `delay` cycles on write barrier `wr`, its late
+    /// sources (`reads`) are read within `read_delay` cycles on read barrier `rd`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn record_variable(
+        &mut self,
+        k: usize,
+        t: u64,
+        (wr, rd): (Option<u8>, Option<u8>),
+        writes: &RegSet,
+        reads: &RegSet,
+        mask: u32,
+        (delay, read_delay): (u64, u64),
+    ) {
+        let wr_ord = wr.map_or(0, |b| self.count(b, t + delay));
+        let rd_ord = rd.map_or(0, |b| self.count(b, t + read_delay));
+        if mask == 0 || (writes.is_empty() && reads.is_empty()) {
+            return;
+        }
+        self.live.push(LiveOp {
+            k,
+            wr,
+            rd,
+            wr_ord,
+            rd_ord,
+            lanes: mask,
+            writes: *writes,
+            reads: *reads,
+            w_pending: !writes.is_empty(),
+            r_pending: !reads.is_empty(),
+        });
+        if self.live.len() > MAX_LIVE {
+            let old = self.live[0].clone();
+            if let Some(j) = (1..self.live.len()).find(|&j| self.live[j].wr == old.wr && self.live[j].rd == old.rd) {
+                let y = &mut self.live[j];
+                y.lanes |= old.lanes;
+                y.writes.union(&old.writes);
+                y.reads.union(&old.reads);
+                y.w_pending |= old.w_pending;
+                y.r_pending |= old.r_pending;
+                self.live.remove(0);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(r: u8) -> RegSet {
+        let mut s = RegSet::default();
+        s.add_gpr(r, 1);
+        s
+    }
+
+    #[test]
+    fn fixed_latency_per_lane() {
+        let mut sb = Scoreboard::new();
+        sb.record_fixed(0, 10, &set(4), 0x0000_ffff, latency(Unit::Alu));
+        assert!(sb.check(15, &set(4), 0xffff_0000, &RegSet::default(), 0).is_ok());
+        assert!(matches!(sb.check(15, &set(4), 1, &RegSet::default(), 0), Err(Conflict::TooEarly { ready: 16, .. })));
+        assert!(sb.check(16, &set(4), 1, &RegSet::default(), 0).is_ok());
+    }
+
+    #[test]
+    fn counting_barriers_and_depbar() {
+        let mut sb = Scoreboard::new();
+        for (k, r) in [(0usize, 1u8), (1, 2), (2, 3)] {
+            sb.record_variable(k, k as u64, (Some(5), None), &set(r), &RegSet::default(), 1, (100, 0));
+        }
+        // DEPBAR.LE SB5, 1: the two oldest are done and acknowledged.
+        let t = sb.issue(3, 0, Some((5, 1)));
+        assert_eq!(t, 101);
+        assert!(sb.check(t, &set(2), 1, &RegSet::default(), 0).is_ok());
+        assert!(matches!(sb.check(t, &set(3), 1, &RegSet::default(), 0), Err(Conflict::Unwaited { .. })));
+        let t = sb.issue(t, 1 << 5, None);
+        assert_eq!(t, 102);
+        assert!(sb.check(t, &set(3), 1, &set(3), 1).is_ok());
+    }
+
+    #[test]
+    fn read_barrier_protects_sources() {
+        let mut sb = Scoreboard::new();
+        sb.record_variable(0, 0, (None, Some(0)), &RegSet::default(), &set(7), 1, (0, 20));
+        assert!(matches!(sb.check(5, &RegSet::default(), 0, &set(7), 1), Err(Conflict::StillRead { .. })));
+        let t = sb.issue(5, 1, None);
+        assert_eq!(t, 20);
+        assert!(sb.check(t, &RegSet::default(), 0, &set(7), 1).is_ok());
+    }
+}
