@@ -102,8 +102,7 @@ impl Setup {
             let (o, n) = (slot.offset as usize, slot.size as usize);
             params[o..o + n].copy_from_slice(&bytes[..n]);
         }
-        let launch =
-            Launch { kernel: kernel.into(), grid, block, params, global, seed: 0, step_limit: 5_000_000 };
+        let launch = Launch { kernel: kernel.into(), grid, block, params, global, seed: 0, step_limit: 5_000_000 };
         Setup { launch }
     }
 }
@@ -315,21 +314,39 @@ fn subword_loads_and_vectors() {
 
 #[test]
 fn misaligned_and_out_of_bounds() {
-    let e = run(&single("ld.global.u32 %r1, [%rd31+2];"), "k", [1; 3], [1; 3], &[Arg::Buf(vec![0; 8]), Arg::Buf(vec![0; 8])]);
+    let e = run(
+        &single("ld.global.u32 %r1, [%rd31+2];"),
+        "k",
+        [1; 3],
+        [1; 3],
+        &[Arg::Buf(vec![0; 8]), Arg::Buf(vec![0; 8])],
+    );
     assert!(matches!(e, Err(ExecError::Misaligned { space: "global", len: 4, .. })), "{e:?}");
-    let e = run(&single("st.global.u32 [%rd30+8], %r1;"), "k", [1; 3], [1; 3], &[Arg::Buf(vec![0; 8]), Arg::Buf(vec![0; 8])]);
+    let e = run(
+        &single("st.global.u32 [%rd30+8], %r1;"),
+        "k",
+        [1; 3],
+        [1; 3],
+        &[Arg::Buf(vec![0; 8]), Arg::Buf(vec![0; 8])],
+    );
     assert!(matches!(e, Err(ExecError::OutOfBounds { space: "global", len: 4, .. })), "{e:?}");
-    let e = run(&single("ld.global.v4.u32 {%r1,%r2,%r3,%r4}, [%rd31+8];"), "k", [1; 3], [1; 3], &[
-        Arg::Buf(vec![0; 8]),
-        Arg::Buf(vec![0; 32]),
-    ]);
+    let e = run(
+        &single("ld.global.v4.u32 {%r1,%r2,%r3,%r4}, [%rd31+8];"),
+        "k",
+        [1; 3],
+        [1; 3],
+        &[Arg::Buf(vec![0; 8]), Arg::Buf(vec![0; 32])],
+    );
     assert!(matches!(e, Err(ExecError::Misaligned { len: 16, .. })), "vector alignment: {e:?}");
     let e = run(&single("loop: bra loop;"), "k", [1; 3], [1; 3], &[Arg::Buf(vec![0; 8]), Arg::Buf(vec![0; 8])]);
     assert_eq!(e.unwrap_err(), ExecError::StepLimit(5_000_000));
-    let e = run(&single("shfl.sync.idx.b32 %r1, %r2, 0, 31, -1;"), "k", [1; 3], [1; 3], &[
-        Arg::Buf(vec![0; 8]),
-        Arg::Buf(vec![0; 8]),
-    ]);
+    let e = run(
+        &single("shfl.sync.idx.b32 %r1, %r2, 0, 31, -1;"),
+        "k",
+        [1; 3],
+        [1; 3],
+        &[Arg::Buf(vec![0; 8]), Arg::Buf(vec![0; 8])],
+    );
     assert!(matches!(e, Err(ExecError::Unsupported(_))), "{e:?}");
 }
 
@@ -604,6 +621,250 @@ fn calls_consts_and_special_registers() {
             let row = &out[4 * (cta * 64 + lin) as usize..][..4];
             let expect = [[10, 20, 30, 40][(lin & 3) as usize] * 2 + cta, lin % 32, lin / 32, 2];
             assert_eq!(row, expect, "cta {cta} thread {lin}");
+        }
+    }
+}
+
+fn sample(name: &str) -> String {
+    std::fs::read_to_string(format!("{}/samples/{name}.ptx", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+/// Random floats in [-4, 4) (no NaN), as bytes.
+fn rand_floats(seed: u64, n: usize) -> Vec<u8> {
+    let r = random(seed, 4 * n);
+    floats(&as_u32(&r).iter().map(|x| (*x as f32 / u32::MAX as f32) * 8.0 - 4.0).collect::<Vec<f32>>())
+}
+
+/// Random f64 in [-4, 4), as bytes.
+fn rand_doubles(seed: u64, n: usize) -> Vec<u8> {
+    let r = random(seed, 8 * n);
+    as_u64(&r).iter().flat_map(|x| ((*x >> 11) as f64 / (1u64 << 53) as f64 * 8.0 - 4.0).to_le_bytes()).collect()
+}
+
+/// A launch of one sample kernel.
+struct SampleRun {
+    file: &'static str,
+    kernel: &'static str,
+    grid: [u32; 3],
+    block: [u32; 3],
+    args: Vec<Arg>,
+}
+
+const KB: usize = 1024;
+
+fn sample_runs() -> Vec<SampleRun> {
+    use Arg::*;
+    let b = |seed: u64| Buf(random(seed, 16 * KB));
+    let f = |seed: u64| Buf(rand_floats(seed, 4 * KB));
+    let d = |seed: u64| Buf(rand_doubles(seed, 2 * KB));
+    let s = |file, kernel, grid: u32, block: u32, args| SampleRun {
+        file,
+        kernel,
+        grid: [grid, 1, 1],
+        block: [block, 1, 1],
+        args,
+    };
+    vec![
+        s("block_scan", "block_scan", 2, 256, vec![b(1), b(2), b(3)]),
+        s("bytes_shorts", "bytes_shorts", 2, 64, vec![b(1), b(2), b(3), b(4), Int(3), Int(100)]),
+        s(
+            "clamp_select",
+            "clamp_select",
+            2,
+            64,
+            vec![b(1), b(2), f(3), d(4), Int(-5), Int(100), F32(2.5), F64(-1.0), Int(100)],
+        ),
+        s("const_table", "const_table", 2, 64, vec![b(1), f(2), f(3), Int(100)]),
+        s("daxpy", "daxpy", 2, 64, vec![Int(100), F64(1.5), d(1), d(2)]),
+        s("generic_call", "generic_call", 2, 64, vec![f(1), f(2), f(3), f(4), Int(100)]),
+        s("local_array", "local_array", 2, 64, vec![b(1), b(2), Int(8), Int(128)]),
+        s(
+            "many_params",
+            "many_params",
+            2,
+            64,
+            vec![
+                Int(-3),
+                Int(200),
+                Int(-1000),
+                Int(60000),
+                Int(7),
+                Int(9),
+                Int(-5),
+                Int(1 << 40),
+                F32(0.5),
+                F64(2.25),
+                b(1),
+                b(2),
+                b(3),
+                b(4),
+                Int(100),
+            ],
+        ),
+        s("nvcc_style", "_Z9scale_addPKfS0_Pffi", 2, 64, vec![f(1), f(2), f(3), F32(1.5), Int(100)]),
+        s(
+            "pair_dist_f64",
+            "pair_dist_f64",
+            2,
+            64,
+            vec![d(1), d(2), d(3), d(4), d(5), b(6), F64(1.0), F64(9.0), Int(2), Int(100)],
+        ),
+        s(
+            "pointer_table",
+            "pointer_table",
+            2,
+            64,
+            vec![
+                Table((1..5).map(|k| rand_floats(k, 256)).collect()),
+                Table(vec![vec![0; 1024], vec![0; 1024]]),
+                f(7),
+                Int(100),
+            ],
+        ),
+        s("reduce_sum", "reduce_sum", 2, 128, vec![f(1), f(2), Int(500)]),
+        s("saxpy", "saxpy", 2, 64, vec![Int(100), F32(2.0), f(1), f(2)]),
+        SampleRun {
+            file: "stencil5",
+            kernel: "stencil5",
+            grid: [3, 3, 1],
+            block: [8, 4, 1],
+            args: vec![f(1), f(2), Int(20), Int(10), Int(24), F32(0.5), F32(0.125)],
+        },
+        s("strided_sum", "strided_sum", 1, 64, vec![f(1), f(2), Int(5), Int(50), Int(64)]),
+        SampleRun {
+            file: "transpose_tiled",
+            kernel: "transpose_tiled",
+            grid: [2, 2, 1],
+            block: [32, 8, 1],
+            args: vec![Buf(vec![0; 40 * 36 * 4]), f(1), Int(40), Int(36)],
+        },
+        s("vector_add", "vector_add", 2, 64, vec![f(1), f(2), f(3), Int(100)]),
+        s("vector_types", "vector_types", 2, 64, vec![f(1), b(2), f(3), b(4), F32(0.5), Int(100)]),
+        s("xorshift64", "xorshift64", 2, 64, vec![b(1), f(2), Int(5), Int(100)]),
+    ]
+}
+
+fn run_sample(r: &SampleRun) -> (Outcome, Launch) {
+    let src = sample(r.file);
+    let m = parse(&src);
+    let s = Setup::new(&m, r.kernel, r.grid, r.block, &r.args);
+    match ptx::run(&m, &s.launch) {
+        Ok(o) => (o, s.launch),
+        Err(e) => panic!("{}: {e}", r.file),
+    }
+}
+
+#[test]
+fn every_sample_runs() {
+    let runs = sample_runs();
+    let dir = format!("{}/samples", env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter_map(|n| n.strip_suffix(".ptx").map(str::to_string))
+        .filter(|n| n != "stress_spill")
+        .collect();
+    files.sort();
+    for f in &files {
+        assert!(runs.iter().any(|r| r.file == f), "sample {f} has no launch in this test");
+    }
+    for r in &runs {
+        let (o, l) = run_sample(r);
+        assert!(o.steps > 0);
+        eprintln!("{}: {} steps", r.file, o.steps);
+        assert!(!l.global.diff(&o.global).is_empty(), "{}: the launch wrote nothing", r.file);
+    }
+}
+
+fn find<'a>(runs: &'a [SampleRun], file: &str) -> &'a SampleRun {
+    runs.iter().find(|r| r.file == file).unwrap()
+}
+
+fn arg_bytes(r: &SampleRun, k: usize) -> Vec<u8> {
+    match &r.args[k] {
+        Arg::Buf(b) => b.clone(),
+        _ => panic!("argument {k} is not a buffer"),
+    }
+}
+
+#[test]
+fn samples_match_host_computations() {
+    let runs = sample_runs();
+    // block_scan: inclusive prefix sums of each 256-element block, and block totals.
+    let r = find(&runs, "block_scan");
+    let (o, _) = run_sample(r);
+    let input = as_u32(&arg_bytes(r, 0));
+    let (out, totals) = (as_u32(&buffer(&o, "arg1")), as_u32(&buffer(&o, "arg2")));
+    for blk in 0..2 {
+        let mut acc = 0u32;
+        for k in 0..256 {
+            acc = acc.wrapping_add(input[blk * 256 + k]);
+            assert_eq!(out[blk * 256 + k], acc, "block_scan element {}", blk * 256 + k);
+        }
+        assert_eq!(totals[blk], acc);
+    }
+    // saxpy: y = fma(a, x, y) for i < n, the rest untouched.
+    let r = find(&runs, "saxpy");
+    let (o, _) = run_sample(r);
+    let (x, y0) = (as_u32(&arg_bytes(r, 2)), as_u32(&arg_bytes(r, 3)));
+    let y = as_u32(&buffer(&o, "arg3"));
+    for i in 0..y.len() {
+        let want = if i < 100 { 2.0f32.mul_add(f32::from_bits(x[i]), f32::from_bits(y0[i])).to_bits() } else { y0[i] };
+        assert_eq!(y[i], want, "saxpy y[{i}]");
+    }
+    // vector_add.
+    let r = find(&runs, "vector_add");
+    let (o, l) = run_sample(r);
+    let (a, b) = (as_u32(&arg_bytes(r, 0)), as_u32(&arg_bytes(r, 1)));
+    let c = as_u32(&buffer(&o, "arg2"));
+    for i in 0..100 {
+        assert_eq!(c[i], (f32::from_bits(a[i]) + f32::from_bits(b[i])).to_bits(), "vector_add c[{i}]");
+    }
+    assert_eq!(&buffer(&o, "arg2")[400..], &arg_bytes(r, 2)[400..], "vector_add writes only i < n");
+    assert_eq!(o.global.diff(&l.global).len(), 1, "vector_add changes only c");
+    // xorshift64: the state after 5 steps.
+    let r = find(&runs, "xorshift64");
+    let (o, _) = run_sample(r);
+    let st0 = as_u64(&arg_bytes(r, 0));
+    let st = as_u64(&buffer(&o, "arg0"));
+    for i in 0..100 {
+        let mut x = st0[i];
+        for _ in 0..5 {
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+        }
+        assert_eq!(st[i], x, "xorshift64 state[{i}]");
+    }
+    // bytes_shorts: u8 zero extension, s16 sign extension, 16-bit truncation.
+    let r = find(&runs, "bytes_shorts");
+    let (o, _) = run_sample(r);
+    let (pix, off) = (arg_bytes(r, 0), arg_bytes(r, 1));
+    let (out, mask) = (buffer(&o, "arg2"), buffer(&o, "arg3"));
+    for i in 0..100 {
+        let v = (pix[i] as i32 - 128) * 3 + i16::from_le_bytes([off[2 * i], off[2 * i + 1]]) as i32;
+        assert_eq!(i16::from_le_bytes([out[2 * i], out[2 * i + 1]]), v as i16, "bytes_shorts out[{i}]");
+        assert_eq!(mask[i], if v < 0 { 0 } else { 255 }, "bytes_shorts mask[{i}]");
+    }
+    // transpose_tiled: out[x][y] = in[y][x] for a 40 x 36 matrix.
+    let r = find(&runs, "transpose_tiled");
+    let (o, _) = run_sample(r);
+    let (input, out) = (as_u32(&arg_bytes(r, 1)), as_u32(&buffer(&o, "arg0")));
+    for y in 0..36 {
+        for x in 0..40 {
+            assert_eq!(out[x * 36 + y], input[y * 40 + x], "transpose ({x}, {y})");
+        }
+    }
+    // pointer_table: dst_rows[r][i] = w[r] * sum of src_rows[s][i].
+    let r = find(&runs, "pointer_table");
+    let (o, _) = run_sample(r);
+    let Arg::Table(src) = &r.args[0] else { unreachable!() };
+    let w = as_u32(&arg_bytes(r, 2));
+    for row in 0..2 {
+        let dst = as_u32(&buffer(&o, &format!("arg1.{row}")));
+        for i in 0..100 {
+            let sum = (0..4).fold(0.0f32, |acc, s| acc + f32::from_bits(as_u32(&src[s])[i]));
+            assert_eq!(dst[i], (f32::from_bits(w[row]) * sum).to_bits(), "pointer_table [{row}][{i}]");
         }
     }
 }
