@@ -126,7 +126,7 @@ fn single(body: &str) -> String {
     format!(
         "{HEAD}.visible .entry k(.param .u64 out_p, .param .u64 in_p)\n{{\n\
          .reg .pred %p<8>;\n.reg .b16 %h<8>;\n.reg .b32 %r<32>;\n.reg .b64 %rd<32>;\n\
-         .reg .f32 %f<16>;\n.reg .f64 %fd<8>;\n\
+         .reg .f32 %f<16>;\n.reg .f64 %fd<8>;\n.reg .b128 %q<4>;\n\
          ld.param.u64 %rd30, [out_p];\nld.param.u64 %rd31, [in_p];\n{body}\nret;\n}}\n"
     )
 }
@@ -296,6 +296,13 @@ fn subword_loads_and_vectors() {
         st.global.u8 [%rd30+64], %h1;
         st.global.u16 [%rd30+66], %h1;
         st.global.u8 [%rd30+65], %r1;
+        ld.global.b128 %q1, [%rd31];
+        mov.b128 %q2, %q1;
+        st.global.b128 [%rd30+80], %q2;
+        .local .align 16 .b8 lq[32];
+        st.local.b128 [lq+16], %q1;
+        ld.local.v2.u64 {%rd4, %rd5}, [lq+16];
+        st.global.v2.u64 [%rd30+96], {%rd5, %rd4};
     ";
     let input: Vec<u8> = vec![0x80, 0xfe, 0x34, 0x92, 0xf0, 0xff, 0xff, 0xff, 1, 2, 3, 4, 5, 6, 7, 8];
     let out = single_out(body, input.clone());
@@ -310,6 +317,8 @@ fn subword_loads_and_vectors() {
     let iq = as_u64(&input);
     assert_eq!(as_u64(&out[48..64]), [iq[1], iq[0]]);
     assert_eq!(&out[64..68], &[0x80, 0xf0, 0x80, 0x00], "sub-word stores");
+    assert_eq!(&out[80..96], &input[..], ".b128 load, move and store");
+    assert_eq!(as_u64(&out[96..112]), [iq[1], iq[0]], ".b128 is little-endian, low half first");
 }
 
 #[test]

@@ -26,8 +26,8 @@ use std::collections::HashMap;
 enum Sym {
     /// A register: first slot, type, vector width.
     Reg(Slot, ScalarType, u32),
-    /// `%r<N>`: first slot, count, type.
-    Range(Slot, u32, ScalarType),
+    /// `%r<N>`: first slot, count, type, vector width.
+    Range(Slot, u32, ScalarType, u32),
     /// A `.param` variable at this offset of the frame's parameter buffer.
     Param(u32),
     /// A `.local` variable at this offset of the frame's local block.
@@ -134,6 +134,11 @@ fn special(name: &str, comp: Option<char>) -> Option<Special> {
     })
 }
 
+/// Register slots of one element of type `ty`: two for `.b128`, else one.
+fn slots(ty: ScalarType) -> u32 {
+    if ty.bits() > 64 { 2 } else { 1 }
+}
+
 fn align_up(x: u32, a: u32) -> u32 {
     x.div_ceil(a.max(1)) * a.max(1)
 }
@@ -221,7 +226,7 @@ impl<'c, 'm> FnCx<'c, 'm> {
 
     fn declare_param(&mut self, p: &ParamDecl) -> ParamLoc {
         if p.space == StateSpace::Reg {
-            let slot = self.alloc(1);
+            let slot = self.alloc(slots(p.ty));
             self.scopes[0].insert(p.name.name.clone(), Sym::Reg(slot, p.ty, 1));
             ParamLoc::Reg(Dst { slot, bits: p.ty.bits() })
         } else {
@@ -262,8 +267,8 @@ impl<'c, 'm> FnCx<'c, 'm> {
         let vec = d.vec.unwrap_or(1);
         let sym = match d.space {
             StateSpace::Reg => match d.range {
-                Some(n) => Sym::Range(self.alloc(n * vec), n, d.ty),
-                None => Sym::Reg(self.alloc(vec), d.ty, vec),
+                Some(n) => Sym::Range(self.alloc(n * vec * slots(d.ty)), n, d.ty, vec),
+                None => Sym::Reg(self.alloc(vec * slots(d.ty)), d.ty, vec),
             },
             StateSpace::Param(_) => {
                 let off = align_up(self.param_off, d.alignment());
@@ -294,10 +299,10 @@ impl<'c, 'm> FnCx<'c, 'm> {
             let (prefix, num) = name.split_at(digits);
             if !num.is_empty()
                 && (num == "0" || !num.starts_with('0'))
-                && let (Some(Sym::Range(first, n, ty)), Ok(i)) = (scope.get(prefix), num.parse::<u32>())
+                && let (Some(Sym::Range(first, n, ty, vec)), Ok(i)) = (scope.get(prefix), num.parse::<u32>())
                 && i < *n
             {
-                return Some(Sym::Reg(first + i, *ty, 1));
+                return Some(Sym::Reg(first + i * vec * slots(*ty), *ty, *vec));
             }
         }
         match self.cx.layout.syms.get(name) {
@@ -326,7 +331,7 @@ impl<'c, 'm> FnCx<'c, 'm> {
                 if k >= vec {
                     return Err(format!("component {k} of `{}`", name.name));
                 }
-                Ok(Some(Dst { slot: slot + k, bits: ty.bits() }))
+                Ok(Some(Dst { slot: slot + k * slots(ty), bits: ty.bits() }))
             }
             _ => Ok(None),
         }
@@ -472,7 +477,7 @@ impl<'c, 'm> FnCx<'c, 'm> {
         let o = |k| Self::operand(i, k);
         match &i.kind {
             InstrKind::Ld(l) | InstrKind::St(l) => {
-                if l.ty.bits() > 64 || l.ty == ScalarType::Pred {
+                if l.ty.bits() > 128 || l.ty == ScalarType::Pred {
                     return Err(format!("{} elements", l.ty));
                 }
                 let space = space_of(l.space)?;
@@ -485,7 +490,7 @@ impl<'c, 'm> FnCx<'c, 'm> {
                 }
             }
             InstrKind::Mov(ty) => {
-                if ty.bits() > 64 {
+                if ty.bits() > 128 {
                     return Err(format!("{ty} registers"));
                 }
                 match (o(0)?, o(1)?) {
@@ -499,10 +504,15 @@ impl<'c, 'm> FnCx<'c, 'm> {
                             8 => ScalarType::B8,
                             16 => ScalarType::B16,
                             32 => ScalarType::B32,
+                            64 => ScalarType::B64,
                             _ => return Err("packing into this width".into()),
                         };
                         let dst = self.dst(d)?.ok_or("a sink destination")?;
                         Ok(Op::Pack { dst, elem_bits, srcs: self.srcs(o(1)?, ety)? })
+                    }
+                    (d, s) if ty.bits() > 64 => {
+                        let dst = self.dst(d)?.ok_or("a sink destination")?;
+                        Ok(Op::Pack { dst, elem_bits: 128, srcs: vec![self.src(s, *ty)?] })
                     }
                     _ => self.compute(Func::Mov, *ty, *ty, i, &[*ty]),
                 }

@@ -100,6 +100,11 @@ pub struct Env<'a> {
     pub steps: u64,
 }
 
+/// The mask of the low `bits` bits of a `u128`.
+fn wide_mask(bits: u32) -> u128 {
+    if bits >= 128 { u128::MAX } else { (1u128 << bits) - 1 }
+}
+
 impl Thread {
     fn read(&self, env: &Env, s: Src) -> u64 {
         match s {
@@ -143,6 +148,28 @@ impl Thread {
 
     fn write_raw(&mut self, d: Dst, v: u64) {
         self.regs[self.base + d.slot as usize] = v & mask(d.bits);
+    }
+
+    /// Reads up to 128 bits: a `.b128` register is two slots, low half first.
+    fn read_wide(&self, env: &Env, s: Src, bits: u32) -> u128 {
+        match s {
+            Src::Reg(k) if bits > 64 => {
+                let at = self.base + k as usize;
+                self.regs[at] as u128 | (self.regs[at + 1] as u128) << 64
+            }
+            _ => self.read(env, s) as u128 & wide_mask(bits),
+        }
+    }
+
+    /// Writes up to 128 bits (two slots for a `.b128` register).
+    fn write_wide(&mut self, d: Dst, v: u128) {
+        if d.bits > 64 {
+            let at = self.base + d.slot as usize;
+            self.regs[at] = v as u64;
+            self.regs[at + 1] = (v >> 64) as u64;
+        } else {
+            self.write_raw(d, v as u64);
+        }
     }
 
     fn addr(&self, env: &Env, a: &Addr) -> u64 {
@@ -193,10 +220,16 @@ impl Thread {
                 let esz = ty.bytes() as usize;
                 let mut buf = [0u8; 64];
                 let total = esz * dsts.len();
+                if total > buf.len() {
+                    return Err(unsupported(format!("a {total}-byte access")));
+                }
                 self.spaces(global, shared, &prog.consts).read(*space, a, &mut buf[..total])?;
                 for (k, d) in dsts.iter().enumerate() {
-                    if let Some(d) = d {
-                        self.write(*d, from_le(&buf[k * esz..(k + 1) * esz]), *ty);
+                    let bytes = &buf[k * esz..(k + 1) * esz];
+                    match d {
+                        Some(d) if esz > 8 => self.write_wide(*d, u128::from_le_bytes(bytes.try_into().expect("16"))),
+                        Some(d) => self.write(*d, from_le(bytes), *ty),
+                        None => {}
                     }
                 }
             }
@@ -204,24 +237,26 @@ impl Thread {
                 let a = self.addr(env, addr);
                 let esz = ty.bytes() as usize;
                 let mut buf = [0u8; 64];
+                if esz * srcs.len() > buf.len() {
+                    return Err(unsupported(format!("a {}-byte access", esz * srcs.len())));
+                }
                 for (k, s) in srcs.iter().enumerate() {
-                    let v = self.read(env, *s);
-                    buf[k * esz..(k + 1) * esz].copy_from_slice(&to_le(v, esz)[..esz]);
+                    let v = self.read_wide(env, *s, ty.bits());
+                    buf[k * esz..(k + 1) * esz].copy_from_slice(&v.to_le_bytes()[..esz]);
                 }
                 self.spaces(global, shared, &prog.consts).write(*space, a, &buf[..esz * srcs.len()])?;
             }
             Op::Pack { dst, elem_bits, srcs } => {
-                let v = srcs
-                    .iter()
-                    .enumerate()
-                    .fold(0u64, |acc, (k, s)| acc | (self.read(env, *s) & mask(*elem_bits)) << (k as u32 * elem_bits));
-                self.write_raw(*dst, v);
+                let v = srcs.iter().enumerate().fold(0u128, |acc, (k, s)| {
+                    acc | self.read_wide(env, *s, *elem_bits) << (k as u32 * elem_bits)
+                });
+                self.write_wide(*dst, v);
             }
             Op::Unpack { dsts, elem_bits, src } => {
-                let v = self.read(env, *src);
+                let v = self.read_wide(env, *src, elem_bits * dsts.len() as u32);
                 for (k, d) in dsts.iter().enumerate() {
                     if let Some(d) = d {
-                        self.write_raw(*d, (v >> (k as u32 * elem_bits)) & mask(*elem_bits));
+                        self.write_wide(*d, (v >> (k as u32 * elem_bits)) & wide_mask(*elem_bits));
                     }
                 }
             }
