@@ -877,3 +877,52 @@ fn samples_match_host_computations() {
         }
     }
 }
+
+#[test]
+fn atomics_and_reductions() {
+    let body = "
+        .shared .align 8 .b32 sh[2];
+        mov.u32 %r1, %tid.x;
+        and.b32 %r2, %r1, 3;
+        mul.wide.u32 %rd1, %r2, 4;
+        add.s64 %rd2, %rd30, %rd1;
+        atom.global.add.u32 %r3, [%rd2], %r1;
+        red.shared.add.u32 [sh], 1;
+        atom.global.max.s32 %r4, [%rd30+16], %r1;
+        neg.s32 %r5, %r1;
+        atom.relaxed.gpu.global.min.s32 %r4, [%rd30+20], %r5;
+        atom.global.inc.u32 %r4, [%rd30+24], 9;
+        atom.global.cas.b32 %r6, [%rd30+28], %r1, 100;
+        atom.global.exch.b64 %rd3, [%rd30+32], 7;
+        mov.f32 %f1, 0f3F000000;
+        atom.global.add.f32 %f2, [%rd30+40], %f1;
+        mov.u64 %rd4, sh;
+        cvta.shared.u64 %rd5, %rd4;
+        atom.or.b32 %r7, [%rd5+4], %r1;
+        bar.sync 0;
+        setp.ne.u32 %p1, %r1, 0;
+        @%p1 bra END;
+        ld.shared.v2.u32 {%r8, %r9}, [sh];
+        st.global.v2.u32 [%rd30+48], {%r8, %r9};
+    END:
+    ";
+    let o = run(&single(body), "k", [1; 3], [64, 1, 1], &[Arg::Buf(vec![0; 64]), Arg::Buf(vec![0; 8])]).unwrap();
+    let out = as_u32(&buffer(&o, "arg0"));
+    for k in 0..4u32 {
+        assert_eq!(out[k as usize], (0..64).filter(|t| t & 3 == k).sum::<u32>(), "atom.add bucket {k}");
+    }
+    assert_eq!(out[4], 63, "atom.max.s32");
+    assert_eq!(out[5], (-63i32) as u32, "atom.min.s32");
+    assert_eq!(out[6], 64 % 10, "atom.inc wraps at b + 1");
+    assert_eq!(out[7], 100, "cas succeeds once (thread 0 sees 0), then never matches");
+    assert_eq!((out[8], out[9]), (7, 0), "exch.b64");
+    assert_eq!(out[10], 32f32.to_bits(), "64 times 0.5");
+    assert_eq!(out[12], 64, "red.shared.add");
+    assert_eq!(out[13], 63, "generic atom.or on shared memory");
+    // An atomic is still bounds-checked.
+    let e = run(&single("atom.global.add.u32 %r1, [%rd30+8], 1;"), "k", [1; 3], [1; 3], &[
+        Arg::Buf(vec![0; 8]),
+        Arg::Buf(vec![0; 8]),
+    ]);
+    assert!(matches!(e, Err(ExecError::OutOfBounds { .. })), "{e:?}");
+}

@@ -414,7 +414,7 @@ impl<'c, 'm> FnCx<'c, 'm> {
     }
 
     /// An address operand for an access in `space`.
-    fn addr(&self, op: &Operand, space: Space) -> R<Addr> {
+    pub(super) fn addr(&self, op: &Operand, space: Space) -> R<Addr> {
         let Operand::Address { base, offset, .. } = op else { return Err("expected an address".into()) };
         match base {
             AddrBase::Imm(v) => Ok(Addr { base: Src::Imm(*v as u64), offset: *offset }),

@@ -6,7 +6,7 @@ use super::cvt;
 use super::float::{F32, Format};
 use super::fp;
 use super::int;
-use super::program::Func;
+use super::program::{AtomOp, Func};
 use super::value::{mask, sext};
 use crate::ptx::instr::{BoolOp, IntMode};
 use crate::ptx::types::ScalarType;
@@ -116,5 +116,48 @@ pub fn eval(func: &Func, ty: ScalarType, s: &[u64], cc: &mut bool) -> Result<u64
                 (true, _) => mask(n),
             }
         }
+    })
+}
+
+/// The value an `atom`/`red` of `op` on type `ty` stores, given the old memory value and
+/// the operands `b`, `c` (PTX ISA 9.7.13.5). Values are the low `ty.bits()` bits.
+pub fn atom_value(op: AtomOp, ty: ScalarType, old: u64, b: u64, c: u64) -> Result<u64, String> {
+    let n = ty.bits().min(64);
+    let m = mask(n);
+    let (old, b, c) = (old & m, b & m, c & m);
+    Ok(match op {
+        AtomOp::And => old & b,
+        AtomOp::Or => old | b,
+        AtomOp::Xor => old ^ b,
+        AtomOp::Exch => b,
+        AtomOp::Cas => {
+            if old == b {
+                c
+            } else {
+                old
+            }
+        }
+        AtomOp::Add if ty.is_float() => {
+            let ftz = ty == ScalarType::F32;
+            let mods = fp::Mods { mode: super::float::Mode::Rn, ftz, sat: false };
+            fp::binary(fp::Binary::Add, float(ty)?, mods, old, b)
+        }
+        AtomOp::Add => old.wrapping_add(b) & m,
+        AtomOp::Inc => {
+            if old >= b {
+                0
+            } else {
+                old + 1
+            }
+        }
+        AtomOp::Dec => {
+            if old == 0 || old > b {
+                b
+            } else {
+                old - 1
+            }
+        }
+        AtomOp::Min => int::min_max(ty, false, old, b),
+        AtomOp::Max => int::min_max(ty, true, old, b),
     })
 }

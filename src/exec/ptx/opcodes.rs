@@ -179,9 +179,61 @@ pub(super) fn other(fx: &mut FnCx, i: &Instruction, name: &str, text: &str) -> R
             let src = fx.src(i.operands.get(1).ok_or("missing operand")?, ScalarType::U64)?;
             Ok(Op::Isspacep { space, dst, src })
         }
+        "atom" | "red" => atom(fx, i, name == "atom", &words, &types),
         "fence" | "nanosleep" | "prefetch" | "prefetchu" | "brkpt" | "pmevent" => Ok(Op::Nop),
         _ => Err(format!("{text} is not modelled by the PTX interpreter")),
     }
+}
+
+/// `atom{.sem}{.scope}{.space}.op.type d, [a], b{, c}` and `red{.sem}{.scope}{.space}.op.type
+/// [a], b` (PTX ISA 9.7.13.5, 9.7.13.6); memory-order and scope qualifiers do not change
+/// single-thread semantics and are ignored.
+fn atom(fx: &mut FnCx, i: &Instruction, is_atom: bool, words: &[&str], types: &[ScalarType]) -> Result<Op, String> {
+    use super::program::AtomOp::*;
+    if words.iter().any(|w| w.starts_with(".v") || w.starts_with(".L2") || *w == ".mmio") {
+        return Err("vector atomics, cache hints and .mmio".into());
+    }
+    let op = words
+        .iter()
+        .find_map(|w| {
+            Some(match *w {
+                ".and" => And,
+                ".or" => Or,
+                ".xor" => Xor,
+                ".exch" => Exch,
+                ".cas" => Cas,
+                ".add" => Add,
+                ".inc" => Inc,
+                ".dec" => Dec,
+                ".min" => Min,
+                ".max" => Max,
+                _ => return None,
+            })
+        })
+        .ok_or("no atomic operation")?;
+    let [ty] = types[..] else { return Err("expected exactly one type".into()) };
+    let ok_ty = match ty {
+        ScalarType::F32 | ScalarType::F64 => op == Add || op == Exch || op == Cas,
+        t => t.is_integer() && (t.bits() == 32 || t.bits() == 64),
+    };
+    if !ok_ty {
+        return Err(format!("{ty} operands"));
+    }
+    let space = space_of(words.iter().find_map(|w| StateSpace::from_dot(w)))?;
+    if !matches!(space, Space::Global | Space::Shared | Space::Generic) {
+        return Err(format!("atomics on the .{} space", space.name()));
+    }
+    let ops = &i.operands;
+    let (dst, k) = if is_atom { (fx.dst(ops.first().ok_or("missing destination")?)?, 1) } else { (None, 0) };
+    let addr = fx.addr(ops.get(k).ok_or("missing address")?, space)?;
+    let b = fx.src(ops.get(k + 1).ok_or("missing operand")?, ty)?;
+    let c = match (op, ops.get(k + 2)) {
+        (Cas, Some(c)) => Some(fx.src(c, ty)?),
+        (Cas, None) => return Err("cas needs a third operand".into()),
+        (_, None) => None,
+        (_, Some(_)) => return Err("too many operands".into()),
+    };
+    Ok(Op::Atom { space, op, ty, dst, addr, b, c })
 }
 
 fn fx_compute(

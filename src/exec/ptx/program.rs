@@ -290,6 +290,25 @@ pub enum Op {
         /// Generic address.
         src: Src,
     },
+    /// `atom` / `red` (PTX ISA 9.7.13.5, 9.7.13.6): reads the old value at `addr`,
+    /// stores `op(old, b, c)`, and (`atom`) writes the old value to `dst`. The
+    /// interpreter runs one thread instruction at a time, so every access is atomic.
+    Atom {
+        /// `Global`, `Shared` or `Generic`.
+        space: Space,
+        /// The operation.
+        op: AtomOp,
+        /// Operand type.
+        ty: ScalarType,
+        /// The old value's destination (`None` for `red` or a sink).
+        dst: Option<Dst>,
+        /// Address.
+        addr: Addr,
+        /// Operand `b`.
+        b: Src,
+        /// Operand `c` (`cas` only: the new value).
+        c: Option<Src>,
+    },
     /// `bra` to a program counter.
     Bra(u32),
     /// `call` (PTX ISA 9.7.12.2).
@@ -319,6 +338,31 @@ pub enum Op {
     /// A form the interpreter does not model; executing it is
     /// [`crate::exec::ExecError::Unsupported`] with this text.
     Unsupported(String),
+}
+
+/// The operation of an `atom`/`red` (PTX ISA 9.7.13.5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomOp {
+    /// `.and`.
+    And,
+    /// `.or`.
+    Or,
+    /// `.xor`.
+    Xor,
+    /// `.exch`: stores `b`.
+    Exch,
+    /// `.cas`: stores `c` if `old == b`.
+    Cas,
+    /// `.add` (integer, or `.f32` / `.f64` rounded to nearest; `.f32` flushes subnormals).
+    Add,
+    /// `.inc`: `old >= b ? 0 : old + 1` (unsigned).
+    Inc,
+    /// `.dec`: `old == 0 || old > b ? b : old - 1` (unsigned).
+    Dec,
+    /// `.min` (signed for `.sN`).
+    Min,
+    /// `.max` (signed for `.sN`).
+    Max,
 }
 
 /// A call argument or return destination in the caller's frame.

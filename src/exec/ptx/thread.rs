@@ -4,7 +4,7 @@
 //! Registers are a `Vec<u64>` holding every frame's slots, the current frame's starting at
 //! `base`; a register that was never written reads as 0 (PTX leaves it undefined).
 
-use super::eval::{combine, eval};
+use super::eval::{atom_value, combine, eval};
 use super::fp;
 use super::memory::{LOCAL_LIMIT, Spaces, from_generic, resolve, to_generic};
 use super::program::*;
@@ -271,6 +271,20 @@ impl Thread {
                 let v = self.read(env, *src);
                 if let Some(d) = dst {
                     self.write_raw(*d, (resolve(v).0 == *space) as u64);
+                }
+            }
+            Op::Atom { space, op, ty, dst, addr, b, c } => {
+                let a = self.addr(env, addr);
+                let n = ty.bytes() as usize;
+                let (b, c) = (self.read_as(env, *b, *ty), c.map_or(0, |c| self.read_as(env, c, *ty)));
+                let mut buf = [0u8; 8];
+                let mut sp = self.spaces(global, shared, &prog.consts);
+                sp.read(*space, a, &mut buf[..n])?;
+                let old = from_le(&buf[..n]);
+                let new = atom_value(*op, *ty, old, b, c).map_err(unsupported)?;
+                sp.write(*space, a, &to_le(new, n)[..n])?;
+                if let Some(d) = dst {
+                    self.write(*d, old, *ty);
                 }
             }
             Op::Bra(target) => {
