@@ -19,6 +19,8 @@ enum Arg {
     F32(f32),
     /// An `.f64` parameter.
     F64(f64),
+    /// Raw bytes of a byte-array parameter.
+    Bytes(Vec<u8>),
 }
 
 /// Deterministic pseudo-random bytes.
@@ -98,6 +100,7 @@ impl Setup {
                 Arg::Int(v) => v.to_le_bytes().to_vec(),
                 Arg::F32(v) => v.to_le_bytes().to_vec(),
                 Arg::F64(v) => v.to_le_bytes().to_vec(),
+                Arg::Bytes(b) => b.clone(),
             };
             let (o, n) = (slot.offset as usize, slot.size as usize);
             params[o..o + n].copy_from_slice(&bytes[..n]);
@@ -920,9 +923,102 @@ fn atomics_and_reductions() {
     assert_eq!(out[12], 64, "red.shared.add");
     assert_eq!(out[13], 63, "generic atom.or on shared memory");
     // An atomic is still bounds-checked.
-    let e = run(&single("atom.global.add.u32 %r1, [%rd30+8], 1;"), "k", [1; 3], [1; 3], &[
-        Arg::Buf(vec![0; 8]),
-        Arg::Buf(vec![0; 8]),
-    ]);
+    let e = run(
+        &single("atom.global.add.u32 %r1, [%rd30+8], 1;"),
+        "k",
+        [1; 3],
+        [1; 3],
+        &[Arg::Buf(vec![0; 8]), Arg::Buf(vec![0; 8])],
+    );
     assert!(matches!(e, Err(ExecError::OutOfBounds { .. })), "{e:?}");
+}
+
+/// One `ld`/`st` round trip kernel: loads `vec` elements of `ty` from the input with
+/// `ld.global`, stores them with `st{st_q}{space}`, loads them back with `ld{ld_q}{space}`
+/// and writes them to the output with `st.global`. `const` and kernel-param spaces are
+/// only loaded from (their bytes are the pattern 0, 1, 2, ...).
+fn round_trip_kernel(idx: usize, space: &str, ld_q: &str, st_q: &str, vec: u32, ty: &str) -> String {
+    let bits: u32 = ty[1..].parse().unwrap();
+    let reg = |k: u32| match bits {
+        128 => format!("%q{k}"),
+        64 => format!("%rd{}", 10 + k),
+        _ => format!("%r{k}"),
+    };
+    let list = |base: u32| {
+        let v: Vec<String> = (0..vec).map(|k| reg(base + k)).collect();
+        if vec == 1 { v[0].clone() } else { format!("{{{}}}", v.join(", ")) }
+    };
+    let v = if vec == 1 { String::new() } else { format!(".v{vec}") };
+    let (addr, setup) = match space {
+        "" => ("[%rd3]", "mov.u64 %rd4, sh;\ncvta.shared.u64 %rd3, %rd4;\n"),
+        ".global" => ("[%rd3+64]", "mov.u64 %rd3, %rd1;\n"),
+        ".shared" | ".shared::cta" => ("[sh+32]", ""),
+        ".local" => ("[lv]", ""),
+        ".param::func" => ("[fp]", ""),
+        ".const" => ("[cv+32]", ""),
+        _ => ("[kbig+32]", ""),
+    };
+    let load_only = matches!(space, ".const" | ".param" | ".param::entry");
+    let mut body = format!("ld.param.u64 %rd1, [out_p];\nld.param.u64 %rd2, [in_p];\n{setup}");
+    if !load_only {
+        body += &format!("ld.global{v}.{ty} {}, [%rd2];\nst{st_q}{space}{v}.{ty} {addr}, {};\n", list(0), list(0));
+    }
+    body += &format!("ld{ld_q}{space}{v}.{ty} {}, {addr};\nst.global{v}.{ty} [%rd1], {};\n", list(8), list(8));
+    format!(
+        ".visible .entry k{idx}(.param .u64 out_p, .param .u64 in_p, .param .align 32 .b8 kbig[64])\n{{\n\
+         .reg .b32 %r<17>;\n.reg .b64 %rd<26>;\n.reg .b128 %q<17>;\n\
+         .local .align 32 .b8 lv[64];\n.param .align 32 .b8 fp[64];\n{body}ret;\n}}\n"
+    )
+}
+
+#[test]
+fn every_ld_st_form_round_trips() {
+    let spaces =
+        ["", ".global", ".shared", ".shared::cta", ".local", ".param::func", ".const", ".param", ".param::entry"];
+    let quals: [(&str, &str); 9] = [
+        ("", ""),
+        (".weak", ".weak"),
+        (".volatile", ".volatile"),
+        (".relaxed.gpu", ".relaxed.sys"),
+        (".acquire.cta", ".release.gpu"),
+        (".ca", ".wb"),
+        (".cg", ".cg"),
+        (".cs", ".wt"),
+        (".L1::evict_last", ".L1::no_allocate"),
+    ];
+    let types = ["u8", "s8", "u16", "s16", "b32", "f32", "s32", "b64", "f64", "u64", "b128"];
+    let mut cases = vec![];
+    for space in spaces {
+        for ty in types {
+            for vec in [1u32, 2, 4, 8] {
+                let bits: u32 = ty[1..].parse().unwrap();
+                if (vec == 8 && bits != 32) || (bits == 128 && vec > 1) || bits * vec > 256 {
+                    continue;
+                }
+                let sems_ok = matches!(space, "" | ".global" | ".shared" | ".shared::cta");
+                let (ld_q, st_q) = quals[cases.len() % if sems_ok { quals.len() } else { 1 }];
+                cases.push((space, ld_q, st_q, vec, ty));
+            }
+        }
+    }
+    let mut src = format!("{HEAD}.shared .align 32 .b8 sh[64];\n.const .align 32 .b8 cv[64] = {{");
+    src += &(0..64).map(|k| k.to_string()).collect::<Vec<_>>().join(", ");
+    src += "};\n";
+    for (k, (space, ld_q, st_q, vec, ty)) in cases.iter().enumerate() {
+        src += &round_trip_kernel(k, space, ld_q, st_q, *vec, ty);
+    }
+    let m = parse(&src.replace(".version 7.0", ".version 8.5"));
+    let input = random(9, 64);
+    let pattern: Vec<u8> = (0..64).collect();
+    for (k, (space, ld_q, st_q, vec, ty)) in cases.iter().enumerate() {
+        let bytes = *vec as usize * ty[1..].parse::<usize>().unwrap() / 8;
+        let args = [Arg::Buf(vec![0; 128]), Arg::Buf(input.clone()), Arg::Bytes(pattern.clone())];
+        let s = Setup::new(&m, &format!("k{k}"), [1; 3], [1; 3], &args);
+        let what = format!("ld{ld_q}/st{st_q}{space}.v{vec}.{ty}");
+        let o = ptx::run(&m, &s.launch).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let out = buffer(&o, "arg0");
+        let want = if matches!(*space, ".const" | ".param" | ".param::entry") { &pattern[32..] } else { &input[..] };
+        assert_eq!(&out[..bytes], &want[..bytes], "{what}");
+        assert!(out[bytes..64].iter().all(|b| *b == 0), "{what} wrote past its end");
+    }
 }

@@ -247,9 +247,10 @@ impl Thread {
                 self.spaces(global, shared, &prog.consts).write(*space, a, &buf[..esz * srcs.len()])?;
             }
             Op::Pack { dst, elem_bits, srcs } => {
-                let v = srcs.iter().enumerate().fold(0u128, |acc, (k, s)| {
-                    acc | self.read_wide(env, *s, *elem_bits) << (k as u32 * elem_bits)
-                });
+                let v = srcs
+                    .iter()
+                    .enumerate()
+                    .fold(0u128, |acc, (k, s)| acc | self.read_wide(env, *s, *elem_bits) << (k as u32 * elem_bits));
                 self.write_wide(*dst, v);
             }
             Op::Unpack { dsts, elem_bits, src } => {
