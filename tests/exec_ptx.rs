@@ -134,6 +134,12 @@ fn single(body: &str) -> String {
     )
 }
 
+/// Runs a [`single`] kernel on one CTA of `threads` threads with a zeroed output of
+/// `out` bytes and an 8-byte input.
+fn run1(body: &str, threads: u32, out: usize) -> Result<Outcome, ExecError> {
+    run(&single(body), "k", [1; 3], [threads, 1, 1], &[Arg::Buf(vec![0; out]), Arg::Buf(vec![0; 8])])
+}
+
 /// Runs a one-thread [`single`] kernel with `input` and a 256-byte output; returns the
 /// output.
 fn single_out(body: &str, input: Vec<u8>) -> Vec<u8> {
@@ -326,21 +332,9 @@ fn subword_loads_and_vectors() {
 
 #[test]
 fn misaligned_and_out_of_bounds() {
-    let e = run(
-        &single("ld.global.u32 %r1, [%rd31+2];"),
-        "k",
-        [1; 3],
-        [1; 3],
-        &[Arg::Buf(vec![0; 8]), Arg::Buf(vec![0; 8])],
-    );
+    let e = run1("ld.global.u32 %r1, [%rd31+2];", 1, 8);
     assert!(matches!(e, Err(ExecError::Misaligned { space: "global", len: 4, .. })), "{e:?}");
-    let e = run(
-        &single("st.global.u32 [%rd30+8], %r1;"),
-        "k",
-        [1; 3],
-        [1; 3],
-        &[Arg::Buf(vec![0; 8]), Arg::Buf(vec![0; 8])],
-    );
+    let e = run1("st.global.u32 [%rd30+8], %r1;", 1, 8);
     assert!(matches!(e, Err(ExecError::OutOfBounds { space: "global", len: 4, .. })), "{e:?}");
     let e = run(
         &single("ld.global.v4.u32 {%r1,%r2,%r3,%r4}, [%rd31+8];"),
@@ -350,15 +344,9 @@ fn misaligned_and_out_of_bounds() {
         &[Arg::Buf(vec![0; 8]), Arg::Buf(vec![0; 32])],
     );
     assert!(matches!(e, Err(ExecError::Misaligned { len: 16, .. })), "vector alignment: {e:?}");
-    let e = run(&single("loop: bra loop;"), "k", [1; 3], [1; 3], &[Arg::Buf(vec![0; 8]), Arg::Buf(vec![0; 8])]);
+    let e = run1("loop: bra loop;", 1, 8);
     assert_eq!(e.unwrap_err(), ExecError::StepLimit(5_000_000));
-    let e = run(
-        &single("shfl.sync.idx.b32 %r1, %r2, 0, 31, -1;"),
-        "k",
-        [1; 3],
-        [1; 3],
-        &[Arg::Buf(vec![0; 8]), Arg::Buf(vec![0; 8])],
-    );
+    let e = run1("shfl.sync.idx.b32 %r1, %r2, 0, 31, -1;", 1, 8);
     assert!(matches!(e, Err(ExecError::Unsupported(_))), "{e:?}");
 }
 
@@ -462,10 +450,10 @@ fn deadlock_is_reported() {
         @%p1 bar.sync 0;
         @!%p1 bar.sync 1;
     ";
-    let e = run(&single(body), "k", [1; 3], [64, 1, 1], &[Arg::Buf(vec![0; 8]), Arg::Buf(vec![0; 8])]);
+    let e = run1(body, 64, 8);
     assert!(matches!(e, Err(ExecError::Deadlock(_))), "{e:?}");
     // A thread count that can never be reached.
-    let e = run(&single("bar.sync 0, 64;"), "k", [1; 3], [32, 1, 1], &[Arg::Buf(vec![0; 8]), Arg::Buf(vec![0; 8])]);
+    let e = run1("bar.sync 0, 64;", 32, 8);
     assert!(matches!(e, Err(ExecError::Deadlock(_))), "{e:?}");
     // Threads that exit early do not block the others.
     let body = "
@@ -475,7 +463,7 @@ fn deadlock_is_reported() {
         bar.sync 0;
         st.global.u32 [%rd30], 5;
     ";
-    let o = run(&single(body), "k", [1; 3], [64, 1, 1], &[Arg::Buf(vec![0; 8]), Arg::Buf(vec![0; 8])]).unwrap();
+    let o = run1(body, 64, 8).unwrap();
     assert_eq!(as_u32(&buffer(&o, "arg0"))[0], 5);
 }
 
@@ -563,7 +551,7 @@ fn divergence_and_reconvergence() {
         add.s64 %rd2, %rd30, %rd1;
         st.global.u32 [%rd2], %r3;
     ";
-    let o = run(&single(body), "k", [1; 3], [40, 1, 1], &[Arg::Buf(vec![0; 160]), Arg::Buf(vec![0; 8])]).unwrap();
+    let o = run1(body, 40, 160).unwrap();
     let out = as_u32(&buffer(&o, "arg0"));
     for t in 0..40u32 {
         let n = t & 3;
@@ -800,6 +788,7 @@ fn arg_bytes(r: &SampleRun, k: usize) -> Vec<u8> {
 }
 
 #[test]
+#[allow(clippy::needless_range_loop)]
 fn samples_match_host_computations() {
     let runs = sample_runs();
     // block_scan: inclusive prefix sums of each 256-element block, and block totals.
@@ -909,7 +898,7 @@ fn atomics_and_reductions() {
         st.global.v2.u32 [%rd30+48], {%r8, %r9};
     END:
     ";
-    let o = run(&single(body), "k", [1; 3], [64, 1, 1], &[Arg::Buf(vec![0; 64]), Arg::Buf(vec![0; 8])]).unwrap();
+    let o = run1(body, 64, 64).unwrap();
     let out = as_u32(&buffer(&o, "arg0"));
     for k in 0..4u32 {
         assert_eq!(out[k as usize], (0..64).filter(|t| t & 3 == k).sum::<u32>(), "atom.add bucket {k}");
@@ -923,13 +912,7 @@ fn atomics_and_reductions() {
     assert_eq!(out[12], 64, "red.shared.add");
     assert_eq!(out[13], 63, "generic atom.or on shared memory");
     // An atomic is still bounds-checked.
-    let e = run(
-        &single("atom.global.add.u32 %r1, [%rd30+8], 1;"),
-        "k",
-        [1; 3],
-        [1; 3],
-        &[Arg::Buf(vec![0; 8]), Arg::Buf(vec![0; 8])],
-    );
+    let e = run1("atom.global.add.u32 %r1, [%rd30+8], 1;", 1, 8);
     assert!(matches!(e, Err(ExecError::OutOfBounds { .. })), "{e:?}");
 }
 
@@ -1020,5 +1003,56 @@ fn every_ld_st_form_round_trips() {
         let want = if matches!(*space, ".const" | ".param" | ".param::entry") { &pattern[32..] } else { &input[..] };
         assert_eq!(&out[..bytes], &want[..bytes], "{what}");
         assert!(out[bytes..64].iter().all(|b| *b == 0), "{what} wrote past its end");
+    }
+}
+
+#[test]
+fn warp_shuffles_and_votes() {
+    // Per lane: butterfly sum of lane ids, inclusive scan via shfl.up, ballot of odd lanes,
+    // vote.all/any, activemask inside a branch taken by lanes < 8; 40 threads (a tail warp).
+    let body = "
+        mov.u32 %r1, %laneid;
+        mov.u32 %r2, %r1;
+        shfl.sync.bfly.b32 %r3, %r2, 16, 31, -1;  add.u32 %r2, %r2, %r3;
+        shfl.sync.bfly.b32 %r3, %r2, 8, 31, -1;   add.u32 %r2, %r2, %r3;
+        shfl.sync.bfly.b32 %r3, %r2, 4, 31, -1;   add.u32 %r2, %r2, %r3;
+        shfl.sync.bfly.b32 %r3, %r2, 2, 31, -1;   add.u32 %r2, %r2, %r3;
+        shfl.sync.bfly.b32 %r3, %r2, 1, 31, -1;   add.u32 %r2, %r2, %r3;
+        mov.u32 %r4, %r1;
+        shfl.sync.up.b32 %r5|%p1, %r4, 1, 0, -1;  @%p1 add.u32 %r4, %r4, %r5;
+        shfl.sync.up.b32 %r5|%p1, %r4, 2, 0, -1;  @%p1 add.u32 %r4, %r4, %r5;
+        and.b32 %r6, %r1, 1;
+        setp.eq.u32 %p2, %r6, 1;
+        vote.sync.ballot.b32 %r7, %p2, -1;
+        vote.sync.any.pred %p3, %p2, -1;
+        vote.sync.all.pred %p4, %p2, -1;
+        selp.u32 %r8, 1, 0, %p3;
+        selp.u32 %r9, 2, 0, %p4;
+        or.b32 %r8, %r8, %r9;
+        mov.u32 %r10, 0;
+        setp.lt.u32 %p5, %r1, 8;
+        @!%p5 bra SKIP;
+        activemask.b32 %r10;
+    SKIP:
+        mov.u32 %r11, %tid.x;
+        mul.wide.u32 %rd1, %r11, 32;
+        add.s64 %rd2, %rd30, %rd1;
+        st.global.v4.u32 [%rd2], {%r2, %r4, %r7, %r8};
+        st.global.u32 [%rd2+16], %r10;
+    ";
+    // The tail warp's shuffles read lanes that do not exist: undefined, reported.
+    let e = run1(body, 40, 40 * 32);
+    assert!(matches!(e, Err(ExecError::Unsupported(ref s)) if s.contains("inactive lane")), "{e:?}");
+    let o = run1(body, 64, 64 * 32).unwrap();
+    let out = as_u32(&buffer(&o, "arg0"));
+    for t in 0..64u32 {
+        let lane = t % 32;
+        let row = &out[8 * t as usize..][..5];
+        let scan: u32 = (lane.saturating_sub(3)..=lane).sum();
+        assert_eq!(row[0], (0..32).sum::<u32>(), "butterfly sum, thread {t}");
+        assert_eq!(row[1], scan, "shfl.up scan, thread {t}");
+        assert_eq!(row[2], 0xaaaa_aaaa, "ballot, thread {t}");
+        assert_eq!(row[3], 1, "any but not all, thread {t}");
+        assert_eq!(row[4], if lane < 8 { 0xff } else { 0 }, "activemask, thread {t}");
     }
 }

@@ -314,7 +314,7 @@ impl<'c, 'm> FnCx<'c, 'm> {
     }
 
     /// A register operand's slot and width (with a vector register's component).
-    fn reg(&self, name: &Ident, comp: Option<char>) -> R<Option<Dst>> {
+    pub(super) fn reg(&self, name: &Ident, comp: Option<char>) -> R<Option<Dst>> {
         match self.lookup(&name.name) {
             Some(Sym::Reg(slot, ty, vec)) => {
                 let k = match comp {

@@ -14,6 +14,9 @@
 //!   arrives without waiting. Arrivals are counted per thread. When no thread of a CTA can
 //!   run but some have not exited, the launch fails with [`ExecError::Deadlock`].
 //! * `membar`/`fence` have no effect: every access is immediately visible to all threads.
+//! * Warp-collective instructions (`shfl`, `vote`, `activemask`, see [`warp`]) execute once
+//!   for all lanes of the warp at their program counter.
+//! * `atom`/`red` are trivially atomic: one thread instruction runs at a time.
 //!
 //! State spaces and generic addressing are described in [`memory`]; register values in
 //! [`value`]; float rounding in [`float`] and [`fp`]. Registers never written read as 0,
@@ -21,9 +24,16 @@
 //! accesses, unmodelled instructions ([`ExecError::Unsupported`], raised when executed),
 //! exceeding [`Launch::step_limit`] thread instructions.
 //!
-//! Not modelled: `.global` variables, `.b128` and packed half types, texture/surface,
-//! atomics and reductions, warp-level instructions (`shfl`, `vote`, `activemask`, ...),
-//! `bar.red`, indirect calls and branches, dynamic shared memory (size 0).
+//! Approximate instructions (`rcp/sqrt/rsqrt/sin/cos/lg2/ex2/tanh .approx`, `div.approx`,
+//! `div.full`) have no exact PTX definition: they return the best-rounded value of the
+//! exact function (see [`fp`]); compare them with a tolerance.
+//!
+//! Not modelled (an error when executed, or for variables when named): `.global` module
+//! variables, dynamic shared memory (an `.extern .shared` array has size 0: every access is
+//! out of bounds), `.shared::cluster`, `.f16`/`.bf16` and packed-half arithmetic (only
+//! `cvt` to and from them is modelled), texture/surface instructions, `bar.red`,
+//! `match`/`redux`/`elect`, vector atomics, indirect calls and branches, `mov` of a
+//! function address, and the `.b128` arguments of a `call` passed in registers.
 
 pub mod compile;
 pub mod cvt;
@@ -37,6 +47,7 @@ mod opcodes;
 pub mod program;
 pub mod thread;
 pub mod value;
+pub mod warp;
 
 #[cfg(test)]
 mod tests;
@@ -170,6 +181,18 @@ impl Run<'_> {
                 let pc = cta.threads[lanes.clone()].iter().filter(|t| t.state == State::Ready).map(|t| t.pc).min();
                 let Some(pc) = pc else { continue };
                 progress = true;
+                let inst = &self.prog.insts[pc as usize];
+                if let program::Op::Warp(w) = &inst.op {
+                    let at: Vec<usize> =
+                        lanes.filter(|&l| cta.threads[l].state == State::Ready && cta.threads[l].pc == pc).collect();
+                    self.steps += at.len() as u64;
+                    if self.steps > self.launch.step_limit {
+                        return Err(ExecError::StepLimit(self.launch.step_limit));
+                    }
+                    env.steps = self.steps;
+                    warp::exec(w, inst.guard, &mut cta.threads, &at, &env)?;
+                    continue;
+                }
                 for l in lanes {
                     if cta.threads[l].state != State::Ready || cta.threads[l].pc != pc {
                         continue;

@@ -180,6 +180,7 @@ pub(super) fn other(fx: &mut FnCx, i: &Instruction, name: &str, text: &str) -> R
             Ok(Op::Isspacep { space, dst, src })
         }
         "atom" | "red" => atom(fx, i, name == "atom", &words, &types),
+        "shfl" | "vote" | "activemask" => super::warp::decode(fx, i, name, &words).map(Op::Warp),
         "fence" | "nanosleep" | "prefetch" | "prefetchu" | "brkpt" | "pmevent" => Ok(Op::Nop),
         _ => Err(format!("{text} is not modelled by the PTX interpreter")),
     }

@@ -333,11 +333,71 @@ pub enum Op {
         /// `bar.arrive`: signal without waiting.
         arrive: bool,
     },
+    /// A warp-collective instruction, executed together by every lane of the warp at this
+    /// program counter (see [`super::warp`]).
+    Warp(WarpOp),
     /// No effect here (`membar`, `fence`, `prefetch`, `nanosleep`).
     Nop,
     /// A form the interpreter does not model; executing it is
     /// [`crate::exec::ExecError::Unsupported`] with this text.
     Unsupported(String),
+}
+
+/// Warp-level instructions (PTX ISA 9.7.8.6 shfl.sync, 9.7.13.8 vote.sync, 9.7.13.12
+/// activemask). `mask` is the `membermask` operand (`None` for
+/// the pre-`.sync` forms: every lane executing the instruction).
+#[derive(Clone, Debug, PartialEq)]
+pub enum WarpOp {
+    /// `shfl{.sync}.mode.b32 d{|p}, a, b, c{, membermask}`.
+    Shfl {
+        /// `.up .down .bfly .idx`.
+        mode: ShflMode,
+        /// Value destination.
+        dst: Option<Dst>,
+        /// Predicate destination: whether the source lane was in range.
+        pred: Option<Dst>,
+        /// The value each lane offers.
+        a: Src,
+        /// Lane offset or index.
+        b: Src,
+        /// Clamp value (bits 0..4) and segment mask (bits 8..12).
+        c: Src,
+        /// `membermask`.
+        mask: Option<Src>,
+    },
+    /// `vote{.sync}.mode d, {!}a{, membermask}`.
+    Vote {
+        /// `.all .any .uni .ballot`.
+        mode: VoteMode,
+        /// Destination (a predicate, or `.b32` for `.ballot`).
+        dst: Option<Dst>,
+        /// The predicate each lane votes with.
+        a: Src,
+        /// `membermask`.
+        mask: Option<Src>,
+    },
+    /// `activemask.b32 d`: the lanes executing this instruction.
+    Activemask(Option<Dst>),
+}
+
+/// `shfl` source lane selection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum ShflMode {
+    Up,
+    Down,
+    Bfly,
+    Idx,
+}
+
+/// `vote` reduction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum VoteMode {
+    All,
+    Any,
+    Uni,
+    Ballot,
 }
 
 /// The operation of an `atom`/`red` (PTX ISA 9.7.13.5).

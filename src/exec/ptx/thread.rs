@@ -106,7 +106,8 @@ fn wide_mask(bits: u32) -> u128 {
 }
 
 impl Thread {
-    fn read(&self, env: &Env, s: Src) -> u64 {
+    /// The value of a source operand (the register's bits, a constant, a special register).
+    pub(super) fn read(&self, env: &Env, s: Src) -> u64 {
         match s {
             Src::Reg(k) => self.regs[self.base + k as usize],
             Src::RegNot(k) => (self.regs[self.base + k as usize] & 1) ^ 1,
@@ -146,7 +147,8 @@ impl Thread {
         self.regs[self.base + d.slot as usize] = extend(v, ty) & mask(d.bits);
     }
 
-    fn write_raw(&mut self, d: Dst, v: u64) {
+    /// Writes `v` chopped to the destination register's width.
+    pub(super) fn write_raw(&mut self, d: Dst, v: u64) {
         self.regs[self.base + d.slot as usize] = v & mask(d.bits);
     }
 
@@ -305,6 +307,7 @@ impl Thread {
                 return Ok(Event::Barrier { id, count, wait: !arrive });
             }
             Op::Nop => {}
+            Op::Warp(_) => return Err(unsupported("a warp-collective instruction outside a warp".into())),
             Op::Unsupported(why) => return Err(ExecError::Unsupported(why.clone())),
         }
         self.pc += 1;
