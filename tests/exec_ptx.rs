@@ -856,6 +856,40 @@ fn samples_match_host_computations() {
             assert_eq!(out[x * 36 + y], input[y * 40 + x], "transpose ({x}, {y})");
         }
     }
+    // generic_call: a device function through generic pointers and .param arguments.
+    let r = find(&runs, "generic_call");
+    let (o, _) = run_sample(r);
+    let fl = |k: usize| as_u32(&arg_bytes(r, k)).into_iter().map(f32::from_bits).collect::<Vec<f32>>();
+    let (pa, pb, sums0) = (fl(0), fl(1), fl(2));
+    let (sums, dots) = (as_u32(&buffer(&o, "arg2")), as_u32(&buffer(&o, "arg3")));
+    for i in 0..100 {
+        let (a, b) = (&pa[3 * i..3 * i + 3], &pb[3 * i..3 * i + 3]);
+        let dot = a[2].mul_add(b[2], a[0].mul_add(b[0], a[1] * b[1]));
+        assert_eq!(dots[i], dot.to_bits(), "generic_call dots[{i}]");
+        assert_eq!(sums[i], (sums0[i] + dot).to_bits(), "generic_call sums[{i}]");
+    }
+    // reduce_sum: pairwise loads, then a shared-memory tree per CTA of 128 threads.
+    let r = find(&runs, "reduce_sum");
+    let (o, _) = run_sample(r);
+    let input: Vec<f32> = as_u32(&arg_bytes(r, 0)).into_iter().map(f32::from_bits).collect();
+    let partial = as_u32(&buffer(&o, "arg1"));
+    for blk in 0..2 {
+        let mut v: Vec<f32> = (0..128)
+            .map(|t| {
+                let i = blk * 256 + t;
+                let x = if i < 500 { input[i] } else { 0.0 };
+                if i + 128 < 500 { x + input[i + 128] } else { x }
+            })
+            .collect();
+        let mut s = 64;
+        while s > 0 {
+            for t in 0..s {
+                v[t] += v[t + s];
+            }
+            s /= 2;
+        }
+        assert_eq!(partial[blk], v[0].to_bits(), "reduce_sum partial[{blk}]");
+    }
     // pointer_table: dst_rows[r][i] = w[r] * sum of src_rows[s][i].
     let r = find(&runs, "pointer_table");
     let (o, _) = run_sample(r);
