@@ -635,6 +635,9 @@ impl<'c, 'm> FnCx<'c, 'm> {
         if f.body.is_none() {
             return Err(format!("call of `{}`, which has no body", name.name));
         }
+        if f.params.iter().chain(&f.ret_params).any(|p| p.space == StateSpace::Reg && p.ty.bits() > 64) {
+            return Err(format!("call of `{}`, which has a .reg parameter wider than 64 bits", name.name));
+        }
         if args.len() != f.params.len() || rets.len() != f.ret_params.len() {
             return Err(format!("call of `{}` with the wrong number of arguments", name.name));
         }

@@ -346,7 +346,8 @@ pub fn to_integer(a: u64, f: Format, mode: Mode) -> Option<(bool, u128)> {
         Class::Zero(n) => Some((n, 0)),
         Class::Finite { neg, mant, exp } => {
             if exp >= 0 {
-                let m = if exp > 100 { HUGE } else { (mant << exp).min(HUGE) };
+                // Any value of 2^64 or more saturates every integer destination anyway.
+                let m = if exp > 64 { HUGE } else { (mant << exp).min(HUGE) };
                 return Some((neg, m));
             }
             let s = (-exp) as u32;
@@ -479,6 +480,8 @@ mod tests {
         assert_eq!(to_integer(f(-2.5), F32, Mode::Rm), Some((true, 3)));
         assert_eq!(to_integer(f(-2.5), F32, Mode::Rz), Some((true, 2)));
         assert_eq!(to_integer(f(f32::NAN), F32, Mode::Rz), None);
+        assert_eq!(to_integer(1e300f64.to_bits(), F64, Mode::Rz), Some((false, u128::MAX >> 2)));
+        assert_eq!(to_integer(f(-3e38), F32, Mode::Rz), Some((true, u128::MAX >> 2)));
         assert_eq!(round_integral(f(-0.25), F32, Mode::Rn), f(-0.0));
         assert_eq!(round_integral(f(0.25), F32, Mode::Rp), f(1.0));
         assert_eq!(from_int(false, 16_777_217, F32, Mode::Rn), f(16_777_216.0));

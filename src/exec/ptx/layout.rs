@@ -41,6 +41,9 @@ pub struct Layout {
     pub consts: Vec<u8>,
 }
 
+/// Largest shared memory per CTA and constant bank the interpreter allocates (bytes).
+pub const MAX_BYTES: u64 = 1 << 24;
+
 fn align_up(x: u64, a: u64) -> u64 {
     x.div_ceil(a.max(1)) * a.max(1)
 }
@@ -123,8 +126,8 @@ pub fn layout(module: &Module) -> Result<Layout, ExecError> {
         shared_off = a;
         l.syms.insert(d.name.name.clone(), ModSym::Shared(a as u32));
     }
-    if shared_off > 0x1_0000_0000 || const_off > 0x1_0000_0000 {
-        return Err(ExecError::Unsupported("more than 4 GiB of .shared or .const variables".into()));
+    if shared_off > MAX_BYTES || const_off > MAX_BYTES {
+        return Err(ExecError::Unsupported(format!("more than {MAX_BYTES} bytes of .shared or .const variables")));
     }
     l.shared_bytes = shared_off as u32;
     l.consts = vec![0; const_off as usize];
@@ -133,6 +136,9 @@ pub fn layout(module: &Module) -> Result<Layout, ExecError> {
         let mut vals = vec![];
         flatten(init, &mut vals);
         let size = d.ty.bytes() as usize;
+        if size > 8 {
+            return Err(ExecError::Unsupported(format!("initializer of {} variable `{}`", d.ty, d.name.name)));
+        }
         for (k, v) in vals.iter().enumerate() {
             let bits = match v {
                 InitValue::Imm(i) => imm_bits(i.value, d.ty),

@@ -72,6 +72,9 @@ pub fn run(module: &Module, launch: &Launch) -> Result<Outcome, ExecError> {
         )));
     }
     let prog = compile::compile(module, &launch.kernel)?;
+    if prog.funcs[0].local_bytes as usize > memory::LOCAL_LIMIT {
+        return Err(ExecError::Unsupported(format!("more than {} bytes of .local variables", memory::LOCAL_LIMIT)));
+    }
     if launch.params.len() != prog.kernel_param_bytes as usize {
         return Err(ExecError::Launch(format!(
             "`{}` takes {} parameter bytes, the launch gives {}",

@@ -46,3 +46,13 @@ fn unmodelled_forms_fail_only_when_executed() {
     let e = run(&m, &launch(9, [1; 3], [1; 3]));
     assert!(matches!(e, Err(ExecError::Unsupported(ref s)) if s.contains("shfl")), "{e:?}");
 }
+
+#[test]
+fn runaway_recursion_is_an_error() {
+    let src = ".version 7.0\n.target sm_50\n.address_size 64\n\
+.func f()\n{\ncall.uni f, ();\nret;\n}\n\
+.visible .entry k(.param .u64 p, .param .u32 n)\n{\ncall.uni f, ();\nret;\n}\n";
+    let (m, _) = crate::ptx::parse(src).unwrap();
+    let e = run(&m, &Launch { step_limit: 100_000, ..launch(0, [1; 3], [1; 3]) });
+    assert!(matches!(e, Err(ExecError::Unsupported(ref s)) if s.contains("call depth")), "{e:?}");
+}

@@ -12,6 +12,9 @@ use super::value::{extend, from_le, mask, to_le};
 use crate::exec::{ExecError, Memory};
 use crate::ptx::types::ScalarType;
 
+/// Deepest call stack of a thread (frames, the kernel's included).
+pub const MAX_CALL_DEPTH: usize = 1024;
+
 /// Whether a thread can run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum State {
@@ -321,6 +324,9 @@ impl Thread {
     /// `call`: a new frame with the arguments copied into the callee's parameters.
     fn call(&mut self, env: &Env, callee: u32, args: &[Arg]) -> Result<(), ExecError> {
         let f = &env.prog.funcs[callee as usize];
+        if self.frames.len() >= MAX_CALL_DEPTH {
+            return Err(ExecError::Unsupported(format!("call depth above {MAX_CALL_DEPTH} (calling `{}`)", f.name)));
+        }
         let mut params = vec![0u8; f.param_bytes as usize];
         let new_base = self.regs.len();
         self.regs.resize(new_base + f.nregs as usize, 0);
