@@ -1090,3 +1090,22 @@ fn warp_shuffles_and_votes() {
         assert_eq!(row[4], if lane < 8 { 0xff } else { 0 }, "activemask, thread {t}");
     }
 }
+
+#[test]
+fn samples_with_tiny_buffers_fail_cleanly() {
+    // Every buffer 4 bytes and every integer argument large: an error value, never a panic.
+    for r in sample_runs() {
+        let args: Vec<Arg> = r
+            .args
+            .iter()
+            .map(|a| match a {
+                Arg::Buf(_) => Arg::Buf(vec![0; 4]),
+                Arg::Table(rows) => Arg::Table(rows.iter().map(|_| vec![0; 4]).collect()),
+                Arg::Int(_) => Arg::Int(1 << 20),
+                other => other.clone(),
+            })
+            .collect();
+        let e = run(&sample(r.file), r.kernel, r.grid, r.block, &args);
+        assert!(matches!(e, Err(ExecError::OutOfBounds { .. } | ExecError::StepLimit(_))), "{}: {e:?}", r.file);
+    }
+}
