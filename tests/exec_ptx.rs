@@ -3,25 +3,9 @@
 //! barriers, generic addressing, divergence, calls, errors), and every sample kernel on a
 //! small launch with random inputs, several checked against a host computation.
 
-use ptx2sass::exec::{ExecError, GLOBAL_BASE, Launch, Memory, Outcome, param_layout, ptx};
-use ptx2sass::ptx::ast::{Item, Module};
-
-/// One kernel argument.
-#[derive(Clone, Debug)]
-enum Arg {
-    /// A pointer to a fresh global buffer with these bytes.
-    Buf(Vec<u8>),
-    /// A pointer to a buffer of pointers to fresh buffers with these bytes.
-    Table(Vec<Vec<u8>>),
-    /// An integer, truncated to the parameter's size.
-    Int(i64),
-    /// An `.f32` parameter.
-    F32(f32),
-    /// An `.f64` parameter.
-    F64(f64),
-    /// Raw bytes of a byte-array parameter.
-    Bytes(Vec<u8>),
-}
+use ptx2sass::exec::ptx::args::{self, Arg};
+use ptx2sass::exec::{ExecError, Launch, Outcome, ptx};
+use ptx2sass::ptx::ast::Module;
 
 /// Deterministic pseudo-random bytes.
 fn random(seed: u64, n: usize) -> Vec<u8> {
@@ -59,54 +43,14 @@ fn parse(src: &str) -> Module {
     }
 }
 
-/// A prepared launch: global buffers `arg{k}` (and `arg{k}.{j}` for tables), each 1 MiB
-/// apart from `GLOBAL_BASE`.
+/// A prepared launch (see `exec::ptx::args`).
 struct Setup {
     launch: Launch,
 }
 
 impl Setup {
     fn new(module: &Module, kernel: &str, grid: [u32; 3], block: [u32; 3], args: &[Arg]) -> Setup {
-        let f = module
-            .items
-            .iter()
-            .find_map(|i| match i {
-                Item::Function(f) if f.name.name == kernel => Some(f),
-                _ => None,
-            })
-            .expect("kernel");
-        let (slots, total) = param_layout(&f.params);
-        assert_eq!(slots.len(), args.len(), "argument count of {kernel}");
-        let mut params = vec![0u8; total as usize];
-        let mut global = Memory::new();
-        let mut next = GLOBAL_BASE;
-        let mut alloc = |name: String, bytes: Vec<u8>| {
-            let at = next;
-            next += (bytes.len() as u64).div_ceil(1 << 20).max(1) << 20;
-            global.alloc(&name, at, bytes).unwrap();
-            at
-        };
-        for (k, (slot, arg)) in slots.iter().zip(args).enumerate() {
-            let bytes: Vec<u8> = match arg {
-                Arg::Buf(b) => alloc(format!("arg{k}"), b.clone()).to_le_bytes().to_vec(),
-                Arg::Table(rows) => {
-                    let ptrs: Vec<u8> = rows
-                        .iter()
-                        .enumerate()
-                        .flat_map(|(j, r)| alloc(format!("arg{k}.{j}"), r.clone()).to_le_bytes())
-                        .collect();
-                    alloc(format!("arg{k}"), ptrs).to_le_bytes().to_vec()
-                }
-                Arg::Int(v) => v.to_le_bytes().to_vec(),
-                Arg::F32(v) => v.to_le_bytes().to_vec(),
-                Arg::F64(v) => v.to_le_bytes().to_vec(),
-                Arg::Bytes(b) => b.clone(),
-            };
-            let (o, n) = (slot.offset as usize, slot.size as usize);
-            params[o..o + n].copy_from_slice(&bytes[..n]);
-        }
-        let launch = Launch { kernel: kernel.into(), grid, block, params, global, seed: 0, step_limit: 5_000_000 };
-        Setup { launch }
+        Setup { launch: args::launch(module, kernel, grid, block, args, 5_000_000).unwrap() }
     }
 }
 
@@ -119,7 +63,7 @@ fn run(src: &str, kernel: &str, grid: [u32; 3], block: [u32; 3], args: &[Arg]) -
 
 /// The bytes of buffer `name` after the launch.
 fn buffer(o: &Outcome, name: &str) -> Vec<u8> {
-    o.global.regions().find(|(n, _, _)| *n == name).map(|(_, _, b)| b.to_vec()).expect("buffer")
+    args::buffer(&o.global, name).expect("buffer").to_vec()
 }
 
 const HEAD: &str = ".version 7.0\n.target sm_50\n.address_size 64\n";
@@ -652,95 +596,46 @@ struct SampleRun {
 
 const KB: usize = 1024;
 
+#[rustfmt::skip]
 fn sample_runs() -> Vec<SampleRun> {
     use Arg::*;
     let b = |seed: u64| Buf(random(seed, 16 * KB));
     let f = |seed: u64| Buf(rand_floats(seed, 4 * KB));
     let d = |seed: u64| Buf(rand_doubles(seed, 2 * KB));
-    let s = |file, kernel, grid: u32, block: u32, args| SampleRun {
-        file,
-        kernel,
-        grid: [grid, 1, 1],
-        block: [block, 1, 1],
-        args,
-    };
+    let s = |file, kernel, grid: [u32; 3], block: [u32; 3], args| SampleRun { file, kernel, grid, block, args };
+    let (g2, b64) = ([2, 1, 1], [64, 1, 1]);
     vec![
-        s("block_scan", "block_scan", 2, 256, vec![b(1), b(2), b(3)]),
-        s("bytes_shorts", "bytes_shorts", 2, 64, vec![b(1), b(2), b(3), b(4), Int(3), Int(100)]),
-        s(
-            "clamp_select",
-            "clamp_select",
-            2,
-            64,
-            vec![b(1), b(2), f(3), d(4), Int(-5), Int(100), F32(2.5), F64(-1.0), Int(100)],
-        ),
-        s("const_table", "const_table", 2, 64, vec![b(1), f(2), f(3), Int(100)]),
-        s("daxpy", "daxpy", 2, 64, vec![Int(100), F64(1.5), d(1), d(2)]),
-        s("generic_call", "generic_call", 2, 64, vec![f(1), f(2), f(3), f(4), Int(100)]),
-        s("local_array", "local_array", 2, 64, vec![b(1), b(2), Int(8), Int(128)]),
-        s(
-            "many_params",
-            "many_params",
-            2,
-            64,
-            vec![
-                Int(-3),
-                Int(200),
-                Int(-1000),
-                Int(60000),
-                Int(7),
-                Int(9),
-                Int(-5),
-                Int(1 << 40),
-                F32(0.5),
-                F64(2.25),
-                b(1),
-                b(2),
-                b(3),
-                b(4),
-                Int(100),
-            ],
-        ),
-        s("nvcc_style", "_Z9scale_addPKfS0_Pffi", 2, 64, vec![f(1), f(2), f(3), F32(1.5), Int(100)]),
-        s(
-            "pair_dist_f64",
-            "pair_dist_f64",
-            2,
-            64,
-            vec![d(1), d(2), d(3), d(4), d(5), b(6), F64(1.0), F64(9.0), Int(2), Int(100)],
-        ),
-        s(
-            "pointer_table",
-            "pointer_table",
-            2,
-            64,
-            vec![
-                Table((1..5).map(|k| rand_floats(k, 256)).collect()),
-                Table(vec![vec![0; 1024], vec![0; 1024]]),
-                f(7),
-                Int(100),
-            ],
-        ),
-        s("reduce_sum", "reduce_sum", 2, 128, vec![f(1), f(2), Int(500)]),
-        s("saxpy", "saxpy", 2, 64, vec![Int(100), F32(2.0), f(1), f(2)]),
-        SampleRun {
-            file: "stencil5",
-            kernel: "stencil5",
-            grid: [3, 3, 1],
-            block: [8, 4, 1],
-            args: vec![f(1), f(2), Int(20), Int(10), Int(24), F32(0.5), F32(0.125)],
-        },
-        s("strided_sum", "strided_sum", 1, 64, vec![f(1), f(2), Int(5), Int(50), Int(64)]),
-        SampleRun {
-            file: "transpose_tiled",
-            kernel: "transpose_tiled",
-            grid: [2, 2, 1],
-            block: [32, 8, 1],
-            args: vec![Buf(vec![0; 40 * 36 * 4]), f(1), Int(40), Int(36)],
-        },
-        s("vector_add", "vector_add", 2, 64, vec![f(1), f(2), f(3), Int(100)]),
-        s("vector_types", "vector_types", 2, 64, vec![f(1), b(2), f(3), b(4), F32(0.5), Int(100)]),
-        s("xorshift64", "xorshift64", 2, 64, vec![b(1), f(2), Int(5), Int(100)]),
+        s("block_scan", "block_scan", g2, [256, 1, 1], vec![b(1), b(2), b(3)]),
+        s("bytes_shorts", "bytes_shorts", g2, b64, vec![b(1), b(2), b(3), b(4), Int(3), Int(100)]),
+        s("clamp_select", "clamp_select", g2, b64,
+          vec![b(1), b(2), f(3), d(4), Int(-5), Int(100), F32(2.5), F64(-1.0), Int(100)]),
+        s("const_table", "const_table", g2, b64, vec![b(1), f(2), f(3), Int(100)]),
+        s("daxpy", "daxpy", g2, b64, vec![Int(100), F64(1.5), d(1), d(2)]),
+        s("generic_call", "generic_call", g2, b64, vec![f(1), f(2), f(3), f(4), Int(100)]),
+        s("local_array", "local_array", g2, b64, vec![b(1), b(2), Int(8), Int(128)]),
+        s("many_params", "many_params", g2, b64, vec![
+            Int(-3), Int(200), Int(-1000), Int(60000), Int(7), Int(9), Int(-5), Int(1 << 40),
+            F32(0.5), F64(2.25), b(1), b(2), b(3), b(4), Int(100),
+        ]),
+        s("nvcc_style", "_Z9scale_addPKfS0_Pffi", g2, b64, vec![f(1), f(2), f(3), F32(1.5), Int(100)]),
+        s("pair_dist_f64", "pair_dist_f64", g2, b64,
+          vec![d(1), d(2), d(3), d(4), d(5), b(6), F64(1.0), F64(9.0), Int(2), Int(100)]),
+        s("pointer_table", "pointer_table", g2, b64, vec![
+            Table((1..5).map(|k| rand_floats(k, 256)).collect()),
+            Table(vec![vec![0; 1024], vec![0; 1024]]),
+            f(7),
+            Int(100),
+        ]),
+        s("reduce_sum", "reduce_sum", g2, [128, 1, 1], vec![f(1), f(2), Int(500)]),
+        s("saxpy", "saxpy", g2, b64, vec![Int(100), F32(2.0), f(1), f(2)]),
+        s("stencil5", "stencil5", [3, 3, 1], [8, 4, 1],
+          vec![f(1), f(2), Int(20), Int(10), Int(24), F32(0.5), F32(0.125)]),
+        s("strided_sum", "strided_sum", [1, 1, 1], b64, vec![f(1), f(2), Int(5), Int(50), Int(64)]),
+        s("transpose_tiled", "transpose_tiled", [2, 2, 1], [32, 8, 1],
+          vec![Buf(vec![0; 40 * 36 * 4]), f(1), Int(40), Int(36)]),
+        s("vector_add", "vector_add", g2, b64, vec![f(1), f(2), f(3), Int(100)]),
+        s("vector_types", "vector_types", g2, b64, vec![f(1), b(2), f(3), b(4), F32(0.5), Int(100)]),
+        s("xorshift64", "xorshift64", g2, b64, vec![b(1), f(2), Int(5), Int(100)]),
     ]
 }
 

@@ -35,6 +35,7 @@
 //! `match`/`redux`/`elect`, vector atomics, indirect calls and branches, `mov` of a
 //! function address, and the `.b128` arguments of a `call` passed in registers.
 
+pub mod args;
 pub mod compile;
 pub mod cvt;
 pub mod eval;

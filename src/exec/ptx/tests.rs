@@ -56,3 +56,16 @@ fn runaway_recursion_is_an_error() {
     let e = run(&m, &Launch { step_limit: 100_000, ..launch(0, [1; 3], [1; 3]) });
     assert!(matches!(e, Err(ExecError::Unsupported(ref s)) if s.contains("call depth")), "{e:?}");
 }
+
+#[test]
+fn argument_lists_build_launches() {
+    use super::args::{Arg, buffer, launch as build};
+    let (m, _) = crate::ptx::parse(SRC).unwrap();
+    let l = build(&m, "k", [1; 3], [1; 3], &[Arg::Buf(vec![0; 4]), Arg::Int(3)], 100).unwrap();
+    assert_eq!(l.params.len(), 12);
+    assert_eq!(&l.params[..8], &GLOBAL_BASE.to_le_bytes());
+    let o = run(&m, &l).unwrap();
+    assert_eq!(buffer(&o.global, "arg0"), Some(&[3, 0, 0, 0][..]));
+    assert!(matches!(build(&m, "k", [1; 3], [1; 3], &[Arg::Int(3)], 100), Err(ExecError::Launch(_))));
+    assert!(matches!(build(&m, "x", [1; 3], [1; 3], &[], 100), Err(ExecError::Launch(_))));
+}
