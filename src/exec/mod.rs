@@ -15,6 +15,7 @@
 //! local windows for generic addressing below 4 GiB.
 
 pub mod memory;
+pub mod ptx;
 pub mod sim;
 
 pub use memory::{Difference, Memory};

@@ -1,0 +1,90 @@
+//! Building a [`Launch`] from typed kernel arguments, for tests and the differential
+//! harness: each pointer argument gets a fresh global buffer, parameters are placed by
+//! [`param_layout`].
+//!
+//! Buffers are named `arg{k}` after the argument's index (`arg{k}.{j}` for the rows of a
+//! [`Arg::Table`]) and placed from [`GLOBAL_BASE`] upward, each at the next multiple of
+//! [`BUFFER_SPACING`] after the previous one, so that an access just past a buffer's end
+//! is out of bounds rather than inside the next buffer.
+
+use crate::exec::{ExecError, GLOBAL_BASE, Launch, Memory, param_layout};
+use crate::ptx::ast::{FuncKind, Item, Module};
+
+/// One kernel argument.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Arg {
+    /// A pointer (8 bytes) to a fresh global buffer holding these bytes.
+    Buf(Vec<u8>),
+    /// A pointer to a fresh buffer of 8-byte pointers, one per row, each to a fresh buffer
+    /// holding that row's bytes.
+    Table(Vec<Vec<u8>>),
+    /// An integer, little-endian, truncated to the parameter's size.
+    Int(i64),
+    /// An `.f32` value.
+    F32(f32),
+    /// An `.f64` value.
+    F64(f64),
+    /// Raw bytes (a byte-array parameter); truncated or zero-padded to its size.
+    Bytes(Vec<u8>),
+}
+
+/// Alignment and spacing of the buffers (bytes).
+pub const BUFFER_SPACING: u64 = 1 << 20;
+
+/// A launch of `kernel` (an `.entry` of `module`) on `grid` CTAs of `block` threads with
+/// `args` (one per parameter), seed 0 and at most `step_limit` instructions.
+pub fn launch(
+    module: &Module,
+    kernel: &str,
+    grid: [u32; 3],
+    block: [u32; 3],
+    args: &[Arg],
+    step_limit: u64,
+) -> Result<Launch, ExecError> {
+    let f = module
+        .items
+        .iter()
+        .find_map(|i| match i {
+            Item::Function(f) if f.name.name == kernel && f.kind == FuncKind::Entry => Some(f),
+            _ => None,
+        })
+        .ok_or_else(|| ExecError::Launch(format!("no kernel named `{kernel}`")))?;
+    let (slots, total) = param_layout(&f.params);
+    if slots.len() != args.len() {
+        return Err(ExecError::Launch(format!("`{kernel}` takes {} arguments, not {}", slots.len(), args.len())));
+    }
+    let mut params = vec![0u8; total as usize];
+    let mut global = Memory::new();
+    let mut next = GLOBAL_BASE;
+    let mut alloc = |name: String, bytes: Vec<u8>| -> Result<[u8; 8], ExecError> {
+        let at = next;
+        next += (bytes.len() as u64).div_ceil(BUFFER_SPACING).max(1) * BUFFER_SPACING;
+        global.alloc(&name, at, bytes)?;
+        Ok(at.to_le_bytes())
+    };
+    for (k, (slot, arg)) in slots.iter().zip(args).enumerate() {
+        let bytes: Vec<u8> = match arg {
+            Arg::Buf(b) => alloc(format!("arg{k}"), b.clone())?.to_vec(),
+            Arg::Table(rows) => {
+                let mut ptrs = vec![];
+                for (j, r) in rows.iter().enumerate() {
+                    ptrs.extend(alloc(format!("arg{k}.{j}"), r.clone())?);
+                }
+                alloc(format!("arg{k}"), ptrs)?.to_vec()
+            }
+            Arg::Int(v) => v.to_le_bytes().to_vec(),
+            Arg::F32(v) => v.to_le_bytes().to_vec(),
+            Arg::F64(v) => v.to_le_bytes().to_vec(),
+            Arg::Bytes(b) => b.clone(),
+        };
+        let (o, n) = (slot.offset as usize, slot.size as usize);
+        let m = n.min(bytes.len());
+        params[o..o + m].copy_from_slice(&bytes[..m]);
+    }
+    Ok(Launch { kernel: kernel.into(), grid, block, params, global, seed: 0, step_limit })
+}
+
+/// The bytes of the allocation `name` of `memory`, if any.
+pub fn buffer<'m>(memory: &'m Memory, name: &str) -> Option<&'m [u8]> {
+    memory.regions().find(|(n, _, _)| *n == name).map(|(_, _, b)| b)
+}

@@ -1,0 +1,667 @@
+//! Resolves a checked PTX AST into a [`Program`]: numbers each function's registers (one
+//! slot per scalar register, `n` consecutive slots for a `.vN` register), lays out its
+//! `.param` and `.local` variables per frame, resolves labels to program counters and
+//! names to registers, special registers or variable addresses, and turns each
+//! instruction into an [`Op`]. Only the kernel and the functions it calls (transitively)
+//! are compiled.
+//!
+//! A form the interpreter does not model becomes [`Op::Unsupported`], so it is an error
+//! only if a thread executes it.
+
+use super::eval::widened;
+use super::fp;
+use super::layout::{Layout, ModSym, layout};
+use super::memory::{LOCAL_WINDOW, to_generic, window};
+use super::program::*;
+use super::value::imm_bits;
+use crate::exec::{ExecError, param_layout};
+use crate::ptx::ast::*;
+use crate::ptx::check::instr_text;
+use crate::ptx::instr::*;
+use crate::ptx::types::{ScalarType, SharedSub, StateSpace};
+use std::collections::HashMap;
+
+/// What a name inside a function denotes.
+#[derive(Clone, Debug)]
+enum Sym {
+    /// A register: first slot, type, vector width.
+    Reg(Slot, ScalarType, u32),
+    /// `%r<N>`: first slot, count, type, vector width.
+    Range(Slot, u32, ScalarType, u32),
+    /// A `.param` variable at this offset of the frame's parameter buffer.
+    Param(u32),
+    /// A `.local` variable at this offset of the frame's local block.
+    Local(u32),
+    /// A `.shared` variable at this shared address.
+    Shared(u32),
+    /// A `.const` variable at this constant-bank address.
+    Const(u32),
+    /// Something not modelled.
+    Unsupported(String),
+}
+
+/// Compiles `kernel` of `module` and every function it calls.
+pub fn compile(module: &Module, kernel: &str) -> Result<Program, ExecError> {
+    let mut functions: HashMap<&str, &Function> = HashMap::new();
+    for item in &module.items {
+        if let Item::Function(f) = item
+            && (f.body.is_some() || !functions.contains_key(f.name.name.as_str()))
+        {
+            functions.insert(&f.name.name, f);
+        }
+    }
+    let k = functions
+        .get(kernel)
+        .filter(|f| f.kind == FuncKind::Entry && f.body.is_some())
+        .ok_or_else(|| ExecError::Launch(format!("no kernel (.entry with a body) named `{kernel}`")))?;
+    let layout = layout(module)?;
+    let mut cx =
+        Cx { layout: &layout, functions: &functions, insts: vec![], funcs: vec![], ids: HashMap::new(), work: vec![] };
+    cx.func_id(k);
+    while let Some((id, f)) = cx.work.pop() {
+        let info = FnCx::new(&mut cx).compile(f);
+        cx.funcs[id as usize] = info;
+    }
+    let kernel_param_bytes = param_layout(&k.params).1;
+    Ok(Program {
+        insts: cx.insts,
+        funcs: cx.funcs,
+        shared_bytes: layout.shared_bytes,
+        consts: layout.consts.clone(),
+        kernel_param_bytes,
+    })
+}
+
+struct Cx<'m> {
+    layout: &'m Layout,
+    functions: &'m HashMap<&'m str, &'m Function>,
+    insts: Vec<Inst>,
+    funcs: Vec<FuncInfo>,
+    ids: HashMap<String, u32>,
+    work: Vec<(u32, &'m Function)>,
+}
+
+impl<'m> Cx<'m> {
+    fn func_id(&mut self, f: &'m Function) -> u32 {
+        if let Some(id) = self.ids.get(&f.name.name) {
+            return *id;
+        }
+        let id = self.funcs.len() as u32;
+        self.funcs.push(FuncInfo {
+            name: f.name.name.clone(),
+            entry: 0,
+            nregs: 0,
+            params: vec![],
+            rets: vec![],
+            param_bytes: 0,
+            local_bytes: 0,
+            local_align: 1,
+        });
+        self.ids.insert(f.name.name.clone(), id);
+        self.work.push((id, f));
+        id
+    }
+}
+
+/// The special register `name` with component `comp`.
+fn special(name: &str, comp: Option<char>) -> Option<Special> {
+    let c = match comp {
+        Some('x') | None => 0,
+        Some('y') => 1,
+        Some('z') => 2,
+        Some(_) => return None,
+    };
+    Some(match name {
+        "%tid" => Special::Tid(c),
+        "%ntid" => Special::Ntid(c),
+        "%ctaid" => Special::Ctaid(c),
+        "%nctaid" => Special::Nctaid(c),
+        "%laneid" => Special::Laneid,
+        "%warpid" => Special::Warpid,
+        "%nwarpid" => Special::Nwarpid,
+        "%smid" => Special::Smid,
+        "%nsmid" => Special::Nsmid,
+        "%gridid" => Special::Gridid,
+        "%lanemask_eq" => Special::LanemaskEq,
+        "%lanemask_le" => Special::LanemaskLe,
+        "%lanemask_lt" => Special::LanemaskLt,
+        "%lanemask_ge" => Special::LanemaskGe,
+        "%lanemask_gt" => Special::LanemaskGt,
+        "%clock" | "%clock_hi" | "%clock64" | "%globaltimer" | "%globaltimer_lo" | "%globaltimer_hi" => Special::Clock,
+        "%total_smem_size" => Special::TotalSmemSize,
+        "%dynamic_smem_size" => Special::DynamicSmemSize,
+        _ => return None,
+    })
+}
+
+/// Register slots of one element of type `ty`: two for `.b128`, else one.
+fn slots(ty: ScalarType) -> u32 {
+    if ty.bits() > 64 { 2 } else { 1 }
+}
+
+fn align_up(x: u32, a: u32) -> u32 {
+    x.div_ceil(a.max(1)) * a.max(1)
+}
+
+/// The interpreter's space for a PTX state space of a memory instruction.
+pub(super) fn space_of(s: Option<StateSpace>) -> Result<Space, String> {
+    Ok(match s {
+        None => Space::Generic,
+        Some(StateSpace::Global) => Space::Global,
+        Some(StateSpace::Shared(SharedSub::Cluster)) => return Err("the .shared::cluster space".into()),
+        Some(StateSpace::Shared(_)) => Space::Shared,
+        Some(StateSpace::Local) => Space::Local,
+        Some(StateSpace::Const) => Space::Const,
+        Some(StateSpace::Param(_)) => Space::Param,
+        Some(StateSpace::Reg) => return Err("the .reg space in a memory instruction".into()),
+    })
+}
+
+/// Per-function compilation state.
+pub(super) struct FnCx<'c, 'm> {
+    cx: &'c mut Cx<'m>,
+    scopes: Vec<HashMap<String, Sym>>,
+    nregs: u32,
+    param_off: u32,
+    local_off: u32,
+    local_align: u32,
+    labels: HashMap<String, u32>,
+    fixups: Vec<(usize, String)>,
+}
+
+type R<T> = Result<T, String>;
+
+impl<'c, 'm> FnCx<'c, 'm> {
+    fn new(cx: &'c mut Cx<'m>) -> Self {
+        FnCx {
+            cx,
+            scopes: vec![HashMap::new()],
+            nregs: 0,
+            param_off: 0,
+            local_off: 0,
+            local_align: 1,
+            labels: HashMap::new(),
+            fixups: vec![],
+        }
+    }
+
+    fn compile(mut self, f: &'m Function) -> FuncInfo {
+        let entry = self.cx.insts.len() as u32;
+        let (mut params, mut rets) = (vec![], vec![]);
+        if f.kind == FuncKind::Entry {
+            let (slots, total) = param_layout(&f.params);
+            for s in slots {
+                self.scopes[0].insert(s.name, Sym::Param(s.offset));
+            }
+            self.param_off = total;
+        } else {
+            for p in &f.params {
+                params.push(self.declare_param(p));
+            }
+            for p in &f.ret_params {
+                rets.push(self.declare_param(p));
+            }
+        }
+        if let Some(body) = &f.body {
+            self.block(body);
+        }
+        self.push(None, Op::Ret, "ret (end of function)".into());
+        for (at, label) in std::mem::take(&mut self.fixups) {
+            match self.labels.get(&label) {
+                Some(pc) => self.cx.insts[at].op = Op::Bra(*pc),
+                None => self.cx.insts[at].op = Op::Unsupported(format!("branch to unknown label `{label}`")),
+            }
+        }
+        FuncInfo {
+            name: f.name.name.clone(),
+            entry,
+            nregs: self.nregs,
+            params,
+            rets,
+            param_bytes: self.param_off,
+            local_bytes: self.local_off,
+            local_align: self.local_align,
+        }
+    }
+
+    fn declare_param(&mut self, p: &ParamDecl) -> ParamLoc {
+        if p.space == StateSpace::Reg {
+            let slot = self.alloc(slots(p.ty));
+            self.scopes[0].insert(p.name.name.clone(), Sym::Reg(slot, p.ty, 1));
+            ParamLoc::Reg(Dst { slot, bits: p.ty.bits() })
+        } else {
+            let off = align_up(self.param_off, p.alignment());
+            self.param_off = off + p.size();
+            self.scopes[0].insert(p.name.name.clone(), Sym::Param(off));
+            ParamLoc::Param(off, p.size())
+        }
+    }
+
+    fn alloc(&mut self, n: u32) -> Slot {
+        let s = self.nregs;
+        self.nregs += n;
+        s
+    }
+
+    fn push(&mut self, guard: Option<(Slot, bool)>, op: Op, text: String) {
+        self.cx.insts.push(Inst { guard, op, text });
+    }
+
+    fn block(&mut self, b: &'m Block) {
+        self.scopes.push(HashMap::new());
+        for s in &b.stmts {
+            match s {
+                Statement::Label(l) => {
+                    self.labels.insert(l.name.clone(), self.cx.insts.len() as u32);
+                }
+                Statement::Decl(ds) => ds.iter().for_each(|d| self.declare(d)),
+                Statement::Instr(i) => self.instr(i),
+                Statement::Block(inner) => self.block(inner),
+                _ => {}
+            }
+        }
+        self.scopes.pop();
+    }
+
+    fn declare(&mut self, d: &VarDecl) {
+        let vec = d.vec.unwrap_or(1);
+        let sym = match d.space {
+            StateSpace::Reg => match d.range {
+                Some(n) => Sym::Range(self.alloc(n * vec * slots(d.ty)), n, d.ty, vec),
+                None => Sym::Reg(self.alloc(vec * slots(d.ty)), d.ty, vec),
+            },
+            StateSpace::Param(_) => {
+                let off = align_up(self.param_off, d.alignment());
+                self.param_off = off + d.size() as u32;
+                Sym::Param(off)
+            }
+            StateSpace::Local => {
+                let off = align_up(self.local_off, d.alignment());
+                self.local_off = off + d.size() as u32;
+                self.local_align = self.local_align.max(d.alignment());
+                Sym::Local(off)
+            }
+            StateSpace::Shared(_) => match self.cx.layout.fn_shared.get(&(d as *const VarDecl)) {
+                Some(a) => Sym::Shared(*a),
+                None => Sym::Unsupported(format!("shared variable `{}`", d.name.name)),
+            },
+            s => Sym::Unsupported(format!("function-scope {s} variable `{}`", d.name.name)),
+        };
+        self.scopes.last_mut().expect("scope").insert(d.name.name.clone(), sym);
+    }
+
+    fn lookup(&self, name: &str) -> Option<Sym> {
+        for scope in self.scopes.iter().rev() {
+            if let Some(s) = scope.get(name) {
+                return Some(s.clone());
+            }
+            let digits = name.len() - name.bytes().rev().take_while(u8::is_ascii_digit).count();
+            let (prefix, num) = name.split_at(digits);
+            if !num.is_empty()
+                && (num == "0" || !num.starts_with('0'))
+                && let (Some(Sym::Range(first, n, ty, vec)), Ok(i)) = (scope.get(prefix), num.parse::<u32>())
+                && i < *n
+            {
+                return Some(Sym::Reg(first + i * vec * slots(*ty), *ty, *vec));
+            }
+        }
+        match self.cx.layout.syms.get(name) {
+            Some(ModSym::Shared(a)) => Some(Sym::Shared(*a)),
+            Some(ModSym::Const(a)) => Some(Sym::Const(*a)),
+            Some(ModSym::Unsupported(why)) => Some(Sym::Unsupported(why.clone())),
+            None => None,
+        }
+    }
+
+    /// A register operand's slot and width (with a vector register's component).
+    pub(super) fn reg(&self, name: &Ident, comp: Option<char>) -> R<Option<Dst>> {
+        match self.lookup(&name.name) {
+            Some(Sym::Reg(slot, ty, vec)) => {
+                let k = match comp {
+                    None if vec == 1 => 0,
+                    Some(c) if vec > 1 => match c {
+                        'x' | 'r' => 0,
+                        'y' | 'g' => 1,
+                        'z' | 'b' => 2,
+                        'w' | 'a' => 3,
+                        _ => return Err(format!("component .{c} of `{}`", name.name)),
+                    },
+                    _ => return Err(format!("vector register `{}` used as a scalar", name.name)),
+                };
+                if k >= vec {
+                    return Err(format!("component {k} of `{}`", name.name));
+                }
+                Ok(Some(Dst { slot: slot + k * slots(ty), bits: ty.bits() }))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// The address of variable `name` in its own space, as a source, with the space.
+    fn var_addr(&self, name: &str) -> R<Option<(Src, Space)>> {
+        Ok(match self.lookup(name) {
+            Some(Sym::Param(off)) => Some((Src::Imm(off as u64), Space::Param)),
+            Some(Sym::Local(off)) => Some((Src::LocalAddr(off), Space::Local)),
+            Some(Sym::Shared(a)) => Some((Src::Imm(a as u64), Space::Shared)),
+            Some(Sym::Const(a)) => Some((Src::Imm(a as u64), Space::Const)),
+            Some(Sym::Unsupported(why)) => return Err(why),
+            _ => None,
+        })
+    }
+
+    /// A source operand read as type `ty`.
+    pub(super) fn src(&self, op: &Operand, ty: ScalarType) -> R<Src> {
+        match op {
+            Operand::Imm(i) => Ok(Src::Imm(imm_bits(i.value, ty))),
+            Operand::Name { name, component, negated, .. } => {
+                if let Some(d) = self.reg(name, *component)? {
+                    return Ok(if *negated { Src::RegNot(d.slot) } else { Src::Reg(d.slot) });
+                }
+                if let Some(s) = special(&name.name, *component) {
+                    return Ok(Src::Special(s));
+                }
+                if let Some((s, _)) = self.var_addr(&name.name)? {
+                    return Ok(s);
+                }
+                if self.cx.functions.contains_key(name.name.as_str()) {
+                    return Err(format!("the address of function `{}`", name.name));
+                }
+                Err(format!("operand `{}`", name.name))
+            }
+            _ => Err("this operand form".into()),
+        }
+    }
+
+    /// A destination register operand.
+    pub(super) fn dst(&self, op: &Operand) -> R<Option<Dst>> {
+        match op {
+            Operand::Name { name, component, negated: false, .. } => {
+                self.reg(name, *component)?.map(Some).ok_or_else(|| format!("destination `{}`", name.name))
+            }
+            _ => Err("this destination form".into()),
+        }
+    }
+
+    /// A vector operand's elements as destinations (sinks `None`), or a scalar destination.
+    fn dsts(&self, op: &Operand) -> R<Vec<Option<Dst>>> {
+        match op {
+            Operand::Vector(elems, _) => elems
+                .iter()
+                .map(|e| match e {
+                    VecElem::Reg(r) => self.reg(r, None)?.map(Some).ok_or_else(|| format!("destination `{}`", r.name)),
+                    VecElem::Sink(_) => Ok(None),
+                    VecElem::Imm(_) => Err("an immediate destination".into()),
+                })
+                .collect(),
+            _ => Ok(vec![self.dst(op)?]),
+        }
+    }
+
+    fn srcs(&self, op: &Operand, ty: ScalarType) -> R<Vec<Src>> {
+        match op {
+            Operand::Vector(elems, _) => elems
+                .iter()
+                .map(|e| match e {
+                    VecElem::Reg(r) => {
+                        self.src(&Operand::Name { name: r.clone(), component: None, negated: false, span: r.span }, ty)
+                    }
+                    VecElem::Imm(i) => Ok(Src::Imm(imm_bits(i.value, ty))),
+                    VecElem::Sink(_) => Err("a sink `_` as a source".into()),
+                })
+                .collect(),
+            _ => Ok(vec![self.src(op, ty)?]),
+        }
+    }
+
+    /// An address operand for an access in `space`.
+    pub(super) fn addr(&self, op: &Operand, space: Space) -> R<Addr> {
+        let Operand::Address { base, offset, .. } = op else { return Err("expected an address".into()) };
+        match base {
+            AddrBase::Imm(v) => Ok(Addr { base: Src::Imm(*v as u64), offset: *offset }),
+            AddrBase::Name(n) => {
+                if let Some(d) = self.reg(n, None)? {
+                    return Ok(Addr { base: Src::Reg(d.slot), offset: *offset });
+                }
+                let Some((src, vs)) = self.var_addr(&n.name)? else {
+                    return Err(format!("address base `{}`", n.name));
+                };
+                if space != Space::Generic {
+                    return Ok(Addr { base: src, offset: *offset });
+                }
+                match (src, window(vs)) {
+                    (Src::LocalAddr(o), _) => {
+                        Ok(Addr { base: Src::LocalAddr(o), offset: offset + LOCAL_WINDOW as i64 })
+                    }
+                    (Src::Imm(a), Some(_)) => Ok(Addr { base: Src::Imm(to_generic(vs, a)), offset: *offset }),
+                    _ => Err(format!("a generic access to {} variable `{}`", vs.name(), n.name)),
+                }
+            }
+        }
+    }
+
+    fn instr(&mut self, i: &'m Instruction) {
+        let text = instr_text(i);
+        let guard = match &i.guard {
+            None => Ok(None),
+            Some(g) => match self.reg(&g.reg, None) {
+                Ok(Some(d)) => Ok(Some((d.slot, g.negated))),
+                _ => Err(format!("guard `{}`", g.reg.name)),
+            },
+        };
+        let op = guard
+            .clone()
+            .and_then(|_| self.op(i, &text))
+            .unwrap_or_else(|why| Op::Unsupported(if why.starts_with(&text) { why } else { format!("{text}: {why}") }));
+        if let Op::Bra(_) = op
+            && let Some(Operand::Name { name, .. }) = i.operands.first()
+        {
+            self.fixups.push((self.cx.insts.len(), name.name.clone()));
+        }
+        self.push(guard.unwrap_or(None), op, text);
+    }
+
+    fn operand(i: &Instruction, k: usize) -> R<&Operand> {
+        i.operands.get(k).ok_or_else(|| format!("missing operand {}", k + 1))
+    }
+
+    fn compute(&self, func: Func, ty: ScalarType, dst_ty: ScalarType, i: &Instruction, tys: &[ScalarType]) -> R<Op> {
+        let dst = self.dst(Self::operand(i, 0)?)?;
+        let mut srcs = vec![];
+        for (k, t) in tys.iter().enumerate() {
+            srcs.push((self.src(Self::operand(i, k + 1)?, *t)?, *t));
+        }
+        Ok(Op::Compute { func, ty, dst, dst_ty, srcs })
+    }
+
+    fn op(&mut self, i: &'m Instruction, text: &str) -> R<Op> {
+        let o = |k| Self::operand(i, k);
+        match &i.kind {
+            InstrKind::Ld(l) | InstrKind::St(l) => {
+                if l.ty.bits() > 128 || l.ty == ScalarType::Pred {
+                    return Err(format!("{} elements", l.ty));
+                }
+                let space = space_of(l.space)?;
+                if let InstrKind::Ld(_) = i.kind {
+                    let dsts = self.dsts(o(0)?)?;
+                    Ok(Op::Ld { space, ty: l.ty, dsts, addr: self.addr(o(1)?, space)? })
+                } else {
+                    let srcs = self.srcs(o(1)?, l.ty)?;
+                    Ok(Op::St { space, ty: l.ty, srcs, addr: self.addr(o(0)?, space)? })
+                }
+            }
+            InstrKind::Mov(ty) => {
+                if ty.bits() > 128 {
+                    return Err(format!("{ty} registers"));
+                }
+                match (o(0)?, o(1)?) {
+                    (Operand::Vector(v, _), s) => {
+                        let elem_bits = ty.bits() / v.len() as u32;
+                        Ok(Op::Unpack { dsts: self.dsts(o(0)?)?, elem_bits, src: self.src(s, *ty)? })
+                    }
+                    (d, Operand::Vector(v, _)) => {
+                        let elem_bits = ty.bits() / v.len() as u32;
+                        let ety = match elem_bits {
+                            8 => ScalarType::B8,
+                            16 => ScalarType::B16,
+                            32 => ScalarType::B32,
+                            64 => ScalarType::B64,
+                            _ => return Err("packing into this width".into()),
+                        };
+                        let dst = self.dst(d)?.ok_or("a sink destination")?;
+                        Ok(Op::Pack { dst, elem_bits, srcs: self.srcs(o(1)?, ety)? })
+                    }
+                    (d, s) if ty.bits() > 64 => {
+                        let dst = self.dst(d)?.ok_or("a sink destination")?;
+                        Ok(Op::Pack { dst, elem_bits: 128, srcs: vec![self.src(s, *ty)?] })
+                    }
+                    _ => self.compute(Func::Mov, *ty, *ty, i, &[*ty]),
+                }
+            }
+            InstrKind::Cvta(c) => {
+                let space = space_of(Some(c.space))?;
+                if space == Space::Param {
+                    return Err("cvta of the .param space".into());
+                }
+                Ok(Op::Cvta { to: c.to, space, dst: self.dst(o(0)?)?, bits: c.ty.bits(), src: self.src(o(1)?, c.ty)? })
+            }
+            InstrKind::Cvt(c) => self.compute(Func::Cvt(*c), c.dst, c.dst, i, &[c.src]),
+            InstrKind::Arith(a) => self.arith(a, i),
+            InstrKind::Setp(s) => {
+                let (p, q) = match o(0)? {
+                    Operand::PredPair(a, b, _) => (self.reg(a, None)?, self.reg(b, None)?),
+                    d => (self.dst(d)?, None),
+                };
+                let c = match (s.bool_op, i.operands.get(3)) {
+                    (Some(_), Some(c)) => Some(self.src(c, ScalarType::Pred)?),
+                    (Some(_), None) => return Err("missing predicate operand".into()),
+                    _ => None,
+                };
+                Ok(Op::Setp {
+                    cmp: s.cmp,
+                    bool_op: s.bool_op,
+                    ftz: s.ftz,
+                    ty: s.ty,
+                    p,
+                    q,
+                    a: self.src(o(1)?, s.ty)?,
+                    b: self.src(o(2)?, s.ty)?,
+                    c,
+                })
+            }
+            InstrKind::Selp(ty) => self.compute(Func::Selp, *ty, *ty, i, &[*ty, *ty, ScalarType::Pred]),
+            InstrKind::Bra { .. } => match o(0)? {
+                Operand::Name { .. } => Ok(Op::Bra(u32::MAX)),
+                _ => Err("indirect branch".into()),
+            },
+            InstrKind::Ret => Ok(Op::Ret),
+            InstrKind::Exit => Ok(Op::Exit),
+            InstrKind::Bar(BarOp::Red) => Err("bar.red".into()),
+            InstrKind::Bar(b) => {
+                let arrive = *b == BarOp::Arrive;
+                let id = match i.operands.first() {
+                    Some(op) => self.src(op, ScalarType::U32)?,
+                    None => Src::Imm(0),
+                };
+                let count = i.operands.get(1).map(|c| self.src(c, ScalarType::U32)).transpose()?;
+                if arrive && count.is_none() {
+                    return Err("bar.arrive without a thread count".into());
+                }
+                Ok(Op::Bar { id, count, arrive })
+            }
+            InstrKind::Membar(_) => Ok(Op::Nop),
+            InstrKind::Call => self.call(i),
+            InstrKind::Other(name) => super::opcodes::other(self, i, name, text),
+            InstrKind::Unclassified => Err("unclassified instruction".into()),
+        }
+    }
+
+    fn arith(&self, a: &Arith, i: &Instruction) -> R<Op> {
+        use ArithOp::*;
+        let ty = a.ty;
+        if ty.is_float() {
+            if fp::format(ty).is_none() {
+                return Err(format!("{ty} arithmetic"));
+            }
+            let mods = fp::Mods { mode: fp::mode(a.rnd), ftz: a.ftz, sat: a.sat };
+            let bin = |b| self.compute(Func::FBin(b, mods), ty, ty, i, &[ty, ty]);
+            return match a.op {
+                Add => bin(fp::Binary::Add),
+                Sub => bin(fp::Binary::Sub),
+                Mul => bin(fp::Binary::Mul),
+                Div if a.approx => bin(fp::Binary::DivApprox),
+                Div => bin(fp::Binary::Div),
+                Min => bin(fp::Binary::Min),
+                Max => bin(fp::Binary::Max),
+                Mad | Fma => self.compute(Func::Fma(mods), ty, ty, i, &[ty, ty, ty]),
+                Neg | Abs => self.compute(Func::FNegAbs(a.op == Neg, a.ftz), ty, ty, i, &[ty]),
+                op => Err(format!("{op:?} on {ty}")),
+            };
+        }
+        if ty.bits() > 64 {
+            return Err(format!("{ty} arithmetic"));
+        }
+        let mode = a.mode.unwrap_or(IntMode::Lo);
+        let wide = if mode == IntMode::Wide { widened(ty) } else { ty };
+        match a.op {
+            Add | Sub if a.cc || a.sat => {
+                let f = Func::AddSub { sub: a.op == Sub, sat: a.sat, carry_in: false, carry_out: a.cc };
+                self.compute(f, ty, ty, i, &[ty, ty])
+            }
+            Mul => self.compute(Func::Mul(mode), ty, wide, i, &[ty, ty]),
+            Mad => {
+                let f = Func::Mad { mode, sat: a.sat, carry_in: false, carry_out: a.cc };
+                self.compute(f, ty, wide, i, &[ty, ty, wide])
+            }
+            Fma => Err(format!("fma on {ty}")),
+            Shl | Shr => self.compute(Func::Int(a.op), ty, ty, i, &[ty, ScalarType::U32]),
+            Neg | Abs | Not | Cnot => self.compute(Func::Int(a.op), ty, ty, i, &[ty]),
+            op => self.compute(Func::Int(op), ty, ty, i, &[ty, ty]),
+        }
+    }
+
+    fn call(&mut self, i: &'m Instruction) -> R<Op> {
+        let ops = &i.operands;
+        let (rets, k) = match ops.first() {
+            Some(Operand::List(v, _)) => (v.as_slice(), 1),
+            _ => (&[][..], 0),
+        };
+        let Some(Operand::Name { name, .. }) = ops.get(k) else { return Err("indirect call".into()) };
+        let args: &[Operand] = match ops.get(k + 1) {
+            Some(Operand::List(v, _)) => v,
+            None => &[],
+            Some(_) => return Err("indirect call through a prototype".into()),
+        };
+        let f = *self.cx.functions.get(name.name.as_str()).ok_or_else(|| format!("call of `{}`", name.name))?;
+        if f.body.is_none() {
+            return Err(format!("call of `{}`, which has no body", name.name));
+        }
+        if f.params.iter().chain(&f.ret_params).any(|p| p.space == StateSpace::Reg && p.ty.bits() > 64) {
+            return Err(format!("call of `{}`, which has a .reg parameter wider than 64 bits", name.name));
+        }
+        if args.len() != f.params.len() || rets.len() != f.ret_params.len() {
+            return Err(format!("call of `{}` with the wrong number of arguments", name.name));
+        }
+        let mut a = vec![];
+        for (op, p) in args.iter().zip(&f.params) {
+            a.push(match op {
+                Operand::Name { name, .. } => match self.lookup(&name.name) {
+                    Some(Sym::Param(off)) => Arg::Param(off),
+                    _ => Arg::Value(self.src(op, p.ty)?),
+                },
+                _ => Arg::Value(self.src(op, p.ty)?),
+            });
+        }
+        let mut r = vec![];
+        for op in rets {
+            r.push(match op {
+                Operand::Name { name, .. } => match self.lookup(&name.name) {
+                    Some(Sym::Param(off)) => Arg::Param(off),
+                    _ => Arg::Reg(self.dst(op)?.ok_or("a sink return")?),
+                },
+                _ => return Err("this return operand".into()),
+            });
+        }
+        let callee = self.cx.func_id(f);
+        Ok(Op::Call { callee, args: a, rets: r })
+    }
+}

@@ -1,0 +1,330 @@
+//! Integer and bit-manipulation instruction semantics (PTX ISA 9.7.1 "Integer Arithmetic
+//! Instructions", 9.7.2 "Extended-Precision Integer Arithmetic", 9.7.7 "Logic and Shift
+//! Instructions").
+//!
+//! Every function takes operands as an instruction of type `ty` reads them (the low
+//! `ty.bits()` bits, [`extend`]ed by signedness) and returns the result's bits; the caller
+//! writes them to the destination register with the destination's extension rule.
+
+use super::value::{extend, mask, sext};
+use crate::ptx::instr::{ArithOp, IntMode};
+use crate::ptx::types::ScalarType;
+
+fn bits(ty: ScalarType) -> u32 {
+    ty.bits()
+}
+
+fn smin(ty: ScalarType) -> i64 {
+    sext(1 << (bits(ty) - 1), bits(ty))
+}
+
+fn smax(ty: ScalarType) -> i64 {
+    (mask(bits(ty)) >> 1) as i64
+}
+
+/// Saturates a signed value to the range of `ty` (`.sat`, PTX ISA 9.7.1.1 add).
+fn saturate(v: i128, ty: ScalarType) -> u64 {
+    v.clamp(smin(ty) as i128, smax(ty) as i128) as u64
+}
+
+/// The full product of `a` and `b` as a 128-bit value (signed or unsigned by `ty`).
+fn full_product(ty: ScalarType, a: u64, b: u64) -> u128 {
+    if ty.is_signed() { ((sext(a, 64) as i128) * (sext(b, 64) as i128)) as u128 } else { (a as u128) * (b as u128) }
+}
+
+/// `mul{.hi,.lo,.wide}.type` (PTX ISA 9.7.1.3 mul): `.lo` the low half of the 2N-bit
+/// product, `.hi` the high half, `.wide` all 2N bits.
+pub fn mul(ty: ScalarType, mode: IntMode, a: u64, b: u64) -> u64 {
+    let p = full_product(ty, extend(a, ty), extend(b, ty));
+    let n = bits(ty);
+    match mode {
+        IntMode::Lo => p as u64 & mask(n),
+        IntMode::Hi => (p >> n) as u64 & mask(n),
+        IntMode::Wide => p as u64 & mask(2 * n),
+    }
+}
+
+/// `mad{.hi,.lo,.wide}{.sat}.type` (PTX ISA 9.7.1.4 mad): the selected part of `a * b`
+/// plus `c` (`c` is 2N bits for `.wide`); `.sat` (only `mad.hi.sat.s32`) saturates
+/// `(a * b).hi + c` to the 32-bit signed range.
+pub fn mad(ty: ScalarType, mode: IntMode, sat: bool, a: u64, b: u64, c: u64) -> u64 {
+    let n = bits(ty);
+    let t = mul(ty, mode, a, b);
+    if sat && ty.is_signed() {
+        return saturate(sext(t, n) as i128 + sext(c, n) as i128, ty) & mask(n);
+    }
+    let w = if mode == IntMode::Wide { 2 * n } else { n };
+    t.wrapping_add(c) & mask(w)
+}
+
+/// `add`/`sub` with optional `.sat` (`.s32` only) and carry/borrow out (PTX ISA 9.7.1.1,
+/// 9.7.1.2, 9.7.2.1 `add.cc`, 9.7.2.3 `sub.cc`). `carry_in` is `CC.CF` for `addc`/`subc`
+/// (false otherwise). Returns the result bits and the new `CC.CF`: the carry out of the
+/// unsigned addition, or for a subtraction the borrow (`a < b + carry_in` unsigned).
+pub fn add_sub(ty: ScalarType, sub: bool, sat: bool, a: u64, b: u64, carry_in: bool) -> (u64, bool) {
+    let n = bits(ty);
+    let m = mask(n);
+    let (ua, ub, ci) = (a & m, b & m, carry_in as u128);
+    if sat && ty.is_signed() {
+        let (sa, sb) = (sext(a, n) as i128, sext(b, n) as i128);
+        let v = if sub { sa - sb - ci as i128 } else { sa + sb + ci as i128 };
+        return (saturate(v, ty) & m, false);
+    }
+    if sub {
+        let need = ub as u128 + ci;
+        (((ua as u128).wrapping_sub(need)) as u64 & m, (ua as u128) < need)
+    } else {
+        let s = ua as u128 + ub as u128 + ci;
+        (s as u64 & m, s >> n != 0)
+    }
+}
+
+/// `div.type` (PTX ISA 9.7.1.6 div): truncating division. Division by zero is unspecified
+/// in PTX; the interpreter returns all ones. `MIN / -1` wraps to `MIN`.
+pub fn div(ty: ScalarType, a: u64, b: u64) -> u64 {
+    let n = bits(ty);
+    if b & mask(n) == 0 {
+        return mask(n);
+    }
+    if ty.is_signed() { (sext(a, n).wrapping_div(sext(b, n))) as u64 & mask(n) } else { (a & mask(n)) / (b & mask(n)) }
+}
+
+/// `rem.type` (PTX ISA 9.7.1.7 rem): the remainder with the sign of `a`. By zero
+/// (unspecified in PTX) the interpreter returns `a`.
+pub fn rem(ty: ScalarType, a: u64, b: u64) -> u64 {
+    let n = bits(ty);
+    if b & mask(n) == 0 {
+        return a & mask(n);
+    }
+    if ty.is_signed() { (sext(a, n).wrapping_rem(sext(b, n))) as u64 & mask(n) } else { (a & mask(n)) % (b & mask(n)) }
+}
+
+/// `min`/`max` (PTX ISA 9.7.1.10, 9.7.1.11), signed for `.sN`, unsigned otherwise.
+pub fn min_max(ty: ScalarType, max: bool, a: u64, b: u64) -> u64 {
+    let n = bits(ty);
+    let less = if ty.is_signed() { sext(a, n) < sext(b, n) } else { a & mask(n) < b & mask(n) };
+    (if less != max { a } else { b }) & mask(n)
+}
+
+/// `shl` / `shr` (PTX ISA 9.7.7.7, 9.7.7.8): the amount `b` (unsigned 32-bit) is clamped
+/// to the type width; `shr` is arithmetic for `.sN` and logical otherwise.
+pub fn shift(ty: ScalarType, left: bool, a: u64, b: u64) -> u64 {
+    let n = bits(ty);
+    let s = (b & 0xffff_ffff).min(n as u64) as u32;
+    if left {
+        if s >= 64 { 0 } else { (a << s) & mask(n) }
+    } else if ty.is_signed() {
+        (sext(a, n) >> s.min(63)) as u64 & mask(n)
+    } else if s >= 64 {
+        0
+    } else {
+        ((a & mask(n)) >> s) & mask(n)
+    }
+}
+
+/// The two-operand and one-operand integer/logic ops of [`ArithOp`] that need no mode:
+/// `add sub div rem min max and or xor` and `abs neg not cnot` (`b` ignored). Predicates
+/// (`.pred`) use bit 0 only.
+pub fn simple(op: ArithOp, ty: ScalarType, a: u64, b: u64) -> u64 {
+    let n = bits(ty);
+    let m = mask(n);
+    match op {
+        ArithOp::Add => a.wrapping_add(b) & m,
+        ArithOp::Sub => a.wrapping_sub(b) & m,
+        ArithOp::Div => div(ty, a, b),
+        ArithOp::Rem => rem(ty, a, b),
+        ArithOp::Min => min_max(ty, false, a, b),
+        ArithOp::Max => min_max(ty, true, a, b),
+        ArithOp::And => a & b & m,
+        ArithOp::Or => (a | b) & m,
+        ArithOp::Xor => (a ^ b) & m,
+        ArithOp::Not => !a & m,
+        ArithOp::Cnot => (a & m == 0) as u64,
+        ArithOp::Neg => a.wrapping_neg() & m,
+        ArithOp::Abs => (sext(a, n).wrapping_abs() as u64) & m,
+        ArithOp::Shl => shift(ty, true, a, b),
+        ArithOp::Shr => shift(ty, false, a, b),
+        ArithOp::Mul | ArithOp::Mad | ArithOp::Fma => unreachable!("handled by mul/mad"),
+    }
+}
+
+/// `popc.type` (PTX ISA 9.7.1.15): number of one bits, as `.u32`.
+pub fn popc(ty: ScalarType, a: u64) -> u64 {
+    (a & mask(bits(ty))).count_ones() as u64
+}
+
+/// `clz.type` (PTX ISA 9.7.1.16): leading zeros within the type width, as `.u32`.
+pub fn clz(ty: ScalarType, a: u64) -> u64 {
+    let n = bits(ty);
+    ((a & mask(n)).leading_zeros() - (64 - n)) as u64
+}
+
+/// `brev.type` (PTX ISA 9.7.1.18): bit reversal within the type width.
+pub fn brev(ty: ScalarType, a: u64) -> u64 {
+    let n = bits(ty);
+    a.reverse_bits() >> (64 - n)
+}
+
+/// `bfind{.shiftamt}.type` (PTX ISA 9.7.1.17): position of the most significant non-sign
+/// bit, `0xffffffff` if none; `.shiftamt` gives `msb - position` instead.
+pub fn bfind(ty: ScalarType, shiftamt: bool, a: u64) -> u64 {
+    let n = bits(ty);
+    let mut v = a & mask(n);
+    if ty.is_signed() && v >> (n - 1) & 1 == 1 {
+        v = !v & mask(n);
+    }
+    if v == 0 {
+        return 0xffff_ffff;
+    }
+    let pos = 63 - v.leading_zeros() as u64;
+    if shiftamt { (n as u64 - 1) - pos } else { pos }
+}
+
+/// `bfe.type d, a, b, c` (PTX ISA 9.7.1.19): extracts `len = c & 0xff` bits from
+/// `pos = b & 0xff`, zero-extended for `.uN`, sign-extended from the field's top bit (or
+/// from bit `msb` when the field runs past it) for `.sN`; `len == 0` gives 0.
+pub fn bfe(ty: ScalarType, a: u64, b: u64, c: u64) -> u64 {
+    let n = bits(ty);
+    let msb = n - 1;
+    let (pos, len) = ((b & 0xff) as u32, (c & 0xff) as u32);
+    let sbit = if !ty.is_signed() || len == 0 { 0 } else { a >> (pos + len - 1).min(msb) & 1 };
+    let mut d = 0u64;
+    for i in 0..n {
+        let bit = if i < len && pos + i <= msb { a >> (pos + i) & 1 } else { sbit };
+        d |= bit << i;
+    }
+    d
+}
+
+/// `bfi.type f, a, b, c, d` (PTX ISA 9.7.1.20): `b` with `len = d & 0xff` low bits of `a`
+/// inserted at `pos = c & 0xff` (bits past the msb dropped).
+pub fn bfi(ty: ScalarType, a: u64, b: u64, c: u64, d: u64) -> u64 {
+    let n = bits(ty);
+    let (pos, len) = ((c & 0xff) as u32, (d & 0xff) as u32);
+    let mut f = b & mask(n);
+    let mut i = 0;
+    while i < len && pos + i < n {
+        f = (f & !(1 << (pos + i))) | ((a >> i & 1) << (pos + i));
+        i += 1;
+    }
+    f
+}
+
+/// `prmt.b32{.mode} d, a, b, c` (PTX ISA 9.7.8.7 prmt): byte permute of the 8 bytes
+/// `{b, a}` selected by `c`. `mode` is `None` for the generic form or one of `f4e b4e rc8
+/// ecl ecr rc16`.
+pub fn prmt(mode: Option<&str>, a: u64, b: u64, c: u64) -> u64 {
+    let x = (b & 0xffff_ffff) << 32 | (a & 0xffff_ffff);
+    let byte = |i: u64| (x >> (8 * (i & 7))) & 0xff;
+    let sel = |k: u32| -> u64 {
+        match mode {
+            None => {
+                let s = c >> (4 * k) & 0xf;
+                let v = byte(s & 7);
+                if s & 8 != 0 { if v & 0x80 != 0 { 0xff } else { 0 } } else { v }
+            }
+            Some(m) => {
+                let s = c & 3;
+                let idx = match m {
+                    "f4e" => (s + k as u64) & 7,
+                    "b4e" => (8 + s - k as u64) & 7,
+                    "rc8" => s,
+                    "ecl" => (k as u64).max(s),
+                    "ecr" => (k as u64).min(s),
+                    _ => ((s & 1) * 2) + (k as u64 & 1),
+                };
+                byte(idx)
+            }
+        }
+    };
+    (0..4).fold(0, |acc, k| acc | sel(k) << (8 * k))
+}
+
+/// `mul24{.hi,.lo}.type` (PTX ISA 9.7.1.12): the 48-bit product of the low 24 bits of each
+/// operand (sign-extended for `.s32`); `.lo` its low 32 bits, `.hi` bits 47..16.
+pub fn mul24(ty: ScalarType, hi: bool, a: u64, b: u64) -> u64 {
+    let f = |v: u64| if ty.is_signed() { sext(v, 24) } else { (v & 0xff_ffff) as i64 };
+    let p = f(a).wrapping_mul(f(b)) as u64;
+    if hi { (p >> 16) & 0xffff_ffff } else { p & 0xffff_ffff }
+}
+
+/// `sad.type d, a, b, c` (PTX ISA 9.7.1.9): `c + |a - b|`.
+pub fn sad(ty: ScalarType, a: u64, b: u64, c: u64) -> u64 {
+    let n = bits(ty);
+    let d = if ty.is_signed() { sext(a, n).abs_diff(sext(b, n)) } else { (a & mask(n)).abs_diff(b & mask(n)) };
+    c.wrapping_add(d) & mask(n)
+}
+
+/// `lop3.b32 d, a, b, c, immLut` (PTX ISA 9.7.7.6): the function of three inputs given
+/// by its truth table (`a = 0xF0, b = 0xCC, c = 0xAA`).
+pub fn lop3(a: u64, b: u64, c: u64, lut: u64) -> u64 {
+    let mut d = 0;
+    for i in 0..32 {
+        let idx = (a >> i & 1) << 2 | (b >> i & 1) << 1 | (c >> i & 1);
+        d |= (lut >> idx & 1) << i;
+    }
+    d
+}
+
+/// `shf.{l,r}.{clamp,wrap}.b32 d, a, b, c` (PTX ISA 9.7.7.9 funnel shift): shifts the
+/// 64-bit `{b, a}` by `c` (masked to 5 bits with `.wrap`, clamped to 32 with `.clamp`)
+/// and returns the upper (`.l`) or lower (`.r`) 32 bits.
+pub fn shf(left: bool, clamp: bool, a: u64, b: u64, c: u64) -> u64 {
+    let n = if clamp { (c & 0xffff_ffff).min(32) } else { c & 31 };
+    let x = (b & 0xffff_ffff) << 32 | (a & 0xffff_ffff);
+    if left { ((x << n) >> 32) & 0xffff_ffff } else { (x >> n) & 0xffff_ffff }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ScalarType::*;
+
+    #[test]
+    fn multiply_modes() {
+        let m1 = 0xffff_ffffu64; // -1 as s32, 2^32-1 as u32
+        assert_eq!(mul(S32, IntMode::Hi, m1, 2), 0xffff_ffff);
+        assert_eq!(mul(U32, IntMode::Hi, m1, 2), 1);
+        assert_eq!(mul(S32, IntMode::Wide, m1, 2), (-2i64) as u64);
+        assert_eq!(mul(U32, IntMode::Wide, m1, 2), 0x1_ffff_fffe);
+        assert_eq!(mul(S64, IntMode::Hi, u64::MAX, 3), u64::MAX);
+        assert_eq!(mul(U64, IntMode::Hi, u64::MAX, 3), 2);
+        assert_eq!(mul(S16, IntMode::Wide, 0x8000, 0x8000), 0x4000_0000);
+        assert_eq!(mad(S32, IntMode::Hi, true, 0x7fff_ffff, 0x7fff_ffff, 0x7fff_ffff), 0x7fff_ffff);
+        assert_eq!(mad(U32, IntMode::Wide, false, m1, m1, 1), 0xffff_fffe_0000_0002);
+    }
+
+    #[test]
+    fn shifts_and_fields() {
+        assert_eq!(shift(S32, false, 0x8000_0000, 4), 0xf800_0000);
+        assert_eq!(shift(U32, false, 0x8000_0000, 4), 0x0800_0000);
+        assert_eq!(shift(B32, false, 0x8000_0000, 40), 0);
+        assert_eq!(shift(S32, false, 0x8000_0000, 40), 0xffff_ffff);
+        assert_eq!(shift(B16, true, 1, 16), 0);
+        assert_eq!(bfe(U32, 0xf0, 4, 4), 0xf);
+        assert_eq!(bfe(S32, 0xf0, 4, 4), 0xffff_ffff);
+        assert_eq!(bfe(S32, 0x70, 4, 4), 7);
+        assert_eq!(bfe(S32, 0x8000_0000, 31, 8), 0xffff_ffff);
+        assert_eq!(bfe(U32, 0xff, 0, 0), 0);
+        assert_eq!(bfi(B32, 0xf, 0xffff_0000, 4, 8), 0xffff_00f0);
+        assert_eq!(bfind(S32, false, 0xffff_ffff), 0xffff_ffff);
+        assert_eq!(bfind(U32, true, 1), 31);
+        assert_eq!(clz(B32, 1), 31);
+        assert_eq!(popc(B64, u64::MAX), 64);
+        assert_eq!(brev(B32, 1), 0x8000_0000);
+    }
+
+    #[test]
+    fn add_sub_div() {
+        assert_eq!(add_sub(S32, false, true, 0x7fff_ffff, 1, false), (0x7fff_ffff, false));
+        assert_eq!(add_sub(U32, false, false, 0xffff_ffff, 1, false), (0, true));
+        assert_eq!(add_sub(U32, true, false, 0, 1, false), (0xffff_ffff, true));
+        assert_eq!(div(S32, (-7i64) as u64 & 0xffff_ffff, 2), 0xffff_fffd);
+        assert_eq!(rem(S32, (-7i64) as u64 & 0xffff_ffff, 2), 0xffff_ffff);
+        assert_eq!(div(U32, 7, 0), 0xffff_ffff);
+        assert_eq!(simple(ArithOp::Abs, S32, 0x8000_0000, 0), 0x8000_0000);
+        assert_eq!(prmt(None, 0x4433_2211, 0x8877_6655, 0x0123), 0x1122_3344);
+        assert_eq!(lop3(0xf0, 0xcc, 0xaa, 0x96), 0xf0 ^ 0xcc ^ 0xaa);
+        assert_eq!(shf(true, false, 0x8000_0000, 1, 1), 3);
+    }
+}

@@ -1,0 +1,264 @@
+//! The PTX reference interpreter: runs one kernel launch straight from the PTX ISA
+//! semantics, as an oracle for the compiled SASS. It shares nothing with `lower`.
+//!
+//! Execution model (PTX ISA 2 "Programming Model", 3 "PTX Machine Model"):
+//! * The grid's CTAs run one after another, in linear `%ctaid` order (x fastest).
+//! * A CTA's threads have linear ids `x + y*ntid.x + z*ntid.x*ntid.y`; warps are 32
+//!   consecutive ids. The CTA's warps run round-robin, one warp instruction per turn.
+//! * Within a warp, each thread has its own program counter; a warp instruction executes
+//!   the instruction at the smallest program counter among its runnable threads, for every
+//!   runnable thread at that counter. Converged threads thus run in lockstep, diverged ones
+//!   reconverge as soon as their counters meet.
+//! * `bar.sync a{, b}` / `barrier.sync` makes the thread wait until `b` threads (all
+//!   non-exited threads of the CTA without `b`) have arrived at barrier `a`; `bar.arrive a, b`
+//!   arrives without waiting. Arrivals are counted per thread. When no thread of a CTA can
+//!   run but some have not exited, the launch fails with [`ExecError::Deadlock`].
+//! * `membar`/`fence` have no effect: every access is immediately visible to all threads.
+//! * Warp-collective instructions (`shfl`, `vote`, `activemask`, see [`warp`]) execute once
+//!   for all lanes of the warp at their program counter.
+//! * `atom`/`red` are trivially atomic: one thread instruction runs at a time.
+//!
+//! State spaces and generic addressing are described in [`memory`]; register values in
+//! [`value`]; float rounding in [`float`] and [`fp`]. Registers never written read as 0,
+//! shared and local memory start zeroed. Every error is a value: out-of-bounds or misaligned
+//! accesses, unmodelled instructions ([`ExecError::Unsupported`], raised when executed),
+//! exceeding [`Launch::step_limit`] thread instructions.
+//!
+//! Approximate instructions (`rcp/sqrt/rsqrt/sin/cos/lg2/ex2/tanh .approx`, `div.approx`,
+//! `div.full`) have no exact PTX definition: they return the best-rounded value of the
+//! exact function (see [`fp`]); compare them with a tolerance.
+//!
+//! Not modelled (an error when executed, or for variables when named): `.global` module
+//! variables, dynamic shared memory (an `.extern .shared` array has size 0: every access is
+//! out of bounds), `.shared::cluster`, `.f16`/`.bf16` and packed-half arithmetic (only
+//! `cvt` to and from them is modelled), texture/surface instructions, `bar.red`,
+//! `match`/`redux`/`elect`, vector atomics, indirect calls and branches, `mov` of a
+//! function address, and the `.b128` arguments of a `call` passed in registers.
+
+pub mod args;
+pub mod compile;
+pub mod cvt;
+pub mod eval;
+pub mod float;
+pub mod fp;
+pub mod int;
+pub mod layout;
+pub mod memory;
+mod opcodes;
+pub mod program;
+pub mod thread;
+pub mod value;
+pub mod warp;
+
+#[cfg(test)]
+mod tests;
+
+use crate::exec::{ExecError, Launch, Memory, Outcome};
+use crate::ptx::ast::Module;
+use program::Program;
+use thread::{Env, Event, Frame, State, Thread};
+
+/// Runs `launch.kernel` of `module` (a checked AST from [`crate::ptx::parse`]) on
+/// `launch.grid` CTAs of `launch.block` threads, with the parameter bytes `launch.params`
+/// (laid out by [`crate::exec::param_layout`]) and the global memory `launch.global`.
+/// Returns global memory after the launch and the number of thread instructions executed
+/// (guarded-off instructions included).
+pub fn run(module: &Module, launch: &Launch) -> Result<Outcome, ExecError> {
+    let [bx, by, bz] = launch.block;
+    let threads = bx as u64 * by as u64 * bz as u64;
+    if launch.grid.contains(&0) || launch.block.contains(&0) || threads > 1024 {
+        return Err(ExecError::Launch(format!(
+            "grid {:?} and block {:?}: each dimension must be at least 1, a block at most 1024 threads",
+            launch.grid, launch.block
+        )));
+    }
+    let prog = compile::compile(module, &launch.kernel)?;
+    if prog.funcs[0].local_bytes as usize > memory::LOCAL_LIMIT {
+        return Err(ExecError::Unsupported(format!("more than {} bytes of .local variables", memory::LOCAL_LIMIT)));
+    }
+    if launch.params.len() != prog.kernel_param_bytes as usize {
+        return Err(ExecError::Launch(format!(
+            "`{}` takes {} parameter bytes, the launch gives {}",
+            launch.kernel,
+            prog.kernel_param_bytes,
+            launch.params.len()
+        )));
+    }
+    let mut run = Run { prog: &prog, launch, global: launch.global.clone(), steps: 0 };
+    let [gx, gy, gz] = launch.grid;
+    for z in 0..gz {
+        for y in 0..gy {
+            for x in 0..gx {
+                run.cta([x, y, z])?;
+            }
+        }
+    }
+    Ok(Outcome { global: run.global, steps: run.steps })
+}
+
+/// One barrier's arrivals in the current phase.
+#[derive(Clone, Copy, Default)]
+struct Barrier {
+    arrived: u32,
+    expected: Option<u32>,
+}
+
+/// Number of named barriers per CTA (PTX ISA 9.7.13.1: ids 0..15).
+const BARRIERS: usize = 16;
+
+struct Run<'a> {
+    prog: &'a Program,
+    launch: &'a Launch,
+    global: Memory,
+    steps: u64,
+}
+
+struct Cta {
+    threads: Vec<Thread>,
+    shared: Vec<u8>,
+    barriers: [Barrier; BARRIERS],
+    live: u32,
+}
+
+impl Cta {
+    /// Releases barrier `id` if enough threads have arrived.
+    fn check(&mut self, id: usize) {
+        let b = self.barriers[id];
+        if b.arrived > 0 && b.arrived >= b.expected.unwrap_or(self.live) {
+            for t in &mut self.threads {
+                if t.state == State::Waiting(id as u32) {
+                    t.state = State::Ready;
+                }
+            }
+            self.barriers[id] = Barrier::default();
+        }
+    }
+}
+
+impl Run<'_> {
+    fn new_cta(&self) -> Cta {
+        let [bx, by, bz] = self.launch.block;
+        let n = bx * by * bz;
+        let k = &self.prog.funcs[0];
+        let mut params = self.launch.params.clone();
+        params.resize(k.param_bytes as usize, 0);
+        let threads = (0..n)
+            .map(|id| Thread {
+                pc: k.entry,
+                state: State::Ready,
+                regs: vec![0; k.nregs as usize],
+                base: 0,
+                frames: vec![Frame {
+                    func: 0,
+                    base: 0,
+                    local_base: 0,
+                    local_top_before: 0,
+                    params: params.clone(),
+                    ret_pc: 0,
+                    call_pc: u32::MAX,
+                }],
+                local: vec![0; k.local_bytes as usize],
+                cc: false,
+                tid: [id % bx, (id / bx) % by, id / (bx * by)],
+                lane: id % 32,
+                warp: id / 32,
+            })
+            .collect();
+        Cta {
+            threads,
+            shared: vec![0; self.prog.shared_bytes as usize],
+            barriers: [Barrier::default(); BARRIERS],
+            live: n,
+        }
+    }
+
+    /// Runs one CTA to completion.
+    fn cta(&mut self, ctaid: [u32; 3]) -> Result<(), ExecError> {
+        let mut cta = self.new_cta();
+        let mut env = Env { prog: self.prog, ctaid, ntid: self.launch.block, nctaid: self.launch.grid, steps: 0 };
+        let n = cta.threads.len();
+        let warps = n.div_ceil(32);
+        loop {
+            let mut progress = false;
+            for w in 0..warps {
+                let lanes = w * 32..n.min(w * 32 + 32);
+                let pc = cta.threads[lanes.clone()].iter().filter(|t| t.state == State::Ready).map(|t| t.pc).min();
+                let Some(pc) = pc else { continue };
+                progress = true;
+                let inst = &self.prog.insts[pc as usize];
+                if let program::Op::Warp(w) = &inst.op {
+                    let at: Vec<usize> =
+                        lanes.filter(|&l| cta.threads[l].state == State::Ready && cta.threads[l].pc == pc).collect();
+                    self.steps += at.len() as u64;
+                    if self.steps > self.launch.step_limit {
+                        return Err(ExecError::StepLimit(self.launch.step_limit));
+                    }
+                    env.steps = self.steps;
+                    warp::exec(w, inst.guard, &mut cta.threads, &at, &env)?;
+                    continue;
+                }
+                for l in lanes {
+                    if cta.threads[l].state != State::Ready || cta.threads[l].pc != pc {
+                        continue;
+                    }
+                    self.steps += 1;
+                    if self.steps > self.launch.step_limit {
+                        return Err(ExecError::StepLimit(self.launch.step_limit));
+                    }
+                    env.steps = self.steps;
+                    let ev = cta.threads[l].step(&env, &mut self.global, &mut cta.shared)?;
+                    self.event(&mut cta, l, ev)?;
+                }
+            }
+            if !progress {
+                if cta.live == 0 {
+                    return Ok(());
+                }
+                return Err(deadlock(&cta, ctaid));
+            }
+        }
+    }
+
+    fn event(&self, cta: &mut Cta, l: usize, ev: Event) -> Result<(), ExecError> {
+        match ev {
+            Event::None => {}
+            Event::Exit => {
+                cta.threads[l].state = State::Exited;
+                cta.live -= 1;
+                for id in 0..BARRIERS {
+                    if cta.barriers[id].expected.is_none() {
+                        cta.check(id);
+                    }
+                }
+            }
+            Event::Barrier { id, count, wait } => {
+                if id as usize >= BARRIERS {
+                    return Err(ExecError::Unsupported(format!("barrier id {id} (ids are 0..15)")));
+                }
+                let b = &mut cta.barriers[id as usize];
+                b.arrived += 1;
+                if count.is_some() {
+                    b.expected = count;
+                }
+                if wait {
+                    cta.threads[l].state = State::Waiting(id);
+                }
+                cta.check(id as usize);
+            }
+        }
+        Ok(())
+    }
+}
+
+fn deadlock(cta: &Cta, ctaid: [u32; 3]) -> ExecError {
+    let mut parts = vec![];
+    for (id, b) in cta.barriers.iter().enumerate() {
+        let waiting = cta.threads.iter().filter(|t| t.state == State::Waiting(id as u32)).count();
+        if waiting > 0 {
+            let want = b.expected.map_or(format!("all {} live threads", cta.live), |c| format!("{c} threads"));
+            parts.push(format!("barrier {id}: {} arrived ({waiting} waiting), needs {want}", b.arrived));
+        }
+    }
+    let exited = cta.threads.len() - cta.live as usize;
+    ExecError::Deadlock(format!("CTA {ctaid:?}: {}; {exited} threads exited", parts.join("; ")))
+}

@@ -1,0 +1,255 @@
+//! Instructions the front end keeps as [`crate::ptx::instr::InstrKind::Other`] (opcode and
+//! raw modifier words), decoded here from their PTX ISA syntax: `popc clz brev bfind bfe
+//! bfi prmt mul24 mad24 sad lop3 shf addc subc madc rcp sqrt rsqrt sin cos lg2 ex2 tanh
+//! copysign testp set slct isspacep`, and the no-ops `fence nanosleep prefetch prefetchu
+//! brkpt pmevent`. Anything else is [`Op::Unsupported`].
+
+use super::compile::{FnCx, space_of};
+use super::fp::{self, Mods, Unary};
+use super::program::{Func, Op, Space};
+use crate::ptx::ast::Instruction;
+use crate::ptx::instr::{BoolOp, CmpOp, IntMode, Rounding};
+use crate::ptx::types::{ScalarType, StateSpace};
+
+fn rounding(w: &str) -> Option<Rounding> {
+    Some(match w {
+        ".rn" => Rounding::Rn,
+        ".rna" => Rounding::Rna,
+        ".rz" => Rounding::Rz,
+        ".rm" => Rounding::Rm,
+        ".rp" => Rounding::Rp,
+        _ => return None,
+    })
+}
+
+fn cmp_op(w: &str) -> Option<CmpOp> {
+    use CmpOp::*;
+    Some(match w {
+        ".eq" => Eq,
+        ".ne" => Ne,
+        ".lt" => Lt,
+        ".le" => Le,
+        ".gt" => Gt,
+        ".ge" => Ge,
+        ".lo" => Lo,
+        ".ls" => Ls,
+        ".hi" => Hi,
+        ".hs" => Hs,
+        ".equ" => Equ,
+        ".neu" => Neu,
+        ".ltu" => Ltu,
+        ".leu" => Leu,
+        ".gtu" => Gtu,
+        ".geu" => Geu,
+        ".num" => Num,
+        ".nan" => Nan,
+        _ => return None,
+    })
+}
+
+/// Decodes an `Other` instruction `name` of `fx`'s function.
+pub(super) fn other(fx: &mut FnCx, i: &Instruction, name: &str, text: &str) -> Result<Op, String> {
+    let words: Vec<&str> = i.mods.iter().map(|m| m.text.as_str()).collect();
+    let has = |w: &str| words.contains(&w);
+    let types: Vec<ScalarType> = words.iter().filter_map(|w| ScalarType::from_dot(w)).collect();
+    let ty = || types.first().copied().ok_or_else(|| format!("{text} has no type"));
+    let ftz = has(".ftz");
+    let rnd = words.iter().find_map(|w| rounding(w));
+    use ScalarType::{B32, Pred, U32};
+    let int_ty = || -> Result<ScalarType, String> {
+        let t = ty()?;
+        if t.is_integer() && t.bits() <= 64 { Ok(t) } else { Err(format!("{t} operands")) }
+    };
+    match name {
+        "popc" | "clz" => {
+            let t = int_ty()?;
+            fx_compute(fx, if name == "popc" { Func::Popc } else { Func::Clz }, t, U32, i, &[t])
+        }
+        "brev" => {
+            let t = int_ty()?;
+            fx_compute(fx, Func::Brev, t, t, i, &[t])
+        }
+        "bfind" => {
+            let t = int_ty()?;
+            fx_compute(fx, Func::Bfind(has(".shiftamt")), t, U32, i, &[t])
+        }
+        "bfe" => {
+            let t = int_ty()?;
+            fx_compute(fx, Func::Bfe, t, t, i, &[t, U32, U32])
+        }
+        "bfi" => {
+            let t = int_ty()?;
+            fx_compute(fx, Func::Bfi, t, t, i, &[t, t, U32, U32])
+        }
+        "prmt" => {
+            let mode = [".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"].into_iter().find(|m| has(m)).map(|m| &m[1..]);
+            fx_compute(fx, Func::Prmt(mode), B32, B32, i, &[B32, B32, B32])
+        }
+        "mul24" | "mad24" if !has(".sat") => {
+            let t = int_ty()?;
+            let hi = has(".hi");
+            if name == "mul24" {
+                fx_compute(fx, Func::Mul24(hi), t, t, i, &[t, t])
+            } else {
+                fx_compute(fx, Func::Mad24(hi), t, t, i, &[t, t, t])
+            }
+        }
+        "sad" => {
+            let t = int_ty()?;
+            fx_compute(fx, Func::Sad, t, t, i, &[t, t, t])
+        }
+        "lop3" if i.operands.len() == 5 => fx_compute(fx, Func::Lop3, B32, B32, i, &[B32, B32, B32, B32]),
+        "shf" => fx_compute(fx, Func::Shf(has(".l"), has(".clamp")), B32, B32, i, &[B32, B32, U32]),
+        "addc" | "subc" => {
+            let t = int_ty()?;
+            let f = Func::AddSub { sub: name == "subc", sat: false, carry_in: true, carry_out: has(".cc") };
+            fx_compute(fx, f, t, t, i, &[t, t])
+        }
+        "madc" => {
+            let t = int_ty()?;
+            let mode = if has(".hi") { IntMode::Hi } else { IntMode::Lo };
+            let f = Func::Mad { mode, sat: false, carry_in: true, carry_out: has(".cc") };
+            fx_compute(fx, f, t, t, i, &[t, t, t])
+        }
+        "rcp" | "sqrt" | "rsqrt" | "sin" | "cos" | "lg2" | "ex2" | "tanh" => {
+            let t = ty()?;
+            if fp::format(t).is_none() {
+                return Err(format!("{t} operands"));
+            }
+            let op = match name {
+                "rcp" => Unary::Rcp,
+                "sqrt" => Unary::Sqrt,
+                "rsqrt" => Unary::Rsqrt,
+                "sin" => Unary::Sin,
+                "cos" => Unary::Cos,
+                "lg2" => Unary::Lg2,
+                "ex2" => Unary::Ex2,
+                _ => Unary::Tanh,
+            };
+            let approx = !matches!(op, Unary::Rcp | Unary::Sqrt) || has(".approx") || rnd.is_none();
+            let mods = Mods { mode: fp::mode(rnd), ftz, sat: false };
+            fx_compute(fx, Func::FUnary(op, approx, mods), t, t, i, &[t])
+        }
+        "copysign" => {
+            let t = ty()?;
+            fx_compute(fx, Func::Copysign, t, t, i, &[t, t])
+        }
+        "testp" => {
+            let op = ["finite", "infinite", "number", "notanumber", "normal", "subnormal"]
+                .into_iter()
+                .find(|w| has(&format!(".{w}")))
+                .ok_or("testp without an operation")?;
+            let t = ty()?;
+            fx_compute(fx, Func::Testp(op), t, Pred, i, &[t])
+        }
+        "set" => {
+            let cmp = words.iter().find_map(|w| cmp_op(w)).ok_or("set without a comparison")?;
+            let bool_op = if has(".and") {
+                Some(BoolOp::And)
+            } else if has(".or") {
+                Some(BoolOp::Or)
+            } else if has(".xor") {
+                Some(BoolOp::Xor)
+            } else {
+                None
+            };
+            let [d, s] = types[..] else { return Err("set needs two types".into()) };
+            let f = Func::Set { cmp, bool_op, ftz, src: s };
+            if bool_op.is_some() {
+                fx_compute(fx, f, d, d, i, &[s, s, Pred])
+            } else {
+                fx_compute(fx, f, d, d, i, &[s, s])
+            }
+        }
+        "slct" => {
+            let [d, c] = types[..] else { return Err("slct needs two types".into()) };
+            fx_compute(fx, Func::Slct(c, ftz), d, d, i, &[d, d, c])
+        }
+        "isspacep" => {
+            let space = words
+                .iter()
+                .find_map(|w| StateSpace::from_dot(w))
+                .map(|s| space_of(Some(s)))
+                .transpose()?
+                .ok_or("isspacep without a space")?;
+            if !matches!(space, Space::Global | Space::Shared | Space::Local | Space::Const) {
+                return Err(format!("isspacep.{}", space.name()));
+            }
+            let dst = fx.dst(i.operands.first().ok_or("missing operand")?)?;
+            let src = fx.src(i.operands.get(1).ok_or("missing operand")?, ScalarType::U64)?;
+            Ok(Op::Isspacep { space, dst, src })
+        }
+        "atom" | "red" => atom(fx, i, name == "atom", &words, &types),
+        "shfl" | "vote" | "activemask" => super::warp::decode(fx, i, name, &words).map(Op::Warp),
+        "fence" | "nanosleep" | "prefetch" | "prefetchu" | "brkpt" | "pmevent" => Ok(Op::Nop),
+        _ => Err(format!("{text} is not modelled by the PTX interpreter")),
+    }
+}
+
+/// `atom{.sem}{.scope}{.space}.op.type d, [a], b{, c}` and `red{.sem}{.scope}{.space}.op.type
+/// [a], b` (PTX ISA 9.7.13.5, 9.7.13.6); memory-order and scope qualifiers do not change
+/// single-thread semantics and are ignored.
+fn atom(fx: &mut FnCx, i: &Instruction, is_atom: bool, words: &[&str], types: &[ScalarType]) -> Result<Op, String> {
+    use super::program::AtomOp::*;
+    if words.iter().any(|w| w.starts_with(".v") || w.starts_with(".L2") || *w == ".mmio") {
+        return Err("vector atomics, cache hints and .mmio".into());
+    }
+    let op = words
+        .iter()
+        .find_map(|w| {
+            Some(match *w {
+                ".and" => And,
+                ".or" => Or,
+                ".xor" => Xor,
+                ".exch" => Exch,
+                ".cas" => Cas,
+                ".add" => Add,
+                ".inc" => Inc,
+                ".dec" => Dec,
+                ".min" => Min,
+                ".max" => Max,
+                _ => return None,
+            })
+        })
+        .ok_or("no atomic operation")?;
+    let [ty] = types[..] else { return Err("expected exactly one type".into()) };
+    let ok_ty = match ty {
+        ScalarType::F32 | ScalarType::F64 => op == Add || op == Exch || op == Cas,
+        t => t.is_integer() && (t.bits() == 32 || t.bits() == 64),
+    };
+    if !ok_ty {
+        return Err(format!("{ty} operands"));
+    }
+    let space = space_of(words.iter().find_map(|w| StateSpace::from_dot(w)))?;
+    if !matches!(space, Space::Global | Space::Shared | Space::Generic) {
+        return Err(format!("atomics on the .{} space", space.name()));
+    }
+    let ops = &i.operands;
+    let (dst, k) = if is_atom { (fx.dst(ops.first().ok_or("missing destination")?)?, 1) } else { (None, 0) };
+    let addr = fx.addr(ops.get(k).ok_or("missing address")?, space)?;
+    let b = fx.src(ops.get(k + 1).ok_or("missing operand")?, ty)?;
+    let c = match (op, ops.get(k + 2)) {
+        (Cas, Some(c)) => Some(fx.src(c, ty)?),
+        (Cas, None) => return Err("cas needs a third operand".into()),
+        (_, None) => None,
+        (_, Some(_)) => return Err("too many operands".into()),
+    };
+    Ok(Op::Atom { space, op, ty, dst, addr, b, c })
+}
+
+fn fx_compute(
+    fx: &FnCx,
+    func: Func,
+    ty: ScalarType,
+    dst_ty: ScalarType,
+    i: &Instruction,
+    tys: &[ScalarType],
+) -> Result<Op, String> {
+    let dst = fx.dst(i.operands.first().ok_or("missing destination")?)?;
+    let mut srcs = vec![];
+    for (k, t) in tys.iter().enumerate() {
+        let op = i.operands.get(k + 1).ok_or_else(|| format!("missing operand {}", k + 2))?;
+        srcs.push((fx.src(op, *t)?, *t));
+    }
+    Ok(Op::Compute { func, ty, dst, dst_ty, srcs })
+}

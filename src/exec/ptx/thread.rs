@@ -1,0 +1,420 @@
+//! One thread's state (registers, call frames, local memory, carry flag) and the execution
+//! of one instruction by one thread (PTX ISA 9.7).
+//!
+//! Registers are a `Vec<u64>` holding every frame's slots, the current frame's starting at
+//! `base`; a register that was never written reads as 0 (PTX leaves it undefined).
+
+use super::eval::{atom_value, combine, eval};
+use super::fp;
+use super::memory::{LOCAL_LIMIT, Spaces, from_generic, resolve, to_generic};
+use super::program::*;
+use super::value::{extend, from_le, mask, to_le};
+use crate::exec::{ExecError, Memory};
+use crate::ptx::types::ScalarType;
+
+/// Deepest call stack of a thread (frames, the kernel's included).
+pub const MAX_CALL_DEPTH: usize = 1024;
+
+/// Whether a thread can run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum State {
+    /// Runnable.
+    Ready,
+    /// Waiting at `bar.sync` on this barrier.
+    Waiting(u32),
+    /// Finished (`exit`, or `ret` from the kernel).
+    Exited,
+}
+
+/// One call frame (PTX ISA 9.7.12.2 call).
+#[derive(Clone, Debug)]
+pub struct Frame {
+    /// Index into [`Program::funcs`].
+    pub func: u32,
+    /// First register slot of the frame.
+    pub base: usize,
+    /// `.local` address of the frame's local block.
+    pub local_base: u32,
+    /// The local stack size before the call (restored by `ret`).
+    pub local_top_before: usize,
+    /// The frame's parameter buffer.
+    pub params: Vec<u8>,
+    /// Where `ret` continues.
+    pub ret_pc: u32,
+    /// The `call` instruction (for its return destinations).
+    pub call_pc: u32,
+}
+
+/// One thread.
+#[derive(Clone, Debug)]
+pub struct Thread {
+    /// Program counter (index into [`Program::insts`]).
+    pub pc: u32,
+    /// Run state.
+    pub state: State,
+    /// Register slots of all frames.
+    pub regs: Vec<u64>,
+    /// First slot of the current frame.
+    pub base: usize,
+    /// Call frames, the kernel's first.
+    pub frames: Vec<Frame>,
+    /// Local memory: every frame's `.local` block.
+    pub local: Vec<u8>,
+    /// `CC.CF`, the carry flag of extended-precision arithmetic (PTX ISA 9.7.2).
+    pub cc: bool,
+    /// `%tid`.
+    pub tid: [u32; 3],
+    /// `%laneid`.
+    pub lane: u32,
+    /// `%warpid`.
+    pub warp: u32,
+}
+
+/// What the scheduler must do after a thread executed an instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// Nothing.
+    None,
+    /// The thread arrived at barrier `id` (expecting `count` threads, `None`: all), and
+    /// waits if `wait`.
+    Barrier {
+        /// Barrier id.
+        id: u32,
+        /// Expected arrivals.
+        count: Option<u32>,
+        /// `bar.sync` (true) or `bar.arrive`.
+        wait: bool,
+    },
+    /// The thread exited.
+    Exit,
+}
+
+/// Launch- and CTA-wide values an instruction may read.
+pub struct Env<'a> {
+    /// The program.
+    pub prog: &'a Program,
+    /// `%ctaid`.
+    pub ctaid: [u32; 3],
+    /// `%ntid`.
+    pub ntid: [u32; 3],
+    /// `%nctaid`.
+    pub nctaid: [u32; 3],
+    /// Instructions executed so far (`%clock`).
+    pub steps: u64,
+}
+
+/// The mask of the low `bits` bits of a `u128`.
+fn wide_mask(bits: u32) -> u128 {
+    if bits >= 128 { u128::MAX } else { (1u128 << bits) - 1 }
+}
+
+impl Thread {
+    /// The value of a source operand (the register's bits, a constant, a special register).
+    pub(super) fn read(&self, env: &Env, s: Src) -> u64 {
+        match s {
+            Src::Reg(k) => self.regs[self.base + k as usize],
+            Src::RegNot(k) => (self.regs[self.base + k as usize] & 1) ^ 1,
+            Src::Imm(v) => v,
+            Src::LocalAddr(off) => self.frames.last().expect("frame").local_base as u64 + off as u64,
+            Src::Special(sp) => {
+                let lane = self.lane as u64;
+                match sp {
+                    Special::Tid(c) => self.tid[c as usize] as u64,
+                    Special::Ntid(c) => env.ntid[c as usize] as u64,
+                    Special::Ctaid(c) => env.ctaid[c as usize] as u64,
+                    Special::Nctaid(c) => env.nctaid[c as usize] as u64,
+                    Special::Laneid => lane,
+                    Special::Warpid => self.warp as u64,
+                    Special::Nwarpid => 64,
+                    Special::Smid | Special::Gridid => 0,
+                    Special::Nsmid => 1,
+                    Special::LanemaskEq => 1 << lane,
+                    Special::LanemaskLe => (2 << lane) - 1,
+                    Special::LanemaskLt => (1 << lane) - 1,
+                    Special::LanemaskGe => !((1u64 << lane) - 1) & 0xffff_ffff,
+                    Special::LanemaskGt => !((2u64 << lane) - 1) & 0xffff_ffff,
+                    Special::Clock => env.steps,
+                    Special::TotalSmemSize => env.prog.shared_bytes as u64,
+                    Special::DynamicSmemSize => 0,
+                }
+            }
+        }
+    }
+
+    fn read_as(&self, env: &Env, s: Src, ty: ScalarType) -> u64 {
+        self.read(env, s) & mask(ty.bits().min(64))
+    }
+
+    /// Writes `v`, a value of type `ty`, extended by `ty`'s signedness to the register.
+    fn write(&mut self, d: Dst, v: u64, ty: ScalarType) {
+        self.regs[self.base + d.slot as usize] = extend(v, ty) & mask(d.bits);
+    }
+
+    /// Writes `v` chopped to the destination register's width.
+    pub(super) fn write_raw(&mut self, d: Dst, v: u64) {
+        self.regs[self.base + d.slot as usize] = v & mask(d.bits);
+    }
+
+    /// Reads up to 128 bits: a `.b128` register is two slots, low half first.
+    fn read_wide(&self, env: &Env, s: Src, bits: u32) -> u128 {
+        match s {
+            Src::Reg(k) if bits > 64 => {
+                let at = self.base + k as usize;
+                self.regs[at] as u128 | (self.regs[at + 1] as u128) << 64
+            }
+            _ => self.read(env, s) as u128 & wide_mask(bits),
+        }
+    }
+
+    /// Writes up to 128 bits (two slots for a `.b128` register).
+    fn write_wide(&mut self, d: Dst, v: u128) {
+        if d.bits > 64 {
+            let at = self.base + d.slot as usize;
+            self.regs[at] = v as u64;
+            self.regs[at + 1] = (v >> 64) as u64;
+        } else {
+            self.write_raw(d, v as u64);
+        }
+    }
+
+    fn addr(&self, env: &Env, a: &Addr) -> u64 {
+        self.read(env, a.base).wrapping_add(a.offset as u64)
+    }
+
+    fn spaces<'s>(&'s mut self, global: &'s mut Memory, shared: &'s mut [u8], consts: &'s [u8]) -> Spaces<'s> {
+        let param = &mut self.frames.last_mut().expect("frame").params;
+        Spaces { global, shared, local: &mut self.local, param, consts }
+    }
+
+    /// Executes the instruction at `self.pc` (PTX ISA 9.7): applies its guard, its effect
+    /// on registers and memory, and advances the program counter.
+    pub fn step(&mut self, env: &Env, global: &mut Memory, shared: &mut [u8]) -> Result<Event, ExecError> {
+        let prog = env.prog;
+        let inst = &prog.insts[self.pc as usize];
+        if let Some((slot, neg)) = inst.guard
+            && (self.regs[self.base + slot as usize] & 1 != 0) == neg
+        {
+            self.pc += 1;
+            return Ok(Event::None);
+        }
+        let unsupported = |e: String| ExecError::Unsupported(format!("{}: {e}", inst.text));
+        match &inst.op {
+            Op::Compute { func, ty, dst, dst_ty, srcs } => {
+                let mut vals = [0u64; 4];
+                for (k, (s, sty)) in srcs.iter().enumerate() {
+                    vals[k] = self.read_as(env, *s, *sty);
+                }
+                let r = eval(func, *ty, &vals[..srcs.len()], &mut self.cc).map_err(unsupported)?;
+                if let Some(d) = dst {
+                    self.write(*d, r, *dst_ty);
+                }
+            }
+            Op::Setp { cmp, bool_op, ftz, ty, p, q, a, b, c } => {
+                let (x, y) = (self.read_as(env, *a, *ty), self.read_as(env, *b, *ty));
+                let t = fp::compare(*cmp, *ty, *ftz, x, y);
+                let c = c.is_some_and(|c| self.read(env, c) & 1 != 0);
+                if let Some(p) = p {
+                    self.write_raw(*p, combine(t, *bool_op, c) as u64);
+                }
+                if let Some(q) = q {
+                    self.write_raw(*q, combine(!t, *bool_op, c) as u64);
+                }
+            }
+            Op::Ld { space, ty, dsts, addr } => {
+                let a = self.addr(env, addr);
+                let esz = ty.bytes() as usize;
+                let mut buf = [0u8; 64];
+                let total = esz * dsts.len();
+                if total > buf.len() {
+                    return Err(unsupported(format!("a {total}-byte access")));
+                }
+                self.spaces(global, shared, &prog.consts).read(*space, a, &mut buf[..total])?;
+                for (k, d) in dsts.iter().enumerate() {
+                    let bytes = &buf[k * esz..(k + 1) * esz];
+                    match d {
+                        Some(d) if esz > 8 => self.write_wide(*d, u128::from_le_bytes(bytes.try_into().expect("16"))),
+                        Some(d) => self.write(*d, from_le(bytes), *ty),
+                        None => {}
+                    }
+                }
+            }
+            Op::St { space, ty, srcs, addr } => {
+                let a = self.addr(env, addr);
+                let esz = ty.bytes() as usize;
+                let mut buf = [0u8; 64];
+                if esz * srcs.len() > buf.len() {
+                    return Err(unsupported(format!("a {}-byte access", esz * srcs.len())));
+                }
+                for (k, s) in srcs.iter().enumerate() {
+                    let v = self.read_wide(env, *s, ty.bits());
+                    buf[k * esz..(k + 1) * esz].copy_from_slice(&v.to_le_bytes()[..esz]);
+                }
+                self.spaces(global, shared, &prog.consts).write(*space, a, &buf[..esz * srcs.len()])?;
+            }
+            Op::Pack { dst, elem_bits, srcs } => {
+                let v = srcs
+                    .iter()
+                    .enumerate()
+                    .fold(0u128, |acc, (k, s)| acc | self.read_wide(env, *s, *elem_bits) << (k as u32 * elem_bits));
+                self.write_wide(*dst, v);
+            }
+            Op::Unpack { dsts, elem_bits, src } => {
+                let v = self.read_wide(env, *src, elem_bits * dsts.len() as u32);
+                for (k, d) in dsts.iter().enumerate() {
+                    if let Some(d) = d {
+                        self.write_wide(*d, (v >> (k as u32 * elem_bits)) & wide_mask(*elem_bits));
+                    }
+                }
+            }
+            Op::Cvta { to, space, dst, bits, src } => {
+                let v = self.read(env, *src) & mask(*bits);
+                let r = if *to { from_generic(*space, v) } else { to_generic(*space, v) };
+                if let Some(d) = dst {
+                    self.write_raw(*d, r & mask(*bits));
+                }
+            }
+            Op::Isspacep { space, dst, src } => {
+                let v = self.read(env, *src);
+                if let Some(d) = dst {
+                    self.write_raw(*d, (resolve(v).0 == *space) as u64);
+                }
+            }
+            Op::Atom { space, op, ty, dst, addr, b, c } => {
+                let a = self.addr(env, addr);
+                let n = ty.bytes() as usize;
+                let (b, c) = (self.read_as(env, *b, *ty), c.map_or(0, |c| self.read_as(env, c, *ty)));
+                let mut buf = [0u8; 8];
+                let mut sp = self.spaces(global, shared, &prog.consts);
+                sp.read(*space, a, &mut buf[..n])?;
+                let old = from_le(&buf[..n]);
+                let new = atom_value(*op, *ty, old, b, c).map_err(unsupported)?;
+                sp.write(*space, a, &to_le(new, n)[..n])?;
+                if let Some(d) = dst {
+                    self.write(*d, old, *ty);
+                }
+            }
+            Op::Bra(target) => {
+                self.pc = *target;
+                return Ok(Event::None);
+            }
+            Op::Call { callee, args, .. } => {
+                self.call(env, *callee, args)?;
+                return Ok(Event::None);
+            }
+            Op::Ret => return self.ret(prog),
+            Op::Exit => return Ok(Event::Exit),
+            Op::Bar { id, count, arrive } => {
+                let id = self.read(env, *id) as u32;
+                let count = count.map(|c| self.read(env, c) as u32);
+                self.pc += 1;
+                return Ok(Event::Barrier { id, count, wait: !arrive });
+            }
+            Op::Nop => {}
+            Op::Warp(_) => return Err(unsupported("a warp-collective instruction outside a warp".into())),
+            Op::Unsupported(why) => return Err(ExecError::Unsupported(why.clone())),
+        }
+        self.pc += 1;
+        Ok(Event::None)
+    }
+
+    fn param_error(addr: u32, len: usize) -> ExecError {
+        ExecError::OutOfBounds { space: "param", addr: addr as u64, len: len as u64 }
+    }
+
+    /// `call`: a new frame with the arguments copied into the callee's parameters.
+    fn call(&mut self, env: &Env, callee: u32, args: &[Arg]) -> Result<(), ExecError> {
+        let f = &env.prog.funcs[callee as usize];
+        if self.frames.len() >= MAX_CALL_DEPTH {
+            return Err(ExecError::Unsupported(format!("call depth above {MAX_CALL_DEPTH} (calling `{}`)", f.name)));
+        }
+        let mut params = vec![0u8; f.param_bytes as usize];
+        let new_base = self.regs.len();
+        self.regs.resize(new_base + f.nregs as usize, 0);
+        for (a, loc) in args.iter().zip(&f.params) {
+            let caller = &self.frames.last().expect("frame").params;
+            let (bytes, n): ([u8; 8], usize) = match (a, loc) {
+                (Arg::Param(off), ParamLoc::Param(to, size)) => {
+                    let (o, s) = (*off as usize, *size as usize);
+                    let src = caller.get(o..o + s).ok_or(Self::param_error(*off, s))?;
+                    let dst = params.get_mut(*to as usize..*to as usize + s).ok_or(Self::param_error(*to, s))?;
+                    dst.copy_from_slice(src);
+                    continue;
+                }
+                (Arg::Param(off), ParamLoc::Reg(d)) => {
+                    let s = d.bits.div_ceil(8) as usize;
+                    let src = caller.get(*off as usize..*off as usize + s).ok_or(Self::param_error(*off, s))?;
+                    (to_le(from_le(src), s), s)
+                }
+                (Arg::Value(v), _) => (to_le(self.read(env, *v), 8), 8),
+                (Arg::Reg(_), _) => unreachable!("arguments are params or values"),
+            };
+            match loc {
+                ParamLoc::Param(to, size) => {
+                    let s = (*size as usize).min(n);
+                    let dst = params.get_mut(*to as usize..*to as usize + s).ok_or(Self::param_error(*to, s))?;
+                    dst.copy_from_slice(&bytes[..s]);
+                }
+                ParamLoc::Reg(d) => self.regs[new_base + d.slot as usize] = from_le(&bytes[..n]) & mask(d.bits),
+            }
+        }
+        let top = self.local.len();
+        let align = f.local_align.max(1) as usize;
+        let lb = top.div_ceil(align) * align;
+        if lb + f.local_bytes as usize > LOCAL_LIMIT {
+            return Err(ExecError::OutOfBounds { space: "local", addr: lb as u64, len: f.local_bytes as u64 });
+        }
+        self.local.resize(lb + f.local_bytes as usize, 0);
+        self.frames.push(Frame {
+            func: callee,
+            base: new_base,
+            local_base: lb as u32,
+            local_top_before: top,
+            params,
+            ret_pc: self.pc + 1,
+            call_pc: self.pc,
+        });
+        self.base = new_base;
+        self.pc = f.entry;
+        Ok(())
+    }
+
+    /// `ret`: copies the return parameters to the caller's destinations and pops the frame;
+    /// from the kernel, the thread exits.
+    fn ret(&mut self, prog: &Program) -> Result<Event, ExecError> {
+        if self.frames.len() <= 1 {
+            return Ok(Event::Exit);
+        }
+        let fr = self.frames.pop().expect("frame");
+        let f = &prog.funcs[fr.func as usize];
+        let Op::Call { rets, .. } = &prog.insts[fr.call_pc as usize].op else { unreachable!("called from a call") };
+        let caller_base = self.frames.last().expect("caller").base;
+        for (r, loc) in rets.iter().zip(&f.rets) {
+            let (bytes, n): (Vec<u8>, usize) = match loc {
+                ParamLoc::Param(o, s) => {
+                    let b = fr.params.get(*o as usize..(*o + *s) as usize).ok_or(Self::param_error(*o, *s as usize))?;
+                    (b.to_vec(), *s as usize)
+                }
+                ParamLoc::Reg(d) => {
+                    let s = d.bits.div_ceil(8) as usize;
+                    (to_le(self.regs[fr.base + d.slot as usize], s)[..s].to_vec(), s)
+                }
+            };
+            match r {
+                Arg::Param(off) => {
+                    let caller = &mut self.frames.last_mut().expect("caller").params;
+                    let dst = caller.get_mut(*off as usize..*off as usize + n).ok_or(Self::param_error(*off, n))?;
+                    dst.copy_from_slice(&bytes);
+                }
+                Arg::Reg(d) => {
+                    self.regs[caller_base + d.slot as usize] = from_le(&bytes[..n.min(8)]) & mask(d.bits);
+                }
+                Arg::Value(_) => unreachable!("returns go to params or registers"),
+            }
+        }
+        self.regs.truncate(fr.base);
+        self.local.truncate(fr.local_top_before);
+        self.base = caller_base;
+        self.pc = fr.ret_pc;
+        Ok(Event::None)
+    }
+}

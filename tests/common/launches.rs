@@ -1,0 +1,264 @@
+//! Launches of every sample kernel on random inputs, shared by the simulator tests and
+//! the differential tests: buffers, parameters and launch shapes per sample.
+#![allow(dead_code)]
+
+use ptx2sass::driver::{self, Emit, Options};
+use ptx2sass::exec::{GLOBAL_BASE, Launch, Memory};
+use ptx2sass::sass::program::Program;
+
+/// Compiles PTX to a program (panics with the diagnostics).
+pub fn compile(src: &str) -> Program {
+    let opts = Options { emit: Emit::Sass, ..Options::default() };
+    match driver::compile(src, &opts) {
+        Ok(o) => o.program.expect("a program"),
+        Err(d) => panic!("{}", ptx2sass::diag::SourceFile::new("ptx", src).render_all(&d)),
+    }
+}
+
+/// Compiles `samples/NAME.ptx`.
+pub fn sample(name: &str) -> Program {
+    let path = format!("{}/samples/{name}.ptx", env!("CARGO_MANIFEST_DIR"));
+    compile(&std::fs::read_to_string(path).expect("sample exists"))
+}
+
+/// SplitMix64 for test inputs.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    pub fn u32s(&mut self, n: usize) -> Vec<u8> {
+        (0..n).flat_map(|_| (self.next() as u32).to_le_bytes()).collect()
+    }
+    pub fn bytes(&mut self, n: usize) -> Vec<u8> {
+        (0..n).map(|_| self.next() as u8).collect()
+    }
+    /// Floats in [-8, 8) with 12 fractional bits.
+    pub fn f32s(&mut self, n: usize) -> Vec<u8> {
+        (0..n).flat_map(|_| ((self.next() % 65536) as f32 / 4096.0 - 8.0).to_le_bytes()).collect()
+    }
+    pub fn f64s(&mut self, n: usize) -> Vec<u8> {
+        (0..n).flat_map(|_| ((self.next() % (1 << 40)) as f64 / (1u64 << 36) as f64 - 8.0).to_le_bytes()).collect()
+    }
+}
+
+/// A parameter value.
+#[derive(Clone, Copy, Debug)]
+pub enum Val {
+    /// An integer (or pointer) truncated to the parameter's size.
+    I(u64),
+    F32(f32),
+    F64(f64),
+}
+
+/// A launch being built: global buffers, then parameters.
+pub struct Setup {
+    pub global: Memory,
+    pub next: u64,
+    pub bufs: Vec<u64>,
+}
+
+impl Setup {
+    pub fn new() -> Setup {
+        Setup { global: Memory::new(), next: GLOBAL_BASE, bufs: vec![] }
+    }
+    /// Allocates a global buffer holding `bytes`; returns its address.
+    pub fn buf(&mut self, bytes: Vec<u8>) -> u64 {
+        let at = self.next;
+        let name = format!("buf{}", self.bufs.len());
+        self.next += (bytes.len() as u64).div_ceil(0x1000).max(1) * 0x1000 + 0x1000;
+        self.global.alloc(&name, at, bytes).expect("disjoint buffers");
+        self.bufs.push(at);
+        at
+    }
+    pub fn launch(self, p: &Program, kernel: &str, grid: [u32; 3], block: [u32; 3], vals: &[Val]) -> Launch {
+        let f = p.functions.iter().find(|f| f.name == kernel).expect("kernel");
+        assert_eq!(f.params.len(), vals.len(), "{kernel}: parameter count");
+        let mut params = vec![];
+        for ((off, ty, _), v) in f.params.iter().zip(vals) {
+            let o = *off as usize - 0x140;
+            let size: usize = ty.trim_start_matches(".")[1..].parse::<usize>().expect("scalar param") / 8;
+            let bytes = match *v {
+                Val::I(x) => x.to_le_bytes()[..size].to_vec(),
+                Val::F32(x) => x.to_le_bytes().to_vec(),
+                Val::F64(x) => x.to_le_bytes().to_vec(),
+            };
+            assert_eq!(bytes.len(), size, "{kernel}: parameter at 0x{off:x} of type {ty}");
+            if params.len() < o + size {
+                params.resize(o + size, 0);
+            }
+            params[o..o + size].copy_from_slice(&bytes);
+        }
+        Launch { kernel: kernel.into(), grid, block, params, global: self.global, seed: 0, step_limit: 5_000_000 }
+    }
+}
+
+/// Builds the launch of one sample on random inputs: (program, launch, buffer addresses).
+pub fn sample_launch(name: &str, rng: &mut Rng) -> (Program, Launch, Vec<u64>) {
+    let p = sample(name);
+    let mut s = Setup::new();
+    let n = 100usize;
+    let (g, b) = ([2, 1, 1], [64, 1, 1]);
+    let nn = Val::I(n as u64);
+    let l = match name {
+        "block_scan" => {
+            let i = s.buf(rng.u32s(512));
+            let o = s.buf(vec![0; 2048]);
+            let t = s.buf(vec![0; 8]);
+            s.launch(&p, name, g, [256, 1, 1], &[Val::I(i), Val::I(o), Val::I(t)])
+        }
+        "bytes_shorts" => {
+            let (a, o) = (s.buf(rng.bytes(n)), s.buf(rng.bytes(2 * n)));
+            let (out, m) = (s.buf(vec![0; 2 * n]), s.buf(vec![0; n]));
+            s.launch(&p, name, g, b, &[Val::I(a), Val::I(o), Val::I(out), Val::I(m), Val::I(-3i64 as u64), nn])
+        }
+        "clamp_select" => {
+            let (q, a, f, d) = (s.buf(rng.u32s(n)), s.buf(vec![0; 4 * n]), s.buf(rng.f32s(n)), s.buf(rng.f64s(n)));
+            let v = [Val::I(q), Val::I(a), Val::I(f), Val::I(d)];
+            let rest = [Val::I(-1000i64 as u64), Val::I(1 << 30), Val::F32(2.5), Val::F64(-1.25), nn];
+            s.launch(&p, name, g, b, &[&v[..], &rest[..]].concat())
+        }
+        "const_table" => {
+            let (k, x, y) = (s.buf(rng.u32s(n)), s.buf(rng.f32s(n)), s.buf(vec![0; 4 * n]));
+            s.launch(&p, name, g, b, &[Val::I(k), Val::I(x), Val::I(y), nn])
+        }
+        "daxpy" => {
+            let (x, y) = (s.buf(rng.f64s(n)), s.buf(rng.f64s(n)));
+            s.launch(&p, name, g, b, &[nn, Val::F64(1.5), Val::I(x), Val::I(y)])
+        }
+        "generic_call" => {
+            let (a, bb) = (s.buf(rng.f32s(3 * n)), s.buf(rng.f32s(3 * n)));
+            let (sums, dots) = (s.buf(rng.f32s(n)), s.buf(vec![0; 4 * n]));
+            s.launch(&p, name, g, b, &[Val::I(a), Val::I(bb), Val::I(sums), Val::I(dots), nn])
+        }
+        "local_array" => {
+            let (per, stride) = (5usize, 37usize);
+            let d = s.buf(rng.bytes(128 + per * stride));
+            let h = s.buf(vec![0; 128 * 16 * 4]);
+            s.launch(&p, name, g, b, &[Val::I(d), Val::I(h), Val::I(per as u64), Val::I(stride as u64)])
+        }
+        "many_params" => {
+            let i = s.buf(rng.u32s(n));
+            let (ol, of, od) = (s.buf(vec![0; 8 * n]), s.buf(vec![0; 4 * n]), s.buf(rng.f64s(n)));
+            let v = [
+                Val::I(0xf3),
+                Val::I(0xf3),
+                Val::I(0x8001),
+                Val::I(0x8001),
+                Val::I(-7i64 as u64),
+                Val::I(0xffff_fff0),
+                Val::I(-5_000_000_000i64 as u64),
+                Val::I(0x1234_5678_9abc_def0),
+                Val::F32(0.75),
+                Val::F64(-3.5),
+                Val::I(i),
+                Val::I(ol),
+                Val::I(of),
+                Val::I(od),
+                nn,
+            ];
+            s.launch(&p, name, g, b, &v)
+        }
+        "nvcc_style" => {
+            let (x, y, o) = (s.buf(rng.f32s(n)), s.buf(rng.f32s(n)), s.buf(vec![0; 4 * n]));
+            s.launch(&p, "_Z9scale_addPKfS0_Pffi", g, b, &[Val::I(x), Val::I(y), Val::I(o), Val::F32(-0.5), nn])
+        }
+        "pair_dist_f64" => {
+            let bufs: Vec<Val> = (0..4).map(|_| Val::I(s.buf(rng.f64s(n)))).collect();
+            let (tot, fl) = (s.buf(rng.f64s(n)), s.buf(vec![0; 4 * n]));
+            let rest = [Val::I(tot), Val::I(fl), Val::F64(16.0), Val::F64(100.0), Val::I(2), nn];
+            s.launch(&p, name, g, b, &[&bufs[..], &rest[..]].concat())
+        }
+        "pointer_table" => {
+            let srcs: Vec<u64> = (0..4).map(|_| s.buf(rng.f32s(n))).collect();
+            let dsts: Vec<u64> = (0..2).map(|_| s.buf(vec![0; 4 * n])).collect();
+            let st = s.buf(srcs.iter().flat_map(|a| a.to_le_bytes()).collect());
+            let dt = s.buf(dsts.iter().flat_map(|a| a.to_le_bytes()).collect());
+            let w = s.buf(rng.f32s(2));
+            s.launch(&p, name, g, b, &[Val::I(st), Val::I(dt), Val::I(w), nn])
+        }
+        "reduce_sum" => {
+            let (i, o) = (s.buf(rng.f32s(200)), s.buf(vec![0; 8]));
+            s.launch(&p, name, g, b, &[Val::I(i), Val::I(o), Val::I(200)])
+        }
+        "saxpy" => {
+            let (x, y) = (s.buf(rng.f32s(n)), s.buf(rng.f32s(n)));
+            s.launch(&p, name, g, b, &[nn, Val::F32(1.75), Val::I(x), Val::I(y)])
+        }
+        "stencil5" => {
+            let (nx, ny, pitch) = (14u64, 13u64, 16u64);
+            let (i, o) = (s.buf(rng.f32s(16 * 16)), s.buf(vec![0; 4 * 16 * 16]));
+            let v = [Val::I(i), Val::I(o), Val::I(nx), Val::I(ny), Val::I(pitch), Val::F32(0.5), Val::F32(0.125)];
+            s.launch(&p, name, [2, 2, 1], [8, 8, 1], &v)
+        }
+        "strided_sum" => {
+            let (rows, cols, stride) = (7u64, 100u64, 103u64);
+            let (m, c) = (s.buf(rng.f32s((rows * stride) as usize)), s.buf(vec![0; 4 * cols as usize]));
+            s.launch(&p, name, g, b, &[Val::I(m), Val::I(c), Val::I(rows), Val::I(cols), Val::I(stride)])
+        }
+        "transpose_tiled" => {
+            let (w, h) = (40u64, 50u64);
+            let (o, i) = (s.buf(vec![0; 4 * 40 * 50]), s.buf(rng.f32s(40 * 50)));
+            s.launch(&p, name, [2, 2, 1], [32, 8, 1], &[Val::I(o), Val::I(i), Val::I(w), Val::I(h)])
+        }
+        "vector_add" => {
+            let (a, bb, c) = (s.buf(rng.f32s(n)), s.buf(rng.f32s(n)), s.buf(vec![0; 4 * n]));
+            s.launch(&p, name, g, b, &[Val::I(a), Val::I(bb), Val::I(c), nn])
+        }
+        "vector_types" => {
+            let (pos, cell) = (s.buf(rng.f32s(4 * n)), s.buf(rng.u32s(2 * n)));
+            let (o, co) = (s.buf(vec![0; 16 * n]), s.buf(vec![0; 8 * n]));
+            s.launch(&p, name, g, b, &[Val::I(pos), Val::I(cell), Val::I(o), Val::I(co), Val::F32(0.5), nn])
+        }
+        "xorshift64" => {
+            let (st, o) = (s.buf(rng.bytes(8 * n)), s.buf(vec![0; 4 * n]));
+            s.launch(&p, name, g, b, &[Val::I(st), Val::I(o), Val::I(3), nn])
+        }
+        "stress_spill" => {
+            // Values in [0, 0.5) keep the 288-step recurrence finite.
+            let (g, b) = ([2, 1, 1], [32, 1, 1]);
+            let threads = 64;
+            let small = |rng: &mut Rng, k: usize| -> Vec<u8> {
+                (0..k).flat_map(|_| ((rng.next() % 4096) as f32 / 8192.0).to_le_bytes()).collect()
+            };
+            let small64 = |rng: &mut Rng, k: usize| -> Vec<u8> {
+                (0..k).flat_map(|_| ((rng.next() % 4096) as f64 / 8192.0).to_le_bytes()).collect()
+            };
+            let i = s.buf(small(rng, 288 * threads));
+            let d = s.buf(small64(rng, 16 * threads));
+            let (o, od) = (s.buf(vec![0; 4 * threads]), s.buf(vec![0; 8 * threads]));
+            s.launch(&p, name, g, b, &[Val::I(i), Val::I(d), Val::I(o), Val::I(od)])
+        }
+        other => panic!("no launch for sample {other}"),
+    };
+    let bufs = l.global.regions().map(|(_, b, _)| b).collect();
+    (p, l, bufs)
+}
+
+pub const SAMPLES: &[&str] = &[
+    "block_scan",
+    "bytes_shorts",
+    "clamp_select",
+    "const_table",
+    "daxpy",
+    "generic_call",
+    "local_array",
+    "many_params",
+    "nvcc_style",
+    "pair_dist_f64",
+    "pointer_table",
+    "reduce_sum",
+    "saxpy",
+    "stencil5",
+    "stress_spill",
+    "strided_sum",
+    "transpose_tiled",
+    "vector_add",
+    "vector_types",
+    "xorshift64",
+];
