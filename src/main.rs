@@ -24,6 +24,48 @@ enum Command {
     /// Check a scheduled SASS listing for hazards (ptx2sass output, or nvdisasm output with
     /// control fields from `sass-ctrl.py`). Exit status 1 when hazards are found.
     Check(CheckArgs),
+    /// Run one kernel launch on the PTX interpreter or the SPA 5.0 simulator (or both,
+    /// comparing all memory written). Exit status 1 on an execution error or a difference.
+    Run(RunArgs),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Executor {
+    /// The PTX reference interpreter.
+    Ptx,
+    /// The SPA 5.0 simulator on the compiled SASS.
+    Sim,
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    /// Input PTX file.
+    input: PathBuf,
+    /// The kernel (`.entry`) to launch.
+    #[arg(long)]
+    kernel: String,
+    /// Grid size in CTAs: X, X,Y or X,Y,Z.
+    #[arg(long, default_value = "1")]
+    grid: String,
+    /// CTA size in threads: X, X,Y or X,Y,Z.
+    #[arg(long, default_value = "32")]
+    block: String,
+    /// One per kernel parameter, in order: i:N, f32:X, f64:X, rand:TYPE:COUNT, zeros:BYTES,
+    /// file:PATH (buffers are passed as pointers).
+    #[arg(long = "arg")]
+    args: Vec<String>,
+    /// Which executor runs the launch.
+    #[arg(long, value_enum, default_value = "sim")]
+    exec: Executor,
+    /// Run both executors and compare all global memory after the launch.
+    #[arg(long)]
+    compare: bool,
+    /// Seed of random buffers and of the simulator's completion order.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Write each buffer after the launch to DIR/argK.bin.
+    #[arg(long)]
+    dump: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -201,10 +243,100 @@ fn check(args: CheckArgs) -> ExitCode {
     }
 }
 
+fn run(a: RunArgs) -> ExitCode {
+    use ptx2sass::exec::{self, spec};
+    let name = a.input.display().to_string();
+    let usage = |m: String| {
+        eprintln!("error: {m}");
+        ExitCode::from(2)
+    };
+    let (grid, block) = match (spec::dims(&a.grid), spec::dims(&a.block)) {
+        (Ok(g), Ok(b)) => (g, b),
+        (Err(e), _) | (_, Err(e)) => return usage(e),
+    };
+    let mut rng = a.seed;
+    let mut args = vec![];
+    for s in &a.args {
+        match spec::arg(s, &mut rng) {
+            Ok(x) => args.push(x),
+            Err(e) => return usage(format!("--arg {e}")),
+        }
+    }
+    let bytes = match read_input(&a.input) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("error: cannot read {name}: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let src = String::from_utf8_lossy(&bytes).into_owned();
+    let file = SourceFile::new(&name, &src);
+    let module = match ptx2sass::ptx::parse(&src) {
+        Ok((m, _)) => m,
+        Err(d) => {
+            eprint!("{}", file.render_all(&d));
+            return ExitCode::from(1);
+        }
+    };
+    let launch = match exec::ptx::args::launch(&module, &a.kernel, grid, block, &args, 50_000_000) {
+        Ok(l) => exec::Launch { seed: a.seed, ..l },
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let on_sim = || -> Result<exec::Outcome, String> {
+        let out = driver::compile(&src, &driver::Options::default()).map_err(|d| file.render_all(&d))?;
+        exec::sim::run(out.program.as_ref().expect("SASS program"), &launch).map_err(|e| format!("simulator: {e}"))
+    };
+    let on_ptx = || exec::ptx::run(&module, &launch).map_err(|e| format!("interpreter: {e}"));
+    let result = if a.compare {
+        on_ptx().and_then(|want| {
+            let got = on_sim()?;
+            let d = want.global.diff(&got.global);
+            for x in &d {
+                eprintln!(
+                    "difference: {} at byte {}: interpreter {:02x?}, simulator {:02x?}",
+                    x.region, x.offset, x.left, x.right
+                );
+            }
+            if d.is_empty() {
+                println!("interpreter and simulator agree on all global memory ({} / {} steps)", want.steps, got.steps);
+                Ok(got)
+            } else {
+                Err(format!("{} difference(s)", d.len()))
+            }
+        })
+    } else if a.exec == Executor::Ptx {
+        on_ptx()
+    } else {
+        on_sim()
+    };
+    let out = match result {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    for (region, base, data) in out.global.regions() {
+        println!("{region} @ 0x{base:x}: {} bytes", data.len());
+        if let Some(dir) = &a.dump {
+            let path = dir.join(format!("{region}.bin"));
+            if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&path, data)) {
+                eprintln!("error: cannot write {}: {e}", path.display());
+                return ExitCode::from(1);
+            }
+        }
+    }
+    ExitCode::SUCCESS
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Compile(args) => compile(args),
         Command::Check(args) => check(args),
+        Command::Run(args) => run(args),
     }
 }

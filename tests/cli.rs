@@ -263,3 +263,32 @@ fn check_accepts_our_output_and_rejects_a_broken_listing() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no control fields"));
 }
+
+#[test]
+fn run_compares_both_executors_and_reports_errors() {
+    let dir = scratch("run");
+    let saxpy = ["run", "samples/saxpy.ptx", "--kernel", "saxpy", "--grid", "2", "--block", "64"];
+    let args = ["--arg", "i:128", "--arg", "f32:2.5", "--arg", "rand:f32:128", "--arg", "rand:f32:128"];
+    let out = bin().args(saxpy).args(args).arg("--compare").arg("--dump").arg(&dir).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("agree on all global memory"));
+    // y = a*x + y was written: the dumped y differs from the same random fill run on
+    // the interpreter with a = 0.
+    let y = std::fs::read(dir.join("arg3.bin")).unwrap();
+    let zero_a = ["--arg", "i:128", "--arg", "f32:0", "--arg", "rand:f32:128", "--arg", "rand:f32:128"];
+    let dir0 = scratch("run0");
+    let out = bin().args(saxpy).args(zero_a).args(["--exec", "ptx", "--dump"]).arg(&dir0).output().unwrap();
+    assert!(out.status.success());
+    assert_ne!(y, std::fs::read(dir0.join("arg3.bin")).unwrap());
+    // n larger than the buffers: an out-of-bounds access is a user error (exit 1).
+    let big = ["--arg", "i:4096", "--arg", "f32:1", "--arg", "rand:f32:64", "--arg", "rand:f32:64"];
+    let out = bin().args(saxpy).args(big).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("out of bounds"));
+    // Bad shapes and argument syntax are usage errors (exit 2).
+    let out = bin().args(["run", "samples/saxpy.ptx", "--kernel", "saxpy", "--grid", "0"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = bin().args(["run", "samples/saxpy.ptx", "--kernel", "saxpy", "--arg", "rand:f16:4"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("f16"));
+}

@@ -17,6 +17,7 @@
 pub mod memory;
 pub mod ptx;
 pub mod sim;
+pub mod spec;
 
 pub use memory::{Difference, Memory};
 

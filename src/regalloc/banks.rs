@@ -33,6 +33,10 @@ pub struct Banks {
     /// Most values of each width (32, 64, 128 bits) live at one point (interval estimate,
     /// an upper bound of the exact figure).
     pub pressure: [usize; 3],
+    /// Per width, the most distinct registers of that width one instruction names (uses
+    /// and definitions): no class may have fewer slots, or regalloc2 fails with
+    /// `TooManyLiveRegs` (found by the property test in `tests/regalloc.rs`).
+    pub need: [usize; 3],
 }
 
 /// Index of a GPR width in `[32, 64, 128]` bits.
@@ -184,5 +188,24 @@ pub fn assign(f: &Function) -> Banks {
             of[v as usize] = of[r as usize];
         }
     }
-    Banks { of, count, pressure }
+    let mut need = [0usize; 3];
+    for b in f.cfg.node_indices() {
+        for i in &f.cfg[b].instrs {
+            let mut seen: Vec<u32> = vec![];
+            for_each_use(i, |v| seen.push(v));
+            for_each_def(i, |v| seen.push(v));
+            seen.sort_unstable();
+            seen.dedup();
+            let mut n = [0usize; 3];
+            for v in seen {
+                if let Some(w) = width_index(f.vregs[v as usize]) {
+                    n[w] += 1;
+                }
+            }
+            for w in 0..3 {
+                need[w] = need[w].max(n[w]);
+            }
+        }
+    }
+    Banks { of, count, pressure, need }
 }

@@ -168,7 +168,7 @@ pub fn allocate(f: &mut Function, opts: &Options) -> Result<Stats, Error> {
     let room = avail - 4;
     let guaranteed: [usize; 3] = std::array::from_fn(|c| {
         let p = if units <= room { banks.pressure[c] } else { banks.pressure[c] * room / units };
-        p.div_ceil(k).clamp(1, banks::CLASS_SLOTS)
+        p.div_ceil(k).max(banks.need[c]).clamp(1, banks::CLASS_SLOTS)
     });
     let fits = |sz: &[usize; 3]| k * (0..3).map(|c| sz[c] * widths[c]).sum::<usize>() + 4 <= avail;
     let views: Vec<Adapter> =
