@@ -254,7 +254,7 @@ fn run(a: RunArgs) -> ExitCode {
         (Ok(g), Ok(b)) => (g, b),
         (Err(e), _) | (_, Err(e)) => return usage(e),
     };
-    let mut rng = a.seed;
+    let mut rng = exec::Rng::new(a.seed);
     let mut args = vec![];
     for s in &a.args {
         match spec::arg(s, &mut rng) {
@@ -285,15 +285,11 @@ fn run(a: RunArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let on_sim = || -> Result<exec::Outcome, String> {
-        let out = driver::compile(&src, &driver::Options::default()).map_err(|d| file.render_all(&d))?;
-        exec::sim::run(out.program.as_ref().expect("SASS program"), &launch).map_err(|e| format!("simulator: {e}"))
-    };
-    let on_ptx = || exec::ptx::run(&module, &launch).map_err(|e| format!("interpreter: {e}"));
+    let compiled = || driver::compile(&src, &driver::Options::default()).map_err(|d| file.render_all(&d));
     let result = if a.compare {
-        on_ptx().and_then(|want| {
-            let got = on_sim()?;
-            let d = want.global.diff(&got.global);
+        compiled().and_then(|out| {
+            let program = out.program.expect("SASS output has a program");
+            let (want, got, d) = exec::compare(&module, &program, &launch)?;
             for x in &d {
                 eprintln!(
                     "difference: {} at byte {}: interpreter {:02x?}, simulator {:02x?}",
@@ -308,9 +304,12 @@ fn run(a: RunArgs) -> ExitCode {
             }
         })
     } else if a.exec == Executor::Ptx {
-        on_ptx()
+        exec::ptx::run(&module, &launch).map_err(|e| format!("interpreter: {e}"))
     } else {
-        on_sim()
+        compiled().and_then(|out| {
+            let program = out.program.expect("SASS output has a program");
+            exec::sim::run(&program, &launch).map_err(|e| format!("simulator: {e}"))
+        })
     };
     let out = match result {
         Ok(o) => o,

@@ -24,9 +24,7 @@ fn module(name: &str) -> Module {
 
 /// Runs both executors; returns a description of the first difference, if any.
 fn compare(m: &Module, p: &Program, l: &Launch) -> Result<(), String> {
-    let want = exec::ptx::run(m, l).map_err(|e| format!("interpreter: {e}"))?;
-    let got = exec::sim::run(p, l).map_err(|e| format!("simulator: {e}"))?;
-    let d = want.global.diff(&got.global);
+    let (_, _, d) = exec::compare(m, p, l)?;
     if d.is_empty() { Ok(()) } else { Err(format!("{} difference(s), first: {:?}", d.len(), d[0])) }
 }
 
@@ -37,7 +35,7 @@ fn every_sample_matches_the_interpreter() {
     for name in SAMPLES {
         let m = module(name);
         for input in 0..INPUTS {
-            let mut rng = Rng(0x5eed + input * 7919);
+            let mut rng = Rng::new(0x5eed + input * 7919);
             let (p, l, _) = sample_launch(name, &mut rng);
             let l = Launch { seed: input, ..l };
             // The launch must change memory, or the comparison proves nothing.

@@ -58,7 +58,7 @@ fn every_sample_has_a_launch() {
 
 #[test]
 fn every_sample_runs() {
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     for name in SAMPLES {
         let (p, l, _) = sample_launch(name, &mut rng);
         let out = run_all(&p, &l);
@@ -81,7 +81,7 @@ fn region(m: &Memory, at: u64) -> Vec<u8> {
 /// Samples whose results are checked against a reference computed here.
 #[test]
 fn sample_results_match_references() {
-    let mut rng = Rng(99);
+    let mut rng = Rng::new(99);
     // vector_add: c[i] = a[i] + b[i] for i < 100, the rest untouched.
     let (p, l, b) = sample_launch("vector_add", &mut rng);
     let out = run_all(&p, &l);
@@ -239,7 +239,7 @@ fn src_regs(i: &Instr) -> Vec<u8> {
 
 #[test]
 fn missing_wait_on_a_load_is_caught() {
-    let (p, l, _) = sample_launch("vector_add", &mut Rng(3));
+    let (p, l, _) = sample_launch("vector_add", &mut Rng::new(3));
     run_all(&p, &l);
     let f = &p.functions[0];
     let ldg = f.code.iter().position(|s| matches!(s.instr.op, Op::Ldg(_))).expect("an LDG");
@@ -258,7 +258,7 @@ fn missing_wait_on_a_load_is_caught() {
 
 #[test]
 fn too_short_stall_on_an_alu_dependence_is_caught() {
-    let (p, l, _) = sample_launch("vector_add", &mut Rng(3));
+    let (p, l, _) = sample_launch("vector_add", &mut Rng::new(3));
     let f = &p.functions[0];
     let alu = |k: usize| f.code[k].instr.op.info().unit == ptx2sass::sass::op::Unit::Alu;
     let k = (0..f.code.len() - 1)
@@ -279,7 +279,7 @@ fn too_short_stall_on_an_alu_dependence_is_caught() {
 
 #[test]
 fn overwritten_store_source_is_caught() {
-    let (p, l, b) = sample_launch("vector_add", &mut Rng(3));
+    let (p, l, b) = sample_launch("vector_add", &mut Rng::new(3));
     let good = run_all(&p, &l);
     let f = &p.functions[0];
     let stg = f.code.iter().position(|s| matches!(s.instr.op, Op::Stg(_))).expect("an STG");
@@ -361,7 +361,7 @@ fn wrong_plg_is_caught() {
         }
     }
     // And the other way: generic_call's loads of global data steered to shared (Plg false).
-    let (p, l, _) = sample_launch("generic_call", &mut Rng(5));
+    let (p, l, _) = sample_launch("generic_call", &mut Rng::new(5));
     run_all(&p, &l);
     let ld = p.functions[0].code.iter().position(|s| matches!(s.instr.op, Op::Ld(_))).expect("LD");
     let mut q = p.clone();

@@ -16,10 +16,12 @@
 
 pub mod memory;
 pub mod ptx;
+pub mod rng;
 pub mod sim;
 pub mod spec;
 
 pub use memory::{Difference, Memory};
+pub use rng::Rng;
 
 use crate::ptx::ast::ParamDecl;
 use thiserror::Error;
@@ -125,4 +127,19 @@ pub fn param_layout(params: &[ParamDecl]) -> (Vec<ParamSlot>, u32) {
         off += p.size();
     }
     (out, off)
+}
+
+/// Runs `launch` on both executors: the PTX interpreter on `module` and the simulator on
+/// `program` (compiled from it). Returns both outcomes (interpreter first) and the
+/// differences in global memory after the launch (empty when they agree bit for bit).
+/// Errors: the first executor's failure, prefixed with `interpreter: ` or `simulator: `.
+pub fn compare(
+    module: &crate::ptx::ast::Module,
+    program: &crate::sass::program::Program,
+    launch: &Launch,
+) -> Result<(Outcome, Outcome, Vec<Difference>), String> {
+    let want = ptx::run(module, launch).map_err(|e| format!("interpreter: {e}"))?;
+    let got = sim::run(program, launch).map_err(|e| format!("simulator: {e}"))?;
+    let diff = want.global.diff(&got.global);
+    Ok((want, got, diff))
 }

@@ -8,6 +8,7 @@
 //! * `zeros:N` a pointer to a fresh buffer of `N` zero bytes;
 //! * `file:PATH` a pointer to a fresh buffer holding the file's bytes.
 
+use super::Rng;
 use super::ptx::args::Arg;
 
 /// Parses `X`, `X,Y` or `X,Y,Z` (missing dimensions are 1); each at least 1.
@@ -32,18 +33,9 @@ fn int(s: &str) -> Option<i64> {
     Some(if neg { v.wrapping_neg() } else { v })
 }
 
-/// SplitMix64, the generator of random buffers.
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
 /// Parses one `--arg` (see the module docs); `rng` is the random state for `rand:`.
 /// Errors name the offending text and what was expected.
-pub fn arg(s: &str, rng: &mut u64) -> Result<Arg, String> {
+pub fn arg(s: &str, rng: &mut Rng) -> Result<Arg, String> {
     let (kind, rest) = s
         .split_once(':')
         .ok_or_else(|| format!("`{s}`: expected KIND:VALUE (i:, f32:, f64:, rand:, zeros:, file:)"))?;
@@ -61,7 +53,7 @@ pub fn arg(s: &str, rng: &mut u64) -> Result<Arg, String> {
             let n: usize = n.parse().map_err(|_| format!("`{n}` is not an element count"))?;
             let mut out = Vec::new();
             for _ in 0..n {
-                let r = splitmix(rng);
+                let r = rng.next_u64();
                 match ty {
                     "u8" => out.push(r as u8),
                     "u16" => out.extend((r as u16).to_le_bytes()),
@@ -87,7 +79,7 @@ mod tests {
         assert_eq!(dims("4"), Ok([4, 1, 1]));
         assert_eq!(dims("4,2,3"), Ok([4, 2, 3]));
         assert!(dims("0").is_err() && dims("1,2,3,4").is_err() && dims("a").is_err());
-        let mut r = 1;
+        let mut r = Rng::new(1);
         assert_eq!(arg("i:-3", &mut r), Ok(Arg::Int(-3)));
         assert_eq!(arg("i:0x10", &mut r), Ok(Arg::Int(16)));
         assert_eq!(arg("f32:1.5", &mut r), Ok(Arg::F32(1.5)));

@@ -164,9 +164,11 @@ fn scope_name(s: Scope) -> &'static str {
     }
 }
 
-/// The SASS access size(s) of `bytes` of elements of type `ty`.
-fn sizes(ty: ScalarType, bytes: u32) -> Vec<MemSize> {
-    let one = |b: u32| match b {
+/// The SASS size for `bytes` (1, 2, 4, 8 or 16) of an access of element type `ty`
+/// (sub-word signedness from the type; vectors of sub-word elements use the unsigned size
+/// of the whole vector).
+pub fn mem_size(ty: ScalarType, bytes: u32) -> MemSize {
+    match bytes {
         1 if ty.is_signed() => MemSize::S8,
         1 => MemSize::U8,
         2 if ty.is_signed() && ty.bits() == 16 => MemSize::S16,
@@ -174,8 +176,13 @@ fn sizes(ty: ScalarType, bytes: u32) -> Vec<MemSize> {
         4 => MemSize::B32,
         8 => MemSize::B64,
         _ => MemSize::B128,
-    };
-    if bytes > 16 { vec![MemSize::B128; (bytes / 16) as usize] } else { vec![one(bytes)] }
+    }
+}
+
+/// The SASS access size(s) of `bytes` of elements of type `ty`: one access, or 128-bit
+/// halves of a 256-bit access.
+fn sizes(ty: ScalarType, bytes: u32) -> Vec<MemSize> {
+    if bytes > 16 { vec![MemSize::B128; (bytes / 16) as usize] } else { vec![mem_size(ty, bytes)] }
 }
 
 /// The space an `ld`/`st` names, as a [`Space`] (generic stays generic here).
@@ -540,15 +547,7 @@ pub fn doc_tables() -> String {
                     let _ = write!(s, "{} + ", Op::Membar(m).name());
                 }
                 let _ = write!(s, "{}", p.access.name(is_ld));
-                let cop = match p.cop {
-                    CacheOp::Default => "",
-                    CacheOp::Cg => ".CG",
-                    CacheOp::Ci => ".CI",
-                    CacheOp::Cv => ".CV",
-                    CacheOp::Cs => ".CS",
-                    CacheOp::Wt => ".WT",
-                };
-                s.push_str(cop);
+                s.push_str(p.cop.suffix());
                 if let Some(m) = p.membar_after {
                     let _ = write!(s, " + {}", Op::Membar(m).name());
                 }

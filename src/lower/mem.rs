@@ -6,27 +6,13 @@
 
 use super::addr::Address;
 use super::ctx::{LResult, Lowerer, VarLoc, imm_bits32};
-use super::ldst::{Access, Form, Plan, Space, declared_space, plan};
+use super::ldst::{Access, Form, Plan, Space, declared_space, mem_size, plan};
 use crate::diag::Diag;
 use crate::ptx::ast::{Instruction, Operand, Span, VecElem};
 use crate::ptx::instr::LdSt;
 use crate::ptx::types::{ScalarType, StateSpace};
 use crate::sass::instr::{Dst, Instr, Reg, RegRef, Src, SrcKind};
 use crate::sass::op::{LdcMode, LogicOp, MemMods, MemSize, Op};
-
-/// The SASS size for `bytes` of an access of element type `ty` (sub-word signedness from
-/// the type; vectors of sub-word elements use the unsigned size of the whole vector).
-fn mem_size(ty: ScalarType, bytes: u32) -> MemSize {
-    match bytes {
-        1 if ty.is_signed() => MemSize::S8,
-        1 => MemSize::U8,
-        2 if ty.is_signed() && ty.bits() == 16 => MemSize::S16,
-        2 => MemSize::U16,
-        4 => MemSize::B32,
-        8 => MemSize::B64,
-        _ => MemSize::B128,
-    }
-}
 
 /// The element operands of a store's data operand (a sink stores zero... PTX allows `_`
 /// only in loads; a sink in a store vector is rejected by the checks).
@@ -417,6 +403,31 @@ impl Lowerer<'_> {
         }
     }
 
+    /// Resolves the address operand `addr_op` of `ld` (`is_ld`) or `st` `i`, plans its
+    /// form (`plan_access`) and checks its static alignment; returns the address, the state
+    /// space it accesses and the plan. Errors are diagnostics at the operand.
+    fn resolve_access(
+        &mut self,
+        i: &Instruction,
+        l: &LdSt,
+        addr_op: &Operand,
+        is_ld: bool,
+    ) -> LResult<(Address, Space, Plan)> {
+        let addr = self.address(addr_op)?;
+        let space = self.access_space(l, &addr);
+        let form = Form {
+            is_ld,
+            space,
+            immediate_address: matches!(addr, Address::Abs(_)),
+            has_policy_operand: i.operands.len() > 2,
+            unified: matches!(addr_op, Operand::Address { unified: true, .. }),
+            uniform_address: false,
+        };
+        let p = self.plan_access(i, l, form)?;
+        self.check_alignment(&addr, l.access_bytes(), addr_op.span())?;
+        Ok((addr, space, p))
+    }
+
     /// Plans the access; reports the rejection, or the emulation and dropped-hint warnings
     /// (errors with `--deny-emulation`).
     fn plan_access(&mut self, i: &Instruction, l: &LdSt, form: Form) -> LResult<Plan> {
@@ -499,19 +510,7 @@ impl Lowerer<'_> {
     /// Lowers `ld` (PTX ISA 9.7.9.8).
     pub fn lower_ld(&mut self, i: &Instruction, l: &LdSt) -> LResult<()> {
         let addr_op = &i.operands[1];
-        let addr = self.address(addr_op)?;
-        let unified = matches!(addr_op, Operand::Address { unified: true, .. });
-        let space = self.access_space(l, &addr);
-        let form = Form {
-            is_ld: true,
-            space,
-            immediate_address: matches!(addr, Address::Abs(_)),
-            has_policy_operand: i.operands.len() > 2,
-            unified,
-            uniform_address: false,
-        };
-        let p = self.plan_access(i, l, form)?;
-        self.check_alignment(&addr, l.access_bytes(), addr_op.span())?;
+        let (addr, space, p) = self.resolve_access(i, l, addr_op, true)?;
         let elems = self.data_elems(&i.operands[0])?;
         let at = addr_op.span();
         match p.access {
@@ -613,19 +612,7 @@ impl Lowerer<'_> {
     /// Lowers `st` (PTX ISA 9.7.9.10).
     pub fn lower_st(&mut self, i: &Instruction, l: &LdSt) -> LResult<()> {
         let addr_op = &i.operands[0];
-        let addr = self.address(addr_op)?;
-        let unified = matches!(addr_op, Operand::Address { unified: true, .. });
-        let space = self.access_space(l, &addr);
-        let form = Form {
-            is_ld: false,
-            space,
-            immediate_address: matches!(addr, Address::Abs(_)),
-            has_policy_operand: i.operands.len() > 2,
-            unified,
-            uniform_address: false,
-        };
-        let p = self.plan_access(i, l, form)?;
-        self.check_alignment(&addr, l.access_bytes(), addr_op.span())?;
+        let (addr, _, p) = self.resolve_access(i, l, addr_op, false)?;
         let at = addr_op.span();
         if p.access == Access::Register {
             let Address::Var { loc: VarLoc::ParamSlot(slot), offset, .. } = addr else {

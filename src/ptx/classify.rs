@@ -286,31 +286,6 @@ fn int_mode(s: &str) -> Option<IntMode> {
     })
 }
 
-fn cmp_op(s: &str) -> Option<CmpOp> {
-    use CmpOp::*;
-    Some(match s {
-        ".eq" => Eq,
-        ".ne" => Ne,
-        ".lt" => Lt,
-        ".le" => Le,
-        ".gt" => Gt,
-        ".ge" => Ge,
-        ".lo" => Lo,
-        ".ls" => Ls,
-        ".hi" => Hi,
-        ".hs" => Hs,
-        ".equ" => Equ,
-        ".neu" => Neu,
-        ".ltu" => Ltu,
-        ".leu" => Leu,
-        ".gtu" => Gtu,
-        ".geu" => Geu,
-        ".num" => Num,
-        ".nan" => Nan,
-        _ => return None,
-    })
-}
-
 fn scope(s: &str) -> Option<Scope> {
     Some(match s {
         ".cta" => Scope::Cta,
@@ -470,7 +445,7 @@ pub fn classify(instr: &mut Instruction) -> Vec<Diag> {
         "shl" => arith(&mut m, ArithOp::Shl, at),
         "shr" => arith(&mut m, ArithOp::Shr, at),
         "setp" => {
-            let cmp = m.one("comparison", cmp_op);
+            let cmp = m.one("comparison", CmpOp::from_modifier);
             let bool_op = m
                 .one("boolean operation", |s| match s {
                     ".and" => Some(BoolOp::And),

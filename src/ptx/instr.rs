@@ -220,6 +220,35 @@ pub enum CmpOp {
     Nan,
 }
 
+impl CmpOp {
+    /// The comparison a `setp`/`set` modifier word names (`".lt"` → `Lt`), or `None` for
+    /// any other word (PTX ISA 9.7.8.6 comparison tables).
+    pub fn from_modifier(s: &str) -> Option<CmpOp> {
+        use CmpOp::*;
+        Some(match s {
+            ".eq" => Eq,
+            ".ne" => Ne,
+            ".lt" => Lt,
+            ".le" => Le,
+            ".gt" => Gt,
+            ".ge" => Ge,
+            ".lo" => Lo,
+            ".ls" => Ls,
+            ".hi" => Hi,
+            ".hs" => Hs,
+            ".equ" => Equ,
+            ".neu" => Neu,
+            ".ltu" => Ltu,
+            ".leu" => Leu,
+            ".gtu" => Gtu,
+            ".geu" => Geu,
+            ".num" => Num,
+            ".nan" => Nan,
+            _ => return None,
+        })
+    }
+}
+
 /// Boolean combination of `setp` with a third predicate operand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[allow(missing_docs)]

@@ -73,7 +73,8 @@ pub enum CacheOp {
 }
 
 impl CacheOp {
-    fn suffix(self) -> &'static str {
+    /// The mnemonic suffix as nvdisasm prints it (`.CG`; empty for the default).
+    pub fn suffix(self) -> &'static str {
         match self {
             CacheOp::Default => "",
             CacheOp::Cg => ".CG",

@@ -17,8 +17,8 @@
 //!   [`LATE_READ_WINDOW`] cycles after issue;
 //! * a wait must come at least 2 cycles after the barrier was set;
 //! * calls: the callee is checked in the caller's state, and the code after a `CAL` in the
-//!   state of every `RET` of the callee; `SYNC`/`BRK` go to every `SSY`/`PBK` target of
-//!   the function.
+//!   state of every `RET` of the callee; `SYNC`/`BRK` go to the target nvdisasm names
+//!   (`BRANCH_TARGETS`), else to every `SSY`/`PBK` target of the function.
 //!
 //! Reported hazards: reading a register before its producer is done (RAW), overwriting a
 //! register whose earlier producer may still write it (WAW) or that a late reader may
@@ -27,7 +27,7 @@
 //! whose producer set no barrier, or another one, is a RAW hazard.
 
 use super::effects::{
-    ALU_LATENCY, CC, Effects, Flow, LATE_READ_WINDOW, PRED_BASE, PRED_LATENCY, Queue, UNITS, Unit, effects,
+    ALU_LATENCY, CC, Effects, Flow, LATE_READ_WINDOW, PRED_BASE, PRED_LATENCY, Queue, UNITS, Unit, depbar, effects,
 };
 use crate::sass::text::{Target, TextFunction, TextInstr};
 use std::collections::BTreeMap;
@@ -79,13 +79,11 @@ struct State {
     pending: BTreeMap<usize, Pending>,
     /// Cycles since each barrier was last set (the fewest over paths; 255 = long ago).
     since_set: [u8; 6],
-    /// Barriers set on some path and not yet waited for.
-    set: u8,
 }
 
 impl State {
     fn new() -> State {
-        State { ready_in: vec![0; UNITS], pending: BTreeMap::new(), since_set: [255; 6], set: 0 }
+        State { ready_in: vec![0; UNITS], pending: BTreeMap::new(), since_set: [255; 6] }
     }
 
     fn join(&mut self, o: &State) -> bool {
@@ -119,7 +117,6 @@ impl State {
         for b in 0..6 {
             self.since_set[b] = self.since_set[b].min(o.since_set[b]);
         }
-        self.set |= o.set;
         *self != before
     }
 
@@ -153,9 +150,6 @@ impl State {
             if p.rd == Some(b) && k == 0 {
                 p.reads.clear();
             }
-        }
-        if k == 0 {
-            self.set &= !(1 << b);
         }
         self.pending.retain(|_, p| !p.writes.is_empty() || !p.reads.is_empty());
     }
@@ -241,15 +235,13 @@ fn build(funcs: &[TextFunction]) -> Result<Vec<Node<'_>>, Hazard> {
         }
     }
     // RET returns to the instruction after every call of its function.
-    let entry_of = |g: usize| base[g];
     let mut ret_succs: Vec<(usize, usize)> = vec![];
     for (c, node) in nodes.iter().enumerate() {
         if node.fx.flow == Flow::Call
             && let Some(&t) = node.succs.first()
         {
             let callee = nodes[t].func;
-            let end = entry_of(callee) + funcs[callee].instrs.len();
-            for r in entry_of(callee)..end {
+            for r in base[callee]..base[callee] + funcs[callee].instrs.len() {
                 if nodes[r].fx.flow == Flow::Ret && c + 1 < nodes.len() {
                     ret_succs.push((r, c + 1));
                 }
@@ -280,15 +272,7 @@ fn step(node: &Node, idx: usize, s: &State, out: &mut Vec<String>) -> State {
             s.drain(b, 0);
         }
     }
-    if i.opcode == "DEPBAR"
-        && let Some(sb) = i.operands.first().and_then(|o| o.strip_prefix("SB")).and_then(|b| b.parse::<u8>().ok())
-        && sb < 6
-    {
-        let k = i
-            .operands
-            .get(1)
-            .and_then(|o| o.strip_prefix("0x").map(|h| u8::from_str_radix(h, 16).ok()).unwrap_or(o.parse().ok()))
-            .unwrap_or(0);
+    if let Some((sb, k)) = depbar(i) {
         // DEPBAR reads the counter when it executes: an op that set the barrier in the
         // previous cycle is counted (ptxas 11.8 `strided_sum`: `LDG.E R13, [R24] &wr5
         // ?WAIT1` then `DEPBAR.LE SB5, 0xe` relying on that load being counted).
@@ -388,7 +372,6 @@ fn step(node: &Node, idx: usize, s: &State, out: &mut Vec<String>) -> State {
     }
     for b in [i.ctrl.wr, i.ctrl.rd].into_iter().flatten() {
         s.since_set[b as usize] = 0;
-        s.set |= 1 << b;
     }
     s
 }

@@ -139,8 +139,7 @@ fn type_width(m: &str) -> Option<u16> {
 /// Adds every register named in `tok` (`R3`, `[R2+0x4]`, `c[0x3][R0+0x10]`), the first one
 /// `width` registers wide.
 fn add_regs(tok: &str, width: u16, out: &mut Vec<Unit>) {
-    for (k, piece) in tok.split(['[', ']', '+', ' ']).enumerate() {
-        let _ = k;
+    for piece in tok.split(['[', ']', '+', ' ']) {
         if let Some((gpr, u)) = reg_unit(piece) {
             let w = if gpr { width } else { 1 };
             for i in 0..w {
@@ -259,4 +258,20 @@ pub fn effects(i: &TextInstr) -> Result<Effects, Unknown> {
         e.reads.push(CC);
     }
     Ok(e)
+}
+
+/// The barrier (0..=5) and count `k` of `DEPBAR.LE SBb, k` (wait until at most `k` ops
+/// are outstanding on SBb; `k` in hex with `0x` as nvdisasm prints it, or decimal), or
+/// `None` for any other instruction.
+pub fn depbar(i: &TextInstr) -> Option<(u8, u8)> {
+    if i.opcode != "DEPBAR" {
+        return None;
+    }
+    let sb = i.operands.first()?.strip_prefix("SB")?.parse::<u8>().ok().filter(|b| *b < 6)?;
+    let k = i
+        .operands
+        .get(1)
+        .and_then(|o| o.strip_prefix("0x").map(|h| u8::from_str_radix(h, 16).ok()).unwrap_or(o.parse().ok()))
+        .unwrap_or(0);
+    Some((sb, k))
 }

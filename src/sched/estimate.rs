@@ -9,7 +9,7 @@
 //! last instruction plus its stall. Only relative comparisons between schedules of the
 //! same code mean something.
 
-use super::effects::{Queue, effects};
+use super::effects::{Queue, depbar, effects};
 use crate::sass::text::{TextFunction, TextInstr};
 
 /// Nominal completion latency, cycles, assumed for a variable-latency instruction. These
@@ -39,12 +39,8 @@ pub fn cycles(f: &TextFunction) -> u64 {
                 ops.clear();
             }
         }
-        if i.opcode == "DEPBAR"
-            && let Some(b) = i.operands.first().and_then(|o| o.strip_prefix("SB")).and_then(|b| b.parse::<usize>().ok())
-            && b < 6
-        {
-            let k =
-                i.operands.get(1).and_then(|o| u64::from_str_radix(o.trim_start_matches("0x"), 16).ok()).unwrap_or(0);
+        if let Some((b, k)) = depbar(i) {
+            let b = b as usize;
             let keep = (k as usize).min(on[b].len());
             let cut = on[b].len() - keep;
             t = t.max(on[b][..cut].iter().copied().max().unwrap_or(0));

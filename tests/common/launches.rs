@@ -21,16 +21,15 @@ pub fn sample(name: &str) -> Program {
     compile(&std::fs::read_to_string(path).expect("sample exists"))
 }
 
-/// SplitMix64 for test inputs.
-pub struct Rng(pub u64);
+/// Test inputs from `exec::Rng` (SplitMix64).
+pub struct Rng(ptx2sass::exec::Rng);
 
 impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(ptx2sass::exec::Rng::new(seed))
+    }
     pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
     pub fn u32s(&mut self, n: usize) -> Vec<u8> {
         (0..n).flat_map(|_| (self.next() as u32).to_le_bytes()).collect()

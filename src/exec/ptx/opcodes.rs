@@ -22,31 +22,6 @@ fn rounding(w: &str) -> Option<Rounding> {
     })
 }
 
-fn cmp_op(w: &str) -> Option<CmpOp> {
-    use CmpOp::*;
-    Some(match w {
-        ".eq" => Eq,
-        ".ne" => Ne,
-        ".lt" => Lt,
-        ".le" => Le,
-        ".gt" => Gt,
-        ".ge" => Ge,
-        ".lo" => Lo,
-        ".ls" => Ls,
-        ".hi" => Hi,
-        ".hs" => Hs,
-        ".equ" => Equ,
-        ".neu" => Neu,
-        ".ltu" => Ltu,
-        ".leu" => Leu,
-        ".gtu" => Gtu,
-        ".geu" => Geu,
-        ".num" => Num,
-        ".nan" => Nan,
-        _ => return None,
-    })
-}
-
 /// Decodes an `Other` instruction `name` of `fx`'s function.
 pub(super) fn other(fx: &mut FnCx, i: &Instruction, name: &str, text: &str) -> Result<Op, String> {
     let words: Vec<&str> = i.mods.iter().map(|m| m.text.as_str()).collect();
@@ -143,7 +118,7 @@ pub(super) fn other(fx: &mut FnCx, i: &Instruction, name: &str, text: &str) -> R
             fx_compute(fx, Func::Testp(op), t, Pred, i, &[t])
         }
         "set" => {
-            let cmp = words.iter().find_map(|w| cmp_op(w)).ok_or("set without a comparison")?;
+            let cmp = words.iter().find_map(|w| CmpOp::from_modifier(w)).ok_or("set without a comparison")?;
             let bool_op = if has(".and") {
                 Some(BoolOp::And)
             } else if has(".or") {

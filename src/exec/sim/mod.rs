@@ -71,13 +71,14 @@ pub use mem::{LOCAL_WINDOW, PARAM_BASE, SHARED_WINDOW};
 pub use timing::{ALU_LATENCY, CC_LATENCY, LATENCY_TABLE, Latency, PRED_LATENCY};
 
 use super::{ExecError, Launch, Memory, Outcome};
+use crate::exec::Rng;
 use crate::sass::instr::{Dst, Instr, SrcKind};
 use crate::sass::op::Op;
 use crate::sass::print::{NoVRegs, instr_text};
 use crate::sass::program::{Program, SassFunction, address};
 use mem::{ConstBanks, CtaMem};
 use state::{RegSet, Warp, WarpStatus};
-use timing::{Conflict, Rng};
+use timing::Conflict;
 
 /// What the scoreboard needs to know about one instruction, computed once.
 #[derive(Clone, Copy)]

@@ -8,7 +8,7 @@
 //!   wrote) is a hazard. Every register source, including the late-read sources of memory
 //!   instructions, is checked at issue, as `sched` schedules them.
 //! * **Variable latency** (memory, LDC, S2R, conversions, fp64): the result arrives after
-//!   a random delay (a [`Rng`] seeded from `Launch::seed`). The destinations are only
+//!   a random delay (a [`crate::exec::Rng`] seeded from `Launch::seed`). The destinations are only
 //!   known to be written once the warp has waited for the instruction's write barrier
 //!   (`&req={b}` or `DEPBAR.LE SBb, k`); until then reading or overwriting them is a
 //!   hazard, however long ago the result actually arrived. Register sources of these
@@ -96,38 +96,6 @@ pub const CONTROL_MIN_STALL: u8 = 13;
 /// The latency class of `unit`, from [`LATENCY_TABLE`].
 pub fn latency(unit: Unit) -> Latency {
     LATENCY_TABLE.iter().find(|(u, _)| *u == unit).map(|(_, l)| *l).expect("every unit is in the table")
-}
-
-/// SplitMix64: the tiny deterministic generator behind completion delays.
-#[derive(Clone, Debug)]
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator seeded with `seed`.
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    /// `n` random bytes.
-    pub fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next_u64() as u8).collect()
-    }
-    /// A value in `lo..=hi`.
-    pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
-        lo + self.next_u64() % (hi - lo + 1)
-    }
-    /// A completion delay within `min..=max`: one draw in four is short (1..=8 cycles),
-    /// so that waiting on a barrier never hides a too-short stall by accident.
-    pub fn delay(&mut self, min: u64, max: u64) -> u64 {
-        if self.next_u64().is_multiple_of(4) { self.range(1, 8.min(max)) } else { self.range(min, max) }
-    }
 }
 
 /// A dependence the control fields do not protect.
