@@ -16,6 +16,8 @@ pub enum Emit {
     Ast,
     /// The SSA IR after lowering and clean-up, on virtual registers.
     Ir,
+    /// The SSA IR after the pre-allocation list scheduler ([`sched::list`]).
+    IrSched,
     /// The IR after register allocation, on physical registers.
     IrAlloc,
     /// The IR's control-flow graphs in Graphviz `dot` syntax.
@@ -118,6 +120,14 @@ pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
         }
         _ => {}
     }
+    if opts.sched.reorder {
+        for f in irm.functions.iter_mut() {
+            sched::list::reorder(f, opts.regalloc.max_regs);
+        }
+    }
+    if opts.emit == Emit::IrSched {
+        return Ok(Output { text: irm.to_string(), stats: vec![], warnings, program: None });
+    }
     let mut errors = vec![];
     for f in irm.functions.iter_mut() {
         if let Err(e) = regalloc::allocate(f, &opts.regalloc) {
@@ -129,6 +139,12 @@ pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
     }
     if !errors.is_empty() {
         return Err(errors);
+    }
+    if opts.sched.reorder {
+        // Again on physical registers, where spill code now exists (reloads hoisted).
+        for f in irm.functions.iter_mut() {
+            sched::list::reorder(f, opts.regalloc.max_regs);
+        }
     }
     if opts.emit == Emit::IrAlloc {
         return Ok(Output { text: irm.to_string(), stats: vec![], warnings, program: None });

@@ -80,6 +80,8 @@ enum EmitArg {
     Ast,
     /// SSA IR on virtual registers, after lowering.
     Ir,
+    /// SSA IR after the pre-allocation list scheduler.
+    IrSched,
     /// IR on physical registers, after register allocation.
     IrAlloc,
     /// The control-flow graphs in Graphviz dot syntax.
@@ -112,6 +114,9 @@ struct CompileArgs {
     /// after the instruction that produces or reads it.
     #[arg(long)]
     serial: bool,
+    /// Keep the lowering's instruction order (no pre-allocation list scheduling).
+    #[arg(long)]
+    no_reorder: bool,
     /// Reject sm_70+ features that would otherwise be emulated on SPA 5.0 with a warning
     /// (memory-model qualifiers, eviction priorities, cache hints, 256-bit accesses, ...).
     #[arg(long)]
@@ -162,6 +167,7 @@ fn compile(args: CompileArgs) -> ExitCode {
     let emit = match args.emit {
         EmitArg::Ast => Emit::Ast,
         EmitArg::Ir => Emit::Ir,
+        EmitArg::IrSched => Emit::IrSched,
         EmitArg::IrAlloc => Emit::IrAlloc,
         EmitArg::Dot => Emit::Dot,
         EmitArg::Sass => Emit::Sass,
@@ -171,6 +177,7 @@ fn compile(args: CompileArgs) -> ExitCode {
     opts.regalloc.verify |= args.verify;
     opts.check_hazards |= args.verify;
     opts.sched.serial = args.serial;
+    opts.sched.reorder = !args.no_reorder;
     opts.lower.deny_emulation = args.deny_emulation;
     let file = SourceFile::new(&name, src);
     match driver::compile(src, &opts) {

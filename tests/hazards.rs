@@ -120,7 +120,7 @@ fn a_missing_wait_on_a_load_result_is_caught() {
 fn a_too_short_stall_is_caught() {
     let l = ours(Path::new("samples/saxpy.ptx"));
     // An ALU producer whose consumer is next and needs the full 6 cycles.
-    let n = find(&l, |s| s.contains("XMAD.MRG") && s.contains("?WAIT6"));
+    let n = find(&l, |s| s.contains("XMAD") && s.contains("?WAIT6"));
     let broken = edit(&l, n, |s| s.replace("?WAIT6", "?WAIT1"));
     assert_caught(&broken, "before its producer's result is ready");
     // A predicate needs 13 cycles.

@@ -1,114 +1,29 @@
-//! Scheduling annotations: allocated IR → [`Program`] with control fields.
+//! Scheduling: instruction order, then control fields.
 //!
+//! 0. [`list`] (run by the driver before and again after register allocation): a list
+//!    scheduler per basic block over a dependence DAG, hiding latency under a register
+//!    pressure bound.
 //! 1. `linearize`: blocks in layout order; branches to blocks that only jump are
 //!    retargeted, branches to the next block dropped, and `EXIT` followed by a branch to
 //!    itself, as ptxas ends every function (findings section 7).
-//! 2. `annotate` (first version, conservative): every variable-latency result gets a
-//!    write barrier that its readers (and overwriters) wait on; stores and fp64 /
-//!    conversion instructions get a read barrier that overwriters of their sources wait on;
-//!    every fixed-latency dependence gets a stall at least the producer's latency
-//!    (`table`). Fixed latencies are drained at the end of every block; barriers flow into
-//!    forward branch targets and are drained before backward branches.
+//! 2. `annotate`: stall counts, write/read barriers, wait masks and `DEPBAR.LE` partial
+//!    waits (see that module).
+//! 3. With `--serial`, every barrier is waited for by the next instruction.
+//!
+//! [`check`] independently verifies the result; [`estimate`] gives the cycle estimate.
 
+mod annotate;
 pub mod check;
 pub mod effects;
 pub mod estimate;
+pub mod list;
 pub mod table;
 
 use crate::ir::Function;
-use crate::sass::instr::{Dst, Instr, Reg, SrcKind};
+use crate::sass::instr::{Instr, SrcKind};
 use crate::sass::op::Op;
 use crate::sass::program::{Ctrl, SassFunction, Scheduled};
 use std::collections::HashMap;
-use table::timing;
-
-/// A set of register units: R0..R254, P0..P6, CC.
-#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
-struct Units {
-    gpr: [u64; 4],
-    pred: u8,
-    cc: bool,
-}
-
-impl Units {
-    fn add_gpr(&mut self, r: u8, n: u8) {
-        for k in r..r.saturating_add(n) {
-            if k != 255 {
-                self.gpr[k as usize / 64] |= 1 << (k % 64);
-            }
-        }
-    }
-    fn add_pred(&mut self, p: u8) {
-        if p != 7 {
-            self.pred |= 1 << p;
-        }
-    }
-    fn intersects(&self, o: &Units) -> bool {
-        (0..4).any(|k| self.gpr[k] & o.gpr[k] != 0) || self.pred & o.pred != 0 || (self.cc && o.cc)
-    }
-    fn union(&mut self, o: &Units) {
-        for k in 0..4 {
-            self.gpr[k] |= o.gpr[k];
-        }
-        self.pred |= o.pred;
-        self.cc |= o.cc;
-    }
-    fn remove(&mut self, o: &Units) {
-        for k in 0..4 {
-            self.gpr[k] &= !o.gpr[k];
-        }
-        self.pred &= !o.pred;
-        self.cc &= !o.cc;
-    }
-    fn is_empty(&self) -> bool {
-        *self == Units::default()
-    }
-    fn iter_gpr(&self) -> impl Iterator<Item = u8> + '_ {
-        (0..255u16).filter(|k| self.gpr[*k as usize / 64] >> (k % 64) & 1 == 1).map(|k| k as u8)
-    }
-}
-
-/// Registers an instruction reads.
-fn reads(i: &Instr) -> Units {
-    let mut u = Units::default();
-    if let Some(g) = i.guard
-        && let Reg::P(p) = g.pred
-    {
-        u.add_pred(p);
-    }
-    for s in &i.srcs {
-        match s.kind {
-            SrcKind::Pred(Reg::P(p)) => u.add_pred(p),
-            _ => {
-                if let Some(r) = s.gprs()
-                    && let Reg::R(x) = r.reg
-                {
-                    u.add_gpr(x, r.n);
-                }
-            }
-        }
-    }
-    u.cc = i.op.reads_cc();
-    u
-}
-
-/// Registers an instruction writes.
-fn writes(i: &Instr) -> Units {
-    let mut u = Units::default();
-    for d in &i.dsts {
-        match d {
-            Dst::Reg(r) => {
-                if let Reg::R(x) = r.reg {
-                    u.add_gpr(x, r.n);
-                }
-            }
-            Dst::Pred(Reg::P(p)) => u.add_pred(*p),
-            _ => {}
-        }
-    }
-    u.cc = i.op.writes_cc();
-    u
-}
 
 fn is_jump_only(f: &Function, b: crate::ir::BlockId) -> bool {
     let blk = &f.cfg[b];
@@ -274,193 +189,12 @@ fn compact(code: Vec<Scheduled>, dead: &[bool]) -> Vec<Scheduled> {
     out
 }
 
-/// Scoreboard state at a program point.
-#[derive(Clone, Default, PartialEq)]
-struct Board {
-    /// Registers written by producers on each barrier, still outstanding.
-    wr: [Units; 6],
-    /// Registers read late by instructions on each barrier.
-    rd: [Units; 6],
-    /// When each barrier was last set (for choosing one to reuse).
-    set_at: [u64; 6],
-}
-
-impl Board {
-    fn busy(&self, b: usize) -> bool {
-        !self.wr[b].is_empty() || !self.rd[b].is_empty()
-    }
-    fn join(&mut self, o: &Board) {
-        for b in 0..6 {
-            self.wr[b].union(&o.wr[b]);
-            self.rd[b].union(&o.rd[b]);
-            self.set_at[b] = self.set_at[b].max(o.set_at[b]);
-        }
-    }
-    fn all_busy_mask(&self) -> u8 {
-        (0..6).filter(|b| self.busy(*b)).fold(0, |m, b| m | 1 << b)
-    }
-}
-
-/// Computes control fields for linear code.
-fn annotate(code: &mut [Scheduled]) {
-    let n = code.len();
-    // Block starts: branch targets and instructions after control transfers.
-    let mut starts = vec![false; n + 1];
-    starts[0] = true;
-    for (k, s) in code.iter().enumerate() {
-        for src in &s.instr.srcs {
-            if let SrcKind::Label(t) = src.kind {
-                starts[t as usize] = true;
-            }
-        }
-        if s.instr.op.info().control {
-            starts[k + 1] = true;
-        }
-    }
-    let mut pending: HashMap<usize, Board> = HashMap::new();
-    let mut board = Board::default();
-    let mut clock: u64 = 0;
-    let mut ready: HashMap<(u8, u16), u64> = HashMap::new(); // (file, index) -> cycle
-    let mut issue: Vec<u64> = vec![0; n];
-    let mut falls_in = true;
-    for k in 0..n {
-        if starts[k] {
-            // Merge the scoreboard from forward branches into this block.
-            let mut b = if falls_in { board.clone() } else { Board::default() };
-            if let Some(p) = pending.remove(&k) {
-                b.join(&p);
-            }
-            board = b;
-            ready.clear();
-        }
-        let ins = code[k].instr.clone();
-        let t = timing(&ins.op);
-        let r = reads(&ins);
-        let w = writes(&ins);
-        // Barrier waits: RAW and WAW on outstanding results, WAR on late reads.
-        let mut wait = 0u8;
-        for b in 0..6 {
-            if board.wr[b].intersects(&r) || board.wr[b].intersects(&w) || board.rd[b].intersects(&w) {
-                wait |= 1 << b;
-            }
-        }
-        // A backward branch drains everything (the loop header assumes nothing pending),
-        // and so do SYNC/BRK, whose target (on the reconvergence stack) is not in the code.
-        // EXIT does not wait: ptxas never waits for stores before EXIT (findings section 7).
-        let backward = ins.srcs.iter().any(|s| matches!(s.kind, SrcKind::Label(tg) if (tg as usize) <= k));
-        if backward || matches!(ins.op, Op::Sync | Op::Brk) {
-            wait |= board.all_busy_mask();
-        }
-        for b in 0..6 {
-            if wait >> b & 1 == 1 {
-                board.wr[b] = Units::default();
-                board.rd[b] = Units::default();
-            }
-        }
-        // Fixed-latency readiness of sources (RAW).
-        let mut earliest = clock;
-        let mut need = |file: u8, idx: u16| {
-            if let Some(&c) = ready.get(&(file, idx)) {
-                earliest = earliest.max(c);
-            }
-        };
-        for g in r.iter_gpr() {
-            need(0, g as u16);
-        }
-        for p in 0..7 {
-            if r.pred >> p & 1 == 1 {
-                need(1, p);
-            }
-        }
-        if r.cc {
-            need(2, 0);
-        }
-        // The previous instruction's stall delays this one.
-        if k > 0 && !starts[k] {
-            let prev = issue[k - 1];
-            let mut gap = earliest.saturating_sub(prev).max(1);
-            if wait & code[k - 1].ctrl.wr.map_or(0, |b| 1 << b) != 0
-                || wait & code[k - 1].ctrl.rd.map_or(0, |b| 1 << b) != 0
-            {
-                gap = gap.max(2);
-            }
-            let stall = gap.max(code[k - 1].ctrl.stall as u64);
-            code[k - 1].ctrl.stall = stall.min(15) as u8;
-            clock = prev + stall;
-        } else {
-            clock = earliest.max(clock);
-        }
-        issue[k] = clock;
-        code[k].ctrl.wait = wait;
-        code[k].ctrl.stall = t.min_stall;
-        // Results.
-        if t.variable {
-            // Registers read after issue; the instruction's own results are covered by
-            // the WAW wait on its write barrier.
-            let mut rr = r;
-            rr.cc = false;
-            rr.pred = 0;
-            rr.remove(&w);
-            let late_reads = t.reads_late && !rr.is_empty();
-            // A free barrier, else the least recently set one (waiting on it then waits
-            // for both users, which is safe). The read barrier is separate from the write
-            // barrier so that rewriting a source waits only until it has been read, as
-            // ptxas does (`LDG.E.CV R6, [R2] &rd0 &wr5`).
-            let pick = |board: &Board, not: Option<usize>| {
-                let free = (0..6).filter(|b| Some(*b) != not);
-                free.clone()
-                    .find(|b| !board.busy(*b))
-                    .unwrap_or_else(|| free.min_by_key(|b| board.set_at[*b]).expect("six barriers"))
-            };
-            let mut wr = None;
-            if !w.is_empty() {
-                let b = pick(&board, None);
-                board.set_at[b] = k as u64 + 1;
-                board.wr[b].union(&w);
-                code[k].ctrl.wr = Some(b as u8);
-                wr = Some(b);
-            }
-            if late_reads {
-                let b = pick(&board, wr);
-                board.set_at[b] = k as u64 + 1;
-                board.rd[b].union(&rr);
-                code[k].ctrl.rd = Some(b as u8);
-            }
-        } else {
-            for g in w.iter_gpr() {
-                ready.insert((0, g as u16), clock + t.gpr as u64);
-            }
-            for p in 0..7 {
-                if w.pred >> p & 1 == 1 {
-                    ready.insert((1, p), clock + t.pred as u64);
-                }
-            }
-            if w.cc {
-                ready.insert((2, 0), clock + t.cc as u64);
-            }
-        }
-        // Forward branch targets inherit the scoreboard.
-        for s in &ins.srcs {
-            if let SrcKind::Label(tg) = s.kind
-                && (tg as usize) > k
-            {
-                pending.entry(tg as usize).or_default().join(&board);
-            }
-        }
-        let ends_block = starts[k + 1];
-        if ends_block {
-            // Drain fixed latencies before leaving the block.
-            let last_ready = ready.values().copied().max().unwrap_or(0);
-            let need_stall = last_ready.saturating_sub(clock).min(15) as u8;
-            code[k].ctrl.stall = code[k].ctrl.stall.max(need_stall).max(1);
-            falls_in = !(ins.guard.is_none() && ins.op.info().control);
-        }
-    }
-}
-
 /// Scheduling options.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Options {
+    /// Reorder instructions within blocks before register allocation ([`list`]); off
+    /// with `--no-reorder`, which keeps the lowering's order.
+    pub reorder: bool,
     /// Safe mode (`--serial`): the instruction after every variable-latency instruction
     /// waits for its write and read barriers (2 cycles after it, the minimum between
     /// setting a barrier and waiting on it), so no result or source is ever in flight
@@ -468,24 +202,17 @@ pub struct Options {
     pub serial: bool,
 }
 
-/// Makes every variable-latency instruction's barriers waited for by the next one.
-fn serialize(code: &mut [Scheduled]) {
-    for k in 0..code.len().saturating_sub(1) {
-        let c = code[k].ctrl;
-        let mask = c.wr.map_or(0, |b| 1 << b) | c.rd.map_or(0, |b| 1 << b);
-        if mask != 0 {
-            code[k].ctrl.stall = code[k].ctrl.stall.max(2);
-            code[k + 1].ctrl.wait |= mask;
-        }
+impl Default for Options {
+    fn default() -> Options {
+        Options { reorder: true, serial: false }
     }
 }
 
 /// Schedules an allocated function into final code.
 pub fn schedule(f: &Function, opts: &Options) -> SassFunction {
-    let mut code = linearize(f);
-    annotate(&mut code);
+    let mut code = annotate::annotate(linearize(f));
     if opts.serial {
-        serialize(&mut code);
+        annotate::serialize(&mut code);
     }
     SassFunction {
         name: f.name.clone(),

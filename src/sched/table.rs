@@ -25,7 +25,26 @@ pub struct Timing {
     pub reads_late: bool,
     /// Smallest stall the instruction itself needs (branches, barriers).
     pub min_stall: u8,
+    /// Cycles after issue at which general-purpose sources are read, so a fixed-latency
+    /// producer needs that much less stall (findings section 7: "2 ALU->LDG/STG/LDL/STL
+    /// address or data; 4 ALU->LDS/STS/LDC", against 6 ALU->ALU: 4 and 2 cycles late).
+    /// Predicates and CC are read at issue.
+    pub read_delay: u8,
+    /// Results complete in issue order with the other counted loads (global, local and
+    /// generic loads): they share the counting barrier [`COUNTED_BARRIER`] and are waited
+    /// for with `DEPBAR.LE` (findings section 7: "always &wr5 ... several loads share
+    /// SB5 ... DEPBAR.LE SB5, k to wait for all but the k youngest").
+    pub counted: bool,
 }
+
+/// The counting barrier of global, local and generic loads (findings section 7: ptxas
+/// reserves SB5 for them).
+pub const COUNTED_BARRIER: u8 = 5;
+/// Stall ptxas gives `DEPBAR.LE` (findings section 7: "DEPBAR.LE SB5, k (stall 3)").
+pub const DEPBAR_STALL: u8 = 3;
+/// Most loads the scheduler keeps counted on the counting barrier; `DEPBAR.LE` counts up
+/// to this (ptxas 11.8 uses counts up to 0xe).
+pub const MAX_COUNTED: usize = 15;
 
 /// Fixed ALU latency (findings section 7: "dependent back-to-back FADD/FFMA/XMAD/IADD -> 6").
 pub const ALU_LATENCY: u8 = 6;
@@ -43,6 +62,8 @@ pub fn timing(op: &Op) -> Timing {
         cc: ALU_LATENCY,
         reads_late: false,
         min_stall: 1,
+        read_delay: 0,
+        counted: false,
     };
     let info = op.info();
     match info.unit {
@@ -52,8 +73,67 @@ pub fn timing(op: &Op) -> Timing {
         // Memory instructions, loads included, read their registers after issue: ptxas
         // sets a read barrier on a load whose address register is rewritten soon after
         // (`LDG.E.CV R6, [R2] &rd0` ... `LDG.E R2, [R2+0x4] &req={0}`, ptxas 11.8).
-        Unit::Const | Unit::Mem | Unit::Shared => Timing { variable: true, reads_late: true, ..fixed },
+        Unit::Mem => {
+            Timing { variable: true, reads_late: true, read_delay: ALU_LATENCY - 2, counted: !info.store, ..fixed }
+        }
+        Unit::Const | Unit::Shared => Timing { variable: true, reads_late: true, read_delay: ALU_LATENCY - 4, ..fixed },
 
         Unit::Control => Timing { variable: false, min_stall: CONTROL_STALL, ..fixed },
     }
+}
+
+/// Nominal completion latency in cycles of a variable-latency result, used by the list
+/// scheduler ([`super::list`]) to rank instructions by critical path. These are the same
+/// round figures as the cycle estimate's ([`super::estimate::nominal_latency`]: global
+/// and local memory 200, shared memory 30, fp64 50, constant loads, special registers
+/// and conversions 20), so the scheduler optimises what `-v` reports; they are not
+/// measurements. Fixed-latency results use [`Timing::gpr`] / [`Timing::pred`].
+pub fn nominal_latency(op: &Op) -> u32 {
+    match op.info().unit {
+        Unit::Mem if !op.info().store => 200,
+        Unit::Shared if !op.info().store => 30,
+        Unit::Fp64 => 50,
+        Unit::Const | Unit::Sreg | Unit::Conv => 20,
+        _ => timing(op).gpr as u32,
+    }
+}
+
+/// State spaces a memory instruction may touch, as a bit set.
+pub mod space {
+    /// Global memory.
+    pub const GLOBAL: u8 = 1;
+    /// Shared memory.
+    pub const SHARED: u8 = 2;
+    /// Local memory.
+    pub const LOCAL: u8 = 4;
+}
+
+/// How a memory instruction accesses memory, for ordering memory operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemAccess {
+    /// Spaces it may touch ([`space`] bits): `LD`/`ST` with a generic address may touch
+    /// all three (spa50-LD.txt: the generic address selects the shared or local window or
+    /// global memory).
+    pub spaces: u8,
+    /// It writes memory.
+    pub store: bool,
+    /// Observable (volatile, acquire, release, mmio; [`crate::sass::op::MemMods::keep`]):
+    /// stays in order with every other memory access.
+    pub keep: bool,
+    /// Access size in bytes.
+    pub bytes: u32,
+}
+
+/// The memory access of `op`, or `None` when it does not access memory. `LDC` reads the
+/// read-only constant banks, which no instruction writes, so it is not an access here.
+pub fn mem_access(op: &Op) -> Option<MemAccess> {
+    let m = op.mem()?;
+    let spaces = match op {
+        Op::Ld(_) | Op::St(_) => space::GLOBAL | space::SHARED | space::LOCAL,
+        Op::Ldg(_) | Op::Stg(_) => space::GLOBAL,
+        Op::Lds(_) | Op::Sts(_) => space::SHARED,
+        Op::Ldl(_) | Op::Stl(_) => space::LOCAL,
+        _ => return None,
+    };
+    Some(MemAccess { spaces, store: op.info().store, keep: m.keep, bytes: m.size.bytes() })
 }

@@ -1,0 +1,435 @@
+//! Control fields for linear code: stall counts, write and read barriers, wait masks, and
+//! `DEPBAR.LE` partial waits on the counting barrier.
+//!
+//! One forward pass in code order, with a scoreboard state ([`Board`]) that flows along
+//! fall-through and forward branches:
+//! * **Fixed latencies** ([`table::timing`]): an instruction issues no earlier than every
+//!   fixed-latency source is ready, less the cycles after issue at which it reads general
+//!   registers (`read_delay`); the previous instruction's stall covers the gap. Fixed
+//!   latencies are drained at the end of every block.
+//! * **Counted loads** (global, local, generic: `Timing::counted`) all set the counting
+//!   barrier SB5 ([`table::COUNTED_BARRIER`]), as ptxas does. Their results complete in
+//!   issue order, so a consumer of the j-th youngest waits with `DEPBAR.LE SB5, j`
+//!   (inserted before it), or with `&req={5}` when it needs the youngest.
+//! * **Other variable-latency results** (S2R, LDS, LDC, conversions, fp64) get one of
+//!   SB0..SB4 as write barrier, a free one or else the least recently set (waiting on a
+//!   shared barrier waits for both users, which is safe).
+//! * **Late reads**: a memory, fp64 or conversion instruction reads its sources after
+//!   issue. When a later instruction of the same block overwrites one of them, the
+//!   instruction gets a read barrier (SB0..SB4) that the overwriter waits on, so the wait
+//!   ends as soon as the sources are read (`LDG.E.CV R6, [R2] &rd0 &wr5` in ptxas's code);
+//!   otherwise the sources are tracked with its write barrier, whose completion implies
+//!   the reads.
+//! * A wait comes at least 2 cycles after the barrier was set (findings section 7).
+//! * A backward branch, `SYNC` and `BRK` drain every barrier: their targets (a loop
+//!   header, a reconvergence point on the SIMT stack) assume nothing outstanding.
+
+use super::table::{COUNTED_BARRIER, DEPBAR_STALL, MAX_COUNTED, timing};
+use crate::sass::instr::{Dst, Instr, Reg, SrcKind};
+use crate::sass::op::Op;
+use crate::sass::program::{Ctrl, Scheduled};
+use std::collections::HashMap;
+
+/// A set of register units: R0..R254, P0..P6, CC.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+pub(super) struct Units {
+    gpr: [u64; 4],
+    pred: u8,
+    cc: bool,
+}
+
+impl Units {
+    fn add_gpr(&mut self, r: u8, n: u8) {
+        for k in r..r.saturating_add(n) {
+            if k != 255 {
+                self.gpr[k as usize / 64] |= 1 << (k % 64);
+            }
+        }
+    }
+    fn add_pred(&mut self, p: u8) {
+        if p != 7 {
+            self.pred |= 1 << p;
+        }
+    }
+    fn intersects(&self, o: &Units) -> bool {
+        (0..4).any(|k| self.gpr[k] & o.gpr[k] != 0) || self.pred & o.pred != 0 || (self.cc && o.cc)
+    }
+    fn union(&mut self, o: &Units) {
+        for k in 0..4 {
+            self.gpr[k] |= o.gpr[k];
+        }
+        self.pred |= o.pred;
+        self.cc |= o.cc;
+    }
+    fn remove(&mut self, o: &Units) {
+        for k in 0..4 {
+            self.gpr[k] &= !o.gpr[k];
+        }
+        self.pred &= !o.pred;
+        self.cc &= !o.cc;
+    }
+    fn is_empty(&self) -> bool {
+        *self == Units::default()
+    }
+    fn iter_gpr(&self) -> impl Iterator<Item = u8> + '_ {
+        (0..255u16).filter(|k| self.gpr[*k as usize / 64] >> (k % 64) & 1 == 1).map(|k| k as u8)
+    }
+}
+
+/// Registers an instruction reads.
+pub(super) fn reads(i: &Instr) -> Units {
+    let mut u = Units::default();
+    if let Some(g) = i.guard
+        && let Reg::P(p) = g.pred
+    {
+        u.add_pred(p);
+    }
+    for s in &i.srcs {
+        match s.kind {
+            SrcKind::Pred(Reg::P(p)) => u.add_pred(p),
+            _ => {
+                if let Some(r) = s.gprs()
+                    && let Reg::R(x) = r.reg
+                {
+                    u.add_gpr(x, r.n);
+                }
+            }
+        }
+    }
+    u.cc = i.op.reads_cc();
+    u
+}
+
+/// Registers an instruction writes.
+pub(super) fn writes(i: &Instr) -> Units {
+    let mut u = Units::default();
+    for d in &i.dsts {
+        match d {
+            Dst::Reg(r) => {
+                if let Reg::R(x) = r.reg {
+                    u.add_gpr(x, r.n);
+                }
+            }
+            Dst::Pred(Reg::P(p)) => u.add_pred(*p),
+            _ => {}
+        }
+    }
+    u.cc = i.op.writes_cc();
+    u
+}
+
+/// One counted load outstanding on the counting barrier.
+#[derive(Clone, Copy, Default, PartialEq, Debug)]
+struct Counted {
+    /// Registers it writes.
+    writes: Units,
+    /// Registers it may still read (when it has no read barrier of its own).
+    reads: Units,
+}
+
+/// Scoreboard state at a program point.
+#[derive(Clone, Default, PartialEq)]
+struct Board {
+    /// SB0..SB4: registers written by producers on each barrier, still outstanding.
+    wr: [Units; 6],
+    /// SB0..SB4: registers read late by instructions on each barrier.
+    rd: [Units; 6],
+    /// When each barrier was last set (instruction count, for choosing one to reuse).
+    set_at: [u64; 6],
+    /// The counting barrier's loads, oldest first.
+    counted: Vec<Counted>,
+}
+
+impl Board {
+    fn busy(&self, b: usize) -> bool {
+        if b == COUNTED_BARRIER as usize {
+            return !self.counted.is_empty();
+        }
+        !self.wr[b].is_empty() || !self.rd[b].is_empty()
+    }
+    /// The state where either `self` or `o` may hold. Counted loads are aligned on the
+    /// youngest: the j-th youngest of the join may be the j-th youngest of either path,
+    /// so `DEPBAR.LE SB5, j` drains it on both.
+    fn join(&mut self, o: &Board) {
+        for b in 0..6 {
+            self.wr[b].union(&o.wr[b]);
+            self.rd[b].union(&o.rd[b]);
+            self.set_at[b] = self.set_at[b].max(o.set_at[b]);
+        }
+        let n = self.counted.len().max(o.counted.len());
+        let mut c = vec![Counted::default(); n];
+        for src in [&self.counted, &o.counted] {
+            for (j, e) in src.iter().rev().enumerate() {
+                c[n - 1 - j].writes.union(&e.writes);
+                c[n - 1 - j].reads.union(&e.reads);
+            }
+        }
+        self.counted = c;
+    }
+    fn all_busy_mask(&self) -> u8 {
+        (0..6).filter(|b| self.busy(*b)).fold(0, |m, b| m | 1 << b)
+    }
+    fn drain(&mut self, b: usize) {
+        if b == COUNTED_BARRIER as usize {
+            self.counted.clear();
+        } else {
+            self.wr[b] = Units::default();
+            self.rd[b] = Units::default();
+        }
+    }
+    /// A barrier of SB0..SB4 for a new write or read barrier: a free one, else the least
+    /// recently set; not `not`.
+    fn pick(&self, not: Option<usize>) -> usize {
+        let pool = (0..6).filter(|b| *b != COUNTED_BARRIER as usize && Some(*b) != not);
+        pool.clone()
+            .find(|b| !self.busy(*b))
+            .unwrap_or_else(|| pool.min_by_key(|b| self.set_at[*b]).expect("five barriers"))
+    }
+}
+
+/// Whether an instruction after `k` in the same block (up to the block end) writes one of
+/// `regs`.
+fn overwritten_in_block(code: &[Scheduled], starts: &[bool], k: usize, regs: &Units) -> bool {
+    for (j, s) in code.iter().enumerate().skip(k + 1) {
+        if starts[j] {
+            return false;
+        }
+        if writes(&s.instr).intersects(regs) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Computes control fields for linear code; returns the code with `DEPBAR` instructions
+/// inserted and branch targets renumbered.
+pub(super) fn annotate(code: Vec<Scheduled>) -> Vec<Scheduled> {
+    let n = code.len();
+    // Block starts: branch targets and instructions after control transfers.
+    let mut starts = vec![false; n + 1];
+    starts[0] = true;
+    for (k, s) in code.iter().enumerate() {
+        for src in &s.instr.srcs {
+            if let SrcKind::Label(t) = src.kind {
+                starts[t as usize] = true;
+            }
+        }
+        if s.instr.op.info().control {
+            starts[k + 1] = true;
+        }
+    }
+    let mut out: Vec<Scheduled> = Vec::with_capacity(n + n / 8);
+    let mut new_index = vec![0usize; n + 1];
+    // Issue cycle of each emitted instruction.
+    let mut issue: Vec<u64> = Vec::with_capacity(n);
+    let mut pending: HashMap<usize, Board> = HashMap::new();
+    let mut board = Board::default();
+    let mut ready: HashMap<(u8, u16), u64> = HashMap::new(); // (file, index) -> cycle
+    // Cycle each barrier was last set.
+    let mut set_cycle = [0u64; 6];
+    let mut clock: u64 = 0;
+    let mut falls_in = true;
+    for (k, s) in code.iter().enumerate() {
+        new_index[k] = out.len();
+        let ins = s.instr.clone();
+        if starts[k] {
+            // Merge the scoreboard from forward branches into this block.
+            let mut b = if falls_in { board.clone() } else { Board::default() };
+            if let Some(p) = pending.remove(&k) {
+                b.join(&p);
+            }
+            board = b;
+            ready.clear();
+        }
+        let t = timing(&ins.op);
+        let r = reads(&ins);
+        let w = writes(&ins);
+        // Barrier waits: RAW and WAW on outstanding results, WAR on late reads.
+        let mut wait = 0u8;
+        for b in (0..6).filter(|b| *b != COUNTED_BARRIER as usize) {
+            if board.wr[b].intersects(&r) || board.wr[b].intersects(&w) || board.rd[b].intersects(&w) {
+                wait |= 1 << b;
+            }
+        }
+        // The youngest counted load this instruction depends on.
+        let dep = board
+            .counted
+            .iter()
+            .rposition(|c| c.writes.intersects(&r) || c.writes.intersects(&w) || c.reads.intersects(&w));
+        let mut depbar: Option<u8> = None;
+        if let Some(j) = dep {
+            let younger = board.counted.len() - 1 - j;
+            if younger == 0 {
+                wait |= 1 << COUNTED_BARRIER;
+                board.counted.clear();
+            } else {
+                depbar = Some(younger as u8);
+                board.counted.drain(..=j);
+            }
+        }
+        // A new counted load beyond what DEPBAR counts: retire the oldest first.
+        if t.counted && !w.is_empty() && board.counted.len() >= MAX_COUNTED {
+            let keep = MAX_COUNTED - 1;
+            let cut = board.counted.len() - keep;
+            board.counted.drain(..cut);
+            depbar = Some(keep as u8);
+        }
+        // A backward branch drains everything (the loop header assumes nothing pending),
+        // and so do SYNC/BRK, whose target (on the reconvergence stack) is not in the code.
+        // EXIT does not wait: ptxas never waits for stores before EXIT (findings section 7).
+        let backward = ins.srcs.iter().any(|s| matches!(s.kind, SrcKind::Label(tg) if (tg as usize) <= k));
+        if backward || matches!(ins.op, Op::Sync | Op::Brk) {
+            wait |= board.all_busy_mask();
+            depbar = None;
+        }
+        for b in 0..6 {
+            if wait >> b & 1 == 1 {
+                board.drain(b);
+            }
+        }
+        // Earliest issue: fixed-latency sources (RAW), and 2 cycles after setting a barrier
+        // that is waited for.
+        let mut earliest = clock;
+        for g in r.iter_gpr() {
+            if let Some(&c) = ready.get(&(0, g as u16)) {
+                earliest = earliest.max(c.saturating_sub(t.read_delay as u64));
+            }
+        }
+        for p in 0..7 {
+            if r.pred >> p & 1 == 1
+                && let Some(&c) = ready.get(&(1, p))
+            {
+                earliest = earliest.max(c);
+            }
+        }
+        if r.cc
+            && let Some(&c) = ready.get(&(2, 0))
+        {
+            earliest = earliest.max(c);
+        }
+        for (b, &at) in set_cycle.iter().enumerate() {
+            if wait >> b & 1 == 1 {
+                earliest = earliest.max(at + 2);
+            }
+        }
+        // `DEPBAR.LE SB5, j` before the instruction.
+        if let Some(count) = depbar {
+            let d = Scheduled {
+                instr: Instr::new(Op::Depbar { sb: COUNTED_BARRIER, count }, vec![], vec![]),
+                ctrl: Ctrl { stall: DEPBAR_STALL, ..Ctrl::default() },
+                label: None,
+            };
+            let now = clock;
+            place(&mut out, &mut issue, &mut clock, d, now);
+        }
+        let mut cur = Scheduled { instr: ins.clone(), ctrl: Ctrl::default(), label: s.label.clone() };
+        if depbar.is_some() {
+            // The label (a block start) belongs to the DEPBAR now.
+            let last = out.len() - 1;
+            out[last].label = cur.label.take();
+        }
+        cur.ctrl.wait = wait;
+        cur.ctrl.stall = t.min_stall;
+        place(&mut out, &mut issue, &mut clock, cur, earliest);
+        let here = out.len() - 1;
+        // Results.
+        if t.variable {
+            // Registers read after issue; the instruction's own results are covered by
+            // the WAW wait on its write barrier.
+            let mut rr = r;
+            rr.cc = false;
+            rr.pred = 0;
+            rr.remove(&w);
+            let late = t.reads_late && !rr.is_empty();
+            let own_rd = late && (w.is_empty() || overwritten_in_block(&code, &starts, k, &rr));
+            let mut wr = None;
+            if !w.is_empty() {
+                let tracked = if late && !own_rd { rr } else { Units::default() };
+                let b = if t.counted {
+                    board.counted.push(Counted { writes: w, reads: tracked });
+                    COUNTED_BARRIER as usize
+                } else {
+                    let b = board.pick(None);
+                    board.wr[b].union(&w);
+                    board.rd[b].union(&tracked);
+                    b
+                };
+                board.set_at[b] = k as u64 + 1;
+                set_cycle[b] = clock;
+                out[here].ctrl.wr = Some(b as u8);
+                wr = Some(b);
+            }
+            if own_rd {
+                let b = board.pick(wr);
+                board.set_at[b] = k as u64 + 1;
+                set_cycle[b] = clock;
+                board.rd[b].union(&rr);
+                out[here].ctrl.rd = Some(b as u8);
+            }
+        } else {
+            for g in w.iter_gpr() {
+                ready.insert((0, g as u16), clock + t.gpr as u64);
+            }
+            for p in 0..7 {
+                if w.pred >> p & 1 == 1 {
+                    ready.insert((1, p), clock + t.pred as u64);
+                }
+            }
+            if w.cc {
+                ready.insert((2, 0), clock + t.cc as u64);
+            }
+        }
+        // Forward branch targets inherit the scoreboard.
+        for s in &ins.srcs {
+            if let SrcKind::Label(tg) = s.kind
+                && (tg as usize) > k
+            {
+                pending.entry(tg as usize).or_default().join(&board);
+            }
+        }
+        if starts[k + 1] {
+            // Drain fixed latencies before leaving the block.
+            let last_ready = ready.values().copied().max().unwrap_or(0);
+            let need_stall = last_ready.saturating_sub(clock).min(15) as u8;
+            out[here].ctrl.stall = out[here].ctrl.stall.max(need_stall).max(1);
+            falls_in = !(ins.guard.is_none() && ins.op.info().control);
+        }
+    }
+    new_index[n] = out.len();
+    for s in out.iter_mut() {
+        for src in s.instr.srcs.iter_mut() {
+            if let SrcKind::Label(t) = src.kind {
+                src.kind = SrcKind::Label(new_index[t as usize] as u32);
+            }
+        }
+    }
+    out
+}
+
+/// Appends `s`, issuing no earlier than `earliest`: the previous instruction's stall
+/// grows to cover the gap (at most 15; the scheduler's latencies never need more).
+fn place(out: &mut Vec<Scheduled>, issue: &mut Vec<u64>, clock: &mut u64, s: Scheduled, earliest: u64) {
+    if let Some(prev) = out.last_mut() {
+        let p = *issue.last().expect("issued");
+        let gap = earliest.saturating_sub(p).max(1).max(prev.ctrl.stall as u64).min(15);
+        prev.ctrl.stall = gap as u8;
+        *clock = p + gap;
+    } else {
+        *clock = earliest.max(*clock);
+    }
+    issue.push(*clock);
+    out.push(s);
+}
+
+/// Makes every variable-latency instruction's barriers waited for by the next one
+/// (`--serial`). A `DEPBAR` the next instruction needed is then redundant but harmless.
+pub(super) fn serialize(code: &mut [Scheduled]) {
+    for k in 0..code.len().saturating_sub(1) {
+        let c = code[k].ctrl;
+        let mask = c.wr.map_or(0, |b| 1 << b) | c.rd.map_or(0, |b| 1 << b);
+        if mask != 0 {
+            code[k].ctrl.stall = code[k].ctrl.stall.max(2);
+            code[k + 1].ctrl.wait |= mask;
+        }
+    }
+}
