@@ -24,7 +24,7 @@
 //! * A backward branch, `SYNC` and `BRK` drain every barrier: their targets (a loop
 //!   header, a reconvergence point on the SIMT stack) assume nothing outstanding.
 
-use super::table::{COUNTED_BARRIER, DEPBAR_STALL, MAX_COUNTED, timing};
+use super::table::{self, COUNTED_BARRIER, DEPBAR_STALL, MAX_COUNTED, timing};
 use crate::sass::instr::{Dst, Instr, Reg, SrcKind};
 use crate::sass::op::Op;
 use crate::sass::program::{Ctrl, Scheduled};
@@ -329,7 +329,7 @@ pub(super) fn annotate(code: Vec<Scheduled>) -> Vec<Scheduled> {
             out[last].label = cur.label.take();
         }
         cur.ctrl.wait = wait;
-        cur.ctrl.stall = t.min_stall;
+        cur.ctrl.stall = table::min_stall(&ins.op, ins.guard.is_some());
         place(&mut out, &mut issue, &mut clock, cur, earliest);
         let here = out.len() - 1;
         // Results.

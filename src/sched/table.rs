@@ -52,6 +52,21 @@ pub const ALU_LATENCY: u8 = 6;
 pub const PRED_LATENCY: u8 = 13;
 /// Stall after control flow and barriers (findings section 7: BRA/EXIT/RET/BAR.SYNC 15).
 pub const CONTROL_STALL: u8 = 15;
+/// Stall after a predicated `BRA`/`EXIT`/`SYNC`/`BRK` (findings section 7: "15 (13 when
+/// predicated)").
+pub const GUARDED_CONTROL_STALL: u8 = 13;
+/// Stall after `SSY`/`PBK`, which only push a reconvergence target (ptxas 11.8: `SSY ...
+/// ?WAIT1` in all 5 of its SSYs for our samples, `sass-ctrl.py`).
+pub const PUSH_STALL: u8 = 1;
+
+/// The smallest stall after `op`, guarded (`@P`) or not.
+pub fn min_stall(op: &Op, guarded: bool) -> u8 {
+    match op {
+        Op::Ssy | Op::Pbk => PUSH_STALL,
+        Op::Bra | Op::Exit | Op::Sync | Op::Brk if guarded => GUARDED_CONTROL_STALL,
+        _ => timing(op).min_stall,
+    }
+}
 
 /// The timing of `op`.
 pub fn timing(op: &Op) -> Timing {

@@ -139,7 +139,7 @@ fn decode(i: &Instr) -> Decoded {
         late = RegSet::default();
     }
     let unit = i.op.info().unit;
-    let control = matches!(i.op, Op::Bra | Op::Ssy | Op::Pbk | Op::Sync | Op::Brk | Op::Exit | Op::Bar { .. });
+    let control = matches!(i.op, Op::Bra | Op::Sync | Op::Brk | Op::Exit | Op::Bar { .. });
     Decoded { guard, reads, writes, late, lat, read_delay: timing::operand_read_delay(unit), control }
 }
 

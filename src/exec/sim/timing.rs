@@ -88,9 +88,11 @@ pub fn operand_read_delay(unit: Unit) -> u64 {
     }
 }
 
-/// Smallest stall count after a control instruction (BRA, SSY, PBK, SYNC, BRK, EXIT,
-/// BAR.SYNC): Mesa NAK's `exec_latency` for SM < 70 gives 13 for these, and ptxas 11.8
-/// uses 13 (predicated) or 15 (findings §7).
+/// Smallest stall count after a control transfer (BRA, SYNC, BRK, EXIT) or BAR.SYNC: Mesa
+/// NAK's `exec_latency` for SM < 70 gives 13 for these, and ptxas 11.8 uses 13
+/// (predicated) or 15 (findings §7). `SSY` and `PBK` only push a target on the
+/// reconvergence stack: ptxas 11.8 issues the next instruction 1 cycle after them
+/// (`SSY ... ?WAIT1` in all 5 of its SSYs for our samples), so they are not held to this.
 pub const CONTROL_MIN_STALL: u8 = 13;
 
 /// The latency class of `unit`, from [`LATENCY_TABLE`].
