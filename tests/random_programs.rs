@@ -99,3 +99,23 @@ fn random_programs_match_the_interpreter() {
         Err(e) => panic!("{e}"),
     }
 }
+
+/// Runs a hand-written body in the generator's kernel on every shape.
+fn regression(body: &str) {
+    let src = generator::kernel(body, 0);
+    if let Err(e) = check_ptx(&src, 0) {
+        panic!("{e}\n--- program ---\n{src}");
+    }
+}
+
+/// `cvt` from a signed type to a narrower unsigned type, or from a signed type widened to
+/// an unsigned type, into a wider register: the value is extended by the destination
+/// type (zero), not the source type (found by the generator: `cvt.u8.s32 %rd0, %r0`
+/// sign-extended the byte).
+#[test]
+fn cvt_extends_by_the_destination_type() {
+    regression(
+        "cvt.u8.s32 %rd0, %r0;\ncvt.u16.s8 %r1, %r2;\ncvt.u16.s8 %rd1, %r3;\ncvt.u64.s8 %rd2, %r4;\n\
+         cvt.s16.u8 %rd3, %r5;\ncvt.u8.s16 %r4, %h1;\n",
+    );
+}

@@ -944,18 +944,34 @@ impl Lowerer<'_> {
         }
     }
 
-    /// Integer-to-integer `cvt`: truncate, then zero/sign-extend to the destination
-    /// register's declared width (PTX ISA 9.7.9.21, 6.4.1).
+    /// Integer-to-integer `cvt` (PTX ISA 9.7.9.21, 6.4.1): the source, extended by its own
+    /// signedness, is chopped to the destination type, and that value is zero/sign-extended
+    /// by the destination type to the destination register's declared width.
     fn cvt_int(&mut self, d: PtxReg, x: super::alu::Val, dt: ScalarType, st: ScalarType) -> LResult<()> {
         let dreg_bits = d.ty.bits();
+        // The low 32 bits: the low `keep` bits extended per the narrower type; a signed
+        // source widened to a narrower-than-32 unsigned type is chopped back to it
+        // (`cvt.u16.s8`: 0xffff, not 0xffffffff).
+        let keep = st.bits().min(dt.bits());
+        let signed = if st.bits() < dt.bits() { st.is_signed() } else { dt.is_signed() };
+        let lo = if keep >= dreg_bits.min(32) || (dreg_bits == 16 && keep == 16) {
+            x.lo
+        } else {
+            let v = self.ext32(x.lo, keep, signed);
+            if signed && !dt.is_signed() && keep < dt.bits() && dt.bits() < 32.min(dreg_bits) {
+                self.ext32(v, dt.bits(), false)
+            } else {
+                v
+            }
+        };
+        let lo = self.in_reg(lo);
         if dreg_bits == 64 {
-            // Widening to 64 bits: lo = the value extended to 32 bits, hi = sign or 0.
-            let lo = if st.bits() == 64 { x.lo } else { self.ext32(x.lo, st.bits().min(dt.bits()), st.is_signed()) };
-            let lo = self.in_reg(lo);
-            let signed = if st.bits() < dt.bits() { st.is_signed() } else { dt.is_signed() };
+            // The high word: the source's when both are 64-bit; else the sign of the value
+            // when it is signed at 64 bits (a signed 64-bit destination, or a signed source
+            // widened to 64 bits), else 0.
             let hi = if dt.bits() == 64 && st.bits() == 64 {
                 x.hi.unwrap_or(Src::rz())
-            } else if signed {
+            } else if (dt.bits() == 64 && signed) || (dt.bits() < 64 && dt.is_signed()) {
                 let t = self.tmp(1);
                 self.op(Op::Shr { u32: false }, Dst::reg(t, 1), vec![lo, Src::imm(31)]);
                 Src::r32(t)
@@ -966,17 +982,7 @@ impl Lowerer<'_> {
             self.emit(Instr::new(Op::Join, vec![Dst::reg(d.reg, 2)], vec![lo, hi]));
             return Ok(());
         }
-        // Destination register of 16 or 32 bits: the value, truncated to the narrower of
-        // the two types, extended per the type that was narrower.
-        let keep = st.bits().min(dt.bits());
-        let signed = if st.bits() < dt.bits() { st.is_signed() } else { dt.is_signed() };
-        let v = if keep >= dreg_bits.min(32) || (dreg_bits == 16 && keep == 16) {
-            x.lo
-        } else {
-            self.ext32(x.lo, keep, signed)
-        };
-        let v = self.in_reg(v);
-        self.emit(Instr::new(Op::Copy, vec![Dst::reg(d.reg, 1)], vec![v]));
+        self.emit(Instr::new(Op::Copy, vec![Dst::reg(d.reg, 1)], vec![lo]));
         Ok(())
     }
 
