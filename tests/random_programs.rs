@@ -119,3 +119,13 @@ fn cvt_extends_by_the_destination_type() {
          cvt.s16.u8 %rd3, %r5;\ncvt.u8.s16 %r4, %h1;\n",
     );
 }
+/// `neg`/`abs` of a NaN: PTX leaves the NaN unspecified; the interpreter gives the
+/// canonical NaN like SPA 5.0's `FADD -RZ, -a` (found by the generator: the interpreter
+/// flipped the sign of the payload).
+#[test]
+fn neg_and_abs_of_nan_are_canonical() {
+    regression(
+        "mov.f32 %f0, 0f7FC00001;\nneg.f32 %f0, %f0;\nmov.f32 %f1, 0fFFFFFFED;\nabs.f32 %f1, %f1;\n\
+         mov.f64 %fd0, 0dFFF8000000000001;\nneg.f64 %fd0, %fd0;\nmov.f64 %fd1, 0d7FF0000000000001;\nabs.f64 %fd1, %fd1;\n",
+    );
+}
