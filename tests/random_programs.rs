@@ -129,3 +129,13 @@ fn neg_and_abs_of_nan_are_canonical() {
          mov.f64 %fd0, 0dFFF8000000000001;\nneg.f64 %fd0, %fd0;\nmov.f64 %fd1, 0d7FF0000000000001;\nabs.f64 %fd1, %fd1;\n",
     );
 }
+/// A `0f` literal used with a bit or integer type gives its own 32 bits (found by the
+/// generator: `mov.b32 %f0, 0f7FC00001` moved 0x20000000, the low word of the literal's
+/// f64 value; `mov.b32 %r, 0f3F800000` moved 0).
+#[test]
+fn f32_literals_keep_their_bits_in_b32_operands() {
+    regression(
+        "mov.b32 %r0, 0f3F800000;\nmov.b32 %f0, 0f7FC00001;\nselp.b32 %r1, 0fBF800001, %r2, %p0;\n\
+         setp.eq.b32 %p1, %r3, 0f00000000;\nadd.u32 %r4, %r4, 0f00000010;\n",
+    );
+}

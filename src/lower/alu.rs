@@ -108,8 +108,9 @@ impl Lowerer<'_> {
                     let v = imm_bits64(i.value);
                     Ok(Val { lo: Src::imm(v as u32), hi: Some(Src::imm((v >> 32) as u32)), whole: None })
                 } else {
-                    let v = if ty.is_float() { imm_bits32(i.value) } else { imm_bits64(i.value) as u32 };
-                    Ok(Val { lo: Src::imm(v), hi: None, whole: None })
+                    // A `0f` literal gives its own 32 bits also to bit and integer types
+                    // (`mov.b32 %r, 0f3F800000`), not the low word of its f64 value.
+                    Ok(Val { lo: Src::imm(imm_bits32(i.value)), hi: None, whole: None })
                 }
             }
             Operand::Name { name, component, negated: false, .. } => {
