@@ -139,3 +139,15 @@ fn f32_literals_keep_their_bits_in_b32_operands() {
          setp.eq.b32 %p1, %r3, 0f00000000;\nadd.u32 %r4, %r4, 0f00000010;\n",
     );
 }
+
+/// Packing let a copy of one component of a 128-bit load (`copy %r, %q.0`) take the
+/// register of another component still live (`%q.2`), clobbering it before its own copy
+/// (found by the generator; the register-allocation verifier reported "R6 does not hold
+/// the value").
+#[test]
+fn copy_of_one_component_keeps_the_others() {
+    regression(
+        "setp.lt.u32 %q2, %uni, 3;\n@!%q2 bra L3;\nld.param.v2.u32 {%r5, %r0}, [pv+0];\nbra.uni L4;\nL3:\n\
+         abs.s32 %r2, %r0;\nL4:\n",
+    );
+}
