@@ -151,3 +151,15 @@ fn copy_of_one_component_keeps_the_others() {
          abs.s32 %r2, %r0;\nL4:\n",
     );
 }
+
+/// `cvt` between floats: `.sat` clamps to [0, 1] and the integer roundings round to an
+/// integral value (found by the generator: `cvt.rn.sat.f32.f64` ignored `.sat`, and
+/// `cvt.rni.f32.f32` was a plain copy).
+#[test]
+fn float_cvt_saturates_and_rounds_to_integers() {
+    regression(
+        "cvt.rni.f32.f32 %f0, %f0;\ncvt.rmi.f32.f32 %f1, %f1;\ncvt.rn.sat.f32.f64 %f2, %fd0;\n\
+         cvt.rzi.ftz.sat.f32.f32 %f3, %f3;\ncvt.rni.f64.f64 %fd0, %fd1;\ncvt.sat.f64.f32 %fd1, %f2;\n\
+         cvt.rpi.sat.f64.f64 %fd2, %fd2;\n",
+    );
+}

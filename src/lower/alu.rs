@@ -935,11 +935,24 @@ impl Lowerer<'_> {
                 }
                 let src = if st.bits() == 64 { self.pair(x) } else { self.in_reg(x.lo) };
                 let (df, sf) = (ftype(dt), ftype(st));
-                self.op(
-                    Op::F2f { dst: df, src: sf, rnd: rnd(c.rnd), ftz: c.ftz },
-                    Dst::reg(d.reg, df.regs()),
-                    vec![src],
-                );
+                let int = matches!(c.rnd, Some(Rounding::Rni | Rounding::Rzi | Rounding::Rmi | Rounding::Rpi));
+                let n = df.regs();
+                let t = if c.sat { self.tmp(n) } else { d.reg };
+                self.op(Op::F2f { dst: df, src: sf, rnd: rnd(c.rnd), ftz: c.ftz, int }, Dst::reg(t, n), vec![src]);
+                if c.sat {
+                    // `.sat` clamps to [0.0, 1.0], NaN to +0.0 (ptxas: `FADD.SAT d, t, -RZ`
+                    // for f32, `DMNMX` with 0 and 1 for f64).
+                    let t = Src::reg(RegRef::new(t, n));
+                    if df == FType::F32 {
+                        let m = FMods { sat: true, ..FMods::default() };
+                        self.op(Op::Fadd(m), Dst::reg(d.reg, 1), vec![t, Src::rz().negated()]);
+                    } else {
+                        let lo = self.tmp(2);
+                        self.op(Op::Dmnmx, Dst::reg(lo, 2), vec![Src::reg(RegRef::rz(2)), t, Src::pred(PT, true)]);
+                        let one = self.pair(Val { lo: Src::imm(0), hi: Some(Src::imm(0x3ff0_0000)), whole: None });
+                        self.op(Op::Dmnmx, Dst::reg(d.reg, 2), vec![Src::reg(RegRef::new(lo, 2)), one, Src::pt()]);
+                    }
+                }
                 Ok(())
             }
         }

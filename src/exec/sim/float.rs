@@ -11,9 +11,10 @@
 //!
 //! Conversions: I2F from 8..64-bit integers (the low bits of the register, per the
 //! source type), F2I with `.ROUND/.FLOOR/.CEIL/.TRUNC` saturating to the destination
-//! range (NaN gives 0), F2F between F32 and F64 with IEEE rounding (same-type F2F with
-//! `.RM/.RP/.RZ` rounds to an integral value, as `cvt.rmi/.rpi/.rzi.f32.f32` do), I2I
-//! between integer widths by truncation and extension. F16 forms are unsupported.
+//! range (NaN gives 0), F2F between F32 and F64 with IEEE rounding (`.ROUND/.FLOOR/
+//! .CEIL/.TRUNC` round to an integral value first, as `cvt.rni/.rmi/.rpi/.rzi` do; a
+//! same-type F2F without them copies), I2I between integer widths by truncation and
+//! extension. F16 forms are unsupported.
 
 use super::Sim;
 use super::state::{Lanes, Lanes64, WARP_SIZE, Warp, lanes};
@@ -436,7 +437,7 @@ impl Sim<'_> {
                 }
                 wide = dst.regs() == 2;
             }
-            Op::F2f { dst, src: st, rnd, ftz } => {
+            Op::F2f { dst, src: st, rnd, ftz, int } => {
                 let v = self.fsrc(w, src(i, 0)?, st, mask)?;
                 let s = src(i, 0)?;
                 for l in lanes(mask) {
@@ -444,9 +445,9 @@ impl Sim<'_> {
                         FType::F32 => in32(v[l] as u32, s, ftz) as f64,
                         _ => in64(v[l], s),
                     };
-                    let x = if st == dst {
+                    let x = if int {
                         match rnd {
-                            Rnd::Rn => x,
+                            Rnd::Rn => x.round_ties_even(),
                             Rnd::Rm => x.floor(),
                             Rnd::Rp => x.ceil(),
                             Rnd::Rz => x.trunc(),
