@@ -163,3 +163,22 @@ fn float_cvt_saturates_and_rounds_to_integers() {
          cvt.rpi.sat.f64.f64 %fd2, %fd2;\n",
     );
 }
+
+/// A loop with a divergent exit in one arm of a divergent if/else, leaving to the join:
+/// its threads reconverge with the other arm's through a landing block that SYNCs (found
+/// by the generator: "cannot place SYNC before a join"). The barrier after the join needs
+/// the whole warp back together.
+#[test]
+fn divergent_loop_in_one_arm_of_an_if() {
+    for (arm, other) in [("else", "then"), ("then", "else")] {
+        let lp = "mov.u32 %c0, 0;\nand.b32 %t0, %r0, 7;\nLOOP:\nsetp.ge.u32 %q2, %c0, %t0;\n@%q2 bra END;\n\
+                  add.u32 %r1, %r1, %c0;\nadd.u32 %c0, %c0, 1;\nbra.uni LOOP;\n";
+        let simple = "add.u32 %r1, %r1, 7;\n";
+        let (then, els) = if arm == "then" { (lp, simple) } else { (simple, lp) };
+        let body = format!(
+            "// loop in the {arm} arm, straight code in the {other} arm\nand.b32 %ai, %ltid, 3;\n\
+             setp.eq.u32 %q1, %ai, 0;\n@%q1 bra ELSE;\n{then}bra.uni END;\nELSE:\n{els}END:\nbar.sync 0;\n"
+        );
+        regression(&body);
+    }
+}
