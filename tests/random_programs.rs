@@ -182,3 +182,12 @@ fn divergent_loop_in_one_arm_of_an_if() {
         regression(&body);
     }
 }
+
+/// `cvt` from an 8-bit integer to a float converts the low byte only (found by the
+/// generator: `cvt.rn.f32.u8 %f0, %r0` converted the whole register).
+#[test]
+fn int8_to_float_converts_the_low_byte() {
+    regression(
+        "cvt.rn.f32.u8 %f0, %r0;\ncvt.rz.f32.s8 %f1, %r1;\ncvt.rn.f64.s8 %fd0, %h0;\ncvt.rm.f64.u8 %fd1, %rd0;\n",
+    );
+}

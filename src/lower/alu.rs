@@ -887,7 +887,9 @@ impl Lowerer<'_> {
                 if !matches!(dt, ScalarType::F32 | ScalarType::F64) {
                     return self.error(i.opcode.span, "conversion to this float type is not supported yet");
                 }
-                let src = if st.bits() == 64 { self.pair(x) } else { self.int_ext(x.lo, st) };
+                // 8- and 16-bit sources are extended to 32 bits first (the register's upper bits
+                // are not part of the value).
+                let src = if st.bits() == 64 { self.pair(x) } else { self.ext32(x.lo, st.bits(), st.is_signed()) };
                 let src = if st.bits() == 64 { src } else { self.in_reg(src) };
                 let ft = if dt == ScalarType::F64 { FType::F64 } else { FType::F32 };
                 let it = if st.bits() == 64 {
