@@ -239,12 +239,15 @@ fn mem_ty(ch: &mut Ch, c: Class) -> (&'static str, u32) {
     }
 }
 
-/// A data class for memory accesses, and a vector width the pool allows.
-fn mem_shape(ch: &mut Ch) -> (Class, u32) {
+/// A memory access: data class, vector width (one the pool allows), type word, element
+/// bytes. 256-bit vectors (`.v4` of 64-bit elements) only where `wide` (`.global`).
+fn mem_access(ch: &mut Ch, wide: bool) -> (Class, u32, &'static str, u32) {
     let c = ch.pick(&[R, R, D, H, F, G]);
     let v = ch.pick(&[1u32, 1, 2, 4]);
     let v = if c.info().2 < v as usize { 2 } else { v };
-    (c, v)
+    let (ty, eb) = mem_ty(ch, c);
+    let v = if eb * v > 16 && !wide { 2 } else { v };
+    (c, v, ty, eb)
 }
 
 /// `{a, b}` for vectors, `a` for scalars.
@@ -501,13 +504,13 @@ impl Inst {
             }
             19 => {
                 // Global loads from the read-only input.
-                let (c, v) = mem_shape(ch);
-                let (ty, eb) = mem_ty(ch, c);
+                let form = ch.n(3);
+                let (c, v, ty, eb) = mem_access(ch, form < 2);
                 let bytes = eb * v;
                 let qual = ch.pick(&["", "", ".ca", ".cg", ".cs", ".lu", ".cv", ".nc", ".volatile"]);
                 let (_, d) = vec_text(v, &ch.regs(c, v as usize));
                 let vv = if v == 1 { String::new() } else { format!(".v{v}") };
-                match ch.n(3) {
+                match form {
                     0 => {
                         let off = ch.n((64 / bytes) as usize) as u32 * bytes;
                         format!("ld.global{qual}{vv}{ty} {d}, [%ing+{off}];")
@@ -527,20 +530,19 @@ impl Inst {
             }
             20 => {
                 // Stores to the thread's own output slot, [128, 256).
-                let (c, v) = mem_shape(ch);
-                let (ty, eb) = mem_ty(ch, c);
+                let generic = ch.flag(3);
+                let (c, v, ty, eb) = mem_access(ch, !generic);
                 let bytes = eb * v;
                 let qual = ch.pick(&["", "", ".wb", ".cg", ".cs", ".wt", ".volatile"]);
                 let regs: Vec<String> = (0..v).map(|_| ch.reg(c)).collect();
                 let (vv, s) = vec_text(v, &regs);
                 let off = 128 + ch.n((128 / bytes) as usize) as u32 * bytes;
-                let (space, base) = if ch.flag(3) { ("", "%outb") } else { (".global", "%outg") };
+                let (space, base) = if generic { ("", "%outb") } else { (".global", "%outg") };
                 format!("st{space}{qual}{vv}{ty} [{base}+{off}], {s};")
             }
             21 => {
                 // The thread's local array (64 bytes, initialized by the prologue).
-                let (c, v) = mem_shape(ch);
-                let (ty, eb) = mem_ty(ch, c);
+                let (c, v, ty, eb) = mem_access(ch, false);
                 let bytes = eb * v;
                 let regs = ch.regs(c, v as usize);
                 let (vv, data) = vec_text(v, &regs);
@@ -567,8 +569,7 @@ impl Inst {
                 }
             }
             22 => {
-                let (c, v) = mem_shape(ch);
-                let (ty, eb) = mem_ty(ch, c);
+                let (c, v, ty, eb) = mem_access(ch, false);
                 let bytes = eb * v;
                 let (_, d) = vec_text(v, &ch.regs(c, v as usize));
                 let vv = if v == 1 { String::new() } else { format!(".v{v}") };
@@ -846,10 +847,7 @@ impl Printer {
         let reads: Vec<&[u16; 8]> = x.ch[1..].iter().collect();
         for c in &reads[..reads.len() / 2] {
             let ch = &mut Ch(c, 0);
-            let (cl, v) = mem_shape(ch);
-            let (ty, eb) = mem_ty(ch, cl);
-            let bytes = eb * v;
-            let v = if bytes > 16 { 1 } else { v };
+            let (cl, v, ty, eb) = mem_access(ch, false);
             let bytes = eb * v;
             let regs: Vec<String> = (0..v).map(|_| ch.reg(cl)).collect();
             let (vv, s) = vec_text(v, &regs);
@@ -875,9 +873,7 @@ impl Printer {
         }
         for c in &reads[reads.len() / 2..] {
             let ch = &mut Ch(c, 0);
-            let (cl, v) = mem_shape(ch);
-            let (ty, eb) = mem_ty(ch, cl);
-            let v = if eb * v > 16 { 1 } else { v };
+            let (cl, v, ty, eb) = mem_access(ch, false);
             let bytes = eb * v;
             let (_, d) = vec_text(v, &ch.regs(cl, v as usize));
             let vv = if v == 1 { String::new() } else { format!(".v{v}") };
