@@ -191,3 +191,14 @@ fn int8_to_float_converts_the_low_byte() {
         "cvt.rn.f32.u8 %f0, %r0;\ncvt.rz.f32.s8 %f1, %r1;\ncvt.rn.f64.s8 %fd0, %h0;\ncvt.rm.f64.u8 %fd1, %rd0;\n",
     );
 }
+
+/// fp64 add/mul overflowing under a directed rounding give the largest finite value where
+/// the mode rounds toward zero (found by the generator: the simulator's `DMUL.RZ` gave
+/// infinity).
+#[test]
+fn fp64_directed_overflow_is_finite() {
+    regression(
+        "mov.f64 %fd2, 0d7FEFFFFFFFFFFFFF;\nmul.rz.f64 %fd0, %fd2, %fd2;\nadd.rm.f64 %fd1, %fd2, %fd2;\n\
+         neg.f64 %fd2, %fd2;\nmul.rp.f64 %fd2, %fd2, 0d4000000000000000;\n",
+    );
+}

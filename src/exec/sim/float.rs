@@ -155,9 +155,21 @@ pub fn ffma(a: f32, b: f32, c: f32, rnd: Rnd) -> f32 {
     if ord == Ordering::Equal { zero_sum_sign32(r, p as f32, c, rnd) } else { directed32(r, ord, rnd) }
 }
 
+/// A binary64 overflow (finite operands, infinite round-to-nearest result `r`) rounded
+/// per `rnd`: the largest finite value of `r`'s sign where `rnd` rounds toward zero.
+fn overflow64(r: f64, rnd: Rnd) -> f64 {
+    match (rnd, r > 0.0) {
+        (Rnd::Rz, _) | (Rnd::Rm, true) | (Rnd::Rp, false) => f64::MAX.copysign(r),
+        _ => r,
+    }
+}
+
 /// DADD: `a + b` rounded per `rnd`.
 pub fn dadd(a: f64, b: f64, rnd: Rnd) -> f64 {
     let (r, e) = two_sum(a, b);
+    if rnd != Rnd::Rn && r.is_infinite() && a.is_finite() && b.is_finite() {
+        return overflow64(r, rnd);
+    }
     if rnd == Rnd::Rn || !r.is_finite() {
         return r;
     }
@@ -170,6 +182,9 @@ pub fn dadd(a: f64, b: f64, rnd: Rnd) -> f64 {
 /// DMUL: `a * b` rounded per `rnd` (the error `fma(a, b, -r)` is exact).
 pub fn dmul(a: f64, b: f64, rnd: Rnd) -> f64 {
     let r = a * b;
+    if rnd != Rnd::Rn && r.is_infinite() && a.is_finite() && b.is_finite() {
+        return overflow64(r, rnd);
+    }
     if rnd == Rnd::Rn || !r.is_finite() {
         return r;
     }
@@ -531,6 +546,12 @@ mod tests {
         assert_eq!(f2i(f64::NAN, IType::S32, IRnd::Trunc), 0);
         assert_eq!(dadd(1.0, f64::EPSILON / 4.0, Rnd::Rp), 1.0f64.next_up());
         assert_eq!(dmul(1.0 + f64::EPSILON, 1.0 + f64::EPSILON, Rnd::Rz), 1.0 + 2.0 * f64::EPSILON);
+        assert_eq!(dmul(f64::MAX, 2.0, Rnd::Rz), f64::MAX);
+        assert_eq!(dmul(f64::MAX, -2.0, Rnd::Rm), f64::NEG_INFINITY);
+        assert_eq!(dmul(f64::MAX, -2.0, Rnd::Rp), -f64::MAX);
+        assert_eq!(dadd(f64::MAX, f64::MAX, Rnd::Rm), f64::MAX);
+        assert_eq!(dadd(f64::MAX, f64::MAX, Rnd::Rp), f64::INFINITY);
+        assert_eq!(dadd(f64::INFINITY, 1.0, Rnd::Rz), f64::INFINITY);
         assert_eq!(f64_to_f32(1.0 + f64::EPSILON, Rnd::Rp), 1.0f32.next_up());
         assert_eq!(ffma(1.0, 1.0, f32::EPSILON / 4.0, Rnd::Rp), 1.0f32.next_up());
     }
