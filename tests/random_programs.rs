@@ -202,3 +202,14 @@ fn fp64_directed_overflow_is_finite() {
          neg.f64 %fd2, %fd2;\nmul.rp.f64 %fd2, %fd2, 0d4000000000000000;\n",
     );
 }
+
+/// fp64 multiplication with a directed rounding and a subnormal result whose rounding
+/// error is below the smallest subnormal (found by the generator: the simulator's
+/// `DMUL.RZ` rounded to nearest).
+#[test]
+fn fp64_directed_subnormal_product() {
+    regression(
+        "mov.f64 %fd0, 0d0000000100000001;\nmul.rz.f64 %fd1, %fd0, 0d3FE8000000000001;\n\
+         mul.rp.f64 %fd2, %fd0, 0d3FE8000000000001;\nmul.rm.f64 %fd0, %fd0, 0dBFE8000000000001;\n",
+    );
+}

@@ -179,7 +179,9 @@ pub fn dadd(a: f64, b: f64, rnd: Rnd) -> f64 {
     directed64(r, sign(e), rnd)
 }
 
-/// DMUL: `a * b` rounded per `rnd` (the error `fma(a, b, -r)` is exact).
+/// DMUL: `a * b` rounded per `rnd` (the sign of the error `fma(a, b, -r)` tells the
+/// direction; near the subnormal range the error itself would underflow, so it is taken
+/// with the smaller operand scaled by 2^256, which is exact).
 pub fn dmul(a: f64, b: f64, rnd: Rnd) -> f64 {
     let r = a * b;
     if rnd != Rnd::Rn && r.is_infinite() && a.is_finite() && b.is_finite() {
@@ -188,7 +190,15 @@ pub fn dmul(a: f64, b: f64, rnd: Rnd) -> f64 {
     if rnd == Rnd::Rn || !r.is_finite() {
         return r;
     }
-    directed64(r, sign(a.mul_add(b, -r)), rnd)
+    let err = if r.abs() < f64::from_bits(0x0c00_0000_0000_0000) {
+        // 2^-831: below it the error of a product can be smaller than 2^-1074.
+        let (x, y) = if a.abs() < b.abs() { (a, b) } else { (b, a) };
+        let k = f64::from_bits(0x4ff0_0000_0000_0000); // 2^256
+        (x * k).mul_add(y, -(r * k))
+    } else {
+        a.mul_add(b, -r)
+    };
+    directed64(r, sign(err), rnd)
 }
 
 /// An fp comparison, `U` forms true on unordered operands.
@@ -547,6 +557,10 @@ mod tests {
         assert_eq!(dadd(1.0, f64::EPSILON / 4.0, Rnd::Rp), 1.0f64.next_up());
         assert_eq!(dmul(1.0 + f64::EPSILON, 1.0 + f64::EPSILON, Rnd::Rz), 1.0 + 2.0 * f64::EPSILON);
         assert_eq!(dmul(f64::MAX, 2.0, Rnd::Rz), f64::MAX);
+        // A subnormal product whose error is below the smallest subnormal.
+        let (a, b) = (f64::from_bits(0x0000_0001_0000_0001), 0.75 + f64::EPSILON);
+        assert_eq!(dmul(a, b, Rnd::Rz), f64::from_bits(0x0000_0000_c000_0000));
+        assert_eq!(dmul(a, b, Rnd::Rp), f64::from_bits(0x0000_0000_c000_0001));
         assert_eq!(dmul(f64::MAX, -2.0, Rnd::Rm), f64::NEG_INFINITY);
         assert_eq!(dmul(f64::MAX, -2.0, Rnd::Rp), -f64::MAX);
         assert_eq!(dadd(f64::MAX, f64::MAX, Rnd::Rm), f64::MAX);
