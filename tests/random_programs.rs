@@ -255,3 +255,11 @@ fn known_sched_hazard_wait_right_after_barrier_set() {
          mul.wide.u32 %a0, %ltid, 16;\nadd.s64 %shme, %shb, %a0;\nst.shared.v4.b32 [%shme], {%r0, %r1, %r2, %r3};\n",
     );
 }
+
+/// Copy propagation forwarded a 64-bit read of two registers loaded as components 1 and 2
+/// of a 128-bit load to that quad's middle (`%q.1:2`), an odd register pair (found by the
+/// generator: "R25 is not aligned for a 64-bit operand"; the epilogue stores `{%r4, %r5}`).
+#[test]
+fn vector_parts_forwarded_only_when_aligned() {
+    regression("ld.global.v4.u32 {%r3, %r4, %r5, %r0}, [%ing+0];\n");
+}
