@@ -263,3 +263,10 @@ fn known_sched_hazard_wait_right_after_barrier_set() {
 fn vector_parts_forwarded_only_when_aligned() {
     regression("ld.global.v4.u32 {%r3, %r4, %r5, %r0}, [%ing+0];\n");
 }
+
+/// A 64-bit logical right shift by 64 or more gives 0 (PTX clamps the amount to 64; found
+/// by the generator: `shr.u64 %rd2, %rd0, 64` gave the sign bit).
+#[test]
+fn shr_u64_by_64_is_zero() {
+    regression("shr.u64 %rd0, %rd0, 64;\nshr.u64 %rd1, %rd1, 100;\nshr.s64 %rd2, %rd2, 64;\nshl.b64 %rd3, %rd1, 64;\n");
+}

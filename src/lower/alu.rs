@@ -522,7 +522,12 @@ impl Lowerer<'_> {
                     self.op(Op::Shf { left: false, signed, wide: true }, Dst::reg(lo, 1), vec![xlo, Src::imm(s), xhi]);
                     self.op(Op::Shr { u32: !signed }, Dst::reg(hi, 1), vec![xhi, Src::imm(s)]);
                 } else {
-                    self.op(Op::Shr { u32: !signed }, Dst::reg(lo, 1), vec![xhi, Src::imm((s - 32).min(31))]);
+                    if signed || s < 64 {
+                        self.op(Op::Shr { u32: !signed }, Dst::reg(lo, 1), vec![xhi, Src::imm((s - 32).min(31))]);
+                    } else {
+                        // A logical shift by 64 or more (clamped to 64) leaves nothing.
+                        self.op(Op::Mov, Dst::reg(lo, 1), vec![Src::rz()]);
+                    }
                     if signed {
                         self.op(Op::Shr { u32: false }, Dst::reg(hi, 1), vec![xhi, Src::imm(31)]);
                     } else {
