@@ -270,3 +270,12 @@ fn vector_parts_forwarded_only_when_aligned() {
 fn shr_u64_by_64_is_zero() {
     regression("shr.u64 %rd0, %rd0, 64;\nshr.u64 %rd1, %rd1, 100;\nshr.s64 %rd2, %rd2, 64;\nshl.b64 %rd3, %rd1, 64;\n");
 }
+
+/// `cnot.b16` of a value whose register has upper bits set (here by a 16-bit multiply)
+/// tests the low 16 bits only (found by the generator).
+#[test]
+fn cnot_b16_ignores_the_upper_half() {
+    regression(
+        "mov.b32 {%h0, %h1}, %r0;\nmul.lo.u16 %h2, %h0, 0x100;\nmul.lo.u16 %h2, %h2, 0x100;\ncnot.b16 %h0, %h2;\n",
+    );
+}

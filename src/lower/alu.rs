@@ -408,11 +408,14 @@ impl Lowerer<'_> {
             }
             ArithOp::Not => self.op(Op::Lop(LogicOp::PassB), dst, vec![Src::rz(), xr.inv()]),
             ArithOp::Cnot => {
+                // 16-bit values compare their low half only (the upper half is undefined).
+                let xe = self.int_ext(xr, ty);
+                let xe = self.in_reg(xe);
                 let p = self.tmp_pred();
                 self.emit(Instr::new(
                     Op::Isetp { cmp: Cmp::Eq, u32: true, x: false, bop: BoolOp::And },
                     vec![Dst::Pred(p), Dst::Pred(PT)],
-                    vec![xr, Src::rz(), Src::pt()],
+                    vec![xe, Src::rz(), Src::pt()],
                 ));
                 self.op(Op::Sel, dst, vec![Src::rz(), Src::imm(1), Src::pred(p, true)]);
             }
