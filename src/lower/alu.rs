@@ -108,8 +108,9 @@ impl Lowerer<'_> {
                     let v = imm_bits64(i.value);
                     Ok(Val { lo: Src::imm(v as u32), hi: Some(Src::imm((v >> 32) as u32)), whole: None })
                 } else {
-                    let v = if ty.is_float() { imm_bits32(i.value) } else { imm_bits64(i.value) as u32 };
-                    Ok(Val { lo: Src::imm(v), hi: None, whole: None })
+                    // A `0f` literal gives its own 32 bits also to bit and integer types
+                    // (`mov.b32 %r, 0f3F800000`), not the low word of its f64 value.
+                    Ok(Val { lo: Src::imm(imm_bits32(i.value)), hi: None, whole: None })
                 }
             }
             Operand::Name { name, component, negated: false, .. } => {
@@ -407,11 +408,14 @@ impl Lowerer<'_> {
             }
             ArithOp::Not => self.op(Op::Lop(LogicOp::PassB), dst, vec![Src::rz(), xr.inv()]),
             ArithOp::Cnot => {
+                // 16-bit values compare their low half only (the upper half is undefined).
+                let xe = self.int_ext(xr, ty);
+                let xe = self.in_reg(xe);
                 let p = self.tmp_pred();
                 self.emit(Instr::new(
                     Op::Isetp { cmp: Cmp::Eq, u32: true, x: false, bop: BoolOp::And },
                     vec![Dst::Pred(p), Dst::Pred(PT)],
-                    vec![xr, Src::rz(), Src::pt()],
+                    vec![xe, Src::rz(), Src::pt()],
                 ));
                 self.op(Op::Sel, dst, vec![Src::rz(), Src::imm(1), Src::pred(p, true)]);
             }
@@ -521,7 +525,12 @@ impl Lowerer<'_> {
                     self.op(Op::Shf { left: false, signed, wide: true }, Dst::reg(lo, 1), vec![xlo, Src::imm(s), xhi]);
                     self.op(Op::Shr { u32: !signed }, Dst::reg(hi, 1), vec![xhi, Src::imm(s)]);
                 } else {
-                    self.op(Op::Shr { u32: !signed }, Dst::reg(lo, 1), vec![xhi, Src::imm((s - 32).min(31))]);
+                    if signed || s < 64 {
+                        self.op(Op::Shr { u32: !signed }, Dst::reg(lo, 1), vec![xhi, Src::imm((s - 32).min(31))]);
+                    } else {
+                        // A logical shift by 64 or more (clamped to 64) leaves nothing.
+                        self.op(Op::Mov, Dst::reg(lo, 1), vec![Src::rz()]);
+                    }
                     if signed {
                         self.op(Op::Shr { u32: false }, Dst::reg(hi, 1), vec![xhi, Src::imm(31)]);
                     } else {
@@ -886,7 +895,9 @@ impl Lowerer<'_> {
                 if !matches!(dt, ScalarType::F32 | ScalarType::F64) {
                     return self.error(i.opcode.span, "conversion to this float type is not supported yet");
                 }
-                let src = if st.bits() == 64 { self.pair(x) } else { self.int_ext(x.lo, st) };
+                // 8- and 16-bit sources are extended to 32 bits first (the register's upper bits
+                // are not part of the value).
+                let src = if st.bits() == 64 { self.pair(x) } else { self.ext32(x.lo, st.bits(), st.is_signed()) };
                 let src = if st.bits() == 64 { src } else { self.in_reg(src) };
                 let ft = if dt == ScalarType::F64 { FType::F64 } else { FType::F32 };
                 let it = if st.bits() == 64 {
@@ -934,28 +945,57 @@ impl Lowerer<'_> {
                 }
                 let src = if st.bits() == 64 { self.pair(x) } else { self.in_reg(x.lo) };
                 let (df, sf) = (ftype(dt), ftype(st));
-                self.op(
-                    Op::F2f { dst: df, src: sf, rnd: rnd(c.rnd), ftz: c.ftz },
-                    Dst::reg(d.reg, df.regs()),
-                    vec![src],
-                );
+                let int = matches!(c.rnd, Some(Rounding::Rni | Rounding::Rzi | Rounding::Rmi | Rounding::Rpi));
+                let n = df.regs();
+                let t = if c.sat { self.tmp(n) } else { d.reg };
+                self.op(Op::F2f { dst: df, src: sf, rnd: rnd(c.rnd), ftz: c.ftz, int }, Dst::reg(t, n), vec![src]);
+                if c.sat {
+                    // `.sat` clamps to [0.0, 1.0], NaN to +0.0 (ptxas: `FADD.SAT d, t, -RZ`
+                    // for f32, `DMNMX` with 0 and 1 for f64).
+                    let t = Src::reg(RegRef::new(t, n));
+                    if df == FType::F32 {
+                        let m = FMods { sat: true, ..FMods::default() };
+                        self.op(Op::Fadd(m), Dst::reg(d.reg, 1), vec![t, Src::rz().negated()]);
+                    } else {
+                        let lo = self.tmp(2);
+                        self.op(Op::Dmnmx, Dst::reg(lo, 2), vec![Src::reg(RegRef::rz(2)), t, Src::pred(PT, true)]);
+                        let one = self.pair(Val { lo: Src::imm(0), hi: Some(Src::imm(0x3ff0_0000)), whole: None });
+                        self.op(Op::Dmnmx, Dst::reg(d.reg, 2), vec![Src::reg(RegRef::new(lo, 2)), one, Src::pt()]);
+                    }
+                }
                 Ok(())
             }
         }
     }
 
-    /// Integer-to-integer `cvt`: truncate, then zero/sign-extend to the destination
-    /// register's declared width (PTX ISA 9.7.9.21, 6.4.1).
+    /// Integer-to-integer `cvt` (PTX ISA 9.7.9.21, 6.4.1): the source, extended by its own
+    /// signedness, is chopped to the destination type, and that value is zero/sign-extended
+    /// by the destination type to the destination register's declared width.
     fn cvt_int(&mut self, d: PtxReg, x: super::alu::Val, dt: ScalarType, st: ScalarType) -> LResult<()> {
         let dreg_bits = d.ty.bits();
+        // The low 32 bits: the low `keep` bits extended per the narrower type; a signed
+        // source widened to a narrower-than-32 unsigned type is chopped back to it
+        // (`cvt.u16.s8`: 0xffff, not 0xffffffff).
+        let keep = st.bits().min(dt.bits());
+        let signed = if st.bits() < dt.bits() { st.is_signed() } else { dt.is_signed() };
+        let lo = if keep >= dreg_bits.min(32) || (dreg_bits == 16 && keep == 16) {
+            x.lo
+        } else {
+            let v = self.ext32(x.lo, keep, signed);
+            if signed && !dt.is_signed() && keep < dt.bits() && dt.bits() < 32.min(dreg_bits) {
+                self.ext32(v, dt.bits(), false)
+            } else {
+                v
+            }
+        };
+        let lo = self.in_reg(lo);
         if dreg_bits == 64 {
-            // Widening to 64 bits: lo = the value extended to 32 bits, hi = sign or 0.
-            let lo = if st.bits() == 64 { x.lo } else { self.ext32(x.lo, st.bits().min(dt.bits()), st.is_signed()) };
-            let lo = self.in_reg(lo);
-            let signed = if st.bits() < dt.bits() { st.is_signed() } else { dt.is_signed() };
+            // The high word: the source's when both are 64-bit; else the sign of the value
+            // when it is signed at 64 bits (a signed 64-bit destination, or a signed source
+            // widened to 64 bits), else 0.
             let hi = if dt.bits() == 64 && st.bits() == 64 {
                 x.hi.unwrap_or(Src::rz())
-            } else if signed {
+            } else if (dt.bits() == 64 && signed) || (dt.bits() < 64 && dt.is_signed()) {
                 let t = self.tmp(1);
                 self.op(Op::Shr { u32: false }, Dst::reg(t, 1), vec![lo, Src::imm(31)]);
                 Src::r32(t)
@@ -966,17 +1006,7 @@ impl Lowerer<'_> {
             self.emit(Instr::new(Op::Join, vec![Dst::reg(d.reg, 2)], vec![lo, hi]));
             return Ok(());
         }
-        // Destination register of 16 or 32 bits: the value, truncated to the narrower of
-        // the two types, extended per the type that was narrower.
-        let keep = st.bits().min(dt.bits());
-        let signed = if st.bits() < dt.bits() { st.is_signed() } else { dt.is_signed() };
-        let v = if keep >= dreg_bits.min(32) || (dreg_bits == 16 && keep == 16) {
-            x.lo
-        } else {
-            self.ext32(x.lo, keep, signed)
-        };
-        let v = self.in_reg(v);
-        self.emit(Instr::new(Op::Copy, vec![Dst::reg(d.reg, 1)], vec![v]));
+        self.emit(Instr::new(Op::Copy, vec![Dst::reg(d.reg, 1)], vec![lo]));
         Ok(())
     }
 

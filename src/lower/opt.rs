@@ -193,11 +193,14 @@ fn forward(f: &Function, defs: &Defs, r: RegRef) -> Option<Src> {
     let whole = &defs.whole;
     let defs = &defs.sites;
     let (v, d) = unguarded_def(f, defs, r)?;
+    // A 64- or 128-bit operand must start at a multiple of its width (an even register, a
+    // multiple of 4): a part of another register is forwarded only where it is aligned.
+    let aligned = |comp: u8| r.n == 1 || comp.is_multiple_of(r.n);
     match d.op {
         Op::Copy => {
             let s = d.srcs[0];
             match s.kind {
-                SrcKind::Reg(x) if s.mods == Default::default() => {
+                SrcKind::Reg(x) if s.mods == Default::default() && aligned(x.comp + r.comp) => {
                     Some(Src::reg(RegRef { reg: x.reg, comp: x.comp + r.comp, n: r.n }))
                 }
                 _ if r.n == 1 && r.comp == 0 => Some(s),
@@ -222,7 +225,11 @@ fn forward(f: &Function, defs: &Defs, r: RegRef) -> Option<Src> {
                 .iter()
                 .enumerate()
                 .all(|(k, p)| *p == Some(RegRef { reg: first.reg, comp: first.comp + k as u8, n: 1 }));
-            (whole && !first.reg.is_rz()).then_some(Src::reg(RegRef { reg: first.reg, comp: first.comp, n: r.n }))
+            (whole && !first.reg.is_rz() && aligned(first.comp)).then_some(Src::reg(RegRef {
+                reg: first.reg,
+                comp: first.comp,
+                n: r.n,
+            }))
         }
         _ => None,
     }

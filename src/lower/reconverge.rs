@@ -21,7 +21,7 @@ use crate::ptx::ast::Span;
 use crate::sass::instr::{Instr, Reg, Src, SrcKind};
 use crate::sass::op::{Op, SpecialReg};
 use petgraph::algo::dominators::{Dominators, simple_fast};
-use petgraph::graph::{DiGraph, NodeIndex};
+use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
 use petgraph::visit::NodeIndexable;
 use std::collections::{HashMap, HashSet};
 
@@ -212,6 +212,60 @@ fn insert_before_terminator(f: &mut Function, b: BlockId, i: Instr) {
     blk.origins.insert(at, origin);
 }
 
+/// Routes the loop exits `exits` (edges leaving the loop, to `target` directly or through
+/// jump-only blocks, for which `via_jump` holds) to a new block `BRA target` that takes
+/// `target`'s block parameters; returns it.
+fn land(
+    f: &mut Function,
+    exits: &[(BlockId, BlockId)],
+    target: BlockId,
+    via_jump: impl Fn(BlockId, &Function) -> bool,
+) -> BlockId {
+    let x = f.new_block("");
+    let params: Vec<u32> = f.cfg[target]
+        .params
+        .clone()
+        .iter()
+        .map(|p| match f.new_vreg(f.vregs[*p as usize]) {
+            Reg::V(v) => v,
+            r => unreachable!("new_vreg gives a virtual register, not {r:?}"),
+        })
+        .collect();
+    f.cfg[x].params = params.clone();
+    let mut origin = Span::default();
+    let mut entering: Vec<EdgeIndex> = vec![];
+    for &(b, s) in exits {
+        let from = if via_jump(s, f) { s } else { b };
+        for e in f.succ_edges(from) {
+            if f.cfg.edge_endpoints(e).expect("edge").1 == target && !entering.contains(&e) {
+                entering.push(e);
+            }
+        }
+    }
+    for e in entering {
+        let (src, _) = f.cfg.edge_endpoints(e).expect("edge");
+        let Edge { kind, args } = f.cfg.remove_edge(e).expect("edge");
+        origin = f.cfg[src].origins.last().copied().unwrap_or(origin);
+        if kind == EdgeKind::Taken {
+            let term = f.cfg[src].instrs.last_mut().expect("a taken edge has a branch");
+            term.srcs[0] = Src::label(x.index() as u32);
+            f.cfg.add_edge(src, x, Edge { kind, args });
+        } else {
+            // A fall-through exit: a jump block after `src` carries it to the landing block.
+            let j = f.new_block("");
+            f.cfg[j].push(Instr::new(Op::Bra, vec![], vec![Src::label(x.index() as u32)]), origin);
+            f.cfg.add_edge(src, j, Edge { kind, args: vec![] });
+            f.cfg.add_edge(j, x, Edge { kind: EdgeKind::Taken, args });
+            let pos = f.layout.iter().position(|b| *b == src).expect("in layout");
+            f.layout.insert(pos + 1, j);
+        }
+    }
+    f.cfg[x].push(Instr::new(Op::Bra, vec![], vec![Src::label(target.index() as u32)]), origin);
+    f.cfg.add_edge(x, target, Edge { kind: EdgeKind::Taken, args: params });
+    f.layout.push(x);
+    x
+}
+
 /// Inserts SSY/SYNC and PBK/BRK for divergent branches. Returns an error diagnostic for
 /// divergent control flow it cannot structure (loops with several exit targets or
 /// several entries).
@@ -221,21 +275,30 @@ pub fn insert(f: &mut Function, at: Span) -> Result<(), Diag> {
         return Ok(());
     }
     let loops = natural_loops(f);
+    let pdom = PostDom::new(f);
     let mut loop_exit_branches: HashSet<BlockId> = HashSet::new();
     for l in &loops {
-        let exits: Vec<(BlockId, BlockId)> = l
-            .body
-            .iter()
-            .flat_map(|b| f.succs(*b).into_iter().filter(|s| !l.body.contains(s)).map(move |s| (*b, s)))
-            .collect();
+        let exits_of = |f: &Function| -> Vec<(BlockId, BlockId)> {
+            let mut v: Vec<(BlockId, BlockId)> = l
+                .body
+                .iter()
+                .flat_map(|b| f.succs(*b).into_iter().filter(|s| !l.body.contains(s)).map(move |s| (*b, s)))
+                .collect();
+            v.sort();
+            v
+        };
+        let mut exits = exits_of(f);
         let divergent_exit = exits.iter().any(|(b, _)| divergent.contains(b));
         if !divergent_exit {
             continue;
         }
+        let mut landing: Option<BlockId> = None;
         // Look through jump-only exit blocks to the real exit target.
-        let real = |s: BlockId, f: &Function| {
+        let real = |s: BlockId, f: &Function, landing: Option<BlockId>| {
             let blk = &f.cfg[s];
-            if blk.instrs.len() == 1
+            if Some(s) == landing {
+                s
+            } else if blk.instrs.len() == 1
                 && blk.instrs[0].op == Op::Bra
                 && blk.instrs[0].guard.is_none()
                 && blk.params.is_empty()
@@ -245,12 +308,23 @@ pub fn insert(f: &mut Function, at: Span) -> Result<(), Diag> {
                 s
             }
         };
-        let targets: HashSet<BlockId> = exits.iter().map(|(_, s)| real(*s, f)).collect();
+        let targets: HashSet<BlockId> = exits.iter().map(|(_, s)| real(*s, f, None)).collect();
         if targets.len() != 1 {
             return Err(Diag::error(at, format!("`{}`: a loop with a divergent exit leaves to {} different places", f.name, targets.len()))
                 .note("ptx2sass reconverges divergent loops with PBK/BRK, which needs a single exit target; this is not supported yet"));
         }
-        let target = *targets.iter().next().expect("one target");
+        let mut target = *targets.iter().next().expect("one target");
+        // The exit target is also the join of a divergent branch around the loop (a loop in
+        // one arm of an if/else): the loop's threads must SYNC there like the other arm's,
+        // so they leave the loop to a landing block of their own (the PBK target) whose
+        // `BRA target` becomes that SYNC.
+        if divergent.iter().any(|d| !l.body.contains(d) && pdom.ipdom(*d) == Some(target)) {
+            let x = land(f, &exits, target, |s, f| real(s, f, None) != s);
+            landing = Some(x);
+            target = x;
+            exits = exits_of(f);
+        }
+        let real = |s: BlockId, f: &Function| real(s, f, landing);
         let outside_preds: Vec<BlockId> = f.preds(l.header).into_iter().filter(|p| !l.body.contains(p)).collect();
         if outside_preds.len() != 1 || f.succs(outside_preds[0]).len() != 1 {
             return Err(Diag::error(at, format!("`{}`: a loop with a divergent exit has several entries", f.name))

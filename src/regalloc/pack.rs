@@ -11,7 +11,8 @@
 //!    ("renumbering" in Chaitin-Briggs allocators) splits each slot into webs: the values
 //!    that must share a register because they meet at a join.
 //! 2. Liveness of webs (backward dataflow over blocks) and an interference graph: a
-//!    definition interferes with everything live after it, except the source of a copy.
+//!    definition interferes with everything live after it, except the components of a
+//!    copy's source that it copies.
 //! 3. Greedy coloring, widest first, with alignment, preferring for each web the registers
 //!    its `copy`/`join` partners already got (coalescing: a `join` whose parts land in its
 //!    destination's registers costs nothing).
@@ -215,9 +216,11 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
     for &b in &blocks {
         let mut live = live_out(b, &live_in);
         for i in f.cfg[b].instrs.iter().rev() {
-            let copy_src: Option<u32> = match (i.op, i.srcs.first().and_then(|s| s.as_reg())) {
+            // A copy's destination may share registers with the components it copies
+            // (only those: the source's other components may still be live).
+            let copy_src: Option<(u32, u8)> = match (i.op, i.srcs.first().and_then(|s| s.as_reg())) {
                 (Op::Copy, Some(r)) => match r.reg {
-                    Reg::V(v) if r.comp == 0 => Some(v),
+                    Reg::V(v) if r.comp == 0 => Some((v, r.n)),
                     _ => None,
                 },
                 _ => None,
@@ -227,7 +230,7 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
             for &d in &defs {
                 for u in live.iter() {
                     let (l, c) = (u / 4, (u % 4) as u8);
-                    if Some(l) != copy_src {
+                    if !copy_src.is_some_and(|(s, n)| s == l && c < n) {
                         add(d, full(d), l, 1 << c, &mut adj);
                     }
                 }

@@ -527,6 +527,10 @@ pub enum Op {
         src: FType,
         rnd: Rnd,
         ftz: bool,
+        /// Round to an integral value (`.ROUND/.FLOOR/.CEIL/.TRUNC` for `rnd` RN/RM/RP/RZ,
+        /// as ptxas emits for PTX `cvt.rni/.rmi/.rpi/.rzi`); without it a same-type F2F
+        /// only copies (with `.FTZ`).
+        int: bool,
     },
     I2i {
         dst: IType,
@@ -991,13 +995,19 @@ impl Op {
                     IRnd::Trunc => ".TRUNC",
                 });
             }
-            F2f { dst, src, rnd, ftz } => {
+            F2f { dst, src, rnd, ftz, int } => {
                 if ftz {
                     s.push_str(".FTZ");
                 }
                 s.push_str(dst.name());
                 s.push_str(src.name());
-                s.push_str(rnd.suffix());
+                s.push_str(match (int, rnd) {
+                    (false, r) => r.suffix(),
+                    (true, Rnd::Rn) => ".ROUND",
+                    (true, Rnd::Rm) => ".FLOOR",
+                    (true, Rnd::Rp) => ".CEIL",
+                    (true, Rnd::Rz) => ".TRUNC",
+                });
             }
             I2i { dst, src } => {
                 s.push_str(dst.name());

@@ -166,8 +166,14 @@ pub fn fma(f: Format, m: Mods, a: u64, b: u64, c: u64) -> u64 {
 }
 
 /// `abs` / `neg` (PTX ISA 9.7.3.9, 9.7.3.10): clear or flip the sign bit (after `.ftz`).
+/// A NaN input gives the canonical NaN: PTX leaves the result an unspecified NaN, and
+/// every NaN result of the interpreter is canonical (see [`float`]), as on SPA 5.0, where
+/// `neg`/`abs` are `FADD`/`DADD` from `-RZ`.
 pub fn abs_neg(f: Format, neg: bool, ftz: bool, a: u64) -> u64 {
     let a = if ftz && f == F32 { f.ftz(a) } else { a };
+    if f.is_nan(a) {
+        return f.nan();
+    }
     if neg { a ^ f.sign() } else { a & !f.sign() }
 }
 
@@ -340,6 +346,8 @@ mod tests {
         assert_eq!(unary(Unary::Sqrt, F32, true, RN, b(-1.0)), F32.nan());
         assert_eq!(unary(Unary::Lg2, F32, true, RN, b(8.0)), b(3.0));
         assert_eq!(abs_neg(F32, true, false, b(1.5)), b(-1.5));
+        assert_eq!(abs_neg(F32, true, false, 0xffc0_0001), F32.nan());
+        assert_eq!(abs_neg(F64, false, false, 0xfff8_0000_0000_0001), F64.nan());
         assert_eq!(testp("subnormal", F32, 1), Some(true));
         assert_eq!(copysign(F32, b(-1.0), b(2.0)), b(-2.0));
     }

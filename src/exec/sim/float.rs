@@ -11,9 +11,10 @@
 //!
 //! Conversions: I2F from 8..64-bit integers (the low bits of the register, per the
 //! source type), F2I with `.ROUND/.FLOOR/.CEIL/.TRUNC` saturating to the destination
-//! range (NaN gives 0), F2F between F32 and F64 with IEEE rounding (same-type F2F with
-//! `.RM/.RP/.RZ` rounds to an integral value, as `cvt.rmi/.rpi/.rzi.f32.f32` do), I2I
-//! between integer widths by truncation and extension. F16 forms are unsupported.
+//! range (NaN gives 0), F2F between F32 and F64 with IEEE rounding (`.ROUND/.FLOOR/
+//! .CEIL/.TRUNC` round to an integral value first, as `cvt.rni/.rmi/.rpi/.rzi` do; a
+//! same-type F2F without them copies), I2I between integer widths by truncation and
+//! extension. F16 forms are unsupported.
 
 use super::Sim;
 use super::state::{Lanes, Lanes64, WARP_SIZE, Warp, lanes};
@@ -154,9 +155,21 @@ pub fn ffma(a: f32, b: f32, c: f32, rnd: Rnd) -> f32 {
     if ord == Ordering::Equal { zero_sum_sign32(r, p as f32, c, rnd) } else { directed32(r, ord, rnd) }
 }
 
+/// A binary64 overflow (finite operands, infinite round-to-nearest result `r`) rounded
+/// per `rnd`: the largest finite value of `r`'s sign where `rnd` rounds toward zero.
+fn overflow64(r: f64, rnd: Rnd) -> f64 {
+    match (rnd, r > 0.0) {
+        (Rnd::Rz, _) | (Rnd::Rm, true) | (Rnd::Rp, false) => f64::MAX.copysign(r),
+        _ => r,
+    }
+}
+
 /// DADD: `a + b` rounded per `rnd`.
 pub fn dadd(a: f64, b: f64, rnd: Rnd) -> f64 {
     let (r, e) = two_sum(a, b);
+    if rnd != Rnd::Rn && r.is_infinite() && a.is_finite() && b.is_finite() {
+        return overflow64(r, rnd);
+    }
     if rnd == Rnd::Rn || !r.is_finite() {
         return r;
     }
@@ -166,13 +179,26 @@ pub fn dadd(a: f64, b: f64, rnd: Rnd) -> f64 {
     directed64(r, sign(e), rnd)
 }
 
-/// DMUL: `a * b` rounded per `rnd` (the error `fma(a, b, -r)` is exact).
+/// DMUL: `a * b` rounded per `rnd` (the sign of the error `fma(a, b, -r)` tells the
+/// direction; near the subnormal range the error itself would underflow, so it is taken
+/// with the smaller operand scaled by 2^256, which is exact).
 pub fn dmul(a: f64, b: f64, rnd: Rnd) -> f64 {
     let r = a * b;
+    if rnd != Rnd::Rn && r.is_infinite() && a.is_finite() && b.is_finite() {
+        return overflow64(r, rnd);
+    }
     if rnd == Rnd::Rn || !r.is_finite() {
         return r;
     }
-    directed64(r, sign(a.mul_add(b, -r)), rnd)
+    let err = if r.abs() < f64::from_bits(0x0c00_0000_0000_0000) {
+        // 2^-831: below it the error of a product can be smaller than 2^-1074.
+        let (x, y) = if a.abs() < b.abs() { (a, b) } else { (b, a) };
+        let k = f64::from_bits(0x4ff0_0000_0000_0000); // 2^256
+        (x * k).mul_add(y, -(r * k))
+    } else {
+        a.mul_add(b, -r)
+    };
+    directed64(r, sign(err), rnd)
 }
 
 /// An fp comparison, `U` forms true on unordered operands.
@@ -436,7 +462,7 @@ impl Sim<'_> {
                 }
                 wide = dst.regs() == 2;
             }
-            Op::F2f { dst, src: st, rnd, ftz } => {
+            Op::F2f { dst, src: st, rnd, ftz, int } => {
                 let v = self.fsrc(w, src(i, 0)?, st, mask)?;
                 let s = src(i, 0)?;
                 for l in lanes(mask) {
@@ -444,9 +470,9 @@ impl Sim<'_> {
                         FType::F32 => in32(v[l] as u32, s, ftz) as f64,
                         _ => in64(v[l], s),
                     };
-                    let x = if st == dst {
+                    let x = if int {
                         match rnd {
-                            Rnd::Rn => x,
+                            Rnd::Rn => x.round_ties_even(),
                             Rnd::Rm => x.floor(),
                             Rnd::Rp => x.ceil(),
                             Rnd::Rz => x.trunc(),
@@ -530,6 +556,16 @@ mod tests {
         assert_eq!(f2i(f64::NAN, IType::S32, IRnd::Trunc), 0);
         assert_eq!(dadd(1.0, f64::EPSILON / 4.0, Rnd::Rp), 1.0f64.next_up());
         assert_eq!(dmul(1.0 + f64::EPSILON, 1.0 + f64::EPSILON, Rnd::Rz), 1.0 + 2.0 * f64::EPSILON);
+        assert_eq!(dmul(f64::MAX, 2.0, Rnd::Rz), f64::MAX);
+        // A subnormal product whose error is below the smallest subnormal.
+        let (a, b) = (f64::from_bits(0x0000_0001_0000_0001), 0.75 + f64::EPSILON);
+        assert_eq!(dmul(a, b, Rnd::Rz), f64::from_bits(0x0000_0000_c000_0000));
+        assert_eq!(dmul(a, b, Rnd::Rp), f64::from_bits(0x0000_0000_c000_0001));
+        assert_eq!(dmul(f64::MAX, -2.0, Rnd::Rm), f64::NEG_INFINITY);
+        assert_eq!(dmul(f64::MAX, -2.0, Rnd::Rp), -f64::MAX);
+        assert_eq!(dadd(f64::MAX, f64::MAX, Rnd::Rm), f64::MAX);
+        assert_eq!(dadd(f64::MAX, f64::MAX, Rnd::Rp), f64::INFINITY);
+        assert_eq!(dadd(f64::INFINITY, 1.0, Rnd::Rz), f64::INFINITY);
         assert_eq!(f64_to_f32(1.0 + f64::EPSILON, Rnd::Rp), 1.0f32.next_up());
         assert_eq!(ffma(1.0, 1.0, f32::EPSILON / 4.0, Rnd::Rp), 1.0f32.next_up());
     }

@@ -1,0 +1,281 @@
+//! Property-based differential testing: random well-defined PTX kernels
+//! (`tests/common/gen.rs`) are compiled (in debug builds with the register-allocation
+//! verifier and the hazard checker) and run on the PTX interpreter and on the SPA 5.0
+//! simulator with every launch shape of `generator::SHAPES`; global memory after each launch
+//! must match bit for bit.
+//!
+//! The run is reproducible: a fixed proptest seed (override with `PROPTEST_RNG_SEED`),
+//! `CASES` programs (override with `PROPTEST_CASES`). A failure prints the shrunk program
+//! as PTX, the launch shape and the first differences.
+
+#[path = "common/gen.rs"]
+mod generator;
+
+use generator::{Program, SHAPES, SLOT, Shape};
+use proptest::test_runner::{Config, RngSeed, TestCaseError, TestError, TestRunner};
+use ptx2sass::driver::{self, Options};
+use ptx2sass::exec;
+
+/// Programs per default run (about 40 s in a debug `cargo test` on two cores).
+const CASES: u32 = 200;
+
+/// The hazard checker's report of a known scheduler bug (a barrier waited on one cycle
+/// after the instruction that sets it, across a fall-through into a join; reproducer:
+/// `known_sched_hazard_wait_right_after_barrier_set`). The scheduler is being rewritten
+/// elsewhere; until then a program hitting it is compiled again with serial scheduling
+/// (`--serial`), so that the rest of the pipeline and the executors are still compared.
+const KNOWN_SCHED_HAZARD: &str = "cycle(s) after it was set (at least 2 needed)";
+
+/// Programs compiled again with serial scheduling because of [`KNOWN_SCHED_HAZARD`].
+static SERIAL_FALLBACKS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+fn compile(src: &str, opts: &Options) -> Result<driver::Output, String> {
+    let compiled = std::panic::catch_unwind(|| driver::compile(src, opts))
+        .map_err(|e| format!("compiler panic: {}", panic_text(&e)))?;
+    compiled
+        .map_err(|d| format!("compile errors:\n{}", ptx2sass::diag::SourceFile::new("fuzz.ptx", src).render_all(&d)))
+}
+
+/// Compiles `src` and runs it with every shape on both executors (inputs from `seed`);
+/// `fallback`: compile again with serial scheduling on [`KNOWN_SCHED_HAZARD`].
+fn check_ptx(src: &str, seed: u64, fallback: bool) -> Result<(), String> {
+    let out = match compile(src, &Options::default()) {
+        Err(e) if fallback && e.contains(KNOWN_SCHED_HAZARD) => {
+            SERIAL_FALLBACKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let mut opts = Options::default();
+            opts.sched.serial = true;
+            compile(src, &opts)?
+        }
+        r => r?,
+    };
+    let program = out.program.expect("SASS output has a program");
+    let (module, _) = ptx2sass::ptx::parse(src).map_err(|_| "the interpreter cannot parse it".to_string())?;
+    for shape in SHAPES {
+        let launch = exec::ptx::args::launch(
+            &module,
+            "fuzz",
+            shape.grid,
+            shape.block,
+            &generator::args(seed, shape),
+            20_000_000,
+        )
+        .map_err(|e| format!("launch: {e}"))?;
+        let launch = exec::Launch { seed, ..launch };
+        let ran = std::panic::catch_unwind(|| exec::compare(&module, &program, &launch))
+            .map_err(|e| format!("{}: executor panic: {}", describe(shape), panic_text(&e)))?;
+        let (_, _, diffs) = ran.map_err(|e| format!("{}: {e}", describe(shape)))?;
+        if !diffs.is_empty() {
+            let first: Vec<String> = diffs
+                .iter()
+                .take(6)
+                .map(|d| {
+                    format!(
+                        "  {} byte {} (thread {}, slot byte {}): interpreter {:02x?}, simulator {:02x?}",
+                        d.region,
+                        d.offset,
+                        d.offset / SLOT as u64,
+                        d.offset % SLOT as u64,
+                        d.left,
+                        d.right
+                    )
+                })
+                .collect();
+            return Err(format!("{}: {} difference(s)\n{}", describe(shape), diffs.len(), first.join("\n")));
+        }
+    }
+    Ok(())
+}
+
+fn describe(s: &Shape) -> String {
+    format!("launch grid {:?} block {:?} n {}", s.grid, s.block, s.n)
+}
+
+fn panic_text(e: &Box<dyn std::any::Any + Send>) -> String {
+    e.downcast_ref::<String>().cloned().or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default()
+}
+
+fn check(p: &Program) -> Result<(), String> {
+    let src = p.ptx();
+    check_ptx(&src, p.seed, true).map_err(|e| format!("{e}\ninputs from seed {}\n--- program ---\n{src}", p.seed))
+}
+
+#[test]
+fn random_programs_match_the_interpreter() {
+    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(CASES);
+    let seed = std::env::var("PROPTEST_RNG_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0x5eed_f022);
+    let config = Config {
+        cases,
+        rng_seed: RngSeed::Fixed(seed),
+        failure_persistence: None,
+        max_shrink_iters: 2000,
+        ..Config::default()
+    };
+    let mut runner = TestRunner::new(config);
+    // The panic hook would print every panic met while shrinking.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = runner.run(&generator::program(), |p| check(&p).map_err(TestCaseError::fail));
+    std::panic::set_hook(hook);
+    let fallbacks = SERIAL_FALLBACKS.load(std::sync::atomic::Ordering::Relaxed);
+    if fallbacks > 0 {
+        eprintln!("note: {fallbacks} program(s) hit the known scheduler hazard and ran with serial scheduling");
+    }
+    match result {
+        Ok(()) => {}
+        Err(TestError::Fail(why, p)) => panic!("random program failed (proptest seed {seed}):\n{why}\n{p:#?}"),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// Runs a hand-written body in the generator's kernel on every shape.
+fn regression(body: &str) {
+    let src = generator::kernel(body, 0);
+    if let Err(e) = check_ptx(&src, 0, false) {
+        panic!("{e}\n--- program ---\n{src}");
+    }
+}
+
+/// `cvt` from a signed type to a narrower unsigned type, or from a signed type widened to
+/// an unsigned type, into a wider register: the value is extended by the destination
+/// type (zero), not the source type (found by the generator: `cvt.u8.s32 %rd0, %r0`
+/// sign-extended the byte).
+#[test]
+fn cvt_extends_by_the_destination_type() {
+    regression(
+        "cvt.u8.s32 %rd0, %r0;\ncvt.u16.s8 %r1, %r2;\ncvt.u16.s8 %rd1, %r3;\ncvt.u64.s8 %rd2, %r4;\n\
+         cvt.s16.u8 %rd3, %r5;\ncvt.u8.s16 %r4, %h1;\n",
+    );
+}
+/// `neg`/`abs` of a NaN: PTX leaves the NaN unspecified; the interpreter gives the
+/// canonical NaN like SPA 5.0's `FADD -RZ, -a` (found by the generator: the interpreter
+/// flipped the sign of the payload).
+#[test]
+fn neg_and_abs_of_nan_are_canonical() {
+    regression(
+        "mov.f32 %f0, 0f7FC00001;\nneg.f32 %f0, %f0;\nmov.f32 %f1, 0fFFFFFFED;\nabs.f32 %f1, %f1;\n\
+         mov.f64 %fd0, 0dFFF8000000000001;\nneg.f64 %fd0, %fd0;\nmov.f64 %fd1, 0d7FF0000000000001;\nabs.f64 %fd1, %fd1;\n",
+    );
+}
+/// A `0f` literal used with a bit or integer type gives its own 32 bits (found by the
+/// generator: `mov.b32 %f0, 0f7FC00001` moved 0x20000000, the low word of the literal's
+/// f64 value; `mov.b32 %r, 0f3F800000` moved 0).
+#[test]
+fn f32_literals_keep_their_bits_in_b32_operands() {
+    regression(
+        "mov.b32 %r0, 0f3F800000;\nmov.b32 %f0, 0f7FC00001;\nselp.b32 %r1, 0fBF800001, %r2, %p0;\n\
+         setp.eq.b32 %p1, %r3, 0f00000000;\nadd.u32 %r4, %r4, 0f00000010;\n",
+    );
+}
+
+/// Packing let a copy of one component of a 128-bit load (`copy %r, %q.0`) take the
+/// register of another component still live (`%q.2`), clobbering it before its own copy
+/// (found by the generator; the register-allocation verifier reported "R6 does not hold
+/// the value").
+#[test]
+fn copy_of_one_component_keeps_the_others() {
+    regression(
+        "setp.lt.u32 %q2, %uni, 3;\n@!%q2 bra L3;\nld.param.v2.u32 {%r5, %r0}, [pv+0];\nbra.uni L4;\nL3:\n\
+         abs.s32 %r2, %r0;\nL4:\n",
+    );
+}
+
+/// `cvt` between floats: `.sat` clamps to [0, 1] and the integer roundings round to an
+/// integral value (found by the generator: `cvt.rn.sat.f32.f64` ignored `.sat`, and
+/// `cvt.rni.f32.f32` was a plain copy).
+#[test]
+fn float_cvt_saturates_and_rounds_to_integers() {
+    regression(
+        "cvt.rni.f32.f32 %f0, %f0;\ncvt.rmi.f32.f32 %f1, %f1;\ncvt.rn.sat.f32.f64 %f2, %fd0;\n\
+         cvt.rzi.ftz.sat.f32.f32 %f3, %f3;\ncvt.rni.f64.f64 %fd0, %fd1;\ncvt.sat.f64.f32 %fd1, %f2;\n\
+         cvt.rpi.sat.f64.f64 %fd2, %fd2;\n",
+    );
+}
+
+/// A loop with a divergent exit in one arm of a divergent if/else, leaving to the join:
+/// its threads reconverge with the other arm's through a landing block that SYNCs (found
+/// by the generator: "cannot place SYNC before a join"). The barrier after the join needs
+/// the whole warp back together.
+#[test]
+fn divergent_loop_in_one_arm_of_an_if() {
+    for (arm, other) in [("else", "then"), ("then", "else")] {
+        let lp = "mov.u32 %c0, 0;\nand.b32 %t0, %r0, 7;\nLOOP:\nsetp.ge.u32 %q2, %c0, %t0;\n@%q2 bra END;\n\
+                  add.u32 %r1, %r1, %c0;\nadd.u32 %c0, %c0, 1;\nbra.uni LOOP;\n";
+        let simple = "add.u32 %r1, %r1, 7;\n";
+        let (then, els) = if arm == "then" { (lp, simple) } else { (simple, lp) };
+        let body = format!(
+            "// loop in the {arm} arm, straight code in the {other} arm\nand.b32 %ai, %ltid, 3;\n\
+             setp.eq.u32 %q1, %ai, 0;\n@%q1 bra ELSE;\n{then}bra.uni END;\nELSE:\n{els}END:\nbar.sync 0;\n"
+        );
+        regression(&body);
+    }
+}
+
+/// `cvt` from an 8-bit integer to a float converts the low byte only (found by the
+/// generator: `cvt.rn.f32.u8 %f0, %r0` converted the whole register).
+#[test]
+fn int8_to_float_converts_the_low_byte() {
+    regression(
+        "cvt.rn.f32.u8 %f0, %r0;\ncvt.rz.f32.s8 %f1, %r1;\ncvt.rn.f64.s8 %fd0, %h0;\ncvt.rm.f64.u8 %fd1, %rd0;\n",
+    );
+}
+
+/// fp64 add/mul overflowing under a directed rounding give the largest finite value where
+/// the mode rounds toward zero (found by the generator: the simulator's `DMUL.RZ` gave
+/// infinity).
+#[test]
+fn fp64_directed_overflow_is_finite() {
+    regression(
+        "mov.f64 %fd2, 0d7FEFFFFFFFFFFFFF;\nmul.rz.f64 %fd0, %fd2, %fd2;\nadd.rm.f64 %fd1, %fd2, %fd2;\n\
+         neg.f64 %fd2, %fd2;\nmul.rp.f64 %fd2, %fd2, 0d4000000000000000;\n",
+    );
+}
+
+/// fp64 multiplication with a directed rounding and a subnormal result whose rounding
+/// error is below the smallest subnormal (found by the generator: the simulator's
+/// `DMUL.RZ` rounded to nearest).
+#[test]
+fn fp64_directed_subnormal_product() {
+    regression(
+        "mov.f64 %fd0, 0d0000000100000001;\nmul.rz.f64 %fd1, %fd0, 0d3FE8000000000001;\n\
+         mul.rp.f64 %fd2, %fd0, 0d3FE8000000000001;\nmul.rm.f64 %fd0, %fd0, 0dBFE8000000000001;\n",
+    );
+}
+
+/// Known scheduler bug (not fixed here: `src/sched` is being rewritten). An `LDG` that
+/// sets a write barrier with a 1-cycle stall falls through into a join whose first
+/// instruction waits on that barrier (for an older `STL`'s read on the other path): the
+/// wait comes 1 cycle after the barrier is set, and the hazard checker requires 2 (found
+/// by the generator).
+#[test]
+#[ignore = "scheduler bug: a barrier waited on 1 cycle after it is set, across a fall-through into a join (src/sched is being rewritten)"]
+fn known_sched_hazard_wait_right_after_barrier_set() {
+    regression(
+        "setp.lt.u32 %q2, %uni, 4;\n@!%q2 bra.uni L3;\nbra.uni L4;\nL3:\nand.b32 %ai, %r0, 1023;\n\
+         mul.wide.u32 %a0, %ai, 4;\nadd.s64 %a0, %in0, %a0;\nld.global.u32 %r4, [%a0];\nL4:\n\
+         mul.wide.u32 %a0, %ltid, 16;\nadd.s64 %shme, %shb, %a0;\nst.shared.v4.b32 [%shme], {%r0, %r1, %r2, %r3};\n",
+    );
+}
+
+/// Copy propagation forwarded a 64-bit read of two registers loaded as components 1 and 2
+/// of a 128-bit load to that quad's middle (`%q.1:2`), an odd register pair (found by the
+/// generator: "R25 is not aligned for a 64-bit operand"; the epilogue stores `{%r4, %r5}`).
+#[test]
+fn vector_parts_forwarded_only_when_aligned() {
+    regression("ld.global.v4.u32 {%r3, %r4, %r5, %r0}, [%ing+0];\n");
+}
+
+/// A 64-bit logical right shift by 64 or more gives 0 (PTX clamps the amount to 64; found
+/// by the generator: `shr.u64 %rd2, %rd0, 64` gave the sign bit).
+#[test]
+fn shr_u64_by_64_is_zero() {
+    regression("shr.u64 %rd0, %rd0, 64;\nshr.u64 %rd1, %rd1, 100;\nshr.s64 %rd2, %rd2, 64;\nshl.b64 %rd3, %rd1, 64;\n");
+}
+
+/// `cnot.b16` of a value whose register has upper bits set (here by a 16-bit multiply)
+/// tests the low 16 bits only (found by the generator).
+#[test]
+fn cnot_b16_ignores_the_upper_half() {
+    regression(
+        "mov.b32 {%h0, %h1}, %r0;\nmul.lo.u16 %h2, %h0, 0x100;\nmul.lo.u16 %h2, %h2, 0x100;\ncnot.b16 %h0, %h2;\n",
+    );
+}
