@@ -212,7 +212,7 @@ impl Lowerer<'_> {
                     let pos = (k as u32 * eb) % 32;
                     let t = self.tmp(1);
                     let w = self.in_reg(word);
-                    self.op(Op::Bfe { u32: true }, Dst::reg(t, 1), vec![w, Src::imm(pos | (eb << 8))]);
+                    self.op(Op::Bfe { u32: true, brev: false }, Dst::reg(t, 1), vec![w, Src::imm(pos | (eb << 8))]);
                     Src::r32(t)
                 };
                 self.write_ptx(r, src, ScalarType::B32)?;
@@ -331,7 +331,7 @@ impl Lowerer<'_> {
         let t = self.tmp(1);
         let r = self.in_reg(s);
         if ty.is_signed() {
-            self.op(Op::Bfe { u32: false }, Dst::reg(t, 1), vec![r, Src::imm(0x1000)]);
+            self.op(Op::Bfe { u32: false, brev: false }, Dst::reg(t, 1), vec![r, Src::imm(0x1000)]);
         } else {
             self.op(Op::Lop32i(LogicOp::And), Dst::reg(t, 1), vec![r, Src::imm(0xffff)]);
         }
@@ -505,7 +505,7 @@ impl Lowerer<'_> {
                         self.op(Op::Mov, Dst::reg(hi, 1), vec![xhi]);
                     } else if s < 32 {
                         self.op(
-                            Op::Shf { left: true, signed: false, wide: true },
+                            Op::Shf { left: true, signed: false, wide: true, wrap: false },
                             Dst::reg(hi, 1),
                             vec![xlo, Src::imm(s), xhi],
                         );
@@ -518,7 +518,11 @@ impl Lowerer<'_> {
                     self.op(Op::Mov, Dst::reg(lo, 1), vec![xlo]);
                     self.op(Op::Mov, Dst::reg(hi, 1), vec![xhi]);
                 } else if s < 32 {
-                    self.op(Op::Shf { left: false, signed, wide: true }, Dst::reg(lo, 1), vec![xlo, Src::imm(s), xhi]);
+                    self.op(
+                        Op::Shf { left: false, signed, wide: true, wrap: false },
+                        Dst::reg(lo, 1),
+                        vec![xlo, Src::imm(s), xhi],
+                    );
                     self.op(Op::Shr { u32: !signed }, Dst::reg(hi, 1), vec![xhi, Src::imm(s)]);
                 } else {
                     self.op(Op::Shr { u32: !signed }, Dst::reg(lo, 1), vec![xhi, Src::imm((s - 32).min(31))]);
@@ -616,7 +620,7 @@ impl Lowerer<'_> {
         let p2l = self.tmp(1);
         self.op(Op::Lop32i(LogicOp::And), Dst::reg(p2l, 1), vec![p2, Src::imm(0xffff)]);
         let mid = self.tmp(1);
-        self.op(Op::Iadd3, Dst::reg(mid, 1), vec![Src::r32(p0h), Src::r32(p1l), Src::r32(p2l)]);
+        self.op(Op::Iadd3(Iadd3Mode::Plain), Dst::reg(mid, 1), vec![Src::r32(p0h), Src::r32(p1l), Src::r32(p2l)]);
         // lo = (p0 & 0xffff) | (mid << 16)  ==  p0 + ((p1 + p2) << 16) mod 2^32.
         let lo = self.tmp(1);
         self.op(Op::Bfi, Dst::reg(lo, 1), vec![Src::r32(mid), Src::imm(0x1010), p0]);
@@ -628,7 +632,7 @@ impl Lowerer<'_> {
         let midh = self.tmp(1);
         self.op(Op::Shr { u32: true }, Dst::reg(midh, 1), vec![Src::r32(mid), Src::imm(16)]);
         let h1 = self.tmp(1);
-        self.op(Op::Iadd3, Dst::reg(h1, 1), vec![p3, Src::r32(p1h), Src::r32(p2h)]);
+        self.op(Op::Iadd3(Iadd3Mode::Plain), Dst::reg(h1, 1), vec![p3, Src::r32(p1h), Src::r32(p2h)]);
         let hi = self.tmp(1);
         self.op(Op::Iadd { cc: false, x: false }, Dst::reg(hi, 1), vec![Src::r32(h1), Src::r32(midh)]);
         (Src::r32(lo), Src::r32(hi))
@@ -992,7 +996,7 @@ impl Lowerer<'_> {
         let r = self.in_reg(s);
         let t = self.tmp(1);
         if signed {
-            self.op(Op::Bfe { u32: false }, Dst::reg(t, 1), vec![r, Src::imm(bits << 8)]);
+            self.op(Op::Bfe { u32: false, brev: false }, Dst::reg(t, 1), vec![r, Src::imm(bits << 8)]);
         } else {
             self.op(Op::Lop32i(LogicOp::And), Dst::reg(t, 1), vec![r, Src::imm((1u32 << bits) - 1)]);
         }
