@@ -449,6 +449,14 @@ impl Lowerer<'_> {
                 Ok(())
             }
             InstrKind::Call => self.lower_call(i, funcs),
+            InstrKind::Bit { .. }
+            | InstrKind::Prmt(_)
+            | InstrKind::Shf { .. }
+            | InstrKind::Testp { .. }
+            | InstrKind::Copysign(_) => self.fail(
+                Diag::error(i.opcode.span, format!("`{}` is not supported by ptx2sass yet", i.opcode.name))
+                    .label("no lowering to SPA 5.0 for this instruction"),
+            ),
             InstrKind::Other(name) => self.fail(
                 Diag::error(i.opcode.span, format!("`{name}` is not supported by ptx2sass yet"))
                     .label("no lowering to SPA 5.0 for this instruction")
