@@ -328,7 +328,33 @@ fn arithmetic_and_other_instructions_are_typed() {
     let i = first_instr("cvta.to.global.u64 %rd1, %rd2;");
     assert!(matches!(i.kind, InstrKind::Cvta(Cvta { to: true, space: StateSpace::Global, .. })));
     let i = first_instr("popc.b32 %r1, %r2;");
-    assert_eq!(i.kind, InstrKind::Other("popc".into()));
+    assert_eq!(i.kind, InstrKind::Bit { op: BitOp::Popc, ty: ScalarType::B32 });
+    let i = first_instr("bfind.shiftamt.s64 %r1, %rd2;");
+    assert_eq!(i.kind, InstrKind::Bit { op: BitOp::Bfind { shiftamt: true }, ty: ScalarType::S64 });
+    let i = first_instr("shf.r.clamp.b32 %r1, %r2, %r3, %r4;");
+    assert_eq!(i.kind, InstrKind::Shf { left: false, clamp: true });
+    let i = first_instr("prmt.b32.ecl %r1, %r2, %r3, %r4;");
+    assert_eq!(i.kind, InstrKind::Prmt(Some(PrmtMode::Ecl)));
+    let i = first_instr("testp.notanumber.f64 %p1, %fd1;");
+    assert_eq!(i.kind, InstrKind::Testp { op: TestpOp::NotANumber, ty: ScalarType::F64 });
+    let i = first_instr("madc.hi.cc.u32 %r1, %r2, %r3, %r4;");
+    assert!(matches!(
+        i.kind,
+        InstrKind::Arith(Arith { op: ArithOp::Madc, mode: Some(IntMode::Hi), cc: true, ty: ScalarType::U32, .. })
+    ));
+    let i = first_instr("vadd.u32.u32.u32 %r1, %r2, %r3;");
+    assert_eq!(i.kind, InstrKind::Other("vadd".into()));
+}
+
+#[test]
+fn bit_instruction_modifiers_are_checked() {
+    let errs = errors(&kernel(
+        "shf.l.b32 %r1, %r2, %r3, %r4;
+prmt.b32.f4e.b4e %r1, %r2, %r3, %r4;
+testp.f32 %p1, %f1;
+bfind.shiftamt.wrap.u32 %r1, %r2;",
+    ));
+    assert_eq!(errs.len(), 4, "{errs:?}");
 }
 
 #[test]

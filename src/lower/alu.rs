@@ -1,19 +1,19 @@
-//! Lowering of data movement, integer and float arithmetic, comparisons and conversions
-//! (PTX ISA 9.7.1-9.7.4, 9.7.8, 9.7.9.1 mov, 9.7.9.21 cvt) to SPA 5.0 ALU instructions.
+//! Lowering of data movement, float arithmetic, comparisons and conversions (PTX ISA
+//! 9.7.3-9.7.4, 9.7.8, 9.7.9.1 mov, 9.7.9.21 cvt) to SPA 5.0 ALU instructions; integer
+//! arithmetic is in [`super::int`], [`super::mul`], [`super::div`] and [`super::bits`].
 //!
 //! Idioms follow what ptxas 11.8 emits for sm_50 (probed on small kernels, see
-//! `docs/lowering.md`): 32-bit multiply as `XMAD; XMAD.MRG; XMAD.PSL.CBCC`; 64-bit add as
-//! `IADD.CC` + `IADD.X`; 64-bit compare as `IADD RZ.CC, a.lo, -b.lo` + `ISETP.X`; `neg.f32`
-//! as `FADD -RZ, -a`; `not` as `LOP.PASS_B RZ, ~a`; sign extension by `BFE`.
+//! `docs/lowering.md`): 64-bit compare as `IADD RZ.CC, a.lo, -b.lo` + `ISETP.X`;
+//! `neg.f32` as `FADD -RZ, -a`; sign extension by `BFE`.
 //!
 //! 16-bit PTX registers live in 32-bit registers whose upper half is undefined; operations
 //! whose result depends on those bits (compares, right shifts, widening) extend first.
 
 use super::ctx::{LResult, Lowerer, PtxReg, imm_bits32, imm_bits64};
 use crate::ptx::ast::{Instruction, Operand, VecElem};
-use crate::ptx::instr::{Arith, ArithOp, BarOp, BoolOp as PBool, CmpOp, Cvt, IntMode, Rounding, Setp};
+use crate::ptx::instr::{Arith, ArithOp, BarOp, BoolOp as PBool, CmpOp, Cvt, Rounding, Setp};
 use crate::ptx::types::ScalarType;
-use crate::sass::instr::{Dst, Instr, PT, RZ, Reg, RegRef, Src, SrcKind};
+use crate::sass::instr::{Dst, Instr, PT, RZ, RegRef, Src, SrcKind};
 use crate::sass::op::*;
 
 /// A PTX operand resolved to IR sources: one per 32-bit word (1 or 2).
@@ -81,15 +81,6 @@ fn cmp(c: CmpOp) -> (Cmp, bool) {
         Geu => (Cmp::Geu, false),
         Num => (Cmp::Num, false),
         Nan => (Cmp::Nan, false),
-    }
-}
-
-/// The LOP operation of PTX `and`/`or`/`xor`.
-fn logic_op(op: ArithOp) -> LogicOp {
-    match op {
-        ArithOp::And => LogicOp::And,
-        ArithOp::Or => LogicOp::Or,
-        _ => LogicOp::Xor,
     }
 }
 
@@ -187,7 +178,7 @@ impl Lowerer<'_> {
         Ok(Src::r32(t))
     }
 
-    fn dst_reg(&mut self, op: &Operand) -> LResult<PtxReg> {
+    pub(super) fn dst_reg(&mut self, op: &Operand) -> LResult<PtxReg> {
         match op {
             Operand::Name { name, .. } => self.ptx_reg(name),
             _ => self.error(op.span(), "expected a destination register"),
@@ -213,7 +204,7 @@ impl Lowerer<'_> {
                     let pos = (k as u32 * eb) % 32;
                     let t = self.tmp(1);
                     let w = self.in_reg(word);
-                    self.op(Op::Bfe { u32: true }, Dst::reg(t, 1), vec![w, Src::imm(pos | (eb << 8))]);
+                    self.op(Op::Bfe { u32: true, brev: false }, Dst::reg(t, 1), vec![w, Src::imm(pos | (eb << 8))]);
                     Src::r32(t)
                 };
                 self.write_ptx(r, src, ScalarType::B32)?;
@@ -311,7 +302,7 @@ impl Lowerer<'_> {
 
     /// Puts `s` in the B operand slot form: registers and 20-bit immediates stay, other
     /// constants go through a register.
-    fn b_slot(&mut self, s: Src, float: bool) -> Src {
+    pub(super) fn b_slot(&mut self, s: Src, float: bool) -> Src {
         match s.kind {
             SrcKind::Imm(v) if float && v & 0xfff == 0 => s,
             SrcKind::Imm(v) if !float && fits_imm20(v as i32 as i64) => s,
@@ -321,8 +312,9 @@ impl Lowerer<'_> {
         }
     }
 
-    fn int_ext(&mut self, s: Src, ty: ScalarType) -> Src {
-        // Normalize a 16-bit value held in 32 bits (upper half undefined).
+    /// A 16-bit value held in 32 bits (upper half undefined) zero- or sign-extended by
+    /// `ty`'s signedness; other widths unchanged.
+    pub(super) fn int_ext(&mut self, s: Src, ty: ScalarType) -> Src {
         if ty.bits() != 16 {
             return s;
         }
@@ -332,399 +324,15 @@ impl Lowerer<'_> {
         let t = self.tmp(1);
         let r = self.in_reg(s);
         if ty.is_signed() {
-            self.op(Op::Bfe { u32: false }, Dst::reg(t, 1), vec![r, Src::imm(0x1000)]);
+            self.op(Op::Bfe { u32: false, brev: false }, Dst::reg(t, 1), vec![r, Src::imm(0x1000)]);
         } else {
             self.op(Op::Lop32i(LogicOp::And), Dst::reg(t, 1), vec![r, Src::imm(0xffff)]);
         }
         Src::r32(t)
     }
 
-    /// Lowers arithmetic and logic (add sub mul mad fma min max neg abs not and or xor
-    /// shl shr).
-    pub fn lower_arith(&mut self, i: &Instruction, a: &Arith) -> LResult<()> {
-        let ty = a.ty;
-        let d = self.dst_reg(&i.operands[0])?;
-        if ty == ScalarType::Pred {
-            return self.pred_logic(i, a, d);
-        }
-        if ty.is_float() {
-            return self.float_arith(i, a, d);
-        }
-        let wide_result = a.mode == Some(IntMode::Wide);
-        match (a.op, ty.bits(), wide_result) {
-            (ArithOp::Mul, 16 | 32, true) => return self.mul_wide(i, a, d),
-            (ArithOp::Mul | ArithOp::Mad, 16 | 32, false) if a.mode != Some(IntMode::Hi) => {
-                return self.mul_lo32(i, a, d);
-            }
-            (ArithOp::Mul, 64, false) if a.mode != Some(IntMode::Hi) => return self.mul_lo64(i, d),
-            _ => {}
-        }
-        if a.mode == Some(IntMode::Hi) || matches!(a.op, ArithOp::Div | ArithOp::Rem | ArithOp::Mad) || a.sat || a.cc {
-            return self.error(i.opcode.span, format!("`{}` is not supported yet", crate::ptx::check::instr_text(i)));
-        }
-        if ty.bits() == 64 {
-            return self.arith64(i, a, d);
-        }
-        let x = self.val(&i.operands[1], ty)?;
-        let xr = self.in_reg(x.lo);
-        let dst = Dst::reg(d.reg, 1);
-        let bin = |s: &mut Self, k: usize| -> LResult<Src> {
-            let v = s.val(&i.operands[k], ty)?;
-            Ok(s.b_slot(v.lo, false))
-        };
-        match a.op {
-            ArithOp::Add | ArithOp::Sub => {
-                let y = self.val(&i.operands[2], ty)?;
-                let neg = a.op == ArithOp::Sub;
-                match y.lo.kind {
-                    SrcKind::Imm(v) => {
-                        let v = if neg { (v as i32).wrapping_neg() as u32 } else { v };
-                        self.op(Op::Iadd32i { cc: false, x: false }, dst, vec![xr, Src::imm(v)]);
-                    }
-                    _ => {
-                        let yy = if neg { y.lo.negated() } else { y.lo };
-                        self.op(Op::Iadd { cc: false, x: false }, dst, vec![xr, yy]);
-                    }
-                }
-            }
-            ArithOp::Min | ArithOp::Max => {
-                let (xe, ye) = {
-                    let y = bin(self, 2)?;
-                    (self.int_ext(xr, ty), self.int_ext(y, ty))
-                };
-                let xe = self.in_reg(xe);
-                let ye = self.b_slot(ye, false);
-                let sel = Src::pred(PT, a.op == ArithOp::Max);
-                self.op(Op::Imnmx { u32: !ty.is_signed() }, dst, vec![xe, ye, sel]);
-            }
-            ArithOp::Neg => self.op(Op::Iadd { cc: false, x: false }, dst, vec![xr.negated(), Src::rz()]),
-            ArithOp::Abs => {
-                // |x| = max(x, -x).
-                let n = self.tmp(1);
-                let xe = self.int_ext(xr, ty);
-                let xe = self.in_reg(xe);
-                self.op(Op::Iadd { cc: false, x: false }, Dst::reg(n, 1), vec![xe.negated(), Src::rz()]);
-                self.op(Op::Imnmx { u32: false }, dst, vec![xe, Src::r32(n), Src::pred(PT, true)]);
-            }
-            ArithOp::Not => self.op(Op::Lop(LogicOp::PassB), dst, vec![Src::rz(), xr.inv()]),
-            ArithOp::Cnot => {
-                // 16-bit values compare their low half only (the upper half is undefined).
-                let xe = self.int_ext(xr, ty);
-                let xe = self.in_reg(xe);
-                let p = self.tmp_pred();
-                self.emit(Instr::new(
-                    Op::Isetp { cmp: Cmp::Eq, u32: true, x: false, bop: BoolOp::And },
-                    vec![Dst::Pred(p), Dst::Pred(PT)],
-                    vec![xe, Src::rz(), Src::pt()],
-                ));
-                self.op(Op::Sel, dst, vec![Src::rz(), Src::imm(1), Src::pred(p, true)]);
-            }
-            ArithOp::And | ArithOp::Or | ArithOp::Xor => {
-                let lop = logic_op(a.op);
-                let y = self.val(&i.operands[2], ty)?;
-                match y.lo.kind {
-                    SrcKind::Imm(v) => self.op(Op::Lop32i(lop), dst, vec![xr, Src::imm(v)]),
-                    _ => self.op(Op::Lop(lop), dst, vec![xr, y.lo]),
-                }
-            }
-            ArithOp::Shl => {
-                let y = bin(self, 2)?;
-                self.op(Op::Shl, dst, vec![xr, y]);
-            }
-            ArithOp::Shr => {
-                let y = bin(self, 2)?;
-                let xe = self.int_ext(xr, ty);
-                let xe = self.in_reg(xe);
-                self.op(Op::Shr { u32: !ty.is_signed() }, dst, vec![xe, y]);
-            }
-            _ => {
-                return self
-                    .error(i.opcode.span, format!("`{}` is not supported yet", crate::ptx::check::instr_text(i)));
-            }
-        }
-        Ok(())
-    }
-
-    /// 64-bit integer add/sub/logic/shift/neg/not/min/max.
-    fn arith64(&mut self, i: &Instruction, a: &Arith, d: PtxReg) -> LResult<()> {
-        let ty = a.ty;
-        let x = self.val(&i.operands[1], ty)?;
-        let (xlo, xhi) = (self.in_reg(x.lo), self.in_reg(x.hi.unwrap_or(Src::rz())));
-        let lo = self.tmp(1);
-        let hi = self.tmp(1);
-        match a.op {
-            ArithOp::Add | ArithOp::Sub => {
-                let y = self.val(&i.operands[2], ty)?;
-                let neg = a.op == ArithOp::Sub;
-                let (ylo, yhi) = (y.lo, y.hi.unwrap_or(Src::rz()));
-                match (ylo.kind, yhi.kind) {
-                    (SrcKind::Imm(l), SrcKind::Imm(h)) => {
-                        let v = ((h as u64) << 32 | l as u64) as i64;
-                        let v = if neg { v.wrapping_neg() } else { v };
-                        self.op(Op::Iadd32i { cc: true, x: false }, Dst::reg(lo, 1), vec![xlo, Src::imm(v as u32)]);
-                        let h = (v >> 32) as u32;
-                        if h == 0 {
-                            self.op(Op::Iadd { cc: false, x: true }, Dst::reg(hi, 1), vec![xhi, Src::rz()]);
-                        } else {
-                            self.op(Op::Iadd32i { cc: false, x: true }, Dst::reg(hi, 1), vec![xhi, Src::imm(h)]);
-                        }
-                    }
-                    _ => {
-                        let ylo = self.in_reg(ylo);
-                        let yhi = self.in_reg(yhi);
-                        let (ylo, yhi) = if neg { (ylo.negated(), yhi.negated()) } else { (ylo, yhi) };
-                        self.op(Op::Iadd { cc: true, x: false }, Dst::reg(lo, 1), vec![xlo, ylo]);
-                        self.op(Op::Iadd { cc: false, x: true }, Dst::reg(hi, 1), vec![xhi, yhi]);
-                    }
-                }
-            }
-            ArithOp::And | ArithOp::Or | ArithOp::Xor => {
-                let lop = logic_op(a.op);
-                let y = self.val(&i.operands[2], ty)?;
-                for (dst, xs, ys) in [(lo, xlo, y.lo), (hi, xhi, y.hi.unwrap_or(Src::rz()))] {
-                    match ys.kind {
-                        SrcKind::Imm(v) => self.op(Op::Lop32i(lop), Dst::reg(dst, 1), vec![xs, Src::imm(v)]),
-                        _ => self.op(Op::Lop(lop), Dst::reg(dst, 1), vec![xs, ys]),
-                    }
-                }
-            }
-            ArithOp::Not => {
-                self.op(Op::Lop(LogicOp::PassB), Dst::reg(lo, 1), vec![Src::rz(), xlo.inv()]);
-                self.op(Op::Lop(LogicOp::PassB), Dst::reg(hi, 1), vec![Src::rz(), xhi.inv()]);
-            }
-            ArithOp::Neg => {
-                self.op(Op::Iadd { cc: true, x: false }, Dst::reg(lo, 1), vec![Src::rz(), xlo.negated()]);
-                self.op(Op::Iadd { cc: false, x: true }, Dst::reg(hi, 1), vec![Src::rz(), xhi.negated()]);
-            }
-            ArithOp::Shl | ArithOp::Shr => {
-                let y = self.val(&i.operands[2], ScalarType::U32)?;
-                let SrcKind::Imm(s) = y.lo.kind else {
-                    return self.error(i.operands[2].span(), "64-bit shifts by a register are not supported yet");
-                };
-                let s = s.min(64);
-                let signed = ty.is_signed() && a.op == ArithOp::Shr;
-                if a.op == ArithOp::Shl {
-                    if s == 0 {
-                        self.op(Op::Mov, Dst::reg(lo, 1), vec![xlo]);
-                        self.op(Op::Mov, Dst::reg(hi, 1), vec![xhi]);
-                    } else if s < 32 {
-                        self.op(
-                            Op::Shf { left: true, signed: false, wide: true },
-                            Dst::reg(hi, 1),
-                            vec![xlo, Src::imm(s), xhi],
-                        );
-                        self.op(Op::Shl, Dst::reg(lo, 1), vec![xlo, Src::imm(s)]);
-                    } else {
-                        self.op(Op::Shl, Dst::reg(hi, 1), vec![xlo, Src::imm(s - 32)]);
-                        self.op(Op::Mov, Dst::reg(lo, 1), vec![Src::rz()]);
-                    }
-                } else if s == 0 {
-                    self.op(Op::Mov, Dst::reg(lo, 1), vec![xlo]);
-                    self.op(Op::Mov, Dst::reg(hi, 1), vec![xhi]);
-                } else if s < 32 {
-                    self.op(Op::Shf { left: false, signed, wide: true }, Dst::reg(lo, 1), vec![xlo, Src::imm(s), xhi]);
-                    self.op(Op::Shr { u32: !signed }, Dst::reg(hi, 1), vec![xhi, Src::imm(s)]);
-                } else {
-                    if signed || s < 64 {
-                        self.op(Op::Shr { u32: !signed }, Dst::reg(lo, 1), vec![xhi, Src::imm((s - 32).min(31))]);
-                    } else {
-                        // A logical shift by 64 or more (clamped to 64) leaves nothing.
-                        self.op(Op::Mov, Dst::reg(lo, 1), vec![Src::rz()]);
-                    }
-                    if signed {
-                        self.op(Op::Shr { u32: false }, Dst::reg(hi, 1), vec![xhi, Src::imm(31)]);
-                    } else {
-                        self.op(Op::Mov, Dst::reg(hi, 1), vec![Src::rz()]);
-                    }
-                }
-            }
-            _ => {
-                return self
-                    .error(i.opcode.span, format!("`{}` is not supported yet", crate::ptx::check::instr_text(i)));
-            }
-        }
-        self.emit(Instr::new(Op::Join, vec![Dst::reg(d.reg, 2)], vec![Src::r32(lo), Src::r32(hi)]));
-        Ok(())
-    }
-
-    /// `lo32(a * b + c)` with XMAD (ptxas's sequence for `mad.lo.s32`/`mul.lo.s32`):
-    /// `XMAD t, a, b, c; XMAD.MRG u, a, b.H1, RZ; XMAD.PSL.CBCC d, a.H1, u.H1, t`. A
-    /// 16-bit constant multiplier needs only `XMAD t, a, k, c; XMAD.PSL d, a.H1, k, t`;
-    /// powers of two become `SHL` (+ `IADD`).
-    pub fn imul32(&mut self, dst: Reg, a: Src, b: Src, c: Src) {
-        let a = self.in_reg(a);
-        let c = self.in_reg(c);
-        if let SrcKind::Imm(k) = b.kind {
-            if k.is_power_of_two() {
-                let s = k.trailing_zeros();
-                if c == Src::rz() {
-                    self.op(Op::Shl, Dst::reg(dst, 1), vec![a, Src::imm(s)]);
-                } else {
-                    self.op(Op::Iscadd { cc: false }, Dst::reg(dst, 1), vec![a, c, Src::imm(s)]);
-                }
-                return;
-            }
-            if k == 0 {
-                self.op(Op::Mov, Dst::reg(dst, 1), vec![c]);
-                return;
-            }
-            if k <= 0xffff {
-                let t = self.tmp(1);
-                self.op(Op::Xmad(XmadMods::default()), Dst::reg(t, 1), vec![a, b, c]);
-                self.op(
-                    Op::Xmad(XmadMods { psl: true, ..Default::default() }),
-                    Dst::reg(dst, 1),
-                    vec![a.h1(), b, Src::r32(t)],
-                );
-                return;
-            }
-        }
-        let b = self.in_reg(b);
-        let t = self.tmp(1);
-        let u = self.tmp(1);
-        self.op(Op::Xmad(XmadMods::default()), Dst::reg(t, 1), vec![a, b, c]);
-        self.op(Op::Xmad(XmadMods { mrg: true, ..Default::default() }), Dst::reg(u, 1), vec![a, b.h1(), Src::rz()]);
-        self.op(
-            Op::Xmad(XmadMods { psl: true, c: XmadC::Cbcc, ..Default::default() }),
-            Dst::reg(dst, 1),
-            vec![a.h1(), Src::r32(u).h1(), Src::r32(t)],
-        );
-    }
-
-    fn mul_lo32(&mut self, i: &Instruction, a: &Arith, d: PtxReg) -> LResult<()> {
-        let ty = a.ty;
-        let x = self.val(&i.operands[1], ty)?;
-        let y = self.val(&i.operands[2], ty)?;
-        let c = if a.op == ArithOp::Mad { self.val(&i.operands[3], ty)?.lo } else { Src::rz() };
-        let (x, y) = if matches!(x.lo.kind, SrcKind::Imm(_)) { (y.lo, x.lo) } else { (x.lo, y.lo) };
-        self.imul32(d.reg, x, y, c);
-        Ok(())
-    }
-
-    /// The full 64-bit unsigned product of two 32-bit values, built from 16x16-bit XMAD
-    /// partial products with plain 32-bit adds (exact: every intermediate fits 32 bits).
-    fn umul_wide(&mut self, a: Src, b: Src) -> (Src, Src) {
-        let a = self.in_reg(a);
-        let b = self.in_reg(b);
-        let xm = |h1a: bool, h1b: bool, s: &mut Self| {
-            let t = s.tmp(1);
-            let aa = if h1a { a.h1() } else { a };
-            let bb = if h1b { b.h1() } else { b };
-            s.op(Op::Xmad(XmadMods::default()), Dst::reg(t, 1), vec![aa, bb, Src::rz()]);
-            Src::r32(t)
-        };
-        let p0 = xm(false, false, self); // a.lo * b.lo
-        let p1 = xm(false, true, self); // a.lo * b.hi
-        let p2 = xm(true, false, self); // a.hi * b.lo
-        let p3 = xm(true, true, self); // a.hi * b.hi
-        // mid = (p0 >> 16) + (p1 & 0xffff) + (p2 & 0xffff) < 3 * 2^16.
-        let p0h = self.tmp(1);
-        self.op(Op::Shr { u32: true }, Dst::reg(p0h, 1), vec![p0, Src::imm(16)]);
-        let p1l = self.tmp(1);
-        self.op(Op::Lop32i(LogicOp::And), Dst::reg(p1l, 1), vec![p1, Src::imm(0xffff)]);
-        let p2l = self.tmp(1);
-        self.op(Op::Lop32i(LogicOp::And), Dst::reg(p2l, 1), vec![p2, Src::imm(0xffff)]);
-        let mid = self.tmp(1);
-        self.op(Op::Iadd3, Dst::reg(mid, 1), vec![Src::r32(p0h), Src::r32(p1l), Src::r32(p2l)]);
-        // lo = (p0 & 0xffff) | (mid << 16)  ==  p0 + ((p1 + p2) << 16) mod 2^32.
-        let lo = self.tmp(1);
-        self.op(Op::Bfi, Dst::reg(lo, 1), vec![Src::r32(mid), Src::imm(0x1010), p0]);
-        // hi = p3 + (p1 >> 16) + (p2 >> 16) + (mid >> 16).
-        let p1h = self.tmp(1);
-        self.op(Op::Shr { u32: true }, Dst::reg(p1h, 1), vec![p1, Src::imm(16)]);
-        let p2h = self.tmp(1);
-        self.op(Op::Shr { u32: true }, Dst::reg(p2h, 1), vec![p2, Src::imm(16)]);
-        let midh = self.tmp(1);
-        self.op(Op::Shr { u32: true }, Dst::reg(midh, 1), vec![Src::r32(mid), Src::imm(16)]);
-        let h1 = self.tmp(1);
-        self.op(Op::Iadd3, Dst::reg(h1, 1), vec![p3, Src::r32(p1h), Src::r32(p2h)]);
-        let hi = self.tmp(1);
-        self.op(Op::Iadd { cc: false, x: false }, Dst::reg(hi, 1), vec![Src::r32(h1), Src::r32(midh)]);
-        (Src::r32(lo), Src::r32(hi))
-    }
-
-    /// `mul.wide.s32/u32` (and `.s16/.u16`).
-    fn mul_wide(&mut self, i: &Instruction, a: &Arith, d: PtxReg) -> LResult<()> {
-        let ty = a.ty;
-        let x = self.val(&i.operands[1], ty)?;
-        let y = self.val(&i.operands[2], ty)?;
-        let (x, y) = if matches!(x.lo.kind, SrcKind::Imm(_)) { (y.lo, x.lo) } else { (x.lo, y.lo) };
-        let signed = ty.is_signed();
-        if ty.bits() == 16 {
-            // 16x16 -> 32: one XMAD with the right signedness.
-            let x = self.in_reg(x);
-            let y = self.in_reg(y);
-            self.op(
-                Op::Xmad(XmadMods { signed_a: signed, signed_b: signed, ..Default::default() }),
-                Dst::reg(d.reg, 1),
-                vec![x, y, Src::rz()],
-            );
-            return Ok(());
-        }
-        let x = self.in_reg(x);
-        let lo = self.tmp(1);
-        let hi = self.tmp(1);
-        if let SrcKind::Imm(k) = y.kind
-            && k.is_power_of_two()
-        {
-            // ptxas: `SHL lo, a, s ; SHR{.U32} hi, a, 32-s` (findings section 5).
-            let s = k.trailing_zeros();
-            if s == 0 {
-                self.op(Op::Mov, Dst::reg(lo, 1), vec![x]);
-                if signed {
-                    self.op(Op::Shr { u32: false }, Dst::reg(hi, 1), vec![x, Src::imm(31)]);
-                } else {
-                    self.op(Op::Mov, Dst::reg(hi, 1), vec![Src::rz()]);
-                }
-            } else {
-                self.op(Op::Shl, Dst::reg(lo, 1), vec![x, Src::imm(s)]);
-                self.op(Op::Shr { u32: !signed }, Dst::reg(hi, 1), vec![x, Src::imm(32 - s)]);
-            }
-        } else {
-            let (plo, phi) = self.umul_wide(x, y);
-            self.op(Op::Mov, Dst::reg(lo, 1), vec![plo]);
-            if signed {
-                // hi(signed) = hi(unsigned) - (a < 0 ? b : 0) - (b < 0 ? a : 0).
-                let y = self.in_reg(y);
-                let sa = self.tmp(1);
-                self.op(Op::Shr { u32: false }, Dst::reg(sa, 1), vec![x, Src::imm(31)]);
-                let sb = self.tmp(1);
-                self.op(Op::Shr { u32: false }, Dst::reg(sb, 1), vec![y, Src::imm(31)]);
-                let ca = self.tmp(1);
-                self.op(Op::Lop(LogicOp::And), Dst::reg(ca, 1), vec![Src::r32(sa), y]);
-                let cb = self.tmp(1);
-                self.op(Op::Lop(LogicOp::And), Dst::reg(cb, 1), vec![Src::r32(sb), x]);
-                let t = self.tmp(1);
-                self.op(Op::Iadd { cc: false, x: false }, Dst::reg(t, 1), vec![phi, Src::r32(ca).negated()]);
-                self.op(Op::Iadd { cc: false, x: false }, Dst::reg(hi, 1), vec![Src::r32(t), Src::r32(cb).negated()]);
-            } else {
-                self.op(Op::Mov, Dst::reg(hi, 1), vec![phi]);
-            }
-        }
-        self.emit(Instr::new(Op::Join, vec![Dst::reg(d.reg, 2)], vec![Src::r32(lo), Src::r32(hi)]));
-        Ok(())
-    }
-
-    /// `mul.lo.s64/u64`: lo64(a*b) = wide(a.lo, b.lo) + ((a.lo*b.hi + a.hi*b.lo) << 32).
-    fn mul_lo64(&mut self, i: &Instruction, d: PtxReg) -> LResult<()> {
-        let ty = ScalarType::U64;
-        let x = self.val(&i.operands[1], ty)?;
-        let y = self.val(&i.operands[2], ty)?;
-        let (x, y) = if matches!(x.lo.kind, SrcKind::Imm(_)) { (y, x) } else { (x, y) };
-        let (xlo, xhi) = (x.lo, x.hi.unwrap_or(Src::rz()));
-        let (ylo, yhi) = (y.lo, y.hi.unwrap_or(Src::rz()));
-        let (plo, phi) = self.umul_wide(xlo, ylo);
-        let c1 = self.tmp(1);
-        self.imul32(c1, xlo, yhi, phi);
-        let hi = self.tmp(1);
-        self.imul32(hi, xhi, ylo, Src::r32(c1));
-        let lo = self.tmp(1);
-        self.op(Op::Mov, Dst::reg(lo, 1), vec![plo]);
-        self.emit(Instr::new(Op::Join, vec![Dst::reg(d.reg, 2)], vec![Src::r32(lo), Src::r32(hi)]));
-        Ok(())
-    }
-
-    fn float_arith(&mut self, i: &Instruction, a: &Arith, d: PtxReg) -> LResult<()> {
+    /// Float `add sub mul mad fma min max neg abs` (PTX ISA 9.7.3) of `.f32`/`.f64`.
+    pub(super) fn float_arith(&mut self, i: &Instruction, a: &Arith, d: PtxReg) -> LResult<()> {
         let ty = a.ty;
         let f64 = ty.bits() == 64;
         if !matches!(ty, ScalarType::F32 | ScalarType::F64) {
@@ -776,7 +384,8 @@ impl Lowerer<'_> {
         Ok(())
     }
 
-    fn pred_logic(&mut self, i: &Instruction, a: &Arith, d: PtxReg) -> LResult<()> {
+    /// `and or xor not` of predicates: PSETP.
+    pub(super) fn pred_logic(&mut self, i: &Instruction, a: &Arith, d: PtxReg) -> LResult<()> {
         let x = self.pred_src(&i.operands[1])?;
         let (bop, y) = match a.op {
             ArithOp::And => (BoolOp::And, self.pred_src(&i.operands[2])?),
@@ -1011,7 +620,7 @@ impl Lowerer<'_> {
     }
 
     /// The low `bits` of `s`, zero- or sign-extended to 32 bits.
-    fn ext32(&mut self, s: Src, bits: u32, signed: bool) -> Src {
+    pub(super) fn ext32(&mut self, s: Src, bits: u32, signed: bool) -> Src {
         if bits >= 32 {
             return s;
         }
@@ -1022,7 +631,7 @@ impl Lowerer<'_> {
         let r = self.in_reg(s);
         let t = self.tmp(1);
         if signed {
-            self.op(Op::Bfe { u32: false }, Dst::reg(t, 1), vec![r, Src::imm(bits << 8)]);
+            self.op(Op::Bfe { u32: false, brev: false }, Dst::reg(t, 1), vec![r, Src::imm(bits << 8)]);
         } else {
             self.op(Op::Lop32i(LogicOp::And), Dst::reg(t, 1), vec![r, Src::imm((1u32 << bits) - 1)]);
         }

@@ -103,6 +103,12 @@ pub struct Lowerer<'a> {
     pub var_align: HashMap<String, u32>,
     /// sm_70+ features emulated on SPA 5.0 are errors instead of warnings.
     pub deny_emulation: bool,
+    /// The IR variable holding PTX's carry flag `CC.CF` as 0 or 1 (PTX ISA 9.7.2), written
+    /// after every carry-out instruction; created on first use ([`super::int`]).
+    pub carry_var: Option<Reg>,
+    /// Where the hardware CC of the last PTX carry-out was written: (block, instruction
+    /// index). A carry-in in the same block with no CC writer since reads CC directly.
+    pub carry_at: Option<(BlockId, usize)>,
 }
 
 /// A lowering failure for one instruction; already recorded as a diagnostic.
@@ -139,6 +145,8 @@ impl<'a> Lowerer<'a> {
             facts: Default::default(),
             var_align: HashMap::new(),
             deny_emulation: false,
+            carry_var: None,
+            carry_at: None,
         }
     }
 

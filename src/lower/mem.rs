@@ -287,7 +287,7 @@ impl Lowerer<'_> {
                 let pos = (k as u32 * eb) % 32;
                 let t = self.tmp(1);
                 self.op(
-                    Op::Bfe { u32: !l.ty.is_signed() },
+                    Op::Bfe { u32: !l.ty.is_signed(), brev: false },
                     Dst::reg(t, 1),
                     vec![Src::reg(RegRef { reg: dst, comp: word as u8, n: 1 }), Src::imm(pos | (eb << 8))],
                 );

@@ -227,7 +227,7 @@ fn shifted(f: &Function, d: &HashMap<u32, (BlockId, usize)>, lo: Reg, hi: Reg) -
         (Op::Shr { u32 }, Some(src), Some(SrcKind::Imm(r))) if *src == a && r + s == 32 && (1..32).contains(&s) => {
             Some(Shifted { y_lo: a, y_hi: if u32 { Some(Src::rz()) } else { None }, s })
         }
-        (Op::Shf { left: true, signed: false, wide: true }, Some(src), Some(SrcKind::Imm(r)))
+        (Op::Shf { left: true, signed: false, wide: true, wrap: false }, Some(src), Some(SrcKind::Imm(r)))
             if *src == a && r == s =>
         {
             Some(Shifted { y_lo: a, y_hi: Some(*h.srcs.get(2)?), s })

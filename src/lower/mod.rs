@@ -8,12 +8,16 @@
 
 pub mod addr;
 pub mod alu;
+pub mod bits;
 pub mod call;
 pub mod ctx;
+pub mod div;
 pub mod facts;
+pub mod int;
 pub mod ldst;
 pub mod mem;
 pub mod memopt;
+pub mod mul;
 pub mod opt;
 pub mod reconverge;
 pub mod ssa;
@@ -449,10 +453,15 @@ impl Lowerer<'_> {
                 Ok(())
             }
             InstrKind::Call => self.lower_call(i, funcs),
+            InstrKind::Bit { op, ty } => self.lower_bit(i, *op, *ty),
+            InstrKind::Prmt(mode) => self.lower_prmt(i, *mode),
+            InstrKind::Shf { left, clamp } => self.lower_shf(i, *left, *clamp),
+            InstrKind::Testp { op, ty } => self.lower_testp(i, *op, *ty),
+            InstrKind::Copysign(ty) => self.lower_copysign(i, *ty),
             InstrKind::Other(name) => self.fail(
                 Diag::error(i.opcode.span, format!("`{name}` is not supported by ptx2sass yet"))
                     .label("no lowering to SPA 5.0 for this instruction")
-                    .note("supported: ld st mov cvta cvt add sub mul mad fma min max neg abs not and or xor shl shr setp selp bra ret exit bar.sync membar call"),
+                    .note("supported: ld st mov cvta cvt add sub mul mad madc mul24 mad24 sad div rem addc subc fma min max neg abs not cnot and or xor shl shr shf bfe bfi popc clz brev bfind prmt testp copysign setp selp bra ret exit bar.sync membar call"),
             ),
             InstrKind::Unclassified => Err(Failed),
             InstrKind::Bra { .. } | InstrKind::Ret | InstrKind::Exit => unreachable!("handled in lower_instr"),

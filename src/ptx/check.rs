@@ -221,11 +221,30 @@ fn shapes(kind: &InstrKind) -> Option<Vec<Shape>> {
                 ArithOp::Mad if a.mode == Some(IntMode::Wide) => {
                     vec![wide(a.ty), s, s, Src(Width::Exact(a.ty.bits() * 2))]
                 }
-                ArithOp::Mad | ArithOp::Fma => vec![d, s, s, s],
+                ArithOp::Mad | ArithOp::Fma | ArithOp::Madc | ArithOp::Mad24 | ArithOp::Sad => vec![d, s, s, s],
                 ArithOp::Neg | ArithOp::Abs | ArithOp::Not | ArithOp::Cnot => vec![d, s],
                 ArithOp::Shl | ArithOp::Shr => vec![d, s, Src(Width::Exact(32))],
                 _ => vec![d, s, s],
             }
+        }
+        InstrKind::Bit { op, ty } => {
+            let (d, s) = reg(*ty);
+            let u32 = Src(Width::Exact(32));
+            match op {
+                BitOp::Popc | BitOp::Clz | BitOp::Bfind { .. } => vec![Dst(Width::Exact(32)), s],
+                BitOp::Brev => vec![d, s],
+                BitOp::Bfe => vec![d, s, u32, u32],
+                BitOp::Bfi => vec![d, s, s, u32, u32],
+            }
+        }
+        InstrKind::Prmt(_) | InstrKind::Shf { .. } => {
+            let (d, s) = reg(ScalarType::B32);
+            vec![d, s, s, s]
+        }
+        InstrKind::Testp { ty, .. } => vec![PredDst, Src(width_for(*ty, false))],
+        InstrKind::Copysign(ty) => {
+            let (d, s) = reg(*ty);
+            vec![d, s, s]
         }
         InstrKind::Bra { .. } => vec![Label],
         InstrKind::Ret | InstrKind::Exit => vec![],

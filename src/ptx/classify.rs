@@ -398,7 +398,9 @@ fn classify_ldst(m: &mut Mods, is_ld: bool, at: Span) -> Option<LdSt> {
 
 fn arith(m: &mut Mods, op: ArithOp, at: Span) -> Option<InstrKind> {
     let mode = match op {
-        ArithOp::Mul | ArithOp::Mad => m.one("multiply mode", int_mode).map(|x| x.0),
+        ArithOp::Mul | ArithOp::Mad | ArithOp::Madc | ArithOp::Mul24 | ArithOp::Mad24 => {
+            m.one("multiply mode", int_mode).map(|x| x.0)
+        }
         _ => None,
     };
     let rnd = match op {
@@ -410,7 +412,8 @@ fn arith(m: &mut Mods, op: ArithOp, at: Span) -> Option<InstrKind> {
     let approx = op == ArithOp::Div && (m.flag(".approx") | m.flag(".full"));
     let ftz = m.flag(".ftz");
     let sat = m.flag(".sat");
-    let cc = matches!(op, ArithOp::Add | ArithOp::Sub | ArithOp::Mad) && m.flag(".cc");
+    let cc = matches!(op, ArithOp::Add | ArithOp::Sub | ArithOp::Mad | ArithOp::Addc | ArithOp::Subc | ArithOp::Madc)
+        && m.flag(".cc");
     let ty = m.ty(at)?;
     Some(InstrKind::Arith(Arith { op, ty, mode, rnd, ftz, sat, cc, approx }))
 }
@@ -421,137 +424,198 @@ pub fn classify(instr: &mut Instruction) -> Vec<Diag> {
     let op = instr.opcode.name.as_str();
     let at = instr.opcode.span;
     let mut m = Mods::new(op, &instr.mods);
-    let kind = match op {
-        "ld" => classify_ldst(&mut m, true, at).map(InstrKind::Ld),
-        "st" => classify_ldst(&mut m, false, at).map(InstrKind::St),
-        "mov" => m.ty(at).map(InstrKind::Mov),
-        "selp" => m.ty(at).map(InstrKind::Selp),
-        "add" => arith(&mut m, ArithOp::Add, at),
-        "sub" => arith(&mut m, ArithOp::Sub, at),
-        "mul" => arith(&mut m, ArithOp::Mul, at),
-        "mad" => arith(&mut m, ArithOp::Mad, at),
-        "fma" => arith(&mut m, ArithOp::Fma, at),
-        "div" => arith(&mut m, ArithOp::Div, at),
-        "rem" => arith(&mut m, ArithOp::Rem, at),
-        "min" => arith(&mut m, ArithOp::Min, at),
-        "max" => arith(&mut m, ArithOp::Max, at),
-        "neg" => arith(&mut m, ArithOp::Neg, at),
-        "abs" => arith(&mut m, ArithOp::Abs, at),
-        "not" => arith(&mut m, ArithOp::Not, at),
-        "cnot" => arith(&mut m, ArithOp::Cnot, at),
-        "and" => arith(&mut m, ArithOp::And, at),
-        "or" => arith(&mut m, ArithOp::Or, at),
-        "xor" => arith(&mut m, ArithOp::Xor, at),
-        "shl" => arith(&mut m, ArithOp::Shl, at),
-        "shr" => arith(&mut m, ArithOp::Shr, at),
-        "setp" => {
-            let cmp = m.one("comparison", CmpOp::from_modifier);
-            let bool_op = m
-                .one("boolean operation", |s| match s {
-                    ".and" => Some(BoolOp::And),
-                    ".or" => Some(BoolOp::Or),
-                    ".xor" => Some(BoolOp::Xor),
-                    _ => None,
-                })
-                .map(|b| b.0);
-            let ftz = m.flag(".ftz");
-            let ty = m.ty(at);
-            if cmp.is_none() {
-                m.diags.push(
-                    Diag::error(at, "`setp` needs a comparison")
-                        .label("no comparison modifier")
-                        .note("add one of `.eq .ne .lt .le .gt .ge .lo .ls .hi .hs` (PTX ISA 9.7.8.6.1)"),
-                );
+    let kind =
+        match op {
+            "ld" => classify_ldst(&mut m, true, at).map(InstrKind::Ld),
+            "st" => classify_ldst(&mut m, false, at).map(InstrKind::St),
+            "mov" => m.ty(at).map(InstrKind::Mov),
+            "selp" => m.ty(at).map(InstrKind::Selp),
+            "add" => arith(&mut m, ArithOp::Add, at),
+            "sub" => arith(&mut m, ArithOp::Sub, at),
+            "mul" => arith(&mut m, ArithOp::Mul, at),
+            "mad" => arith(&mut m, ArithOp::Mad, at),
+            "fma" => arith(&mut m, ArithOp::Fma, at),
+            "div" => arith(&mut m, ArithOp::Div, at),
+            "rem" => arith(&mut m, ArithOp::Rem, at),
+            "min" => arith(&mut m, ArithOp::Min, at),
+            "max" => arith(&mut m, ArithOp::Max, at),
+            "neg" => arith(&mut m, ArithOp::Neg, at),
+            "abs" => arith(&mut m, ArithOp::Abs, at),
+            "not" => arith(&mut m, ArithOp::Not, at),
+            "cnot" => arith(&mut m, ArithOp::Cnot, at),
+            "and" => arith(&mut m, ArithOp::And, at),
+            "or" => arith(&mut m, ArithOp::Or, at),
+            "xor" => arith(&mut m, ArithOp::Xor, at),
+            "shl" => arith(&mut m, ArithOp::Shl, at),
+            "shr" => arith(&mut m, ArithOp::Shr, at),
+            "addc" => arith(&mut m, ArithOp::Addc, at),
+            "subc" => arith(&mut m, ArithOp::Subc, at),
+            "madc" => arith(&mut m, ArithOp::Madc, at),
+            "mul24" => arith(&mut m, ArithOp::Mul24, at),
+            "mad24" => arith(&mut m, ArithOp::Mad24, at),
+            "sad" => arith(&mut m, ArithOp::Sad, at),
+            "popc" | "clz" | "brev" | "bfind" | "bfe" | "bfi" => {
+                let op = match op {
+                    "popc" => BitOp::Popc,
+                    "clz" => BitOp::Clz,
+                    "brev" => BitOp::Brev,
+                    "bfind" => BitOp::Bfind { shiftamt: m.flag(".shiftamt") },
+                    "bfe" => BitOp::Bfe,
+                    _ => BitOp::Bfi,
+                };
+                m.ty(at).map(|ty| InstrKind::Bit { op, ty })
             }
-            match (cmp, ty) {
-                (Some((cmp, _)), Some(ty)) => Some(InstrKind::Setp(Setp { cmp, bool_op, ftz, ty })),
-                _ => None,
+            "prmt" => {
+                let mode = m.word("permute mode", &[".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"]).map(|(k, _)| {
+                    [PrmtMode::F4e, PrmtMode::B4e, PrmtMode::Rc8, PrmtMode::Ecl, PrmtMode::Ecr, PrmtMode::Rc16][k]
+                });
+                m.ty(at).map(|_| InstrKind::Prmt(mode))
             }
-        }
-        "cvt" => {
-            let rnd = m.one("rounding modifier", rounding).map(|x| x.0);
-            let ftz = m.flag(".ftz");
-            let sat = m.flag(".sat");
-            let types = m.types();
-            if types.len() != 2 {
-                let span = types.get(2).map_or(at, |t| t.1);
-                m.diags.push(
-                    Diag::error(span, format!("`cvt` needs exactly two types, found {}", types.len()))
-                        .note("write `cvt.dtype.atype`, destination type first (PTX ISA 9.7.9.21)"),
-                );
-                None
-            } else {
-                Some(InstrKind::Cvt(Cvt { dst: types[0].0, src: types[1].0, rnd, ftz, sat }))
-            }
-        }
-        "cvta" => {
-            let to = m.flag(".to");
-            let space = m.one("state space", |s| {
-                StateSpace::from_dot(s).filter(|sp| !matches!(sp, StateSpace::Reg | StateSpace::Param(_)))
-            });
-            let ty = m.ty(at);
-            if space.is_none() {
-                m.diags.push(
-                    Diag::error(at, "`cvta` needs a state space")
-                        .note("write `cvta{.to}.global|.shared|.local|.const.u64` (PTX ISA 9.7.9.19)"),
-                );
-            }
-            match (space, ty) {
-                (Some((space, _)), Some(ty)) => Some(InstrKind::Cvta(Cvta { to, space, ty })),
-                _ => None,
-            }
-        }
-        "bra" => Some(InstrKind::Bra { uni: m.flag(".uni") }),
-        "ret" => {
-            m.flag(".uni");
-            Some(InstrKind::Ret)
-        }
-        "exit" => Some(InstrKind::Exit),
-        "call" => {
-            m.flag(".uni");
-            Some(InstrKind::Call)
-        }
-        "bar" | "barrier" => {
-            m.flag(".cta");
-            m.flag(".aligned");
-            let what = m.word("barrier operation", &[".sync", ".arrive", ".red"]);
-            match what {
-                Some((0, _)) => Some(InstrKind::Bar(BarOp::Sync)),
-                Some((1, _)) => Some(InstrKind::Bar(BarOp::Arrive)),
-                Some(_) => {
-                    // `bar.red.popc.u32` / `.and.pred` / `.or.pred`: keep the rest as known words.
-                    m.word("reduction", &[".popc", ".and", ".or"]);
-                    m.types();
-                    Some(InstrKind::Bar(BarOp::Red))
+            "shf" => {
+                let dir = m.word("shift direction", &[".l", ".r"]);
+                let how = m.word("shift mode", &[".wrap", ".clamp"]);
+                let ty = m.ty(at);
+                if dir.is_none() || how.is_none() {
+                    m.diags.push(
+                        Diag::error(at, "`shf` needs a direction and a mode")
+                            .note("write `shf.l.wrap.b32`, `shf.r.clamp.b32`, ... (PTX ISA 9.7.7.9)"),
+                    );
                 }
+                match (dir, how, ty) {
+                    (Some((d, _)), Some((h, _)), Some(_)) => Some(InstrKind::Shf { left: d == 0, clamp: h == 1 }),
+                    _ => None,
+                }
+            }
+            "testp" => {
+                let what = m.word("test", &[".finite", ".infinite", ".number", ".notanumber", ".normal", ".subnormal"]);
+                let ty = m.ty(at);
+                if what.is_none() {
+                    m.diags.push(Diag::error(at, "`testp` needs a test").note(
+                        "add one of `.finite .infinite .number .notanumber .normal .subnormal` (PTX ISA 9.7.3.7)",
+                    ));
+                }
+                let ops = [
+                    TestpOp::Finite,
+                    TestpOp::Infinite,
+                    TestpOp::Number,
+                    TestpOp::NotANumber,
+                    TestpOp::Normal,
+                    TestpOp::Subnormal,
+                ];
+                match (what, ty) {
+                    (Some((k, _)), Some(ty)) => Some(InstrKind::Testp { op: ops[k], ty }),
+                    _ => None,
+                }
+            }
+            "copysign" => m.ty(at).map(InstrKind::Copysign),
+            "setp" => {
+                let cmp = m.one("comparison", CmpOp::from_modifier);
+                let bool_op = m
+                    .one("boolean operation", |s| match s {
+                        ".and" => Some(BoolOp::And),
+                        ".or" => Some(BoolOp::Or),
+                        ".xor" => Some(BoolOp::Xor),
+                        _ => None,
+                    })
+                    .map(|b| b.0);
+                let ftz = m.flag(".ftz");
+                let ty = m.ty(at);
+                if cmp.is_none() {
+                    m.diags.push(
+                        Diag::error(at, "`setp` needs a comparison")
+                            .label("no comparison modifier")
+                            .note("add one of `.eq .ne .lt .le .gt .ge .lo .ls .hi .hs` (PTX ISA 9.7.8.6.1)"),
+                    );
+                }
+                match (cmp, ty) {
+                    (Some((cmp, _)), Some(ty)) => Some(InstrKind::Setp(Setp { cmp, bool_op, ftz, ty })),
+                    _ => None,
+                }
+            }
+            "cvt" => {
+                let rnd = m.one("rounding modifier", rounding).map(|x| x.0);
+                let ftz = m.flag(".ftz");
+                let sat = m.flag(".sat");
+                let types = m.types();
+                if types.len() != 2 {
+                    let span = types.get(2).map_or(at, |t| t.1);
+                    m.diags.push(
+                        Diag::error(span, format!("`cvt` needs exactly two types, found {}", types.len()))
+                            .note("write `cvt.dtype.atype`, destination type first (PTX ISA 9.7.9.21)"),
+                    );
+                    None
+                } else {
+                    Some(InstrKind::Cvt(Cvt { dst: types[0].0, src: types[1].0, rnd, ftz, sat }))
+                }
+            }
+            "cvta" => {
+                let to = m.flag(".to");
+                let space = m.one("state space", |s| {
+                    StateSpace::from_dot(s).filter(|sp| !matches!(sp, StateSpace::Reg | StateSpace::Param(_)))
+                });
+                let ty = m.ty(at);
+                if space.is_none() {
+                    m.diags.push(
+                        Diag::error(at, "`cvta` needs a state space")
+                            .note("write `cvta{.to}.global|.shared|.local|.const.u64` (PTX ISA 9.7.9.19)"),
+                    );
+                }
+                match (space, ty) {
+                    (Some((space, _)), Some(ty)) => Some(InstrKind::Cvta(Cvta { to, space, ty })),
+                    _ => None,
+                }
+            }
+            "bra" => Some(InstrKind::Bra { uni: m.flag(".uni") }),
+            "ret" => {
+                m.flag(".uni");
+                Some(InstrKind::Ret)
+            }
+            "exit" => Some(InstrKind::Exit),
+            "call" => {
+                m.flag(".uni");
+                Some(InstrKind::Call)
+            }
+            "bar" | "barrier" => {
+                m.flag(".cta");
+                m.flag(".aligned");
+                let what = m.word("barrier operation", &[".sync", ".arrive", ".red"]);
+                match what {
+                    Some((0, _)) => Some(InstrKind::Bar(BarOp::Sync)),
+                    Some((1, _)) => Some(InstrKind::Bar(BarOp::Arrive)),
+                    Some(_) => {
+                        // `bar.red.popc.u32` / `.and.pred` / `.or.pred`: keep the rest as known words.
+                        m.word("reduction", &[".popc", ".and", ".or"]);
+                        m.types();
+                        Some(InstrKind::Bar(BarOp::Red))
+                    }
+                    None => {
+                        m.diags.push(Diag::error(at, format!("`{op}` needs `.sync`, `.arrive` or `.red`")));
+                        None
+                    }
+                }
+            }
+            "membar" => match m.word("level", &[".cta", ".gl", ".sys"]) {
+                Some((0, _)) => Some(InstrKind::Membar(MembarLevel::Cta)),
+                Some((1, _)) => Some(InstrKind::Membar(MembarLevel::Gl)),
+                Some(_) => Some(InstrKind::Membar(MembarLevel::Sys)),
                 None => {
-                    m.diags.push(Diag::error(at, format!("`{op}` needs `.sync`, `.arrive` or `.red`")));
+                    m.diags.push(Diag::error(at, "`membar` needs `.cta`, `.gl` or `.sys`"));
                     None
                 }
+            },
+            _ if PTX_OPCODES.contains(&op) => {
+                // Known but not modelled: keep every modifier; lowering names the opcode.
+                m.used.iter_mut().for_each(|u| *u = true);
+                Some(InstrKind::Other(op.to_string()))
             }
-        }
-        "membar" => match m.word("level", &[".cta", ".gl", ".sys"]) {
-            Some((0, _)) => Some(InstrKind::Membar(MembarLevel::Cta)),
-            Some((1, _)) => Some(InstrKind::Membar(MembarLevel::Gl)),
-            Some(_) => Some(InstrKind::Membar(MembarLevel::Sys)),
-            None => {
-                m.diags.push(Diag::error(at, "`membar` needs `.cta`, `.gl` or `.sys`"));
-                None
+            _ => {
+                let mut d = Diag::error(at, format!("unknown opcode `{op}`")).label("not a PTX instruction");
+                if let Some(s) = closest(op, PTX_OPCODES) {
+                    d = d.note(format!("did you mean `{s}`?"));
+                }
+                return vec![d];
             }
-        },
-        _ if PTX_OPCODES.contains(&op) => {
-            // Known but not modelled: keep every modifier; lowering names the opcode.
-            m.used.iter_mut().for_each(|u| *u = true);
-            Some(InstrKind::Other(op.to_string()))
-        }
-        _ => {
-            let mut d = Diag::error(at, format!("unknown opcode `{op}`")).label("not a PTX instruction");
-            if let Some(s) = closest(op, PTX_OPCODES) {
-                d = d.note(format!("did you mean `{s}`?"));
-            }
-            return vec![d];
-        }
-    };
+        };
     let diags = m.finish();
     instr.kind = if diags.is_empty() { kind.unwrap_or_default() } else { InstrKind::Unclassified };
     diags

@@ -173,6 +173,70 @@ pub enum ArithOp {
     Xor,
     Shl,
     Shr,
+    /// `addc{.cc}` (PTX ISA 9.7.2.2): add with carry-in.
+    Addc,
+    /// `subc{.cc}` (PTX ISA 9.7.2.4): subtract with borrow-in.
+    Subc,
+    /// `madc{.lo,.hi}{.cc}` (PTX ISA 9.7.2.6): multiply-add with carry-in.
+    Madc,
+    /// `mul24{.lo,.hi}` (PTX ISA 9.7.1.12).
+    Mul24,
+    /// `mad24{.lo,.hi}` (PTX ISA 9.7.1.13).
+    Mad24,
+    /// `sad` (PTX ISA 9.7.1.9): `c + |a - b|`.
+    Sad,
+}
+
+impl ArithOp {
+    /// True for the operations that read the carry flag `CC.CF` (`addc subc madc`).
+    pub fn carry_in(self) -> bool {
+        matches!(self, ArithOp::Addc | ArithOp::Subc | ArithOp::Madc)
+    }
+}
+
+/// Integer bit-manipulation opcodes (PTX ISA 9.7.1.15-9.7.1.20).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BitOp {
+    /// `popc.b32/.b64`: number of one bits (a `.u32` result).
+    Popc,
+    /// `clz.b32/.b64`: leading zeros (a `.u32` result).
+    Clz,
+    /// `brev.b32/.b64`: bit reversal.
+    Brev,
+    /// `bfind{.shiftamt}.u32/.s32/.u64/.s64`: most significant non-sign bit (a `.u32`).
+    Bfind {
+        /// `.shiftamt`: the left shift that moves that bit to the msb.
+        shiftamt: bool,
+    },
+    /// `bfe.u32/.s32/.u64/.s64 d, a, pos, len`: bit-field extract.
+    Bfe,
+    /// `bfi.b32/.b64 f, a, b, pos, len`: bit-field insert.
+    Bfi,
+}
+
+/// The modes of `prmt.b32{.mode}` (PTX ISA 9.7.8.7); `None` in [`InstrKind::Prmt`] is the
+/// generic form with four 4-bit selectors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum PrmtMode {
+    F4e,
+    B4e,
+    Rc8,
+    Ecl,
+    Ecr,
+    Rc16,
+}
+
+/// What `testp.op` tests (PTX ISA 9.7.3.7; zero counts as normal).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum TestpOp {
+    Finite,
+    Infinite,
+    Number,
+    NotANumber,
+    Normal,
+    Subnormal,
 }
 
 /// An arithmetic or logic instruction (PTX ISA 9.7.1-9.7.4, 9.7.8).
@@ -182,7 +246,7 @@ pub struct Arith {
     pub op: ArithOp,
     /// Instruction type.
     pub ty: ScalarType,
-    /// `.lo/.hi/.wide` for integer `mul`/`mad`.
+    /// `.lo/.hi/.wide` for integer `mul`/`mad` (`.lo/.hi` for `madc`, `mul24`, `mad24`).
     pub mode: Option<IntMode>,
     /// Rounding for floats.
     pub rnd: Option<Rounding>,
@@ -190,7 +254,7 @@ pub struct Arith {
     pub ftz: bool,
     /// `.sat`.
     pub sat: bool,
-    /// `.cc` (carry out, `add.cc`/`sub.cc`).
+    /// `.cc` (carry out: `add.cc`, `sub.cc`, `mad.cc`, `addc.cc`, `subc.cc`, `madc.cc`).
     pub cc: bool,
     /// `.approx` / `.full` (float `div`).
     pub approx: bool,
@@ -356,6 +420,31 @@ pub enum InstrKind {
     Membar(MembarLevel),
     /// `call{.uni}`.
     Call,
+    /// `popc clz brev bfind bfe bfi` of an integer type.
+    Bit {
+        /// Which operation.
+        op: BitOp,
+        /// Instruction type (of the operand `a`).
+        ty: ScalarType,
+    },
+    /// `prmt.b32{.mode}`.
+    Prmt(Option<PrmtMode>),
+    /// `shf.{l,r}.{wrap,clamp}.b32` (PTX ISA 9.7.7.9).
+    Shf {
+        /// `.l` (true) or `.r`.
+        left: bool,
+        /// `.clamp` (true) or `.wrap`.
+        clamp: bool,
+    },
+    /// `testp.op.f32/.f64`.
+    Testp {
+        /// What is tested.
+        op: TestpOp,
+        /// `.f32` or `.f64`.
+        ty: ScalarType,
+    },
+    /// `copysign.f32/.f64` (PTX ISA 9.7.3.16).
+    Copysign(ScalarType),
     /// A PTX opcode that ptx2sass recognises but does not model yet (lowering rejects it
     /// with a diagnostic naming it).
     Other(String),

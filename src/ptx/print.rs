@@ -340,6 +340,37 @@ fn canonical_mods(kind: &InstrKind) -> Option<String> {
             let b = p.bool_op.map_or(String::new(), |b| format!(".{}", format!("{b:?}").to_lowercase()));
             format!(".{cmp}{b}{}{}", if p.ftz { ".ftz" } else { "" }, p.ty)
         }
+        InstrKind::Bit { op, ty } => match op {
+            BitOp::Bfind { shiftamt: true } => format!(".shiftamt{ty}"),
+            _ => ty.as_str().to_string(),
+        },
+        InstrKind::Prmt(mode) => {
+            let m = match mode {
+                None => "",
+                Some(PrmtMode::F4e) => ".f4e",
+                Some(PrmtMode::B4e) => ".b4e",
+                Some(PrmtMode::Rc8) => ".rc8",
+                Some(PrmtMode::Ecl) => ".ecl",
+                Some(PrmtMode::Ecr) => ".ecr",
+                Some(PrmtMode::Rc16) => ".rc16",
+            };
+            format!(".b32{m}")
+        }
+        InstrKind::Shf { left, clamp } => {
+            format!("{}{}.b32", if *left { ".l" } else { ".r" }, if *clamp { ".clamp" } else { ".wrap" })
+        }
+        InstrKind::Testp { op, ty } => {
+            let w = match op {
+                TestpOp::Finite => ".finite",
+                TestpOp::Infinite => ".infinite",
+                TestpOp::Number => ".number",
+                TestpOp::NotANumber => ".notanumber",
+                TestpOp::Normal => ".normal",
+                TestpOp::Subnormal => ".subnormal",
+            };
+            format!("{w}{ty}")
+        }
+        InstrKind::Copysign(ty) => ty.as_str().to_string(),
         InstrKind::Bra { uni } => if *uni { ".uni" } else { "" }.to_string(),
         InstrKind::Membar(l) => match l {
             MembarLevel::Cta => ".cta",

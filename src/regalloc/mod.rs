@@ -210,7 +210,24 @@ pub fn allocate(f: &mut Function, opts: &Options) -> Result<Stats, Error> {
     }
     let (g, stats) = match best {
         Some(x) => x,
-        None => attempt(guaranteed)??,
+        None => {
+            // The guaranteed sizes may still not pack when copies between components of
+            // wide values add interference; shrink the largest class (more spilling)
+            // until it does or every class is at the smallest its instructions allow.
+            let mut sz = guaranteed;
+            loop {
+                match attempt(sz)? {
+                    Ok(x) => break x,
+                    Err(e) => {
+                        let c = (0..3).filter(|c| sz[*c] > banks.need[*c].max(1)).max_by_key(|c| sz[*c] * widths[*c]);
+                        match c {
+                            Some(c) => sz[c] -= (sz[c] / 8).max(1),
+                            None => return Err(e),
+                        }
+                    }
+                }
+            }
+        }
     };
     *f = g;
     Ok(stats)

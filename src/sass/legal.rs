@@ -62,8 +62,10 @@ pub fn slot(op: &Op, idx: usize, srcs: &[Src]) -> Slot {
     let is_const = |k: usize| srcs.get(k).is_some_and(|s| matches!(s.kind, SrcKind::CBuf { .. } | SrcKind::Imm(_)));
     match (op, idx) {
         (Mov, 0) => b(ImmKind::Any),
-        (I2f { .. } | F2i { .. } | F2f { .. } | I2i { .. } | Popc, 0) => b(ImmKind::I20),
-        (Iadd { .. } | Isetp { .. } | Imnmx { .. } | Iscadd { .. } | Iadd3 | Sel, 1) => b(ImmKind::I20),
+        (I2f { .. } | F2i { .. } | F2f { .. } | I2i { .. } | Popc | Flo { .. }, 0) => b(ImmKind::I20),
+        (Iadd { .. } | IaddSat | Isetp { .. } | Imnmx { .. } | Iscadd { .. } | Iadd3(_) | Sel | Prmt(_), 1) => {
+            b(ImmKind::I20)
+        }
         (Shl | Shr { .. } | Bfe { .. } | Bfi, 1) => b(ImmKind::Any),
         (Lop(_), 1) => Slot { cbuf: true, imm: ImmKind::None },
         (Lea { hi: false, .. }, 1) => b(ImmKind::I20),
@@ -99,7 +101,9 @@ pub fn accepts(op: &Op, idx: usize, srcs: &[Src], s: &Src) -> bool {
     let sl = slot(op, idx, srcs);
     let ok = match s.kind {
         SrcKind::CBuf { index: None, .. } => sl.cbuf,
-        SrcKind::Imm(v) => !s.mods.neg && !s.mods.abs && sl.imm.fits(v),
+        // No immediate form takes a half selector (XMAD's `.H1` exists for registers and
+        // constant-bank operands only).
+        SrcKind::Imm(v) => !s.mods.neg && !s.mods.abs && !s.mods.h1 && sl.imm.fits(v),
         _ => return true,
     };
     ok && !srcs

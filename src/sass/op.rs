@@ -277,6 +277,80 @@ pub struct XmadMods {
     pub signed_b: bool,
 }
 
+/// How IADD3 combines its first two operands before adding the third (envytools
+/// `maxwell/cuda/int.rst` iadd3: `.RS` `((a + b) >> 16) + c`, `.LS` `((a + b) << 16) + c`;
+/// ptxas 11.8 uses `.RS` to finish every 32-bit high product, `mul.hi.u32`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Iadd3Mode {
+    /// `a + b + c`.
+    #[default]
+    Plain,
+    /// `.RS`: the carry-keeping sum `a + b` shifted right by 16, plus `c`.
+    Rs,
+    /// `.LS`: `(a + b) << 16`, plus `c`.
+    Ls,
+}
+
+/// PRMT byte-selection mode (`PRMT{.F4E,.B4E,.RC8,.ECL,.ECR,.RC16}`, the modes of PTX
+/// `prmt.b32{.mode}`, PTX ISA 9.7.8.7, which ptxas maps one to one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[allow(missing_docs)]
+pub enum PrmtMode {
+    /// Generic: four 4-bit selectors (bit 3 of each replicates the byte's sign).
+    #[default]
+    Idx,
+    F4e,
+    B4e,
+    Rc8,
+    Ecl,
+    Ecr,
+    Rc16,
+}
+
+impl PrmtMode {
+    fn suffix(self) -> &'static str {
+        match self {
+            PrmtMode::Idx => "",
+            PrmtMode::F4e => ".F4E",
+            PrmtMode::B4e => ".B4E",
+            PrmtMode::Rc8 => ".RC8",
+            PrmtMode::Ecl => ".ECL",
+            PrmtMode::Ecr => ".ECR",
+            PrmtMode::Rc16 => ".RC16",
+        }
+    }
+}
+
+/// MUFU function (nvdisasm `MUFU.RCP` etc.; Mesa NAK `MuFuOp` encodings 0..7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum MufuOp {
+    Cos,
+    Sin,
+    Ex2,
+    Lg2,
+    /// Approximate f32 reciprocal (PTX `rcp.approx.f32`: at most 1 ulp from the exact value).
+    Rcp,
+    Rsq,
+    Rcp64h,
+    Rsq64h,
+}
+
+impl MufuOp {
+    fn suffix(self) -> &'static str {
+        match self {
+            MufuOp::Cos => ".COS",
+            MufuOp::Sin => ".SIN",
+            MufuOp::Ex2 => ".EX2",
+            MufuOp::Lg2 => ".LG2",
+            MufuOp::Rcp => ".RCP",
+            MufuOp::Rsq => ".RSQ",
+            MufuOp::Rcp64h => ".RCP64H",
+            MufuOp::Rsq64h => ".RSQ64H",
+        }
+    }
+}
+
 /// Integer type of conversions (I2F source, F2I destination, I2I both).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[allow(missing_docs)]
@@ -435,8 +509,11 @@ pub enum Op {
         cc: bool,
         x: bool,
     },
-    /// IADD3 Rd, Ra, Rb, Rc.
-    Iadd3,
+    /// IADD.SAT Rd, Ra, Sb: the exact signed sum of the (possibly negated) operands,
+    /// saturated to the s32 range (ptxas: `add.sat.s32`, and `sub.sat.s32` as `-Sb`).
+    IaddSat,
+    /// IADD3{.RS,.LS} Rd, Ra, Sb, Rc.
+    Iadd3(Iadd3Mode),
     /// ISCADD Rd{.CC}, Ra, Sb, shift: (Ra << shift) + Sb.
     Iscadd {
         cc: bool,
@@ -453,11 +530,13 @@ pub enum Op {
     Shr {
         u32: bool,
     },
-    /// SHF.{L,R}{.U64,.S64}: funnel shift; `wide` selects the 64-bit forms.
+    /// SHF.{L,R}{.W}{.U64,.S64}: funnel shift; `wide` selects the 64-bit forms, `wrap`
+    /// (`.W`) takes the amount modulo the width instead of clamping it.
     Shf {
         left: bool,
         signed: bool,
         wide: bool,
+        wrap: bool,
     },
     Lop(LogicOp),
     Lop32i(LogicOp),
@@ -467,13 +546,26 @@ pub enum Op {
     Imnmx {
         u32: bool,
     },
-    /// BFE{.U32} Rd, Ra, pos|len<<8.
+    /// BFE{.U32}{.BREV} Rd, Ra, pos|len<<8 (`.BREV` reverses Ra's bits first; ptxas:
+    /// `brev.b32` is `BFE.U32.BREV Rd, Ra, 0x2000`).
     Bfe {
         u32: bool,
+        brev: bool,
     },
     /// BFI Rd, Ra, pos|len<<8, Rc.
     Bfi,
+    /// POPC Rd, {~}Rb.
     Popc,
+    /// FLO{.U32}{.SH} Rd, {~}Rb: the bit position PTX `bfind{.shiftamt}` returns (ptxas
+    /// maps `bfind.u32/.s32{.shiftamt}` to it one to one).
+    Flo {
+        u32: bool,
+        sh: bool,
+    },
+    /// PRMT{.mode} Rd, Ra, Sb(selector), Rc: byte permute of `{Rc, Ra}`.
+    Prmt(PrmtMode),
+    /// MUFU.fn Rd, Ra: the multi-function unit.
+    Mufu(MufuOp),
     /// ISETP.cmp{.U32}{.X}.bop Pd, Qd, Ra, Sb, Pc.
     Isetp {
         cmp: Cmp,
@@ -594,6 +686,7 @@ pub enum Opcode {
     Sel,
     Iadd,
     Iadd32i,
+    IaddSat,
     Iadd3,
     Iscadd,
     Lea,
@@ -608,6 +701,9 @@ pub enum Opcode {
     Bfe,
     Bfi,
     Popc,
+    Flo,
+    Prmt,
+    Mufu,
     Isetp,
     Psetp,
     Fadd,
@@ -660,6 +756,11 @@ pub enum Unit {
     Fp64,
     /// Conversions (I2F, F2I, F2F, I2I): variable latency.
     Conv,
+    /// The multi-function and bit-scan units (MUFU, POPC, FLO): variable latency, sources
+    /// read at issue (Mesa NAK `has_fixed_latency`: `MuFu`, `PopC`, `Flo`, `BRev` are not
+    /// fixed-latency on SM < 70; ptxas 11.8 guards MUFU results with a write barrier,
+    /// findings section 7).
+    Xu,
     /// S2R: variable latency.
     Sreg,
     /// Global/local/generic memory (LD, LDG, LDL and stores).
@@ -710,6 +811,7 @@ pub const OPCODE_INFO: &[OpcodeInfo] = &[
     info!(Sel, "SEL", Alu),
     info!(Iadd, "IADD", Alu),
     info!(Iadd32i, "IADD32I", Alu),
+    info!(IaddSat, "IADD", Alu),
     info!(Iadd3, "IADD3", Alu),
     info!(Iscadd, "ISCADD", Alu),
     info!(Lea, "LEA", Alu),
@@ -723,7 +825,10 @@ pub const OPCODE_INFO: &[OpcodeInfo] = &[
     info!(Imnmx, "IMNMX", Alu),
     info!(Bfe, "BFE", Alu),
     info!(Bfi, "BFI", Alu),
-    info!(Popc, "POPC", Alu),
+    info!(Popc, "POPC", Xu),
+    info!(Flo, "FLO", Xu),
+    info!(Prmt, "PRMT", Alu),
+    info!(Mufu, "MUFU", Xu),
     info!(Isetp, "ISETP", Alu),
     info!(Psetp, "PSETP", Alu),
     info!(Fadd, "FADD", Alu),
@@ -779,7 +884,8 @@ impl Op {
             Sel => Opcode::Sel,
             Iadd { .. } => Opcode::Iadd,
             Iadd32i { .. } => Opcode::Iadd32i,
-            Iadd3 => Opcode::Iadd3,
+            IaddSat => Opcode::IaddSat,
+            Iadd3(_) => Opcode::Iadd3,
             Iscadd { .. } => Opcode::Iscadd,
             Lea { .. } => Opcode::Lea,
             Xmad(_) => Opcode::Xmad,
@@ -793,6 +899,9 @@ impl Op {
             Bfe { .. } => Opcode::Bfe,
             Bfi => Opcode::Bfi,
             Popc => Opcode::Popc,
+            Flo { .. } => Opcode::Flo,
+            Prmt(_) => Opcode::Prmt,
+            Mufu(_) => Opcode::Mufu,
             Isetp { .. } => Opcode::Isetp,
             Psetp { .. } => Opcode::Psetp,
             Fadd(_) => Opcode::Fadd,
@@ -924,13 +1033,40 @@ impl Op {
                     s.push_str(".X");
                 }
             }
-            Shr { u32 } | Imnmx { u32 } | Bfe { u32 } => {
+            Shr { u32 } | Imnmx { u32 } => {
                 if u32 {
                     s.push_str(".U32");
                 }
             }
-            Shf { left, signed, wide } => {
+            Bfe { u32, brev } => {
+                if u32 {
+                    s.push_str(".U32");
+                }
+                if brev {
+                    s.push_str(".BREV");
+                }
+            }
+            Flo { u32, sh } => {
+                if u32 {
+                    s.push_str(".U32");
+                }
+                if sh {
+                    s.push_str(".SH");
+                }
+            }
+            IaddSat => s.push_str(".SAT"),
+            Iadd3(m) => s.push_str(match m {
+                Iadd3Mode::Plain => "",
+                Iadd3Mode::Rs => ".RS",
+                Iadd3Mode::Ls => ".LS",
+            }),
+            Prmt(m) => s.push_str(m.suffix()),
+            Mufu(f) => s.push_str(f.suffix()),
+            Shf { left, signed, wide, wrap } => {
                 s.push_str(if left { ".L" } else { ".R" });
+                if wrap {
+                    s.push_str(".W");
+                }
                 if wide {
                     s.push_str(if signed { ".S64" } else { ".U64" });
                 }
@@ -1048,7 +1184,6 @@ impl Op {
             | Mov32i
             | S2r(_)
             | Sel
-            | Iadd3
             | Iscadd { .. }
             | Shl
             | Bfi

@@ -62,7 +62,7 @@ fn imm_style(op: &Op) -> ImmStyle {
     match op.opcode() {
         Fadd | Fadd32i | Fmul | Fmul32i | Ffma | Ffma32i | Fmnmx | Fsetp => ImmStyle::F32,
         Dadd | Dmul | Dfma | Dmnmx | Dsetp => ImmStyle::F64Hi,
-        Iadd | Iadd32i | Iadd3 | Iscadd | Isetp | Imnmx => ImmStyle::Signed,
+        Iadd | IaddSat | Iadd32i | Iadd3 | Iscadd | Isetp | Imnmx | Sel => ImmStyle::Signed,
         _ => ImmStyle::Unsigned,
     }
 }

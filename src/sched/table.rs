@@ -84,7 +84,7 @@ pub fn timing(op: &Op) -> Timing {
     match info.unit {
         Unit::Alu | Unit::Pseudo => fixed,
         Unit::Fp64 | Unit::Conv => Timing { variable: true, reads_late: true, ..fixed },
-        Unit::Sreg => Timing { variable: true, ..fixed },
+        Unit::Sreg | Unit::Xu => Timing { variable: true, ..fixed },
         // Memory instructions, loads included, read their registers after issue: ptxas
         // sets a read barrier on a load whose address register is rewritten soon after
         // (`LDG.E.CV R6, [R2] &rd0` ... `LDG.E R2, [R2+0x4] &req={0}`, ptxas 11.8).

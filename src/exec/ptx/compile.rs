@@ -570,6 +570,57 @@ impl<'c, 'm> FnCx<'c, 'm> {
             }
             InstrKind::Membar(_) => Ok(Op::Nop),
             InstrKind::Call => self.call(i),
+            InstrKind::Bit { op, ty } => {
+                let t = *ty;
+                if !t.is_integer() || t.bits() < 32 || t.bits() > 64 {
+                    return Err(format!("{t} operands"));
+                }
+                let u = ScalarType::U32;
+                match op {
+                    BitOp::Popc => self.compute(Func::Popc, t, u, i, &[t]),
+                    BitOp::Clz => self.compute(Func::Clz, t, u, i, &[t]),
+                    BitOp::Brev => self.compute(Func::Brev, t, t, i, &[t]),
+                    BitOp::Bfind { shiftamt } => self.compute(Func::Bfind(*shiftamt), t, u, i, &[t]),
+                    BitOp::Bfe => self.compute(Func::Bfe, t, t, i, &[t, u, u]),
+                    BitOp::Bfi => self.compute(Func::Bfi, t, t, i, &[t, t, u, u]),
+                }
+            }
+            InstrKind::Prmt(mode) => {
+                let mode = mode.map(|m| match m {
+                    PrmtMode::F4e => "f4e",
+                    PrmtMode::B4e => "b4e",
+                    PrmtMode::Rc8 => "rc8",
+                    PrmtMode::Ecl => "ecl",
+                    PrmtMode::Ecr => "ecr",
+                    PrmtMode::Rc16 => "rc16",
+                });
+                let b = ScalarType::B32;
+                self.compute(Func::Prmt(mode), b, b, i, &[b, b, b])
+            }
+            InstrKind::Shf { left, clamp } => {
+                let b = ScalarType::B32;
+                self.compute(Func::Shf(*left, *clamp), b, b, i, &[b, b, ScalarType::U32])
+            }
+            InstrKind::Testp { op, ty } => {
+                let name = match op {
+                    TestpOp::Finite => "finite",
+                    TestpOp::Infinite => "infinite",
+                    TestpOp::Number => "number",
+                    TestpOp::NotANumber => "notanumber",
+                    TestpOp::Normal => "normal",
+                    TestpOp::Subnormal => "subnormal",
+                };
+                if fp::format(*ty).is_none() {
+                    return Err(format!("testp on {ty}"));
+                }
+                self.compute(Func::Testp(name), *ty, ScalarType::Pred, i, &[*ty])
+            }
+            InstrKind::Copysign(ty) => {
+                if fp::format(*ty).is_none() {
+                    return Err(format!("copysign on {ty}"));
+                }
+                self.compute(Func::Copysign, *ty, *ty, i, &[*ty, *ty])
+            }
             InstrKind::Other(name) => super::opcodes::other(self, i, name, text),
             InstrKind::Unclassified => Err("unclassified instruction".into()),
         }
@@ -613,6 +664,20 @@ impl<'c, 'm> FnCx<'c, 'm> {
                 self.compute(f, ty, wide, i, &[ty, ty, wide])
             }
             Fma => Err(format!("fma on {ty}")),
+            Addc | Subc => {
+                let f = Func::AddSub { sub: a.op == Subc, sat: false, carry_in: true, carry_out: a.cc };
+                self.compute(f, ty, ty, i, &[ty, ty])
+            }
+            Madc => {
+                let f = Func::Mad { mode, sat: false, carry_in: true, carry_out: a.cc };
+                self.compute(f, ty, ty, i, &[ty, ty, ty])
+            }
+            Mul24 | Mad24 if ty.bits() != 32 || a.sat => {
+                Err(format!("{:?}{} on {ty}", a.op, if a.sat { ".sat" } else { "" }))
+            }
+            Mul24 => self.compute(Func::Mul24(mode == IntMode::Hi), ty, ty, i, &[ty, ty]),
+            Mad24 => self.compute(Func::Mad24(mode == IntMode::Hi), ty, ty, i, &[ty, ty, ty]),
+            Sad => self.compute(Func::Sad, ty, ty, i, &[ty, ty, ty]),
             Shl | Shr => self.compute(Func::Int(a.op), ty, ty, i, &[ty, ScalarType::U32]),
             Neg | Abs | Not | Cnot => self.compute(Func::Int(a.op), ty, ty, i, &[ty]),
             op => self.compute(Func::Int(op), ty, ty, i, &[ty, ty]),

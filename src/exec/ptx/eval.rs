@@ -53,7 +53,7 @@ pub fn eval(func: &Func, ty: ScalarType, s: &[u64], cc: &mut bool) -> Result<u64
             int::simple(op, ty, s[0], *s.get(1).unwrap_or(&0))
         }
         Func::AddSub { sub, sat, carry_in, carry_out } => {
-            let (r, c) = int::add_sub(ty, sub, sat, s[0], s[1], carry_in && *cc);
+            let (r, c) = int::add_sub(ty, sub, sat, s[0], s[1], carry_in.then_some(*cc));
             if carry_out {
                 *cc = c;
             }
@@ -66,7 +66,7 @@ pub fn eval(func: &Func, ty: ScalarType, s: &[u64], cc: &mut bool) -> Result<u64
             } else {
                 let t = int::mul(ty, mode, s[0], s[1]);
                 let wty = if mode == IntMode::Wide { widened(ty) } else { ty };
-                let (r, c) = int::add_sub(wty, false, false, t, s[2], carry_in && *cc);
+                let (r, c) = int::add_sub(wty, false, false, t, s[2], Some(carry_in && *cc));
                 if carry_out {
                     *cc = c;
                 }

@@ -232,7 +232,9 @@ pub fn copysign(f: Format, a: u64, b: u64) -> u64 {
 }
 
 /// `testp.op.type p, a` (PTX ISA 9.7.3.7): `op` is one of `finite infinite number
-/// notanumber normal subnormal`; `None` for another word.
+/// notanumber normal subnormal`; `None` for another word. "As a special case, positive
+/// and negative zero are considered normal numbers" (PTX ISA; ptxas 11.8 agrees:
+/// `ISETP.EQ.U32.OR P0, PT, |a|, RZ, P0`).
 pub fn testp(op: &str, f: Format, a: u64) -> Option<bool> {
     let mag = a & !f.sign();
     Some(match op {
@@ -240,7 +242,7 @@ pub fn testp(op: &str, f: Format, a: u64) -> Option<bool> {
         "infinite" => mag == f.inf(),
         "number" => !f.is_nan(a),
         "notanumber" => f.is_nan(a),
-        "normal" => mag < f.inf() && mag & f.inf() != 0,
+        "normal" => (mag < f.inf() && mag & f.inf() != 0) || mag == 0,
         "subnormal" => f.is_subnormal(a),
         _ => return None,
     })

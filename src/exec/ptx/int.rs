@@ -57,30 +57,34 @@ pub fn mad(ty: ScalarType, mode: IntMode, sat: bool, a: u64, b: u64, c: u64) -> 
     t.wrapping_add(c) & mask(w)
 }
 
-/// `add`/`sub` with optional `.sat` (`.s32` only) and carry/borrow out (PTX ISA 9.7.1.1,
-/// 9.7.1.2, 9.7.2.1 `add.cc`, 9.7.2.3 `sub.cc`). `carry_in` is `CC.CF` for `addc`/`subc`
-/// (false otherwise). Returns the result bits and the new `CC.CF`: the carry out of the
-/// unsigned addition, or for a subtraction the borrow (`a < b + carry_in` unsigned).
-pub fn add_sub(ty: ScalarType, sub: bool, sat: bool, a: u64, b: u64, carry_in: bool) -> (u64, bool) {
+/// `add`/`sub` with optional `.sat` (`.s32` only) and carry (PTX ISA 9.7.1.1, 9.7.1.2,
+/// 9.7.2.1-9.7.2.4 `add.cc addc sub.cc subc`). `carry_in` is `CC.CF` for `addc`/`subc`
+/// (`None` otherwise). Returns the result bits and the new `CC.CF`.
+///
+/// `CC.CF` is the carry out of the adder in both directions: `a - b` is computed as
+/// `a + ~b + 1` (`subc`: `a + ~b + CC.CF`), so after a subtraction `CC.CF` is the
+/// complement of the borrow. PTX ISA 9.7.2.3 describes `sub.cc`'s flag as "the borrow"
+/// and `subc` as `a - (b + CC.CF)`; chains of `sub.cc`/`subc` give the same values under
+/// either reading, and NVIDIA's implementation settles the mixed chains: ptxas 11.8 for
+/// sm_50 compiles `sub.cc` to `IADD d.CC, a, -b` and both `addc` and `subc` to `IADD.X`
+/// (`subc` with `~b`), so `sub.cc` then `addc.u32 d, 0, 0` gives 1 when nothing was
+/// borrowed (observed), and `add.cc` then `subc` subtracts `1 - carry`.
+pub fn add_sub(ty: ScalarType, sub: bool, sat: bool, a: u64, b: u64, carry_in: Option<bool>) -> (u64, bool) {
     let n = bits(ty);
     let m = mask(n);
-    let (ua, ub, ci) = (a & m, b & m, carry_in as u128);
     if sat && ty.is_signed() {
         let (sa, sb) = (sext(a, n) as i128, sext(b, n) as i128);
-        let v = if sub { sa - sb - ci as i128 } else { sa + sb + ci as i128 };
-        return (saturate(v, ty) & m, false);
+        return (saturate(if sub { sa - sb } else { sa + sb }, ty) & m, false);
     }
-    if sub {
-        let need = ub as u128 + ci;
-        (((ua as u128).wrapping_sub(need)) as u64 & m, (ua as u128) < need)
-    } else {
-        let s = ua as u128 + ub as u128 + ci;
-        (s as u64 & m, s >> n != 0)
-    }
+    let (ua, ub) = ((a & m) as u128, (b & m) as u128);
+    let (ub, cin) = if sub { (!ub & m as u128, carry_in.unwrap_or(true)) } else { (ub, carry_in.unwrap_or(false)) };
+    let s = ua + ub + cin as u128;
+    (s as u64 & m, s >> n != 0)
 }
 
 /// `div.type` (PTX ISA 9.7.1.6 div): truncating division. Division by zero is unspecified
-/// in PTX; the interpreter returns all ones. `MIN / -1` wraps to `MIN`.
+/// in PTX; the interpreter returns all ones, as ptxas 11.8's code for sm_50 does (observed
+/// for `div.u32`, `div.s32`, `div.u64`). `MIN / -1` wraps to `MIN`.
 pub fn div(ty: ScalarType, a: u64, b: u64) -> u64 {
     let n = bits(ty);
     if b & mask(n) == 0 {
@@ -90,11 +94,12 @@ pub fn div(ty: ScalarType, a: u64, b: u64) -> u64 {
 }
 
 /// `rem.type` (PTX ISA 9.7.1.7 rem): the remainder with the sign of `a`. By zero
-/// (unspecified in PTX) the interpreter returns `a`.
+/// (unspecified in PTX) the interpreter returns all ones, as ptxas 11.8's code for sm_50
+/// does for `rem.u32`/`rem.s32` (observed: `@P LOP.PASS_B r, RZ, ~b` when `b == 0`).
 pub fn rem(ty: ScalarType, a: u64, b: u64) -> u64 {
     let n = bits(ty);
     if b & mask(n) == 0 {
-        return a & mask(n);
+        return mask(n);
     }
     if ty.is_signed() { (sext(a, n).wrapping_rem(sext(b, n))) as u64 & mask(n) } else { (a & mask(n)) % (b & mask(n)) }
 }
@@ -144,7 +149,15 @@ pub fn simple(op: ArithOp, ty: ScalarType, a: u64, b: u64) -> u64 {
         ArithOp::Abs => (sext(a, n).wrapping_abs() as u64) & m,
         ArithOp::Shl => shift(ty, true, a, b),
         ArithOp::Shr => shift(ty, false, a, b),
-        ArithOp::Mul | ArithOp::Mad | ArithOp::Fma => unreachable!("handled by mul/mad"),
+        ArithOp::Mul
+        | ArithOp::Mad
+        | ArithOp::Fma
+        | ArithOp::Addc
+        | ArithOp::Subc
+        | ArithOp::Madc
+        | ArithOp::Mul24
+        | ArithOp::Mad24
+        | ArithOp::Sad => unreachable!("decoded to their own functions"),
     }
 }
 
@@ -316,9 +329,15 @@ mod tests {
 
     #[test]
     fn add_sub_div() {
-        assert_eq!(add_sub(S32, false, true, 0x7fff_ffff, 1, false), (0x7fff_ffff, false));
-        assert_eq!(add_sub(U32, false, false, 0xffff_ffff, 1, false), (0, true));
-        assert_eq!(add_sub(U32, true, false, 0, 1, false), (0xffff_ffff, true));
+        assert_eq!(add_sub(S32, false, true, 0x7fff_ffff, 1, None), (0x7fff_ffff, false));
+        assert_eq!(add_sub(U32, false, false, 0xffff_ffff, 1, None), (0, true));
+        // sub.cc: CC.CF is the adder's carry, the complement of the borrow.
+        assert_eq!(add_sub(U32, true, false, 0, 1, None), (0xffff_ffff, false));
+        assert_eq!(add_sub(U32, true, false, 1, 1, None), (0, true));
+        // subc with CC.CF = 1 (no borrow pending) is a plain subtraction.
+        assert_eq!(add_sub(U32, true, false, 5, 3, Some(true)), (2, true));
+        assert_eq!(add_sub(U32, true, false, 5, 3, Some(false)), (1, true));
+        assert_eq!(rem(U32, 7, 0), 0xffff_ffff);
         assert_eq!(div(S32, (-7i64) as u64 & 0xffff_ffff, 2), 0xffff_fffd);
         assert_eq!(rem(S32, (-7i64) as u64 & 0xffff_ffff, 2), 0xffff_ffff);
         assert_eq!(div(U32, 7, 0), 0xffff_ffff);

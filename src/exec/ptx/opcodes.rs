@@ -1,14 +1,14 @@
 //! Instructions the front end keeps as [`crate::ptx::instr::InstrKind::Other`] (opcode and
-//! raw modifier words), decoded here from their PTX ISA syntax: `popc clz brev bfind bfe
-//! bfi prmt mul24 mad24 sad lop3 shf addc subc madc rcp sqrt rsqrt sin cos lg2 ex2 tanh
-//! copysign testp set slct isspacep`, and the no-ops `fence nanosleep prefetch prefetchu
-//! brkpt pmevent`. Anything else is [`Op::Unsupported`].
+//! raw modifier words), decoded here from their PTX ISA syntax: `lop3 rcp sqrt rsqrt sin
+//! cos lg2 ex2 tanh set slct isspacep atom red shfl vote activemask`, and the no-ops
+//! `fence nanosleep prefetch prefetchu brkpt pmevent`. Anything else is an error naming
+//! the instruction.
 
 use super::compile::{FnCx, space_of};
 use super::fp::{self, Mods, Unary};
 use super::program::{Func, Op, Space};
 use crate::ptx::ast::Instruction;
-use crate::ptx::instr::{BoolOp, CmpOp, IntMode, Rounding};
+use crate::ptx::instr::{BoolOp, CmpOp, Rounding};
 use crate::ptx::types::{ScalarType, StateSpace};
 
 fn rounding(w: &str) -> Option<Rounding> {
@@ -30,62 +30,9 @@ pub(super) fn other(fx: &mut FnCx, i: &Instruction, name: &str, text: &str) -> R
     let ty = || types.first().copied().ok_or_else(|| format!("{text} has no type"));
     let ftz = has(".ftz");
     let rnd = words.iter().find_map(|w| rounding(w));
-    use ScalarType::{B32, Pred, U32};
-    let int_ty = || -> Result<ScalarType, String> {
-        let t = ty()?;
-        if t.is_integer() && t.bits() <= 64 { Ok(t) } else { Err(format!("{t} operands")) }
-    };
+    use ScalarType::{B32, Pred};
     match name {
-        "popc" | "clz" => {
-            let t = int_ty()?;
-            fx_compute(fx, if name == "popc" { Func::Popc } else { Func::Clz }, t, U32, i, &[t])
-        }
-        "brev" => {
-            let t = int_ty()?;
-            fx_compute(fx, Func::Brev, t, t, i, &[t])
-        }
-        "bfind" => {
-            let t = int_ty()?;
-            fx_compute(fx, Func::Bfind(has(".shiftamt")), t, U32, i, &[t])
-        }
-        "bfe" => {
-            let t = int_ty()?;
-            fx_compute(fx, Func::Bfe, t, t, i, &[t, U32, U32])
-        }
-        "bfi" => {
-            let t = int_ty()?;
-            fx_compute(fx, Func::Bfi, t, t, i, &[t, t, U32, U32])
-        }
-        "prmt" => {
-            let mode = [".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"].into_iter().find(|m| has(m)).map(|m| &m[1..]);
-            fx_compute(fx, Func::Prmt(mode), B32, B32, i, &[B32, B32, B32])
-        }
-        "mul24" | "mad24" if !has(".sat") => {
-            let t = int_ty()?;
-            let hi = has(".hi");
-            if name == "mul24" {
-                fx_compute(fx, Func::Mul24(hi), t, t, i, &[t, t])
-            } else {
-                fx_compute(fx, Func::Mad24(hi), t, t, i, &[t, t, t])
-            }
-        }
-        "sad" => {
-            let t = int_ty()?;
-            fx_compute(fx, Func::Sad, t, t, i, &[t, t, t])
-        }
         "lop3" if i.operands.len() == 5 => fx_compute(fx, Func::Lop3, B32, B32, i, &[B32, B32, B32, B32]),
-        "shf" => fx_compute(fx, Func::Shf(has(".l"), has(".clamp")), B32, B32, i, &[B32, B32, U32]),
-        "addc" | "subc" => {
-            let t = int_ty()?;
-            let f = Func::AddSub { sub: name == "subc", sat: false, carry_in: true, carry_out: has(".cc") };
-            fx_compute(fx, f, t, t, i, &[t, t])
-        }
-        "madc" => {
-            let t = int_ty()?;
-            let mode = if has(".hi") { IntMode::Hi } else { IntMode::Lo };
-            let f = Func::Mad { mode, sat: false, carry_in: true, carry_out: has(".cc") };
-            fx_compute(fx, f, t, t, i, &[t, t, t])
-        }
         "rcp" | "sqrt" | "rsqrt" | "sin" | "cos" | "lg2" | "ex2" | "tanh" => {
             let t = ty()?;
             if fp::format(t).is_none() {
@@ -104,18 +51,6 @@ pub(super) fn other(fx: &mut FnCx, i: &Instruction, name: &str, text: &str) -> R
             let approx = !matches!(op, Unary::Rcp | Unary::Sqrt) || has(".approx") || rnd.is_none();
             let mods = Mods { mode: fp::mode(rnd), ftz, sat: false };
             fx_compute(fx, Func::FUnary(op, approx, mods), t, t, i, &[t])
-        }
-        "copysign" => {
-            let t = ty()?;
-            fx_compute(fx, Func::Copysign, t, t, i, &[t, t])
-        }
-        "testp" => {
-            let op = ["finite", "infinite", "number", "notanumber", "normal", "subnormal"]
-                .into_iter()
-                .find(|w| has(&format!(".{w}")))
-                .ok_or("testp without an operation")?;
-            let t = ty()?;
-            fx_compute(fx, Func::Testp(op), t, Pred, i, &[t])
         }
         "set" => {
             let cmp = words.iter().find_map(|w| CmpOp::from_modifier(w)).ok_or("set without a comparison")?;

@@ -17,7 +17,7 @@ use super::mem::in_shared_window;
 use super::state::{CF, Lanes, OF, SF, WARP_SIZE, Warp, ZF, lanes};
 use crate::exec::ExecError;
 use crate::sass::instr::{Dst, Instr, Reg, Src};
-use crate::sass::op::{BoolOp, Cmp, LogicOp, Op, SpecialReg, XmadC, XmadMods};
+use crate::sass::op::{BoolOp, Cmp, Iadd3Mode, LogicOp, Op, SpecialReg, XmadC, XmadMods};
 
 /// Flags of a 32-bit result `res` with carry out `carry`, from addends `a` and `b`.
 fn flags(a: u32, b: u32, res: u32, carry: bool) -> u8 {
@@ -147,7 +147,8 @@ pub fn bfi(a: u32, control: u32, c: u32) -> u32 {
 
 /// SHF (funnel shift): `.L` gives the high word of `{hi, lo} << s`, `.R` the low word of
 /// `{hi, lo} >> s` (arithmetic for `.S64`). The amount is clamped to 64 for the 64-bit
-/// forms and to 32 otherwise (no `.W`).
+/// forms and to 32 otherwise; with `.W` the caller has already taken it modulo the width
+/// (ptxas: `shf.l.wrap.b32` is `SHF.L.W`, `shf.l.clamp.b32` is `SHF.L`, PTX ISA 9.7.7.9).
 pub fn shf(lo: u32, s: u32, hi: u32, left: bool, signed: bool, wide: bool) -> u32 {
     let v = (hi as u64) << 32 | lo as u64;
     let s = s.min(if wide { 64 } else { 32 });
@@ -305,13 +306,14 @@ impl Sim<'_> {
                     }
                 }
             }
-            Op::Iadd3 => {
+            Op::Iadd3(mode) => {
                 let vals = [g(w, self, 0)?, g(w, self, 1)?, g(w, self, 2)?];
+                if mode != Iadd3Mode::Plain && i.srcs.iter().take(2).any(|s| s.mods.neg) {
+                    return Err(ExecError::Unsupported(format!("{} with a negated operand", i.op.name())));
+                }
                 for l in lanes(mask) {
-                    out[l] = (0..3).fold(0u32, |acc, k| {
-                        let v = vals[k][l];
-                        acc.wrapping_add(if i.srcs[k].mods.neg { v.wrapping_neg() } else { v })
-                    });
+                    let v = |k: usize| if i.srcs[k].mods.neg { vals[k][l].wrapping_neg() } else { vals[k][l] };
+                    out[l] = super::int::iadd3(mode, v(0), v(1), v(2));
                 }
             }
             Op::Iscadd { cc } => {
@@ -349,10 +351,11 @@ impl Sim<'_> {
                     };
                 }
             }
-            Op::Shf { left, signed, wide } => {
+            Op::Shf { left, signed, wide, wrap } => {
                 let (a, b, c) = (g(w, self, 0)?, g(w, self, 1)?, g(w, self, 2)?);
                 for l in lanes(mask) {
-                    out[l] = shf(a[l], b[l], c[l], left, signed, wide);
+                    let s = if wrap { b[l] & if wide { 63 } else { 31 } } else { b[l] };
+                    out[l] = shf(a[l], s, c[l], left, signed, wide);
                 }
             }
             Op::Lop(lop) | Op::Lop32i(lop) => {
@@ -383,10 +386,10 @@ impl Sim<'_> {
                     out[l] = if less == min { a[l] } else { b[l] };
                 }
             }
-            Op::Bfe { u32 } => {
+            Op::Bfe { u32, brev } => {
                 let (a, b) = (g(w, self, 0)?, g(w, self, 1)?);
                 for l in lanes(mask) {
-                    out[l] = bfe(a[l], b[l], u32);
+                    out[l] = bfe(if brev { a[l].reverse_bits() } else { a[l] }, b[l], u32);
                 }
             }
             Op::Bfi => {

@@ -37,7 +37,7 @@
 //!   LDG/STG/LD/ST/LDL/STL read their registers 4 cycles and LDS/STS/LDC 2 cycles after
 //!   issue (findings §7: ptxas separates an ALU producer from them by 2 and 4);
 //!   control instructions need a stall of at least 13 (NAK `exec_latency`); variable-
-//!   latency results (memory, LDC, S2R, conversions, fp64) arrive after a delay drawn
+//!   latency results (memory, LDC, S2R, conversions, fp64, MUFU/POPC/FLO) arrive after a delay drawn
 //!   from `Launch::seed` (completions on one barrier in order, across barriers in random
 //!   order), and may be read or overwritten only after the warp waited on their write
 //!   barrier (`&req`, or `DEPBAR.LE` counting); sources those instructions read late may
@@ -52,8 +52,8 @@
 //!
 //! # Not modeled
 //!
-//! Instructions outside [`crate::sass::op::Op`] (MUFU, SHFL, ATOM/RED, CAL/JCAL, PCNT/
-//! CONT, VOTE, ...), `BAR.ARV`, `RET` (calls), predicated `SSY`/`PBK`, F16 conversions,
+//! Instructions outside [`crate::sass::op::Op`] (SHFL, ATOM/RED, CAL/JCAL, PCNT/
+//! CONT, VOTE, ...), MUFU functions other than `.RCP` (module `int`), `BAR.ARV`, `RET` (calls), predicated `SSY`/`PBK`, F16 conversions,
 //! `DFMA` with a directed rounding, `LDC.128`, constant banks other than 0 and 3, and
 //! loads without a write barrier that rely on in-order completion behind a later waited
 //! load (ptxas does this; the simulator calls the result never waited for). These are
@@ -63,6 +63,7 @@
 mod alu;
 mod control;
 mod float;
+mod int;
 mod mem;
 mod state;
 mod timing;
@@ -159,6 +160,8 @@ pub(crate) struct Sim<'a> {
     steps: u64,
     step_limit: u64,
     ctaid: [u32; 3],
+    /// Chooses the `MUFU.RCP` error function ([`int::rcp_approx`]): `Launch::seed`.
+    mufu_seed: u64,
 }
 
 /// Byte size of a scalar parameter type such as `.u64` (None for other spellings).
@@ -250,6 +253,7 @@ pub fn run_report(program: &Program, launch: &Launch) -> Result<Report, ExecErro
         steps: 0,
         step_limit: launch.step_limit,
         ctaid: [0; 3],
+        mufu_seed: launch.seed,
     };
     for z in 0..grid[2] {
         for y in 0..grid[1] {
@@ -469,7 +473,11 @@ impl Sim<'_> {
                 Err(ExecError::Unsupported(format!("IR pseudo-op `{}` in a program", i.op.name())))
             }
             _ => {
-                if self.exec_control(w, i, k, exec)? || self.exec_alu(w, i, exec)? || self.exec_float(w, i, exec)? {
+                if self.exec_control(w, i, k, exec)?
+                    || self.exec_alu(w, i, exec)?
+                    || self.exec_int(w, i, exec)?
+                    || self.exec_float(w, i, exec)?
+                {
                     Ok(())
                 } else {
                     Err(ExecError::Unsupported(i.op.name()))

@@ -61,7 +61,8 @@ pub enum Latency {
 /// Latency per execution unit ([`crate::sass::op::Unit`]). Fixed latencies: findings
 /// §7 (see [`ALU_LATENCY`], [`PRED_LATENCY`], [`CC_LATENCY`]). Variable ranges are this
 /// simulator's choice (findings §7 only says these results are guarded by scoreboard
-/// barriers: S2R, LDG/LD/LDL on SB5, LDS, LDC, MUFU/DADD/DMUL/F2F/I2F/F2I); they are
+/// barriers: S2R, LDG/LD/LDL on SB5, LDS, LDC, MUFU/DADD/DMUL/F2F/I2F/F2I; POPC and FLO
+/// are variable latency in Mesa NAK); they are
 /// wide so that different seeds explore different completion orders.
 pub const LATENCY_TABLE: &[(Unit, Latency)] = &[
     (Unit::Alu, Latency::Fixed { gpr: ALU_LATENCY, pred: PRED_LATENCY, cc: CC_LATENCY }),
@@ -70,6 +71,7 @@ pub const LATENCY_TABLE: &[(Unit, Latency)] = &[
     (Unit::Fp64, Latency::Variable { min: 8, max: 64, late_reads: true }),
     (Unit::Conv, Latency::Variable { min: 8, max: 48, late_reads: true }),
     (Unit::Sreg, Latency::Variable { min: 4, max: 40, late_reads: false }),
+    (Unit::Xu, Latency::Variable { min: 4, max: 40, late_reads: false }),
     (Unit::Mem, Latency::Variable { min: 20, max: 600, late_reads: true }),
     (Unit::Shared, Latency::Variable { min: 10, max: 80, late_reads: true }),
     (Unit::Const, Latency::Variable { min: 6, max: 60, late_reads: true }),
