@@ -279,3 +279,14 @@ fn cnot_b16_ignores_the_upper_half() {
         "mov.b32 {%h0, %h1}, %r0;\nmul.lo.u16 %h2, %h0, 0x100;\nmul.lo.u16 %h2, %h2, 0x100;\ncnot.b16 %h0, %h2;\n",
     );
 }
+
+/// fp64 multiplication with a directed rounding of a nonzero product below the smallest
+/// subnormal (found by the generator: the simulator's `DMUL.RM` of a tiny negative
+/// product gave -0, not the negative smallest subnormal).
+#[test]
+fn fp64_directed_product_rounded_from_zero() {
+    regression(
+        "mov.f64 %fd0, 0d0000000000000003;\nmul.rm.f64 %fd1, %fd0, 0d8000000000000005;\n\
+         mul.rp.f64 %fd2, %fd0, 0d0000000000000005;\nmul.rz.f64 %fd0, %fd0, 0d8000000000000005;\n",
+    );
+}
