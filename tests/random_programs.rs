@@ -290,3 +290,12 @@ fn fp64_directed_product_rounded_from_zero() {
          mul.rp.f64 %fd2, %fd0, 0d0000000000000005;\nmul.rz.f64 %fd0, %fd0, 0d8000000000000005;\n",
     );
 }
+
+/// `mul.wide.s32` by -2^31 (0x80000000, a power of two only as an unsigned number; found
+/// by the generator: it was lowered as a shift by 31).
+#[test]
+fn mul_wide_s32_by_minus_2_pow_31() {
+    regression(
+        "mul.wide.s32 %rd0, %r0, -2147483648;\nmul.wide.u32 %rd1, %r1, 0x80000000;\nmul.wide.s32 %rd2, %r2, 1024;\n",
+    );
+}

@@ -664,8 +664,10 @@ impl Lowerer<'_> {
         let x = self.in_reg(x);
         let lo = self.tmp(1);
         let hi = self.tmp(1);
+        // (For `.s32`, 0x80000000 is -2^31, not a power of two.)
         if let SrcKind::Imm(k) = y.kind
             && k.is_power_of_two()
+            && !(signed && k == 0x8000_0000)
         {
             // ptxas: `SHL lo, a, s ; SHR{.U32} hi, a, 32-s` (findings section 5).
             let s = k.trailing_zeros();
