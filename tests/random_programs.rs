@@ -279,3 +279,23 @@ fn cnot_b16_ignores_the_upper_half() {
         "mov.b32 {%h0, %h1}, %r0;\nmul.lo.u16 %h2, %h0, 0x100;\nmul.lo.u16 %h2, %h2, 0x100;\ncnot.b16 %h0, %h2;\n",
     );
 }
+
+/// fp64 multiplication with a directed rounding of a nonzero product below the smallest
+/// subnormal (found by the generator: the simulator's `DMUL.RM` of a tiny negative
+/// product gave -0, not the negative smallest subnormal).
+#[test]
+fn fp64_directed_product_rounded_from_zero() {
+    regression(
+        "mov.f64 %fd0, 0d0000000000000003;\nmul.rm.f64 %fd1, %fd0, 0d8000000000000005;\n\
+         mul.rp.f64 %fd2, %fd0, 0d0000000000000005;\nmul.rz.f64 %fd0, %fd0, 0d8000000000000005;\n",
+    );
+}
+
+/// `mul.wide.s32` by -2^31 (0x80000000, a power of two only as an unsigned number; found
+/// by the generator: it was lowered as a shift by 31).
+#[test]
+fn mul_wide_s32_by_minus_2_pow_31() {
+    regression(
+        "mul.wide.s32 %rd0, %r0, -2147483648;\nmul.wide.u32 %rd1, %r1, 0x80000000;\nmul.wide.s32 %rd2, %r2, 1024;\n",
+    );
+}

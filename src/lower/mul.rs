@@ -143,8 +143,10 @@ impl Lowerer<'_> {
 
     /// The full 64-bit product of 32-bit `a` and `b`.
     pub(super) fn wide32(&mut self, a: Src, b: Src, signed: bool) -> W64 {
+        // (For `.s32`, 0x80000000 is -2^31, not a power of two.)
         if let SrcKind::Imm(k) = b.kind
             && k.is_power_of_two()
+            && !(signed && k == 0x8000_0000)
         {
             // ptxas: `SHL lo, a, s ; SHR{.U32} hi, a, 32-s` (findings section 5).
             let a = self.in_reg(a);

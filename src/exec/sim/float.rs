@@ -190,6 +190,10 @@ pub fn dmul(a: f64, b: f64, rnd: Rnd) -> f64 {
     if rnd == Rnd::Rn || !r.is_finite() {
         return r;
     }
+    if r == 0.0 && a != 0.0 && b != 0.0 {
+        // The exact product is nonzero but rounded to zero: its sign is the direction.
+        return directed64(r, if r.is_sign_negative() { Ordering::Less } else { Ordering::Greater }, rnd);
+    }
     let err = if r.abs() < f64::from_bits(0x0c00_0000_0000_0000) {
         // 2^-831: below it the error of a product can be smaller than 2^-1074.
         let (x, y) = if a.abs() < b.abs() { (a, b) } else { (b, a) };
@@ -561,6 +565,11 @@ mod tests {
         let (a, b) = (f64::from_bits(0x0000_0001_0000_0001), 0.75 + f64::EPSILON);
         assert_eq!(dmul(a, b, Rnd::Rz), f64::from_bits(0x0000_0000_c000_0000));
         assert_eq!(dmul(a, b, Rnd::Rp), f64::from_bits(0x0000_0000_c000_0001));
+        // A product below half the smallest subnormal.
+        let tiny = f64::from_bits(1);
+        assert_eq!(dmul(tiny, -tiny, Rnd::Rm), -tiny);
+        assert_eq!(dmul(tiny, -tiny, Rnd::Rz).to_bits(), (-0.0f64).to_bits());
+        assert_eq!(dmul(tiny, tiny, Rnd::Rp), tiny);
         assert_eq!(dmul(f64::MAX, -2.0, Rnd::Rm), f64::NEG_INFINITY);
         assert_eq!(dmul(f64::MAX, -2.0, Rnd::Rp), -f64::MAX);
         assert_eq!(dadd(f64::MAX, f64::MAX, Rnd::Rm), f64::MAX);
