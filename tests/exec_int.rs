@@ -10,7 +10,8 @@
 //! 64/large, ...), the rest draw edge values and random values. 16-bit operands are
 //! loaded as 32 bits and converted, so their registers carry garbage in the upper half, as
 //! the lowering must tolerate. Forms that divide (MUFU.RCP) run under more simulator seeds:
-//! each seed is a different ±2-ulp error function of the reciprocal estimate.
+//! each seed is a different ±2-ulp error function of the reciprocal estimate. Every
+//! listing also passes the independent hazard checker (`sched::check`).
 
 #[path = "common/launches.rs"]
 mod launches;
@@ -278,6 +279,16 @@ fn check(f: &Form, sets: u64) {
     let src = kernel(f);
     let program = compile(&src);
     let (module, _) = ptx2sass::ptx::parse(&src).unwrap_or_else(|_| panic!("parses:\n{src}"));
+    // The independent hazard checker accepts the listing (it knows every new opcode).
+    let listing = program.to_string();
+    let funcs = ptx2sass::sass::text::parse(&listing).expect("listing parses");
+    let hazards = ptx2sass::sched::check::check(&funcs).expect("every opcode is in the checker's table");
+    assert!(
+        hazards.is_empty(),
+        "`{}`: {:?}\n{listing}",
+        f.text,
+        hazards.iter().map(|h| h.to_string()).collect::<Vec<_>>()
+    );
     for set in 0..sets {
         let mut rng = Rng::new(0x1717 + set * 104_729 + f.text.len() as u64);
         let input = inputs(f, &mut rng);

@@ -612,6 +612,10 @@ fn sample_runs() -> Vec<SampleRun> {
         s("const_table", "const_table", g2, b64, vec![b(1), f(2), f(3), Int(100)]),
         s("daxpy", "daxpy", g2, b64, vec![Int(100), F64(1.5), d(1), d(2)]),
         s("generic_call", "generic_call", g2, b64, vec![f(1), f(2), f(3), f(4), Int(100)]),
+        s("int_ops", "int_ops", g2, b64, vec![
+            Buf(int_ops_input(1, 4)), Buf(int_ops_input(2, 4)), Buf(int_ops_input(3, 8)), Buf(int_ops_input(4, 8)),
+            Buf(vec![0; 64 * 100]), Buf(vec![0; 64 * 100]), Int(100),
+        ]),
         s("local_array", "local_array", g2, b64, vec![b(1), b(2), Int(8), Int(128)]),
         s("many_params", "many_params", g2, b64, vec![
             Int(-3), Int(200), Int(-1000), Int(60000), Int(7), Int(9), Int(-5), Int(1 << 40),
@@ -679,6 +683,88 @@ fn arg_bytes(r: &SampleRun, k: usize) -> Vec<u8> {
     match &r.args[k] {
         Arg::Buf(b) => b.clone(),
         _ => panic!("argument {k} is not a buffer"),
+    }
+}
+
+/// 100 operands of `bytes` bytes for `int_ops`: edge values (0, 1, -1, MIN, MAX, small
+/// divisors) at every third element, random values of random magnitude otherwise.
+fn int_ops_input(seed: u64, bytes: usize) -> Vec<u8> {
+    let r = random(seed, 1600);
+    let bits = 8 * bytes as u32;
+    let min = 1u64 << (bits - 1);
+    let edges = [0, 1, u64::MAX, min, min - 1, 7, 3, u64::MAX - 9];
+    (0..100)
+        .flat_map(|k| {
+            let x = u64::from_le_bytes(r[16 * k..16 * k + 8].try_into().unwrap());
+            let v = if k % 3 == 0 { edges[(k / 3 + seed as usize) % edges.len()] } else { x >> (r[16 * k + 8] % 64) };
+            v.to_le_bytes()[..bytes].to_vec()
+        })
+        .collect()
+}
+
+/// `samples/int_ops.cu` computed on the host (wrapping arithmetic where C would overflow,
+/// as the PTX instructions clang emits define it).
+fn int_ops_host(x: i32, y: i32, p: i64, q: i64) -> ([u32; 16], [u64; 8]) {
+    let (ux, uy, up, uq) = (x as u32, y as u32, p as u64, q as u64);
+    let mulhi = |a: i64, b: i64| ((a as i128 * b as i128) >> 32) as u32;
+    let sad_u = ux.abs_diff(uy).wrapping_add(5);
+    let sad_i = x.abs_diff(y).wrapping_add(-5i32 as u32);
+    let prmt = {
+        let bytes = ((uy as u64) << 32 | ux as u64).to_le_bytes();
+        u32::from_le_bytes([bytes[0], bytes[4], bytes[1], bytes[5]])
+    };
+    let mul24 = ((x << 8 >> 8) as i64 * (y << 8 >> 8) as i64) as u32;
+    let o = [
+        if y != 0 { x.wrapping_div(y) as u32 } else { 0 },
+        if y != 0 { x.wrapping_rem(y) as u32 } else { 0 },
+        ux.checked_div(uy).unwrap_or(0),
+        ux.checked_rem(uy).unwrap_or(0),
+        (ux / 7).wrapping_add((x / -10) as u32),
+        mulhi(ux as i64, uy as i64) ^ mulhi(x as i64, y as i64),
+        ux.count_ones() + 64 * up.count_ones(),
+        ux.leading_zeros() | up.leading_zeros() << 8,
+        ux.reverse_bits() ^ (up.reverse_bits() >> 7) as u32,
+        ux.rotate_left(uy % 32) ^ ux.rotate_right((uy >> 3) % 32),
+        (x.min(y).wrapping_add(x.max(y).wrapping_mul(3)) as u32) ^ x.wrapping_abs() as u32 ^ ux.min(uy),
+        sad_u.wrapping_add(sad_i),
+        prmt.wrapping_add(mul24),
+        ((up as u128 + uq as u128) >> 32) as u32,
+        (((ux as u64 * uy as u64) >> 16) as u32).wrapping_add(((x as i64 * y as i64) >> 32) as u32),
+        ((x >> (uy & 31)) as u32).wrapping_add(ux >> (uy & 31)),
+    ];
+    let hi64 = |a: i128, b: i128| ((a * b) >> 64) as u64;
+    let o64 = [
+        if q != 0 { p.wrapping_div(q) as u64 } else { 0 },
+        if q != 0 { p.wrapping_rem(q) as u64 } else { 0 },
+        up.checked_div(uq).unwrap_or(0),
+        up.checked_rem(uq).unwrap_or(0),
+        up.wrapping_mul(uq).wrapping_add(hi64(p as i128, q as i128)),
+        hi64(up as i128, uq as i128),
+        (up << (uy & 63)) ^ (up >> (ux & 63)) ^ (p >> (uy & 63)) as u64,
+        (p.min(q).wrapping_sub(up.max(uq) as i64) as u64)
+            .wrapping_add(p.wrapping_abs() as u64)
+            .wrapping_add(up / 1_000_000_007),
+    ];
+    (o, o64)
+}
+
+#[test]
+fn int_ops_matches_the_host() {
+    let runs = sample_runs();
+    let r = find(&runs, "int_ops");
+    let (o, _) = run_sample(r);
+    let (a, b) = (as_u32(&arg_bytes(r, 0)), as_u32(&arg_bytes(r, 1)));
+    let (c, d) = (as_u64(&arg_bytes(r, 2)), as_u64(&arg_bytes(r, 3)));
+    let (out, out64) = (as_u32(&buffer(&o, "arg4")), as_u64(&buffer(&o, "arg5")));
+    for i in 0..100 {
+        let (want, want64) = int_ops_host(a[i] as i32, b[i] as i32, c[i] as i64, d[i] as i64);
+        let ops = (a[i], b[i], c[i], d[i]);
+        for k in 0..16 {
+            assert_eq!(out[16 * i + k], want[k], "int_ops o[{k}] of thread {i}, operands {ops:#x?}");
+        }
+        for k in 0..8 {
+            assert_eq!(out64[8 * i + k], want64[k], "int_ops o64[{k}] of thread {i}, operands {ops:#x?}");
+        }
     }
 }
 

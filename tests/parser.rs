@@ -347,6 +347,18 @@ fn arithmetic_and_other_instructions_are_typed() {
 }
 
 #[test]
+fn scalar_ld_st_take_wider_integer_registers() {
+    // PTX ISA 6.4.1: ld/st data registers may be wider than the type (clang emits
+    // `st.global.u32 [a], %rd`); vectors and floats keep exact widths.
+    assert_eq!(
+        errors(&kernel("st.global.u32 [%rd1], %rd2;\nld.global.s32 %rd3, [%rd1];\nst.global.u8 [%rd1], %rd2;")),
+        Vec::<String>::new()
+    );
+    assert_eq!(errors(&kernel("st.global.f32 [%rd1], %fd1;")).len(), 1);
+    assert_eq!(errors(&kernel("st.global.u64 [%rd1], %r1;")).len(), 1);
+}
+
+#[test]
 fn bit_instruction_modifiers_are_checked() {
     let errs = errors(&kernel(
         "shf.l.b32 %r1, %r2, %r3, %r4;

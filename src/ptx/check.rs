@@ -164,6 +164,14 @@ fn width_for(ty: ScalarType, relaxed: bool) -> Width {
     if relaxed && ty.is_integer() && ty.bits() < 32 { Width::AtLeast(ty.bits()) } else { Width::Exact(ty.bits()) }
 }
 
+/// The register width of a scalar `ld`/`st` data operand: PTX ISA 6.4.1 lets the
+/// register be wider than the type for every integer type ("operand size exceeding
+/// instruction-type size": stores chop, loads extend), e.g. clang's `st.global.u32 [a],
+/// %rd1` of a 64-bit register.
+fn scalar_ldst_width(ty: ScalarType) -> Width {
+    if ty.is_integer() && ty.bits() < 64 { Width::AtLeast(ty.bits()) } else { width_for(ty, true) }
+}
+
 /// The operand shapes of a modelled instruction; `None` for kinds checked elsewhere.
 fn shapes(kind: &InstrKind) -> Option<Vec<Shape>> {
     use Shape::*;
@@ -175,7 +183,7 @@ fn shapes(kind: &InstrKind) -> Option<Vec<Shape>> {
             let w = width_for(l.ty, true);
             let d = match l.vec {
                 Some(n) => VecDst(n, w),
-                None => Dst(w),
+                None => Dst(scalar_ldst_width(l.ty)),
             };
             let mut v = vec![d, Addr];
             if l.cache_hint {
@@ -187,7 +195,7 @@ fn shapes(kind: &InstrKind) -> Option<Vec<Shape>> {
             let w = width_for(l.ty, true);
             let s = match l.vec {
                 Some(n) => VecSrc(n, w),
-                None => Src(w),
+                None => Src(scalar_ldst_width(l.ty)),
             };
             let mut v = vec![Addr, s];
             if l.cache_hint {

@@ -15,8 +15,12 @@
 //! * variable latency (results guarded by write barriers): memory loads, `LDC`, `S2R`,
 //!   `MUFU`, conversions, fp64, `SHFL`, `POPC`, `FLO`, `BREV` (findings section 7 table,
 //!   NAK `sm50.rs` "variable latency" classes);
+//! * `VABSDIFF` and `CSETP` (ptxas's `sad` and 64-bit sign tests, `samples/int_ops`) are
+//!   fixed-latency: ptxas 11.8 sets no write barrier on them;
 //! * in-order pipelines ([`Queue`]; findings section 7 "a counting scoreboard: in-order
-//!   completion", and ptxas 11.8's code as noted on `Queue`).
+//!   completion", and ptxas 11.8's code as noted on `Queue`); `POPC` results also
+//!   complete in order, and `FLO` reads its operand 4 cycles after issue (ptxas 11.8's
+//!   code for `samples/int_ops`, as noted on the table rows).
 
 use crate::sass::text::TextInstr;
 
@@ -46,6 +50,11 @@ pub enum Queue {
     Conversion,
     /// Double precision: `DADD DMUL DFMA DMNMX DSETP DSET`.
     Fp64,
+    /// Population count `POPC`: ptxas 11.8 reads a POPC result without a write barrier of
+    /// its own once a younger POPC's barrier has been waited for (`samples/int_ops`:
+    /// `POPC R28, R4` with no barrier, `POPC R14, R5 &wr4`, then `IADD R28, R28, R14
+    /// &req={4}`).
+    Popc,
 }
 
 /// Fixed latency of a GPR or CC result, cycles.
@@ -171,14 +180,18 @@ pub fn effects(i: &TextInstr) -> Result<Effects, Unknown> {
         "LDS" | "ATOMS" => (true, Some(Shared), true, 2),
         "STS" => (false, Some(Shared), true, 2),
         "LDC" => (true, None, true, 2),
-        "S2R" | "MUFU" | "SHFL" | "POPC" | "FLO" | "BREV" => (true, None, false, 0),
+        "S2R" | "MUFU" | "SHFL" | "BREV" => (true, None, false, 0),
+        "POPC" => (true, Some(Popc), false, 0),
+        // FLO reads its operand late like a conversion (ptxas 11.8, `samples/int_ops`:
+        // `ICMP.EQ.U32 R17, R4, R5, R5 ?WAIT2` then `FLO.U32 R17, R17` 2 cycles later).
+        "FLO" => (true, None, false, 4),
         "DADD" | "DMUL" | "DFMA" | "DMNMX" | "DSETP" | "DSET" => (true, Some(Fp64), true, 0),
         "F2F" | "F2I" | "I2F" | "I2I" => (true, Some(Conversion), true, 4),
         "MOV" | "MOV32I" | "IADD" | "IADD32I" | "IADD3" | "ISCADD" | "ISCADD32I" | "XMAD" | "IMNMX" | "ISETP"
         | "ISET" | "ICMP" | "SHL" | "SHR" | "SHF" | "LOP" | "LOP32I" | "LOP3" | "BFE" | "BFI" | "SEL" | "LEA"
         | "FADD" | "FADD32I" | "FMUL" | "FMUL32I" | "FFMA" | "FFMA32I" | "FMNMX" | "FSETP" | "FSET" | "FCMP"
-        | "PSETP" | "PSET" | "P2R" | "R2P" | "CS2R" | "PRMT" | "NOP" | "DEPBAR" | "BAR" | "MEMBAR" | "BRA" | "EXIT"
-        | "RET" | "CAL" | "SYNC" | "BRK" | "SSY" | "PBK" => (false, None, false, 0),
+        | "PSETP" | "PSET" | "CSETP" | "VABSDIFF" | "P2R" | "R2P" | "CS2R" | "PRMT" | "NOP" | "DEPBAR" | "BAR"
+        | "MEMBAR" | "BRA" | "EXIT" | "RET" | "CAL" | "SYNC" | "BRK" | "SSY" | "PBK" => (false, None, false, 0),
         _ => return Err(Unknown(i.text.clone())),
     };
     e.variable = class.0;
@@ -215,7 +228,7 @@ pub fn effects(i: &TextInstr) -> Result<Effects, Unknown> {
             | "SSY"
             | "PBK"
     );
-    let setp = matches!(op, "ISETP" | "FSETP" | "DSETP" | "PSETP");
+    let setp = matches!(op, "ISETP" | "FSETP" | "DSETP" | "PSETP" | "CSETP");
     let ndst = if no_dst {
         0
     } else if setp || i.operands.first().is_some_and(|o| is_pred_operand(o)) {
@@ -254,7 +267,8 @@ pub fn effects(i: &TextInstr) -> Result<Effects, Unknown> {
             add_regs(tok, width, &mut e.reads);
         }
     }
-    if has("X") {
+    // `.X` forms read the carry; CSETP names CC as an operand (`CSETP.SFT.AND P0, PT, CC, PT`).
+    if has("X") || i.operands.iter().skip(ndst).any(|o| o == "CC") {
         e.reads.push(CC);
     }
     Ok(e)

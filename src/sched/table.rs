@@ -84,6 +84,10 @@ pub fn timing(op: &Op) -> Timing {
     match info.unit {
         Unit::Alu | Unit::Pseudo => fixed,
         Unit::Fp64 | Unit::Conv => Timing { variable: true, reads_late: true, ..fixed },
+        // S2R, and MUFU/POPC/FLO (Mesa NAK: not fixed-latency on SM < 70; ptxas 11.8 guards
+        // MUFU and most POPC/FLO results with write barriers). FLO may read its operand up
+        // to 4 cycles after issue (effects.rs); reading it at issue, as assumed here, only
+        // makes the stall before it longer.
         Unit::Sreg | Unit::Xu => Timing { variable: true, ..fixed },
         // Memory instructions, loads included, read their registers after issue: ptxas
         // sets a read barrier on a load whose address register is rewritten soon after

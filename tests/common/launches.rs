@@ -135,6 +135,28 @@ pub fn sample_launch(name: &str, rng: &mut Rng) -> (Program, Launch, Vec<u64>) {
             let (sums, dots) = (s.buf(rng.f32s(n)), s.buf(vec![0; 4 * n]));
             s.launch(&p, name, g, b, &[Val::I(a), Val::I(bb), Val::I(sums), Val::I(dots), nn])
         }
+        "int_ops" => {
+            // Edge values (0, -1, INT_MIN, ...) every few elements; 64-bit operands alternate
+            // between values that fit 32 bits (clang's 32-bit division shortcut) and wide ones.
+            let edges32 = [0u32, 1, u32::MAX, 0x8000_0000, 0x7fff_ffff, 7, 0xffff_fff6, 3];
+            let edges64 = ([0, u64::MAX, 1 << 63, 5], [u64::MAX, 0, 3, 1 << 40]);
+            let (mut av, mut bv, mut cv, mut dv) = (vec![], vec![], vec![], vec![]);
+            for k in 0..n {
+                let (x, y) = (rng.next() as u32, rng.next() as u32 >> (rng.next() % 32));
+                let (x, y) = if k % 4 == 0 { (edges32[k / 4 % 8], edges32[(k / 32 + k / 4) % 8]) } else { (x, y) };
+                av.extend(x.to_le_bytes());
+                bv.extend(y.to_le_bytes());
+                let (p, q) = match k % 3 {
+                    0 => (rng.next() >> 32, rng.next() >> (32 + rng.next() % 32)),
+                    1 => (rng.next(), rng.next() >> (rng.next() % 64)),
+                    _ => (edges64.0[k % 4], edges64.1[k / 3 % 4]),
+                };
+                cv.extend(p.to_le_bytes());
+                dv.extend(q.to_le_bytes());
+            }
+            let v = [av, bv, cv, dv, vec![0; 64 * n], vec![0; 64 * n]].map(|bytes| Val::I(s.buf(bytes)));
+            s.launch(&p, name, g, b, &[&v[..], &[nn]].concat())
+        }
         "local_array" => {
             let (per, stride) = (5usize, 37usize);
             let d = s.buf(rng.bytes(128 + per * stride));
@@ -246,6 +268,7 @@ pub const SAMPLES: &[&str] = &[
     "const_table",
     "daxpy",
     "generic_call",
+    "int_ops",
     "local_array",
     "many_params",
     "nvcc_style",
