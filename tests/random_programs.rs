@@ -241,14 +241,12 @@ fn fp64_directed_subnormal_product() {
     );
 }
 
-/// Known scheduler bug (not fixed here: `src/sched` is being rewritten). An `LDG` that
-/// sets a write barrier with a 1-cycle stall falls through into a join whose first
-/// instruction waits on that barrier (for an older `STL`'s read on the other path): the
-/// wait comes 1 cycle after the barrier is set, and the hazard checker requires 2 (found
-/// by the generator).
+/// Scheduler bug found by the generator, fixed by the rewritten annotation pass
+/// (`sched::annotate` keeps 2 cycles between setting a barrier and waiting on it also at
+/// block starts): an `LDG` that set a write barrier with a 1-cycle stall fell through
+/// into a join whose first instruction waited on that barrier.
 #[test]
-#[ignore = "scheduler bug: a barrier waited on 1 cycle after it is set, across a fall-through into a join (src/sched is being rewritten)"]
-fn known_sched_hazard_wait_right_after_barrier_set() {
+fn a_wait_at_a_join_comes_two_cycles_after_the_barrier_is_set() {
     regression(
         "setp.lt.u32 %q2, %uni, 4;\n@!%q2 bra.uni L3;\nbra.uni L4;\nL3:\nand.b32 %ai, %r0, 1023;\n\
          mul.wide.u32 %a0, %ai, 4;\nadd.s64 %a0, %in0, %a0;\nld.global.u32 %r4, [%a0];\nL4:\n\
