@@ -14,7 +14,10 @@
 //! `Display` prints the IR in SASS syntax with block headers; [`dot`] renders Graphviz.
 
 pub mod dot;
+pub mod liveness;
 pub mod verify;
+
+pub use liveness::{Liveness, liveness};
 
 use crate::ptx::ast::{FuncKind, Span};
 use crate::sass::instr::{Dst, Instr, Reg, SrcKind};

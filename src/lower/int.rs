@@ -76,6 +76,19 @@ impl Lowerer<'_> {
         self.emit(Instr::new(Op::Copy, vec![Dst::reg(d, 1)], vec![v]));
     }
 
+    /// Ends a word-by-word carry chain: records PTX's carry-out when the instruction has
+    /// `.cc` (`cc`), then writes `words` (1 or 2 words, low first) to `d`.
+    pub(super) fn finish_chain(&mut self, d: Reg, cc: bool, words: &[Src]) {
+        if cc {
+            self.carry_out();
+        }
+        match *words {
+            [lo, hi] => self.set64(d, (lo, hi)),
+            [v] => self.set32(d, v),
+            _ => unreachable!("a carry chain is 1 or 2 words"),
+        }
+    }
+
     /// The 64-bit operand `k` of `i` as two words in registers.
     pub(super) fn w64(&mut self, i: &Instruction, k: usize, ty: ScalarType) -> LResult<W64> {
         let v = self.val(&i.operands[k], ty)?;
@@ -492,14 +505,7 @@ impl Lowerer<'_> {
             };
             out.push(self.emit1(op, vec![xw, y]));
         }
-        if a.cc {
-            self.carry_out();
-        }
-        if n == 2 {
-            self.set64(d.reg, (out[0], out[1]));
-        } else {
-            self.set32(d.reg, out[0]);
-        }
+        self.finish_chain(d.reg, a.cc, &out);
         Ok(())
     }
 }

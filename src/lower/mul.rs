@@ -357,14 +357,7 @@ impl Lowerer<'_> {
             let ck = self.in_reg(c[k]);
             out.push(self.emit1(Op::Iadd { cc, x }, vec![tk, ck]));
         }
-        if a.cc {
-            self.carry_out();
-        }
-        if n == 2 {
-            self.set64(d.reg, (out[0], out[1]));
-        } else {
-            self.set32(d.reg, out[0]);
-        }
+        self.finish_chain(d.reg, a.cc, &out);
     }
 
     /// `mul24.lo/.hi` and `mad24.lo/.hi` (`.u32`/`.s32`).

@@ -14,8 +14,7 @@
 //! values of its width are live at its start. Every bank then sees about `1/k` of the
 //! pressure at every point.
 
-use crate::ir::{BlockId, Function, VRegKind, for_each_def, for_each_use};
-use std::collections::HashMap;
+use crate::ir::{Function, VRegKind, for_each_def, for_each_use};
 
 /// Most banks ever used: 4 × 64 slots of 32-bit values cover R0..R254.
 pub const MAX_BANKS: usize = 4;
@@ -59,43 +58,8 @@ fn intervals(f: &Function) -> Vec<Option<(u32, u32)>> {
     }
     order.reverse();
     let gpr = |v: u32| width_index(f.vregs[v as usize]).is_some();
-    // Block liveness (backward dataflow); block parameters are defined at the block start,
-    // edge arguments used at the end of the predecessor.
     let n = f.vregs.len();
-    let mut live_in: HashMap<BlockId, Vec<bool>> = HashMap::new();
-    let live_out = |b: BlockId, live_in: &HashMap<BlockId, Vec<bool>>| {
-        let mut live = vec![false; n];
-        for e in f.succ_edges(b) {
-            let s = f.cfg.edge_endpoints(e).expect("edge").1;
-            if let Some(l) = live_in.get(&s) {
-                for (k, x) in l.iter().enumerate() {
-                    live[k] |= *x;
-                }
-            }
-            for p in &f.cfg[s].params {
-                live[*p as usize] = false;
-            }
-            for a in &f.cfg[e].args {
-                live[*a as usize] = true;
-            }
-        }
-        live
-    };
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for &b in order.iter().rev() {
-            let mut live = live_out(b, &live_in);
-            for i in f.cfg[b].instrs.iter().rev() {
-                for_each_def(i, |v| live[v as usize] = false);
-                for_each_use(i, |v| live[v as usize] = true);
-            }
-            if live_in.get(&b) != Some(&live) {
-                live_in.insert(b, live);
-                changed = true;
-            }
-        }
-    }
+    let live = crate::ir::liveness(f);
     let mut iv: Vec<Option<(u32, u32)>> = vec![None; n];
     let mut touch = |v: u32, p: u32| {
         if gpr(v) {
@@ -110,7 +74,7 @@ fn intervals(f: &Function) -> Vec<Option<(u32, u32)>> {
         for p in &f.cfg[b].params {
             touch(*p, start);
         }
-        if let Some(l) = live_in.get(&b) {
+        if let Some(l) = live.live_in.get(&b) {
             for (v, x) in l.iter().enumerate() {
                 if *x {
                     touch(v as u32, start);
@@ -123,7 +87,7 @@ fn intervals(f: &Function) -> Vec<Option<(u32, u32)>> {
             pos += 1;
         }
         let end = pos.saturating_sub(1).max(start);
-        for (v, x) in live_out(b, &live_in).iter().enumerate() {
+        for (v, x) in live.live_out.get(&b).into_iter().flatten().enumerate() {
             if *x {
                 touch(v as u32, end);
             }

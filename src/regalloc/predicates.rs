@@ -26,42 +26,15 @@ fn is_pred(f: &Function, v: u32) -> bool {
 
 /// Predicate values live at each instruction (before it executes), per block.
 fn live_sets(f: &Function) -> HashMap<BlockId, Vec<Vec<u32>>> {
-    let mut live_in: HashMap<BlockId, HashSet<u32>> = HashMap::new();
-    let live_out = |b: BlockId, live_in: &HashMap<BlockId, HashSet<u32>>| {
-        let mut live = HashSet::new();
-        for e in f.succ_edges(b) {
-            let s = f.cfg.edge_endpoints(e).expect("edge").1;
-            if let Some(l) = live_in.get(&s) {
-                live.extend(l.iter().filter(|v| !f.cfg[s].params.contains(v)));
-            }
-            live.extend(f.cfg[e].args.iter().filter(|v| is_pred(f, **v)));
-        }
-        live
-    };
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for &b in f.layout.iter().rev() {
-            let mut live = live_out(b, &live_in);
-            for i in f.cfg[b].instrs.iter().rev() {
-                for_each_def(i, |v| {
-                    live.remove(&v);
-                });
-                for_each_use(i, |v| {
-                    if is_pred(f, v) {
-                        live.insert(v);
-                    }
-                });
-            }
-            if live_in.get(&b) != Some(&live) {
-                live_in.insert(b, live);
-                changed = true;
-            }
-        }
-    }
+    let liveness = crate::ir::liveness(f);
     let mut out = HashMap::new();
     for &b in &f.layout {
-        let mut live = live_out(b, &live_in);
+        let mut live: HashSet<u32> = liveness.live_out[&b]
+            .iter()
+            .enumerate()
+            .filter(|(v, l)| **l && is_pred(f, *v as u32))
+            .map(|(v, _)| v as u32)
+            .collect();
         let mut at = vec![];
         for i in f.cfg[b].instrs.iter().rev() {
             // Live across the instruction: live after it, plus its predicate results

@@ -32,7 +32,7 @@ use std::collections::HashMap;
 
 /// A set of register units: R0..R254, P0..P6, CC.
 #[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
-pub(super) struct Units {
+struct Units {
     gpr: [u64; 4],
     pred: u8,
     cc: bool,
@@ -77,7 +77,7 @@ impl Units {
 }
 
 /// Registers an instruction reads.
-pub(super) fn reads(i: &Instr) -> Units {
+fn reads(i: &Instr) -> Units {
     let mut u = Units::default();
     if let Some(g) = i.guard
         && let Reg::P(p) = g.pred
@@ -101,7 +101,7 @@ pub(super) fn reads(i: &Instr) -> Units {
 }
 
 /// Registers an instruction writes.
-pub(super) fn writes(i: &Instr) -> Units {
+fn writes(i: &Instr) -> Units {
     let mut u = Units::default();
     for d in &i.dsts {
         match d {

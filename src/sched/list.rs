@@ -23,7 +23,7 @@
 //! the 7 predicate registers.
 
 use super::table::{self, mem_access};
-use crate::ir::{BlockId, Function, VRegKind, for_each_def, for_each_use};
+use crate::ir::{Function, VRegKind, for_each_def, for_each_use};
 use crate::sass::instr::{Dst, Instr, Reg, SrcKind};
 use crate::sass::op::{Op, SpecialReg, Unit};
 use petgraph::Direction;
@@ -38,30 +38,14 @@ pub const PRESSURE_TARGET: u32 = 32;
 /// Predicate registers P0..P6 (more live predicates are demoted to GPRs by allocation).
 const PRED_TARGET: u32 = 7;
 
-/// What the scheduler did to one function.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Stats {
-    /// Regions scheduled (runs of at least two movable instructions).
-    pub regions: usize,
-    /// Instructions that moved.
-    pub moved: usize,
-}
-
 /// True for instructions that start a new scheduling region: nothing moves across them.
+/// The control unit's ops are all fences (branches, `EXIT`, `SSY`/`PBK`, `SYNC`/`BRK`,
+/// `BAR`, `MEMBAR`, `DEPBAR`); so are `NOP`, clock reads, and memory instructions the
+/// table does not classify.
 pub fn is_fence(i: &Instr) -> bool {
     let info = i.op.info();
-    info.control
-        || info.unit == Unit::Control
-        || matches!(
-            i.op,
-            Op::Ssy
-                | Op::Pbk
-                | Op::Bar { .. }
-                | Op::Membar(_)
-                | Op::Depbar { .. }
-                | Op::Nop
-                | Op::S2r(SpecialReg::ClockLo | SpecialReg::ClockHi)
-        )
+    info.unit == Unit::Control
+        || matches!(i.op, Op::Nop | Op::S2r(SpecialReg::ClockLo | SpecialReg::ClockHi))
         || (matches!(info.unit, Unit::Mem | Unit::Shared) && mem_access(&i.op).is_none())
 }
 
@@ -244,53 +228,11 @@ impl Pressure<'_> {
     }
 }
 
-/// Live-out sets of every block (virtual registers; block parameters are defined at the
-/// block start, edge arguments used at the end of the predecessor).
-fn live_out(f: &Function) -> HashMap<BlockId, Vec<bool>> {
-    let n = f.vregs.len();
-    let mut live_in: HashMap<BlockId, Vec<bool>> = HashMap::new();
-    let out_of = |b: BlockId, live_in: &HashMap<BlockId, Vec<bool>>| {
-        let mut live = vec![false; n];
-        for e in f.succ_edges(b) {
-            let s = f.cfg.edge_endpoints(e).expect("edge").1;
-            if let Some(l) = live_in.get(&s) {
-                for (k, x) in l.iter().enumerate() {
-                    live[k] |= *x;
-                }
-            }
-            for p in &f.cfg[s].params {
-                live[*p as usize] = false;
-            }
-            for a in &f.cfg[e].args {
-                live[*a as usize] = true;
-            }
-        }
-        live
-    };
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for &b in f.layout.iter().rev() {
-            let mut live = out_of(b, &live_in);
-            for i in f.cfg[b].instrs.iter().rev() {
-                for_each_def(i, |v| live[v as usize] = false);
-                for_each_use(i, |v| live[v as usize] = true);
-            }
-            if live_in.get(&b) != Some(&live) {
-                live_in.insert(b, live);
-                changed = true;
-            }
-        }
-    }
-    f.layout.iter().map(|&b| (b, out_of(b, &live_in))).collect()
-}
-
 /// Reorders every block of the SSA function `f` (see the module docs). `max_regs` is the
 /// register budget (`--maxrregcount`).
-pub fn reorder(f: &mut Function, max_regs: u32) -> Stats {
-    let outs = live_out(f);
+pub fn reorder(f: &mut Function, max_regs: u32) {
+    let outs = crate::ir::liveness(f).live_out;
     let target = PRESSURE_TARGET.min(max_regs.saturating_sub(8).max(8));
-    let mut stats = Stats::default();
     for &b in &f.layout.clone() {
         let mut live = outs[&b].clone();
         let instrs = std::mem::take(&mut f.cfg[b].instrs);
@@ -311,11 +253,7 @@ pub fn reorder(f: &mut Function, max_regs: u32) -> Stats {
                 }
                 if end - k >= 2 {
                     let sched = schedule_region(&instrs[k..end], &f.vregs, &live, &live_after, target);
-                    stats.regions += 1;
                     for (pos, &src) in sched.iter().enumerate() {
-                        if src != pos {
-                            stats.moved += 1;
-                        }
                         order[k + pos] = k + src;
                     }
                 }
@@ -331,7 +269,6 @@ pub fn reorder(f: &mut Function, max_regs: u32) -> Stats {
         blk.instrs = order.iter().map(|&k| instrs[k].clone()).collect();
         blk.origins = order.iter().map(|&k| origins[k]).collect();
     }
-    stats
 }
 
 /// Pressure of the region in its original order (max live GPR units, predicates).
