@@ -299,3 +299,31 @@ fn mul_wide_s32_by_minus_2_pow_31() {
         "mul.wide.s32 %rd0, %r0, -2147483648;\nmul.wide.u32 %rd1, %r1, 0x80000000;\nmul.wide.s32 %rd2, %r2, 1024;\n",
     );
 }
+
+/// The register-allocation verifier lost track of a register known equal to two value
+/// numbers when an XOR swap moved it, and rejected a correct allocation (found by the
+/// generator: "R11 does not hold the value"). Compiled only (the reduced body does not
+/// terminate); debug builds verify every allocation.
+#[test]
+fn verifier_follows_xor_swaps_of_equal_values() {
+    let src = generator::kernel(
+        "setp.ne.u32 %q0, %ltid, 0;\nsetp.ne.u32 %q1, %ltid, 1;\nsetp.ne.u32 %q2, %ltid, 2;\n\
+         setp.ne.u32 %q3, %ltid, 3;\nsetp.ne.u32 %q4, %ltid, 4;\nsetp.ne.u32 %q5, %ltid, 5;\n\
+         setp.ne.u32 %q6, %ltid, 6;\nsetp.ne.u32 %q7, %ltid, 7;\nmov.u32 %c0, 0;\nmov.u32 %t0, 2;\n\
+         mov.u32 %c1, 1;\nmov.u32 %t1, 2;\nmov.u32 %c2, 2;\nmov.u32 %t2, 2;\nmov.u32 %nb, %ltid;\n\
+         mov.u64 %shme, %shb;\nmov.u64 %a0, %in0;\nmov.u64 %a1, %in0;\n\
+         ld.v4.u32 {%r5, %r0, %r1, %r2}, [%a1+0];\nbar.sync 0;\nmul.wide.u16 %r2, %h1, %h1;\n\
+         ld.local.v4.u32 {%r3, %r4, %r5, %r0}, [%a0];\nand.b32 %t0, %t0, 3;\nadd.u32 %t0, %t0, 1;\n\
+         L3:\ncvt.u32.u32 %r5, %r5;\nadd.u32 %c0, %c0, 1;\n@%q1 bra L3;\n@!%p0 bra L5;\n\
+         add.u32 %t0, %t0, 1;\nL7:\ncvt.rn.f32.f64 %f3, %fd0;\nadd.u64 %rd0, %rd1, %rd1;\n\
+         @!%p0 bra L9;\nneg.s32 %r4, %r2;\nbra.uni L10;\nL9:\ncnot.b16 %h2, %h1;\n\
+         ld.param.f64 %fd0, [pd];\nL10:\nadd.u32 %c0, %c0, 1;\nsetp.lt.u32 %q2, %c0, %t0;\n\
+         @%q2 bra L7;\nL8:\nsetp.ge.xor.s16 %p1|%p2, %h2, %h0, %p0;\nL5:\nand.b32 %t0, %r0, 3;\n\
+         setp.ge.u32 %q2, %c0, %t0;\n@%q2 bra L14;\nL14:\n\
+         selp.f64 %fd1, 0dBFF0000000000000, %fd2, !%p1;\n",
+        0,
+    );
+    if let Err(e) = compile(&src, &Options::default()) {
+        panic!("{e}\n--- program ---\n{src}");
+    }
+}

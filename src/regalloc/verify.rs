@@ -34,8 +34,9 @@ pub type Moves = HashMap<BlockId, Vec<bool>>;
 enum Content {
     /// Equal to each of these values.
     Vals(BTreeSet<u32>),
-    /// The exclusive or of these values (mid-way through an XOR swap).
-    Xor(BTreeSet<u32>),
+    /// The exclusive or of these values (mid-way through an XOR swap), each given as the
+    /// set of value numbers it is known equal to.
+    Xor(Vec<BTreeSet<u32>>),
 }
 
 /// A register file location: GPR `0..255`, predicate `256 + p`, spill word `512 + k`.
@@ -178,13 +179,24 @@ fn meet(a: &mut State, b: &State) {
     });
 }
 
+/// `a ^ b`: terms equal on both sides cancel. A location known equal to several value
+/// numbers keeps all of them through a swap (they are one value).
 fn xor(a: &Content, b: &Content) -> Option<Content> {
-    let set = |c: &Content| match c {
-        Content::Vals(s) => s.iter().next().map(|x| BTreeSet::from([*x])),
-        Content::Xor(s) => Some(s.clone()),
+    let terms = |c: &Content| match c {
+        Content::Vals(s) if s.is_empty() => None,
+        Content::Vals(s) => Some(vec![s.clone()]),
+        Content::Xor(t) => Some(t.clone()),
     };
-    let r: BTreeSet<u32> = set(a)?.symmetric_difference(&set(b)?).copied().collect();
-    Some(if r.len() == 1 { Content::Vals(r) } else { Content::Xor(r) })
+    let mut r = terms(a)?;
+    for t in terms(b)? {
+        match r.iter().position(|x| !x.is_disjoint(&t)) {
+            Some(k) => {
+                r.remove(k);
+            }
+            None => r.push(t),
+        }
+    }
+    Some(if r.len() == 1 { Content::Vals(r.pop().expect("one term")) } else { Content::Xor(r) })
 }
 
 struct Checker<'a> {
@@ -515,4 +527,23 @@ pub fn verify(before: &Function, after: &Function, moves: &Moves) -> Result<(), 
         c.block(b, s, true)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A register known equal to two value numbers (one value) swapped by three XORs
+    /// with another keeps both numbers.
+    #[test]
+    fn xor_swap_keeps_equal_value_numbers() {
+        let a = Content::Vals(BTreeSet::from([1, 2]));
+        let b = Content::Vals(BTreeSet::from([3]));
+        let a1 = xor(&a, &b).expect("known");
+        let b1 = xor(&b, &a1).expect("known");
+        let a2 = xor(&a1, &b1).expect("known");
+        assert_eq!(b1, Content::Vals(BTreeSet::from([1, 2])));
+        assert_eq!(a2, Content::Vals(BTreeSet::from([3])));
+        assert_eq!(xor(&a, &Content::Vals(BTreeSet::from([2, 5]))), Some(Content::Xor(vec![])));
+    }
 }
