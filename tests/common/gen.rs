@@ -599,7 +599,15 @@ impl Inst {
                 }
             },
         };
-        if s.ends_with('\n') { s } else { s + "\n" }
+        // One instruction in four is predicated (the last one, for those with address
+        // arithmetic): `@%p` / `@!%p`.
+        let guard = match self.ch[7] % 8 {
+            6 => format!("@{} ", reg(P, self.ch[6] as usize)),
+            7 => format!("@!{} ", reg(P, self.ch[6] as usize)),
+            _ => String::new(),
+        };
+        let at = s.rfind('\n').map_or(0, |i| i + 1);
+        format!("{}{guard}{}\n", &s[..at], &s[at..])
     }
 }
 
@@ -700,10 +708,10 @@ fn stmts(depth: u32, loops: u32, brk: bool, exit: bool, len: std::ops::Range<usi
         alts.push((1, cond().prop_map(Stmt::Break).boxed()));
     }
     if depth > 0 {
-        let arm = || stmts(depth - 1, loops, false, exit, 0..4);
+        let arm = || stmts(depth - 1, loops, false, exit, 0..5);
         alts.push((2, (cond(), arm(), arm()).prop_map(|(c, t, e)| Stmt::If(c, t, e)).boxed()));
         if loops > 0 {
-            let body = stmts(depth - 1, loops - 1, true, exit, 1..5);
+            let body = stmts(depth - 1, loops - 1, true, exit, 1..6);
             alts.push((2, (trip(), any::<bool>(), body).prop_map(|(t, top, b)| Stmt::Loop(t, top, b)).boxed()));
         }
     }
@@ -712,9 +720,9 @@ fn stmts(depth: u32, loops: u32, brk: bool, exit: bool, len: std::ops::Range<usi
 
 /// Random programs: up to two shared exchanges, then a tail that may exit.
 pub fn program() -> impl Strategy<Value = Program> {
-    let phase = (stmts(3, 2, false, false, 0..6), prop::collection::vec(any::<[u16; 8]>(), 2..6))
+    let phase = (stmts(3, 2, false, false, 0..8), prop::collection::vec(any::<[u16; 8]>(), 2..6))
         .prop_map(|(s, ch)| (s, Exchange { ch }));
-    (prop::collection::vec(phase, 0..3), stmts(3, 2, false, true, 1..10), any::<u64>())
+    (prop::collection::vec(phase, 0..3), stmts(3, 2, false, true, 2..16), any::<u64>())
         .prop_map(|(phases, tail, seed)| Program { phases, tail, seed })
 }
 
