@@ -327,3 +327,18 @@ fn verifier_follows_xor_swaps_of_equal_values() {
         panic!("{e}\n--- program ---\n{src}");
     }
 }
+
+/// A branch on a 64-bit comparison of a thread-dependent value (`IADD RZ.CC` then
+/// `ISETP.X`, whose register operands are all RZ) is divergent: without SSY/SYNC the warp
+/// reached the barrier in two halves and the first read its neighbours' shared slots
+/// before they were written (found by the generator; the guarded self-move becomes an
+/// empty if).
+#[test]
+fn branch_on_64_bit_compare_of_thread_id_reconverges() {
+    regression(
+        "setp.ge.s64 %p1, %rd3, 7;\n@%p1 mov.u16 %h0, %h0;\nmul.wide.u32 %a0, %ltid, 16;\n\
+         add.s64 %shme, %shb, %a0;\nst.shared.v4.b32 [%shme], {%r0, %r1, %r2, %r3};\nbar.sync 0;\n\
+         sub.u32 %nb, %m, 1;\nsub.u32 %nb, %nb, %ltid;\nmul.wide.u32 %a0, %nb, 16;\nadd.s64 %a1, %shb, %a0;\n\
+         ld.shared.u32 %r4, [%a1+0];\nbar.sync 0;\n",
+    );
+}

@@ -136,9 +136,19 @@ pub fn uniform_values(f: &Function) -> (Vec<bool>, HashSet<BlockId>) {
                         changed = true;
                     }
                 }
+                // The carry flag (block-local) is uniform if its writer's inputs are:
+                // `ISETP.X` after `IADD RZ.CC, a, -b` compares `a` even though it reads
+                // only RZ registers.
+                let mut cc_uniform = true;
                 for i in &blk.instrs {
                     let mut u = source_uniform(i) && !nonuniform_defs_in.contains(&b);
                     for_each_use(i, |v| u &= uni[v as usize]);
+                    if i.op.reads_cc() {
+                        u &= cc_uniform;
+                    }
+                    if i.op.writes_cc() {
+                        cc_uniform = u;
+                    }
                     if !u {
                         for_each_def(i, |d| {
                             if uni[d as usize] {
