@@ -342,3 +342,22 @@ fn branch_on_64_bit_compare_of_thread_id_reconverges() {
          ld.shared.u32 %r4, [%a1+0];\nbar.sync 0;\n",
     );
 }
+
+/// A `break` (a divergent loop exit) in one arm of a divergent if/else, or in an if without
+/// else: the branch reconverges where the threads staying in the loop meet, the breaking
+/// threads at the loop's exit (was "cannot place SYNC before a join"). The barrier after
+/// the loop needs the whole warp back together.
+#[test]
+fn break_in_one_arm_of_an_if() {
+    let else_arm = "bra.uni JOIN;\nELSE:\nadd.u32 %r1, %r1, 1;\n";
+    for els in [else_arm, ""] {
+        let body = format!(
+            "mov.u32 %c0, 0;\nLOOP:\nand.b32 %ai, %c0, 1;\nsetp.eq.u32 %q1, %ai, 0;\n@%q1 bra ELSE;\n\
+             add.u32 %r1, %r1, 7;\nsetp.gt.u32 %q2, %c0, %ltid;\n@%q2 bra END;\n{els}{}JOIN:\n\
+             add.u32 %c0, %c0, 1;\nsetp.lt.u32 %q3, %c0, 40;\n@%q3 bra LOOP;\nEND:\nbar.sync 0;\n",
+            if els.is_empty() { "ELSE:\n" } else { "" }
+        );
+        regression(&body);
+    }
+}
+

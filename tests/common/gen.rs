@@ -646,7 +646,7 @@ pub enum Stmt {
     If(Cond, Vec<Stmt>, Vec<Stmt>),
     /// A counted loop: trip count, tested at the top (or the bottom), body.
     Loop(Trip, bool, Vec<Stmt>),
-    /// Leave the innermost loop (only directly in a loop body).
+    /// Leave the innermost loop.
     Break(Cond),
     /// Exit the thread (`ret` or `exit`) when the condition holds.
     Exit(Cond, bool),
@@ -697,7 +697,7 @@ fn trip() -> impl Strategy<Value = Trip> {
 }
 
 /// Statement lists: `depth` more levels of nesting allowed, `loops` more loop levels,
-/// `brk` breaks allowed (directly in a loop body), `exit` exits allowed.
+/// `brk` breaks allowed (inside a loop, at any depth of if/else), `exit` exits allowed.
 fn stmts(depth: u32, loops: u32, brk: bool, exit: bool, len: std::ops::Range<usize>) -> BoxedStrategy<Vec<Stmt>> {
     let leaf = inst().prop_map(Stmt::I).boxed();
     let mut alts: Vec<(u32, BoxedStrategy<Stmt>)> = vec![(12, leaf)];
@@ -708,7 +708,7 @@ fn stmts(depth: u32, loops: u32, brk: bool, exit: bool, len: std::ops::Range<usi
         alts.push((1, cond().prop_map(Stmt::Break).boxed()));
     }
     if depth > 0 {
-        let arm = || stmts(depth - 1, loops, false, exit, 0..5);
+        let arm = || stmts(depth - 1, loops, brk, exit, 0..5);
         alts.push((2, (cond(), arm(), arm()).prop_map(|(c, t, e)| Stmt::If(c, t, e)).boxed()));
         if loops > 0 {
             let body = stmts(depth - 1, loops - 1, true, exit, 1..6);
