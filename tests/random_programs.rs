@@ -361,3 +361,18 @@ fn break_in_one_arm_of_an_if() {
     }
 }
 
+/// A `break` with a uniform condition in one arm of a divergent if: only the threads of
+/// that arm leave, so the loop's exit is divergent and needs PBK/BRK (found by the
+/// generator: the loop got none, the if's SSY was pushed on every iteration and the warp
+/// reached the barrier after the loop in parts).
+#[test]
+fn uniform_break_in_a_divergent_if() {
+    regression(
+        "and.b32 %t0, %uni, 3;\nadd.u32 %t0, %t0, 1;\nadd.u32 %t0, %t0, 1;\nmov.u32 %c0, 0;\nsetp.lt.u32 %q5, %uni, 9;\nLOOP:\n\
+         @%p2 bra ELSE;\nbra.uni JOIN;\nELSE:\n@%q5 bra END;\nJOIN:\nadd.u32 %r1, %r1, %c0;\n\
+         add.u32 %c0, %c0, 1;\nsetp.lt.u32 %q1, %c0, %t0;\n@%q1 bra LOOP;\nEND:\nmul.wide.u32 %a0, %ltid, 16;\n\
+         add.s64 %shme, %shb, %a0;\nst.shared.v4.b32 [%shme], {%r1, %r2, %r3, %r4};\nbar.sync 0;\n\
+         sub.u32 %nb, %m, 1;\nsub.u32 %nb, %nb, %ltid;\nmul.wide.u32 %a0, %nb, 16;\nadd.s64 %a1, %shb, %a0;\n\
+         ld.shared.u32 %r0, [%a1+0];\nbar.sync 0;\n",
+    );
+}

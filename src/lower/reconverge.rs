@@ -124,7 +124,7 @@ pub fn uniform_values(f: &Function) -> (Vec<bool>, HashSet<BlockId>) {
                 nonuniform_params.insert(j);
             }
             for l in &loops {
-                if l.body.contains(&b) && f.succs(b).iter().any(|s| !l.body.contains(s)) {
+                if l.body.contains(&b) && leaves_divergently(f, &pdom, &l.body, b) {
                     nonuniform_defs_in.extend(l.body.iter().copied());
                     // Values leaving the loop meet at the exits.
                     for x in &l.body {
@@ -200,6 +200,13 @@ pub fn uniform_values(f: &Function) -> (Vec<bool>, HashSet<BlockId>) {
         }
         divergent = now;
     }
+}
+
+/// True if the divergent branch ending `b` in loop `body` lets threads leave the loop
+/// apart: it exits the loop itself, or its sides meet again only outside the loop (or
+/// never), as a branch with a `break` on one side does, whatever the break's condition.
+fn leaves_divergently(f: &Function, pdom: &PostDom, body: &HashSet<BlockId>, b: BlockId) -> bool {
+    f.succs(b).iter().any(|s| !body.contains(s)) || pdom.ipdom(b).is_none_or(|j| !body.contains(&j))
 }
 
 /// True if an instruction produces the same value in every thread given uniform inputs.
@@ -360,7 +367,7 @@ pub fn insert(f: &mut Function, at: Span) -> Result<(), Diag> {
             v
         };
         let mut exits = exits_of(f);
-        let divergent_exit = exits.iter().any(|(b, _)| divergent.contains(b));
+        let divergent_exit = l.body.iter().any(|b| divergent.contains(b) && leaves_divergently(f, &pdom, &l.body, *b));
         if !divergent_exit {
             continue;
         }
