@@ -376,3 +376,18 @@ fn uniform_break_in_a_divergent_if() {
          ld.shared.u32 %r0, [%a1+0];\nbar.sync 0;\n",
     );
 }
+
+/// The verifier after an XOR swap of two registers holding one value known under different
+/// value numbers (one through a loop): each register keeps the other's whole set (found
+/// by the generator: it kept only one register's numbers for both).
+#[test]
+fn verifier_swaps_registers_holding_one_value() {
+    regression(
+        "mov.f32 %f1, %f0;\nshr.u32 %t0, %ltid, 0;\nand.b32 %t0, %t0, 3;\nmov.u32 %c0, 0;\nL1:\n\
+         setp.ge.u32 %q1, %c0, %t0;\n@%q1 bra L2;\nmov.u32 %r0, %r0;\nmov.u32 %t1, 0;\n\
+         mov.u32 %c1, 0;\nadd.u32 %t1, %t1, 1;\nL3:\ncvt.rn.f32.u8 %f0, %h0;\n\
+         add.u32 %c1, %c1, 1;\nsetp.lt.u32 %q2, %c1, %t1;\n@%q2 bra L3;\nL4:\n\
+         selp.u64 %rd3, %rd0, %rd0, %p0;\nadd.u32 %r1, %r0, %r0;\nadd.u32 %c0, %c0, 1;\n\
+         bra.uni L1;\nL2:\n",
+    );
+}
