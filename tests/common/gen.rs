@@ -874,8 +874,16 @@ impl Printer {
             2 => format!("xor.b32 %nb, %ltid, {k};\nsetp.ge.u32 %q0, %nb, %m;\nselp.u32 %nb, %ltid, %nb, %q0;\n"),
             _ => "mov.u32 %nb, %ltid;\n".to_string(),
         });
-        let generic = ch.flag(3);
-        o.push_str("mul.wide.u32 %a0, %nb, 16;\nadd.s64 %a1, %shb, %a0;\n");
+        // The neighbour's slot: a 64-bit shared address, a generic one, or a 32-bit one.
+        let form = ch.n(4);
+        let generic = form == 1;
+        let addr = if form == 2 {
+            o.push_str("mov.u32 %ai, sh;\nmad.lo.u32 %ai, %nb, 16, %ai;\n");
+            "%ai"
+        } else {
+            o.push_str("mul.wide.u32 %a0, %nb, 16;\nadd.s64 %a1, %shb, %a0;\n");
+            "%a1"
+        };
         if generic {
             o.push_str("cvta.shared.u64 %a1, %a1;\n");
         }
@@ -888,7 +896,7 @@ impl Printer {
             let off = ch.n((16 / bytes) as usize) as u32 * bytes;
             let vol = if ch.flag(4) { ".volatile" } else { "" };
             let space = if generic { "" } else { ".shared" };
-            o.push_str(&format!("ld{vol}{space}{vv}{ty} {d}, [%a1+{off}];\n"));
+            o.push_str(&format!("ld{vol}{space}{vv}{ty} {d}, [{addr}+{off}];\n"));
         }
         o.push_str(bar);
     }
