@@ -10,6 +10,8 @@
 
 #[path = "common/gen.rs"]
 mod generator;
+#[path = "common/inst.rs"]
+mod inst;
 
 use generator::{Program, SHAPES, SLOT, Shape};
 use proptest::test_runner::{Config, RngSeed, TestCaseError, TestError, TestRunner};

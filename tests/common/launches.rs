@@ -101,8 +101,11 @@ impl Setup {
 /// size the kernel derives its bounds from).
 #[derive(Clone, Copy, Debug)]
 pub struct Shape {
+    /// CTAs per dimension.
     pub grid: [u32; 3],
+    /// Threads per dimension.
     pub block: [u32; 3],
+    /// Elements (or the size the kernel's bounds derive from).
     pub n: usize,
 }
 
