@@ -393,3 +393,15 @@ fn verifier_swaps_registers_holding_one_value() {
          bra.uni L1;\nL2:\n",
     );
 }
+
+/// `setp.lt.s64` of a constant and a register: the immediate cannot move to `ISETP.X`'s
+/// second operand by mirroring the comparison, since the borrow in CC comes from the low
+/// words in the original order (found by the generator: `mov.u64 %rd1, -2^19` in a loop,
+/// then `setp.lt.s64 %p0, %rd1, %rd0`).
+#[test]
+fn isetp_x_is_not_mirrored() {
+    regression(
+        "mov.u32 %c0, 0;\nL1:\nmov.u64 %rd1, 0xfffffffffff80000;\nadd.u32 %c0, %c0, 1;\nsetp.lt.u32 %q1, %c0, 2;\n\
+         @%q1 bra L1;\nsetp.lt.s64 %p0, %rd1, %rd0;\nsetp.gt.u64 %p1, %rd1, %rd2;\n",
+    );
+}
