@@ -405,3 +405,19 @@ fn isetp_x_is_not_mirrored() {
          @%q1 bra L1;\nsetp.lt.s64 %p0, %rd1, %rd0;\nsetp.gt.u64 %p1, %rd1, %rd2;\n",
     );
 }
+
+/// Two inner loops with divergent exits, one in each arm of an if with a `break`, both
+/// leaving to the if's join: each gets a landing block that SYNCs (found by the generator:
+/// the second loop's landing was missed because the outer loop's body did not include the
+/// first one's landing block).
+#[test]
+fn inner_loops_in_both_arms_of_an_if_with_a_break() {
+    regression(
+        "mov.u32 %t0, 0;\nmov.u32 %c0, 0;\nadd.u32 %t0, %t0, 1;\nL1:\n@!%p0 bra L3;\n@%p0 bra L2;\n\
+         mov.u32 %t1, 0;\nmov.u32 %c1, 0;\nL5:\nsetp.ge.u32 %q3, %c1, %t1;\n@%q3 bra L6;\n\
+         mov.u16 %h0, %h0;\nadd.u32 %c1, %c1, 1;\nbra.uni L5;\nL6:\nbra.uni L4;\nL3:\n\
+         mov.u32 %t1, 0;\nmov.u32 %c1, 0;\nL7:\nsetp.ge.u32 %q3, %c1, %t1;\n@%q3 bra L8;\n\
+         mov.u16 %h0, %h0;\nadd.u32 %c1, %c1, 1;\nbra.uni L7;\nL8:\nL4:\nadd.u32 %c0, %c0, 1;\n\
+         setp.lt.u32 %q1, %c0, %t0;\n@%q1 bra L1;\nL2:\nmov.u16 %h0, %h0;\n",
+    );
+}

@@ -439,16 +439,17 @@ pub fn insert(f: &mut Function, at: Span) -> Result<(), Diag> {
                 f.layout.insert(pos + 1, n);
             }
         }
+        // The loops' bodies now, with the blocks added on this loop's exits (inside the
+        // loops around it).
+        let now = natural_loops(f);
+        for (h, body) in brk_loops.iter_mut() {
+            if let Some(l) = now.iter().find(|l| l.header == *h) {
+                body.clone_from(&l.body);
+            }
+        }
     }
     // If-regions: outermost first (layout order approximates it for structured code).
     let pdom = PostDom::new(f);
-    // The loops' bodies now, with the blocks added on their inner loops' exits.
-    let now = natural_loops(f);
-    for (h, body) in brk_loops.iter_mut() {
-        if let Some(l) = now.iter().find(|l| l.header == *h) {
-            body.clone_from(&l.body);
-        }
-    }
     let mut joins_open: Vec<(BlockId, HashSet<BlockId>)> = vec![];
     let order: Vec<BlockId> =
         f.layout.iter().copied().filter(|b| divergent.contains(b) && !loop_exit_branches.contains(b)).collect();
