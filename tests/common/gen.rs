@@ -316,7 +316,8 @@ impl Printer {
             2 => format!("xor.b32 %nb, %ltid, {k};\nsetp.ge.u32 %q0, %nb, %m;\nselp.u32 %nb, %ltid, %nb, %q0;\n"),
             _ => "mov.u32 %nb, %ltid;\n".to_string(),
         });
-        // The neighbour's slot: a 64-bit shared address, a generic one, or a 32-bit one.
+        // The neighbour's slot: a 64-bit shared address, a generic one, a 32-bit one, or
+        // one converted to generic and back (`cvta.to.shared`).
         let form = ch.n(4);
         let generic = form == 1;
         let addr = if form == 2 {
@@ -326,8 +327,11 @@ impl Printer {
             o.push_str("mul.wide.u32 %a0, %nb, 16;\nadd.s64 %a1, %shb, %a0;\n");
             "%a1"
         };
-        if generic {
+        if generic || form == 3 {
             o.push_str("cvta.shared.u64 %a1, %a1;\n");
+        }
+        if form == 3 {
+            o.push_str("cvta.to.shared.u64 %a1, %a1;\n");
         }
         for c in &reads[reads.len() / 2..] {
             let ch = &mut Ch(c, 0);

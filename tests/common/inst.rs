@@ -526,15 +526,16 @@ impl Inst {
                 let bytes = eb * v;
                 let regs = ch.regs(c, v as usize);
                 let (vv, data) = vec_text(v, &regs);
-                let (addr, space) = match ch.n(3) {
+                // Static, indexed, generic (`cvta.local`), or there and back (`cvta.to.local`).
+                let (addr, space) = match ch.n(4) {
                     0 => (format!("[loc+{}]", ch.n((64 / bytes) as usize) as u32 * bytes), ".local"),
                     k => {
                         let idx = ch.reg(R);
                         let a = indexed(ch, "%locb", &idx, 64 / bytes, bytes);
-                        if k == 1 {
-                            (format!("{a}[%a0]"), ".local")
-                        } else {
-                            (format!("{a}cvta.local.u64 %a0, %a0;\n[%a0]"), "")
+                        match k {
+                            1 => (format!("{a}[%a0]"), ".local"),
+                            2 => (format!("{a}cvta.local.u64 %a0, %a0;\n[%a0]"), ""),
+                            _ => (format!("{a}cvta.local.u64 %a0, %a0;\ncvta.to.local.u64 %a0, %a0;\n[%a0]"), ".local"),
                         }
                     }
                 };
