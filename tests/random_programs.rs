@@ -18,8 +18,9 @@ use proptest::test_runner::{Config, RngSeed, TestCaseError, TestError, TestRunne
 use ptx2sass::driver::{self, Options};
 use ptx2sass::exec;
 
-/// Programs per default run (about 40 s in a debug `cargo test` on two cores).
-const CASES: u32 = 200;
+/// Programs per default run, each with the three launch shapes (about 13 s in a debug
+/// `cargo test` on an idle two-core machine).
+const CASES: u32 = 1000;
 
 /// The hazard checker's report of a known scheduler bug (a barrier waited on one cycle
 /// after the instruction that sets it, across a fall-through into a join; reproducer:
