@@ -1,7 +1,8 @@
 //! Differential testing: every sample kernel runs on the PTX reference interpreter
 //! (`exec::ptx`, PTX ISA semantics, sharing nothing with the compiler) and on the SPA 5.0
-//! simulator (`exec::sim`, running our SASS and enforcing its scheduling annotations), on
-//! several random inputs; all global memory after the launch must match bit for bit.
+//! simulator (`exec::sim`, running our SASS and enforcing its scheduling annotations), with
+//! each of its launch shapes (`launches::sample_shapes`) on several random inputs; all
+//! global memory after the launch must match bit for bit.
 //! No sample uses an approximate instruction, so there is no tolerance.
 
 #[path = "common/launches.rs"]
@@ -34,22 +35,28 @@ fn every_sample_matches_the_interpreter() {
     let mut failures = vec![];
     for name in SAMPLES {
         let m = module(name);
-        for input in 0..INPUTS {
-            let mut rng = Rng::new(0x5eed + input * 7919);
-            let (p, l, _) = sample_launch(name, &mut rng);
-            let l = Launch { seed: input, ..l };
-            // The launch must change memory, or the comparison proves nothing.
-            let before = l.global.clone();
-            match compare(&m, &p, &l) {
-                Ok(()) => {
-                    let after = exec::ptx::run(&m, &l).unwrap().global;
-                    assert!(!before.diff(&after).is_empty(), "{name}: the launch writes nothing");
+        let shapes = sample_shapes(name);
+        assert!(shapes.len() >= 2, "{name}: at least two launch shapes");
+        for sh in shapes {
+            for input in 0..INPUTS {
+                let mut rng = Rng::new(0x5eed + input * 7919);
+                let (p, l, _) = sample_launch_shape(name, sh, &mut rng);
+                let l = Launch { seed: input, ..l };
+                // The launch must change memory, or the comparison proves nothing.
+                let before = l.global.clone();
+                match compare(&m, &p, &l) {
+                    Ok(()) => {
+                        let after = exec::ptx::run(&m, &l).unwrap().global;
+                        assert!(!before.diff(&after).is_empty(), "{name} {sh:?}: the launch writes nothing");
+                    }
+                    Err(e) => failures.push(format!("{name} {sh:?} input {input}: {e}")),
                 }
-                Err(e) => failures.push(format!("{name} input {input}: {e}")),
+                compared += 1;
             }
-            compared += 1;
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert_eq!(compared, SAMPLES.len() * INPUTS as usize);
+    let shapes: usize = SAMPLES.iter().map(|n| sample_shapes(n).len()).sum();
+    assert_eq!(compared, shapes * INPUTS as usize);
+    eprintln!("{} kernels, {shapes} kernel launch shapes, {compared} launches compared", SAMPLES.len());
 }

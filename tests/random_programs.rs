@@ -10,24 +10,17 @@
 
 #[path = "common/gen.rs"]
 mod generator;
+#[path = "common/inst.rs"]
+mod inst;
 
 use generator::{Program, SHAPES, SLOT, Shape};
 use proptest::test_runner::{Config, RngSeed, TestCaseError, TestError, TestRunner};
 use ptx2sass::driver::{self, Options};
 use ptx2sass::exec;
 
-/// Programs per default run (about 40 s in a debug `cargo test` on two cores).
-const CASES: u32 = 200;
-
-/// The hazard checker's report of a known scheduler bug (a barrier waited on one cycle
-/// after the instruction that sets it, across a fall-through into a join; reproducer:
-/// `known_sched_hazard_wait_right_after_barrier_set`). The scheduler is being rewritten
-/// elsewhere; until then a program hitting it is compiled again with serial scheduling
-/// (`--serial`), so that the rest of the pipeline and the executors are still compared.
-const KNOWN_SCHED_HAZARD: &str = "cycle(s) after it was set (at least 2 needed)";
-
-/// Programs compiled again with serial scheduling because of [`KNOWN_SCHED_HAZARD`].
-static SERIAL_FALLBACKS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+/// Programs per default run, each with the three launch shapes (about 13 s in a debug
+/// `cargo test` on an idle two-core machine).
+const CASES: u32 = 1000;
 
 fn compile(src: &str, opts: &Options) -> Result<driver::Output, String> {
     let compiled = std::panic::catch_unwind(|| driver::compile(src, opts))
@@ -36,18 +29,9 @@ fn compile(src: &str, opts: &Options) -> Result<driver::Output, String> {
         .map_err(|d| format!("compile errors:\n{}", ptx2sass::diag::SourceFile::new("fuzz.ptx", src).render_all(&d)))
 }
 
-/// Compiles `src` and runs it with every shape on both executors (inputs from `seed`);
-/// `fallback`: compile again with serial scheduling on [`KNOWN_SCHED_HAZARD`].
-fn check_ptx(src: &str, seed: u64, fallback: bool) -> Result<(), String> {
-    let out = match compile(src, &Options::default()) {
-        Err(e) if fallback && e.contains(KNOWN_SCHED_HAZARD) => {
-            SERIAL_FALLBACKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let mut opts = Options::default();
-            opts.sched.serial = true;
-            compile(src, &opts)?
-        }
-        r => r?,
-    };
+/// Compiles `src` and runs it with every shape on both executors (inputs from `seed`).
+fn check_ptx(src: &str, seed: u64) -> Result<(), String> {
+    let out = compile(src, &Options::default())?;
     let program = out.program.expect("SASS output has a program");
     let (module, _) = ptx2sass::ptx::parse(src).map_err(|_| "the interpreter cannot parse it".to_string())?;
     for shape in SHAPES {
@@ -96,7 +80,7 @@ fn panic_text(e: &Box<dyn std::any::Any + Send>) -> String {
 
 fn check(p: &Program) -> Result<(), String> {
     let src = p.ptx();
-    check_ptx(&src, p.seed, true).map_err(|e| format!("{e}\ninputs from seed {}\n--- program ---\n{src}", p.seed))
+    check_ptx(&src, p.seed).map_err(|e| format!("{e}\ninputs from seed {}\n--- program ---\n{src}", p.seed))
 }
 
 #[test]
@@ -116,10 +100,6 @@ fn random_programs_match_the_interpreter() {
     std::panic::set_hook(Box::new(|_| {}));
     let result = runner.run(&generator::program(), |p| check(&p).map_err(TestCaseError::fail));
     std::panic::set_hook(hook);
-    let fallbacks = SERIAL_FALLBACKS.load(std::sync::atomic::Ordering::Relaxed);
-    if fallbacks > 0 {
-        eprintln!("note: {fallbacks} program(s) hit the known scheduler hazard and ran with serial scheduling");
-    }
     match result {
         Ok(()) => {}
         Err(TestError::Fail(why, p)) => panic!("random program failed (proptest seed {seed}):\n{why}\n{p:#?}"),
@@ -130,7 +110,7 @@ fn random_programs_match_the_interpreter() {
 /// Runs a hand-written body in the generator's kernel on every shape.
 fn regression(body: &str) {
     let src = generator::kernel(body, 0);
-    if let Err(e) = check_ptx(&src, 0, false) {
+    if let Err(e) = check_ptx(&src, 0) {
         panic!("{e}\n--- program ---\n{src}");
     }
 }
@@ -295,5 +275,125 @@ fn fp64_directed_product_rounded_from_zero() {
 fn mul_wide_s32_by_minus_2_pow_31() {
     regression(
         "mul.wide.s32 %rd0, %r0, -2147483648;\nmul.wide.u32 %rd1, %r1, 0x80000000;\nmul.wide.s32 %rd2, %r2, 1024;\n",
+    );
+}
+
+/// The register-allocation verifier lost track of a register known equal to two value
+/// numbers when an XOR swap moved it, and rejected a correct allocation (found by the
+/// generator: "R11 does not hold the value"). Compiled only (the reduced body does not
+/// terminate); debug builds verify every allocation.
+#[test]
+fn verifier_follows_xor_swaps_of_equal_values() {
+    let src = generator::kernel(
+        "setp.ne.u32 %q0, %ltid, 0;\nsetp.ne.u32 %q1, %ltid, 1;\nsetp.ne.u32 %q2, %ltid, 2;\n\
+         setp.ne.u32 %q3, %ltid, 3;\nsetp.ne.u32 %q4, %ltid, 4;\nsetp.ne.u32 %q5, %ltid, 5;\n\
+         setp.ne.u32 %q6, %ltid, 6;\nsetp.ne.u32 %q7, %ltid, 7;\nmov.u32 %c0, 0;\nmov.u32 %t0, 2;\n\
+         mov.u32 %c1, 1;\nmov.u32 %t1, 2;\nmov.u32 %c2, 2;\nmov.u32 %t2, 2;\nmov.u32 %nb, %ltid;\n\
+         mov.u64 %shme, %shb;\nmov.u64 %a0, %in0;\nmov.u64 %a1, %in0;\n\
+         ld.v4.u32 {%r5, %r0, %r1, %r2}, [%a1+0];\nbar.sync 0;\nmul.wide.u16 %r2, %h1, %h1;\n\
+         ld.local.v4.u32 {%r3, %r4, %r5, %r0}, [%a0];\nand.b32 %t0, %t0, 3;\nadd.u32 %t0, %t0, 1;\n\
+         L3:\ncvt.u32.u32 %r5, %r5;\nadd.u32 %c0, %c0, 1;\n@%q1 bra L3;\n@!%p0 bra L5;\n\
+         add.u32 %t0, %t0, 1;\nL7:\ncvt.rn.f32.f64 %f3, %fd0;\nadd.u64 %rd0, %rd1, %rd1;\n\
+         @!%p0 bra L9;\nneg.s32 %r4, %r2;\nbra.uni L10;\nL9:\ncnot.b16 %h2, %h1;\n\
+         ld.param.f64 %fd0, [pd];\nL10:\nadd.u32 %c0, %c0, 1;\nsetp.lt.u32 %q2, %c0, %t0;\n\
+         @%q2 bra L7;\nL8:\nsetp.ge.xor.s16 %p1|%p2, %h2, %h0, %p0;\nL5:\nand.b32 %t0, %r0, 3;\n\
+         setp.ge.u32 %q2, %c0, %t0;\n@%q2 bra L14;\nL14:\n\
+         selp.f64 %fd1, 0dBFF0000000000000, %fd2, !%p1;\n",
+        0,
+    );
+    if let Err(e) = compile(&src, &Options::default()) {
+        panic!("{e}\n--- program ---\n{src}");
+    }
+}
+
+/// A branch on a 64-bit comparison of a thread-dependent value (`IADD RZ.CC` then
+/// `ISETP.X`, whose register operands are all RZ) is divergent: without SSY/SYNC the warp
+/// reached the barrier in two halves and the first read its neighbours' shared slots
+/// before they were written (found by the generator; the guarded self-move becomes an
+/// empty if).
+#[test]
+fn branch_on_64_bit_compare_of_thread_id_reconverges() {
+    regression(
+        "setp.ge.s64 %p1, %rd3, 7;\n@%p1 mov.u16 %h0, %h0;\nmul.wide.u32 %a0, %ltid, 16;\n\
+         add.s64 %shme, %shb, %a0;\nst.shared.v4.b32 [%shme], {%r0, %r1, %r2, %r3};\nbar.sync 0;\n\
+         sub.u32 %nb, %m, 1;\nsub.u32 %nb, %nb, %ltid;\nmul.wide.u32 %a0, %nb, 16;\nadd.s64 %a1, %shb, %a0;\n\
+         ld.shared.u32 %r4, [%a1+0];\nbar.sync 0;\n",
+    );
+}
+
+/// A `break` (a divergent loop exit) in one arm of a divergent if/else, or in an if without
+/// else: the branch reconverges where the threads staying in the loop meet, the breaking
+/// threads at the loop's exit (was "cannot place SYNC before a join"). The barrier after
+/// the loop needs the whole warp back together.
+#[test]
+fn break_in_one_arm_of_an_if() {
+    let else_arm = "bra.uni JOIN;\nELSE:\nadd.u32 %r1, %r1, 1;\n";
+    for els in [else_arm, ""] {
+        let body = format!(
+            "mov.u32 %c0, 0;\nLOOP:\nand.b32 %ai, %c0, 1;\nsetp.eq.u32 %q1, %ai, 0;\n@%q1 bra ELSE;\n\
+             add.u32 %r1, %r1, 7;\nsetp.gt.u32 %q2, %c0, %ltid;\n@%q2 bra END;\n{els}{}JOIN:\n\
+             add.u32 %c0, %c0, 1;\nsetp.lt.u32 %q3, %c0, 40;\n@%q3 bra LOOP;\nEND:\nbar.sync 0;\n",
+            if els.is_empty() { "ELSE:\n" } else { "" }
+        );
+        regression(&body);
+    }
+}
+
+/// A `break` with a uniform condition in one arm of a divergent if: only the threads of
+/// that arm leave, so the loop's exit is divergent and needs PBK/BRK (found by the
+/// generator: the loop got none, the if's SSY was pushed on every iteration and the warp
+/// reached the barrier after the loop in parts).
+#[test]
+fn uniform_break_in_a_divergent_if() {
+    regression(
+        "and.b32 %t0, %uni, 3;\nadd.u32 %t0, %t0, 1;\nadd.u32 %t0, %t0, 1;\nmov.u32 %c0, 0;\nsetp.lt.u32 %q5, %uni, 9;\nLOOP:\n\
+         @%p2 bra ELSE;\nbra.uni JOIN;\nELSE:\n@%q5 bra END;\nJOIN:\nadd.u32 %r1, %r1, %c0;\n\
+         add.u32 %c0, %c0, 1;\nsetp.lt.u32 %q1, %c0, %t0;\n@%q1 bra LOOP;\nEND:\nmul.wide.u32 %a0, %ltid, 16;\n\
+         add.s64 %shme, %shb, %a0;\nst.shared.v4.b32 [%shme], {%r1, %r2, %r3, %r4};\nbar.sync 0;\n\
+         sub.u32 %nb, %m, 1;\nsub.u32 %nb, %nb, %ltid;\nmul.wide.u32 %a0, %nb, 16;\nadd.s64 %a1, %shb, %a0;\n\
+         ld.shared.u32 %r0, [%a1+0];\nbar.sync 0;\n",
+    );
+}
+
+/// The verifier after an XOR swap of two registers holding one value known under different
+/// value numbers (one through a loop): each register keeps the other's whole set (found
+/// by the generator: it kept only one register's numbers for both).
+#[test]
+fn verifier_swaps_registers_holding_one_value() {
+    regression(
+        "mov.f32 %f1, %f0;\nshr.u32 %t0, %ltid, 0;\nand.b32 %t0, %t0, 3;\nmov.u32 %c0, 0;\nL1:\n\
+         setp.ge.u32 %q1, %c0, %t0;\n@%q1 bra L2;\nmov.u32 %r0, %r0;\nmov.u32 %t1, 0;\n\
+         mov.u32 %c1, 0;\nadd.u32 %t1, %t1, 1;\nL3:\ncvt.rn.f32.u8 %f0, %h0;\n\
+         add.u32 %c1, %c1, 1;\nsetp.lt.u32 %q2, %c1, %t1;\n@%q2 bra L3;\nL4:\n\
+         selp.u64 %rd3, %rd0, %rd0, %p0;\nadd.u32 %r1, %r0, %r0;\nadd.u32 %c0, %c0, 1;\n\
+         bra.uni L1;\nL2:\n",
+    );
+}
+
+/// `setp.lt.s64` of a constant and a register: the immediate cannot move to `ISETP.X`'s
+/// second operand by mirroring the comparison, since the borrow in CC comes from the low
+/// words in the original order (found by the generator: `mov.u64 %rd1, -2^19` in a loop,
+/// then `setp.lt.s64 %p0, %rd1, %rd0`).
+#[test]
+fn isetp_x_is_not_mirrored() {
+    regression(
+        "mov.u32 %c0, 0;\nL1:\nmov.u64 %rd1, 0xfffffffffff80000;\nadd.u32 %c0, %c0, 1;\nsetp.lt.u32 %q1, %c0, 2;\n\
+         @%q1 bra L1;\nsetp.lt.s64 %p0, %rd1, %rd0;\nsetp.gt.u64 %p1, %rd1, %rd2;\n",
+    );
+}
+
+/// Two inner loops with divergent exits, one in each arm of an if with a `break`, both
+/// leaving to the if's join: each gets a landing block that SYNCs (found by the generator:
+/// the second loop's landing was missed because the outer loop's body did not include the
+/// first one's landing block).
+#[test]
+fn inner_loops_in_both_arms_of_an_if_with_a_break() {
+    regression(
+        "mov.u32 %t0, 0;\nmov.u32 %c0, 0;\nadd.u32 %t0, %t0, 1;\nL1:\n@!%p0 bra L3;\n@%p0 bra L2;\n\
+         mov.u32 %t1, 0;\nmov.u32 %c1, 0;\nL5:\nsetp.ge.u32 %q3, %c1, %t1;\n@%q3 bra L6;\n\
+         mov.u16 %h0, %h0;\nadd.u32 %c1, %c1, 1;\nbra.uni L5;\nL6:\nbra.uni L4;\nL3:\n\
+         mov.u32 %t1, 0;\nmov.u32 %c1, 0;\nL7:\nsetp.ge.u32 %q3, %c1, %t1;\n@%q3 bra L8;\n\
+         mov.u16 %h0, %h0;\nadd.u32 %c1, %c1, 1;\nbra.uni L7;\nL8:\nL4:\nadd.u32 %c0, %c0, 1;\n\
+         setp.lt.u32 %q1, %c0, %t0;\n@%q1 bra L1;\nL2:\nmov.u16 %h0, %h0;\n",
     );
 }

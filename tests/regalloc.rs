@@ -280,3 +280,41 @@ proptest! {
         }
     }
 }
+
+/// Packing fails within 16 or 24 registers when the stored quads and pair are read before
+/// any write (undefined values, live from the entry); with the same values loaded first it
+/// fits in 16. Found while `random_programs_allocate_and_verify` shrank a failure; fixed by
+/// allocation shrinking the largest register class until packing succeeds.
+#[test]
+fn undefined_vectors_pack_at_tight_budgets() {
+    let src = ".version 7.0\n\
+     .target sm_50\n\
+     .address_size 64\n\
+     .visible .entry k(.param .u64 in, .param .u64 out)\n\
+     {\n\
+     .reg .b64 %a, %o;\n\
+     .reg .b32 %i;\n\
+     .reg .pred %pl;\n\
+     .reg .b32 %r<109>;\n\
+     .reg .b64 %d<109>;\n\
+     .reg .pred %p<109>;\n\
+     ld.param.u64 %a, [in];\n\
+     ld.param.u64 %o, [out];\n\
+     st.global.u32 [%o+108], %r85;\n\
+     st.global.u32 [%o+112], %r91;\n\
+     st.global.u32 [%o+116], %r92;\n\
+     st.global.u32 [%o+120], %r94;\n\
+     st.global.u64 [%o+200], %d83;\n\
+     st.global.v4.u32 [%o+288], {%r45, %r46, %r47, %r48};\n\
+     st.global.v4.u32 [%o+304], {%r56, %r57, %r58, %r59};\n\
+     st.global.v4.u32 [%o+320], {%r66, %r67, %r68, %r69};\n\
+     st.global.v4.u32 [%o+336], {%r70, %r71, %r72, %r73};\n\
+     st.global.v4.u32 [%o+352], {%r75, %r76, %r77, %r78};\n\
+     st.global.v4.u32 [%o+368], {%r86, %r87, %r88, %r89};\n\
+     }\n";
+    for f in lower(src) {
+        for budget in [16, 24] {
+            allocate(&f, budget);
+        }
+    }
+}

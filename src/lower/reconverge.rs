@@ -35,6 +35,27 @@ struct PostDom {
 
 impl PostDom {
     fn new(f: &Function) -> PostDom {
+        PostDom::build(f, |b| {
+            let succs = f.succs(b);
+            Some(if succs.is_empty() { vec![None] } else { succs.into_iter().map(Some).collect() })
+        })
+    }
+
+    /// Post-dominators inside a loop (`body`, `header`): edges back to the header lead to
+    /// the virtual exit and edges leaving the loop are left out (the threads taking them
+    /// wait at the loop's PBK target), so that branches around a `break` join where the
+    /// threads staying in the loop meet.
+    fn within_loop(f: &Function, body: &HashSet<BlockId>, header: BlockId) -> PostDom {
+        PostDom::build(f, |b| {
+            body.contains(&b).then(|| {
+                f.succs(b).into_iter().filter(|s| body.contains(s)).map(|s| (s != header).then_some(s)).collect()
+            })
+        })
+    }
+
+    /// `succs(b)`: the successors of block `b` (`None` for the virtual exit), or `None` to
+    /// leave `b` out.
+    fn build(f: &Function, succs: impl Fn(BlockId) -> Option<Vec<Option<BlockId>>>) -> PostDom {
         let n = f.cfg.node_bound();
         let mut g: DiGraph<(), ()> = DiGraph::with_capacity(n + 1, 0);
         for _ in 0..=n {
@@ -42,12 +63,9 @@ impl PostDom {
         }
         let exit = NodeIndex::new(n);
         for &b in &f.layout {
-            let succs = f.succs(b);
-            if succs.is_empty() {
-                g.add_edge(exit, NodeIndex::new(b.index()), ());
-            }
-            for s in succs {
-                g.add_edge(NodeIndex::new(s.index()), NodeIndex::new(b.index()), ());
+            for s in succs(b).unwrap_or_default() {
+                let to = s.map_or(exit, |s| NodeIndex::new(s.index()));
+                g.add_edge(to, NodeIndex::new(b.index()), ());
             }
         }
         PostDom { doms: simple_fast(&g, exit), exit }
@@ -106,7 +124,7 @@ pub fn uniform_values(f: &Function) -> (Vec<bool>, HashSet<BlockId>) {
                 nonuniform_params.insert(j);
             }
             for l in &loops {
-                if l.body.contains(&b) && f.succs(b).iter().any(|s| !l.body.contains(s)) {
+                if l.body.contains(&b) && leaves_divergently(f, &pdom, &l.body, b) {
                     nonuniform_defs_in.extend(l.body.iter().copied());
                     // Values leaving the loop meet at the exits.
                     for x in &l.body {
@@ -136,9 +154,19 @@ pub fn uniform_values(f: &Function) -> (Vec<bool>, HashSet<BlockId>) {
                         changed = true;
                     }
                 }
+                // The carry flag (block-local) is uniform if its writer's inputs are:
+                // `ISETP.X` after `IADD RZ.CC, a, -b` compares `a` even though it reads
+                // only RZ registers.
+                let mut cc_uniform = true;
                 for i in &blk.instrs {
                     let mut u = source_uniform(i) && !nonuniform_defs_in.contains(&b);
                     for_each_use(i, |v| u &= uni[v as usize]);
+                    if i.op.reads_cc() {
+                        u &= cc_uniform;
+                    }
+                    if i.op.writes_cc() {
+                        cc_uniform = u;
+                    }
                     if !u {
                         for_each_def(i, |d| {
                             if uni[d as usize] {
@@ -174,6 +202,13 @@ pub fn uniform_values(f: &Function) -> (Vec<bool>, HashSet<BlockId>) {
     }
 }
 
+/// True if the divergent branch ending `b` in loop `body` lets threads leave the loop
+/// apart: it exits the loop itself, or its sides meet again only outside the loop (or
+/// never), as a branch with a `break` on one side does, whatever the break's condition.
+fn leaves_divergently(f: &Function, pdom: &PostDom, body: &HashSet<BlockId>, b: BlockId) -> bool {
+    f.succs(b).iter().any(|s| !body.contains(s)) || pdom.ipdom(b).is_none_or(|j| !body.contains(&j))
+}
+
 /// True if an instruction produces the same value in every thread given uniform inputs.
 fn source_uniform(i: &Instr) -> bool {
     match i.op {
@@ -200,6 +235,48 @@ fn retarget_terminator(f: &mut Function, b: BlockId, target: BlockId, op: Op) ->
     let mut new = Instr::new(op, vec![], vec![]);
     new.guard = term.guard;
     *f.cfg[b].instrs.last_mut().expect("terminator") = new;
+    true
+}
+
+/// Where the divergent branch ending `b` reconverges: its immediate post-dominator (in
+/// `pdom`), unless that is past the end of the innermost PBK/BRK loop around `b` (of
+/// `brk_loops`: header, body) or nowhere, as for a branch with a `break` on one side; then
+/// where the threads staying in that loop meet (the breaking ones wait at the loop's PBK
+/// target). Returns the join and that loop, if so.
+fn join_of<'a>(
+    f: &Function,
+    pdom: &PostDom,
+    brk_loops: &'a [(BlockId, HashSet<BlockId>)],
+    b: BlockId,
+) -> (Option<BlockId>, Option<(BlockId, &'a HashSet<BlockId>)>) {
+    let inner = brk_loops.iter().filter(|(_, body)| body.contains(&b)).min_by_key(|(_, body)| body.len());
+    let j0 = pdom.ipdom(b);
+    match inner {
+        Some((h, body)) if j0.is_none_or(|j| !body.contains(&j)) => {
+            (PostDom::within_loop(f, body, *h).ipdom(b), Some((*h, body)))
+        }
+        _ => (j0, None),
+    }
+}
+
+/// Puts a block holding `SYNC` on the fall-through edge from `b` to `target`; false if
+/// there is none.
+fn sync_on_edge(f: &mut Function, b: BlockId, target: BlockId) -> bool {
+    let Some(e) = f
+        .succ_edges(b)
+        .into_iter()
+        .find(|e| f.cfg[*e].kind == EdgeKind::Fallthrough && f.cfg.edge_endpoints(*e).expect("edge").1 == target)
+    else {
+        return false;
+    };
+    let n = f.new_block("");
+    let origin = f.cfg[b].origins.last().copied().unwrap_or_default();
+    f.cfg[n].push(Instr::new(Op::Sync, vec![], vec![]), origin);
+    let Edge { args, .. } = f.cfg.remove_edge(e).expect("edge");
+    f.cfg.add_edge(b, n, Edge { kind: EdgeKind::Fallthrough, args: vec![] });
+    f.cfg.add_edge(n, target, Edge { kind: EdgeKind::Taken, args });
+    let pos = f.layout.iter().position(|x| *x == b).expect("layout");
+    f.layout.insert(pos + 1, n);
     true
 }
 
@@ -277,6 +354,8 @@ pub fn insert(f: &mut Function, at: Span) -> Result<(), Diag> {
     let loops = natural_loops(f);
     let pdom = PostDom::new(f);
     let mut loop_exit_branches: HashSet<BlockId> = HashSet::new();
+    // Loops given PBK/BRK: (header, body).
+    let mut brk_loops: Vec<(BlockId, HashSet<BlockId>)> = vec![];
     for l in &loops {
         let exits_of = |f: &Function| -> Vec<(BlockId, BlockId)> {
             let mut v: Vec<(BlockId, BlockId)> = l
@@ -288,7 +367,7 @@ pub fn insert(f: &mut Function, at: Span) -> Result<(), Diag> {
             v
         };
         let mut exits = exits_of(f);
-        let divergent_exit = exits.iter().any(|(b, _)| divergent.contains(b));
+        let divergent_exit = l.body.iter().any(|b| divergent.contains(b) && leaves_divergently(f, &pdom, &l.body, *b));
         if !divergent_exit {
             continue;
         }
@@ -318,7 +397,7 @@ pub fn insert(f: &mut Function, at: Span) -> Result<(), Diag> {
         // one arm of an if/else): the loop's threads must SYNC there like the other arm's,
         // so they leave the loop to a landing block of their own (the PBK target) whose
         // `BRA target` becomes that SYNC.
-        if divergent.iter().any(|d| !l.body.contains(d) && pdom.ipdom(*d) == Some(target)) {
+        if divergent.iter().any(|d| !l.body.contains(d) && join_of(f, &pdom, &brk_loops, *d).0 == Some(target)) {
             let x = land(f, &exits, target, |s, f| real(s, f, None) != s);
             landing = Some(x);
             target = x;
@@ -335,6 +414,7 @@ pub fn insert(f: &mut Function, at: Span) -> Result<(), Diag> {
             outside_preds[0],
             Instr::new(Op::Pbk, vec![], vec![Src::label(target.index() as u32)]),
         );
+        brk_loops.push((l.header, l.body.clone()));
         for (b, s) in exits {
             loop_exit_branches.insert(b);
             if real(s, f) != s {
@@ -359,6 +439,14 @@ pub fn insert(f: &mut Function, at: Span) -> Result<(), Diag> {
                 f.layout.insert(pos + 1, n);
             }
         }
+        // The loops' bodies now, with the blocks added on this loop's exits (inside the
+        // loops around it).
+        let now = natural_loops(f);
+        for (h, body) in brk_loops.iter_mut() {
+            if let Some(l) = now.iter().find(|l| l.header == *h) {
+                body.clone_from(&l.body);
+            }
+        }
     }
     // If-regions: outermost first (layout order approximates it for structured code).
     let pdom = PostDom::new(f);
@@ -366,23 +454,27 @@ pub fn insert(f: &mut Function, at: Span) -> Result<(), Diag> {
     let order: Vec<BlockId> =
         f.layout.iter().copied().filter(|b| divergent.contains(b) && !loop_exit_branches.contains(b)).collect();
     for b in order {
-        let Some(j) = pdom.ipdom(b) else { continue };
+        let (j, within) = join_of(f, &pdom, &brk_loops, b);
+        let Some(j) = j else { continue };
         // Already inside a region that joins at the same place: its SYNCs cover us.
         if joins_open.iter().any(|(jj, region)| *jj == j && region.contains(&b)) {
             continue;
         }
-        // The region: blocks reachable from b without passing j.
+        // The region: blocks reachable from b without passing j (nor leaving the loop).
         let mut region: HashSet<BlockId> = HashSet::new();
         let mut work = vec![b];
         while let Some(x) = work.pop() {
             if x == j || !region.insert(x) {
                 continue;
             }
-            work.extend(f.succs(x));
+            let succs = f.succs(x);
+            work.extend(succs.into_iter().filter(|s| within.is_none_or(|(h, body)| *s != h && body.contains(s))));
         }
         insert_before_terminator(f, b, Instr::new(Op::Ssy, vec![], vec![Src::label(j.index() as u32)]));
         for p in f.preds(j) {
-            if region.contains(&p) && !retarget_terminator(f, p, j, Op::Sync) {
+            // A block that cannot end in the SYNC (`@P BRK` falling through to the join)
+            // gets a SYNC block on its edge to the join.
+            if region.contains(&p) && !retarget_terminator(f, p, j, Op::Sync) && !sync_on_edge(f, p, j) {
                 return Err(Diag::error(
                     at,
                     format!("`{}`: cannot place SYNC before a join (internal limitation)", f.name),

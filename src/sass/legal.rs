@@ -140,7 +140,9 @@ pub fn swapped(op: &Op) -> Option<Op> {
         | Dfma(_) => *op,
         Lop(l) if l != super::op::LogicOp::PassB => *op,
         Xmad(m) if !m.psl && !m.mrg && m.c == super::op::XmadC::C => *op,
-        Isetp { cmp, u32, x, bop } => Isetp { cmp: mirror(cmp), u32, x, bop },
+        // `ISETP.X` takes the borrow of the low words' `a - b` from CC: mirrored, it would
+        // compare the high words the other way round with the same borrow.
+        Isetp { cmp, u32, x: false, bop } => Isetp { cmp: mirror(cmp), u32, x: false, bop },
         Fsetp { cmp, ftz, bop } => Fsetp { cmp: mirror(cmp), ftz, bop },
         Dsetp { cmp, bop } => Dsetp { cmp: mirror(cmp), bop },
         _ => return None,

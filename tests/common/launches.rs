@@ -97,19 +97,70 @@ impl Setup {
     }
 }
 
-/// Builds the launch of one sample on random inputs: (program, launch, buffer addresses).
+/// A launch shape of a sample: grid, block, and its element count (`n`, or the problem
+/// size the kernel derives its bounds from).
+#[derive(Clone, Copy, Debug)]
+pub struct Shape {
+    /// CTAs per dimension.
+    pub grid: [u32; 3],
+    /// Threads per dimension.
+    pub block: [u32; 3],
+    /// Elements (or the size the kernel's bounds derive from).
+    pub n: usize,
+}
+
+const fn shape(grid: [u32; 3], block: [u32; 3], n: usize) -> Shape {
+    Shape { grid, block, n }
+}
+
+/// The launch shapes each sample runs with, the first one being [`sample_launch`]'s. What
+/// the kernels assume limits them:
+/// * `block_scan` is written for CTAs of exactly 256 threads (`WG`), one element each;
+/// * `transpose_tiled` needs 32x8 blocks (its 32x33 shared tile is filled by 8 rows of
+///   threads, 4 times); its width and height vary;
+/// * `stencil5` takes its 2D problem size (`nx`, `ny`, `pitch`) from the shape;
+/// * `local_array` and `stress_spill` have no bounds check: every launched thread works,
+///   buffers are sized for all of them;
+/// * `reduce_sum` keeps a 256-entry shared array (blocks of at most 256 threads; its tree
+///   halves `blockDim`, so 48 threads leave some inputs out, which both executors do alike);
+/// * the others check `i < n`: one shape with partial last CTAs and warps (3 CTAs of 48
+///   threads for 137 elements), one whose last warp exits in part (32 threads, 29
+///   elements).
+pub fn sample_shapes(name: &str) -> Vec<Shape> {
+    match name {
+        "block_scan" => vec![shape([2, 1, 1], [256, 1, 1], 512), shape([3, 1, 1], [256, 1, 1], 768)],
+        "stencil5" => vec![shape([2, 2, 1], [8, 8, 1], 14), shape([3, 2, 1], [6, 8, 1], 17)],
+        "transpose_tiled" => vec![shape([2, 2, 1], [32, 8, 1], 40), shape([3, 2, 1], [32, 8, 1], 70)],
+        "local_array" => vec![shape([2, 1, 1], [64, 1, 1], 128), shape([3, 1, 1], [48, 1, 1], 144)],
+        "stress_spill" => vec![shape([2, 1, 1], [32, 1, 1], 64), shape([3, 1, 1], [16, 1, 1], 48)],
+        "reduce_sum" => vec![shape([2, 1, 1], [64, 1, 1], 200), shape([3, 1, 1], [48, 1, 1], 250)],
+        _ => {
+            vec![shape([2, 1, 1], [64, 1, 1], 100), shape([3, 1, 1], [48, 1, 1], 137), shape([1, 1, 1], [32, 1, 1], 29)]
+        }
+    }
+}
+
+/// Builds the launch of one sample on random inputs with its first shape: (program,
+/// launch, buffer addresses).
 pub fn sample_launch(name: &str, rng: &mut Rng) -> (Program, Launch, Vec<u64>) {
+    sample_launch_shape(name, sample_shapes(name)[0], rng)
+}
+
+/// Builds the launch of one sample on random inputs with shape `sh` (one of
+/// [`sample_shapes`]): (program, launch, buffer addresses).
+pub fn sample_launch_shape(name: &str, sh: Shape, rng: &mut Rng) -> (Program, Launch, Vec<u64>) {
     let p = sample(name);
     let mut s = Setup::new();
-    let n = 100usize;
-    let (g, b) = ([2, 1, 1], [64, 1, 1]);
+    let n = sh.n;
+    let (g, b) = (sh.grid, sh.block);
+    let threads = (g.iter().product::<u32>() * b.iter().product::<u32>()) as usize;
     let nn = Val::I(n as u64);
     let l = match name {
         "block_scan" => {
-            let i = s.buf(rng.u32s(512));
-            let o = s.buf(vec![0; 2048]);
-            let t = s.buf(vec![0; 8]);
-            s.launch(&p, name, g, [256, 1, 1], &[Val::I(i), Val::I(o), Val::I(t)])
+            let i = s.buf(rng.u32s(n));
+            let o = s.buf(vec![0; 4 * n]);
+            let t = s.buf(vec![0; 4 * g[0] as usize]);
+            s.launch(&p, name, g, b, &[Val::I(i), Val::I(o), Val::I(t)])
         }
         "bytes_shorts" => {
             let (a, o) = (s.buf(rng.bytes(n)), s.buf(rng.bytes(2 * n)));
@@ -159,8 +210,8 @@ pub fn sample_launch(name: &str, rng: &mut Rng) -> (Program, Launch, Vec<u64>) {
         }
         "local_array" => {
             let (per, stride) = (5usize, 37usize);
-            let d = s.buf(rng.bytes(128 + per * stride));
-            let h = s.buf(vec![0; 128 * 16 * 4]);
+            let d = s.buf(rng.bytes(threads + per * stride));
+            let h = s.buf(vec![0; threads * 16 * 4]);
             s.launch(&p, name, g, b, &[Val::I(d), Val::I(h), Val::I(per as u64), Val::I(stride as u64)])
         }
         "many_params" => {
@@ -204,28 +255,31 @@ pub fn sample_launch(name: &str, rng: &mut Rng) -> (Program, Launch, Vec<u64>) {
             s.launch(&p, name, g, b, &[Val::I(st), Val::I(dt), Val::I(w), nn])
         }
         "reduce_sum" => {
-            let (i, o) = (s.buf(rng.f32s(200)), s.buf(vec![0; 8]));
-            s.launch(&p, name, g, b, &[Val::I(i), Val::I(o), Val::I(200)])
+            let (i, o) = (s.buf(rng.f32s(n)), s.buf(vec![0; 4 * g[0] as usize]));
+            s.launch(&p, name, g, b, &[Val::I(i), Val::I(o), nn])
         }
         "saxpy" => {
             let (x, y) = (s.buf(rng.f32s(n)), s.buf(rng.f32s(n)));
             s.launch(&p, name, g, b, &[nn, Val::F32(1.75), Val::I(x), Val::I(y)])
         }
         "stencil5" => {
-            let (nx, ny, pitch) = (14u64, 13u64, 16u64);
-            let (i, o) = (s.buf(rng.f32s(16 * 16)), s.buf(vec![0; 4 * 16 * 16]));
+            // nx = n; the grid covers (grid.x * block.x) x (grid.y * block.y) cells.
+            let (nx, ny) = (n as u64, (g[1] * b[1]) as u64 - 3);
+            let pitch = nx + 2;
+            let cells = (pitch * (ny + 3)) as usize;
+            let (i, o) = (s.buf(rng.f32s(cells)), s.buf(vec![0; 4 * cells]));
             let v = [Val::I(i), Val::I(o), Val::I(nx), Val::I(ny), Val::I(pitch), Val::F32(0.5), Val::F32(0.125)];
-            s.launch(&p, name, [2, 2, 1], [8, 8, 1], &v)
+            s.launch(&p, name, g, b, &v)
         }
         "strided_sum" => {
-            let (rows, cols, stride) = (7u64, 100u64, 103u64);
+            let (rows, cols, stride) = (7u64, n as u64, n as u64 + 3);
             let (m, c) = (s.buf(rng.f32s((rows * stride) as usize)), s.buf(vec![0; 4 * cols as usize]));
             s.launch(&p, name, g, b, &[Val::I(m), Val::I(c), Val::I(rows), Val::I(cols), Val::I(stride)])
         }
         "transpose_tiled" => {
-            let (w, h) = (40u64, 50u64);
-            let (o, i) = (s.buf(vec![0; 4 * 40 * 50]), s.buf(rng.f32s(40 * 50)));
-            s.launch(&p, name, [2, 2, 1], [32, 8, 1], &[Val::I(o), Val::I(i), Val::I(w), Val::I(h)])
+            let (w, h) = (n as u64, 50u64);
+            let (o, i) = (s.buf(vec![0; 4 * (w * h) as usize]), s.buf(rng.f32s((w * h) as usize)));
+            s.launch(&p, name, g, b, &[Val::I(o), Val::I(i), Val::I(w), Val::I(h)])
         }
         "vector_add" => {
             let (a, bb, c) = (s.buf(rng.f32s(n)), s.buf(rng.f32s(n)), s.buf(vec![0; 4 * n]));
@@ -242,8 +296,6 @@ pub fn sample_launch(name: &str, rng: &mut Rng) -> (Program, Launch, Vec<u64>) {
         }
         "stress_spill" => {
             // Values in [0, 0.5) keep the 288-step recurrence finite.
-            let (g, b) = ([2, 1, 1], [32, 1, 1]);
-            let threads = 64;
             let small = |rng: &mut Rng, k: usize| -> Vec<u8> {
                 (0..k).flat_map(|_| ((rng.next() % 4096) as f32 / 8192.0).to_le_bytes()).collect()
             };
