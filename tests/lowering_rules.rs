@@ -264,3 +264,59 @@ fn statically_misaligned_addresses_are_errors() {
     let code = sass(&kernel("ld.global.u64 %rd3, [%rd2+4];\nst.global.u64 [%rd1], %rd3;"));
     assert_has(&code, "LDG.E.64 R#, [R#+0x4]");
 }
+
+/// Branches (guarded or not, and the guarded EXIT/SYNC a branch to an exit or a join
+/// becomes), without the function's closing `BRA` to itself.
+fn branches(code: &[String]) -> usize {
+    let body = &code[..code.len() - 1];
+    body.iter()
+        .filter(|c| {
+            c.starts_with("BRA")
+                || c.ends_with(" BRA")
+                || c.contains(" BRA ")
+                || c.contains("P# EXIT")
+                || c.contains("P# SYNC")
+        })
+        .count()
+}
+
+/// If-conversion (`lower/ifconv.rs`, after ptxas's predicated regions in
+/// `transpose_tiled`): a small guarded region (here divergent) becomes guarded instructions,
+/// with no branch and no SSY/SYNC; its loads and stores carry the guard.
+#[test]
+fn small_guarded_regions_are_predicated() {
+    let code = sass(&kernel(
+        "mov.u32 %r1, %tid.x;\nsetp.lt.u32 %p1, %r1, 7;\n@%p1 bra SKIP;\nld.global.u32 %r2, [%rd2];\nadd.s32 %r2, %r2, 1;\n\
+         st.global.u32 [%rd1], %r2;\nSKIP:\nst.global.u32 [%rd1+64], %r1;",
+    ));
+    assert_eq!(branches(&code) + count(&code, "SSY"), 0, "{code:#?}");
+    assert_has(&code, "@!P# LDG.E R#, [R#]");
+    assert_has(&code, "@!P# STG.E [R#], R#");
+}
+
+/// Both arms of an if/else are predicated, and the value they define is picked by a SEL.
+#[test]
+fn if_else_values_meet_in_a_sel() {
+    let code = sass(&kernel(
+        "setp.lt.u32 %p1, %r1, 7;\n@%p1 bra ELSE;\nadd.s32 %r3, %r1, 5;\nbra.uni DONE;\nELSE:\n\
+         shl.b32 %r3, %r1, 3;\nDONE:\nst.global.u32 [%rd1], %r3;",
+    ));
+    assert_eq!(branches(&code) + count(&code, "SSY"), 0, "{code:#?}");
+    assert_eq!(count(&code, "SEL "), 1, "{code:#?}");
+    assert_eq!(count(&code, "@P# ") + count(&code, "@!P# "), 2, "{code:#?}");
+}
+
+/// Regions with a barrier, or longer than the limit, keep their branch.
+#[test]
+fn regions_with_barriers_or_many_instructions_keep_the_branch() {
+    let barrier =
+        sass(&kernel("setp.lt.u32 %p1, %r1, 7;\n@%p1 bra SKIP;\nbar.sync 0;\nSKIP:\nst.global.u32 [%rd1], %r1;"));
+    assert_eq!(branches(&barrier), 1, "{barrier:#?}");
+    let long: String = (0..13).map(|k| format!("st.global.u32 [%rd1+{}], %r1;\n", 4 * k)).collect();
+    let long = sass(&kernel(&format!(
+        "mov.u32 %r1, %tid.x;\nsetp.lt.u32 %p1, %r1, 7;\n@%p1 bra SKIP;\n{long}SKIP:\nst.global.u32 [%rd1+64], %r1;"
+    )));
+    assert_eq!(count(&long, "STG"), 14, "{long:#?}");
+    assert_eq!(branches(&long), 1, "{long:#?}");
+    assert_eq!(count(&long, "SSY"), 1, "{long:#?}");
+}

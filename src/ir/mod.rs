@@ -348,6 +348,25 @@ pub fn for_each_use(i: &Instr, mut f: impl FnMut(u32)) {
     }
 }
 
+/// Calls `f` on every virtual register an instruction reads, by mutable reference (the
+/// same operands as [`for_each_use`]), to rename them.
+pub fn for_each_use_mut(i: &mut Instr, mut f: impl FnMut(&mut u32)) {
+    if let Some(g) = &mut i.guard
+        && let Reg::V(v) = &mut g.pred
+    {
+        f(v);
+    }
+    for s in &mut i.srcs {
+        if let SrcKind::Pred(Reg::V(v)) = &mut s.kind {
+            f(v);
+        } else if let Some(r) = s.gprs_mut()
+            && let Reg::V(v) = &mut r.reg
+        {
+            f(v);
+        }
+    }
+}
+
 /// Calls `f` on every virtual register an instruction writes.
 pub fn for_each_def(i: &Instr, mut f: impl FnMut(u32)) {
     for d in &i.dsts {

@@ -13,6 +13,7 @@ pub mod call;
 pub mod ctx;
 pub mod div;
 pub mod facts;
+pub mod ifconv;
 pub mod int;
 pub mod ldst;
 pub mod mem;
@@ -210,6 +211,9 @@ fn lower_kernel(
         again |= memopt::fuse_generic_add(&mut func);
         again |= memopt::uniform_loads(&mut func);
         if again {
+            opt::run(&mut func);
+        }
+        if ifconv::run(&mut func) {
             opt::run(&mut func);
         }
     }

@@ -8,7 +8,7 @@
 //! the entry block. Requires every block to be reachable.
 
 use crate::ir::{BlockId, Function, VRegKind};
-use crate::sass::instr::{Dst, Instr, Reg, SrcKind};
+use crate::sass::instr::{Dst, Instr, Reg};
 use crate::sass::op::Op;
 use petgraph::algo::dominators::{Dominators, simple_fast};
 use std::collections::{HashMap, HashSet};
@@ -54,24 +54,6 @@ impl DomInfo {
             }
         }
         DomInfo { doms, children, frontier }
-    }
-}
-
-/// Every virtual register an instruction reads, by mutable reference.
-fn uses_mut(i: &mut Instr, mut f: impl FnMut(&mut u32)) {
-    if let Some(g) = &mut i.guard
-        && let Reg::V(v) = &mut g.pred
-    {
-        f(v);
-    }
-    for s in &mut i.srcs {
-        if let SrcKind::Pred(Reg::V(v)) = &mut s.kind {
-            f(v);
-        } else if let Some(r) = s.gprs_mut()
-            && let Reg::V(v) = &mut r.reg
-        {
-            f(v);
-        }
     }
 }
 
@@ -206,7 +188,7 @@ impl Renamer<'_> {
                     for k in 0..count {
                         let mut ins =
                             std::mem::replace(&mut self.f.cfg[b].instrs[k], Instr::new(Op::Nop, vec![], vec![]));
-                        uses_mut(&mut ins, |v| *v = self.current(*v));
+                        crate::ir::for_each_use_mut(&mut ins, |v| *v = self.current(*v));
                         for d in &mut ins.dsts {
                             let var = match d {
                                 Dst::Reg(r) => match r.reg {

@@ -1,0 +1,265 @@
+//! If-conversion: small conditional regions become predicated straight-line code.
+//!
+//! A block `A` ending in `@P BRA T` whose two successors `T` (taken) and `F` (fall-through)
+//! are both reached only from `A`, both contain at most [`MAX_ARM_INSTRS`] instructions and
+//! no control instruction, and both end in `BRA L` to the same join `L`, is rewritten to
+//!
+//! ```text
+//! A:  ...
+//!     @P  <T's instructions>       (guarded by the branch condition)
+//!     @!P <F's instructions>       (guarded by its negation)
+//!     SEL x, t, f, P               (one per 32-bit word of each block parameter of L whose
+//!     BRA L                         arguments differ on the two edges)
+//! ```
+//!
+//! A one-sided `if` has the form too: splitting critical edges (`opt::split_critical_edges`)
+//! gives the skipped side an empty block. The branch disappears, and with it the `SSY`/`SYNC`
+//! pair a divergent branch needs (`reconverge`), the 13-cycle predicate-to-branch stall and
+//! the control-transfer stall (findings section 7, stall table).
+//!
+//! Justification (ptxas 11.8 `-O3 -arch=sm_50`, `samples/transpose_tiled.ptx`): ptxas
+//! predicates whole guarded regions instead of branching around them, e.g. `@!P1 XMAD ..`,
+//! `@!P1 ISCADD R2.CC, ..`, `@!P1 IADD.X ..`, `@!P1 LDG.E R2, [R2]`, interleaving four such
+//! regions under `@!P1`..`@!P4`. A guarded instruction executes for the threads whose guard
+//! holds and leaves every other thread's state untouched (nvdisasm predication), so
+//! guarding each instruction of an arm with that arm's branch condition keeps the meaning:
+//! side effects (memory) happen exactly for the threads that took the arm, and the values
+//! the arm defines are only read under the same guard or through the `SEL`s, which pick
+//! them only for those threads.
+//!
+//! SSA form holds: a guarded definition is still the single definition of its value (its
+//! value is unspecified where the guard is false, and nothing reads it there), which is how
+//! the optimiser (`opt::unguarded_def`) and the register allocator already treat guarded
+//! instructions. Pseudo-ops (`join`, copies) stay unguarded: they only move values and
+//! expand to register moves or nothing.
+//!
+//! The pass also merges straight-line chains (`X: ...; BRA Y` where `Y` has `X` as its only
+//! predecessor), which lowering and edge splitting leave behind, so that arms and joins
+//! are single blocks.
+
+use crate::ir::{BlockId, Edge, EdgeKind, Function, VRegKind};
+use crate::sass::instr::{Dst, Guard, Instr, Reg, RegRef, Src};
+use crate::sass::op::{Op, Unit};
+use petgraph::Direction;
+use petgraph::visit::EdgeRef;
+use std::collections::HashMap;
+
+/// The most (non-pseudo) instructions the two arms of a converted branch may hold together.
+/// Both arms issue on every path after conversion, so this bounds the issue slots spent
+/// on the arm not taken; ptxas's predicated regions in `transpose_tiled` hold 4 to 8
+/// instructions each.
+pub const MAX_ARM_INSTRS: usize = 12;
+
+/// The most `SEL` instructions (32-bit words of join parameters whose arguments differ) a
+/// conversion may add.
+pub const MAX_SELECTS: usize = 4;
+
+/// Converts every eligible branch and merges straight-line chains. Returns true if the
+/// function changed. Needs SSA form (`f.ssa`), runs before `reconverge::insert`.
+pub fn run(f: &mut Function) -> bool {
+    let mut changed = merge_chains(f);
+    while convert_one(f) {
+        merge_chains(f);
+        changed = true;
+    }
+    changed
+}
+
+/// Applies `map` to every use of a virtual register in the function (instructions and
+/// edge arguments).
+fn rename_uses(f: &mut Function, map: &HashMap<u32, u32>) {
+    if map.is_empty() {
+        return;
+    }
+    for b in f.layout.clone() {
+        for i in &mut f.cfg[b].instrs {
+            crate::ir::for_each_use_mut(i, |v| {
+                if let Some(n) = map.get(v) {
+                    *v = *n;
+                }
+            });
+        }
+    }
+    for e in f.cfg.edge_indices().collect::<Vec<_>>() {
+        for a in &mut f.cfg[e].args {
+            if let Some(n) = map.get(a) {
+                *a = *n;
+            }
+        }
+    }
+}
+
+/// The single successor of `b` when `b` ends in an unguarded `BRA`.
+fn jump_target(f: &Function, b: BlockId) -> Option<BlockId> {
+    let last = f.cfg[b].instrs.last()?;
+    if last.op != Op::Bra || last.guard.is_some() {
+        return None;
+    }
+    let s = f.succs(b);
+    (s.len() == 1).then(|| s[0])
+}
+
+/// True if `b` ends in a guarded `BRA` (whose fall-through successor must follow it in
+/// the layout).
+fn ends_in_cond_branch(f: &Function, b: BlockId) -> bool {
+    f.cfg[b].instrs.last().is_some_and(|i| i.op == Op::Bra && i.guard.is_some())
+}
+
+/// Merges `Y` into `X` when `X` ends in `BRA Y` and `Y` has no other predecessor. When `Y`
+/// ends in a conditional branch, its fall-through block must stay next in the layout, so
+/// `Y` must directly follow `X` then.
+fn merge_chains(f: &mut Function) -> bool {
+    let mut changed = false;
+    let mut k = 0;
+    while k < f.layout.len() {
+        let x = f.layout[k];
+        let Some(y) = jump_target(f, x) else {
+            k += 1;
+            continue;
+        };
+        let next = f.layout.get(k + 1).copied();
+        if y == x || y == f.entry || f.preds(y).len() != 1 || (ends_in_cond_branch(f, y) && next != Some(y)) {
+            k += 1;
+            continue;
+        }
+        // Block parameters of Y become the arguments X passes.
+        let e = f.succ_edges(x)[0];
+        let args = f.cfg[e].args.clone();
+        let map: HashMap<u32, u32> = f.cfg[y].params.iter().copied().zip(args).collect();
+        let yb = std::mem::take(&mut f.cfg[y]);
+        let xb = &mut f.cfg[x];
+        xb.instrs.pop();
+        xb.origins.pop();
+        xb.instrs.extend(yb.instrs);
+        xb.origins.extend(yb.origins);
+        xb.uni = yb.uni;
+        for (t, w) in out_edges(f, y) {
+            f.cfg.add_edge(x, t, w);
+        }
+        f.cfg.remove_node(y);
+        f.layout.retain(|b| *b != y);
+        rename_uses(f, &map);
+        changed = true;
+        // Look at X again: it may continue into another chain.
+    }
+    changed
+}
+
+/// The outgoing edges of `b` as (target, weight), in successor order.
+fn out_edges(f: &Function, b: BlockId) -> Vec<(BlockId, Edge)> {
+    f.succ_edges(b).into_iter().map(|e| (f.cfg.edge_endpoints(e).expect("edge exists").1, f.cfg[e].clone())).collect()
+}
+
+/// True if `b` can be an arm: single predecessor, ends in `BRA` to a single successor, no
+/// control instruction or guard before that, no block parameters.
+fn arm_ok(f: &Function, b: BlockId, a: BlockId) -> bool {
+    let blk = &f.cfg[b];
+    if b == f.entry || !blk.params.is_empty() || f.preds(b) != [a] || jump_target(f, b).is_none() {
+        return false;
+    }
+    let body = &blk.instrs[..blk.instrs.len() - 1];
+    body.iter().all(|i| i.guard.is_none() && !i.op.info().control && i.op.info().unit != Unit::Control)
+}
+
+/// Instructions that issue (not pseudo-ops) in the body of arm `b`.
+fn issued(f: &Function, b: BlockId) -> usize {
+    let blk = &f.cfg[b];
+    blk.instrs[..blk.instrs.len() - 1].iter().filter(|i| !i.op.is_pseudo()).count()
+}
+
+/// Converts one eligible conditional branch. Returns false when there is none.
+fn convert_one(f: &mut Function) -> bool {
+    for a in f.layout.clone() {
+        if !ends_in_cond_branch(f, a) {
+            continue;
+        }
+        let edges = f.succ_edges(a);
+        if edges.len() != 2 || edges.iter().any(|e| !f.cfg[*e].args.is_empty()) {
+            continue;
+        }
+        let (t, fl) = (f.succs(a)[0], f.succs(a)[1]);
+        debug_assert_eq!(f.cfg[edges[0]].kind, EdgeKind::Taken);
+        if t == fl || !arm_ok(f, t, a) || !arm_ok(f, fl, a) {
+            continue;
+        }
+        let (Some(lt), Some(lf)) = (jump_target(f, t), jump_target(f, fl)) else { continue };
+        if lt != lf || lt == a || issued(f, t) + issued(f, fl) > MAX_ARM_INSTRS {
+            continue;
+        }
+        let l = lt;
+        let arg_t = f.cfg[f.succ_edges(t)[0]].args.clone();
+        let arg_f = f.cfg[f.succ_edges(fl)[0]].args.clone();
+        let params = f.cfg[l].params.clone();
+        let mut words = 0;
+        let mut pred_param = false;
+        for (k, p) in params.iter().enumerate() {
+            if arg_t[k] != arg_f[k] {
+                match f.vregs[*p as usize] {
+                    VRegKind::Gpr(n) => words += n as usize,
+                    VRegKind::Pred => pred_param = true,
+                }
+            }
+        }
+        if pred_param || words > MAX_SELECTS {
+            continue;
+        }
+        let br = f.cfg[a].instrs.last().expect("ends in a branch").clone();
+        let g = br.guard.expect("conditional branch");
+        let origin = *f.cfg[a].origins.last().expect("origins parallel instrs");
+        f.cfg[a].instrs.pop();
+        f.cfg[a].origins.pop();
+        // Taken when `g` holds; the fall-through arm under its negation.
+        for (arm, neg) in [(t, g.neg), (fl, !g.neg)] {
+            let blk = std::mem::take(&mut f.cfg[arm]);
+            let n = blk.instrs.len() - 1;
+            for (mut i, o) in blk.instrs.into_iter().zip(blk.origins).take(n) {
+                if !i.op.is_pseudo() {
+                    i.guard = Some(Guard { pred: g.pred, neg });
+                }
+                f.cfg[a].push(i, o);
+            }
+        }
+        // Join arguments: one SEL per 32-bit word where the two arms pass different values.
+        let mut args = vec![];
+        for (k, p) in params.iter().enumerate() {
+            if arg_t[k] == arg_f[k] {
+                args.push(arg_t[k]);
+                continue;
+            }
+            let VRegKind::Gpr(n) = f.vregs[*p as usize] else { unreachable!("predicate parameters are skipped") };
+            let cond = Src::pred(g.pred, g.neg);
+            let mut parts = vec![];
+            for w in 0..n {
+                let part = |v: u32| {
+                    let r = RegRef::new(Reg::V(v), n);
+                    Src::reg(if n == 1 { r } else { r.part(w) })
+                };
+                let d = f.new_vreg(VRegKind::Gpr(1));
+                f.cfg[a].push(
+                    Instr::new(Op::Sel, vec![Dst::reg(d, 1)], vec![part(arg_t[k]), part(arg_f[k]), cond]),
+                    origin,
+                );
+                parts.push(Src::r32(d));
+            }
+            let v = if n == 1 {
+                parts[0].as_reg().expect("a register").reg
+            } else {
+                let d = f.new_vreg(VRegKind::Gpr(n));
+                f.cfg[a].push(Instr::new(Op::Join, vec![Dst::reg(d, n)], parts), origin);
+                d
+            };
+            let Reg::V(v) = v else { unreachable!("virtual") };
+            args.push(v);
+        }
+        f.cfg[a].push(Instr::new(Op::Bra, vec![], vec![Src::label(l.index() as u32)]), origin);
+        for e in f.cfg.edges_directed(a, Direction::Outgoing).map(|e| e.id()).collect::<Vec<_>>() {
+            f.cfg.remove_edge(e);
+        }
+        f.cfg.remove_node(t);
+        f.cfg.remove_node(fl);
+        f.layout.retain(|b| *b != t && *b != fl);
+        f.cfg.add_edge(a, l, Edge { kind: EdgeKind::Taken, args });
+        return true;
+    }
+    false
+}
