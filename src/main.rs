@@ -123,6 +123,22 @@ struct CompileArgs {
     deny_emulation: bool,
 }
 
+/// `println!` to stdout that ends the program quietly (status 0) when the reader has
+/// closed the pipe (`ptx2sass run ... | head`), and with status 1 on any other write error,
+/// instead of panicking.
+macro_rules! say {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = writeln!(std::io::stdout(), $($t)*) {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                std::process::exit(0);
+            }
+            eprintln!("error: cannot write output: {e}");
+            std::process::exit(1);
+        }
+    }};
+}
+
 fn read_input(path: &PathBuf) -> std::io::Result<Vec<u8>> {
     if path.as_os_str() == "-" {
         let mut v = vec![];
@@ -194,6 +210,10 @@ fn compile(args: CompileArgs) -> ExitCode {
                 }
             }
             if let Err(e) = write_output(args.output.as_ref(), &out.text) {
+                if e.kind() == std::io::ErrorKind::BrokenPipe {
+                    // The reader stopped early (`| head`): not an error, as for Unix tools.
+                    return ExitCode::SUCCESS;
+                }
                 eprintln!("error: cannot write output: {e}");
                 return ExitCode::from(1);
             }
@@ -227,7 +247,7 @@ fn check(args: CheckArgs) -> ExitCode {
     match ptx2sass::sched::check::check(&funcs) {
         Ok(hazards) if hazards.is_empty() => {
             for f in &funcs {
-                println!(
+                say!(
                     "{name}: {}: {} instructions, estimated {} cycles, no hazards",
                     f.name,
                     f.instrs.len(),
@@ -304,7 +324,7 @@ fn run(a: RunArgs) -> ExitCode {
                 );
             }
             if d.is_empty() {
-                println!("interpreter and simulator agree on all global memory ({} / {} steps)", want.steps, got.steps);
+                say!("interpreter and simulator agree on all global memory ({} / {} steps)", want.steps, got.steps);
                 Ok(got)
             } else {
                 Err(format!("{} difference(s)", d.len()))
@@ -326,7 +346,7 @@ fn run(a: RunArgs) -> ExitCode {
         }
     };
     for (region, base, data) in out.global.regions() {
-        println!("{region} @ 0x{base:x}: {} bytes", data.len());
+        say!("{region} @ 0x{base:x}: {} bytes", data.len());
         if let Some(dir) = &a.dump {
             let path = dir.join(format!("{region}.bin"));
             if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&path, data)) {

@@ -292,3 +292,41 @@ fn run_compares_both_executors_and_reports_errors() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("f16"));
 }
+
+/// A reader that closes the pipe early (`ptx2sass ... | head`) ends the program quietly
+/// with status 0: no panic (status 101), no error message. The reader is gone before the
+/// program writes, so every write meets a closed pipe.
+#[test]
+fn closed_stdout_pipe_is_not_an_error() {
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/vector_add.ptx");
+    let runs: [&[&str]; 2] = [
+        &["compile", sample],
+        &[
+            "run",
+            sample,
+            "--kernel",
+            "vector_add",
+            "--grid",
+            "2",
+            "--block",
+            "32",
+            "--arg",
+            "rand:f32:64",
+            "--arg",
+            "rand:f32:64",
+            "--arg",
+            "zeros:256",
+            "--arg",
+            "i:64",
+            "--compare",
+        ],
+    ];
+    for args in runs {
+        let (reader, writer) = std::io::pipe().expect("pipe");
+        drop(reader);
+        let out = bin().args(args).stdout(writer).stderr(Stdio::piped()).output().expect("runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(stderr.is_empty(), "{args:?}: {stderr}");
+    }
+}
