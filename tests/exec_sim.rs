@@ -80,7 +80,8 @@ fn region(m: &Memory, at: u64) -> Vec<u8> {
 
 /// Corpus kernels checked against outside references: `sha256` against the FIPS 180-4
 /// example "abc" (one padded block, published digest), `bitonic_sort` against a sort of
-/// each 512-key tile of its input.
+/// each 512-key tile of its input, `nvcc_particles` (struct-by-value parameter, device
+/// function) against its source evaluated here.
 #[test]
 fn corpus_results_match_references() {
     let p = sample("sha256");
@@ -106,6 +107,34 @@ fn corpus_results_match_references() {
             want.extend(t);
         }
         assert_eq!(read_u32s(&out, b[0], sh.n), want, "bitonic_sort {sh:?}");
+    }
+
+    // nvcc_particles: Box {lo_x, lo_y, hi_x, hi_y} = {-6, -5, 6, 5.5}, dt = 0.75.
+    let (lo, hi) = ([-6.0f32, -5.0], [6.0f32, 5.5]);
+    let reflect = |x: f32, lo: f32, hi: f32| {
+        if x < lo {
+            (lo + lo) - x
+        } else if x > hi {
+            (hi + hi) - x
+        } else {
+            x
+        }
+    };
+    for sh in sample_shapes("nvcc_particles") {
+        let (p, l, b) = sample_launch_shape("nvcc_particles", sh, &mut rng);
+        let out = run_all(&p, &l);
+        let pos = read_f32s(&l.global, b[0], 2 * sh.n);
+        if sh.n % 2 == 0 {
+            let vel = read_f32s(&l.global, b[1], 2 * sh.n);
+            let want: Vec<u32> =
+                (0..2 * sh.n).map(|k| reflect(0.75f32.mul_add(vel[k], pos[k]), lo[k % 2], hi[k % 2]).to_bits()).collect();
+            assert_eq!(read_u32s(&out, b[0], 2 * sh.n), want, "nvcc_particles advance {sh:?}");
+        } else {
+            let inside = |k: usize| (0..2).all(|d| pos[2 * k + d] >= lo[d] && pos[2 * k + d] <= hi[d]);
+            let want: Vec<u32> = (0..sh.n).map(|k| inside(k) as u32).collect();
+            assert!(want.contains(&0) && want.contains(&1));
+            assert_eq!(read_u32s(&out, b[1], sh.n), want, "nvcc_particles count_inside {sh:?}");
+        }
     }
 }
 

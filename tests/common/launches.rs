@@ -53,6 +53,9 @@ pub enum Val {
     I(u64),
     F32(f32),
     F64(f64),
+    /// A 16-byte aggregate of four floats (a struct passed by value, `.param .align 4
+    /// .b8 name[16]`).
+    F32x4([f32; 4]),
 }
 
 /// A launch being built: global buffers, then parameters.
@@ -81,11 +84,15 @@ impl Setup {
         let mut params = vec![];
         for ((off, ty, _), v) in f.params.iter().zip(vals) {
             let o = *off as usize - 0x140;
-            let size: usize = ty.trim_start_matches(".")[1..].parse::<usize>().expect("scalar param") / 8;
+            // `.u32` or an array `.b8[16]`: element bits / 8 times the element count.
+            let (elem, count) = ty.split_once('[').unwrap_or((ty, "1]"));
+            let count: usize = count.trim_end_matches(']').parse().expect("array length");
+            let size = elem.trim_start_matches(".")[1..].parse::<usize>().expect("scalar param") / 8 * count;
             let bytes = match *v {
-                Val::I(x) => x.to_le_bytes()[..size].to_vec(),
+                Val::I(x) => x.to_le_bytes()[..size.min(8)].to_vec(),
                 Val::F32(x) => x.to_le_bytes().to_vec(),
                 Val::F64(x) => x.to_le_bytes().to_vec(),
+                Val::F32x4(x) => x.iter().flat_map(|f| f.to_le_bytes()).collect(),
             };
             assert_eq!(bytes.len(), size, "{kernel}: parameter at 0x{off:x} of type {ty}");
             if params.len() < o + size {
@@ -127,6 +134,8 @@ const fn shape(grid: [u32; 3], block: [u32; 3], n: usize) -> Shape {
 ///   the row count M and depth K derive from the grid and `n` (see its launch);
 /// * `reduce_sum` keeps a 256-entry shared array (blocks of at most 256 threads; its tree
 ///   halves `blockDim`, so 48 threads leave some inputs out, which both executors do alike);
+/// * `nvcc_particles` has two entries: shapes with an even `n` launch `advance`, odd ones
+///   `count_inside`;
 /// * the others check `i < n`: one shape with partial last CTAs and warps (3 CTAs of 48
 ///   threads for 137 elements), one whose last warp exits in part (32 threads, 29
 ///   elements).
@@ -138,6 +147,12 @@ pub fn sample_shapes(name: &str) -> Vec<Shape> {
         "local_array" => vec![shape([2, 1, 1], [64, 1, 1], 128), shape([3, 1, 1], [48, 1, 1], 144)],
         "stress_spill" => vec![shape([2, 1, 1], [32, 1, 1], 64), shape([3, 1, 1], [16, 1, 1], 48)],
         "reduce_sum" => vec![shape([2, 1, 1], [64, 1, 1], 200), shape([3, 1, 1], [48, 1, 1], 250)],
+        "nvcc_particles" => vec![
+            shape([2, 1, 1], [64, 1, 1], 100),
+            shape([3, 1, 1], [48, 1, 1], 137),
+            shape([3, 1, 1], [48, 1, 1], 138),
+            shape([1, 1, 1], [32, 1, 1], 29),
+        ],
         "bitonic_sort" => vec![
             shape([2, 1, 1], [256, 1, 1], 1000),
             shape([3, 1, 1], [128, 1, 1], 1300),
@@ -269,6 +284,18 @@ pub fn sample_launch_shape(name: &str, sh: Shape, rng: &mut Rng) -> (Program, La
             let (i, o, t) = (s.buf(rng.u32s(4 * n)), s.buf(vec![0; 16 * n]), s.buf(vec![0; 4 * g[0] as usize]));
             s.launch(&p, "_Z5scan4PK4int4PS_Pii", g, b, &[Val::I(i), Val::I(o), Val::I(t), nn])
         }
+        "nvcc_particles" => {
+            // Positions in [-8, 8)^2 start inside and outside the box.
+            let bx = Val::F32x4([-6.0, -5.0, 6.0, 5.5]);
+            let pos = s.buf(rng.f32s(2 * n));
+            if n % 2 == 0 {
+                let vel = s.buf(rng.f32s(2 * n));
+                s.launch(&p, "_Z7advanceP6float2PKS_3Boxfi", g, b, &[Val::I(pos), Val::I(vel), bx, Val::F32(0.75), nn])
+            } else {
+                let flags = s.buf(vec![0xab; 4 * n]);
+                s.launch(&p, "_Z12count_insidePK6float23BoxPii", g, b, &[Val::I(pos), bx, Val::I(flags), nn])
+            }
+        }
         "pair_dist_f64" => {
             let bufs: Vec<Val> = (0..4).map(|_| Val::I(s.buf(rng.f64s(n)))).collect();
             let (tot, fl) = (s.buf(rng.f64s(n)), s.buf(vec![0; 4 * n]));
@@ -367,6 +394,7 @@ pub const SAMPLES: &[&str] = &[
     "local_array",
     "many_params",
     "nvcc_matvec",
+    "nvcc_particles",
     "nvcc_scan",
     "nvcc_style",
     "pair_dist_f64",
