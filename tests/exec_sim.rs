@@ -124,10 +124,11 @@ fn corpus_results_match_references() {
         let (p, l, b) = sample_launch_shape("nvcc_particles", sh, &mut rng);
         let out = run_all(&p, &l);
         let pos = read_f32s(&l.global, b[0], 2 * sh.n);
-        if sh.n % 2 == 0 {
+        if sh.n.is_multiple_of(2) {
             let vel = read_f32s(&l.global, b[1], 2 * sh.n);
-            let want: Vec<u32> =
-                (0..2 * sh.n).map(|k| reflect(0.75f32.mul_add(vel[k], pos[k]), lo[k % 2], hi[k % 2]).to_bits()).collect();
+            let want: Vec<u32> = (0..2 * sh.n)
+                .map(|k| reflect(0.75f32.mul_add(vel[k], pos[k]), lo[k % 2], hi[k % 2]).to_bits())
+                .collect();
             assert_eq!(read_u32s(&out, b[0], 2 * sh.n), want, "nvcc_particles advance {sh:?}");
         } else {
             let inside = |k: usize| (0..2).all(|d| pos[2 * k + d] >= lo[d] && pos[2 * k + d] <= hi[d]);

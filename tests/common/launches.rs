@@ -158,11 +158,9 @@ pub fn sample_shapes(name: &str) -> Vec<Shape> {
             shape([3, 1, 1], [128, 1, 1], 1300),
             shape([1, 1, 1], [64, 1, 1], 300),
         ],
-        "sgemm_reg" => vec![
-            shape([2, 2, 1], [8, 8, 1], 50),
-            shape([3, 1, 1], [8, 8, 1], 96),
-            shape([1, 2, 1], [8, 8, 1], 32),
-        ],
+        "sgemm_reg" => {
+            vec![shape([2, 2, 1], [8, 8, 1], 50), shape([3, 1, 1], [8, 8, 1], 96), shape([1, 2, 1], [8, 8, 1], 32)]
+        }
         _ => {
             vec![shape([2, 1, 1], [64, 1, 1], 100), shape([3, 1, 1], [48, 1, 1], 137), shape([1, 1, 1], [32, 1, 1], 29)]
         }
@@ -288,7 +286,7 @@ pub fn sample_launch_shape(name: &str, sh: Shape, rng: &mut Rng) -> (Program, La
             // Positions in [-8, 8)^2 start inside and outside the box.
             let bx = Val::F32x4([-6.0, -5.0, 6.0, 5.5]);
             let pos = s.buf(rng.f32s(2 * n));
-            if n % 2 == 0 {
+            if n.is_multiple_of(2) {
                 let vel = s.buf(rng.f32s(2 * n));
                 s.launch(&p, "_Z7advanceP6float2PKS_3Boxfi", g, b, &[Val::I(pos), Val::I(vel), bx, Val::F32(0.75), nn])
             } else {
@@ -324,7 +322,19 @@ pub fn sample_launch_shape(name: &str, sh: Shape, rng: &mut Rng) -> (Program, La
             let (lda, ldb, ldc) = (k + 1, nc + 3, nc + 2);
             let (a, bm, c) = (s.buf(rng.f32s(m * lda)), s.buf(rng.f32s(k * ldb)), s.buf(rng.f32s(m * ldc)));
             let i = |x: usize| Val::I(x as u64);
-            let v = [i(m), i(nc), i(k), Val::F32(0.75), Val::I(a), i(lda), Val::I(bm), i(ldb), Val::F32(-1.5), Val::I(c), i(ldc)];
+            let v = [
+                i(m),
+                i(nc),
+                i(k),
+                Val::F32(0.75),
+                Val::I(a),
+                i(lda),
+                Val::I(bm),
+                i(ldb),
+                Val::F32(-1.5),
+                Val::I(c),
+                i(ldc),
+            ];
             s.launch(&p, "sgemm_reg4x4", g, b, &v)
         }
         "sha256" => {
