@@ -3,7 +3,8 @@
 #   NAME.cu  clang-14 -x cuda --cuda-device-only --cuda-gpu-arch=sm_50 -nocudainc -nocudalib -O3 -S
 #   NAME.cl  clang-14 -target nvptx64-nvidia-nvcl -march=sm_50 -O3 -S
 #   NAME.ll  llc-14 -march=nvptx64 -mcpu=sm_50
-# nvcc_style.ptx is hand-written (nvcc_style.cu only documents it) and is skipped.
+# nvcc_style.ptx, nvcc_matvec.ptx, nvcc_scan.ptx and nvcc_particles.ptx are hand-written
+# (their .cu only documents them) and are skipped.
 #
 #   samples/regen.sh           rewrite the .ptx files in place
 #   samples/regen.sh --check   regenerate into a temporary folder and fail if any
@@ -27,7 +28,7 @@ for tool in clang-14 llc-14; do
   fi
 done
 
-hand_written=(nvcc_style)
+hand_written=(nvcc_style nvcc_matvec nvcc_scan nvcc_particles)
 
 outdir=$here
 if ((check)); then

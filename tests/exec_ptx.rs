@@ -604,7 +604,10 @@ fn sample_runs() -> Vec<SampleRun> {
     let d = |seed: u64| Buf(rand_doubles(seed, 2 * KB));
     let s = |file, kernel, grid: [u32; 3], block: [u32; 3], args| SampleRun { file, kernel, grid, block, args };
     let (g2, b64) = ([2, 1, 1], [64, 1, 1]);
+    // Box {lo_x, lo_y, hi_x, hi_y} of nvcc_particles, passed by value (.b8[16]).
+    let bx = Bytes([-3.0f32, -2.0, 3.0, 2.5].iter().flat_map(|x| x.to_le_bytes()).collect());
     vec![
+        s("bitonic_sort", "bitonic_sort512", g2, [256, 1, 1], vec![b(1), Int(1000)]),
         s("block_scan", "block_scan", g2, [256, 1, 1], vec![b(1), b(2), b(3)]),
         s("bytes_shorts", "bytes_shorts", g2, b64, vec![b(1), b(2), b(3), b(4), Int(3), Int(100)]),
         s("clamp_select", "clamp_select", g2, b64,
@@ -621,6 +624,9 @@ fn sample_runs() -> Vec<SampleRun> {
             Int(-3), Int(200), Int(-1000), Int(60000), Int(7), Int(9), Int(-5), Int(1 << 40),
             F32(0.5), F64(2.25), b(1), b(2), b(3), b(4), Int(100),
         ]),
+        s("nvcc_matvec", "_Z6matvecPKfS0_Pfii", g2, b64, vec![f(1), f(2), f(3), Int(100), Int(13)]),
+        s("nvcc_particles", "_Z7advanceP6float2PKS_3Boxfi", g2, b64, vec![f(1), f(2), bx, F32(0.75), Int(100)]),
+        s("nvcc_scan", "_Z5scan4PK4int4PS_Pii", g2, b64, vec![b(1), b(2), b(3), Int(100)]),
         s("nvcc_style", "_Z9scale_addPKfS0_Pffi", g2, b64, vec![f(1), f(2), f(3), F32(1.5), Int(100)]),
         s("pair_dist_f64", "pair_dist_f64", g2, b64,
           vec![d(1), d(2), d(3), d(4), d(5), b(6), F64(1.0), F64(9.0), Int(2), Int(100)]),
@@ -632,6 +638,10 @@ fn sample_runs() -> Vec<SampleRun> {
         ]),
         s("reduce_sum", "reduce_sum", g2, [128, 1, 1], vec![f(1), f(2), Int(500)]),
         s("saxpy", "saxpy", g2, b64, vec![Int(100), F32(2.0), f(1), f(2)]),
+        s("sgemm_reg", "sgemm_reg4x4", g2, [8, 8, 1], vec![
+            Int(30), Int(60), Int(20), F32(0.5), f(1), Int(21), f(2), Int(63), F32(-1.0), f(3), Int(62),
+        ]),
+        s("sha256", "sha256_blocks", g2, b64, vec![b(1), b(2), Int(100)]),
         s("stencil5", "stencil5", [3, 3, 1], [8, 4, 1],
           vec![f(1), f(2), Int(20), Int(10), Int(24), F32(0.5), F32(0.125)]),
         s("strided_sum", "strided_sum", [1, 1, 1], b64, vec![f(1), f(2), Int(5), Int(50), Int(64)]),

@@ -78,6 +78,67 @@ fn region(m: &Memory, at: u64) -> Vec<u8> {
     m.regions().find(|(_, b, _)| *b == at).expect("buffer").2.to_vec()
 }
 
+/// Corpus kernels checked against outside references: `sha256` against the FIPS 180-4
+/// example "abc" (one padded block, published digest), `bitonic_sort` against a sort of
+/// each 512-key tile of its input, `nvcc_particles` (struct-by-value parameter, device
+/// function) against its source evaluated here.
+#[test]
+fn corpus_results_match_references() {
+    let p = sample("sha256");
+    let mut s = Setup::new();
+    let mut block = vec![0u8; 64];
+    block[..4].copy_from_slice(b"abc\x80");
+    block[63] = 24; // message length in bits, big-endian
+    let (m, d) = (s.buf(block), s.buf(vec![0; 32]));
+    let l = s.launch(&p, "sha256_blocks", [1, 1, 1], [32, 1, 1], &[Val::I(m), Val::I(d), Val::I(1)]);
+    let out = run_all(&p, &l);
+    let want = [0xba7816bf, 0x8f01cfea, 0x414140de, 0x5dae2223, 0xb00361a3, 0x96177a9c, 0xb410ff61, 0xf20015ad];
+    assert_eq!(read_u32s(&out, d, 8), want, "SHA-256(\"abc\")");
+
+    let mut rng = Rng::new(5);
+    for sh in sample_shapes("bitonic_sort") {
+        let (p, l, b) = sample_launch_shape("bitonic_sort", sh, &mut rng);
+        let out = run_all(&p, &l);
+        let inp: Vec<u32> = read_u32s(&l.global, b[0], sh.n);
+        let mut want = vec![];
+        for tile in inp.chunks(512) {
+            let mut t = tile.to_vec();
+            t.sort_unstable();
+            want.extend(t);
+        }
+        assert_eq!(read_u32s(&out, b[0], sh.n), want, "bitonic_sort {sh:?}");
+    }
+
+    // nvcc_particles: Box {lo_x, lo_y, hi_x, hi_y} = {-6, -5, 6, 5.5}, dt = 0.75.
+    let (lo, hi) = ([-6.0f32, -5.0], [6.0f32, 5.5]);
+    let reflect = |x: f32, lo: f32, hi: f32| {
+        if x < lo {
+            (lo + lo) - x
+        } else if x > hi {
+            (hi + hi) - x
+        } else {
+            x
+        }
+    };
+    for sh in sample_shapes("nvcc_particles") {
+        let (p, l, b) = sample_launch_shape("nvcc_particles", sh, &mut rng);
+        let out = run_all(&p, &l);
+        let pos = read_f32s(&l.global, b[0], 2 * sh.n);
+        if sh.n.is_multiple_of(2) {
+            let vel = read_f32s(&l.global, b[1], 2 * sh.n);
+            let want: Vec<u32> = (0..2 * sh.n)
+                .map(|k| reflect(0.75f32.mul_add(vel[k], pos[k]), lo[k % 2], hi[k % 2]).to_bits())
+                .collect();
+            assert_eq!(read_u32s(&out, b[0], 2 * sh.n), want, "nvcc_particles advance {sh:?}");
+        } else {
+            let inside = |k: usize| (0..2).all(|d| pos[2 * k + d] >= lo[d] && pos[2 * k + d] <= hi[d]);
+            let want: Vec<u32> = (0..sh.n).map(|k| inside(k) as u32).collect();
+            assert!(want.contains(&0) && want.contains(&1));
+            assert_eq!(read_u32s(&out, b[1], sh.n), want, "nvcc_particles count_inside {sh:?}");
+        }
+    }
+}
+
 /// Samples whose results are checked against a reference computed here.
 #[test]
 fn sample_results_match_references() {

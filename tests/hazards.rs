@@ -183,6 +183,45 @@ fn a_load_without_a_write_barrier_is_caught_unless_a_younger_load_covers_it() {
 }
 
 #[test]
+fn depbar_with_a_barrier_list_waits_for_every_listed_barrier() {
+    // nvdisasm's `DEPBAR {0}` (ptxas 11.8, samples/nvcc_scan.ptx): wait until SB0 is clear.
+    // The older shared load without a barrier completes first (in-order queue).
+    let l = "Function : f\n\
+        /*0008*/ @P1 LDS.U.32 R3, [R6] ?WAIT1 ;\n\
+        /*0010*/ LDS.U.32 R8, [R5] &wr0 ?WAIT2 ;\n\
+        /*0018*/ DEPBAR {0} ?WAIT13 ;\n\
+        /*0028*/ IADD R3, R8, R3 ?WAIT6 ;\n\
+        /*0030*/ EXIT ?WAIT15 ;\n";
+    assert!(hazards(l).is_empty(), "{:#?}", hazards(l));
+    // A list naming another barrier does not cover SB0; nor does a missing DEPBAR.
+    assert_caught(&l.replace("DEPBAR {0}", "DEPBAR {1,2}"), "variable-latency result");
+    assert_caught(&l.replace("DEPBAR {0}", "NOP"), "variable-latency result");
+    // The list may follow the counting form.
+    assert!(hazards(&l.replace("DEPBAR {0}", "DEPBAR.LE SB5, 0x1, {0}")).is_empty());
+}
+
+#[test]
+fn a_wait_on_a_younger_loads_read_barrier_covers_older_loads_sources() {
+    // ptxas 11.8 (samples/sha256.ptx): loads of one in-order queue fetch their sources in
+    // order, so `&req={0}` on the younger load's read barrier frees R2:R3 for both.
+    let l = "Function : f\n\
+        /*0008*/ LDG.E.U8 R4, [R2+0x1] &wr5 ?WAIT1 ;\n\
+        /*0010*/ LDG.E.U8 R5, [R2+0x2] &rd0 &wr5 ?WAIT2 ;\n\
+        /*0018*/ MOV32I R3, 0x1 &req={0} ?WAIT1 ;\n\
+        /*0028*/ EXIT &req={5} ?WAIT15 ;\n";
+    assert!(hazards(l).is_empty(), "{:#?}", hazards(l));
+    // Without the wait R3 may still be read; a read barrier on the older load only does
+    // not cover the younger one.
+    assert_caught(&l.replace(" &req={0}", ""), "may still read it");
+    let older_only = "Function : f\n\
+        /*0008*/ LDG.E.U8 R4, [R2+0x1] &rd0 &wr5 ?WAIT2 ;\n\
+        /*0010*/ LDG.E.U8 R5, [R2+0x2] &wr5 ?WAIT1 ;\n\
+        /*0018*/ MOV32I R3, 0x1 &req={0} ?WAIT1 ;\n\
+        /*0028*/ EXIT &req={5} ?WAIT15 ;\n";
+    assert_caught(older_only, "may still read it");
+}
+
+#[test]
 fn hazards_are_found_across_branches_and_loops() {
     // The load is waited for on the fall-through path only; the branch path reads early.
     let l = "Function : f\n\

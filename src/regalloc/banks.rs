@@ -97,8 +97,9 @@ fn intervals(f: &Function) -> Vec<Option<(u32, u32)>> {
 }
 
 /// Splits the general-purpose virtual registers of the SSA function `f` into banks (see
-/// the module documentation).
-pub fn assign(f: &Function) -> Banks {
+/// the module documentation): as many as the pressure needs, at least `min_count` (more
+/// when regalloc2 spilled with fewer), at most [`MAX_BANKS`].
+pub fn assign(f: &Function, min_count: usize) -> Banks {
     let iv = intervals(f);
     let mut by_start: Vec<(u32, u32, u32, usize)> = iv
         .iter()
@@ -114,7 +115,7 @@ pub fn assign(f: &Function) -> Banks {
         ends[w].push(hi);
         pressure[w] = pressure[w].max(ends[w].len());
     }
-    let count = pressure.iter().map(|p| p.div_ceil(CLASS_SLOTS)).max().unwrap_or(1).clamp(1, MAX_BANKS);
+    let count = pressure.iter().map(|p| p.div_ceil(CLASS_SLOTS)).max().unwrap_or(1).max(min_count).clamp(1, MAX_BANKS);
     let mut of = vec![0u8; f.vregs.len()];
     if count > 1 {
         // active[w][bank] = ends of the live intervals of width w in that bank.

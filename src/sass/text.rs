@@ -164,7 +164,13 @@ pub fn parse(listing: &str) -> Result<Vec<TextFunction>, ParseError> {
         }
         body = body.trim_start_matches('{').trim_start();
         let (body, ctrl) = take_ctrl(body, lineno)?;
-        let text = body.split([';', '}']).next().unwrap_or("").trim().to_string();
+        let mut text = body.split(';').next().unwrap_or("").trim().to_string();
+        // A `}` closing a dual-issue pair is not part of the instruction; braces the
+        // instruction opens itself are (`DEPBAR {0}`, ptxas 11.8 for samples/nvcc_scan).
+        while text.matches('}').count() > text.matches('{').count() {
+            let k = text.rfind('}').expect("an unmatched brace");
+            text = text[..k].trim_end().to_string();
+        }
         if text.is_empty() {
             continue;
         }

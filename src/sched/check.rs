@@ -68,6 +68,11 @@ struct Pending {
     /// Younger ops of the same in-order queue that set each write barrier, issued since;
     /// the fewest over paths.
     younger: [u8; 6],
+    /// The same for read barriers: an op of an in-order queue fetches its sources after
+    /// every older op of its queue, so a full wait on a younger op's read barrier covers
+    /// the older op's late reads (ptxas 11.8, `samples/sha256`: 17 `LDG.E.U8 Rn, [R2+k]`
+    /// without a read barrier, the last `&rd0`, then `MOV32I R3, ... &req={0}`).
+    younger_rd: [u8; 6],
 }
 
 /// The machine state before an instruction.
@@ -110,6 +115,7 @@ impl State {
                     q.age = q.age.min(p.age);
                     for b in 0..6 {
                         q.younger[b] = q.younger[b].min(p.younger[b]);
+                        q.younger_rd[b] = q.younger_rd[b].min(p.younger_rd[b]);
                     }
                 }
             }
@@ -147,7 +153,7 @@ impl State {
                 p.writes.clear();
                 p.reads.clear();
             }
-            if p.rd == Some(b) && k == 0 {
+            if k == 0 && (p.rd == Some(b) || p.queue.is_some() && p.younger_rd[b as usize] > 0) {
                 p.reads.clear();
             }
         }
@@ -272,7 +278,7 @@ fn step(node: &Node, idx: usize, s: &State, out: &mut Vec<String>) -> State {
             s.drain(b, 0);
         }
     }
-    if let Some((sb, k)) = depbar(i) {
+    for (sb, k) in depbar(i) {
         // DEPBAR reads the counter when it executes: an op that set the barrier in the
         // previous cycle is counted (ptxas 11.8 `strided_sum`: `LDG.E R13, [R24] &wr5
         // ?WAIT1` then `DEPBAR.LE SB5, 0xe` relying on that load being counted).
@@ -324,11 +330,13 @@ fn step(node: &Node, idx: usize, s: &State, out: &mut Vec<String>) -> State {
     // Effects of this instruction.
     if fx.variable {
         for p in s.pending.values_mut() {
-            if fx.queue.is_some()
-                && p.queue == fx.queue
-                && let Some(b) = i.ctrl.wr
-            {
-                p.younger[b as usize] = p.younger[b as usize].saturating_add(1);
+            if fx.queue.is_some() && p.queue == fx.queue {
+                if let Some(b) = i.ctrl.wr {
+                    p.younger[b as usize] = p.younger[b as usize].saturating_add(1);
+                }
+                if let Some(b) = i.ctrl.rd {
+                    p.younger_rd[b as usize] = p.younger_rd[b as usize].saturating_add(1);
+                }
             }
         }
         let reads: Vec<Unit> =
@@ -337,7 +345,16 @@ fn step(node: &Node, idx: usize, s: &State, out: &mut Vec<String>) -> State {
         if !writes.is_empty() || !reads.is_empty() {
             s.pending.insert(
                 idx,
-                Pending { wr: i.ctrl.wr, rd: i.ctrl.rd, queue: fx.queue, writes, reads, age: 0, younger: [0; 6] },
+                Pending {
+                    wr: i.ctrl.wr,
+                    rd: i.ctrl.rd,
+                    queue: fx.queue,
+                    writes,
+                    reads,
+                    age: 0,
+                    younger: [0; 6],
+                    younger_rd: [0; 6],
+                },
             );
         }
         for &u in &fx.writes {
@@ -357,6 +374,7 @@ fn step(node: &Node, idx: usize, s: &State, out: &mut Vec<String>) -> State {
                         reads,
                         age: 0,
                         younger: [0; 6],
+                        younger_rd: [0; 6],
                     },
                 );
             }

@@ -274,18 +274,32 @@ pub fn effects(i: &TextInstr) -> Result<Effects, Unknown> {
     Ok(e)
 }
 
-/// The barrier (0..=5) and count `k` of `DEPBAR.LE SBb, k` (wait until at most `k` ops
-/// are outstanding on SBb; `k` in hex with `0x` as nvdisasm prints it, or decimal), or
-/// `None` for any other instruction.
-pub fn depbar(i: &TextInstr) -> Option<(u8, u8)> {
+/// The waits of a `DEPBAR`, each `(b, k)` = wait until at most `k` ops are outstanding
+/// on SBb; empty for any other instruction. nvdisasm prints two forms, which may combine:
+/// * `DEPBAR.LE SBb, k`: counting (`k` in hex with `0x` as nvdisasm prints it, or
+///   decimal);
+/// * `DEPBAR {b,...}`: wait until every listed barrier is clear (`k` = 0). ptxas 11.8
+///   emits it for `samples/nvcc_scan.ptx`: `LDS.U.32 R8, [R5] &wr0`, then `DEPBAR {0}`
+///   before reading R8 (and, by in-order completion of shared loads, the result of an
+///   older `@P1 LDS.U.32 R3` that set no barrier).
+pub fn depbar(i: &TextInstr) -> Vec<(u8, u8)> {
     if i.opcode != "DEPBAR" {
-        return None;
+        return vec![];
     }
-    let sb = i.operands.first()?.strip_prefix("SB")?.parse::<u8>().ok().filter(|b| *b < 6)?;
-    let k = i
-        .operands
-        .get(1)
-        .and_then(|o| o.strip_prefix("0x").map(|h| u8::from_str_radix(h, 16).ok()).unwrap_or(o.parse().ok()))
-        .unwrap_or(0);
-    Some((sb, k))
+    let barrier = |b: &str| b.trim().parse::<u8>().ok().filter(|b| *b < 6);
+    let mut waits = vec![];
+    if let Some(sb) = i.operands.first().and_then(|o| o.strip_prefix("SB")).and_then(barrier) {
+        let k = i
+            .operands
+            .get(1)
+            .and_then(|o| o.strip_prefix("0x").map(|h| u8::from_str_radix(h, 16).ok()).unwrap_or(o.parse().ok()))
+            .unwrap_or(0);
+        waits.push((sb, k));
+    }
+    for o in &i.operands {
+        if let Some(list) = o.strip_prefix('{').and_then(|o| o.strip_suffix('}')) {
+            waits.extend(list.split(',').filter_map(barrier).map(|b| (b, 0)));
+        }
+    }
+    waits
 }

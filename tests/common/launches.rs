@@ -53,6 +53,9 @@ pub enum Val {
     I(u64),
     F32(f32),
     F64(f64),
+    /// A 16-byte aggregate of four floats (a struct passed by value, `.param .align 4
+    /// .b8 name[16]`).
+    F32x4([f32; 4]),
 }
 
 /// A launch being built: global buffers, then parameters.
@@ -81,11 +84,15 @@ impl Setup {
         let mut params = vec![];
         for ((off, ty, _), v) in f.params.iter().zip(vals) {
             let o = *off as usize - 0x140;
-            let size: usize = ty.trim_start_matches(".")[1..].parse::<usize>().expect("scalar param") / 8;
+            // `.u32` or an array `.b8[16]`: element bits / 8 times the element count.
+            let (elem, count) = ty.split_once('[').unwrap_or((ty, "1]"));
+            let count: usize = count.trim_end_matches(']').parse().expect("array length");
+            let size = elem.trim_start_matches(".")[1..].parse::<usize>().expect("scalar param") / 8 * count;
             let bytes = match *v {
-                Val::I(x) => x.to_le_bytes()[..size].to_vec(),
+                Val::I(x) => x.to_le_bytes()[..size.min(8)].to_vec(),
                 Val::F32(x) => x.to_le_bytes().to_vec(),
                 Val::F64(x) => x.to_le_bytes().to_vec(),
+                Val::F32x4(x) => x.iter().flat_map(|f| f.to_le_bytes()).collect(),
             };
             assert_eq!(bytes.len(), size, "{kernel}: parameter at 0x{off:x} of type {ty}");
             if params.len() < o + size {
@@ -121,8 +128,14 @@ const fn shape(grid: [u32; 3], block: [u32; 3], n: usize) -> Shape {
 /// * `stencil5` takes its 2D problem size (`nx`, `ny`, `pitch`) from the shape;
 /// * `local_array` and `stress_spill` have no bounds check: every launched thread works,
 ///   buffers are sized for all of them;
+/// * `bitonic_sort` sorts 512-key tiles (one per CTA) with any block size up to 256; `n`
+///   leaves the last tile partial;
+/// * `sgemm_reg` needs 8x8 blocks (one 32x32 tile of C each); `n` is the column count N,
+///   the row count M and depth K derive from the grid and `n` (see its launch);
 /// * `reduce_sum` keeps a 256-entry shared array (blocks of at most 256 threads; its tree
 ///   halves `blockDim`, so 48 threads leave some inputs out, which both executors do alike);
+/// * `nvcc_particles` has two entries: shapes with an even `n` launch `advance`, odd ones
+///   `count_inside`;
 /// * the others check `i < n`: one shape with partial last CTAs and warps (3 CTAs of 48
 ///   threads for 137 elements), one whose last warp exits in part (32 threads, 29
 ///   elements).
@@ -134,6 +147,20 @@ pub fn sample_shapes(name: &str) -> Vec<Shape> {
         "local_array" => vec![shape([2, 1, 1], [64, 1, 1], 128), shape([3, 1, 1], [48, 1, 1], 144)],
         "stress_spill" => vec![shape([2, 1, 1], [32, 1, 1], 64), shape([3, 1, 1], [16, 1, 1], 48)],
         "reduce_sum" => vec![shape([2, 1, 1], [64, 1, 1], 200), shape([3, 1, 1], [48, 1, 1], 250)],
+        "nvcc_particles" => vec![
+            shape([2, 1, 1], [64, 1, 1], 100),
+            shape([3, 1, 1], [48, 1, 1], 137),
+            shape([3, 1, 1], [48, 1, 1], 138),
+            shape([1, 1, 1], [32, 1, 1], 29),
+        ],
+        "bitonic_sort" => vec![
+            shape([2, 1, 1], [256, 1, 1], 1000),
+            shape([3, 1, 1], [128, 1, 1], 1300),
+            shape([1, 1, 1], [64, 1, 1], 300),
+        ],
+        "sgemm_reg" => {
+            vec![shape([2, 2, 1], [8, 8, 1], 50), shape([3, 1, 1], [8, 8, 1], 96), shape([1, 2, 1], [8, 8, 1], 32)]
+        }
         _ => {
             vec![shape([2, 1, 1], [64, 1, 1], 100), shape([3, 1, 1], [48, 1, 1], 137), shape([1, 1, 1], [32, 1, 1], 29)]
         }
@@ -161,6 +188,12 @@ pub fn sample_launch_shape(name: &str, sh: Shape, rng: &mut Rng) -> (Program, La
             let o = s.buf(vec![0; 4 * n]);
             let t = s.buf(vec![0; 4 * g[0] as usize]);
             s.launch(&p, name, g, b, &[Val::I(i), Val::I(o), Val::I(t)])
+        }
+        "bitonic_sort" => {
+            // Keys drawn from 0..1000 so tiles hold duplicates.
+            let keys = (0..n).map(|_| (rng.next() % 1000) as u32).flat_map(u32::to_le_bytes).collect();
+            let k = s.buf(keys);
+            s.launch(&p, "bitonic_sort512", g, b, &[Val::I(k), nn])
         }
         "bytes_shorts" => {
             let (a, o) = (s.buf(rng.bytes(n)), s.buf(rng.bytes(2 * n)));
@@ -240,6 +273,27 @@ pub fn sample_launch_shape(name: &str, sh: Shape, rng: &mut Rng) -> (Program, La
             let (x, y, o) = (s.buf(rng.f32s(n)), s.buf(rng.f32s(n)), s.buf(vec![0; 4 * n]));
             s.launch(&p, "_Z9scale_addPKfS0_Pffi", g, b, &[Val::I(x), Val::I(y), Val::I(o), Val::F32(-0.5), nn])
         }
+        "nvcc_matvec" => {
+            let (rows, cols) = (n, n % 7 + 9);
+            let (a, x, y) = (s.buf(rng.f32s(rows * cols)), s.buf(rng.f32s(cols)), s.buf(vec![0; 4 * rows]));
+            s.launch(&p, "_Z6matvecPKfS0_Pfii", g, b, &[Val::I(a), Val::I(x), Val::I(y), nn, Val::I(cols as u64)])
+        }
+        "nvcc_scan" => {
+            let (i, o, t) = (s.buf(rng.u32s(4 * n)), s.buf(vec![0; 16 * n]), s.buf(vec![0; 4 * g[0] as usize]));
+            s.launch(&p, "_Z5scan4PK4int4PS_Pii", g, b, &[Val::I(i), Val::I(o), Val::I(t), nn])
+        }
+        "nvcc_particles" => {
+            // Positions in [-8, 8)^2 start inside and outside the box.
+            let bx = Val::F32x4([-6.0, -5.0, 6.0, 5.5]);
+            let pos = s.buf(rng.f32s(2 * n));
+            if n.is_multiple_of(2) {
+                let vel = s.buf(rng.f32s(2 * n));
+                s.launch(&p, "_Z7advanceP6float2PKS_3Boxfi", g, b, &[Val::I(pos), Val::I(vel), bx, Val::F32(0.75), nn])
+            } else {
+                let flags = s.buf(vec![0xab; 4 * n]);
+                s.launch(&p, "_Z12count_insidePK6float23BoxPii", g, b, &[Val::I(pos), bx, Val::I(flags), nn])
+            }
+        }
         "pair_dist_f64" => {
             let bufs: Vec<Val> = (0..4).map(|_| Val::I(s.buf(rng.f64s(n)))).collect();
             let (tot, fl) = (s.buf(rng.f64s(n)), s.buf(vec![0; 4 * n]));
@@ -261,6 +315,31 @@ pub fn sample_launch_shape(name: &str, sh: Shape, rng: &mut Rng) -> (Program, La
         "saxpy" => {
             let (x, y) = (s.buf(rng.f32s(n)), s.buf(rng.f32s(n)));
             s.launch(&p, name, g, b, &[nn, Val::F32(1.75), Val::I(x), Val::I(y)])
+        }
+        "sgemm_reg" => {
+            // C is M x N (N = n), A is M x K, B is K x N, all row-major with padded rows.
+            let (m, nc, k) = (g[1] as usize * 32 - 9, n, n % 29 + 5);
+            let (lda, ldb, ldc) = (k + 1, nc + 3, nc + 2);
+            let (a, bm, c) = (s.buf(rng.f32s(m * lda)), s.buf(rng.f32s(k * ldb)), s.buf(rng.f32s(m * ldc)));
+            let i = |x: usize| Val::I(x as u64);
+            let v = [
+                i(m),
+                i(nc),
+                i(k),
+                Val::F32(0.75),
+                Val::I(a),
+                i(lda),
+                Val::I(bm),
+                i(ldb),
+                Val::F32(-1.5),
+                Val::I(c),
+                i(ldc),
+            ];
+            s.launch(&p, "sgemm_reg4x4", g, b, &v)
+        }
+        "sha256" => {
+            let (m, d) = (s.buf(rng.bytes(64 * n)), s.buf(vec![0; 32 * n]));
+            s.launch(&p, "sha256_blocks", g, b, &[Val::I(m), Val::I(d), nn])
         }
         "stencil5" => {
             // nx = n; the grid covers (grid.x * block.x) x (grid.y * block.y) cells.
@@ -314,6 +393,7 @@ pub fn sample_launch_shape(name: &str, sh: Shape, rng: &mut Rng) -> (Program, La
 }
 
 pub const SAMPLES: &[&str] = &[
+    "bitonic_sort",
     "block_scan",
     "bytes_shorts",
     "clamp_select",
@@ -323,11 +403,16 @@ pub const SAMPLES: &[&str] = &[
     "int_ops",
     "local_array",
     "many_params",
+    "nvcc_matvec",
+    "nvcc_particles",
+    "nvcc_scan",
     "nvcc_style",
     "pair_dist_f64",
     "pointer_table",
     "reduce_sum",
     "saxpy",
+    "sgemm_reg",
+    "sha256",
     "stencil5",
     "stress_spill",
     "strided_sum",
