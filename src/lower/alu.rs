@@ -376,6 +376,7 @@ impl Lowerer<'_> {
                 let op = if f64 { Op::Dadd(Rnd::Rn) } else { Op::Fadd(FMods { ftz: a.ftz, ..FMods::default() }) };
                 self.op(op, dst, vec![z, v]);
             }
+            ArithOp::Div => return self.lower_fdiv(i, a, d),
             _ => {
                 return self
                     .error(i.opcode.span, format!("`{}` is not supported yet", crate::ptx::check::instr_text(i)));

@@ -190,8 +190,8 @@ pub fn effects(i: &TextInstr) -> Result<Effects, Unknown> {
         "MOV" | "MOV32I" | "IADD" | "IADD32I" | "IADD3" | "ISCADD" | "ISCADD32I" | "XMAD" | "IMNMX" | "ISETP"
         | "ISET" | "ICMP" | "SHL" | "SHR" | "SHF" | "LOP" | "LOP32I" | "LOP3" | "BFE" | "BFI" | "SEL" | "LEA"
         | "FADD" | "FADD32I" | "FMUL" | "FMUL32I" | "FFMA" | "FFMA32I" | "FMNMX" | "FSETP" | "FSET" | "FCMP"
-        | "PSETP" | "PSET" | "CSETP" | "VABSDIFF" | "P2R" | "R2P" | "CS2R" | "PRMT" | "NOP" | "DEPBAR" | "BAR"
-        | "MEMBAR" | "BRA" | "EXIT" | "RET" | "CAL" | "SYNC" | "BRK" | "SSY" | "PBK" => (false, None, false, 0),
+        | "PSETP" | "PSET" | "CSETP" | "VABSDIFF" | "P2R" | "R2P" | "CS2R" | "PRMT" | "RRO" | "NOP" | "DEPBAR"
+        | "BAR" | "MEMBAR" | "BRA" | "EXIT" | "RET" | "CAL" | "SYNC" | "BRK" | "SSY" | "PBK" => (false, None, false, 0),
         _ => return Err(Unknown(i.text.clone())),
     };
     e.variable = class.0;

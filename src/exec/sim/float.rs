@@ -205,6 +205,53 @@ pub fn dmul(a: f64, b: f64, rnd: Rnd) -> f64 {
     directed64(r, sign(err), rnd)
 }
 
+/// DFMA: `a * b + c` rounded once per `rnd`. The directed modes start from the
+/// round-to-nearest result `r` and take the direction from the sign of the exact
+/// `a b + c - r`, an expansion of error-free terms (`p = a b`, `fma(a, b, -p)`, TwoSum of
+/// `p + c` and of that sum minus `r`). When the product is below `2^-900` its error
+/// would underflow, so `a` and `c` are scaled by `2^600` first (exact; not done when `|c|`
+/// is above `2^400`, the only case where the model may misjudge a tie of tiny terms).
+pub fn dfma(a: f64, b: f64, c: f64, rnd: Rnd) -> f64 {
+    let r = a.mul_add(b, c);
+    if rnd == Rnd::Rn || r.is_nan() || !a.is_finite() || !b.is_finite() || !c.is_finite() {
+        return r;
+    }
+    if r.is_infinite() {
+        return overflow64(r, rnd);
+    }
+    let p = a * b;
+    if p == 0.0 && a != 0.0 && b != 0.0 {
+        // The exact product is nonzero but below every ulp of `c` (or of zero): its sign
+        // is the direction.
+        let neg = a.is_sign_negative() != b.is_sign_negative();
+        return directed64(r, if neg { Ordering::Less } else { Ordering::Greater }, rnd);
+    }
+    let (mut x, mut z, mut rr) = (a, c, r);
+    if p != 0.0 && p.abs() < f64::from_bits(0x07b0_0000_0000_0000) && c.abs() < f64::from_bits(0x58f0_0000_0000_0000) {
+        let k = f64::from_bits(0x6570_0000_0000_0000); // 2^600
+        x *= k;
+        z *= k;
+        rr *= k;
+    }
+    let p = x * b;
+    let pe = x.mul_add(b, -p);
+    let (s, se) = two_sum(p, z);
+    let (d, de) = two_sum(s, -rr);
+    let (t, te) = two_sum(d, se);
+    let (u, ue) = two_sum(t, pe);
+    let rest = de + te + ue;
+    let dir = if u != 0.0 { sign(u) } else { sign(rest) };
+    if dir == Ordering::Equal {
+        // Exact: the sign of an exact zero follows IEEE 754 §6.3.
+        if r == 0.0 && rnd == Rnd::Rm {
+            let product_pos_zero = (a == 0.0 || b == 0.0) && a.is_sign_negative() == b.is_sign_negative();
+            return if product_pos_zero && c.to_bits() == 0 { 0.0 } else { -0.0 };
+        }
+        return r;
+    }
+    directed64(r, dir, rnd)
+}
+
 /// An fp comparison, `U` forms true on unordered operands.
 pub fn fcmp(cmp: Cmp, a: f64, b: f64) -> bool {
     let un = a.is_nan() || b.is_nan();
@@ -411,13 +458,10 @@ impl Sim<'_> {
                 wide = true;
             }
             Op::Dfma(rnd) => {
-                if rnd != Rnd::Rn {
-                    return Err(ExecError::Unsupported(format!("{} (directed rounding of DFMA)", i.op.name())));
-                }
                 let (sa, sb, sc) = (src(i, 0)?, src(i, 1)?, src(i, 2)?);
                 let (a, b, c) = (g64(w, self, 0)?, g64(w, self, 1)?, g64(w, self, 2)?);
                 for l in lanes(mask) {
-                    out64[l] = bits64(in64(a[l], sa).mul_add(in64(b[l], sb), in64(c[l], sc)));
+                    out64[l] = bits64(dfma(in64(a[l], sa), in64(b[l], sb), in64(c[l], sc), rnd));
                 }
                 wide = true;
             }

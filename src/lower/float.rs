@@ -1,0 +1,467 @@
+//! Lowering of float division and the special functions (PTX ISA 9.7.3.8 `div`, 9.7.3.12
+//! `rcp`, 9.7.3.14 `sqrt`, 9.7.3.15 `rsqrt`, 9.7.3.17-9.7.3.20 `sin cos lg2 ex2`).
+//!
+//! **Approximate forms** follow ptxas 11.8 sm_50 (observed on `ptxas -arch=sm_50 -O3`):
+//! * `rcp.approx.ftz.f32` → `MUFU.RCP`; `rsqrt.approx.ftz.f32` → `MUFU.RSQ`;
+//!   `sqrt.approx.ftz.f32` → `MUFU.RSQ` then `MUFU.RCP`; `lg2.approx.ftz.f32` →
+//!   `MUFU.LG2`; `ex2.approx(.ftz).f32` → `RRO.EX2` + `MUFU.EX2`; `sin/cos.approx(.ftz).f32`
+//!   → `RRO.SINCOS` + `MUFU.SIN/.COS`; `div.approx.f32` → `MUFU.RCP` + `FMUL`;
+//!   `rcp.approx.ftz.f64` → `MUFU.RCP64H` of the high word with a zero low word (`MUFU.RCP64H
+//!   R5, R5; MOV R4, RZ`).
+//! * Without `.ftz` MUFU's flushing of subnormal operands is undone as ptxas does:
+//!   `FSETP.GEU P, |x|, 1.17549435e-38`, the operand scaled by `2^24` when below, and the
+//!   result corrected (`rcp`: `*2^24`, `rsqrt`: `*4096`, `sqrt`: `*2^-12`, `lg2`: `-24`);
+//!   `ex2` halves operands below `-126` and squares the result (`FSETP.GEU P1, x, -126`,
+//!   `@!P1 FMUL r, r, r`). ptxas applies the corrections with predicated instructions; we
+//!   compute both and `SEL` (no predicated definitions in SSA), same meaning.
+//! * `rsqrt.approx.f64`: `MUFU.RSQ64H` then two coupled Newton steps in DFMA (ptxas: one
+//!   step plus a range check and a called slow path for subnormal and huge operands, which
+//!   we do not have: f64 subnormal operands are flushed by MUFU, see "Limits").
+//!
+//! **IEEE forms.** ptxas computes `div.rn.f32` in f32 (`MUFU.RCP`, FFMA Newton steps and
+//! a residual correction), guarded by `FCHK` which branches to a called slow path for
+//! subnormal, huge and special operands. We compute every IEEE-rounded f32 form
+//! (`div.{rn,rz,rm,rp}.f32`, `div.full.f32`, `rcp.{rn,rz,rm,rp}.f32`,
+//! `sqrt.{rn,rz,rm,rp}.f32`) in f64 instead, with no slow path: both operands are widened
+//! exactly (`F2F.F64.F32`, subnormals become normal), the f64 quotient or root is
+//! computed by Newton steps to within 1 f64 ulp (exact when representable), and one
+//! `F2F.F32.F64` rounds it in the requested mode. This is correctly rounded: the exact
+//! quotient of two 24-bit significands is either representable or at least `2^-49`
+//! (relative) away from every f32 rounding boundary (a midpoint for RN, an f32 number for
+//! the directed modes), and a square root at least `2^-50` away, while the f64 estimate
+//! errs by less than `2^-52` (the double-rounding argument of Figueroa, "When is double
+//! rounding innocuous?", 1995, for `p' >= 2p + 2`). Zero, infinite and NaN operands are
+//! handled by a `SEL` on an `FSETP` test (a quotient `a * (1/b)` with the unrefined
+//! `MUFU.RCP64H` estimate, which is exact for those operands). Cost: about 20
+//! instructions, most of them fp64 (1/32 rate on GM107), against ptxas's ~10 f32 ones.
+//!
+//! `div.full.f32` (at most 2 ulp of error, PTX ISA 9.7.3.8) uses the `div.rn` sequence.
+//!
+//! **f64 IEEE forms** (`div.{rn,rz,rm,rp}.f64`, `rcp.{rn,...}.f64`, `sqrt.{rn,...}.f64`)
+//! follow ptxas's fast path: `MUFU.RCP64H`/`MUFU.RSQ64H`, DFMA Newton steps (a cubic step
+//! `e = 1 - b r; r += r (e + e^2)`, then a quadratic one), the product with the
+//! numerator and a residual correction `q + r (a - b q)` rounded in the requested mode.
+//!
+//! **Limits.** The f64 forms have no slow path: operands or results outside roughly
+//! `[2^-1000, 2^1000]` in magnitude (where ptxas calls its slow path) are not handled
+//! exactly (MUFU flushes f64 subnormals; intermediate products may overflow). And the
+//! f64 Newton result is faithful (within 1 ulp), not correctly rounded in every case:
+//! Markstein's final correction `q + r (a - b q)` is correctly rounded only when `r` is
+//! the correctly rounded reciprocal, which the Newton steps do not guarantee for
+//! divisors with an all-ones significand (`1 / (1 - 2^-53)` lands on the tie between 1
+//! and `1 + 2^-52` when `r` converges to 1.0; the differential test found it under one of
+//! the simulator's MUFU error functions). ptxas's fast path has the same shape; a
+//! remainder-sign rounding test (one more DFMA per candidate) would fix it and is left
+//! undone. The f32 forms computed through f64 are not affected (a faithful f64 result
+//! suffices for them, see above).
+
+use super::alu::Val;
+use super::ctx::{LResult, Lowerer, PtxReg};
+use crate::ptx::ast::Instruction;
+use crate::ptx::instr::{Arith, Rounding};
+use crate::ptx::types::ScalarType;
+use crate::sass::instr::{Dst, Instr, PT, RegRef, Src};
+use crate::sass::op::*;
+
+/// f32 bits of the smallest normal number (MUFU's flushing threshold).
+const MIN_NORMAL32: u32 = 0x0080_0000;
+/// f32 bits of `+inf`.
+const INF32: u32 = 0x7f80_0000;
+/// f32 bits of `2^24`, `4096`, `2^-12`, `0.5`, `-24`, `-126`.
+const TWO_24: u32 = 0x4b80_0000;
+const TWO_12: u32 = 0x4580_0000;
+const TWO_M12: u32 = 0x3980_0000;
+const MINUS_24: u32 = 0xc1c0_0000;
+const MINUS_126: u32 = 0xc2fc_0000;
+/// The canonical f32 NaN (what SPA 5.0 arithmetic produces).
+const NAN32: u32 = 0x7fff_ffff;
+/// The canonical f64 NaN.
+const NAN64: u64 = 0x7fff_ffff_ffff_ffff;
+
+/// The special function opcodes lowered here (the PTX opcode names).
+pub const SPECIAL_FUNCTIONS: &[&str] = &["rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2"];
+
+/// The modifiers of a special-function instruction (`rcp sqrt rsqrt sin cos lg2 ex2`),
+/// read from its modifier words (these opcodes are not typed by `ptx::classify`).
+struct FnMods {
+    ty: ScalarType,
+    approx: bool,
+    ftz: bool,
+    rnd: Rnd,
+}
+
+fn rnd_of(r: Option<Rounding>) -> Rnd {
+    match r {
+        Some(Rounding::Rz) => Rnd::Rz,
+        Some(Rounding::Rm) => Rnd::Rm,
+        Some(Rounding::Rp) => Rnd::Rp,
+        _ => Rnd::Rn,
+    }
+}
+
+impl Lowerer<'_> {
+    /// A 64-bit result of `op` in a fresh pair.
+    fn emit2(&mut self, op: Op, srcs: Vec<Src>) -> Src {
+        let t = self.tmp(2);
+        self.op(op, Dst::reg(t, 2), srcs);
+        Src::reg(RegRef::new(t, 2))
+    }
+
+    /// The f64 constant `v` as a pair register.
+    fn const64(&mut self, bits: u64) -> Src {
+        self.pair(Val { lo: Src::imm(bits as u32), hi: Some(Src::imm((bits >> 32) as u32)), whole: None })
+    }
+
+    /// The f32 constant with bits `v` in a register.
+    fn const32(&mut self, v: u32) -> Src {
+        self.in_reg(Src::imm(v))
+    }
+
+    /// The high word of the pair `x`.
+    fn hi_word(&mut self, x: Src) -> Src {
+        match x.as_reg() {
+            Some(r) if r.n == 2 => Src::reg(r.part(1)),
+            _ => unreachable!("hi_word of a non-pair"),
+        }
+    }
+
+    /// `{RZ, h}`: an f64 whose high word is `h` (a MUFU.RCP64H/RSQ64H estimate).
+    fn with_zero_low(&mut self, h: Src) -> Src {
+        let t = self.tmp(2);
+        self.emit(Instr::new(Op::Join, vec![Dst::reg(t, 2)], vec![Src::rz(), h]));
+        Src::reg(RegRef::new(t, 2))
+    }
+
+    /// `p ? a : b` of two f64 pairs, word by word.
+    fn sel64(&mut self, p: Src, a: Src, b: Src) -> Src {
+        let (ar, br) = (a.as_reg().expect("pair"), b.as_reg().expect("pair"));
+        let lo = self.emit1(Op::Sel, vec![Src::reg(ar.part(0)), Src::reg(br.part(0)), p]);
+        let hi = self.emit1(Op::Sel, vec![Src::reg(ar.part(1)), Src::reg(br.part(1)), p]);
+        let t = self.tmp(2);
+        self.emit(Instr::new(Op::Join, vec![Dst::reg(t, 2)], vec![lo, hi]));
+        Src::reg(RegRef::new(t, 2))
+    }
+
+    /// `FSETP.cmp.bop P, a, b, c` into a fresh predicate.
+    fn fsetp(&mut self, cmp: Cmp, ftz: bool, bop: BoolOp, a: Src, b: Src, c: Src) -> Src {
+        let p = self.tmp_pred();
+        let b = self.b_slot(b, true);
+        self.emit(Instr::new(Op::Fsetp { cmp, ftz, bop }, vec![Dst::Pred(p), Dst::Pred(PT)], vec![a, b, c]));
+        Src::pred(p, false)
+    }
+
+    /// `DSETP.cmp.bop P, a, b, c` into a fresh predicate.
+    fn dsetp(&mut self, cmp: Cmp, bop: BoolOp, a: Src, b: Src, c: Src) -> Src {
+        let p = self.tmp_pred();
+        self.emit(Instr::new(Op::Dsetp { cmp, bop }, vec![Dst::Pred(p), Dst::Pred(PT)], vec![a, b, c]));
+        Src::pred(p, false)
+    }
+
+    /// True (a predicate) when the f64 `x` is zero, infinite or NaN, or'ed into `c`.
+    fn special64(&mut self, x: Src, c: Src) -> Src {
+        let inf = self.const64(0x7ff0_0000_0000_0000);
+        let p = self.dsetp(Cmp::Geu, BoolOp::Or, x.abs(), inf, c);
+        let z = Src::reg(RegRef::rz(2));
+        self.dsetp(Cmp::Eq, BoolOp::Or, x.abs(), z, p)
+    }
+
+    /// The refined f64 reciprocal of the pair `b` and its raw `MUFU.RCP64H` estimate
+    /// `{0, RCP64H(b.hi)}`: a cubic Newton step then a quadratic one (relative error
+    /// `2^-19` → `2^-57` → rounding).
+    fn recip64(&mut self, b: Src) -> (Src, Src) {
+        let bh = self.hi_word(b);
+        let h = self.emit1(Op::Mufu(MufuOp::Rcp64h), vec![bh]);
+        let r0 = self.with_zero_low(h);
+        let one = self.const64(0x3ff0_0000_0000_0000);
+        let e = self.emit2(Op::Dfma(Rnd::Rn), vec![b.negated(), r0, one]);
+        let t = self.emit2(Op::Dfma(Rnd::Rn), vec![e, e, e]);
+        let r = self.emit2(Op::Dfma(Rnd::Rn), vec![r0, t, r0]);
+        let e = self.emit2(Op::Dfma(Rnd::Rn), vec![b.negated(), r, one]);
+        let r = self.emit2(Op::Dfma(Rnd::Rn), vec![r, e, r]);
+        (r, r0)
+    }
+
+    /// `a / b` of f64 pairs, the final correction rounded by `rnd`; `a` None is 1.0
+    /// (a reciprocal). Zero, infinite and NaN operands give `a * RCP64H(b)` (exact for
+    /// them: `x/0 = x*inf`, `x/inf = x*0`, NaN propagates as the canonical NaN).
+    fn div64(&mut self, a: Option<Src>, b: Src, rnd: Rnd) -> Src {
+        let (r, r0) = self.recip64(b);
+        let one = self.const64(0x3ff0_0000_0000_0000);
+        let (q, special) = match a {
+            Some(a) => {
+                let q = self.emit2(Op::Dmul(Rnd::Rn), vec![a, r]);
+                let e = self.emit2(Op::Dfma(Rnd::Rn), vec![b.negated(), q, a]);
+                let q = self.emit2(Op::Dfma(rnd), vec![r, e, q]);
+                let p = self.special64(a, Src::pred(PT, true));
+                let p = self.special64(b, p);
+                (q, (p, a))
+            }
+            None => {
+                let e = self.emit2(Op::Dfma(Rnd::Rn), vec![b.negated(), r, one]);
+                let q = self.emit2(Op::Dfma(rnd), vec![r, e, r]);
+                let p = self.special64(b, Src::pred(PT, true));
+                (q, (p, one))
+            }
+        };
+        let s = self.emit2(Op::Dmul(Rnd::Rn), vec![special.1, r0]);
+        // RCP64H sees only the high word: a NaN whose payload is all in the low word looks
+        // infinite to it, so NaN operands select the canonical NaN explicitly.
+        let nan = self.dsetp(Cmp::Nan, BoolOp::And, special.1, b, Src::pt());
+        let nan64 = self.const64(NAN64);
+        let s = self.sel64(nan, nan64, s);
+        self.sel64(special.0, s, q)
+    }
+
+    /// The f64 square root of the pair `x` rounded by `rnd`, for `0 < x < inf` (other
+    /// operands give garbage; callers select): `g = x y`, `h = y / 2` from `MUFU.RSQ64H`,
+    /// two coupled Newton steps `r = 1/2 - g h; g += g r; h += h r`, then `g + (x - g^2) h`.
+    fn sqrt64_core(&mut self, x: Src, rnd: Rnd) -> Src {
+        let xh = self.hi_word(x);
+        let h0 = self.emit1(Op::Mufu(MufuOp::Rsq64h), vec![xh]);
+        let y = self.with_zero_low(h0);
+        let half = self.const64(0x3fe0_0000_0000_0000);
+        let mut g = self.emit2(Op::Dmul(Rnd::Rn), vec![x, y]);
+        let mut h = self.emit2(Op::Dmul(Rnd::Rn), vec![y, half]);
+        for _ in 0..2 {
+            let r = self.emit2(Op::Dfma(Rnd::Rn), vec![g.negated(), h, half]);
+            g = self.emit2(Op::Dfma(Rnd::Rn), vec![g, r, g]);
+            h = self.emit2(Op::Dfma(Rnd::Rn), vec![h, r, h]);
+        }
+        let e = self.emit2(Op::Dfma(Rnd::Rn), vec![g.negated(), g, x]);
+        self.emit2(Op::Dfma(rnd), vec![e, h, g])
+    }
+
+    /// Float `div` (PTX ISA 9.7.3.8) of `.f32`/`.f64` (module notes).
+    pub(super) fn lower_fdiv(&mut self, i: &Instruction, a: &Arith, d: PtxReg) -> LResult<()> {
+        let full = i.mods.iter().any(|m| m.text == ".full");
+        let f64 = a.ty == ScalarType::F64;
+        if a.approx && !full {
+            if f64 {
+                return self.unsupported(i, "`div.approx` is only defined for `.f32`");
+            }
+            // ptxas 11.8 sm_50: `MUFU.RCP r, b; FMUL q, a, r`.
+            let x = self.f32_operand(i, 1)?;
+            let y = self.f32_operand(i, 2)?;
+            let r = self.emit1(Op::Mufu(MufuOp::Rcp), vec![y]);
+            let m = FMods { ftz: a.ftz, ..FMods::default() };
+            self.op(Op::Fmul(m), Dst::reg(d.reg, 1), vec![x, r]);
+            return Ok(());
+        }
+        let rnd = rnd_of(a.rnd);
+        if f64 {
+            let x = self.val(&i.operands[1], a.ty)?;
+            let y = self.val(&i.operands[2], a.ty)?;
+            let (x, y) = (self.pair(x), self.pair(y));
+            let q = self.div64(Some(x), y, rnd);
+            self.emit(Instr::new(Op::Copy, vec![Dst::reg(d.reg, 2)], vec![q]));
+            return Ok(());
+        }
+        let x = self.f32_operand(i, 1)?;
+        let y = self.f32_operand(i, 2)?;
+        self.div32_via64(Some(x), y, rnd, a.ftz, d);
+        Ok(())
+    }
+
+    /// Operand `k` of an f32 instruction in a register.
+    fn f32_operand(&mut self, i: &Instruction, k: usize) -> LResult<Src> {
+        let v = self.val(&i.operands[k], ScalarType::F32)?;
+        Ok(self.in_reg(v.lo))
+    }
+
+    /// The widened f32 `x` (`F2F.F64.F32`, exact; `.FTZ` flushes a subnormal).
+    fn widen(&mut self, x: Src, ftz: bool) -> Src {
+        self.emit2(Op::F2f { dst: FType::F64, src: FType::F32, rnd: Rnd::Rn, ftz, int: false }, vec![x])
+    }
+
+    /// Rounds the f64 `q` to f32 into `d` (`F2F.F32.F64.rnd`).
+    fn narrow(&mut self, q: Src, rnd: Rnd, ftz: bool, d: PtxReg) {
+        self.op(Op::F2f { dst: FType::F32, src: FType::F64, rnd, ftz, int: false }, Dst::reg(d.reg, 1), vec![q]);
+    }
+
+    /// IEEE f32 `x / y` (or `1 / y` for `x` None) through f64 (module notes).
+    fn div32_via64(&mut self, x: Option<Src>, y: Src, rnd: Rnd, ftz: bool, d: PtxReg) {
+        let b = self.widen(y, ftz);
+        let a = x.map(|x| self.widen(x, ftz));
+        let q = self.div64(a, b, Rnd::Rn);
+        self.narrow(q, rnd, ftz, d);
+    }
+
+    /// `rcp sqrt rsqrt sin cos lg2 ex2` (module notes); `name` is the PTX opcode.
+    pub(super) fn lower_special_fn(&mut self, i: &Instruction, name: &str) -> LResult<()> {
+        let m = self.fn_mods(i)?;
+        let d = self.dst_reg(&i.operands[0])?;
+        if m.ty == ScalarType::F64 {
+            return self.special_fn64(i, name, &m, d);
+        }
+        let x = self.f32_operand(i, 1)?;
+        let exact = !m.approx && matches!(name, "rcp" | "sqrt");
+        if exact {
+            if name == "rcp" {
+                self.div32_via64(None, x, m.rnd, m.ftz, d);
+            } else {
+                self.sqrt32_via64(x, m.rnd, m.ftz, d);
+            }
+            return Ok(());
+        }
+        let plain = FMods::default();
+        let out = match name {
+            "sin" | "cos" => {
+                let t = self.emit1(Op::Rro { ex2: false }, vec![x]);
+                let f = if name == "sin" { MufuOp::Sin } else { MufuOp::Cos };
+                self.emit1(Op::Mufu(f), vec![t])
+            }
+            "ex2" if m.ftz => {
+                let t = self.emit1(Op::Rro { ex2: true }, vec![x]);
+                self.emit1(Op::Mufu(MufuOp::Ex2), vec![t])
+            }
+            "ex2" => {
+                // ptxas: FSETP.GEU P1, x, -126; x/2 below; RRO.EX2; MUFU.EX2; @!P1 FMUL r, r, r.
+                let p = self.fsetp(Cmp::Geu, false, BoolOp::And, x, Src::imm(MINUS_126), Src::pt());
+                let half = self.emit1(Op::Fmul(plain), vec![x, Src::imm(0x3f00_0000)]);
+                let xs = self.emit1(Op::Sel, vec![x, half, p]);
+                let t = self.emit1(Op::Rro { ex2: true }, vec![xs]);
+                let r = self.emit1(Op::Mufu(MufuOp::Ex2), vec![t]);
+                let sq = self.emit1(Op::Fmul(plain), vec![r, r]);
+                self.emit1(Op::Sel, vec![r, sq, p])
+            }
+            "rcp" | "rsqrt" | "sqrt" | "lg2" => {
+                let run = |s: &mut Self, v: Src| -> Src {
+                    match name {
+                        "rcp" => s.emit1(Op::Mufu(MufuOp::Rcp), vec![v]),
+                        "rsqrt" => s.emit1(Op::Mufu(MufuOp::Rsq), vec![v]),
+                        "lg2" => s.emit1(Op::Mufu(MufuOp::Lg2), vec![v]),
+                        _ => {
+                            let r = s.emit1(Op::Mufu(MufuOp::Rsq), vec![v]);
+                            s.emit1(Op::Mufu(MufuOp::Rcp), vec![r])
+                        }
+                    }
+                };
+                if m.ftz {
+                    run(self, x)
+                } else {
+                    // ptxas: FSETP.GEU P0, |x|, 1.17549435e-38; FMUL xs, x, 16777216; SEL;
+                    // MUFU; then the result's correction under !P0.
+                    let p = self.fsetp(Cmp::Geu, false, BoolOp::And, x.abs(), Src::imm(MIN_NORMAL32), Src::pt());
+                    let scaled = self.emit1(Op::Fmul(plain), vec![x, Src::imm(TWO_24)]);
+                    let xs = self.emit1(Op::Sel, vec![x, scaled, p]);
+                    let r = run(self, xs);
+                    let fixed = match name {
+                        "rcp" => self.emit1(Op::Fmul(plain), vec![r, Src::imm(TWO_24)]),
+                        "rsqrt" => self.emit1(Op::Fmul(plain), vec![r, Src::imm(TWO_12)]),
+                        "sqrt" => self.emit1(Op::Fmul(plain), vec![r, Src::imm(TWO_M12)]),
+                        _ => self.emit1(Op::Fadd(plain), vec![r, Src::imm(MINUS_24)]),
+                    };
+                    self.emit1(Op::Sel, vec![r, fixed, p])
+                }
+            }
+            _ => return self.unsupported(i, "unknown special function"),
+        };
+        self.emit(Instr::new(Op::Copy, vec![Dst::reg(d.reg, 1)], vec![out]));
+        Ok(())
+    }
+
+    /// IEEE f32 square root through f64 (module notes). Operands other than `0 < x < inf`
+    /// select `x + -0` (`±0`, `+inf`, canonical NaN) or, below zero, the canonical NaN.
+    fn sqrt32_via64(&mut self, x: Src, rnd: Rnd, ftz: bool, d: PtxReg) {
+        let wide = self.widen(x, ftz);
+        let s = self.sqrt64_core(wide, Rnd::Rn);
+        let t = self.tmp(1);
+        self.op(Op::F2f { dst: FType::F32, src: FType::F64, rnd, ftz, int: false }, Dst::reg(t, 1), vec![s]);
+        let ok = self.fsetp(Cmp::Gt, ftz, BoolOp::And, x, Src::rz(), Src::pt());
+        let ok = self.fsetp(Cmp::Lt, ftz, BoolOp::And, x, Src::imm(INF32), ok);
+        let neg = self.fsetp(Cmp::Lt, ftz, BoolOp::And, x, Src::rz(), Src::pt());
+        let same = self.emit1(Op::Fadd(FMods { ftz, ..FMods::default() }), vec![x, Src::rz().negated()]);
+        let nan = self.const32(NAN32);
+        let special = self.emit1(Op::Sel, vec![nan, same, neg]);
+        self.op(Op::Sel, Dst::reg(d.reg, 1), vec![Src::r32(t), special, ok]);
+    }
+
+    /// The f64 forms: `rcp.{rn,rz,rm,rp}.f64`, `rcp.approx.ftz.f64`, `sqrt.{rn,...}.f64`,
+    /// `rsqrt.approx.f64`.
+    fn special_fn64(&mut self, i: &Instruction, name: &str, m: &FnMods, d: PtxReg) -> LResult<()> {
+        let v = self.val(&i.operands[1], ScalarType::F64)?;
+        let x = self.pair(v);
+        let out = match (name, m.approx) {
+            ("rcp", false) => self.div64(None, x, m.rnd),
+            ("rcp", true) => {
+                // ptxas 11.8: `MUFU.RCP64H R5, R5; MOV R4, RZ`.
+                let xh = self.hi_word(x);
+                let h = self.emit1(Op::Mufu(MufuOp::Rcp64h), vec![xh]);
+                self.with_zero_low(h)
+            }
+            ("sqrt", false) => {
+                let s = self.sqrt64_core(x, m.rnd);
+                let z = Src::reg(RegRef::rz(2));
+                let inf = self.const64(0x7ff0_0000_0000_0000);
+                let ok = self.dsetp(Cmp::Gt, BoolOp::And, x, z, Src::pt());
+                let ok = self.dsetp(Cmp::Lt, BoolOp::And, x, inf, ok);
+                let neg = self.dsetp(Cmp::Lt, BoolOp::And, x, z, Src::pt());
+                let same = self.emit2(Op::Dadd(Rnd::Rn), vec![x, z.negated()]);
+                let nan = self.const64(NAN64);
+                let special = self.sel64(neg, nan, same);
+                self.sel64(ok, s, special)
+            }
+            ("rsqrt", true) => {
+                let xh = self.hi_word(x);
+                let h0 = self.emit1(Op::Mufu(MufuOp::Rsq64h), vec![xh]);
+                let y0 = self.with_zero_low(h0);
+                let half = self.const64(0x3fe0_0000_0000_0000);
+                let mut y = y0;
+                for _ in 0..2 {
+                    // y += y (1/2 - (x y)(y/2)).
+                    let g = self.emit2(Op::Dmul(Rnd::Rn), vec![x, y]);
+                    let h = self.emit2(Op::Dmul(Rnd::Rn), vec![y, half]);
+                    let r = self.emit2(Op::Dfma(Rnd::Rn), vec![g.negated(), h, half]);
+                    y = self.emit2(Op::Dfma(Rnd::Rn), vec![y, r, y]);
+                }
+                let z = Src::reg(RegRef::rz(2));
+                let inf = self.const64(0x7ff0_0000_0000_0000);
+                let ok = self.dsetp(Cmp::Gt, BoolOp::And, x, z, Src::pt());
+                let ok = self.dsetp(Cmp::Lt, BoolOp::And, x, inf, ok);
+                let one = self.const64(0x3ff0_0000_0000_0000);
+                let special = self.emit2(Op::Dmul(Rnd::Rn), vec![y0, one]);
+                // RSQ64H sees only the high word (a low-word NaN payload reads as inf).
+                let nan = self.dsetp(Cmp::Nan, BoolOp::And, x, x, Src::pt());
+                let nan64 = self.const64(NAN64);
+                let special = self.sel64(nan, nan64, special);
+                self.sel64(ok, y, special)
+            }
+            _ => {
+                let what = format!("`{}` of `.f64`", crate::ptx::check::instr_text(i));
+                return self.unsupported(i, &what);
+            }
+        };
+        self.emit(Instr::new(Op::Copy, vec![Dst::reg(d.reg, 2)], vec![out]));
+        Ok(())
+    }
+
+    /// Reads the type, `.approx`, `.ftz` and rounding words of a special function.
+    fn fn_mods(&mut self, i: &Instruction) -> LResult<FnMods> {
+        let mut ty = None;
+        let (mut approx, mut ftz, mut rnd) = (false, false, None);
+        for m in &i.mods {
+            match m.text.as_str() {
+                ".f32" => ty = Some(ScalarType::F32),
+                ".f64" => ty = Some(ScalarType::F64),
+                ".approx" => approx = true,
+                ".ftz" => ftz = true,
+                ".rn" => rnd = Some(Rounding::Rn),
+                ".rz" => rnd = Some(Rounding::Rz),
+                ".rm" => rnd = Some(Rounding::Rm),
+                ".rp" => rnd = Some(Rounding::Rp),
+                _ => return self.error(m.span, format!("`{}` is not supported on `{}`", m.text, i.opcode.name)),
+            }
+        }
+        let Some(ty) = ty else {
+            return self.error(i.opcode.span, format!("`{}` needs a type (`.f32` or `.f64`)", i.opcode.name));
+        };
+        let name = i.opcode.name.as_str();
+        if !approx && rnd.is_none() {
+            return self.error(i.opcode.span, format!("`{name}` needs `.approx` or a rounding modifier"));
+        }
+        if !approx && !matches!(name, "rcp" | "sqrt") {
+            return self.error(i.opcode.span, format!("`{name}` is only defined with `.approx` (PTX ISA 9.7.3)"));
+        }
+        Ok(FnMods { ty, approx, ftz, rnd: rnd_of(rnd) })
+    }
+}
