@@ -53,7 +53,11 @@ fn compare(m: &Module, p: &Program, l: &Launch, tol: Option<(&[Elem], f64)>) -> 
                 }
             };
             let (a, b) = (val(x), val(y));
-            let ok = if a.is_nan() || b.is_nan() { a.is_nan() && b.is_nan() } else { a == b || (a - b).abs() <= t * (a.abs() + 1.0) };
+            let ok = if a.is_nan() || b.is_nan() {
+                a.is_nan() && b.is_nan()
+            } else {
+                a == b || (a - b).abs() <= t * (a.abs() + 1.0)
+            };
             if !ok {
                 return Err(format!("buffer {k} element {i}: interpreter {a:e}, simulator {b:e} (tolerance {t})"));
             }

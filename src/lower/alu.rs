@@ -496,10 +496,8 @@ impl Lowerer<'_> {
         let d = self.dst_reg(&i.operands[0])?;
         let x = self.val(&i.operands[1], c.src)?;
         let (dt, st) = (c.dst, c.src);
-        if c.sat && !(dt.is_float() && st.is_float()) {
-            return self.error(i.opcode.span, "`cvt.sat` is not supported yet");
-        }
         match (dt.is_float(), st.is_float()) {
+            (false, false) if c.sat => self.cvt_int_sat(d, x, dt, st),
             (false, false) => self.cvt_int(d, x, dt, st),
             (true, false) => {
                 if !matches!(dt, ScalarType::F32 | ScalarType::F64) {
@@ -517,7 +515,12 @@ impl Lowerer<'_> {
                 } else {
                     IType::U32
                 };
-                self.op(Op::I2f { dst: ft, src: it, rnd: rnd(c.rnd) }, Dst::reg(d.reg, ft.regs()), vec![src]);
+                let n = ft.regs();
+                let t = if c.sat { self.tmp(n) } else { d.reg };
+                self.op(Op::I2f { dst: ft, src: it, rnd: rnd(c.rnd) }, Dst::reg(t, n), vec![src]);
+                if c.sat {
+                    self.saturate_float(t, ft, d.reg);
+                }
                 Ok(())
             }
             (false, true) => {
@@ -526,13 +529,10 @@ impl Lowerer<'_> {
                 }
                 let src = if st.bits() == 64 { self.pair(x) } else { self.in_reg(x.lo) };
                 let ft = if st == ScalarType::F64 { FType::F64 } else { FType::F32 };
-                let it = if dt.bits() == 64 {
-                    itype(dt)
-                } else if dt.is_signed() {
-                    IType::S32
-                } else {
-                    IType::U32
-                };
+                // F2I saturates to the destination range (NaN gives 0), which is PTX's
+                // float-to-integer rule with or without `.sat`; 8- and 16-bit results use
+                // the narrow F2I forms (ptxas: `F2I.U16.F32.TRUNC` etc.), extended to 32 bits.
+                let it = itype(dt);
                 let r = match c.rnd {
                     Some(Rounding::Rzi) | None => IRnd::Trunc,
                     Some(Rounding::Rmi) => IRnd::Floor,
@@ -540,9 +540,6 @@ impl Lowerer<'_> {
                     _ => IRnd::Round,
                 };
                 self.op(Op::F2i { dst: it, src: ft, rnd: r, ftz: c.ftz }, Dst::reg(d.reg, it.regs()), vec![src]);
-                if dt.bits() < 32 {
-                    return self.error(i.opcode.span, "float to 8/16-bit integer conversion is not supported yet");
-                }
                 Ok(())
             }
             (true, true) => {
@@ -560,18 +557,7 @@ impl Lowerer<'_> {
                 let t = if c.sat { self.tmp(n) } else { d.reg };
                 self.op(Op::F2f { dst: df, src: sf, rnd: rnd(c.rnd), ftz: c.ftz, int }, Dst::reg(t, n), vec![src]);
                 if c.sat {
-                    // `.sat` clamps to [0.0, 1.0], NaN to +0.0 (ptxas: `FADD.SAT d, t, -RZ`
-                    // for f32, `DMNMX` with 0 and 1 for f64).
-                    let t = Src::reg(RegRef::new(t, n));
-                    if df == FType::F32 {
-                        let m = FMods { sat: true, ..FMods::default() };
-                        self.op(Op::Fadd(m), Dst::reg(d.reg, 1), vec![t, Src::rz().negated()]);
-                    } else {
-                        let lo = self.tmp(2);
-                        self.op(Op::Dmnmx, Dst::reg(lo, 2), vec![Src::reg(RegRef::rz(2)), t, Src::pred(PT, true)]);
-                        let one = self.pair(Val { lo: Src::imm(0), hi: Some(Src::imm(0x3ff0_0000)), whole: None });
-                        self.op(Op::Dmnmx, Dst::reg(d.reg, 2), vec![Src::reg(RegRef::new(lo, 2)), one, Src::pt()]);
-                    }
+                    self.saturate_float(t, df, d.reg);
                 }
                 Ok(())
             }
@@ -581,7 +567,7 @@ impl Lowerer<'_> {
     /// Integer-to-integer `cvt` (PTX ISA 9.7.9.21, 6.4.1): the source, extended by its own
     /// signedness, is chopped to the destination type, and that value is zero/sign-extended
     /// by the destination type to the destination register's declared width.
-    fn cvt_int(&mut self, d: PtxReg, x: super::alu::Val, dt: ScalarType, st: ScalarType) -> LResult<()> {
+    pub(super) fn cvt_int(&mut self, d: PtxReg, x: super::alu::Val, dt: ScalarType, st: ScalarType) -> LResult<()> {
         let dreg_bits = d.ty.bits();
         // The low 32 bits: the low `keep` bits extended per the narrower type; a signed
         // source widened to a narrower-than-32 unsigned type is chopped back to it

@@ -11,6 +11,7 @@ pub mod alu;
 pub mod bits;
 pub mod call;
 pub mod ctx;
+pub mod cvt;
 pub mod div;
 pub mod facts;
 pub mod float;
