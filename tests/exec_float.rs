@@ -597,6 +597,26 @@ fn comparisons_and_selects() {
             ));
         }
     }
+    for c in ["lt", "equ", "nan"] {
+        for (t, ftz) in [("f32", ""), ("f32", ".ftz"), ("f64", "")] {
+            for d in ["u32", "s32", "f32"] {
+                forms.push(form(
+                    &format!("set.{c}{ftz}.{d}.{t} %d0, %s1, %s2;"),
+                    &[(t, Kind::Float), (t, Kind::Float)],
+                    &[d],
+                ));
+            }
+        }
+    }
+    forms.push(form(
+        "setp.gt.f32 %d1, %s3, 0f00000000;\nset.ge.or.u32.f32 %d0, %s1, %s2, !%d1;",
+        &[("f32", Kind::Float), ("f32", Kind::Float), ("f32", Kind::Float)],
+        &["u32", "pred"],
+    ));
+    for t in ["s32", "u64", "s16"] {
+        forms.push(form(&format!("set.lt.u32.{t} %d0, %s1, %s2;"), &[(t, Kind::Int), (t, Kind::Int)], &["u32"]));
+        forms.push(form(&format!("setp.hi.{t} %d0, %s1, %s2;"), &[(t, Kind::Int), (t, Kind::Int)], &["pred"]));
+    }
     for t in ["f32", "f64"] {
         forms.push(form(
             &format!("setp.gtu.f32 %d1, %s3, 0f00000000;\nselp.{t} %d0, %s1, %s2, %d1;"),

@@ -13,7 +13,7 @@ use super::ctx::{LResult, Lowerer, PtxReg, imm_bits32, imm_bits64};
 use crate::ptx::ast::{Instruction, Operand, VecElem};
 use crate::ptx::instr::{Arith, ArithOp, BarOp, BoolOp as PBool, CmpOp, Cvt, Rounding, Setp};
 use crate::ptx::types::ScalarType;
-use crate::sass::instr::{Dst, Instr, PT, RZ, RegRef, Src, SrcKind};
+use crate::sass::instr::{Dst, Instr, PT, RZ, Reg, RegRef, Src, SrcKind};
 use crate::sass::op::*;
 
 /// A PTX operand resolved to IR sources: one per 32-bit word (1 or 2).
@@ -424,6 +424,12 @@ impl Lowerer<'_> {
             Operand::PredPair(a, b, _) => (self.ptx_reg(a)?.reg, self.ptx_reg(b)?.reg),
             o => return self.error(o.span(), "expected a predicate"),
         };
+        self.setp_into(i, s, p, q)
+    }
+
+    /// The comparison of `setp`/`set` (operands 1 and 2, combined with operand 3 when
+    /// `s.bool_op` is given) into the predicates `p` and `q` (`PT` to drop it).
+    pub(super) fn setp_into(&mut self, i: &Instruction, s: &Setp, p: Reg, q: Reg) -> LResult<()> {
         let c = if s.bool_op.is_some() { self.pred_src(&i.operands[3])? } else { Src::pt() };
         let bop = bool_op(s.bool_op);
         let (cmp_op, mut u32) = cmp(s.cmp);

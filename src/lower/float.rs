@@ -78,8 +78,8 @@ const NAN32: u32 = 0x7fff_ffff;
 /// The canonical f64 NaN.
 const NAN64: u64 = 0x7fff_ffff_ffff_ffff;
 
-/// The special function opcodes lowered here (the PTX opcode names).
-pub const SPECIAL_FUNCTIONS: &[&str] = &["rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2"];
+/// The special function opcodes lowered here (the PTX opcode names), and `set`.
+pub const SPECIAL_FUNCTIONS: &[&str] = &["rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "set"];
 
 /// The modifiers of a special-function instruction (`rcp sqrt rsqrt sin cos lg2 ex2`),
 /// read from its modifier words (these opcodes are not typed by `ptx::classify`).
@@ -286,8 +286,50 @@ impl Lowerer<'_> {
         self.narrow(q, rnd, ftz, d);
     }
 
-    /// `rcp sqrt rsqrt sin cos lg2 ex2` (module notes); `name` is the PTX opcode.
+    /// `set.CmpOp{.BoolOp}{.ftz}.dtype.stype d, a, b{, {!}c}` (PTX ISA 9.7.8.6.2): the
+    /// `setp` comparison into a predicate, then `SEL d, 1.0 (f32 dtype) or 0xffffffff
+    /// (integer dtype), RZ, P`. ptxas emits one `FSET.BF`/`ISET`/`DSET`; we use the
+    /// predicate compare and SEL, which our simulator and checker already model (one
+    /// instruction more).
+    fn lower_set(&mut self, i: &Instruction) -> LResult<()> {
+        use crate::ptx::instr::{BoolOp as PBool, CmpOp, Setp};
+        let mut cmp = None;
+        let (mut bool_op, mut ftz, mut types) = (None, false, vec![]);
+        for m in &i.mods {
+            let t = m.text.as_str();
+            if let Some(c) = CmpOp::from_modifier(t) {
+                cmp = Some(c);
+            } else if let Some(ty) = ScalarType::from_dot(t) {
+                types.push(ty);
+            } else {
+                match t {
+                    ".and" => bool_op = Some(PBool::And),
+                    ".or" => bool_op = Some(PBool::Or),
+                    ".xor" => bool_op = Some(PBool::Xor),
+                    ".ftz" => ftz = true,
+                    _ => return self.error(m.span, format!("`{t}` is not a modifier of `set`")),
+                }
+            }
+        }
+        let (Some(cmp), &[dt, st]) = (cmp, &types[..]) else {
+            return self.error(i.opcode.span, "`set` needs a comparison and two types (`set.lt.u32.f32`)");
+        };
+        if dt.bits() != 32 || (dt.is_float() && dt != ScalarType::F32) {
+            return self.unsupported(i, "`set` results other than 32-bit integers and `.f32`");
+        }
+        let d = self.dst_reg(&i.operands[0])?;
+        let p = self.tmp_pred();
+        self.setp_into(i, &Setp { cmp, bool_op, ftz, ty: st }, p, PT)?;
+        let one = self.in_reg(Src::imm(if dt.is_float() { 0x3f80_0000 } else { u32::MAX }));
+        self.op(Op::Sel, Dst::reg(d.reg, 1), vec![one, Src::rz(), Src::pred(p, false)]);
+        Ok(())
+    }
+
+    /// `rcp sqrt rsqrt sin cos lg2 ex2` (module notes) and `set`; `name` is the PTX opcode.
     pub(super) fn lower_special_fn(&mut self, i: &Instruction, name: &str) -> LResult<()> {
+        if name == "set" {
+            return self.lower_set(i);
+        }
         let m = self.fn_mods(i)?;
         let d = self.dst_reg(&i.operands[0])?;
         if m.ty == ScalarType::F64 {
