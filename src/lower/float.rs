@@ -43,7 +43,7 @@
 //! numerator and a residual correction `q + r (a - b q)` rounded in the requested mode.
 //!
 //! **Limits.** The f64 forms have no slow path: operands or results outside roughly
-//! `[2^-1000, 2^1000]` in magnitude (where ptxas calls its slow path) are not handled
+//! `[2^-960, 2^960]` in magnitude (where ptxas calls its slow path) are not handled
 //! exactly (MUFU flushes f64 subnormals; intermediate products may overflow). And the
 //! f64 Newton result is faithful (within 1 ulp), not correctly rounded in every case:
 //! Markstein's final correction `q + r (a - b q)` is correctly rounded only when `r` is
@@ -51,9 +51,10 @@
 //! divisors with an all-ones significand (`1 / (1 - 2^-53)` lands on the tie between 1
 //! and `1 + 2^-52` when `r` converges to 1.0; the differential test found it under one of
 //! the simulator's MUFU error functions). ptxas's fast path has the same shape; a
-//! remainder-sign rounding test (one more DFMA per candidate) would fix it and is left
-//! undone. The f32 forms computed through f64 are not affected (a faithful f64 result
-//! suffices for them, see above).
+//! remainder-sign rounding test (two more DFMA, ~20 instructions in all) fixes it, and is
+//! done for `div.rn.f64` and `rcp.rn.f64` only (see `round_nearest64`); the directed
+//! f64 modes and `sqrt.*.f64` stay faithful. The f32 forms computed through f64 are not
+//! affected (a faithful f64 result suffices for them, see above).
 
 use super::alu::Val;
 use super::ctx::{LResult, Lowerer, PtxReg};
@@ -181,10 +182,62 @@ impl Lowerer<'_> {
         (r, r0)
     }
 
+    /// The correctly rounded (to nearest) quotient `a / b` from a faithful `q` (within 1
+    /// ulp), by the remainder-sign test of Tuckerman rounding on magnitudes: with
+    /// `A = |a|`, `B = |b|`, `Q = |q|`, `rem = A - B Q` (exact, one DFMA) and `h` half an
+    /// ulp of `Q` (`h'` below `Q`: half of that when `Q` is a power of two), the quotient
+    /// is above `Q + h` when `rem - B h > 0` and below `Q - h'` when `rem + B h' < 0`; a
+    /// single rounding keeps the sign of each test exactly, and an exact tie cannot occur
+    /// in range (a quotient on a midpoint has 54 significant bits, so `b` would be a power
+    /// of two and the quotient exact). The result is `Q`, its successor or its predecessor
+    /// (64-bit integer steps of the bits) with `q`'s sign. Valid for `|q|` within
+    /// `[2^-960, 2^1023]` (module Limits).
+    fn round_nearest64(&mut self, a: Src, b: Src, q: Src) -> Src {
+        let z = Src::reg(RegRef::rz(2));
+        let big_a = self.emit2(Op::Dadd(Rnd::Rn), vec![a.abs(), z.negated()]);
+        let big_b = self.emit2(Op::Dadd(Rnd::Rn), vec![b.abs(), z.negated()]);
+        let qr = q.as_reg().expect("pair");
+        let (ql, qh) = (Src::reg(qr.part(0)), Src::reg(qr.part(1)));
+        let mag_h = self.emit1(Op::Lop32i(LogicOp::And), vec![qh, Src::imm(0x7fff_ffff)]);
+        let sign = self.emit1(Op::Lop32i(LogicOp::And), vec![qh, Src::imm(0x8000_0000)]);
+        let t = self.tmp(2);
+        self.emit(Instr::new(Op::Join, vec![Dst::reg(t, 2)], vec![ql, mag_h]));
+        let big_q = Src::reg(RegRef::new(t, 2));
+        let rem = self.emit2(Op::Dfma(Rnd::Rn), vec![big_b.negated(), big_q, big_a]);
+        // h: exponent field of Q minus 53 (as the high word of a power of two).
+        let e = self.emit1(Op::Lop32i(LogicOp::And), vec![mag_h, Src::imm(0x7ff0_0000)]);
+        let h_hi = self.emit1(Op::Iadd32i { cc: false, x: false }, vec![e, Src::imm((-(53i32 << 20)) as u32)]);
+        let h = self.with_zero_low(h_hi);
+        // h' = h / 2 when Q's significand is zero (a power of two), else h.
+        let frac = self.emit1(Op::Lop32i(LogicOp::And), vec![mag_h, Src::imm(0x000f_ffff)]);
+        let frac = self.emit1(Op::Lop(LogicOp::Or), vec![frac, ql]);
+        let pow2 =
+            self.isetp(Op::Isetp { cmp: Cmp::Eq, u32: true, x: false, bop: BoolOp::And }, frac, Src::rz(), Src::pt());
+        let h_lo_hi = self.emit1(Op::Iadd32i { cc: false, x: false }, vec![h_hi, Src::imm((-(1i32 << 20)) as u32)]);
+        let hd_hi = self.emit1(Op::Sel, vec![h_lo_hi, h_hi, Src::pred(pow2, false)]);
+        let hd = self.with_zero_low(hd_hi);
+        let up_test = self.emit2(Op::Dfma(Rnd::Rn), vec![big_b.negated(), h, rem]);
+        let dn_test = self.emit2(Op::Dfma(Rnd::Rn), vec![big_b, hd, rem]);
+        let go_up = self.dsetp(Cmp::Gt, BoolOp::And, up_test, z, Src::pt());
+        let go_dn = self.dsetp(Cmp::Lt, BoolOp::And, dn_test, z, Src::pt());
+        let up = self.add64((ql, mag_h), (Src::imm(1), Src::rz()));
+        let dn = self.sub64((ql, mag_h), (Src::imm(1), Src::rz()));
+        let lo = self.emit1(Op::Sel, vec![dn.0, ql, go_dn]);
+        let hi = self.emit1(Op::Sel, vec![dn.1, mag_h, go_dn]);
+        let up_lo = self.in_reg(up.0);
+        let up_hi = self.in_reg(up.1);
+        let lo = self.emit1(Op::Sel, vec![up_lo, lo, go_up]);
+        let hi = self.emit1(Op::Sel, vec![up_hi, hi, go_up]);
+        let hi = self.emit1(Op::Lop(LogicOp::Or), vec![hi, sign]);
+        let r = self.tmp(2);
+        self.emit(Instr::new(Op::Join, vec![Dst::reg(r, 2)], vec![lo, hi]));
+        Src::reg(RegRef::new(r, 2))
+    }
+
     /// `a / b` of f64 pairs, the final correction rounded by `rnd`; `a` None is 1.0
     /// (a reciprocal). Zero, infinite and NaN operands give `a * RCP64H(b)` (exact for
     /// them: `x/0 = x*inf`, `x/inf = x*0`, NaN propagates as the canonical NaN).
-    fn div64(&mut self, a: Option<Src>, b: Src, rnd: Rnd) -> Src {
+    fn div64(&mut self, a: Option<Src>, b: Src, rnd: Rnd, exact: bool) -> Src {
         let (r, r0) = self.recip64(b);
         let one = self.const64(0x3ff0_0000_0000_0000);
         let (q, special) = match a {
@@ -192,6 +245,7 @@ impl Lowerer<'_> {
                 let q = self.emit2(Op::Dmul(Rnd::Rn), vec![a, r]);
                 let e = self.emit2(Op::Dfma(Rnd::Rn), vec![b.negated(), q, a]);
                 let q = self.emit2(Op::Dfma(rnd), vec![r, e, q]);
+                let q = if exact && rnd == Rnd::Rn { self.round_nearest64(a, b, q) } else { q };
                 let p = self.special64(a, Src::pred(PT, true));
                 let p = self.special64(b, p);
                 (q, (p, a))
@@ -199,6 +253,7 @@ impl Lowerer<'_> {
             None => {
                 let e = self.emit2(Op::Dfma(Rnd::Rn), vec![b.negated(), r, one]);
                 let q = self.emit2(Op::Dfma(rnd), vec![r, e, r]);
+                let q = if exact && rnd == Rnd::Rn { self.round_nearest64(one, b, q) } else { q };
                 let p = self.special64(b, Src::pred(PT, true));
                 (q, (p, one))
             }
@@ -252,7 +307,7 @@ impl Lowerer<'_> {
             let x = self.val(&i.operands[1], a.ty)?;
             let y = self.val(&i.operands[2], a.ty)?;
             let (x, y) = (self.pair(x), self.pair(y));
-            let q = self.div64(Some(x), y, rnd);
+            let q = self.div64(Some(x), y, rnd, true);
             self.emit(Instr::new(Op::Copy, vec![Dst::reg(d.reg, 2)], vec![q]));
             return Ok(());
         }
@@ -282,7 +337,7 @@ impl Lowerer<'_> {
     fn div32_via64(&mut self, x: Option<Src>, y: Src, rnd: Rnd, ftz: bool, d: PtxReg) {
         let b = self.widen(y, ftz);
         let a = x.map(|x| self.widen(x, ftz));
-        let q = self.div64(a, b, Rnd::Rn);
+        let q = self.div64(a, b, Rnd::Rn, false);
         self.narrow(q, rnd, ftz, d);
     }
 
@@ -424,7 +479,7 @@ impl Lowerer<'_> {
         let v = self.val(&i.operands[1], ScalarType::F64)?;
         let x = self.pair(v);
         let out = match (name, m.approx) {
-            ("rcp", false) => self.div64(None, x, m.rnd),
+            ("rcp", false) => self.div64(None, x, m.rnd, true),
             ("rcp", true) => {
                 // ptxas 11.8: `MUFU.RCP64H R5, R5; MOV R4, RZ`.
                 let xh = self.hi_word(x);
