@@ -52,8 +52,9 @@
 //! and `1 + 2^-52` when `r` converges to 1.0; the differential test found it under one of
 //! the simulator's MUFU error functions). ptxas's fast path has the same shape; a
 //! remainder-sign rounding test (two more DFMA, ~20 instructions in all) fixes it, and is
-//! done for `div.rn.f64` and `rcp.rn.f64` only (see `round_nearest64`); the directed
-//! f64 modes and `sqrt.*.f64` stay faithful. The f32 forms computed through f64 are not
+//! done for `div.rn.f64` and `rcp.rn.f64` (see `round_nearest64`); `sqrt.{rn,rz,rm,rp}.f64`
+//! end with a similar test on squares (`round_sqrt64`) and are correctly rounded; the
+//! directed f64 divisions and reciprocals stay faithful. The f32 forms computed through f64 are not
 //! affected (a faithful f64 result suffices for them, see above).
 
 use super::alu::Val;
@@ -286,6 +287,48 @@ impl Lowerer<'_> {
         self.emit2(Op::Dfma(rnd), vec![e, h, g])
     }
 
+    /// The correctly rounded square root (mode `rnd`) of the f64 `x` (`0 < x < inf`, within
+    /// the module's range) from a faithful root `s`: the candidates are `s` and its
+    /// neighbours `s+` and `s-` (64-bit integer steps of the bits, `s > 0`). For round to
+    /// nearest, the midpoint test `x > (s + h)^2 = s s+ + h^2` is `x - s s+ > 0` (one DFMA:
+    /// the exact `x - s s+` is a multiple of `4 h^2`, so `h^2` never decides, and a single
+    /// rounding keeps the sign), likewise `x - s s- <= 0` for the lower midpoint. Directed
+    /// modes compare squares: down (`.rz`, `.rm`) takes the largest candidate `c` with
+    /// `x - c^2 >= 0`, up (`.rp`) the smallest with `x - c^2 <= 0`.
+    fn round_sqrt64(&mut self, x: Src, s: Src, rnd: Rnd) -> Src {
+        let z = Src::reg(RegRef::rz(2));
+        let sr = s.as_reg().expect("pair");
+        let (sl, sh) = (Src::reg(sr.part(0)), Src::reg(sr.part(1)));
+        let up = self.add64((sl, sh), (Src::imm(1), Src::rz()));
+        let dn = self.sub64((sl, sh), (Src::imm(1), Src::rz()));
+        let join = |me: &mut Self, (l, h): (Src, Src)| {
+            let t = me.tmp(2);
+            let (l, h) = (me.in_reg(l), me.in_reg(h));
+            me.emit(Instr::new(Op::Join, vec![Dst::reg(t, 2)], vec![l, h]));
+            Src::reg(RegRef::new(t, 2))
+        };
+        let (up_p, dn_p) = (join(self, up), join(self, dn));
+        let (go_up, go_dn) = match rnd {
+            Rnd::Rn => {
+                let tu = self.emit2(Op::Dfma(Rnd::Rn), vec![s.negated(), up_p, x]);
+                let td = self.emit2(Op::Dfma(Rnd::Rn), vec![s.negated(), dn_p, x]);
+                (self.dsetp(Cmp::Gt, BoolOp::And, tu, z, Src::pt()), self.dsetp(Cmp::Le, BoolOp::And, td, z, Src::pt()))
+            }
+            Rnd::Rz | Rnd::Rm => {
+                let t = self.emit2(Op::Dfma(Rnd::Rn), vec![s.negated(), s, x]);
+                let tu = self.emit2(Op::Dfma(Rnd::Rn), vec![up_p.negated(), up_p, x]);
+                (self.dsetp(Cmp::Ge, BoolOp::And, tu, z, Src::pt()), self.dsetp(Cmp::Lt, BoolOp::And, t, z, Src::pt()))
+            }
+            Rnd::Rp => {
+                let t = self.emit2(Op::Dfma(Rnd::Rn), vec![s.negated(), s, x]);
+                let td = self.emit2(Op::Dfma(Rnd::Rn), vec![dn_p.negated(), dn_p, x]);
+                (self.dsetp(Cmp::Gt, BoolOp::And, t, z, Src::pt()), self.dsetp(Cmp::Le, BoolOp::And, td, z, Src::pt()))
+            }
+        };
+        let r = self.sel64(go_dn, dn_p, s);
+        self.sel64(go_up, up_p, r)
+    }
+
     /// Float `div` (PTX ISA 9.7.3.8) of `.f32`/`.f64` (module notes).
     pub(super) fn lower_fdiv(&mut self, i: &Instruction, a: &Arith, d: PtxReg) -> LResult<()> {
         let full = i.mods.iter().any(|m| m.text == ".full");
@@ -487,7 +530,8 @@ impl Lowerer<'_> {
                 self.with_zero_low(h)
             }
             ("sqrt", false) => {
-                let s = self.sqrt64_core(x, m.rnd);
+                let s = self.sqrt64_core(x, Rnd::Rn);
+                let s = self.round_sqrt64(x, s, m.rnd);
                 let z = Src::reg(RegRef::rz(2));
                 let inf = self.const64(0x7ff0_0000_0000_0000);
                 let ok = self.dsetp(Cmp::Gt, BoolOp::And, x, z, Src::pt());
