@@ -52,9 +52,9 @@
 //! and `1 + 2^-52` when `r` converges to 1.0; the differential test found it under one of
 //! the simulator's MUFU error functions). ptxas's fast path has the same shape; a
 //! remainder-sign rounding test (two more DFMA, ~20 instructions in all) fixes it, and is
-//! done for `div.rn.f64` and `rcp.rn.f64` (see `round_nearest64`); `sqrt.{rn,rz,rm,rp}.f64`
-//! end with a similar test on squares (`round_sqrt64`) and are correctly rounded; the
-//! directed f64 divisions and reciprocals stay faithful. The f32 forms computed through f64 are not
+//! done for `div` and `rcp` `.f64` in every rounding mode (see `round_div64`);
+//! `sqrt.{rn,rz,rm,rp}.f64` end with a similar test on squares (`round_sqrt64`). So all
+//! IEEE f64 forms are correctly rounded within the range above. The f32 forms computed through f64 are not
 //! affected (a faithful f64 result suffices for them, see above).
 
 use super::alu::Val;
@@ -183,8 +183,9 @@ impl Lowerer<'_> {
         (r, r0)
     }
 
-    /// The correctly rounded (to nearest) quotient `a / b` from a faithful `q` (within 1
-    /// ulp), by the remainder-sign test of Tuckerman rounding on magnitudes: with
+    /// The correctly rounded quotient `a / b` (mode `rnd`) from a faithful `q` (within 1
+    /// ulp), by the remainder-sign test of Tuckerman rounding on magnitudes (shown here for
+    /// round to nearest; the directed modes test `A - B c` at the candidates, see the code): with
     /// `A = |a|`, `B = |b|`, `Q = |q|`, `rem = A - B Q` (exact, one DFMA) and `h` half an
     /// ulp of `Q` (`h'` below `Q`: half of that when `Q` is a power of two), the quotient
     /// is above `Q + h` when `rem - B h > 0` and below `Q - h'` when `rem + B h' < 0`; a
@@ -193,7 +194,7 @@ impl Lowerer<'_> {
     /// of two and the quotient exact). The result is `Q`, its successor or its predecessor
     /// (64-bit integer steps of the bits) with `q`'s sign. Valid for `|q|` within
     /// `[2^-960, 2^1023]` (module Limits).
-    fn round_nearest64(&mut self, a: Src, b: Src, q: Src) -> Src {
+    fn round_div64(&mut self, a: Src, b: Src, q: Src, rnd: Rnd) -> Src {
         let z = Src::reg(RegRef::rz(2));
         let big_a = self.emit2(Op::Dadd(Rnd::Rn), vec![a.abs(), z.negated()]);
         let big_b = self.emit2(Op::Dadd(Rnd::Rn), vec![b.abs(), z.negated()]);
@@ -217,18 +218,53 @@ impl Lowerer<'_> {
         let h_lo_hi = self.emit1(Op::Iadd32i { cc: false, x: false }, vec![h_hi, Src::imm((-(1i32 << 20)) as u32)]);
         let hd_hi = self.emit1(Op::Sel, vec![h_lo_hi, h_hi, Src::pred(pow2, false)]);
         let hd = self.with_zero_low(hd_hi);
-        let up_test = self.emit2(Op::Dfma(Rnd::Rn), vec![big_b.negated(), h, rem]);
-        let dn_test = self.emit2(Op::Dfma(Rnd::Rn), vec![big_b, hd, rem]);
-        let go_up = self.dsetp(Cmp::Gt, BoolOp::And, up_test, z, Src::pt());
-        let go_dn = self.dsetp(Cmp::Lt, BoolOp::And, dn_test, z, Src::pt());
         let up = self.add64((ql, mag_h), (Src::imm(1), Src::rz()));
         let dn = self.sub64((ql, mag_h), (Src::imm(1), Src::rz()));
-        let lo = self.emit1(Op::Sel, vec![dn.0, ql, go_dn]);
-        let hi = self.emit1(Op::Sel, vec![dn.1, mag_h, go_dn]);
-        let up_lo = self.in_reg(up.0);
-        let up_hi = self.in_reg(up.1);
-        let lo = self.emit1(Op::Sel, vec![up_lo, lo, go_up]);
-        let hi = self.emit1(Op::Sel, vec![up_hi, hi, go_up]);
+        let (up_lo, up_hi) = (self.in_reg(up.0), self.in_reg(up.1));
+        let (dn_lo, dn_hi) = (self.in_reg(dn.0), self.in_reg(dn.1));
+        // Picks Q-, Q or Q+ by the two predicates.
+        let pick = |me: &mut Self, go_up: Src, go_dn: Src| -> (Src, Src) {
+            let lo = me.emit1(Op::Sel, vec![dn_lo, ql, go_dn]);
+            let hi = me.emit1(Op::Sel, vec![dn_hi, mag_h, go_dn]);
+            (me.emit1(Op::Sel, vec![up_lo, lo, go_up]), me.emit1(Op::Sel, vec![up_hi, hi, go_up]))
+        };
+        let (lo, hi) = if rnd == Rnd::Rn {
+            let up_test = self.emit2(Op::Dfma(Rnd::Rn), vec![big_b.negated(), h, rem]);
+            let dn_test = self.emit2(Op::Dfma(Rnd::Rn), vec![big_b, hd, rem]);
+            let go_up = self.dsetp(Cmp::Gt, BoolOp::And, up_test, z, Src::pt());
+            let go_dn = self.dsetp(Cmp::Lt, BoolOp::And, dn_test, z, Src::pt());
+            pick(self, go_up, go_dn)
+        } else {
+            // Directed: on magnitudes, toward zero is the largest candidate `c` with
+            // `A - B c >= 0`, away from zero the smallest with `A - B c <= 0`.
+            let join = |me: &mut Self, l: Src, h: Src| {
+                let t = me.tmp(2);
+                me.emit(Instr::new(Op::Join, vec![Dst::reg(t, 2)], vec![l, h]));
+                Src::reg(RegRef::new(t, 2))
+            };
+            let (up_p, dn_p) = (join(self, up_lo, up_hi), join(self, dn_lo, dn_hi));
+            let t_up = self.emit2(Op::Dfma(Rnd::Rn), vec![big_b.negated(), up_p, big_a]);
+            let z_up = self.dsetp(Cmp::Ge, BoolOp::And, t_up, z, Src::pt());
+            let z_dn = self.dsetp(Cmp::Lt, BoolOp::And, rem, z, Src::pt());
+            let toward = pick(self, z_up, z_dn);
+            if rnd == Rnd::Rz {
+                toward
+            } else {
+                let t_dn = self.emit2(Op::Dfma(Rnd::Rn), vec![big_b.negated(), dn_p, big_a]);
+                let a_up = self.dsetp(Cmp::Gt, BoolOp::And, rem, z, Src::pt());
+                let a_dn = self.dsetp(Cmp::Le, BoolOp::And, t_dn, z, Src::pt());
+                let away = pick(self, a_up, a_dn);
+                // .rm rounds negative quotients away from zero, .rp positive ones.
+                let neg = self.isetp(
+                    Op::Isetp { cmp: Cmp::Ne, u32: true, x: false, bop: BoolOp::And },
+                    sign,
+                    Src::rz(),
+                    Src::pt(),
+                );
+                let p = Src::pred(neg, rnd == Rnd::Rp);
+                (self.emit1(Op::Sel, vec![away.0, toward.0, p]), self.emit1(Op::Sel, vec![away.1, toward.1, p]))
+            }
+        };
         let hi = self.emit1(Op::Lop(LogicOp::Or), vec![hi, sign]);
         let r = self.tmp(2);
         self.emit(Instr::new(Op::Join, vec![Dst::reg(r, 2)], vec![lo, hi]));
@@ -246,7 +282,7 @@ impl Lowerer<'_> {
                 let q = self.emit2(Op::Dmul(Rnd::Rn), vec![a, r]);
                 let e = self.emit2(Op::Dfma(Rnd::Rn), vec![b.negated(), q, a]);
                 let q = self.emit2(Op::Dfma(rnd), vec![r, e, q]);
-                let q = if exact && rnd == Rnd::Rn { self.round_nearest64(a, b, q) } else { q };
+                let q = if exact { self.round_div64(a, b, q, rnd) } else { q };
                 let p = self.special64(a, Src::pred(PT, true));
                 let p = self.special64(b, p);
                 (q, (p, a))
@@ -254,7 +290,7 @@ impl Lowerer<'_> {
             None => {
                 let e = self.emit2(Op::Dfma(Rnd::Rn), vec![b.negated(), r, one]);
                 let q = self.emit2(Op::Dfma(rnd), vec![r, e, r]);
-                let q = if exact && rnd == Rnd::Rn { self.round_nearest64(one, b, q) } else { q };
+                let q = if exact { self.round_div64(one, b, q, rnd) } else { q };
                 let p = self.special64(b, Src::pred(PT, true));
                 (q, (p, one))
             }
