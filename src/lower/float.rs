@@ -161,20 +161,20 @@ impl Lowerer<'_> {
 
     /// True (a predicate) when the f64 `x` is zero, infinite or NaN, or'ed into `c`.
     fn special64(&mut self, x: Src, c: Src) -> Src {
-        let inf = self.const64(0x7ff0_0000_0000_0000);
-        let p = self.dsetp(Cmp::Geu, BoolOp::Or, x.abs(), inf, c);
+        // `+INF` as DSETP's 20-bit f64 immediate (the high word; low bits zero).
+        let p = self.dsetp(Cmp::Geu, BoolOp::Or, x.abs(), Src::imm(0x7ff0_0000), c);
         let z = Src::reg(RegRef::rz(2));
         self.dsetp(Cmp::Eq, BoolOp::Or, x.abs(), z, p)
     }
 
-    /// The refined f64 reciprocal of the pair `b` and its raw `MUFU.RCP64H` estimate
+    /// The refined f64 reciprocal of the pair `b` (`one`: 1.0 in a pair) and its raw
+    /// `MUFU.RCP64H` estimate
     /// `{0, RCP64H(b.hi)}`: a cubic Newton step then a quadratic one (relative error
     /// `2^-19` → `2^-57` → rounding).
-    fn recip64(&mut self, b: Src) -> (Src, Src) {
+    fn recip64(&mut self, b: Src, one: Src) -> (Src, Src) {
         let bh = self.hi_word(b);
         let h = self.emit1(Op::Mufu(MufuOp::Rcp64h), vec![bh]);
         let r0 = self.with_zero_low(h);
-        let one = self.const64(0x3ff0_0000_0000_0000);
         let e = self.emit2(Op::Dfma(Rnd::Rn), vec![b.negated(), r0, one]);
         let t = self.emit2(Op::Dfma(Rnd::Rn), vec![e, e, e]);
         let r = self.emit2(Op::Dfma(Rnd::Rn), vec![r0, t, r0]);
@@ -275,8 +275,8 @@ impl Lowerer<'_> {
     /// (a reciprocal). Zero, infinite and NaN operands give `a * RCP64H(b)` (exact for
     /// them: `x/0 = x*inf`, `x/inf = x*0`, NaN propagates as the canonical NaN).
     fn div64(&mut self, a: Option<Src>, b: Src, rnd: Rnd, exact: bool) -> Src {
-        let (r, r0) = self.recip64(b);
         let one = self.const64(0x3ff0_0000_0000_0000);
+        let (r, r0) = self.recip64(b, one);
         let (q, special) = match a {
             Some(a) => {
                 let q = self.emit2(Op::Dmul(Rnd::Rn), vec![a, r]);
@@ -313,7 +313,7 @@ impl Lowerer<'_> {
         let y = self.with_zero_low(h0);
         let half = self.const64(0x3fe0_0000_0000_0000);
         let mut g = self.emit2(Op::Dmul(Rnd::Rn), vec![x, y]);
-        let mut h = self.emit2(Op::Dmul(Rnd::Rn), vec![y, half]);
+        let mut h = self.emit2(Op::Dmul(Rnd::Rn), vec![y, Src::imm(0x3fe0_0000)]);
         for _ in 0..2 {
             let r = self.emit2(Op::Dfma(Rnd::Rn), vec![g.negated(), h, half]);
             g = self.emit2(Op::Dfma(Rnd::Rn), vec![g, r, g]);
@@ -569,9 +569,8 @@ impl Lowerer<'_> {
                 let s = self.sqrt64_core(x, Rnd::Rn);
                 let s = self.round_sqrt64(x, s, m.rnd);
                 let z = Src::reg(RegRef::rz(2));
-                let inf = self.const64(0x7ff0_0000_0000_0000);
                 let ok = self.dsetp(Cmp::Gt, BoolOp::And, x, z, Src::pt());
-                let ok = self.dsetp(Cmp::Lt, BoolOp::And, x, inf, ok);
+                let ok = self.dsetp(Cmp::Lt, BoolOp::And, x, Src::imm(0x7ff0_0000), ok);
                 let neg = self.dsetp(Cmp::Lt, BoolOp::And, x, z, Src::pt());
                 let same = self.emit2(Op::Dadd(Rnd::Rn), vec![x, z.negated()]);
                 let nan = self.const64(NAN64);
@@ -587,16 +586,14 @@ impl Lowerer<'_> {
                 for _ in 0..2 {
                     // y += y (1/2 - (x y)(y/2)).
                     let g = self.emit2(Op::Dmul(Rnd::Rn), vec![x, y]);
-                    let h = self.emit2(Op::Dmul(Rnd::Rn), vec![y, half]);
+                    let h = self.emit2(Op::Dmul(Rnd::Rn), vec![y, Src::imm(0x3fe0_0000)]);
                     let r = self.emit2(Op::Dfma(Rnd::Rn), vec![g.negated(), h, half]);
                     y = self.emit2(Op::Dfma(Rnd::Rn), vec![y, r, y]);
                 }
                 let z = Src::reg(RegRef::rz(2));
-                let inf = self.const64(0x7ff0_0000_0000_0000);
                 let ok = self.dsetp(Cmp::Gt, BoolOp::And, x, z, Src::pt());
-                let ok = self.dsetp(Cmp::Lt, BoolOp::And, x, inf, ok);
-                let one = self.const64(0x3ff0_0000_0000_0000);
-                let special = self.emit2(Op::Dmul(Rnd::Rn), vec![y0, one]);
+                let ok = self.dsetp(Cmp::Lt, BoolOp::And, x, Src::imm(0x7ff0_0000), ok);
+                let special = self.emit2(Op::Dmul(Rnd::Rn), vec![y0, Src::imm(0x3ff0_0000)]);
                 // RSQ64H sees only the high word (a low-word NaN payload reads as inf).
                 let nan = self.dsetp(Cmp::Nan, BoolOp::And, x, x, Src::pt());
                 let nan64 = self.const64(NAN64);
