@@ -695,5 +695,18 @@ fn conversions_between_floats_and_integers() {
     ] {
         cvt(format!("cvt.sat.{d}.{s} %d0, %s1;"), d, s);
     }
+    // Half precision (`.f16` values in 16-bit registers loaded with garbage upper bits).
+    for r in [".rn", ".rz", ".rm", ".rp"] {
+        for (ftz, sat) in [("", ""), (".ftz", ""), ("", ".sat")] {
+            forms.push(form(&format!("cvt{r}{ftz}{sat}.f16.f32 %d0, %s1;"), &[("f32", Kind::Float)], &["b16"]));
+        }
+        forms.push(form(&format!("cvt{r}.f16.f64 %d0, %s1;"), &[("f64", Kind::Float)], &["b16"]));
+        for i in ["s32", "u32", "s64", "u16", "s8"] {
+            forms.push(form(&format!("cvt{r}.f16.{i} %d0, %s1;"), &[(cvt_reg(i), Kind::Int)], &["b16"]));
+        }
+    }
+    for (d, r) in [("f32", ""), ("f32", ".sat"), ("f64", ""), ("s32", ".rzi"), ("u16", ".rni"), ("s64", ".rmi")] {
+        forms.push(form(&format!("cvt{r}.{d}.f16 %d0, %s1;"), &[("b16", Kind::Int)], &[d]));
+    }
     check_all(&forms, 2);
 }

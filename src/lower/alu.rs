@@ -27,7 +27,7 @@ pub struct Val {
     pub whole: Option<RegRef>,
 }
 
-fn rnd(r: Option<Rounding>) -> Rnd {
+pub(super) fn rnd(r: Option<Rounding>) -> Rnd {
     match r {
         Some(Rounding::Rz | Rounding::Rzi) => Rnd::Rz,
         Some(Rounding::Rm | Rounding::Rmi) => Rnd::Rm,
@@ -36,7 +36,7 @@ fn rnd(r: Option<Rounding>) -> Rnd {
     }
 }
 
-fn itype(t: ScalarType) -> IType {
+pub(super) fn itype(t: ScalarType) -> IType {
     use ScalarType::*;
     match t {
         U8 | B8 => IType::U8,
@@ -501,7 +501,15 @@ impl Lowerer<'_> {
     pub fn lower_cvt(&mut self, i: &Instruction, c: &Cvt) -> LResult<()> {
         let d = self.dst_reg(&i.operands[0])?;
         let x = self.val(&i.operands[1], c.src)?;
+        self.lower_cvt_value(i, c, d, x)
+    }
+
+    /// `cvt` of the resolved source `x` into `d` (see [`Self::lower_cvt`]).
+    pub(super) fn lower_cvt_value(&mut self, i: &Instruction, c: &Cvt, d: PtxReg, x: Val) -> LResult<()> {
         let (dt, st) = (c.dst, c.src);
+        if dt == ScalarType::F16 || st == ScalarType::F16 {
+            return self.cvt_half(i, c, d, x);
+        }
         match (dt.is_float(), st.is_float()) {
             (false, false) if c.sat => self.cvt_int_sat(d, x, dt, st),
             (false, false) => self.cvt_int(d, x, dt, st),

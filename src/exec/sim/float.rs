@@ -14,7 +14,7 @@
 //! range (NaN gives 0), F2F between F32 and F64 with IEEE rounding (`.ROUND/.FLOOR/
 //! .CEIL/.TRUNC` round to an integral value first, as `cvt.rni/.rmi/.rpi/.rzi` do; a
 //! same-type F2F without them copies), I2I between integer widths by truncation and
-//! extension. F16 forms are unsupported.
+//! extension. F16 appears only in F2F (`F2F.F16.F32`, `F2F.F32.F16`; [`f16_bits`]).
 
 use super::Sim;
 use super::state::{Lanes, Lanes64, WARP_SIZE, Warp, lanes};
@@ -252,6 +252,68 @@ pub fn dfma(a: f64, b: f64, c: f64, rnd: Rnd) -> f64 {
     directed64(r, dir, rnd)
 }
 
+/// The value of binary16 bits `h` (exact in binary64).
+pub fn f16_value(h: u16) -> f64 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let (e, m) = ((h >> 10) & 0x1f, (h & 0x3ff) as f64);
+    match e {
+        0 => sign * m * 2f64.powi(-24),
+        0x1f if m == 0.0 => sign * f64::INFINITY,
+        0x1f => f64::NAN,
+        _ => sign * (1.0 + m / 1024.0) * 2f64.powi(e as i32 - 15),
+    }
+}
+
+/// `x` rounded to binary16 per `rnd` (F2F.F16): subnormals kept (no FTZ on the half
+/// side), overflow to infinity or the largest finite value by the mode, NaN to `0x7fff`.
+pub fn f16_bits(x: f64, rnd: Rnd) -> u16 {
+    if x.is_nan() {
+        return 0x7fff;
+    }
+    let neg = x.is_sign_negative();
+    let sign = if neg { 0x8000u16 } else { 0 };
+    let a = x.abs();
+    if a.is_infinite() {
+        return sign | 0x7c00;
+    }
+    if a == 0.0 {
+        return sign;
+    }
+    // The quantum at `a`'s binade (never below the subnormal quantum 2^-24).
+    let e = (a.log2().floor() as i32).max(-14);
+    let mut e = if 2f64.powi(e) > a { e - 1 } else { e }.max(-14);
+    if 2f64.powi(e + 1) <= a {
+        e += 1;
+    }
+    let q = 2f64.powi(e - 10);
+    let n = a / q; // exact: a power-of-two scaling
+    let (fl, frac) = (n.floor(), n - n.floor());
+    let up = match rnd {
+        Rnd::Rn => frac > 0.5 || (frac == 0.5 && fl % 2.0 == 1.0),
+        Rnd::Rz => false,
+        Rnd::Rm => neg && frac > 0.0,
+        Rnd::Rp => !neg && frac > 0.0,
+    };
+    let r = (fl + if up { 1.0 } else { 0.0 }) * q;
+    if r > 65504.0 {
+        let to_inf = match rnd {
+            Rnd::Rn => true,
+            Rnd::Rz => false,
+            Rnd::Rm => neg,
+            Rnd::Rp => !neg,
+        };
+        return sign | if to_inf { 0x7c00 } else { 0x7bff };
+    }
+    if r < 2f64.powi(-14) {
+        return sign | (r / 2f64.powi(-24)) as u16;
+    }
+    let re = r.log2().floor() as i32;
+    let re = if 2f64.powi(re) > r { re - 1 } else { re };
+    let re = if 2f64.powi(re + 1) <= r { re + 1 } else { re };
+    let m = ((r / 2f64.powi(re) - 1.0) * 1024.0) as u16;
+    sign | (((re + 15) as u16) << 10) | m
+}
+
 /// An fp comparison, `U` forms true on unordered operands.
 pub fn fcmp(cmp: Cmp, a: f64, b: f64) -> bool {
     let un = a.is_nan() || b.is_nan();
@@ -388,7 +450,10 @@ impl Sim<'_> {
                 Ok(v.map(|x| x as u64))
             }
             FType::F64 => w.gather64(s, &self.banks),
-            FType::F16 => Err(ExecError::Unsupported("F16 conversions".into())),
+            FType::F16 => {
+                let v = w.gather(s, &self.banks, mask)?;
+                Ok(v.map(|x| (x & 0xffff) as u64))
+            }
         }
     }
 
@@ -516,7 +581,8 @@ impl Sim<'_> {
                 for l in lanes(mask) {
                     let x = match st {
                         FType::F32 => in32(v[l] as u32, s, ftz) as f64,
-                        _ => in64(v[l], s),
+                        FType::F16 => f16_value(v[l] as u16),
+                        FType::F64 => in64(v[l], s),
                     };
                     let x = if int {
                         match rnd {
@@ -534,7 +600,7 @@ impl Sim<'_> {
                             out[l] = out32(r, FMods { ftz, ..Default::default() });
                         }
                         FType::F64 => out64[l] = bits64(x),
-                        FType::F16 => return Err(ExecError::Unsupported("F2F.F16".into())),
+                        FType::F16 => out[l] = f16_bits(x, rnd) as u32,
                     }
                 }
                 wide = dst == FType::F64;
