@@ -3,7 +3,9 @@
 //! simulator (`exec::sim`, running our SASS and enforcing its scheduling annotations), with
 //! each of its launch shapes (`launches::sample_shapes`) on several random inputs; all
 //! global memory after the launch must match bit for bit.
-//! No sample uses an approximate instruction, so there is no tolerance.
+//! Samples with `.approx` instructions (`nbody`, `black_scholes`, `float_math`) compare
+//! their float output buffers within a tolerance (`launches::sample_tolerance`), the
+//! others bit for bit.
 
 #[path = "common/launches.rs"]
 mod launches;
@@ -23,10 +25,45 @@ fn module(name: &str) -> Module {
     ptx2sass::ptx::parse(&src).map(|(m, _)| m).unwrap_or_else(|_| panic!("{name} parses"))
 }
 
-/// Runs both executors; returns a description of the first difference, if any.
-fn compare(m: &Module, p: &Program, l: &Launch) -> Result<(), String> {
-    let (_, _, d) = exec::compare(m, p, l)?;
-    if d.is_empty() { Ok(()) } else { Err(format!("{} difference(s), first: {:?}", d.len(), d[0])) }
+/// Runs both executors; returns a description of the first difference, if any (beyond
+/// the sample's tolerance, `tol`).
+fn compare(m: &Module, p: &Program, l: &Launch, tol: Option<(&[Elem], f64)>) -> Result<(), String> {
+    let (want, got, d) = exec::compare(m, p, l)?;
+    if d.is_empty() {
+        return Ok(());
+    }
+    let Some((elems, t)) = tol else {
+        return Err(format!("{} difference(s), first: {:?}", d.len(), d[0]));
+    };
+    let (w, g): (Vec<_>, Vec<_>) = (want.global.regions().collect(), got.global.regions().collect());
+    assert_eq!(w.len(), elems.len(), "one comparison per buffer");
+    for (k, (((_, base, wb), (_, _, gb)), e)) in w.iter().zip(&g).zip(elems).enumerate() {
+        let size = match e {
+            Elem::Exact if wb != gb => return Err(format!("buffer {k} ({base:#x}) differs")),
+            Elem::Exact => continue,
+            Elem::F32 => 4,
+            Elem::F64 => 8,
+        };
+        for (i, (x, y)) in wb.chunks(size).zip(gb.chunks(size)).enumerate() {
+            let val = |c: &[u8]| {
+                if size == 4 {
+                    f32::from_le_bytes(c.try_into().unwrap()) as f64
+                } else {
+                    f64::from_le_bytes(c.try_into().unwrap())
+                }
+            };
+            let (a, b) = (val(x), val(y));
+            let ok = if a.is_nan() || b.is_nan() {
+                a.is_nan() && b.is_nan()
+            } else {
+                a == b || (a - b).abs() <= t * (a.abs() + 1.0)
+            };
+            if !ok {
+                return Err(format!("buffer {k} element {i}: interpreter {a:e}, simulator {b:e} (tolerance {t})"));
+            }
+        }
+    }
+    Ok(())
 }
 
 #[test]
@@ -44,7 +81,7 @@ fn every_sample_matches_the_interpreter() {
                 let l = Launch { seed: input, ..l };
                 // The launch must change memory, or the comparison proves nothing.
                 let before = l.global.clone();
-                match compare(&m, &p, &l) {
+                match compare(&m, &p, &l, sample_tolerance(name)) {
                     Ok(()) => {
                         let after = exec::ptx::run(&m, &l).unwrap().global;
                         assert!(!before.diff(&after).is_empty(), "{name} {sh:?}: the launch writes nothing");

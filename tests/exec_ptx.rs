@@ -628,6 +628,10 @@ fn sample_runs() -> Vec<SampleRun> {
         s("nvcc_particles", "_Z7advanceP6float2PKS_3Boxfi", g2, b64, vec![f(1), f(2), bx, F32(0.75), Int(100)]),
         s("nvcc_scan", "_Z5scan4PK4int4PS_Pii", g2, b64, vec![b(1), b(2), b(3), Int(100)]),
         s("nvcc_style", "_Z9scale_addPKfS0_Pffi", g2, b64, vec![f(1), f(2), f(3), F32(1.5), Int(100)]),
+        s("nbody", "nbody", g2, b64, vec![f(1), f(2), f(3), f(4), Int(100), F32(0.01), F32(0.5)]),
+        s("black_scholes", "black_scholes", g2, b64,
+          vec![f(1), f(2), f(3), f(4), f(5), F32(0.02), F32(0.3), Int(100)]),
+        s("float_math", "float_math", g2, b64, vec![f(1), f(2), d(3), d(4), f(5), d(6), b(7), Int(100)]),
         s("pair_dist_f64", "pair_dist_f64", g2, b64,
           vec![d(1), d(2), d(3), d(4), d(5), b(6), F64(1.0), F64(9.0), Int(2), Int(100)]),
         s("pointer_table", "pointer_table", g2, b64, vec![

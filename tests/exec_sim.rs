@@ -39,6 +39,9 @@ fn run_all(p: &Program, launch: &Launch) -> Memory {
         assert!(out.steps > 0);
         match &first {
             None => first = Some(out.global),
+            // Samples with `.approx` instructions differ between seeds by design: each seed
+            // is a different MUFU error function (`launches::sample_tolerance`).
+            Some(_) if sample_tolerance(&launch.kernel).is_some() => {}
             Some(m) => assert!(m.diff(&out.global).is_empty(), "seeds disagree: {:?}", m.diff(&out.global)),
         }
     }

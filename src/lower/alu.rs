@@ -13,7 +13,7 @@ use super::ctx::{LResult, Lowerer, PtxReg, imm_bits32, imm_bits64};
 use crate::ptx::ast::{Instruction, Operand, VecElem};
 use crate::ptx::instr::{Arith, ArithOp, BarOp, BoolOp as PBool, CmpOp, Cvt, Rounding, Setp};
 use crate::ptx::types::ScalarType;
-use crate::sass::instr::{Dst, Instr, PT, RZ, RegRef, Src, SrcKind};
+use crate::sass::instr::{Dst, Instr, PT, RZ, Reg, RegRef, Src, SrcKind};
 use crate::sass::op::*;
 
 /// A PTX operand resolved to IR sources: one per 32-bit word (1 or 2).
@@ -27,7 +27,7 @@ pub struct Val {
     pub whole: Option<RegRef>,
 }
 
-fn rnd(r: Option<Rounding>) -> Rnd {
+pub(super) fn rnd(r: Option<Rounding>) -> Rnd {
     match r {
         Some(Rounding::Rz | Rounding::Rzi) => Rnd::Rz,
         Some(Rounding::Rm | Rounding::Rmi) => Rnd::Rm,
@@ -36,7 +36,7 @@ fn rnd(r: Option<Rounding>) -> Rnd {
     }
 }
 
-fn itype(t: ScalarType) -> IType {
+pub(super) fn itype(t: ScalarType) -> IType {
     use ScalarType::*;
     match t {
         U8 | B8 => IType::U8,
@@ -376,6 +376,7 @@ impl Lowerer<'_> {
                 let op = if f64 { Op::Dadd(Rnd::Rn) } else { Op::Fadd(FMods { ftz: a.ftz, ..FMods::default() }) };
                 self.op(op, dst, vec![z, v]);
             }
+            ArithOp::Div => return self.lower_fdiv(i, a, d),
             _ => {
                 return self
                     .error(i.opcode.span, format!("`{}` is not supported yet", crate::ptx::check::instr_text(i)));
@@ -423,6 +424,12 @@ impl Lowerer<'_> {
             Operand::PredPair(a, b, _) => (self.ptx_reg(a)?.reg, self.ptx_reg(b)?.reg),
             o => return self.error(o.span(), "expected a predicate"),
         };
+        self.setp_into(i, s, p, q)
+    }
+
+    /// The comparison of `setp`/`set` (operands 1 and 2, combined with operand 3 when
+    /// `s.bool_op` is given) into the predicates `p` and `q` (`PT` to drop it).
+    pub(super) fn setp_into(&mut self, i: &Instruction, s: &Setp, p: Reg, q: Reg) -> LResult<()> {
         let c = if s.bool_op.is_some() { self.pred_src(&i.operands[3])? } else { Src::pt() };
         let bop = bool_op(s.bool_op);
         let (cmp_op, mut u32) = cmp(s.cmp);
@@ -494,11 +501,17 @@ impl Lowerer<'_> {
     pub fn lower_cvt(&mut self, i: &Instruction, c: &Cvt) -> LResult<()> {
         let d = self.dst_reg(&i.operands[0])?;
         let x = self.val(&i.operands[1], c.src)?;
+        self.lower_cvt_value(i, c, d, x)
+    }
+
+    /// `cvt` of the resolved source `x` into `d` (see [`Self::lower_cvt`]).
+    pub(super) fn lower_cvt_value(&mut self, i: &Instruction, c: &Cvt, d: PtxReg, x: Val) -> LResult<()> {
         let (dt, st) = (c.dst, c.src);
-        if c.sat && !(dt.is_float() && st.is_float()) {
-            return self.error(i.opcode.span, "`cvt.sat` is not supported yet");
+        if dt == ScalarType::F16 || st == ScalarType::F16 {
+            return self.cvt_half(i, c, d, x);
         }
         match (dt.is_float(), st.is_float()) {
+            (false, false) if c.sat => self.cvt_int_sat(d, x, dt, st),
             (false, false) => self.cvt_int(d, x, dt, st),
             (true, false) => {
                 if !matches!(dt, ScalarType::F32 | ScalarType::F64) {
@@ -516,7 +529,12 @@ impl Lowerer<'_> {
                 } else {
                     IType::U32
                 };
-                self.op(Op::I2f { dst: ft, src: it, rnd: rnd(c.rnd) }, Dst::reg(d.reg, ft.regs()), vec![src]);
+                let n = ft.regs();
+                let t = if c.sat { self.tmp(n) } else { d.reg };
+                self.op(Op::I2f { dst: ft, src: it, rnd: rnd(c.rnd) }, Dst::reg(t, n), vec![src]);
+                if c.sat {
+                    self.saturate_float(t, ft, d.reg);
+                }
                 Ok(())
             }
             (false, true) => {
@@ -525,13 +543,10 @@ impl Lowerer<'_> {
                 }
                 let src = if st.bits() == 64 { self.pair(x) } else { self.in_reg(x.lo) };
                 let ft = if st == ScalarType::F64 { FType::F64 } else { FType::F32 };
-                let it = if dt.bits() == 64 {
-                    itype(dt)
-                } else if dt.is_signed() {
-                    IType::S32
-                } else {
-                    IType::U32
-                };
+                // F2I saturates to the destination range (NaN gives 0), which is PTX's
+                // float-to-integer rule with or without `.sat`; 8- and 16-bit results use
+                // the narrow F2I forms (ptxas: `F2I.U16.F32.TRUNC` etc.), extended to 32 bits.
+                let it = itype(dt);
                 let r = match c.rnd {
                     Some(Rounding::Rzi) | None => IRnd::Trunc,
                     Some(Rounding::Rmi) => IRnd::Floor,
@@ -539,9 +554,6 @@ impl Lowerer<'_> {
                     _ => IRnd::Round,
                 };
                 self.op(Op::F2i { dst: it, src: ft, rnd: r, ftz: c.ftz }, Dst::reg(d.reg, it.regs()), vec![src]);
-                if dt.bits() < 32 {
-                    return self.error(i.opcode.span, "float to 8/16-bit integer conversion is not supported yet");
-                }
                 Ok(())
             }
             (true, true) => {
@@ -559,18 +571,7 @@ impl Lowerer<'_> {
                 let t = if c.sat { self.tmp(n) } else { d.reg };
                 self.op(Op::F2f { dst: df, src: sf, rnd: rnd(c.rnd), ftz: c.ftz, int }, Dst::reg(t, n), vec![src]);
                 if c.sat {
-                    // `.sat` clamps to [0.0, 1.0], NaN to +0.0 (ptxas: `FADD.SAT d, t, -RZ`
-                    // for f32, `DMNMX` with 0 and 1 for f64).
-                    let t = Src::reg(RegRef::new(t, n));
-                    if df == FType::F32 {
-                        let m = FMods { sat: true, ..FMods::default() };
-                        self.op(Op::Fadd(m), Dst::reg(d.reg, 1), vec![t, Src::rz().negated()]);
-                    } else {
-                        let lo = self.tmp(2);
-                        self.op(Op::Dmnmx, Dst::reg(lo, 2), vec![Src::reg(RegRef::rz(2)), t, Src::pred(PT, true)]);
-                        let one = self.pair(Val { lo: Src::imm(0), hi: Some(Src::imm(0x3ff0_0000)), whole: None });
-                        self.op(Op::Dmnmx, Dst::reg(d.reg, 2), vec![Src::reg(RegRef::new(lo, 2)), one, Src::pt()]);
-                    }
+                    self.saturate_float(t, df, d.reg);
                 }
                 Ok(())
             }
@@ -580,7 +581,7 @@ impl Lowerer<'_> {
     /// Integer-to-integer `cvt` (PTX ISA 9.7.9.21, 6.4.1): the source, extended by its own
     /// signedness, is chopped to the destination type, and that value is zero/sign-extended
     /// by the destination type to the destination register's declared width.
-    fn cvt_int(&mut self, d: PtxReg, x: super::alu::Val, dt: ScalarType, st: ScalarType) -> LResult<()> {
+    pub(super) fn cvt_int(&mut self, d: PtxReg, x: super::alu::Val, dt: ScalarType, st: ScalarType) -> LResult<()> {
         let dreg_bits = d.ty.bits();
         // The low 32 bits: the low `keep` bits extended per the narrower type; a signed
         // source widened to a narrower-than-32 unsigned type is chopped back to it

@@ -11,8 +11,10 @@ pub mod alu;
 pub mod bits;
 pub mod call;
 pub mod ctx;
+pub mod cvt;
 pub mod div;
 pub mod facts;
+pub mod float;
 pub mod ifconv;
 pub mod int;
 pub mod ldst;
@@ -462,10 +464,13 @@ impl Lowerer<'_> {
             InstrKind::Shf { left, clamp } => self.lower_shf(i, *left, *clamp),
             InstrKind::Testp { op, ty } => self.lower_testp(i, *op, *ty),
             InstrKind::Copysign(ty) => self.lower_copysign(i, *ty),
+            InstrKind::Other(name) if float::SPECIAL_FUNCTIONS.contains(&name.as_str()) => {
+                self.lower_special_fn(i, name)
+            }
             InstrKind::Other(name) => self.fail(
                 Diag::error(i.opcode.span, format!("`{name}` is not supported by ptx2sass yet"))
                     .label("no lowering to SPA 5.0 for this instruction")
-                    .note("supported: ld st mov cvta cvt add sub mul mad madc mul24 mad24 sad div rem addc subc fma min max neg abs not cnot and or xor shl shr shf bfe bfi popc clz brev bfind prmt testp copysign setp selp bra ret exit bar.sync membar call"),
+                    .note("supported: ld st mov cvta cvt add sub mul mad madc mul24 mad24 sad div rem addc subc fma min max neg abs not cnot and or xor shl shr shf bfe bfi popc clz brev bfind prmt testp copysign rcp sqrt rsqrt sin cos lg2 ex2 setp set selp bra ret exit bar.sync membar call"),
             ),
             InstrKind::Unclassified => Err(Failed),
             InstrKind::Bra { .. } | InstrKind::Ret | InstrKind::Exit => unreachable!("handled in lower_instr"),

@@ -566,6 +566,13 @@ pub enum Op {
     Prmt(PrmtMode),
     /// MUFU.fn Rd, Ra: the multi-function unit.
     Mufu(MufuOp),
+    /// RRO.SINCOS / RRO.EX2 Rd, Rb: range reduction of an f32 before `MUFU.SIN/.COS`
+    /// (`ex2` false) or `MUFU.EX2` (`ex2` true), as ptxas 11.8 sm_50 emits for
+    /// `sin/cos/ex2.approx.f32` (`RRO.SINCOS R12, R0; MUFU.SIN R12, R12`). The result is
+    /// an operand for MUFU only (see `exec::sim::mufu` for the model).
+    Rro {
+        ex2: bool,
+    },
     /// ISETP.cmp{.U32}{.X}.bop Pd, Qd, Ra, Sb, Pc.
     Isetp {
         cmp: Cmp,
@@ -704,6 +711,7 @@ pub enum Opcode {
     Flo,
     Prmt,
     Mufu,
+    Rro,
     Isetp,
     Psetp,
     Fadd,
@@ -829,6 +837,7 @@ pub const OPCODE_INFO: &[OpcodeInfo] = &[
     info!(Flo, "FLO", Xu),
     info!(Prmt, "PRMT", Alu),
     info!(Mufu, "MUFU", Xu),
+    info!(Rro, "RRO", Alu),
     info!(Isetp, "ISETP", Alu),
     info!(Psetp, "PSETP", Alu),
     info!(Fadd, "FADD", Alu),
@@ -902,6 +911,7 @@ impl Op {
             Flo { .. } => Opcode::Flo,
             Prmt(_) => Opcode::Prmt,
             Mufu(_) => Opcode::Mufu,
+            Rro { .. } => Opcode::Rro,
             Isetp { .. } => Opcode::Isetp,
             Psetp { .. } => Opcode::Psetp,
             Fadd(_) => Opcode::Fadd,
@@ -1062,6 +1072,7 @@ impl Op {
             }),
             Prmt(m) => s.push_str(m.suffix()),
             Mufu(f) => s.push_str(f.suffix()),
+            Rro { ex2 } => s.push_str(if ex2 { ".EX2" } else { ".SINCOS" }),
             Shf { left, signed, wide, wrap } => {
                 s.push_str(if left { ".L" } else { ".R" });
                 if wrap {

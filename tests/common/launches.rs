@@ -294,6 +294,27 @@ pub fn sample_launch_shape(name: &str, sh: Shape, rng: &mut Rng) -> (Program, La
                 s.launch(&p, "_Z12count_insidePK6float23BoxPii", g, b, &[Val::I(pos), bx, Val::I(flags), nn])
             }
         }
+        "nbody" => {
+            let (pos, vel) = (s.buf(rng.f32s(4 * n)), s.buf(rng.f32s(4 * n)));
+            let (np, sp) = (s.buf(vec![0; 16 * n]), s.buf(vec![0; 4 * n]));
+            let v = [Val::I(pos), Val::I(vel), Val::I(np), Val::I(sp), nn, Val::F32(0.01), Val::F32(0.5)];
+            s.launch(&p, name, g, b, &v)
+        }
+        "black_scholes" => {
+            // Prices and strikes in [5, 100), maturities in [0.1, 5) years.
+            let mut range = |lo: f32, hi: f32| -> Vec<u8> {
+                (0..n).flat_map(|_| (lo + (rng.next() % 65536) as f32 / 65536.0 * (hi - lo)).to_le_bytes()).collect()
+            };
+            let (pr, st, yr) = (range(5.0, 100.0), range(5.0, 100.0), range(0.1, 5.0));
+            let v = [pr, st, yr, vec![0; 4 * n], vec![0; 4 * n]].map(|bytes| Val::I(s.buf(bytes)));
+            s.launch(&p, name, g, b, &[&v[..], &[Val::F32(0.02), Val::F32(0.3), nn]].concat())
+        }
+        "float_math" => {
+            let (a, bb, c, d) = (s.buf(rng.f32s(n)), s.buf(rng.f32s(n)), s.buf(rng.f64s(n)), s.buf(rng.f64s(n)));
+            let (o, o64, oi) = (s.buf(vec![0; 64 * n]), s.buf(vec![0; 32 * n]), s.buf(vec![0; 16 * n]));
+            let v = [a, bb, c, d, o, o64, oi].map(Val::I);
+            s.launch(&p, name, g, b, &[&v[..], &[nn]].concat())
+        }
         "pair_dist_f64" => {
             let bufs: Vec<Val> = (0..4).map(|_| Val::I(s.buf(rng.f64s(n)))).collect();
             let (tot, fl) = (s.buf(rng.f64s(n)), s.buf(vec![0; 4 * n]));
@@ -392,17 +413,47 @@ pub fn sample_launch_shape(name: &str, sh: Shape, rng: &mut Rng) -> (Program, La
     (p, l, bufs)
 }
 
+/// How an output buffer of a sample with approximate instructions is compared.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Elem {
+    /// Bit for bit.
+    Exact,
+    /// As f32 values within the sample's tolerance.
+    F32,
+    /// As f64 values within the sample's tolerance.
+    F64,
+}
+
+/// For the samples that use `.approx` instructions (whose results PTX bounds but does
+/// not define, and which the simulator perturbs by its MUFU error model): each buffer's
+/// comparison, in allocation order, and the accepted error `|a - b| <= tol * (|a| + 1)`
+/// (NaN only against NaN). The approximation errors (a few ulp per MUFU, see
+/// `tests/exec_float.rs` for the per-instruction bounds) accumulate through sums with
+/// cancellation, hence the loose relative-plus-absolute bound. `None`: bit for bit.
+pub fn sample_tolerance(name: &str) -> Option<(&'static [Elem], f64)> {
+    use Elem::*;
+    match name {
+        "nbody" => Some((&[Exact, F32, F32, F32], 1e-3)),
+        "black_scholes" => Some((&[Exact, Exact, Exact, F32, F32], 1e-4)),
+        "float_math" => Some((&[Exact, Exact, Exact, Exact, F32, F64, Exact], 1e-4)),
+        _ => None,
+    }
+}
+
 pub const SAMPLES: &[&str] = &[
     "bitonic_sort",
+    "black_scholes",
     "block_scan",
     "bytes_shorts",
     "clamp_select",
     "const_table",
     "daxpy",
+    "float_math",
     "generic_call",
     "int_ops",
     "local_array",
     "many_params",
+    "nbody",
     "nvcc_matvec",
     "nvcc_particles",
     "nvcc_scan",

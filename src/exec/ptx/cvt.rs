@@ -80,7 +80,11 @@ pub fn cvt(c: &Cvt, a: u64) -> Result<u64, String> {
         (Some(s), Some(d)) => {
             let a = ftz32(s, a);
             let r = if is_int_rounding(c.rnd) {
-                float::convert(float::round_integral(a, s, fp::mode(c.rnd)), s, d, Mode::Rn)
+                // The result is an integral value of the destination format in the
+                // rounding direction: a value beyond the destination's precision or range
+                // is rounded in the same direction (`cvt.rzi.f32.f64` of DBL_MAX is
+                // FLT_MAX, not +inf).
+                float::convert(float::round_integral(a, s, fp::mode(c.rnd)), s, d, fp::mode(c.rnd))
             } else if s == d {
                 if s.is_nan(a) { s.nan() } else { a }
             } else {

@@ -14,7 +14,7 @@
 //! range (NaN gives 0), F2F between F32 and F64 with IEEE rounding (`.ROUND/.FLOOR/
 //! .CEIL/.TRUNC` round to an integral value first, as `cvt.rni/.rmi/.rpi/.rzi` do; a
 //! same-type F2F without them copies), I2I between integer widths by truncation and
-//! extension. F16 forms are unsupported.
+//! extension. F16 appears only in F2F (`F2F.F16.F32`, `F2F.F32.F16`; [`f16_bits`]).
 
 use super::Sim;
 use super::state::{Lanes, Lanes64, WARP_SIZE, Warp, lanes};
@@ -205,6 +205,115 @@ pub fn dmul(a: f64, b: f64, rnd: Rnd) -> f64 {
     directed64(r, sign(err), rnd)
 }
 
+/// DFMA: `a * b + c` rounded once per `rnd`. The directed modes start from the
+/// round-to-nearest result `r` and take the direction from the sign of the exact
+/// `a b + c - r`, an expansion of error-free terms (`p = a b`, `fma(a, b, -p)`, TwoSum of
+/// `p + c` and of that sum minus `r`). When the product is below `2^-900` its error
+/// would underflow, so `a` and `c` are scaled by `2^600` first (exact; not done when `|c|`
+/// is above `2^400`, the only case where the model may misjudge a tie of tiny terms).
+pub fn dfma(a: f64, b: f64, c: f64, rnd: Rnd) -> f64 {
+    let r = a.mul_add(b, c);
+    if rnd == Rnd::Rn || r.is_nan() || !a.is_finite() || !b.is_finite() || !c.is_finite() {
+        return r;
+    }
+    if r.is_infinite() {
+        return overflow64(r, rnd);
+    }
+    let p = a * b;
+    if p == 0.0 && a != 0.0 && b != 0.0 {
+        // The exact product is nonzero but below every ulp of `c` (or of zero): its sign
+        // is the direction.
+        let neg = a.is_sign_negative() != b.is_sign_negative();
+        return directed64(r, if neg { Ordering::Less } else { Ordering::Greater }, rnd);
+    }
+    let (mut x, mut z, mut rr) = (a, c, r);
+    if p != 0.0 && p.abs() < f64::from_bits(0x07b0_0000_0000_0000) && c.abs() < f64::from_bits(0x58f0_0000_0000_0000) {
+        let k = f64::from_bits(0x6570_0000_0000_0000); // 2^600
+        x *= k;
+        z *= k;
+        rr *= k;
+    }
+    let p = x * b;
+    let pe = x.mul_add(b, -p);
+    let (s, se) = two_sum(p, z);
+    let (d, de) = two_sum(s, -rr);
+    let (t, te) = two_sum(d, se);
+    let (u, ue) = two_sum(t, pe);
+    let rest = de + te + ue;
+    let dir = if u != 0.0 { sign(u) } else { sign(rest) };
+    if dir == Ordering::Equal {
+        // Exact: the sign of an exact zero follows IEEE 754 §6.3.
+        if r == 0.0 && rnd == Rnd::Rm {
+            let product_pos_zero = (a == 0.0 || b == 0.0) && a.is_sign_negative() == b.is_sign_negative();
+            return if product_pos_zero && c.to_bits() == 0 { 0.0 } else { -0.0 };
+        }
+        return r;
+    }
+    directed64(r, dir, rnd)
+}
+
+/// The value of binary16 bits `h` (exact in binary64).
+pub fn f16_value(h: u16) -> f64 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let (e, m) = ((h >> 10) & 0x1f, (h & 0x3ff) as f64);
+    match e {
+        0 => sign * m * 2f64.powi(-24),
+        0x1f if m == 0.0 => sign * f64::INFINITY,
+        0x1f => f64::NAN,
+        _ => sign * (1.0 + m / 1024.0) * 2f64.powi(e as i32 - 15),
+    }
+}
+
+/// `x` rounded to binary16 per `rnd` (F2F.F16): subnormals kept (no FTZ on the half
+/// side), overflow to infinity or the largest finite value by the mode, NaN to `0x7fff`.
+pub fn f16_bits(x: f64, rnd: Rnd) -> u16 {
+    if x.is_nan() {
+        return 0x7fff;
+    }
+    let neg = x.is_sign_negative();
+    let sign = if neg { 0x8000u16 } else { 0 };
+    let a = x.abs();
+    if a.is_infinite() {
+        return sign | 0x7c00;
+    }
+    if a == 0.0 {
+        return sign;
+    }
+    // The quantum at `a`'s binade (never below the subnormal quantum 2^-24).
+    let e = (a.log2().floor() as i32).max(-14);
+    let mut e = if 2f64.powi(e) > a { e - 1 } else { e }.max(-14);
+    if 2f64.powi(e + 1) <= a {
+        e += 1;
+    }
+    let q = 2f64.powi(e - 10);
+    let n = a / q; // exact: a power-of-two scaling
+    let (fl, frac) = (n.floor(), n - n.floor());
+    let up = match rnd {
+        Rnd::Rn => frac > 0.5 || (frac == 0.5 && fl % 2.0 == 1.0),
+        Rnd::Rz => false,
+        Rnd::Rm => neg && frac > 0.0,
+        Rnd::Rp => !neg && frac > 0.0,
+    };
+    let r = (fl + if up { 1.0 } else { 0.0 }) * q;
+    if r > 65504.0 {
+        let to_inf = match rnd {
+            Rnd::Rn => true,
+            Rnd::Rz => false,
+            Rnd::Rm => neg,
+            Rnd::Rp => !neg,
+        };
+        return sign | if to_inf { 0x7c00 } else { 0x7bff };
+    }
+    if r < 2f64.powi(-14) {
+        return sign | (r / 2f64.powi(-24)) as u16;
+    }
+    let re = r.log2().floor() as i32;
+    let re = if 2f64.powi(re) > r { re - 1 } else { re };
+    let re = if 2f64.powi(re + 1) <= r { re + 1 } else { re };
+    let m = ((r / 2f64.powi(re) - 1.0) * 1024.0) as u16;
+    sign | (((re + 15) as u16) << 10) | m
+}
+
 /// An fp comparison, `U` forms true on unordered operands.
 pub fn fcmp(cmp: Cmp, a: f64, b: f64) -> bool {
     let un = a.is_nan() || b.is_nan();
@@ -341,7 +450,10 @@ impl Sim<'_> {
                 Ok(v.map(|x| x as u64))
             }
             FType::F64 => w.gather64(s, &self.banks),
-            FType::F16 => Err(ExecError::Unsupported("F16 conversions".into())),
+            FType::F16 => {
+                let v = w.gather(s, &self.banks, mask)?;
+                Ok(v.map(|x| (x & 0xffff) as u64))
+            }
         }
     }
 
@@ -411,13 +523,10 @@ impl Sim<'_> {
                 wide = true;
             }
             Op::Dfma(rnd) => {
-                if rnd != Rnd::Rn {
-                    return Err(ExecError::Unsupported(format!("{} (directed rounding of DFMA)", i.op.name())));
-                }
                 let (sa, sb, sc) = (src(i, 0)?, src(i, 1)?, src(i, 2)?);
                 let (a, b, c) = (g64(w, self, 0)?, g64(w, self, 1)?, g64(w, self, 2)?);
                 for l in lanes(mask) {
-                    out64[l] = bits64(in64(a[l], sa).mul_add(in64(b[l], sb), in64(c[l], sc)));
+                    out64[l] = bits64(dfma(in64(a[l], sa), in64(b[l], sb), in64(c[l], sc), rnd));
                 }
                 wide = true;
             }
@@ -472,7 +581,8 @@ impl Sim<'_> {
                 for l in lanes(mask) {
                     let x = match st {
                         FType::F32 => in32(v[l] as u32, s, ftz) as f64,
-                        _ => in64(v[l], s),
+                        FType::F16 => f16_value(v[l] as u16),
+                        FType::F64 => in64(v[l], s),
                     };
                     let x = if int {
                         match rnd {
@@ -490,7 +600,7 @@ impl Sim<'_> {
                             out[l] = out32(r, FMods { ftz, ..Default::default() });
                         }
                         FType::F64 => out64[l] = bits64(x),
-                        FType::F16 => return Err(ExecError::Unsupported("F2F.F16".into())),
+                        FType::F16 => out[l] = f16_bits(x, rnd) as u32,
                     }
                 }
                 wide = dst == FType::F64;

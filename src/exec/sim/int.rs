@@ -34,7 +34,7 @@ use super::float::NAN32;
 use super::state::{Lanes, WARP_SIZE, Warp, lanes};
 use crate::exec::ExecError;
 use crate::sass::instr::{Dst, Instr, Src};
-use crate::sass::op::{Iadd3Mode, MufuOp, Op, PrmtMode};
+use crate::sass::op::{Iadd3Mode, Op, PrmtMode};
 
 /// FLO: `bfind` of `a` (PTX ISA 9.7.1.17), signed unless `u32`, shift amount with `sh`.
 pub fn flo(a: u32, u32_: bool, sh: bool) -> u32 {
@@ -88,7 +88,7 @@ pub fn iadd3(mode: Iadd3Mode, a: u32, b: u32, c: u32) -> u32 {
 }
 
 /// A 64-bit mix of `a` and `b` (SplitMix64's finalizer), for the reciprocal perturbation.
-fn mix(a: u64, b: u64) -> u64 {
+pub(super) fn mix(a: u64, b: u64) -> u64 {
     let mut z = a ^ b.wrapping_mul(0x9e37_79b9_7f4a_7c15);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
@@ -127,7 +127,7 @@ fn src(i: &Instr, k: usize) -> Result<&Src, ExecError> {
 }
 
 impl Sim<'_> {
-    /// Executes FLO, PRMT, IADD.SAT and MUFU in the lanes of `mask`. Returns false for an
+    /// Executes FLO, PRMT, IADD.SAT, MUFU and RRO in the lanes of `mask`. Returns false for an
     /// opcode of another family.
     pub(super) fn exec_int(&mut self, w: &mut Warp, i: &Instr, mask: u32) -> Result<bool, ExecError> {
         let g = |w: &Warp, s: &Self, k: usize| -> Result<Lanes, ExecError> { w.gather(src(i, k)?, &s.banks, mask) };
@@ -153,16 +153,24 @@ impl Sim<'_> {
                     out[l] = iadd_sat(a[l], sa.mods.neg, b[l], sb.mods.neg);
                 }
             }
-            Op::Mufu(MufuOp::Rcp) => {
+            Op::Mufu(f) => {
                 let a = g(w, self, 0)?;
                 if src(i, 0)?.mods != Default::default() {
-                    return Err(ExecError::Unsupported("MUFU.RCP with operand modifiers".into()));
+                    return Err(ExecError::Unsupported(format!("MUFU {f:?} with operand modifiers")));
                 }
                 for l in lanes(mask) {
-                    out[l] = rcp_approx(a[l], self.mufu_seed);
+                    out[l] = super::mufu::mufu(f, a[l], self.mufu_seed);
                 }
             }
-            Op::Mufu(f) => return Err(ExecError::Unsupported(format!("MUFU {f:?}"))),
+            Op::Rro { ex2 } => {
+                let a = g(w, self, 0)?;
+                if src(i, 0)?.mods != Default::default() {
+                    return Err(ExecError::Unsupported("RRO with operand modifiers".into()));
+                }
+                for l in lanes(mask) {
+                    out[l] = super::mufu::rro(ex2, a[l]);
+                }
+            }
             _ => return Ok(false),
         }
         match i.dsts.first() {

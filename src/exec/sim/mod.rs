@@ -53,7 +53,7 @@
 //! # Not modeled
 //!
 //! Instructions outside [`crate::sass::op::Op`] (SHFL, ATOM/RED, CAL/JCAL, PCNT/
-//! CONT, VOTE, ...), MUFU functions other than `.RCP` (module `int`), `BAR.ARV`, `RET` (calls), predicated `SSY`/`PBK`, F16 conversions,
+//! CONT, VOTE, ...), `BAR.ARV`, `RET` (calls), predicated `SSY`/`PBK`, F16 conversions,
 //! `DFMA` with a directed rounding, `LDC.128`, constant banks other than 0 and 3, and
 //! loads without a write barrier that rely on in-order completion behind a later waited
 //! load (ptxas does this; the simulator calls the result never waited for). These are
@@ -65,6 +65,7 @@ mod control;
 mod float;
 mod int;
 mod mem;
+mod mufu;
 mod state;
 mod timing;
 
@@ -160,7 +161,7 @@ pub(crate) struct Sim<'a> {
     steps: u64,
     step_limit: u64,
     ctaid: [u32; 3],
-    /// Chooses the `MUFU.RCP` error function ([`int::rcp_approx`]): `Launch::seed`.
+    /// Chooses the MUFU error functions ([`mufu`], [`int::rcp_approx`]): `Launch::seed`.
     mufu_seed: u64,
 }
 

@@ -1,0 +1,712 @@
+//! Differential tests of the lowered float instruction forms (issue 7, float part),
+//! modelled on `tests/exec_int.rs`: each form is compiled into a kernel of its own, which
+//! 512 threads run on both the PTX interpreter (`exec::ptx`, PTX ISA semantics computed in
+//! soft float) and the SPA 5.0 simulator (`exec::sim`, our SASS with its scheduling
+//! annotations enforced). The first threads enumerate the cross product of float edge
+//! values (±0, ±inf, NaNs, smallest and largest subnormals and normals, ±1, the largest
+//! finite values, values next to 1 and 2, ...), the rest draw edge and random values
+//! (random bit patterns and random values of moderate exponent).
+//!
+//! IEEE-rounded forms (`add/sub/mul/fma/mad` in every rounding mode with `.ftz/.sat`,
+//! `div.{rn,rz,rm,rp}`, `div.full`, `rcp.{rn,rz,rm,rp}`, `sqrt.{rn,rz,rm,rp}`, `setp`,
+//! `selp`, `cvt`) must agree bit for bit, under several simulator seeds: every seed is a
+//! different ±2-ulp error function of each MUFU estimate, so a Newton sequence that is
+//! only right for a well-rounded estimate fails some seed.
+//!
+//! `.approx` forms have no exact PTX result; they are compared within a stated bound per
+//! form (the PTX ISA's maximum error, or the simulator's MUFU model where that is wider:
+//! the model errs by up to 2 ulp where PTX promises 1 for `rcp.approx.f32`), see
+//! [`Tol`]. Every listing also passes the independent hazard checker (`sched::check`).
+
+#[path = "common/launches.rs"]
+mod launches;
+
+use launches::*;
+use ptx2sass::exec::{self, GLOBAL_BASE, Launch, Memory};
+use ptx2sass::ptx::types::ScalarType;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// How a source operand's values are drawn.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kind {
+    /// An integer of the operand type's width.
+    Int,
+    /// A float of the operand type.
+    Float,
+}
+
+/// One instruction form: its text (sources `%s1..%s4`, destinations `%d0..%d3`) and the
+/// types and value kinds of its operands.
+#[derive(Clone, Debug)]
+struct Form {
+    text: String,
+    srcs: Vec<(ScalarType, Kind)>,
+    dsts: Vec<ScalarType>,
+    /// `None`: bit-exact; else the tolerance of an `.approx` form.
+    tol: Option<Tol>,
+}
+
+/// The accepted error of an approximate result (first destination, a float of the form's
+/// type): `ulps` units in the last place, or `abs` absolute, or `rel` relative, whichever
+/// is largest; NaN must match NaN. `skip` (operand bits -> bool) excludes operands outside
+/// the range where PTX states the bound.
+#[derive(Clone, Copy, Debug)]
+struct Tol {
+    ulps: u64,
+    abs: f64,
+    rel: f64,
+    skip: fn(&[u64]) -> bool,
+}
+
+fn never(_: &[u64]) -> bool {
+    false
+}
+
+const THREADS: u32 = 512;
+const SLOT: u64 = 32;
+
+fn ty(s: &str) -> ScalarType {
+    ScalarType::from_dot(&format!(".{s}")).unwrap_or_else(|| panic!("type {s}"))
+}
+
+/// A form `op.TY %d0, %s1, ...` with `n` integer sources of type `t`.
+fn simple(op: &str, t: &str, n: usize) -> Form {
+    let srcs = (1..=n).map(|k| format!("%s{k}")).collect::<Vec<_>>().join(", ");
+    Form { text: format!("{op}.{t} %d0, {srcs};"), srcs: vec![(ty(t), Kind::Float); n], dsts: vec![ty(t)], tol: None }
+}
+
+fn form(text: &str, srcs: &[(&str, Kind)], dsts: &[&str]) -> Form {
+    Form {
+        text: text.to_string(),
+        srcs: srcs.iter().map(|(t, k)| (ty(t), *k)).collect(),
+        dsts: dsts.iter().map(|t| ty(t)).collect(),
+        tol: None,
+    }
+}
+
+fn reg_decl(t: ScalarType) -> &'static str {
+    match t {
+        ScalarType::Pred => ".pred",
+        t if t.is_float() => {
+            if t.bits() == 64 {
+                ".f64"
+            } else {
+                ".f32"
+            }
+        }
+        t => match t.bits() {
+            16 => ".b16",
+            32 => ".b32",
+            _ => ".b64",
+        },
+    }
+}
+
+/// The kernel of one form.
+fn kernel(f: &Form) -> String {
+    let mut b = String::new();
+    for (k, (t, _)) in f.srcs.iter().enumerate() {
+        b.push_str(&format!(".reg {} %s{};\n", reg_decl(*t), k + 1));
+    }
+    for (k, t) in f.dsts.iter().enumerate() {
+        b.push_str(&format!(".reg {} %d{k};\n", reg_decl(*t)));
+    }
+    b.push_str(
+        ".reg .b32 %t<8>;\n.reg .b64 %a<8>;\n\
+         ld.param.u64 %a1, [pin];\nld.param.u64 %a2, [pout];\n\
+         mov.u32 %t1, %tid.x;\nmov.u32 %t2, %ctaid.x;\nmov.u32 %t3, %ntid.x;\nmad.lo.s32 %t1, %t2, %t3, %t1;\n\
+         mul.wide.u32 %a3, %t1, 32;\nadd.s64 %a4, %a1, %a3;\nadd.s64 %a5, %a2, %a3;\n",
+    );
+    for (k, (t, _)) in f.srcs.iter().enumerate() {
+        let off = 8 * k;
+        if t.bits() == 16 {
+            // A 16-bit register whose upper half is whatever the 32-bit load brought.
+            b.push_str(&format!("ld.global.u32 %t4, [%a4+{off}];\ncvt.u16.u32 %s{}, %t4;\n", k + 1));
+        } else {
+            b.push_str(&format!("ld.global{} %s{}, [%a4+{off}];\n", t.as_str(), k + 1));
+        }
+    }
+    b.push_str(&f.text);
+    b.push('\n');
+    for (k, t) in f.dsts.iter().enumerate() {
+        let off = 8 * k;
+        if *t == ScalarType::Pred {
+            b.push_str(&format!("selp.u32 %t5, 1, 0, %d{k};\nst.global.u32 [%a5+{off}], %t5;\n"));
+        } else {
+            let st = if t.is_float() { t.as_str().to_string() } else { format!(".b{}", t.bits()) };
+            b.push_str(&format!("st.global{st} [%a5+{off}], %d{k};\n"));
+        }
+    }
+    format!(
+        ".version 7.8\n.target sm_50\n.address_size 64\n\
+         .visible .entry k(.param .u64 pin, .param .u64 pout)\n{{\n{b}ret;\n}}\n"
+    )
+}
+
+/// Edge values of an integer of `bits` bits (as u64 bit patterns, sign-extended).
+fn int_core(bits: u32) -> Vec<u64> {
+    let m = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    let min = 1u64 << (bits - 1);
+    let v = [0, 1, 2, 3, 7, m, m - 1, min, min + 1, min - 1, 1u64 << (bits / 2), (1u64 << (bits / 2)) - 1];
+    v.iter().map(|x| x & m).collect()
+}
+
+fn int_edges(bits: u32) -> Vec<u64> {
+    let m = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    let mut v = int_core(bits);
+    for k in 0..bits {
+        v.push(1u64 << k);
+        v.push((1u64 << k).wrapping_sub(1) & m);
+        v.push((1u64 << k).wrapping_add(1) & m);
+        v.push((1u64 << k).wrapping_neg() & m);
+    }
+    v.extend([10, 100, 1000, 65535, 65536, 0x7fff, 0x8000, 0x5555_5555_5555_5555 & m, 0xaaaa_aaaa_aaaa_aaaa & m]);
+    v.iter().map(|x| x & m).collect()
+}
+
+fn float_edges(bits: u32) -> Vec<u64> {
+    if bits == 32 {
+        [
+            0u32,
+            0x8000_0000,
+            0x7f80_0000,
+            0xff80_0000,
+            0x7fc0_0000,
+            0x7f80_0001,
+            0xffff_ffff,
+            1,
+            0x8000_0001,
+            0x007f_ffff,
+            0x0080_0000,
+            0x8080_0000,
+            0x3f80_0000,
+            0xbf80_0000,
+            0x7f7f_ffff,
+            0xff7f_ffff,
+            0x3f80_0001,
+            0x3f7f_ffff,
+            0x4000_0000,
+            0x4040_0000,
+            0xc0a0_0000,
+            0x3eaa_aaab,
+            0x7e80_0000,
+            0x0100_0000,
+            0x4f00_0000,
+            0xcf00_0000,
+            0x5f00_0000,
+            0x3f00_0000,
+        ]
+        .iter()
+        .map(|x| *x as u64)
+        .collect()
+    } else {
+        vec![
+            0,
+            1 << 63,
+            0x7ff0_0000_0000_0000,
+            0xfff0_0000_0000_0000,
+            0x7ff8_0000_0000_0000,
+            0x7ff0_0000_0000_0001,
+            0x7ff0_0001_0000_0000,
+            u64::MAX,
+            1,
+            0x8000_0000_0000_0001,
+            0x000f_ffff_ffff_ffff,
+            0x0000_0001_0000_0000,
+            0x0010_0000_0000_0000,
+            0x8010_0000_0000_0000,
+            0x3ff0_0000_0000_0000,
+            0x7fef_ffff_ffff_ffff,
+            0x3ff0_0000_0000_0001,
+            0x3fef_ffff_ffff_ffff,
+            0x4000_0000_0000_0000,
+            0xc014_0000_0000_0000,
+            0x3fd5_5555_5555_5555,
+            0x41e0_0000_0000_0000,
+            0xc3e0_0000_0000_0000,
+            0x4330_0000_0000_0001,
+            0x3fe0_0000_0000_0000,
+            // Square roots next to a rounding midpoint: (1 + 1.5 ulp)^2, (1 + 2.5 ulp)^2,
+            // (2 - 0.5 ulp)^2 rounded.
+            0x3ff0_0000_0000_0003,
+            0x3ff0_0000_0000_0005,
+            0x400f_ffff_ffff_fffe,
+            0x3fef_ffff_ffff_fffd,
+        ]
+    }
+}
+
+/// A random float with an exponent within about `2^±40` (random sign and significand).
+fn moderate(rng: &mut Rng, bits: u32) -> u64 {
+    let e = rng.next() % 81;
+    if bits == 32 {
+        let exp = 127 + e - 40;
+        (rng.next() & 0x8000_0000) | exp << 23 | (rng.next() & 0x7f_ffff)
+    } else {
+        let exp = 1023 + e - 40;
+        (rng.next() & (1 << 63)) | exp << 52 | (rng.next() & 0xf_ffff_ffff_ffff)
+    }
+}
+
+/// A value of `kind` for an operand of type `t`: an edge value or a random one.
+fn draw(rng: &mut Rng, t: ScalarType, kind: Kind) -> u64 {
+    let bits = t.bits();
+    let pick = |rng: &mut Rng, v: &[u64]| v[(rng.next() % v.len() as u64) as usize];
+    let r = rng.next();
+    let v = match kind {
+        Kind::Int => match r % 4 {
+            0 | 1 => pick(rng, &int_edges(bits)),
+            2 => rng.next() >> (rng.next() % 64),
+            _ => rng.next(),
+        },
+        Kind::Float => match r % 4 {
+            0 => pick(rng, &float_edges(bits)),
+            1 => rng.next() & if bits == 32 { 0xffff_ffff } else { u64::MAX },
+            _ => moderate(rng, bits),
+        },
+    };
+    with_garbage(rng, t, v)
+}
+
+/// 16-bit operands are loaded as 32 bits: random upper halves.
+fn with_garbage(rng: &mut Rng, t: ScalarType, v: u64) -> u64 {
+    if t.bits() == 16 { (v & 0xffff) | (rng.next() & 0xffff_0000) } else { v }
+}
+
+fn core(t: ScalarType, kind: Kind) -> Vec<u64> {
+    match kind {
+        Kind::Int => int_core(t.bits()),
+        Kind::Float => float_edges(t.bits()),
+    }
+}
+
+/// The input bytes of one launch: the cross product of the first two operands' edge
+/// values first, then random draws.
+fn inputs(f: &Form, rng: &mut Rng) -> Vec<u8> {
+    let mut out = vec![0u8; (THREADS as u64 * SLOT) as usize];
+    let cores: Vec<Vec<u64>> = f.srcs.iter().map(|(t, k)| core(*t, *k)).collect();
+    let n0 = cores.first().map_or(1, |c| c.len());
+    let n1 = cores.get(1).map_or(1, |c| c.len());
+    for th in 0..THREADS as usize {
+        for (k, (t, kind)) in f.srcs.iter().enumerate() {
+            let v = if th < n0 * n1 && k < 2 {
+                let idx = if k == 0 { th % n0 } else { th / n0 };
+                with_garbage(rng, *t, cores[k][idx])
+            } else if th < n0 * n1 {
+                let c = &cores[k];
+                with_garbage(rng, *t, c[(th + k) % c.len()])
+            } else {
+                draw(rng, *t, *kind)
+            };
+            let at = th * SLOT as usize + 8 * k;
+            out[at..at + 8].copy_from_slice(&v.to_le_bytes());
+        }
+    }
+    out
+}
+
+static COMPARED: AtomicUsize = AtomicUsize::new(0);
+
+/// Compiles `f` and compares both executors on `sets` input sets (simulator seed = set).
+fn check(f: &Form, sets: u64) {
+    let src = kernel(f);
+    let program = compile(&src);
+    let (module, _) = ptx2sass::ptx::parse(&src).unwrap_or_else(|_| panic!("parses:\n{src}"));
+    // The independent hazard checker accepts the listing (it knows every new opcode).
+    let listing = program.to_string();
+    let funcs = ptx2sass::sass::text::parse(&listing).expect("listing parses");
+    let hazards = ptx2sass::sched::check::check(&funcs).expect("every opcode is in the checker's table");
+    assert!(
+        hazards.is_empty(),
+        "`{}`: {:?}\n{listing}",
+        f.text,
+        hazards.iter().map(|h| h.to_string()).collect::<Vec<_>>()
+    );
+    for set in 0..sets {
+        let mut rng = Rng::new(0x1717 + set * 104_729 + f.text.len() as u64);
+        let input = inputs(f, &mut rng);
+        let mut s = Setup::new();
+        let pin = s.buf(input.clone());
+        let pout = s.buf(vec![0xcd; (THREADS as u64 * SLOT) as usize]);
+        let l = s.launch(&program, "k", [THREADS / 128, 1, 1], [128, 1, 1], &[Val::I(pin), Val::I(pout)]);
+        let l = Launch { seed: set * 7 + 3, step_limit: 50_000_000, ..l };
+        let (want, got, diff) =
+            exec::compare(&module, &program, &l).unwrap_or_else(|e| panic!("{}: {e}\n{src}", f.text));
+        if let Some(tol) = f.tol {
+            within(f, &tol, &input, pout, &want.global, &got.global, set);
+            COMPARED.fetch_add(THREADS as usize, Ordering::Relaxed);
+            continue;
+        }
+        if let Some(d) = diff.first() {
+            let th = (d.offset / SLOT) as usize;
+            let ops: Vec<String> = (0..f.srcs.len())
+                .map(|k| {
+                    let at = th * SLOT as usize + 8 * k;
+                    format!("{:#x}", u64::from_le_bytes(input[at..at + 8].try_into().unwrap()))
+                })
+                .collect();
+            let read = |m: &Memory| -> Vec<String> {
+                (0..f.dsts.len())
+                    .map(|k| {
+                        let at = pout + th as u64 * SLOT + 8 * k as u64;
+                        format!("{:#x}", m.read_uint("global", at, 8).unwrap())
+                    })
+                    .collect()
+            };
+            panic!(
+                "`{}` (input set {set}): thread {th}, operands {ops:?}: interpreter {:?}, simulator {:?} ({} differing region(s))\n{}",
+                f.text,
+                read(&want.global),
+                read(&got.global),
+                diff.len(),
+                program
+            );
+        }
+        assert!(pout >= GLOBAL_BASE);
+        COMPARED.fetch_add(THREADS as usize, Ordering::Relaxed);
+    }
+}
+
+/// Compares the first result of every thread of an approximate form within `tol`.
+fn within(f: &Form, tol: &Tol, input: &[u8], pout: u64, want: &Memory, got: &Memory, set: u64) {
+    let bits = f.dsts[0].bits();
+    let size = (bits / 8) as u64;
+    for th in 0..THREADS as u64 {
+        let ops: Vec<u64> = (0..f.srcs.len())
+            .map(|k| {
+                let at = th as usize * SLOT as usize + 8 * k;
+                let v = u64::from_le_bytes(input[at..at + 8].try_into().unwrap());
+                if f.srcs[k].0.bits() == 32 { v & 0xffff_ffff } else { v }
+            })
+            .collect();
+        if (tol.skip)(&ops) {
+            continue;
+        }
+        let at = pout + th * SLOT;
+        let w = want.read_uint("global", at, size).unwrap();
+        let g = got.read_uint("global", at, size).unwrap();
+        let (wf, gf) = if bits == 32 {
+            (f32::from_bits(w as u32) as f64, f32::from_bits(g as u32) as f64)
+        } else {
+            (f64::from_bits(w), f64::from_bits(g))
+        };
+        let ok = if wf.is_nan() || gf.is_nan() {
+            wf.is_nan() && gf.is_nan()
+        } else if wf == gf {
+            true
+        } else {
+            let ulps = if (wf < 0.0) == (gf < 0.0) { w.abs_diff(g) } else { u64::MAX };
+            let d = (wf - gf).abs();
+            ulps <= tol.ulps || d <= tol.abs || d <= tol.rel * wf.abs()
+        };
+        assert!(
+            ok,
+            "`{}` (input set {set}): thread {th}, operands {:x?}: interpreter {wf:e} ({w:#x}), simulator {gf:e} ({g:#x}) beyond {tol:?}",
+            f.text, ops
+        );
+    }
+}
+
+fn check_all(forms: &[Form], sets: u64) {
+    let mut bad = vec![];
+    for f in forms {
+        if std::panic::catch_unwind(|| check(f, sets)).is_err() {
+            bad.push(f.text.clone());
+        }
+    }
+    assert!(bad.is_empty(), "FAILING FORMS: {bad:#?}");
+    eprintln!("{} forms, {} thread-instances compared so far", forms.len(), COMPARED.load(Ordering::Relaxed));
+}
+
+const RND: &[&str] = &["", ".rn", ".rz", ".rm", ".rp"];
+const DIRECTED: &[&str] = &[".rn", ".rz", ".rm", ".rp"];
+
+fn with_tol(mut f: Form, ulps: u64, abs: f64, rel: f64, skip: fn(&[u64]) -> bool) -> Form {
+    f.tol = Some(Tol { ulps, abs, rel, skip });
+    f
+}
+
+/// The f64 magnitude exponent of `v` (unbiased; -1023 for zero and subnormals).
+fn exp64(v: u64) -> i64 {
+    ((v >> 52) & 0x7ff) as i64 - 1023
+}
+
+/// f64 operands (or an operand ratio) outside `2^±960` (not zero, inf or NaN): where
+/// ptxas's f64 division and square root call their slow path, which ptx2sass does not
+/// have (`lower::float`, Limits).
+fn f64_extreme(ops: &[u64]) -> bool {
+    let e = |v: u64| {
+        let x = exp64(v);
+        let zero = v << 1 == 0;
+        !zero && x != 1024 && !(-960..=960).contains(&x)
+    };
+    ops.iter().any(|v| e(*v)) || (ops.len() == 2 && (exp64(ops[0]) - exp64(ops[1])).abs() > 960)
+}
+
+#[test]
+fn arithmetic_every_rounding_mode() {
+    let mut forms = vec![];
+    for r in RND {
+        for ftz in ["", ".ftz"] {
+            for sat in ["", ".sat"] {
+                for op in ["add", "sub", "mul"] {
+                    forms.push(simple(&format!("{op}{r}{ftz}{sat}"), "f32", 2));
+                }
+                if !r.is_empty() {
+                    forms.push(simple(&format!("fma{r}{ftz}{sat}"), "f32", 3));
+                    forms.push(simple(&format!("mad{r}{ftz}{sat}"), "f32", 3));
+                }
+            }
+        }
+        for op in ["add", "sub", "mul"] {
+            forms.push(simple(&format!("{op}{r}"), "f64", 2));
+        }
+        if !r.is_empty() {
+            forms.push(simple(&format!("fma{r}"), "f64", 3));
+            forms.push(simple(&format!("mad{r}"), "f64", 3));
+        }
+    }
+    for ftz in ["", ".ftz"] {
+        for op in ["min", "max"] {
+            forms.push(simple(&format!("{op}{ftz}"), "f32", 2));
+        }
+        for op in ["abs", "neg"] {
+            forms.push(simple(&format!("{op}{ftz}"), "f32", 1));
+        }
+    }
+    for op in ["min", "max"] {
+        forms.push(simple(op, "f64", 2));
+    }
+    for op in ["abs", "neg"] {
+        forms.push(simple(op, "f64", 1));
+    }
+    forms.push(form("add.f32 %d0, %s1, 0f3F800000;", &[("f32", Kind::Float)], &["f32"]));
+    forms.push(form("mul.rn.f64 %d0, %s1, 0d4000000000000000;", &[("f64", Kind::Float)], &["f64"]));
+    check_all(&forms, 2);
+}
+
+#[test]
+fn f32_division_and_reciprocal_are_correctly_rounded() {
+    let mut forms = vec![];
+    for r in DIRECTED {
+        for ftz in ["", ".ftz"] {
+            forms.push(simple(&format!("div{r}{ftz}"), "f32", 2));
+            forms.push(simple(&format!("rcp{r}{ftz}"), "f32", 1));
+        }
+    }
+    forms.push(simple("div.full", "f32", 2));
+    forms.push(simple("div.full.ftz", "f32", 2));
+    forms.push(form("div.rn.f32 %d0, 0f3F800000, %s1;", &[("f32", Kind::Float)], &["f32"]));
+    forms.push(form("div.rn.f32 %d0, %s1, 0f40400000;", &[("f32", Kind::Float)], &["f32"]));
+    check_all(&forms, 4);
+}
+
+#[test]
+fn f32_square_root_is_correctly_rounded() {
+    let mut forms = vec![];
+    for r in DIRECTED {
+        for ftz in ["", ".ftz"] {
+            forms.push(simple(&format!("sqrt{r}{ftz}"), "f32", 1));
+        }
+    }
+    check_all(&forms, 4);
+}
+
+#[test]
+fn f64_division_square_root_reciprocal() {
+    // Bit-exact within `2^±960` (see `f64_extreme`). The Newton results alone are
+    // faithful, not always correctly rounded (`lower::float`, Limits: the differential
+    // test found `1 / (1 - 2^-53)` rounding the wrong way under one MUFU error function),
+    // so every form ends with a remainder-sign rounding test.
+    let mut forms = vec![];
+    for r in DIRECTED {
+        forms.push(with_tol(simple(&format!("div{r}"), "f64", 2), 0, 0.0, 0.0, f64_extreme));
+        forms.push(with_tol(simple(&format!("rcp{r}"), "f64", 1), 0, 0.0, 0.0, f64_extreme));
+        forms.push(with_tol(simple(&format!("sqrt{r}"), "f64", 1), 0, 0.0, 0.0, f64_extreme));
+    }
+    check_all(&forms, 4);
+}
+
+/// f32 operands whose magnitude is above `2^126` (reciprocal subnormal: MUFU flushes it
+/// to zero; PTX states the `div.approx` bound only for `|b|` in `[2^-126, 2^126]`).
+fn big_divisor(ops: &[u64]) -> bool {
+    let b = f32::from_bits(*ops.last().unwrap() as u32).abs();
+    !(b.is_nan() || b.is_infinite() || b == 0.0 || (1.1754944e-38..=8.507059e37).contains(&b))
+}
+
+/// `ex2` operands above 128 or below -150 overflow / underflow (both agree), and within
+/// `|x| > 100` PTX's bound `2 + 1.16|x|` ulp is wide; keep the moderate range.
+fn ex2_range(ops: &[u64]) -> bool {
+    let x = f32::from_bits(ops[0] as u32);
+    x.abs() > 100.0
+}
+
+/// sin/cos: PTX states the bound on `[-100 pi, 100 pi]`.
+fn sincos_range(ops: &[u64]) -> bool {
+    f32::from_bits(ops[0] as u32).abs() > 314.0
+}
+
+/// `rcp.approx.ftz.f64` is ptxas's bare `MUFU.RCP64H` of the high word: a NaN whose
+/// payload is only in the low word reads as infinity (ptxas's sequence behaves the same);
+/// those and the f64 extremes are skipped.
+fn rcp64_skip(ops: &[u64]) -> bool {
+    let low_nan = f64::from_bits(ops[0]).is_nan() && (ops[0] >> 32) & 0xf_ffff == 0;
+    low_nan || f64_extreme(ops)
+}
+
+#[test]
+fn approximate_functions_within_their_bounds() {
+    let mut forms = vec![];
+    for ftz in ["", ".ftz"] {
+        // rcp.approx: PTX 1 ulp; the simulator's MUFU.RCP model errs by up to 2.
+        forms.push(with_tol(simple(&format!("rcp.approx{ftz}"), "f32", 1), 2, 0.0, 0.0, big_divisor));
+        // div.approx: PTX 2 ulp for |b| in [2^-126, 2^126]; the model: 2 ulp + the FMUL
+        // rounding, so 3. Tiny quotients: absolute 2^-126 (FTZ of the product).
+        forms.push(with_tol(simple(&format!("div.approx{ftz}"), "f32", 2), 3, 1.2e-38, 0.0, big_divisor));
+        // rsqrt.approx: PTX relative 2^-22.9 (2 ulp in the model).
+        forms.push(with_tol(simple(&format!("rsqrt.approx{ftz}"), "f32", 1), 2, 0.0, 2f64.powi(-22), never));
+        // sqrt.approx: RSQ then RCP, 2 ulp each: relative 2^-21.
+        forms.push(with_tol(simple(&format!("sqrt.approx{ftz}"), "f32", 1), 5, 0.0, 2f64.powi(-21), never));
+        // ex2.approx: PTX 2 + 1.16|x| ulp.
+        forms.push(with_tol(simple(&format!("ex2.approx{ftz}"), "f32", 1), 120, 0.0, 0.0, ex2_range));
+        // lg2.approx: PTX absolute 2^-22.6 near 1, else 4 ulp (model: 2 ulp).
+        forms.push(with_tol(simple(&format!("lg2.approx{ftz}"), "f32", 1), 4, 2f64.powi(-22), 0.0, never));
+        // sin/cos.approx: PTX absolute 2^-20.5 on [-100 pi, 100 pi].
+        forms.push(with_tol(simple(&format!("sin.approx{ftz}"), "f32", 1), 0, 2f64.powf(-20.5), 0.0, sincos_range));
+        forms.push(with_tol(simple(&format!("cos.approx{ftz}"), "f32", 1), 0, 2f64.powf(-20.5), 0.0, sincos_range));
+    }
+    // f64: rcp.approx.ftz.f64 is the MUFU.RCP64H estimate (relative 2^-18 in the model);
+    // rsqrt.approx.f64 is refined to near full precision (relative 2^-50).
+    forms.push(with_tol(simple("rcp.approx.ftz", "f64", 1), 0, 0.0, 2f64.powi(-18), rcp64_skip));
+    forms.push(with_tol(simple("rsqrt.approx", "f64", 1), 4, 0.0, 2f64.powi(-50), f64_extreme));
+    check_all(&forms, 4);
+}
+
+#[test]
+fn comparisons_and_selects() {
+    let cmps = ["eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"];
+    let mut forms = vec![];
+    for c in cmps {
+        for (t, ftz) in [("f32", ""), ("f32", ".ftz"), ("f64", "")] {
+            forms.push(form(
+                &format!("setp.{c}{ftz}.{t} %d0, %s1, %s2;"),
+                &[(t, Kind::Float), (t, Kind::Float)],
+                &["pred"],
+            ));
+        }
+    }
+    for b in ["and", "or", "xor"] {
+        for (t, ftz) in [("f32", ""), ("f32", ".ftz"), ("f64", "")] {
+            forms.push(form(
+                &format!("setp.gt.f32 %d2, %s3, 0f00000000;\nsetp.lt.{b}{ftz}.{t} %d0|%d1, %s1, %s2, !%d2;"),
+                &[(t, Kind::Float), (t, Kind::Float), ("f32", Kind::Float)],
+                &["pred", "pred", "pred"],
+            ));
+        }
+    }
+    for c in ["lt", "equ", "nan"] {
+        for (t, ftz) in [("f32", ""), ("f32", ".ftz"), ("f64", "")] {
+            for d in ["u32", "s32", "f32"] {
+                forms.push(form(
+                    &format!("set.{c}{ftz}.{d}.{t} %d0, %s1, %s2;"),
+                    &[(t, Kind::Float), (t, Kind::Float)],
+                    &[d],
+                ));
+            }
+        }
+    }
+    forms.push(form(
+        "setp.gt.f32 %d1, %s3, 0f00000000;\nset.ge.or.u32.f32 %d0, %s1, %s2, !%d1;",
+        &[("f32", Kind::Float), ("f32", Kind::Float), ("f32", Kind::Float)],
+        &["u32", "pred"],
+    ));
+    for t in ["s32", "u64", "s16"] {
+        forms.push(form(&format!("set.lt.u32.{t} %d0, %s1, %s2;"), &[(t, Kind::Int), (t, Kind::Int)], &["u32"]));
+        forms.push(form(&format!("setp.hi.{t} %d0, %s1, %s2;"), &[(t, Kind::Int), (t, Kind::Int)], &["pred"]));
+    }
+    for t in ["f32", "f64"] {
+        forms.push(form(
+            &format!("setp.gtu.f32 %d1, %s3, 0f00000000;\nselp.{t} %d0, %s1, %s2, %d1;"),
+            &[(t, Kind::Float), (t, Kind::Float), ("f32", Kind::Float)],
+            &[t, "pred"],
+        ));
+    }
+    check_all(&forms, 2);
+}
+
+const INTS: &[&str] = &["u8", "s8", "u16", "s16", "u32", "s32", "u64", "s64"];
+
+/// The register type holding a cvt operand of type `t` (8-bit values live in 16-bit
+/// registers; operands are loaded from 32 bits, so their upper bits are garbage).
+fn cvt_reg(t: &str) -> &str {
+    match t {
+        "u8" => "u16",
+        "s8" => "s16",
+        t => t,
+    }
+}
+
+#[test]
+fn conversions_between_floats_and_integers() {
+    let mut forms = vec![];
+    let mut cvt = |text: String, d: &str, s: &str| {
+        let k = if s.starts_with('f') { Kind::Float } else { Kind::Int };
+        forms.push(form(&text, &[(cvt_reg(s), k)], &[cvt_reg(d)]));
+    };
+    for (d, s) in [("f32", "f64"), ("f64", "f32"), ("f32", "f32"), ("f64", "f64")] {
+        let modes: &[&str] = if d == "f32" && s == "f64" { &[".rn", ".rz", ".rm", ".rp"] } else { &[""] };
+        for r in modes.iter().chain(&[".rni", ".rzi", ".rmi", ".rpi"]) {
+            if d == s && r.is_empty() {
+                continue;
+            }
+            for ftz in ["", ".ftz"] {
+                for sat in ["", ".sat"] {
+                    if ftz == ".ftz" && d == "f64" && s == "f64" {
+                        continue;
+                    }
+                    cvt(format!("cvt{r}{ftz}{sat}.{d}.{s} %d0, %s1;"), d, s);
+                }
+            }
+        }
+    }
+    for f in ["f32", "f64"] {
+        for i in INTS {
+            for r in [".rn", ".rz", ".rm", ".rp"] {
+                cvt(format!("cvt{r}.{f}.{i} %d0, %s1;"), f, i);
+            }
+            for r in [".rni", ".rzi", ".rmi", ".rpi"] {
+                cvt(format!("cvt{r}.{i}.{f} %d0, %s1;"), i, f);
+                if f == "f32" {
+                    cvt(format!("cvt{r}.ftz.sat.{i}.{f} %d0, %s1;"), i, f);
+                }
+            }
+        }
+        cvt(format!("cvt.rn.sat.{f}.s32 %d0, %s1;"), f, "s32");
+    }
+    for (d, s) in [
+        ("u8", "s32"),
+        ("s8", "u32"),
+        ("u16", "s64"),
+        ("s16", "u16"),
+        ("u32", "s64"),
+        ("s32", "u64"),
+        ("u64", "s32"),
+        ("s64", "u64"),
+    ] {
+        cvt(format!("cvt.sat.{d}.{s} %d0, %s1;"), d, s);
+    }
+    // Half precision (`.f16` values in 16-bit registers loaded with garbage upper bits).
+    for r in [".rn", ".rz", ".rm", ".rp"] {
+        for (ftz, sat) in [("", ""), (".ftz", ""), ("", ".sat")] {
+            forms.push(form(&format!("cvt{r}{ftz}{sat}.f16.f32 %d0, %s1;"), &[("f32", Kind::Float)], &["b16"]));
+        }
+        forms.push(form(&format!("cvt{r}.f16.f64 %d0, %s1;"), &[("f64", Kind::Float)], &["b16"]));
+        for i in ["s32", "u32", "s64", "u16", "s8"] {
+            forms.push(form(&format!("cvt{r}.f16.{i} %d0, %s1;"), &[(cvt_reg(i), Kind::Int)], &["b16"]));
+        }
+    }
+    for (d, r) in [("f32", ""), ("f32", ".sat"), ("f64", ""), ("s32", ".rzi"), ("u16", ".rni"), ("s64", ".rmi")] {
+        forms.push(form(&format!("cvt{r}.{d}.f16 %d0, %s1;"), &[("b16", Kind::Int)], &[d]));
+    }
+    check_all(&forms, 2);
+}

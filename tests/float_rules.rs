@@ -1,0 +1,176 @@
+//! Lowering rules of the float special functions and divisions (`lower::float`): the
+//! MUFU sequences ptxas 11.8 uses for the `.approx` forms (observed with `ptxas -arch=sm_50
+//! -O3`), the subnormal scaling of the non-`.ftz` forms, and the shape of the IEEE forms.
+//! Registers are normalized (`R#`, `P#`) as in `tests/lowering_rules.rs`.
+
+use ptx2sass::driver::{self, Emit, Options};
+
+const HEADER: &str = ".version 7.8\n.target sm_50\n.address_size 64\n";
+
+/// A kernel that loads `%f1`, `%f2` (f32) and `%fd1`, `%fd2` (f64) from `out`, runs
+/// `body` (which writes `%f3` or `%fd3`) and stores both.
+fn kernel(body: &str) -> String {
+    format!(
+        "{HEADER}.visible .entry k(.param .u64 out)\n{{\n\
+         .reg .pred %p<4>;\n.reg .b32 %r<8>;\n.reg .b64 %rd<4>;\n.reg .f32 %f<8>;\n.reg .f64 %fd<8>;\n\
+         ld.param.u64 %rd1, [out];\nld.global.f32 %f1, [%rd1];\nld.global.f32 %f2, [%rd1+4];\n\
+         ld.global.f64 %fd1, [%rd1+8];\nld.global.f64 %fd2, [%rd1+16];\n{body}\n\
+         st.global.f32 [%rd1], %f3;\nst.global.f64 [%rd1+8], %fd3;\nret;\n}}\n"
+    )
+}
+
+/// The SASS instructions of `src`, without addresses and control annotations, with
+/// registers normalized. In the lowering's order (no list scheduling), so that the
+/// sequences a rule produces stay adjacent; `DEPBAR`s the scoreboard inserts are left out.
+fn sass(src: &str) -> Vec<String> {
+    let mut opts = Options { emit: Emit::Sass, ..Options::default() };
+    opts.regalloc.verify = true;
+    opts.sched.reorder = false;
+    let out = match driver::compile(src, &opts) {
+        Ok(o) => o,
+        Err(d) => panic!("{}", ptx2sass::diag::SourceFile::new("test", src).render_all(&d)),
+    };
+    out.text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("/*").and_then(|l| l.split_once("*/")).map(|(_, i)| i.trim()))
+        .map(|i| normalize(i.split("  ").next().unwrap_or(i).trim_end_matches(" ;")))
+        .filter(|i| !i.starts_with("DEPBAR"))
+        .collect()
+}
+
+/// `R12` -> `R#`, `P3` -> `P#` (but not `PT`, `RZ`).
+fn normalize(s: &str) -> String {
+    let mut out = String::new();
+    let b = s.as_bytes();
+    let mut k = 0;
+    while k < b.len() {
+        let c = b[k];
+        let word_start = k == 0 || !(b[k - 1].is_ascii_alphanumeric() || b[k - 1] == b'_');
+        if word_start && (c == b'R' || c == b'P') && k + 1 < b.len() && b[k + 1].is_ascii_digit() {
+            out.push(c as char);
+            out.push('#');
+            k += 1;
+            while k < b.len() && b[k].is_ascii_digit() {
+                k += 1;
+            }
+        } else {
+            out.push(c as char);
+            k += 1;
+        }
+    }
+    out
+}
+
+fn errors(src: &str) -> Vec<String> {
+    match driver::compile(src, &Options { emit: Emit::Sass, ..Options::default() }) {
+        Ok(_) => panic!("compiled, expected an error"),
+        Err(d) => d.iter().filter(|d| d.is_error()).map(|d| d.message.clone()).collect(),
+    }
+}
+
+/// Asserts that `want` occurs in `code` as a contiguous run.
+#[track_caller]
+fn assert_run(code: &[String], want: &[&str]) {
+    let found = code.windows(want.len()).any(|w| w.iter().zip(want).all(|(a, b)| a == b));
+    assert!(found, "expected\n  {}\nin\n  {}", want.join("\n  "), code.join("\n  "));
+}
+
+#[track_caller]
+fn assert_has(code: &[String], want: &str) {
+    assert!(code.iter().any(|c| c == want), "expected `{want}` in\n  {}", code.join("\n  "));
+}
+
+#[track_caller]
+fn count(code: &[String], prefix: &str) -> usize {
+    code.iter().filter(|c| c.starts_with(prefix)).count()
+}
+
+#[test]
+fn sin_and_cos_reduce_the_range_first() {
+    // ptxas: `RRO.SINCOS R12, R0; MUFU.SIN R12, R12`.
+    let code = sass(&kernel("sin.approx.ftz.f32 %f3, %f1;\ncos.approx.f32 %f4, %f2;\nadd.f32 %f3, %f3, %f4;"));
+    assert_run(&code, &["RRO.SINCOS R#, R#", "MUFU.SIN R#, R#"]);
+    assert_run(&code, &["RRO.SINCOS R#, R#", "MUFU.COS R#, R#"]);
+}
+
+#[test]
+fn ex2_reduces_and_rescales_subnormal_results() {
+    let ftz = sass(&kernel("ex2.approx.ftz.f32 %f3, %f1;"));
+    assert_run(&ftz, &["RRO.EX2 R#, R#", "MUFU.EX2 R#, R#"]);
+    assert_eq!(count(&ftz, "FSETP"), 0);
+    // Without .ftz: operands below -126 are halved and the result squared (ptxas:
+    // `FSETP.GEU.AND P1, PT, R0, -126, PT` ... `@!P1 FMUL R13, R13, R13`).
+    let code = sass(&kernel("ex2.approx.f32 %f3, %f1;"));
+    assert_has(&code, "FSETP.GEU.AND P#, PT, R#, -126, PT");
+    assert_has(&code, "FMUL R#, R#, 0.5");
+    assert_run(&code, &["RRO.EX2 R#, R#", "MUFU.EX2 R#, R#"]);
+}
+
+#[test]
+fn approximate_reciprocals_and_roots_scale_subnormal_operands() {
+    let ftz = sass(&kernel("rcp.approx.ftz.f32 %f3, %f1;"));
+    assert_eq!(count(&ftz, "MUFU.RCP"), 1);
+    assert_eq!(count(&ftz, "FMUL"), 0);
+    for (op, fix) in [("rcp", "16777216"), ("rsqrt", "4096"), ("sqrt", "0.000244140625")] {
+        let code = sass(&kernel(&format!("{op}.approx.f32 %f3, %f1;")));
+        assert_has(&code, "FSETP.GEU.AND P#, PT, |R#|, 1.1754943508222875e-38, PT");
+        assert_has(&code, "FMUL R#, R#, 16777216");
+        assert_has(&code, &format!("FMUL R#, R#, {fix}"));
+    }
+    let code = sass(&kernel("sqrt.approx.ftz.f32 %f3, %f1;"));
+    assert_run(&code, &["MUFU.RSQ R#, R#", "MUFU.RCP R#, R#"]);
+    let code = sass(&kernel("lg2.approx.f32 %f3, %f1;"));
+    assert_has(&code, "FADD R#, R#, -24");
+}
+
+#[test]
+fn div_approx_is_a_reciprocal_and_a_product() {
+    let code = sass(&kernel("div.approx.f32 %f3, %f1, %f2;"));
+    assert_run(&code, &["MUFU.RCP R#, R#", "FMUL R#, R#, R#"]);
+}
+
+#[test]
+fn f64_reciprocal_estimate_has_a_zero_low_word() {
+    // ptxas: `MUFU.RCP64H R5, R5; MOV R4, RZ`.
+    let code = sass(&kernel("rcp.approx.ftz.f64 %fd3, %fd1;"));
+    assert_eq!(count(&code, "MUFU.RCP64H"), 1);
+    assert_eq!(count(&code, "DFMA"), 0);
+}
+
+#[test]
+fn ieee_f32_division_goes_through_f64() {
+    // Widened exactly, refined in f64, rounded once by the requested mode.
+    for (op, rnd) in
+        [("div.rn.f32 %f3, %f1, %f2;", ""), ("div.rz.f32 %f3, %f1, %f2;", ".RZ"), ("sqrt.rp.f32 %f3, %f1;", ".RP")]
+    {
+        let code = sass(&kernel(op));
+        assert!(count(&code, "F2F.F64.F32") >= 1, "{op}: {code:?}");
+        assert!(count(&code, "DFMA") >= 5, "{op}: {code:?}");
+        assert_eq!(count(&code, &format!("F2F.F32.F64{rnd} ")), 1, "{op}: {code:?}");
+    }
+    let code = sass(&kernel("div.full.f32 %f3, %f1, %f2;"));
+    assert_eq!(count(&code, "MUFU.RCP64H"), 1);
+}
+
+#[test]
+fn f64_round_to_nearest_division_ends_with_the_remainder_test() {
+    let rn = sass(&kernel("div.rn.f64 %fd3, %fd1, %fd2;"));
+    let rz = sass(&kernel("div.rz.f64 %fd3, %fd1, %fd2;"));
+    // Both end with remainder tests on the 64-bit successor/predecessor: round to nearest
+    // tests the two midpoints (3 DFMA with the remainder), toward zero one neighbour (2).
+    assert_eq!(count(&rn, "DFMA"), count(&rz, "DFMA") + 1);
+    assert!(count(&rz, "IADD.X") >= 2);
+    assert_has(&rz, "DFMA.RZ R#, R#, R#, R#");
+    assert!(count(&rn, "IADD.X") >= 2);
+}
+
+#[test]
+fn special_function_errors_name_the_instruction() {
+    let e = errors(&kernel("sin.rn.f32 %f3, %f1;"));
+    assert!(
+        e.iter().any(|m| m.contains("`.rn` is not supported on `sin`") || m.contains("only defined with `.approx`")),
+        "{e:?}"
+    );
+    let e = errors(&kernel("sqrt.f32 %f3, %f1;"));
+    assert!(e.iter().any(|m| m.contains("needs `.approx` or a rounding modifier")), "{e:?}");
+}
