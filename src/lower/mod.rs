@@ -8,6 +8,7 @@
 
 pub mod addr;
 pub mod alu;
+pub mod atom;
 pub mod bits;
 pub mod call;
 pub mod ctx;
@@ -21,6 +22,7 @@ pub mod mul;
 pub mod opt;
 pub mod reconverge;
 pub mod ssa;
+pub mod warp;
 
 use crate::diag::Diag;
 use crate::ir::{self, EdgeKind, Function, ParamSlot};
@@ -458,10 +460,14 @@ impl Lowerer<'_> {
             InstrKind::Shf { left, clamp } => self.lower_shf(i, *left, *clamp),
             InstrKind::Testp { op, ty } => self.lower_testp(i, *op, *ty),
             InstrKind::Copysign(ty) => self.lower_copysign(i, *ty),
+            InstrKind::Other(name) if name == "atom" || name == "red" => self.lower_atom(i, name == "atom"),
+            InstrKind::Other(name) if matches!(name.as_str(), "shfl" | "vote" | "activemask") => {
+                self.lower_warp(i, name)
+            }
             InstrKind::Other(name) => self.fail(
                 Diag::error(i.opcode.span, format!("`{name}` is not supported by ptx2sass yet"))
                     .label("no lowering to SPA 5.0 for this instruction")
-                    .note("supported: ld st mov cvta cvt add sub mul mad madc mul24 mad24 sad div rem addc subc fma min max neg abs not cnot and or xor shl shr shf bfe bfi popc clz brev bfind prmt testp copysign setp selp bra ret exit bar.sync membar call"),
+                    .note("supported: ld st mov cvta cvt add sub mul mad madc mul24 mad24 sad div rem addc subc fma min max neg abs not cnot and or xor shl shr shf bfe bfi popc clz brev bfind prmt testp copysign setp selp bra ret exit bar.sync membar call atom red shfl vote activemask"),
             ),
             InstrKind::Unclassified => Err(Failed),
             InstrKind::Bra { .. } | InstrKind::Ret | InstrKind::Exit => unreachable!("handled in lower_instr"),

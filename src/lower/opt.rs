@@ -365,7 +365,10 @@ pub fn fold_constants(f: &mut Function) -> bool {
     for b in f.layout.clone() {
         for k in 0..f.cfg[b].instrs.len() {
             let mut ins = f.cfg[b].instrs[k].clone();
-            if ins.op.is_pseudo() || ins.op.mem().is_some() {
+            if ins.op.is_pseudo()
+                || ins.op.mem().is_some()
+                || matches!(ins.op, Op::Atom(_) | Op::Atoms(_) | Op::Red(_) | Op::Shfl(_) | Op::Vote(_))
+            {
                 continue;
             }
             let mut here = false;
@@ -606,7 +609,7 @@ fn has_side_effects(i: &Instr) -> bool {
         return true;
     }
     match i.op {
-        Op::Bar { .. } | Op::Membar(_) | Op::Depbar { .. } => true,
+        Op::Bar { .. } | Op::Membar(_) | Op::Depbar { .. } | Op::Atom(_) | Op::Atoms(_) | Op::Red(_) => true,
         // Volatile, acquire and mmio loads are observable.
         Op::Ld(m) | Op::Ldg(m) | Op::Lds(m) | Op::Ldl(m) => m.keep || m.cop == crate::sass::op::CacheOp::Cv,
         _ => false,

@@ -6,6 +6,8 @@
 
 use std::fmt::{self, Write};
 
+pub use super::sync::{AtomMods, AtomOp, AtomType, ShflMode, VoteMode};
+
 /// Memory access size (spa50-LD.txt `.sz`; spa50-ST.txt `.sz`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[allow(missing_docs)]
@@ -646,6 +648,17 @@ pub enum Op {
         size: MemSize,
         mode: LdcMode,
     },
+    /// ATOM{.E}.op.type Rd, [Ra+imm], Rb{, Rb+n}: global/generic atomic, old value in Rd
+    /// (module `sync`).
+    Atom(AtomMods),
+    /// ATOMS.op.type Rd, [Ra+imm], Rb{, Rb+n}: shared-memory atomic.
+    Atoms(AtomMods),
+    /// RED.E.op.type [Ra+imm], Rb: global reduction without a result.
+    Red(AtomMods),
+    /// SHFL.mode Pd, Rd, Ra, Sb(lane), Sc(clamp | segmask << 8).
+    Shfl(ShflMode),
+    /// VOTE.mode {Rd,} Pd, Pa: warp vote; `Rd` receives the ballot of `Pa`.
+    Vote(VoteMode),
 
     // ---- control and synchronization --------------------------------------------------
     Bra,
@@ -732,6 +745,11 @@ pub enum Opcode {
     Ldl,
     Stl,
     Ldc,
+    Atom,
+    Atoms,
+    Red,
+    Shfl,
+    Vote,
     Bra,
     Exit,
     Ret,
@@ -759,7 +777,8 @@ pub enum Unit {
     /// The multi-function and bit-scan units (MUFU, POPC, FLO): variable latency, sources
     /// read at issue (Mesa NAK `has_fixed_latency`: `MuFu`, `PopC`, `Flo`, `BRev` are not
     /// fixed-latency on SM < 70; ptxas 11.8 guards MUFU results with a write barrier,
-    /// findings section 7).
+    /// findings section 7). SHFL shares this class: variable latency, sources read at
+    /// issue (the hazard checker's table, Mesa NAK: not fixed-latency on SM < 70).
     Xu,
     /// S2R: variable latency.
     Sreg,
@@ -857,6 +876,11 @@ pub const OPCODE_INFO: &[OpcodeInfo] = &[
     info!(Ldl, "LDL", Mem),
     info!(Stl, "STL", Mem, store),
     info!(Ldc, "LDC", Const),
+    info!(Atom, "ATOM", Mem),
+    info!(Atoms, "ATOMS", Shared),
+    info!(Red, "RED", Mem, store),
+    info!(Shfl, "SHFL", Xu),
+    info!(Vote, "VOTE", Alu),
     info!(Bra, "BRA", Control, control),
     info!(Exit, "EXIT", Control, control),
     info!(Ret, "RET", Control, control),
@@ -930,6 +954,11 @@ impl Op {
             Ldl(_) => Opcode::Ldl,
             Stl(_) => Opcode::Stl,
             Ldc { .. } => Opcode::Ldc,
+            Atom(_) => Opcode::Atom,
+            Atoms(_) => Opcode::Atoms,
+            Red(_) => Opcode::Red,
+            Shfl(_) => Opcode::Shfl,
+            Vote(_) => Opcode::Vote,
             Bra => Opcode::Bra,
             Exit => Opcode::Exit,
             Ret => Opcode::Ret,
@@ -1170,6 +1199,9 @@ impl Op {
                     LdcMode::Isl => ".ISL",
                 });
             }
+            Atom(m) | Atoms(m) | Red(m) => s.push_str(&m.suffix()),
+            Shfl(m) => s.push_str(m.suffix()),
+            Vote(m) => s.push_str(m.suffix()),
             Bar { arrive } => s.push_str(if arrive { ".ARV" } else { ".SYNC" }),
             Membar(l) => s.push_str(match l {
                 MembarLevel::Cta => ".CTA",

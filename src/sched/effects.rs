@@ -15,6 +15,8 @@
 //! * variable latency (results guarded by write barriers): memory loads, `LDC`, `S2R`,
 //!   `MUFU`, conversions, fp64, `SHFL`, `POPC`, `FLO`, `BREV` (findings section 7 table,
 //!   NAK `sm50.rs` "variable latency" classes);
+//! * `VOTE` is fixed-latency (Mesa NAK `sm50.rs` treats it as a plain ALU op; ptxas 11.8
+//!   sets no write barrier on `VOTE.ANY R0, PT, PT` before its ISETP consumer);
 //! * `VABSDIFF` and `CSETP` (ptxas's `sad` and 64-bit sign tests, `samples/int_ops`) are
 //!   fixed-latency: ptxas 11.8 sets no write barrier on them;
 //! * in-order pipelines ([`Queue`]; findings section 7 "a counting scoreboard: in-order
@@ -191,7 +193,7 @@ pub fn effects(i: &TextInstr) -> Result<Effects, Unknown> {
         | "ISET" | "ICMP" | "SHL" | "SHR" | "SHF" | "LOP" | "LOP32I" | "LOP3" | "BFE" | "BFI" | "SEL" | "LEA"
         | "FADD" | "FADD32I" | "FMUL" | "FMUL32I" | "FFMA" | "FFMA32I" | "FMNMX" | "FSETP" | "FSET" | "FCMP"
         | "PSETP" | "PSET" | "CSETP" | "VABSDIFF" | "P2R" | "R2P" | "CS2R" | "PRMT" | "NOP" | "DEPBAR" | "BAR"
-        | "MEMBAR" | "BRA" | "EXIT" | "RET" | "CAL" | "SYNC" | "BRK" | "SSY" | "PBK" => (false, None, false, 0),
+        | "MEMBAR" | "VOTE" | "BRA" | "EXIT" | "RET" | "CAL" | "SYNC" | "BRK" | "SSY" | "PBK" => (false, None, false, 0),
         _ => return Err(Unknown(i.text.clone())),
     };
     e.variable = class.0;
@@ -229,8 +231,11 @@ pub fn effects(i: &TextInstr) -> Result<Effects, Unknown> {
             | "PBK"
     );
     let setp = matches!(op, "ISETP" | "FSETP" | "DSETP" | "PSETP" | "CSETP");
+    // VOTE.mode {Rd,} Pd, Pa: every operand but the last is written.
     let ndst = if no_dst {
         0
+    } else if op == "VOTE" {
+        i.operands.len().saturating_sub(1)
     } else if setp || i.operands.first().is_some_and(|o| is_pred_operand(o)) {
         2
     } else {

@@ -146,6 +146,14 @@ pub struct MemAccess {
 /// The memory access of `op`, or `None` when it does not access memory. `LDC` reads the
 /// read-only constant banks, which no instruction writes, so it is not an access here.
 pub fn mem_access(op: &Op) -> Option<MemAccess> {
+    // Atomics read and write memory and stay in order with every other access of their
+    // spaces (a generic ATOM may reach shared memory too: ptxas branches to ATOMS for the
+    // shared window, so ATOM itself only reaches global memory).
+    if let Op::Atom(a) | Op::Atoms(a) | Op::Red(a) = op {
+        let spaces = if matches!(op, Op::Atoms(_)) { space::SHARED } else { space::GLOBAL };
+        let bytes = if a.op == crate::sass::op::AtomOp::Cas { 8 } else { 4 } * a.ty.regs() as u32;
+        return Some(MemAccess { spaces, store: true, keep: true, bytes });
+    }
     let m = op.mem()?;
     let spaces = match op {
         Op::Ld(_) | Op::St(_) => space::GLOBAL | space::SHARED | space::LOCAL,

@@ -66,6 +66,7 @@ mod float;
 mod int;
 mod mem;
 mod state;
+mod sync;
 mod timing;
 
 pub use mem::{LOCAL_WINDOW, PARAM_BASE, SHARED_WINDOW};
@@ -469,6 +470,8 @@ impl Sim<'_> {
                 }
             }
             Op::Ldc { .. } => self.exec_mem(w, mem, i, exec),
+            Op::Atom(_) | Op::Atoms(_) | Op::Red(_) => self.exec_atom(w, mem, i, exec),
+            Op::Shfl(_) | Op::Vote(_) => self.exec_warp(w, i, exec),
             Op::Copy | Op::Join | Op::Undef => {
                 Err(ExecError::Unsupported(format!("IR pseudo-op `{}` in a program", i.op.name())))
             }
