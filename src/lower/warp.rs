@@ -64,13 +64,9 @@ impl Lowerer<'_> {
                     self.val(&i.operands[4], ScalarType::B32)?;
                 }
                 let t = self.tmp(1);
-                let pd = p.map(|_| self.tmp_pred());
-                self.emit(Instr::new(Op::Shfl(mode), vec![Dst::Pred(pd.unwrap_or(PT)), Dst::reg(t, 1)], vec![a, b, c]));
-                self.write_ptx(d, Src::r32(t), ScalarType::B32)?;
-                if let (Some(p), Some(pd)) = (p, pd) {
-                    self.emit(Instr::new(Op::Copy, vec![Dst::Pred(p.reg)], vec![Src::pred(pd, false)]));
-                }
-                Ok(())
+                let pd = p.map_or(PT, |p| p.reg);
+                self.emit(Instr::new(Op::Shfl(mode), vec![Dst::Pred(pd), Dst::reg(t, 1)], vec![a, b, c]));
+                self.write_ptx(d, Src::r32(t), ScalarType::B32)
             }
             "vote" => {
                 need(self, if sync { 3 } else { 2 })?;
@@ -120,7 +116,12 @@ impl Lowerer<'_> {
                         self.isetp(q, bm, Src::rz(), Src::pred(all, false))
                     }
                 };
-                self.emit(Instr::new(Op::Copy, vec![Dst::Pred(d.reg)], vec![Src::pred(p, false)]));
+                // The predicate move of `mov.pred` (`lower::alu`).
+                self.emit(Instr::new(
+                    Op::Psetp { bop0: BoolOp::And, bop1: BoolOp::And },
+                    vec![Dst::Pred(d.reg), Dst::Pred(PT)],
+                    vec![Src::pred(p, false), Src::pt(), Src::pt()],
+                ));
                 Ok(())
             }
             _ => {

@@ -1,0 +1,319 @@
+//! Differential tests of the synchronization and communication instructions (issue 7,
+//! sync part): every `atom`/`red` form on `.global`, `.shared` and generic addresses, and
+//! `shfl`/`vote`/`activemask`, each compiled into a kernel of its own, run by 2 CTAs of 128
+//! threads on both the PTX interpreter (`exec::ptx`) and the SPA 5.0 simulator
+//! (`exec::sim`, scheduling annotations enforced); global memory must agree bit for bit.
+//! Every listing also passes the independent hazard checker (`sched::check`).
+//!
+//! Atomics are order-dependent in general, and the executors order them differently (the
+//! interpreter runs lanes in order, the simulator in a seed-drawn order per warp
+//! instruction, and its warps in another interleaving). So each atomic form runs twice:
+//! * **private**: every thread updates a cell of its own, so both the returned old value
+//!   and the final cell are deterministic and compared (this checks the operation's
+//!   semantics bit for bit, `inc`/`dec` wrap-around, `cas` hits and misses, f32 denormal
+//!   flushing);
+//! * **contended**: all threads of a CTA update 4 cells, and only the final cells are
+//!   compared, for the operations whose final value does not depend on the order
+//!   (integer `add/min/max/and/or/xor`, f32 `add` of values whose sums are exact); the old
+//!   values returned are order-dependent and are not stored (which also makes the compiler
+//!   emit `RED`/`ATOMS RZ`, as ptxas does).
+//!
+//! The generic forms address, per thread, either a global cell (even threads) or a shared
+//! cell converted with `cvta.shared` (odd threads), chosen by `selp`, so the lowering cannot
+//! know the space and both sides of its shared-window branch run in one warp.
+
+#[path = "common/launches.rs"]
+mod launches;
+
+use launches::*;
+use ptx2sass::exec::{self, Launch};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+const CTAS: u32 = 2;
+const BLOCK: u32 = 128;
+const THREADS: usize = (CTAS * BLOCK) as usize;
+
+static COMPARED: AtomicUsize = AtomicUsize::new(0);
+
+/// Compiles `src`, checks hazards, and compares both executors under `seeds` simulator
+/// seeds on the buffers `bufs` (global cells first); returns the number of launches.
+fn run(src: &str, what: &str, bufs: &[Vec<u8>], seeds: u64) {
+    let program = compile(src);
+    let (module, _) = ptx2sass::ptx::parse(src).unwrap_or_else(|_| panic!("parses:\n{src}"));
+    let listing = program.to_string();
+    let funcs = ptx2sass::sass::text::parse(&listing).expect("listing parses");
+    let hazards = ptx2sass::sched::check::check(&funcs).expect("every opcode is in the checker's table");
+    assert!(hazards.is_empty(), "{what}: {:?}\n{listing}", hazards.iter().map(|h| h.to_string()).collect::<Vec<_>>());
+    for seed in 0..seeds {
+        let mut s = Setup::new();
+        let vals: Vec<Val> = bufs.iter().map(|b| Val::I(s.buf(b.clone()))).collect();
+        let l = s.launch(&program, "k", [CTAS, 1, 1], [BLOCK, 1, 1], &vals);
+        let l = Launch { seed: seed * 31 + 1, step_limit: 50_000_000, ..l };
+        let before = l.global.clone();
+        let (want, _, diff) = exec::compare(&module, &program, &l).unwrap_or_else(|e| panic!("{what}: {e}\n{src}"));
+        assert!(diff.is_empty(), "{what} (seed {seed}): {} difference(s), first {:?}\n{src}\n{listing}", diff.len(), diff[0]);
+        assert!(!before.diff(&want.global).is_empty(), "{what}: the launch writes nothing");
+        COMPARED.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// Where an atomic form's cells live.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Sp {
+    Global,
+    Shared,
+    /// No state space: even threads address global cells, odd threads shared ones.
+    Generic,
+}
+
+/// An atomic form: `atom` or `red`, its qualifiers (`.global.add.u32` without the space),
+/// whether it takes `c`.
+#[derive(Clone, Debug)]
+struct Atomic {
+    red: bool,
+    quals: String,
+    op: &'static str,
+    ty: &'static str,
+    space: Sp,
+}
+
+impl Atomic {
+    fn bits(&self) -> u32 {
+        if self.ty.ends_with("64") { 64 } else { 32 }
+    }
+    fn text(&self) -> String {
+        let sp = match self.space {
+            Sp::Global => ".global",
+            Sp::Shared => ".shared",
+            Sp::Generic => "",
+        };
+        format!("{}{}{sp}.{}.{}", if self.red { "red" } else { "atom" }, self.quals, self.op, self.ty)
+    }
+}
+
+/// The kernel of an atomic form: params `pin` (b, c per thread, 16 bytes), `pcell`
+/// (cells: 128 per CTA, 8 bytes each), `pout` (old values, 8 bytes per thread).
+fn atomic_kernel(a: &Atomic, private: bool) -> String {
+    let reg = match (a.ty, a.bits()) {
+        ("f32", _) => ".f32",
+        (_, 64) => ".b64",
+        _ => ".b32",
+    };
+    let ld = match (a.ty, a.bits()) {
+        ("f32", _) => ".f32",
+        (_, 64) => ".b64",
+        _ => ".b32",
+    };
+    let mut b = format!(
+        ".reg .b32 %t<10>;\n.reg .b64 %a<16>;\n.reg .pred %q<4>;\n.reg {reg} %b, %c, %d, %e;\n\
+         .shared .align 8 .b8 sh[1024];\n\
+         ld.param.u64 %a1, [pin];\nld.param.u64 %a2, [pcell];\nld.param.u64 %a3, [pout];\n\
+         mov.u32 %t1, %tid.x;\nmov.u32 %t2, %ctaid.x;\nmov.u32 %t3, %ntid.x;\nmad.lo.s32 %t4, %t2, %t3, %t1;\n\
+         mul.wide.u32 %a4, %t4, 16;\nadd.s64 %a4, %a1, %a4;\nld.global{ld} %b, [%a4];\nld.global{ld} %c, [%a4+8];\n"
+    );
+    // Cell index within the CTA, and its global and shared addresses.
+    b.push_str(if private { "mov.u32 %t5, %t1;\n" } else { "and.b32 %t5, %t1, 3;\n" });
+    b.push_str(
+        "mul.lo.s32 %t6, %t2, 128;\nadd.s32 %t6, %t6, %t5;\nmul.wide.u32 %a5, %t6, 8;\nadd.s64 %a6, %a2, %a5;\n\
+         mul.wide.u32 %a7, %t5, 8;\nmov.u64 %a8, sh;\nadd.s64 %a8, %a8, %a7;\n",
+    );
+    let uses_shared = a.space != Sp::Global;
+    if uses_shared {
+        // Copy this CTA's cells into shared memory.
+        b.push_str(
+            "mul.wide.u32 %a9, %t1, 8;\nmov.u64 %a10, sh;\nadd.s64 %a10, %a10, %a9;\n\
+             mul.lo.s32 %t7, %t2, 128;\nadd.s32 %t7, %t7, %t1;\nmul.wide.u32 %a11, %t7, 8;\nadd.s64 %a11, %a2, %a11;\n\
+             ld.global.b64 %a12, [%a11];\nst.shared.b64 [%a10], %a12;\nbar.sync 0;\n",
+        );
+    }
+    let addr = match a.space {
+        Sp::Global => "%a6",
+        Sp::Shared => "%a8",
+        Sp::Generic => {
+            b.push_str("cvta.shared.u64 %a13, %a8;\nand.b32 %t8, %t1, 1;\nsetp.eq.u32 %q1, %t8, 0;\nselp.b64 %a14, %a6, %a13, %q1;\n");
+            "%a14"
+        }
+    };
+    let cas = a.op == "cas";
+    let operands = if cas { "%b, %c" } else { "%b" };
+    if a.red {
+        b.push_str(&format!("{} [{addr}], {operands};\n", a.text()));
+    } else if private {
+        b.push_str(&format!(
+            "{} %d, [{addr}], {operands};\nmul.wide.u32 %a15, %t4, 8;\nadd.s64 %a15, %a3, %a15;\nst.global{ld} [%a15], %d;\n",
+            a.text()
+        ));
+    } else {
+        b.push_str(&format!("{} %d, [{addr}], {operands};\n", a.text()));
+    }
+    if uses_shared {
+        b.push_str("bar.sync 0;\nld.shared.b64 %a12, [%a10];\nst.global.b64 [%a11], %a12;\n");
+    }
+    format!(
+        ".version 7.8\n.target sm_50\n.address_size 64\n\
+         .visible .entry k(.param .u64 pin, .param .u64 pcell, .param .u64 pout)\n{{\n{b}ret;\n}}\n"
+    )
+}
+
+/// An operand value of the form's type.
+fn value(rng: &mut Rng, a: &Atomic, exact: bool) -> u64 {
+    let r = rng.next();
+    match (a.ty, a.op) {
+        ("f32", _) if exact => (((r % 129) as f32 - 64.0) / 4.0).to_bits() as u64,
+        // Subnormals every few values: atom.add.f32 flushes them (PTX ISA 9.7.13.5).
+        ("f32", _) => match r % 5 {
+            0 => f32::from_bits((r >> 8) as u32 & 0x807f_ffff).to_bits() as u64,
+            _ => ((((r >> 8) % 65536) as f32 / 256.0 - 128.0) * if r & 64 != 0 { 1e-36 } else { 1.0 }).to_bits() as u64,
+        },
+        (_, "inc" | "dec") => r % 12,
+        _ if a.bits() == 32 => [r as u32 as u64, 0, u32::MAX as u64, 0x8000_0000, 7, r % 16][(r >> 40) as usize % 6],
+        _ => [r, 0, u64::MAX, 1 << 63, 7, r % 16, r >> 32][(r >> 40) as usize % 7],
+    }
+}
+
+fn words(v: &[u64]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn check_atomic(a: &Atomic) {
+    let order_free = matches!(a.op, "add" | "min" | "max" | "and" | "or" | "xor");
+    for private in [true, false] {
+        if !private && !order_free {
+            continue;
+        }
+        let src = atomic_kernel(a, private);
+        let mut rng = Rng::new(0xa70 + a.text().len() as u64 * 131 + private as u64);
+        let exact = !private;
+        let mut ins = vec![];
+        for _ in 0..THREADS {
+            ins.push(value(&mut rng, a, exact));
+            ins.push(value(&mut rng, a, exact));
+        }
+        let mut cells: Vec<u64> = (0..THREADS).map(|_| value(&mut rng, a, exact)).collect();
+        if a.op == "cas" {
+            // Even threads compare equal (the swap happens), odd ones mostly not.
+            for (t, c) in cells.iter_mut().enumerate() {
+                if t % 2 == 0 {
+                    *c = ins[2 * t];
+                }
+            }
+        }
+        let what = format!("`{}` ({})", a.text(), if private { "private cells" } else { "contended cells" });
+        run(&src, &what, &[words(&ins), words(&cells), vec![0xcd; 8 * THREADS]], 3);
+    }
+}
+
+fn atomic_forms() -> Vec<Atomic> {
+    let mut v = vec![];
+    let ops: &[(&str, &[&str])] = &[
+        ("add", &["u32", "s32", "u64", "f32"]),
+        ("min", &["u32", "s32", "u64", "s64"]),
+        ("max", &["u32", "s32", "u64", "s64"]),
+        ("inc", &["u32"]),
+        ("dec", &["u32"]),
+        ("and", &["b32", "b64"]),
+        ("or", &["b32", "b64"]),
+        ("xor", &["b32", "b64"]),
+        ("exch", &["b32", "b64"]),
+        ("cas", &["b32", "b64"]),
+    ];
+    for space in [Sp::Global, Sp::Shared, Sp::Generic] {
+        for (op, tys) in ops {
+            for ty in *tys {
+                v.push(Atomic { red: false, quals: String::new(), op, ty, space });
+                if *op != "cas" && *op != "exch" {
+                    v.push(Atomic { red: true, quals: String::new(), op, ty, space });
+                }
+            }
+        }
+    }
+    // Memory-order qualifiers (lowered with MEMBARs around the atomic).
+    for (q, sp) in [(".relaxed.gpu", Sp::Global), (".acq_rel.gpu", Sp::Global), (".acquire.cta", Sp::Shared), (".release.sys", Sp::Generic)] {
+        v.push(Atomic { red: false, quals: q.into(), op: "add", ty: "u32", space: sp });
+    }
+    v.push(Atomic { red: true, quals: ".release.gpu".into(), op: "add", ty: "u32", space: Sp::Global });
+    v
+}
+
+#[test]
+fn atomics_match_the_interpreter() {
+    let forms = atomic_forms();
+    for a in &forms {
+        check_atomic(a);
+    }
+    eprintln!("{} atomic forms, {} launches compared", forms.len(), COMPARED.load(Ordering::Relaxed));
+}
+
+/// A warp-level form: its text (sources `%s1`..`%s3` b32 loaded per thread, `%p1` a
+/// per-thread predicate, results `%d0` (b32) and `%q0` (pred)).
+fn warp_kernel(text: &str, divergent: bool) -> String {
+    let mut b = String::from(
+        ".reg .b32 %t<10>;\n.reg .b64 %a<8>;\n.reg .b32 %s<4>;\n.reg .b32 %d0;\n.reg .pred %q0, %p1, %p2;\n\
+         ld.param.u64 %a1, [pin];\nld.param.u64 %a2, [pout];\n\
+         mov.u32 %t1, %tid.x;\nmov.u32 %t2, %ctaid.x;\nmov.u32 %t3, %ntid.x;\nmad.lo.s32 %t4, %t2, %t3, %t1;\n\
+         mul.wide.u32 %a3, %t4, 16;\nadd.s64 %a4, %a1, %a3;\nadd.s64 %a5, %a2, %a3;\n\
+         ld.global.b32 %s1, [%a4];\nld.global.b32 %s2, [%a4+4];\nld.global.b32 %s3, [%a4+8];\n\
+         and.b32 %t5, %s3, 1;\nsetp.ne.u32 %p1, %t5, 0;\nmov.u32 %d0, 0;\nsetp.ne.u32 %q0, %d0, 0;\n",
+    );
+    if divergent {
+        // Lanes whose tid % 3 == 0 skip the instruction.
+        b.push_str("rem.u32 %t6, %t1, 3;\nsetp.eq.u32 %p2, %t6, 0;\n@%p2 bra SKIP;\n");
+    }
+    b.push_str(text);
+    b.push('\n');
+    if divergent {
+        b.push_str("SKIP:\n");
+    }
+    b.push_str("st.global.b32 [%a5], %d0;\nselp.u32 %t7, 1, 0, %q0;\nst.global.b32 [%a5+4], %t7;\n");
+    format!(
+        ".version 7.8\n.target sm_50\n.address_size 64\n\
+         .visible .entry k(.param .u64 pin, .param .u64 pout)\n{{\n{b}ret;\n}}\n"
+    )
+}
+
+#[test]
+fn warp_level_matches_the_interpreter() {
+    // Shuffle lane operands: in range, a register (per-thread, masked to 0..31 by the
+    // hardware and by PTX), clamp values and segment masks (c = clamp | segmask << 8).
+    let mut forms: Vec<(String, bool)> = vec![];
+    for mode in ["up", "down", "bfly", "idx"] {
+        for (bop, cop) in [("1", "31"), ("5", "0x1f"), ("%s2", "31"), ("3", "%s3"), ("17", "0x0f"), ("2", "0x1c07"), ("0", "0")] {
+            let c = if mode == "up" && cop == "31" { "0" } else { cop };
+            forms.push((format!("shfl.{mode}.b32 %d0|%q0, %s1, {bop}, {c};"), false));
+            forms.push((format!("shfl.sync.{mode}.b32 %d0, %s1, {bop}, {c}, -1;"), false));
+        }
+    }
+    for v in ["all", "any", "uni"] {
+        forms.push((format!("vote.{v}.pred %q0, %p1;"), false));
+        forms.push((format!("vote.{v}.pred %q0, !%p1;"), true));
+        forms.push((format!("vote.sync.{v}.pred %q0, %p1, -1;"), false));
+    }
+    forms.push(("vote.ballot.b32 %d0, %p1;".into(), false));
+    forms.push(("vote.ballot.b32 %d0, !%p1;".into(), true));
+    forms.push(("vote.sync.ballot.b32 %d0, %p1, 0xffffffff;".into(), false));
+    // A membermask in a register (all lanes): the ballot forms of the lowering.
+    forms.push(("or.b32 %t8, %s3, 0xffffffff;\nvote.sync.ballot.b32 %d0, %p1, %t8;".into(), false));
+    for v in ["all", "any", "uni"] {
+        forms.push((format!("or.b32 %t8, %s3, 0xffffffff;\nvote.sync.{v}.pred %q0, %p1, %t8;"), false));
+    }
+    forms.push(("activemask.b32 %d0;".into(), false));
+    forms.push(("activemask.b32 %d0;".into(), true));
+    for (text, divergent) in &forms {
+        let src = warp_kernel(text, *divergent);
+        let mut rng = Rng::new(0x5f1 + text.len() as u64);
+        // Third operand: mostly odd (predicate true) with some even lanes, and for vote.uni
+        // some warps entirely one way.
+        let mut ins = vec![];
+        for t in 0..THREADS {
+            let mut w = [rng.next() as u32, rng.next() as u32, rng.next() as u32 | 1, 0];
+            if rng.next() % 4 == 0 || (t / 32) % 3 == 1 {
+                w[2] &= !1;
+            }
+            if (t / 32) % 4 == 3 {
+                w[2] |= 1;
+            }
+            ins.extend(w.iter().flat_map(|x| x.to_le_bytes()));
+        }
+        run(&src, text, &[ins, vec![0xcd; 16 * THREADS]], 2);
+    }
+}
