@@ -216,9 +216,11 @@ impl Lowerer<'_> {
         Ok(())
     }
 
-    /// The data operand: `b`, or `{compare, new}` joined into consecutive registers.
-    fn atom_data(&mut self, b: Src, c: Option<Src>, regs: u8) -> Src {
-        let Some(c) = c else { return b };
+    /// The data operands: `[b]`, or for CAS one joined register (pair or quad) holding
+    /// `{compare, new}`, so that allocation places them consecutively as the encoding
+    /// requires; the printer shows it as the two operands nvdisasm prints.
+    fn atom_data(&mut self, b: Src, c: Option<Src>, regs: u8) -> Vec<Src> {
+        let Some(c) = c else { return vec![b] };
         let t = self.tmp(2 * regs);
         let parts = if regs == 1 {
             vec![b, c]
@@ -227,22 +229,23 @@ impl Lowerer<'_> {
             vec![Src::reg(b.part(0)), Src::reg(b.part(1)), Src::reg(c.part(0)), Src::reg(c.part(1))]
         };
         self.emit(Instr::new(Op::Join, vec![Dst::reg(t, 2 * regs)], parts));
-        Src::reg(RegRef::new(t, 2 * regs))
+        vec![Src::reg(RegRef::new(t, 2 * regs))]
     }
 
     /// `ATOM.E` (result wanted) or `RED.E` at `[base+off]`.
-    fn atom_global(&mut self, mods: AtomMods, out: Option<Reg>, base: RegRef, off: i32, data: Src) {
+    fn atom_global(&mut self, mods: AtomMods, out: Option<Reg>, base: RegRef, off: i32, data: Vec<Src>) {
         let a = Src::addr(base, off);
+        let srcs = [vec![a], data].concat();
         match out {
             Some(o) => {
                 let n = mods.ty.regs();
-                self.emit(Instr::new(Op::Atom(mods), vec![Dst::reg(o, n)], vec![a, data]));
+                self.emit(Instr::new(Op::Atom(mods), vec![Dst::reg(o, n)], srcs));
             }
             None if mods.op == AtomOp::Cas => {
                 let n = mods.ty.regs();
-                self.emit(Instr::new(Op::Atom(mods), vec![Dst::Reg(RegRef::rz(n))], vec![a, data]));
+                self.emit(Instr::new(Op::Atom(mods), vec![Dst::Reg(RegRef::rz(n))], srcs));
             }
-            None => self.emit(Instr::new(Op::Red(mods), vec![], vec![a, data])),
+            None => self.emit(Instr::new(Op::Red(mods), vec![], srcs)),
         }
     }
 
@@ -267,7 +270,7 @@ impl Lowerer<'_> {
                 Some(o) => Dst::reg(o, regs),
                 None => Dst::Reg(RegRef::rz(regs)),
             };
-            self.emit(Instr::new(Op::Atoms(mods), vec![d], vec![a, data]));
+            self.emit(Instr::new(Op::Atoms(mods), vec![d], [vec![a], data].concat()));
             return;
         }
         // CAS loop (ptxas 11.8: `atom.shared.add.f32`, `atom.shared.add.u64`).
@@ -282,7 +285,7 @@ impl Lowerer<'_> {
         let data = self.atom_data(Src::reg(oldr), Some(new), regs);
         let r = self.tmp(regs);
         let cas = AtomMods { op: AtomOp::Cas, ty: if regs == 2 { AtomType::U64 } else { AtomType::U32 }, e: false };
-        self.emit(Instr::new(Op::Atoms(cas), vec![Dst::reg(r, regs)], vec![a, data]));
+        self.emit(Instr::new(Op::Atoms(cas), vec![Dst::reg(r, regs)], [vec![a], data].concat()));
         let rr = RegRef::new(r, regs);
         let p = if regs == 1 {
             let ne = Op::Isetp { cmp: Cmp::Ne, u32: true, x: false, bop: BoolOp::And };

@@ -8,7 +8,8 @@
 //!   `ATOMS` addresses the CTA's shared memory. `.F32.FTZ.RN` adds with denormal inputs and
 //!   results flushed to zero, rounding to nearest even. `INC` stores `old >= b ? 0 :
 //!   old + 1`, `DEC` stores `old == 0 || old > b ? b : old - 1` (the CUDA atomicInc/Dec
-//!   definition). `CAS` reads `{compare, new}` from consecutive registers `Rb`, `Rb+n`.
+//!   definition). `CAS` reads `{compare, new}` from one register operand twice the data
+//!   width (`Rb` and `Rb+n`, printed as two operands).
 //! * **SHFL.mode Pd, Rd, Ra, b, c** (lane `b & 31`, `c` = clamp `| segmask << 8`): with
 //!   `seg = (c >> 8) & 31`, `max = (lane & seg) | (c & 31 & !seg)`, `min = lane & seg`, the
 //!   source lane is `lane - b` (UP, valid if `>= max`), `lane + b` (DOWN, valid if `<=
