@@ -317,3 +317,18 @@ fn warp_level_matches_the_interpreter() {
         run(&src, text, &[ins, vec![0xcd; 16 * THREADS]], 2);
     }
 }
+
+#[test]
+fn ldu_and_prefetch_match_the_interpreter() {
+    // `ldu` reads like `ld`; prefetches change nothing.
+    let src = ".version 7.8\n.target sm_50\n.address_size 64\n\
+        .visible .entry k(.param .u64 pin, .param .u64 pout)\n{\n\
+        .reg .b32 %t<8>;\n.reg .b64 %a<8>;\n.reg .f32 %f<4>;\n.local .align 4 .b8 loc[16];\n\
+        ld.param.u64 %a1, [pin];\nld.param.u64 %a2, [pout];\nmov.u32 %t1, %tid.x;\nmov.u32 %t2, %ctaid.x;\n\
+        mov.u32 %t3, %ntid.x;\nmad.lo.s32 %t4, %t2, %t3, %t1;\nmul.wide.u32 %a3, %t4, 16;\nadd.s64 %a4, %a1, %a3;\n\
+        add.s64 %a5, %a2, %a3;\nprefetch.global.L1 [%a4];\nprefetchu.L1 [%a4+8];\nprefetch.local.L2 [loc];\nprefetch.L2 [%a5];\n\
+        ldu.global.u32 %t5, [%a4];\nldu.global.v2.f32 {%f1, %f2}, [%a4+8];\nldu.u32 %t6, [%a4+4];\n\
+        add.f32 %f3, %f1, %f2;\nadd.u32 %t5, %t5, %t6;\nst.global.u32 [%a5], %t5;\nst.global.f32 [%a5+4], %f3;\nret;\n}\n";
+    let mut rng = Rng::new(77);
+    run(src, "ldu/prefetch", &[rng.f32s(4 * THREADS), vec![0; 16 * THREADS]], 2);
+}

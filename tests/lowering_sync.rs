@@ -209,3 +209,28 @@ fn shfl_and_vote_map_one_to_one() {
     assert_has(&code, "VOTE.ALL P#, P#");
     assert_has(&code, "VOTE.EQ P#, !P#");
 }
+
+#[test]
+fn ldu_is_ldg_and_prefetch_is_cctl() {
+    // ptxas 11.8: `ldu.global.u32` → `LDG.E`, `ldu.global.v2.f32` → `LDG.E.64`;
+    // `prefetch.global.L1/.L2` → `CCTL.E.PF1/.PF2`, `prefetch.local.L1` → `CCTLL.PF1`,
+    // `prefetchu.L1` → `CCTL.E.PF1`, generic `prefetch.L2` → `CCTL.E.PF2`.
+    let code = sass(&kernel(
+        ".local .align 4 .b8 loc[16];\nldu.global.u32 %r2, [%rd2];\nldu.global.v2.f32 {%f2, %f3}, [%rd2+8];\n\
+         prefetch.global.L1 [%rd2+64];\nprefetch.global.L2 [%rd2+128];\nprefetch.local.L1 [loc];\n\
+         prefetchu.L1 [%rd2+256];\nprefetch.L2 [%rd1];\nadd.f32 %f4, %f2, %f3;\nst.global.u32 [%rd1], %r2;\nst.global.f32 [%rd1+4], %f4;",
+    ));
+    for want in [
+        "LDG.E R#, [R#]",
+        "LDG.E.64 R#, [R#+0x8]",
+        "CCTL.E.PF1 [R#+0x40]",
+        "CCTL.E.PF2 [R#+0x80]",
+        "CCTLL.PF1 [R#]",
+        "CCTL.E.PF1 [R#+0x100]",
+        "CCTL.E.PF2 [R#]",
+    ] {
+        assert_has(&code, want);
+    }
+    let e = errors(&kernel("ldu.shared.u32 %r2, [%rd2];"));
+    assert!(e.iter().any(|m| m.contains("`ldu`")), "{e:?}");
+}

@@ -655,6 +655,12 @@ pub enum Op {
     Atoms(AtomMods),
     /// RED.E.op.type [Ra+imm], Rb: global reduction without a result.
     Red(AtomMods),
+    /// CCTL{.E}.PF1/.PF2 [Ra+imm] (global/generic) or CCTLL.PF1/.PF2 [Ra+imm] (local,
+    /// `local`): prefetch into L1 (`level` 1) or L2 (2); ptxas 11.8 for `prefetch`.
+    Cctl {
+        local: bool,
+        level: u8,
+    },
     /// SHFL.mode Pd, Rd, Ra, Sb(lane), Sc(clamp | segmask << 8).
     Shfl(ShflMode),
     /// VOTE.mode {Rd,} Pd, Pa: warp vote; `Rd` receives the ballot of `Pa`.
@@ -748,6 +754,7 @@ pub enum Opcode {
     Atom,
     Atoms,
     Red,
+    Cctl,
     Shfl,
     Vote,
     Bra,
@@ -879,6 +886,7 @@ pub const OPCODE_INFO: &[OpcodeInfo] = &[
     info!(Atom, "ATOM", Mem),
     info!(Atoms, "ATOMS", Shared),
     info!(Red, "RED", Mem, store),
+    info!(Cctl, "CCTL", Mem, store),
     info!(Shfl, "SHFL", Xu),
     info!(Vote, "VOTE", Alu),
     info!(Bra, "BRA", Control, control),
@@ -957,6 +965,7 @@ impl Op {
             Atom(_) => Opcode::Atom,
             Atoms(_) => Opcode::Atoms,
             Red(_) => Opcode::Red,
+            Cctl { .. } => Opcode::Cctl,
             Shfl(_) => Opcode::Shfl,
             Vote(_) => Opcode::Vote,
             Bra => Opcode::Bra,
@@ -1201,6 +1210,10 @@ impl Op {
             }
             Atom(m) | Atoms(m) | Red(m) => s.push_str(&m.suffix()),
             Shfl(m) => s.push_str(m.suffix()),
+            Cctl { local, level } => {
+                s.push_str(if local { "L" } else { ".E" });
+                s.push_str(if level == 1 { ".PF1" } else { ".PF2" });
+            }
             Vote(m) => s.push_str(m.suffix()),
             Bar { arrive } => s.push_str(if arrive { ".ARV" } else { ".SYNC" }),
             Membar(l) => s.push_str(match l {

@@ -178,7 +178,8 @@ pub fn effects(i: &TextInstr) -> Result<Effects, Unknown> {
     use Queue::*;
     let class = match op {
         "LDG" | "LD" | "LDL" | "ATOM" => (true, Some(Global), true, 4),
-        "RED" | "STG" | "ST" | "STL" => (false, Some(Global), true, 4),
+        // CCTL/CCTLL (prefetch) only read their address, like a store.
+        "RED" | "STG" | "ST" | "STL" | "CCTL" | "CCTLL" => (false, Some(Global), true, 4),
         "LDS" | "ATOMS" => (true, Some(Shared), true, 2),
         "STS" => (false, Some(Shared), true, 2),
         "LDC" => (true, None, true, 2),
@@ -217,6 +218,8 @@ pub fn effects(i: &TextInstr) -> Result<Effects, Unknown> {
             | "STL"
             | "STS"
             | "RED"
+            | "CCTL"
+            | "CCTLL"
             | "NOP"
             | "DEPBAR"
             | "BAR"
@@ -245,7 +248,7 @@ pub fn effects(i: &TextInstr) -> Result<Effects, Unknown> {
     let conv = matches!(op, "F2F" | "F2I" | "I2F" | "I2I");
     let conv_types: Vec<u16> = i.mods.iter().filter_map(|m| type_width(m)).collect();
     let mem_data = matches!(op, "LDG" | "LD" | "LDL" | "LDS" | "LDC" | "STG" | "ST" | "STL" | "STS" | "ATOM" | "ATOMS");
-    let wide_addr = has("E") && matches!(op, "LDG" | "LD" | "STG" | "ST" | "ATOM" | "RED");
+    let wide_addr = has("E") && matches!(op, "LDG" | "LD" | "STG" | "ST" | "ATOM" | "RED" | "CCTL");
     for (k, tok) in i.operands.iter().enumerate() {
         let is_dst = k < ndst;
         let width = if tok.contains('[') {

@@ -449,7 +449,8 @@ impl Sim<'_> {
     /// The semantics of instruction `k` for the threads of `exec`.
     fn exec(&mut self, w: &mut Warp, mem: &mut CtaMem, i: &Instr, k: usize, exec: u32) -> Result<(), ExecError> {
         match i.op {
-            Op::Nop | Op::Membar(_) | Op::Depbar { .. } => Ok(()),
+            // CCTL prefetches: no architectural effect.
+            Op::Nop | Op::Membar(_) | Op::Depbar { .. } | Op::Cctl { .. } => Ok(()),
             Op::Bar { arrive: false } => {
                 if exec != 0 {
                     let lane = exec.trailing_zeros() as usize;
