@@ -332,3 +332,34 @@ fn ldu_and_prefetch_match_the_interpreter() {
     let mut rng = Rng::new(77);
     run(src, "ldu/prefetch", &[rng.f32s(4 * THREADS), vec![0; 16 * THREADS]], 2);
 }
+
+#[test]
+fn special_registers_match_the_interpreter() {
+    // Lane masks, lane/warp/SM ids (one SM: %smid 0, %nsmid 1; %nwarpid 64; %gridid 0 in
+    // both executors) are compared bit for bit. Clock values cannot match across the
+    // executors (instruction counts vs simulated cycles): only their monotonicity is
+    // stored (`%clock64` never decreases, `%clock` advances by less than 2^31).
+    let regs = ["%laneid", "%lanemask_eq", "%lanemask_le", "%lanemask_lt", "%lanemask_ge", "%lanemask_gt", "%warpid", "%nwarpid", "%smid", "%nsmid"];
+    let mut b = String::from(
+        ".reg .b32 %t<16>;\n.reg .b64 %a<12>;\n.reg .b32 %v<16>;\n.reg .pred %q<4>;\n\
+         ld.param.u64 %a1, [pout];\nmov.u32 %t1, %tid.x;\nmov.u32 %t2, %ctaid.x;\nmov.u32 %t3, %ntid.x;\n\
+         mad.lo.s32 %t4, %t2, %t3, %t1;\nmul.wide.u32 %a2, %t4, 64;\nadd.s64 %a3, %a1, %a2;\n\
+         mov.u64 %a4, %clock64;\nmov.u32 %t5, %clock;\n",
+    );
+    for (k, r) in regs.iter().enumerate() {
+        b.push_str(&format!("mov.u32 %v{k}, {r};\nst.global.u32 [%a3+{}], %v{k};\n", 4 * k));
+    }
+    b.push_str(
+        "mov.u64 %a5, %gridid;\nst.global.u64 [%a3+48], %a5;\n\
+         mov.u64 %a6, %clock64;\nmov.u32 %t6, %clock;\n\
+         setp.ge.u64 %q1, %a6, %a4;\nselp.u32 %t7, 1, 0, %q1;\nst.global.u32 [%a3+56], %t7;\n\
+         sub.s32 %t8, %t6, %t5;\nsetp.ge.s32 %q2, %t8, 0;\nselp.u32 %t9, 1, 0, %q2;\nst.global.u32 [%a3+60], %t9;\n",
+    );
+    let src = format!(".version 7.8\n.target sm_50\n.address_size 64\n.visible .entry k(.param .u64 pout)\n{{\n{b}ret;\n}}\n");
+    run(&src, "special registers", &[vec![0xcd; 64 * THREADS]], 2);
+    // The clock reads are CS2R (ptxas 11.8), the ids S2R SR_VIRTID/SR_VIRTCFG + BFE.
+    let listing = compile(&src).to_string();
+    for want in ["CS2R", "SR_CLOCKLO", "SR_CLOCKHI", "SR_VIRTID", "SR_VIRTCFG", "SR_LANEID", "SR_GEMASK", "BFE.U32"] {
+        assert!(listing.contains(want), "{want} in\n{listing}");
+    }
+}

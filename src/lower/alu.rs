@@ -109,6 +109,10 @@ impl Lowerer<'_> {
                     let s = self.special_reg(&name.name, *c, name.span)?;
                     return Ok(Val { lo: s, hi: None, whole: None });
                 }
+                if matches!(name.name.as_str(), "%clock64" | "%gridid") {
+                    let w = self.special_reg64(&name.name);
+                    return Ok(Val { lo: Src::reg(w.part(0)), hi: Some(Src::reg(w.part(1))), whole: Some(w) });
+                }
                 if crate::ptx::check::special_register(&name.name).is_some() {
                     let s = self.special_reg(&name.name, ' ', name.span)?;
                     return Ok(Val { lo: s, hi: None, whole: None });
@@ -163,7 +167,28 @@ impl Lowerer<'_> {
             ("%ntid", a) => return Ok(Src::cbuf(0, 0x8 + 4 * a, 1)),
             ("%nctaid", a) => return Ok(Src::cbuf(0, 0x14 + 4 * a, 1)),
             ("%laneid", _) => SpecialReg::LaneId,
-            ("%clock", _) => SpecialReg::ClockLo,
+            // ptxas 11.8: `%clock` → `CS2R R, SR_CLOCKLO`; `%warpid` → `S2R R, SR_VIRTID;
+            // BFE.U32 R, R, 0x608`; `%smid` → `BFE.U32 ..., 0x914` of SR_VIRTID; `%nsmid` →
+            // `BFE.U32 ..., 0x914` of SR_VIRTCFG; `%nwarpid` → the constant 64.
+            ("%clock" | "%clock_hi", _) => {
+                let sr = if name == "%clock" { SpecialReg::ClockLo } else { SpecialReg::ClockHi };
+                let t = self.tmp(1);
+                self.emit(Instr::new(Op::Cs2r(sr), vec![Dst::reg(t, 1)], vec![]));
+                return Ok(Src::r32(t));
+            }
+            ("%warpid" | "%smid" | "%nsmid", _) => {
+                let (sr, field) = match name {
+                    "%warpid" => (SpecialReg::VirtId, 0x608),
+                    "%smid" => (SpecialReg::VirtId, 0x914),
+                    _ => (SpecialReg::VirtCfg, 0x914),
+                };
+                let t = self.tmp(1);
+                self.emit(Instr::new(Op::S2r(sr), vec![Dst::reg(t, 1)], vec![]));
+                let u = self.tmp(1);
+                self.op(Op::Bfe { u32: true, brev: false }, Dst::reg(u, 1), vec![Src::r32(t), Src::imm(field)]);
+                return Ok(Src::r32(u));
+            }
+            ("%nwarpid", _) => return Ok(Src::imm(64)),
             ("%lanemask_eq", _) => SpecialReg::EqMask,
             ("%lanemask_lt", _) => SpecialReg::LtMask,
             ("%lanemask_le", _) => SpecialReg::LeMask,
@@ -176,6 +201,30 @@ impl Lowerer<'_> {
         let t = self.tmp(1);
         self.emit(Instr::new(Op::S2r(sr), vec![Dst::reg(t, 1)], vec![]));
         Ok(Src::r32(t))
+    }
+
+    /// The 64-bit special registers: `%gridid` is `c[0x0][0x28]` (ptxas 11.8 reads it
+    /// there); `%clock64` is ptxas's wrap-safe read `hi = CS2R SR_CLOCKHI; lo = CS2R
+    /// SR_CLOCKLO; if lo >= 0 (signed) { hi = CS2R SR_CLOCKHI }` (a low word without its top
+    /// bit may have wrapped after the first high read), with a SEL for the guarded re-read.
+    fn special_reg64(&mut self, name: &str) -> RegRef {
+        let t = self.tmp(2);
+        if name == "%gridid" {
+            let (lo, hi) = (self.tmp(1), self.tmp(1));
+            self.op(Op::Mov, Dst::reg(lo, 1), vec![Src::cbuf(0, 0x28, 1)]);
+            self.op(Op::Mov, Dst::reg(hi, 1), vec![Src::cbuf(0, 0x2c, 1)]);
+            self.emit(Instr::new(Op::Join, vec![Dst::reg(t, 2)], vec![Src::r32(lo), Src::r32(hi)]));
+            return RegRef::new(t, 2);
+        }
+        let (hi1, lo, hi2) = (self.tmp(1), self.tmp(1), self.tmp(1));
+        self.emit(Instr::new(Op::Cs2r(SpecialReg::ClockHi), vec![Dst::reg(hi1, 1)], vec![]));
+        self.emit(Instr::new(Op::Cs2r(SpecialReg::ClockLo), vec![Dst::reg(lo, 1)], vec![]));
+        self.emit(Instr::new(Op::Cs2r(SpecialReg::ClockHi), vec![Dst::reg(hi2, 1)], vec![]));
+        let lt = Op::Isetp { cmp: crate::sass::op::Cmp::Lt, u32: false, x: false, bop: BoolOp::And };
+        let p = self.isetp(lt, Src::r32(lo), Src::rz(), Src::pt());
+        let hi = self.sel(Src::pred(p, false), Src::r32(hi1), Src::r32(hi2));
+        self.emit(Instr::new(Op::Join, vec![Dst::reg(t, 2)], vec![Src::r32(lo), hi]));
+        RegRef::new(t, 2)
     }
 
     pub(super) fn dst_reg(&mut self, op: &Operand) -> LResult<PtxReg> {

@@ -169,6 +169,7 @@ fn param_uniform(f: &Function) -> Vec<bool> {
         for i in &f.cfg[b].instrs {
             let source_ok = match i.op {
                 Op::S2r(_)
+                | Op::Cs2r(_)
                 | Op::Ld(_)
                 | Op::Ldg(_)
                 | Op::Lds(_)

@@ -433,8 +433,11 @@ pub enum SpecialReg {
     LaneId,
     ClockLo,
     ClockHi,
-    WarpId,
-    SmId,
+    /// `SR_VIRTID`: bits 8..13 the warp's slot on its SM (`%warpid`), bits 20..28 the SM
+    /// (`%smid`); ptxas 11.8 extracts them with `BFE.U32 R, R, 0x608` / `0x914`.
+    VirtId,
+    /// `SR_VIRTCFG`: bits 20..28 the number of SMs (`%nsmid`, `BFE.U32 R, R, 0x914`).
+    VirtCfg,
     LtMask,
     LeMask,
     GtMask,
@@ -456,8 +459,8 @@ impl SpecialReg {
             LaneId => "SR_LANEID",
             ClockLo => "SR_CLOCKLO",
             ClockHi => "SR_CLOCKHI",
-            WarpId => "SR_VIRTID",
-            SmId => "SR_VIRTID",
+            VirtId => "SR_VIRTID",
+            VirtCfg => "SR_VIRTCFG",
             LtMask => "SR_LTMASK",
             LeMask => "SR_LEMASK",
             GtMask => "SR_GTMASK",
@@ -498,6 +501,9 @@ pub enum Op {
     Mov,
     Mov32i,
     S2r(SpecialReg),
+    /// CS2R Rd, SR: fixed-latency read of `SR_CLOCKLO/HI` (ptxas 11.8 for `%clock`,
+    /// `%clock64`).
+    Cs2r(SpecialReg),
     Sel,
 
     // ---- integer ----------------------------------------------------------------------
@@ -702,6 +708,7 @@ pub enum Opcode {
     Mov,
     Mov32i,
     S2r,
+    Cs2r,
     Sel,
     Iadd,
     Iadd32i,
@@ -834,6 +841,7 @@ pub const OPCODE_INFO: &[OpcodeInfo] = &[
     info!(Mov, "MOV", Alu),
     info!(Mov32i, "MOV32I", Alu),
     info!(S2r, "S2R", Sreg),
+    info!(Cs2r, "CS2R", Alu),
     info!(Sel, "SEL", Alu),
     info!(Iadd, "IADD", Alu),
     info!(Iadd32i, "IADD32I", Alu),
@@ -913,6 +921,7 @@ impl Op {
             Mov => Opcode::Mov,
             Mov32i => Opcode::Mov32i,
             S2r(_) => Opcode::S2r,
+            Cs2r(_) => Opcode::Cs2r,
             Sel => Opcode::Sel,
             Iadd { .. } => Opcode::Iadd,
             Iadd32i { .. } => Opcode::Iadd32i,
@@ -1228,6 +1237,7 @@ impl Op {
             | Mov
             | Mov32i
             | S2r(_)
+            | Cs2r(_)
             | Sel
             | Iscadd { .. }
             | Shl

@@ -162,7 +162,7 @@ pub fn instr_text(i: &Instr, names: &dyn VRegNames, label: &dyn Fn(u32) -> Strin
         let _ = write!(s, " SB{sb}, {}", hex(count as i64));
         return s;
     }
-    if let Op::S2r(sr) = i.op {
+    if let Op::S2r(sr) | Op::Cs2r(sr) = i.op {
         if let Some(Dst::Reg(r)) = i.dsts.first() {
             let _ = write!(s, " {}, {}", reg_name(r.reg, r.comp, r.n, names), sr.name());
         }
