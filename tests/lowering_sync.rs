@@ -234,3 +234,18 @@ fn ldu_is_ldg_and_prefetch_is_cctl() {
     let e = errors(&kernel("ldu.shared.u32 %r2, [%rd2];"));
     assert!(e.iter().any(|m| m.contains("`ldu`")), "{e:?}");
 }
+
+#[test]
+fn fences_are_membars() {
+    // ptxas 11.8: membar.cta/.gl/.sys → MEMBAR.CTA/.GL.IVALLD/.SYS.IVALLD; `fence` is
+    // rejected by ptxas below sm_70 and emulated with the MEMBAR of its scope (a warning).
+    let code = sass(&kernel(
+        "st.global.u32 [%rd1], %r1;\nfence.sc.cta;\nst.global.u32 [%rd1+4], %r1;\nfence.acq_rel.gpu;\n\
+         st.global.u32 [%rd1+8], %r1;\nfence.sc.sys;\nst.global.u32 [%rd1+12], %r1;\nmembar.gl;\nst.global.u32 [%rd1+16], %r1;",
+    ));
+    let membars: Vec<&String> = code.iter().filter(|c| c.starts_with("MEMBAR")).collect();
+    assert_eq!(membars, ["MEMBAR.CTA", "MEMBAR.GL.IVALLD", "MEMBAR.SYS.IVALLD", "MEMBAR.GL.IVALLD"], "{code:?}");
+    let mut opts = Options { emit: Emit::Sass, ..Options::default() };
+    opts.lower.deny_emulation = true;
+    assert!(driver::compile(&kernel("fence.sc.gpu;"), &opts).is_err(), "--deny-emulation rejects fence");
+}
