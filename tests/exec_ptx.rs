@@ -605,6 +605,7 @@ fn sample_runs() -> Vec<SampleRun> {
     let s = |file, kernel, grid: [u32; 3], block: [u32; 3], args| SampleRun { file, kernel, grid, block, args };
     let (g2, b64) = ([2, 1, 1], [64, 1, 1]);
     vec![
+        s("atomic_max_f32", "atomic_max_f32", g2, b64, vec![f(1), f(2), b(3), Int(100)]),
         s("block_scan", "block_scan", g2, [256, 1, 1], vec![b(1), b(2), b(3)]),
         s("bytes_shorts", "bytes_shorts", g2, b64, vec![b(1), b(2), b(3), b(4), Int(3), Int(100)]),
         s("clamp_select", "clamp_select", g2, b64,
@@ -612,6 +613,7 @@ fn sample_runs() -> Vec<SampleRun> {
         s("const_table", "const_table", g2, b64, vec![b(1), f(2), f(3), Int(100)]),
         s("daxpy", "daxpy", g2, b64, vec![Int(100), F64(1.5), d(1), d(2)]),
         s("generic_call", "generic_call", g2, b64, vec![f(1), f(2), f(3), f(4), Int(100)]),
+        s("histogram_atomic", "histogram_atomic", g2, b64, vec![b(1), b(2), Int(1000)]),
         s("int_ops", "int_ops", g2, b64, vec![
             Buf(int_ops_input(1, 4)), Buf(int_ops_input(2, 4)), Buf(int_ops_input(3, 8)), Buf(int_ops_input(4, 8)),
             Buf(vec![0; 64 * 100]), Buf(vec![0; 64 * 100]), Int(100),
@@ -639,6 +641,7 @@ fn sample_runs() -> Vec<SampleRun> {
           vec![Buf(vec![0; 40 * 36 * 4]), f(1), Int(40), Int(36)]),
         s("vector_add", "vector_add", g2, b64, vec![f(1), f(2), f(3), Int(100)]),
         s("vector_types", "vector_types", g2, b64, vec![f(1), b(2), f(3), b(4), F32(0.5), Int(100)]),
+        s("warp_reduce", "warp_reduce", g2, b64, vec![b(1), b(2), b(3), b(4), Int(100)]),
         s("xorshift64", "xorshift64", g2, b64, vec![b(1), f(2), Int(5), Int(100)]),
     ]
 }

@@ -791,14 +791,15 @@ pub enum Unit {
     /// The multi-function and bit-scan units (MUFU, POPC, FLO): variable latency, sources
     /// read at issue (Mesa NAK `has_fixed_latency`: `MuFu`, `PopC`, `Flo`, `BRev` are not
     /// fixed-latency on SM < 70; ptxas 11.8 guards MUFU results with a write barrier,
-    /// findings section 7). SHFL shares this class: variable latency, sources read at
-    /// issue (the hazard checker's table, Mesa NAK: not fixed-latency on SM < 70).
+    /// findings section 7).
     Xu,
     /// S2R: variable latency.
     Sreg,
     /// Global/local/generic memory (LD, LDG, LDL and stores).
     Mem,
-    /// Shared memory (LDS/STS).
+    /// Shared memory (LDS/STS/ATOMS), and SHFL, which ptxas 11.8 times like LDS: variable
+    /// latency, sources read 2 cycles after issue and guarded by read barriers (`IMNMX R0
+    /// ?WAIT4` then `SHFL.BFLY PT, R2, R0, ...`; `SHFL.DOWN ... &rd0 &wr1`).
     Shared,
     /// Constant loads (LDC).
     Const,
@@ -895,7 +896,7 @@ pub const OPCODE_INFO: &[OpcodeInfo] = &[
     info!(Atoms, "ATOMS", Shared),
     info!(Red, "RED", Mem, store),
     info!(Cctl, "CCTL", Mem, store),
-    info!(Shfl, "SHFL", Xu),
+    info!(Shfl, "SHFL", Shared),
     info!(Vote, "VOTE", Alu),
     info!(Bra, "BRA", Control, control),
     info!(Exit, "EXIT", Control, control),

@@ -272,7 +272,7 @@ fn step(node: &Node, idx: usize, s: &State, out: &mut Vec<String>) -> State {
             s.drain(b, 0);
         }
     }
-    if let Some((sb, k)) = depbar(i) {
+    for (sb, k) in depbar(i) {
         // DEPBAR reads the counter when it executes: an op that set the barrier in the
         // previous cycle is counted (ptxas 11.8 `strided_sum`: `LDG.E R13, [R24] &wr5
         // ?WAIT1` then `DEPBAR.LE SB5, 0xe` relying on that load being counted).

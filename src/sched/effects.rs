@@ -183,8 +183,16 @@ pub fn effects(i: &TextInstr) -> Result<Effects, Unknown> {
         "LDS" | "ATOMS" => (true, Some(Shared), true, 2),
         "STS" => (false, Some(Shared), true, 2),
         "LDC" => (true, None, true, 2),
-        "S2R" | "MUFU" | "SHFL" | "BREV" => (true, None, false, 0),
-        "POPC" => (true, Some(Popc), false, 0),
+        "S2R" | "MUFU" | "BREV" => (true, None, false, 0),
+        // SHFL reads its sources 2 cycles after issue, late enough to need read barriers
+        // (ptxas 11.8: `IMNMX R0, ... ?WAIT4` then `SHFL.BFLY PT, R2, R0, 0x2, 0x1f`;
+        // `SHFL.DOWN PT, R3, R2, 0x1, 0x1f &rd0 &wr1`).
+        "SHFL" => (true, None, true, 2),
+        // POPC reads its operand 4 cycles after issue, like FLO (ptxas 11.8,
+        // `samples/warp_reduce`: `VOTE.ANY R8, PT, PT ?WAIT0`, `POPC R9, R12 ?WAIT2`, then
+        // `POPC R2, R8` 2 cycles after the VOTE, whose result takes 6: `VOTE.ANY R12
+        // ?WAIT1`, `MOV ?WAIT5`, `ISETP ..., R12`).
+        "POPC" => (true, Some(Popc), false, 4),
         // FLO reads its operand late like a conversion (ptxas 11.8, `samples/int_ops`:
         // `ICMP.EQ.U32 R17, R4, R5, R5 ?WAIT2` then `FLO.U32 R17, R17` 2 cycles later).
         "FLO" => (true, None, false, 4),
@@ -282,18 +290,32 @@ pub fn effects(i: &TextInstr) -> Result<Effects, Unknown> {
     Ok(e)
 }
 
-/// The barrier (0..=5) and count `k` of `DEPBAR.LE SBb, k` (wait until at most `k` ops
-/// are outstanding on SBb; `k` in hex with `0x` as nvdisasm prints it, or decimal), or
-/// `None` for any other instruction.
-pub fn depbar(i: &TextInstr) -> Option<(u8, u8)> {
+/// The barriers and counts a `DEPBAR` waits for: `DEPBAR.LE SBb, k` (wait until at most
+/// `k` ops are outstanding on SBb; `k` in hex with `0x` as nvdisasm prints it, or
+/// decimal) gives `[(b, k)]`; `DEPBAR {b1,b2}` (wait for every op on the listed barriers,
+/// as ptxas 11.8 emits between SHFLs: `DEPBAR {1}`) gives `[(b1, 0), (b2, 0)]`. Empty for
+/// any other instruction.
+pub fn depbar(i: &TextInstr) -> Vec<(u8, u8)> {
     if i.opcode != "DEPBAR" {
-        return None;
+        return vec![];
     }
-    let sb = i.operands.first()?.strip_prefix("SB")?.parse::<u8>().ok().filter(|b| *b < 6)?;
+    let first = i.operands.first().map(String::as_str).unwrap_or("");
+    if first.starts_with('{') {
+        let all = i.operands.join(",");
+        return all
+            .trim_matches(|c| c == '{' || c == '}')
+            .split(',')
+            .filter_map(|b| b.trim().parse::<u8>().ok().filter(|b| *b < 6))
+            .map(|b| (b, 0))
+            .collect();
+    }
+    let Some(sb) = first.strip_prefix("SB").and_then(|b| b.parse::<u8>().ok()).filter(|b| *b < 6) else {
+        return vec![];
+    };
     let k = i
         .operands
         .get(1)
         .and_then(|o| o.strip_prefix("0x").map(|h| u8::from_str_radix(h, 16).ok()).unwrap_or(o.parse().ok()))
         .unwrap_or(0);
-    Some((sb, k))
+    vec![(sb, k)]
 }

@@ -39,7 +39,7 @@ pub fn cycles(f: &TextFunction) -> u64 {
                 ops.clear();
             }
         }
-        if let Some((b, k)) = depbar(i) {
+        for (b, k) in depbar(i) {
             let b = b as usize;
             let keep = (k as usize).min(on[b].len());
             let cut = on[b].len() - keep;
