@@ -363,3 +363,32 @@ fn special_registers_match_the_interpreter() {
         assert!(listing.contains(want), "{want} in\n{listing}");
     }
 }
+
+#[test]
+fn trap_ends_the_launch_in_both_executors() {
+    // Thread 150 (CTA 1) traps after the first store: both executors fail with the same
+    // `ExecError::Trap`; `brkpt` (BPT.INT) lets execution go on.
+    let kernel = |what: &str| {
+        format!(
+            ".version 7.8\n.target sm_50\n.address_size 64\n.visible .entry k(.param .u64 pout)\n{{\n\
+             .reg .b32 %t<8>;\n.reg .b64 %a<4>;\n.reg .pred %q<2>;\nld.param.u64 %a1, [pout];\n\
+             mov.u32 %t1, %tid.x;\nmov.u32 %t2, %ctaid.x;\nmov.u32 %t3, %ntid.x;\nmad.lo.s32 %t4, %t2, %t3, %t1;\n\
+             mul.wide.u32 %a2, %t4, 4;\nadd.s64 %a3, %a1, %a2;\nst.global.u32 [%a3], %t4;\n\
+             setp.eq.u32 %q1, %t4, 150;\n@%q1 {what};\nst.global.u32 [%a3], %t1;\nret;\n}}\n"
+        )
+    };
+    let src = kernel("trap");
+    let program = compile(&src);
+    assert!(program.to_string().contains("BPT.TRAP 0x1"), "{program}");
+    let (module, _) = ptx2sass::ptx::parse(&src).unwrap();
+    let mut s = Setup::new();
+    let out = s.buf(vec![0; 4 * THREADS]);
+    let l = s.launch(&program, "k", [CTAS, 1, 1], [BLOCK, 1, 1], &[Val::I(out)]);
+    let want = exec::ptx::run(&module, &l).expect_err("the interpreter traps");
+    let got = exec::sim::run(&program, &l).expect_err("the simulator traps");
+    assert_eq!(want, exec::ExecError::Trap { ctaid: [1, 0, 0] });
+    assert_eq!(got, want);
+    let src = kernel("brkpt");
+    assert!(compile(&src).to_string().contains("BPT.INT 0x0"));
+    run(&src, "brkpt", &[vec![0; 4 * THREADS]], 1);
+}

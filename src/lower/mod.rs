@@ -464,13 +464,21 @@ impl Lowerer<'_> {
             InstrKind::Other(name) if name == "atom" || name == "red" => self.lower_atom(i, name == "atom"),
             InstrKind::Other(name) if name == "prefetch" || name == "prefetchu" => self.lower_prefetch(i),
             InstrKind::Other(name) if name == "fence" => self.lower_fence(i),
+            InstrKind::Other(name) if name == "trap" || name == "brkpt" => {
+                // ptxas 11.8: `trap` → `BPT.TRAP 0x1`. It also emits `BPT.TRAP 0x1` for
+                // `brkpt`; ptx2sass emits `BPT.INT 0x0` (a debugger breakpoint that
+                // execution continues past), keeping `brkpt` distinct from `trap`.
+                let trap = name == "trap";
+                self.emit(Instr::new(Op::Bpt { trap }, vec![], vec![Src::imm(trap as u32)]));
+                Ok(())
+            }
             InstrKind::Other(name) if matches!(name.as_str(), "shfl" | "vote" | "activemask") => {
                 self.lower_warp(i, name)
             }
             InstrKind::Other(name) => self.fail(
                 Diag::error(i.opcode.span, format!("`{name}` is not supported by ptx2sass yet"))
                     .label("no lowering to SPA 5.0 for this instruction")
-                    .note("supported: ld st mov cvta cvt add sub mul mad madc mul24 mad24 sad div rem addc subc fma min max neg abs not cnot and or xor shl shr shf bfe bfi popc clz brev bfind prmt testp copysign setp selp bra ret exit bar.sync membar call atom red shfl vote activemask prefetch prefetchu ldu fence"),
+                    .note("supported: ld st mov cvta cvt add sub mul mad madc mul24 mad24 sad div rem addc subc fma min max neg abs not cnot and or xor shl shr shf bfe bfi popc clz brev bfind prmt testp copysign setp selp bra ret exit bar.sync membar call atom red shfl vote activemask prefetch prefetchu ldu fence trap brkpt"),
             ),
             InstrKind::Unclassified => Err(Failed),
             InstrKind::Bra { .. } | InstrKind::Ret | InstrKind::Exit => unreachable!("handled in lower_instr"),

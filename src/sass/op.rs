@@ -689,6 +689,11 @@ pub enum Op {
         arrive: bool,
     },
     Membar(MembarLevel),
+    /// BPT.TRAP 0x1 (`trap`, and ptxas 11.8's `brkpt`) or BPT.INT 0x0 (`brkpt` here):
+    /// breakpoint; `.TRAP` ends the launch with an error.
+    Bpt {
+        trap: bool,
+    },
     Nop,
     /// DEPBAR.LE SBn, count: wait until at most `count` operations on barrier `sb` are
     /// outstanding.
@@ -773,6 +778,7 @@ pub enum Opcode {
     Brk,
     Bar,
     Membar,
+    Bpt,
     Nop,
     Depbar,
 }
@@ -907,6 +913,7 @@ pub const OPCODE_INFO: &[OpcodeInfo] = &[
     info!(Brk, "BRK", Control, control),
     info!(Bar, "BAR", Control),
     info!(Membar, "MEMBAR", Control),
+    info!(Bpt, "BPT", Control),
     info!(Nop, "NOP", Alu),
     info!(Depbar, "DEPBAR", Control),
 ];
@@ -987,6 +994,7 @@ impl Op {
             Brk => Opcode::Brk,
             Bar { .. } => Opcode::Bar,
             Membar(_) => Opcode::Membar,
+            Bpt { .. } => Opcode::Bpt,
             Nop => Opcode::Nop,
             Depbar { .. } => Opcode::Depbar,
         }
@@ -1232,6 +1240,7 @@ impl Op {
                 MembarLevel::Sys => ".SYS.IVALLD",
             }),
             Depbar { .. } => s.push_str(".LE"),
+            Bpt { trap } => s.push_str(if trap { ".TRAP" } else { ".INT" }),
             Copy
             | Join
             | Undef

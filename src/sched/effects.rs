@@ -202,7 +202,7 @@ pub fn effects(i: &TextInstr) -> Result<Effects, Unknown> {
         | "ISET" | "ICMP" | "SHL" | "SHR" | "SHF" | "LOP" | "LOP32I" | "LOP3" | "BFE" | "BFI" | "SEL" | "LEA"
         | "FADD" | "FADD32I" | "FMUL" | "FMUL32I" | "FFMA" | "FFMA32I" | "FMNMX" | "FSETP" | "FSET" | "FCMP"
         | "PSETP" | "PSET" | "CSETP" | "VABSDIFF" | "P2R" | "R2P" | "CS2R" | "PRMT" | "NOP" | "DEPBAR" | "BAR"
-        | "MEMBAR" | "VOTE" | "BRA" | "EXIT" | "RET" | "CAL" | "SYNC" | "BRK" | "SSY" | "PBK" => (false, None, false, 0),
+        | "MEMBAR" | "VOTE" | "BPT" | "BRA" | "EXIT" | "RET" | "CAL" | "SYNC" | "BRK" | "SSY" | "PBK" => (false, None, false, 0),
         _ => return Err(Unknown(i.text.clone())),
     };
     e.variable = class.0;
@@ -232,6 +232,7 @@ pub fn effects(i: &TextInstr) -> Result<Effects, Unknown> {
             | "DEPBAR"
             | "BAR"
             | "MEMBAR"
+            | "BPT"
             | "BRA"
             | "EXIT"
             | "RET"

@@ -336,8 +336,11 @@ pub enum Op {
     /// A warp-collective instruction, executed together by every lane of the warp at this
     /// program counter (see [`super::warp`]).
     Warp(WarpOp),
-    /// No effect here (`membar`, `fence`, `prefetch`, `nanosleep`).
+    /// No effect here (`membar`, `fence`, `prefetch`, `nanosleep`; `brkpt`: no debugger
+    /// is attached, execution goes on).
     Nop,
+    /// `trap`: ends the launch with [`crate::exec::ExecError::Trap`].
+    Trap,
     /// A form the interpreter does not model; executing it is
     /// [`crate::exec::ExecError::Unsupported`] with this text.
     Unsupported(String),

@@ -310,6 +310,7 @@ impl Thread {
                 return Ok(Event::Barrier { id, count, wait: !arrive });
             }
             Op::Nop => {}
+            Op::Trap => return Err(ExecError::Trap { ctaid: env.ctaid }),
             Op::Warp(_) => return Err(unsupported("a warp-collective instruction outside a warp".into())),
             Op::Unsupported(why) => return Err(ExecError::Unsupported(why.clone())),
         }

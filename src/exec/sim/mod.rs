@@ -463,6 +463,9 @@ impl Sim<'_> {
                 Ok(())
             }
             Op::Bar { arrive: true } => Err(ExecError::Unsupported("BAR.ARV".into())),
+            // BPT.TRAP ends the launch; BPT.INT without a debugger attached goes on.
+            Op::Bpt { trap: true } if exec != 0 => Err(ExecError::Trap { ctaid: self.ctaid }),
+            Op::Bpt { .. } => Ok(()),
             Op::Ld(_) | Op::St(_) | Op::Ldg(_) | Op::Stg(_) | Op::Lds(_) | Op::Sts(_) | Op::Ldl(_) | Op::Stl(_) => {
                 if exec == 0 {
                     Ok(())
