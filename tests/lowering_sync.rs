@@ -249,3 +249,38 @@ fn fences_are_membars() {
     opts.lower.deny_emulation = true;
     assert!(driver::compile(&kernel("fence.sc.gpu;"), &opts).is_err(), "--deny-emulation rejects fence");
 }
+
+#[test]
+fn trap_and_brkpt_are_bpt() {
+    // ptxas 11.8: `trap` → `BPT.TRAP 0x1` (it emits the same for `brkpt`; ptx2sass keeps
+    // `brkpt` a breakpoint execution continues past: `BPT.INT 0x0`).
+    let code = sass(&kernel("setp.eq.u32 %p1, %r1, 3;\n@%p1 trap;\nbrkpt;\nst.global.u32 [%rd1], %r1;"));
+    assert_has(&code, "BPT.TRAP 0x1");
+    assert_has(&code, "BPT.INT 0x0");
+}
+
+#[test]
+fn recursion_and_indirect_calls_are_diagnosed() {
+    let head = ".version 7.8\n.target sm_50\n.address_size 64\n";
+    let recursive = format!(
+        "{head}.visible .func (.param .b32 r) f(.param .b32 a)\n{{\n.reg .b32 %r<4>;\nld.param.b32 %r1, [a];\n\
+         {{ .param .b32 p; .param .b32 q; st.param.b32 [p], %r1; call.uni (q), f, (p); ld.param.b32 %r2, [q]; }}\n\
+         st.param.b32 [r], %r2;\nret;\n}}\n\
+         .visible .entry k(.param .u64 pout)\n{{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\nld.param.u64 %rd1, [pout];\n\
+         {{ .param .b32 p; .param .b32 q; st.param.b32 [p], 3; call.uni (q), f, (p); ld.param.b32 %r2, [q]; }}\n\
+         st.global.u32 [%rd1], %r2;\nret;\n}}\n"
+    );
+    assert!(errors(&recursive).iter().any(|m| m.contains("recursive call to `f`")));
+    let indirect = |target: &str| {
+        format!(
+            "{head}.visible .func (.param .b32 r) f(.param .b32 a)\n{{\n.reg .b32 %r<4>;\nld.param.b32 %r1, [a];\nst.param.b32 [r], %r1;\nret;\n}}\n\
+             .visible .entry k(.param .u64 pout)\n{{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\nld.param.u64 %rd1, [pout];\n{target}\n\
+             {{ .param .b32 p; .param .b32 q; st.param.b32 [p], 3;\nprot: .callprototype (.param .b32 _) _ (.param .b32 _);\n\
+             call (q), %rd2, (p), prot; ld.param.b32 %r2, [q]; }}\nst.global.u32 [%rd1], %r2;\nret;\n}}\n"
+        )
+    };
+    let e = errors(&indirect("ld.global.u64 %rd2, [%rd1];"));
+    assert!(e.iter().any(|m| m.contains("indirect call through `%rd2`")), "{e:?}");
+    let e = errors(&indirect("mov.u64 %rd2, f;"));
+    assert!(e.iter().any(|m| m.contains("address of function `f`")), "{e:?}");
+}

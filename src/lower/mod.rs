@@ -162,6 +162,7 @@ fn lower_kernel(
 ) -> Result<(Function, Vec<Diag>), Vec<Diag>> {
     let mut lw = Lowerer::new(Function::new(&k.name.name, FuncKind::Entry), layout);
     lw.deny_emulation = opts.deny_emulation;
+    lw.func_names = funcs.keys().map(|n| n.to_string()).collect();
     lw.facts = facts::FactTable::new(k);
     // Parameters: natural or declared alignment, from c[0x0][0x140].
     let mut off = PARAM_BASE;
