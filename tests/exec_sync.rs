@@ -392,3 +392,43 @@ fn trap_ends_the_launch_in_both_executors() {
     assert!(compile(&src).to_string().contains("BPT.INT 0x0"));
     run(&src, "brkpt", &[vec![0; 4 * THREADS]], 1);
 }
+
+#[test]
+fn barriers_match_the_interpreter() {
+    // bar.red.popc/.and/.or over each CTA's 128 threads (with `!p` and an explicit thread
+    // count), and a producer/consumer pair on a named barrier: warps 0-1 write shared
+    // memory and `bar.arrive 3, 128`, warps 2-3 `bar.sync 3, 128` and read it.
+    let src = ".version 7.8\n.target sm_50\n.address_size 64\n\
+        .visible .entry k(.param .u64 pin, .param .u64 pout)\n{\n\
+        .reg .b32 %t<16>;\n.reg .b64 %a<8>;\n.reg .pred %p<6>;\n.shared .align 4 .b8 sh[512];\n\
+        ld.param.u64 %a1, [pin];\nld.param.u64 %a2, [pout];\nmov.u32 %t1, %tid.x;\nmov.u32 %t2, %ctaid.x;\n\
+        mov.u32 %t3, %ntid.x;\nmad.lo.s32 %t4, %t2, %t3, %t1;\nmul.wide.u32 %a3, %t4, 4;\nadd.s64 %a4, %a1, %a3;\n\
+        mul.wide.u32 %a5, %t4, 16;\nadd.s64 %a6, %a2, %a5;\nld.global.u32 %t5, [%a4];\n\
+        and.b32 %t6, %t5, 1;\nsetp.ne.u32 %p1, %t6, 0;\n\
+        bar.red.popc.u32 %t7, 0, %p1;\nbar.red.and.pred %p2, 1, %p1;\nbar.red.or.pred %p3, 2, 128, !%p1;\n\
+        setp.lt.u32 %p4, %t5, 0xf0000000;\nbar.red.and.pred %p5, 5, %p4;\n\
+        selp.u32 %t8, 1, 0, %p2;\nselp.u32 %t9, 2, 0, %p3;\nselp.u32 %t10, 4, 0, %p5;\nadd.u32 %t8, %t8, %t9;\nadd.u32 %t8, %t8, %t10;\n\
+        st.global.u32 [%a6], %t7;\nst.global.u32 [%a6+4], %t8;\n\
+        mov.u64 %a7, sh;\nsetp.lt.u32 %p4, %t1, 64;\n@!%p4 bra CONSUME;\n\
+        mul.wide.u32 %a5, %t1, 4;\nadd.s64 %a5, %a7, %a5;\nst.shared.u32 [%a5], %t5;\nbar.arrive 3, 128;\nbra.uni DONE;\n\
+        CONSUME:\nbar.sync 3, 128;\nsub.u32 %t11, %t1, 64;\nmul.wide.u32 %a5, %t11, 4;\nadd.s64 %a5, %a7, %a5;\n\
+        ld.shared.u32 %t12, [%a5];\nst.global.u32 [%a6+8], %t12;\n\
+        DONE:\nbar.sync 4, 64;\nst.global.u32 [%a6+12], %t1;\nret;\n}\n";
+    let program = compile(src);
+    let listing = program.to_string();
+    for want in ["BAR.RED.POPC 0x0, P", "BAR.RED.AND 0x1, P", "BAR.RED.OR 0x2, 0x80, !P", "B2R.RESULT R", "B2R.RESULT RZ, P", "BAR.ARV 0x3, 0x80", "BAR.SYNC 0x3, 0x80"] {
+        assert!(listing.contains(want), "{want} in\n{listing}");
+    }
+    let mut rng = Rng::new(0xba7);
+    for k in 0..3 {
+        // Inputs: random, all odd (AND true), all even (OR of !p true) per CTA half.
+        let mut ins = rng.u32s(THREADS);
+        if k > 0 {
+            for w in ins.chunks_mut(4) {
+                w[0] = (w[0] & !1) | (k == 1) as u8;
+                w[3] &= 0x7f;
+            }
+        }
+        run(src, &format!("barriers, input {k}"), &[ins, vec![0xcd; 16 * THREADS]], 2);
+    }
+}

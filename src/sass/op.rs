@@ -6,7 +6,7 @@
 
 use std::fmt::{self, Write};
 
-pub use super::sync::{AtomMods, AtomOp, AtomType, ShflMode, VoteMode};
+pub use super::sync::{AtomMods, AtomOp, AtomType, BarRedOp, ShflMode, VoteMode};
 
 /// Memory access size (spa50-LD.txt `.sz`; spa50-ST.txt `.sz`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -689,6 +689,11 @@ pub enum Op {
         arrive: bool,
     },
     Membar(MembarLevel),
+    /// BAR.RED.op id{, count}, {!}Pc: waits like BAR.SYNC and reduces the threads'
+    /// predicates; B2R.RESULT reads the result.
+    BarRed(BarRedOp),
+    /// B2R.RESULT Rd{, Pd}: the last BAR.RED's result (a count, or 0/1), `Pd` = non-zero.
+    B2r,
     /// BPT.TRAP 0x1 (`trap`, and ptxas 11.8's `brkpt`) or BPT.INT 0x0 (`brkpt` here):
     /// breakpoint; `.TRAP` ends the launch with an error.
     Bpt {
@@ -778,6 +783,8 @@ pub enum Opcode {
     Brk,
     Bar,
     Membar,
+    BarRed,
+    B2r,
     Bpt,
     Nop,
     Depbar,
@@ -913,6 +920,8 @@ pub const OPCODE_INFO: &[OpcodeInfo] = &[
     info!(Brk, "BRK", Control, control),
     info!(Bar, "BAR", Control),
     info!(Membar, "MEMBAR", Control),
+    info!(BarRed, "BAR", Control),
+    info!(B2r, "B2R", Sreg),
     info!(Bpt, "BPT", Control),
     info!(Nop, "NOP", Alu),
     info!(Depbar, "DEPBAR", Control),
@@ -994,6 +1003,8 @@ impl Op {
             Brk => Opcode::Brk,
             Bar { .. } => Opcode::Bar,
             Membar(_) => Opcode::Membar,
+            BarRed(_) => Opcode::BarRed,
+            B2r => Opcode::B2r,
             Bpt { .. } => Opcode::Bpt,
             Nop => Opcode::Nop,
             Depbar { .. } => Opcode::Depbar,
@@ -1240,6 +1251,11 @@ impl Op {
                 MembarLevel::Sys => ".SYS.IVALLD",
             }),
             Depbar { .. } => s.push_str(".LE"),
+            BarRed(m) => {
+                s.push_str(".RED");
+                s.push_str(m.suffix());
+            }
+            B2r => s.push_str(".RESULT"),
             Bpt { trap } => s.push_str(if trap { ".TRAP" } else { ".INT" }),
             Copy
             | Join

@@ -146,3 +146,25 @@ impl VoteMode {
         }
     }
 }
+
+/// BAR.RED reduction (PTX `bar.red.popc.u32` / `.and.pred` / `.or.pred`; ptxas 11.8:
+/// `BAR.RED.POPC 0x0, P4; MEMBAR.CTA; B2R.RESULT R9` and `BAR.RED.AND 0x1, P4;
+/// MEMBAR.CTA; B2R.RESULT RZ, P2`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum BarRedOp {
+    Popc,
+    And,
+    Or,
+}
+
+impl BarRedOp {
+    /// nvdisasm suffix.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            BarRedOp::Popc => ".POPC",
+            BarRedOp::And => ".AND",
+            BarRedOp::Or => ".OR",
+        }
+    }
+}

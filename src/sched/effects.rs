@@ -183,7 +183,8 @@ pub fn effects(i: &TextInstr) -> Result<Effects, Unknown> {
         "LDS" | "ATOMS" => (true, Some(Shared), true, 2),
         "STS" => (false, Some(Shared), true, 2),
         "LDC" => (true, None, true, 2),
-        "S2R" | "MUFU" | "BREV" => (true, None, false, 0),
+        // B2R.RESULT reads the barrier unit's result (treated like S2R).
+        "S2R" | "MUFU" | "BREV" | "B2R" => (true, None, false, 0),
         // SHFL reads its sources 2 cycles after issue, late enough to need read barriers
         // (ptxas 11.8: `IMNMX R0, ... ?WAIT4` then `SHFL.BFLY PT, R2, R0, 0x2, 0x1f`;
         // `SHFL.DOWN PT, R3, R2, 0x1, 0x1f &rd0 &wr1`).
@@ -248,6 +249,9 @@ pub fn effects(i: &TextInstr) -> Result<Effects, Unknown> {
         0
     } else if op == "VOTE" {
         i.operands.len().saturating_sub(1)
+    } else if op == "B2R" {
+        // B2R.RESULT Rd{, Pd}: every operand is written.
+        i.operands.len()
     } else if setp || i.operands.first().is_some_and(|o| is_pred_operand(o)) {
         2
     } else {

@@ -11,7 +11,10 @@
 //!   reconverge as soon as their counters meet.
 //! * `bar.sync a{, b}` / `barrier.sync` makes the thread wait until `b` threads (all
 //!   non-exited threads of the CTA without `b`) have arrived at barrier `a`; `bar.arrive a, b`
-//!   arrives without waiting. Arrivals are counted per thread. When no thread of a CTA can
+//!   arrives without waiting. Arrivals are counted per thread. `bar.red.popc/.and/.or`
+//!   waits like `bar.sync` and, at the release, gives each of its threads the count of
+//!   true predicates (or their AND / OR) over the threads that arrived with `bar.red`.
+//!   When no thread of a CTA can
 //!   run but some have not exited, the launch fails with [`ExecError::Deadlock`].
 //! * `membar`/`fence` have no effect: every access is immediately visible to all threads.
 //! * Warp-collective instructions (`shfl`, `vote`, `activemask`, see [`warp`]) execute once
@@ -31,7 +34,7 @@
 //! Not modelled (an error when executed, or for variables when named): `.global` module
 //! variables, dynamic shared memory (an `.extern .shared` array has size 0: every access is
 //! out of bounds), `.shared::cluster`, `.f16`/`.bf16` and packed-half arithmetic (only
-//! `cvt` to and from them is modelled), texture/surface instructions, `bar.red`,
+//! `cvt` to and from them is modelled), texture/surface instructions,
 //! `match`/`redux`/`elect`, vector atomics, indirect calls and branches, `mov` of a
 //! function address, and the `.b128` arguments of a `call` passed in registers.
 
@@ -101,6 +104,9 @@ pub fn run(module: &Module, launch: &Launch) -> Result<Outcome, ExecError> {
 struct Barrier {
     arrived: u32,
     expected: Option<u32>,
+    /// `bar.red` arrivals and how many of them voted true.
+    voters: u32,
+    votes: u32,
 }
 
 /// Number of named barriers per CTA (PTX ISA 9.7.13.1: ids 0..15).
@@ -128,6 +134,14 @@ impl Cta {
             for t in &mut self.threads {
                 if t.state == State::Waiting(id as u32) {
                     t.state = State::Ready;
+                    if let Some((r, d)) = t.red.take() {
+                        let v = match r {
+                            program::BarRed::Popc => b.votes as u64,
+                            program::BarRed::And => (b.votes == b.voters) as u64,
+                            program::BarRed::Or => (b.votes > 0) as u64,
+                        };
+                        t.write_raw(d, v);
+                    }
                 }
             }
             self.barriers[id] = Barrier::default();
@@ -162,6 +176,7 @@ impl Run<'_> {
                 tid: [id % bx, (id / bx) % by, id / (bx * by)],
                 lane: id % 32,
                 warp: id / 32,
+                red: None,
             })
             .collect();
         Cta {
@@ -231,12 +246,16 @@ impl Run<'_> {
                     }
                 }
             }
-            Event::Barrier { id, count, wait } => {
+            Event::Barrier { id, count, wait, vote } => {
                 if id as usize >= BARRIERS {
                     return Err(ExecError::Unsupported(format!("barrier id {id} (ids are 0..15)")));
                 }
                 let b = &mut cta.barriers[id as usize];
                 b.arrived += 1;
+                if let Some(v) = vote {
+                    b.voters += 1;
+                    b.votes += v as u32;
+                }
                 if count.is_some() {
                     b.expected = count;
                 }
