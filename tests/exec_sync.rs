@@ -432,3 +432,24 @@ fn barriers_match_the_interpreter() {
         run(src, &format!("barriers, input {k}"), &[ins, vec![0xcd; 16 * THREADS]], 2);
     }
 }
+
+#[test]
+fn isspacep_matches_the_interpreter() {
+    // Generic addresses of global, shared (cvta.shared) and local (cvta.local) data, one
+    // kind per thread (tid % 3), tested against every space; no generic address is
+    // constant (ptx2sass has no generic constant window), so `.const` is false.
+    let src = ".version 7.8\n.target sm_50\n.address_size 64\n\
+        .visible .entry k(.param .u64 pout)\n{\n\
+        .reg .b32 %t<16>;\n.reg .b64 %a<12>;\n.reg .pred %p<8>;\n.shared .align 4 .b8 sh[64];\n.local .align 4 .b8 loc[16];\n\
+        ld.param.u64 %a1, [pout];\nmov.u32 %t1, %tid.x;\nmov.u32 %t2, %ctaid.x;\nmov.u32 %t3, %ntid.x;\n\
+        mad.lo.s32 %t4, %t2, %t3, %t1;\nmul.wide.u32 %a2, %t4, 16;\nadd.s64 %a3, %a1, %a2;\n\
+        mov.u64 %a4, sh;\ncvta.shared.u64 %a5, %a4;\nmov.u64 %a6, loc;\ncvta.local.u64 %a7, %a6;\n\
+        rem.u32 %t5, %t1, 3;\nsetp.eq.u32 %p1, %t5, 1;\nsetp.eq.u32 %p2, %t5, 2;\n\
+        selp.b64 %a8, %a5, %a3, %p1;\nselp.b64 %a9, %a7, %a8, %p2;\n\
+        isspacep.global %p3, %a9;\nisspacep.shared %p4, %a9;\nisspacep.local %p5, %a9;\nisspacep.const %p6, %a9;\n\
+        selp.u32 %t6, 1, 0, %p3;\nselp.u32 %t7, 1, 0, %p4;\nselp.u32 %t8, 1, 0, %p5;\nselp.u32 %t9, 1, 0, %p6;\n\
+        st.global.u32 [%a3], %t6;\nst.global.u32 [%a3+4], %t7;\nst.global.u32 [%a3+8], %t8;\nst.global.u32 [%a3+12], %t9;\nret;\n}\n";
+    run(src, "isspacep", &[vec![0xcd; 16 * THREADS]], 2);
+    let listing = compile(src).to_string();
+    assert!(listing.contains("LOP32I.AND") && listing.contains("c[0x0][0x0]") && listing.contains("c[0x0][0x4]"), "{listing}");
+}

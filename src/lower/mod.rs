@@ -465,6 +465,7 @@ impl Lowerer<'_> {
             InstrKind::Other(name) if name == "atom" || name == "red" => self.lower_atom(i, name == "atom"),
             InstrKind::Other(name) if name == "prefetch" || name == "prefetchu" => self.lower_prefetch(i),
             InstrKind::Other(name) if name == "fence" => self.lower_fence(i),
+            InstrKind::Other(name) if name == "isspacep" => self.lower_isspacep(i),
             InstrKind::Other(name) if name == "trap" || name == "brkpt" => {
                 // ptxas 11.8: `trap` → `BPT.TRAP 0x1`. It also emits `BPT.TRAP 0x1` for
                 // `brkpt`; ptx2sass emits `BPT.INT 0x0` (a debugger breakpoint that
@@ -479,7 +480,7 @@ impl Lowerer<'_> {
             InstrKind::Other(name) => self.fail(
                 Diag::error(i.opcode.span, format!("`{name}` is not supported by ptx2sass yet"))
                     .label("no lowering to SPA 5.0 for this instruction")
-                    .note("supported: ld st mov cvta cvt add sub mul mad madc mul24 mad24 sad div rem addc subc fma min max neg abs not cnot and or xor shl shr shf bfe bfi popc clz brev bfind prmt testp copysign setp selp bra ret exit bar.sync membar call atom red shfl vote activemask prefetch prefetchu ldu fence trap brkpt"),
+                    .note("supported: ld st mov cvta cvt add sub mul mad madc mul24 mad24 sad div rem addc subc fma min max neg abs not cnot and or xor shl shr shf bfe bfi popc clz brev bfind prmt testp copysign setp selp bra ret exit bar.sync membar call atom red shfl vote activemask prefetch prefetchu ldu fence trap brkpt isspacep"),
             ),
             InstrKind::Unclassified => Err(Failed),
             InstrKind::Bra { .. } | InstrKind::Ret | InstrKind::Exit => unreachable!("handled in lower_instr"),
