@@ -51,7 +51,12 @@ fn run(src: &str, what: &str, bufs: &[Vec<u8>], seeds: u64) {
         let l = Launch { seed: seed * 31 + 1, step_limit: 50_000_000, ..l };
         let before = l.global.clone();
         let (want, _, diff) = exec::compare(&module, &program, &l).unwrap_or_else(|e| panic!("{what}: {e}\n{src}"));
-        assert!(diff.is_empty(), "{what} (seed {seed}): {} difference(s), first {:?}\n{src}\n{listing}", diff.len(), diff[0]);
+        assert!(
+            diff.is_empty(),
+            "{what} (seed {seed}): {} difference(s), first {:?}\n{src}\n{listing}",
+            diff.len(),
+            diff[0]
+        );
         assert!(!before.diff(&want.global).is_empty(), "{what}: the launch writes nothing");
         COMPARED.fetch_add(1, Ordering::Relaxed);
     }
@@ -228,7 +233,12 @@ fn atomic_forms() -> Vec<Atomic> {
         }
     }
     // Memory-order qualifiers (lowered with MEMBARs around the atomic).
-    for (q, sp) in [(".relaxed.gpu", Sp::Global), (".acq_rel.gpu", Sp::Global), (".acquire.cta", Sp::Shared), (".release.sys", Sp::Generic)] {
+    for (q, sp) in [
+        (".relaxed.gpu", Sp::Global),
+        (".acq_rel.gpu", Sp::Global),
+        (".acquire.cta", Sp::Shared),
+        (".release.sys", Sp::Generic),
+    ] {
         v.push(Atomic { red: false, quals: q.into(), op: "add", ty: "u32", space: sp });
     }
     v.push(Atomic { red: true, quals: ".release.gpu".into(), op: "add", ty: "u32", space: Sp::Global });
@@ -277,7 +287,9 @@ fn warp_level_matches_the_interpreter() {
     // hardware and by PTX), clamp values and segment masks (c = clamp | segmask << 8).
     let mut forms: Vec<(String, bool)> = vec![];
     for mode in ["up", "down", "bfly", "idx"] {
-        for (bop, cop) in [("1", "31"), ("5", "0x1f"), ("%s2", "31"), ("3", "%s3"), ("17", "0x0f"), ("2", "0x1c07"), ("0", "0")] {
+        for (bop, cop) in
+            [("1", "31"), ("5", "0x1f"), ("%s2", "31"), ("3", "%s3"), ("17", "0x0f"), ("2", "0x1c07"), ("0", "0")]
+        {
             let c = if mode == "up" && cop == "31" { "0" } else { cop };
             forms.push((format!("shfl.{mode}.b32 %d0|%q0, %s1, {bop}, {c};"), false));
             forms.push((format!("shfl.sync.{mode}.b32 %d0, %s1, {bop}, {c}, -1;"), false));
@@ -306,7 +318,7 @@ fn warp_level_matches_the_interpreter() {
         let mut ins = vec![];
         for t in 0..THREADS {
             let mut w = [rng.next() as u32, rng.next() as u32, rng.next() as u32 | 1, 0];
-            if rng.next() % 4 == 0 || (t / 32) % 3 == 1 {
+            if rng.next().is_multiple_of(4) || (t / 32) % 3 == 1 {
                 w[2] &= !1;
             }
             if (t / 32) % 4 == 3 {
@@ -339,7 +351,18 @@ fn special_registers_match_the_interpreter() {
     // both executors) are compared bit for bit. Clock values cannot match across the
     // executors (instruction counts vs simulated cycles): only their monotonicity is
     // stored (`%clock64` never decreases, `%clock` advances by less than 2^31).
-    let regs = ["%laneid", "%lanemask_eq", "%lanemask_le", "%lanemask_lt", "%lanemask_ge", "%lanemask_gt", "%warpid", "%nwarpid", "%smid", "%nsmid"];
+    let regs = [
+        "%laneid",
+        "%lanemask_eq",
+        "%lanemask_le",
+        "%lanemask_lt",
+        "%lanemask_ge",
+        "%lanemask_gt",
+        "%warpid",
+        "%nwarpid",
+        "%smid",
+        "%nsmid",
+    ];
     let mut b = String::from(
         ".reg .b32 %t<16>;\n.reg .b64 %a<12>;\n.reg .b32 %v<16>;\n.reg .pred %q<4>;\n\
          ld.param.u64 %a1, [pout];\nmov.u32 %t1, %tid.x;\nmov.u32 %t2, %ctaid.x;\nmov.u32 %t3, %ntid.x;\n\
@@ -355,7 +378,9 @@ fn special_registers_match_the_interpreter() {
          setp.ge.u64 %q1, %a6, %a4;\nselp.u32 %t7, 1, 0, %q1;\nst.global.u32 [%a3+56], %t7;\n\
          sub.s32 %t8, %t6, %t5;\nsetp.ge.s32 %q2, %t8, 0;\nselp.u32 %t9, 1, 0, %q2;\nst.global.u32 [%a3+60], %t9;\n",
     );
-    let src = format!(".version 7.8\n.target sm_50\n.address_size 64\n.visible .entry k(.param .u64 pout)\n{{\n{b}ret;\n}}\n");
+    let src = format!(
+        ".version 7.8\n.target sm_50\n.address_size 64\n.visible .entry k(.param .u64 pout)\n{{\n{b}ret;\n}}\n"
+    );
     run(&src, "special registers", &[vec![0xcd; 64 * THREADS]], 2);
     // The clock reads are CS2R (ptxas 11.8), the ids S2R SR_VIRTID/SR_VIRTCFG + BFE.
     let listing = compile(&src).to_string();
@@ -416,7 +441,15 @@ fn barriers_match_the_interpreter() {
         DONE:\nbar.sync 4, 64;\nst.global.u32 [%a6+12], %t1;\nret;\n}\n";
     let program = compile(src);
     let listing = program.to_string();
-    for want in ["BAR.RED.POPC 0x0, P", "BAR.RED.AND 0x1, P", "BAR.RED.OR 0x2, 0x80, !P", "B2R.RESULT R", "B2R.RESULT RZ, P", "BAR.ARV 0x3, 0x80", "BAR.SYNC 0x3, 0x80"] {
+    for want in [
+        "BAR.RED.POPC 0x0, P",
+        "BAR.RED.AND 0x1, P",
+        "BAR.RED.OR 0x2, 0x80, !P",
+        "B2R.RESULT R",
+        "B2R.RESULT RZ, P",
+        "BAR.ARV 0x3, 0x80",
+        "BAR.SYNC 0x3, 0x80",
+    ] {
         assert!(listing.contains(want), "{want} in\n{listing}");
     }
     let mut rng = Rng::new(0xba7);
@@ -451,5 +484,8 @@ fn isspacep_matches_the_interpreter() {
         st.global.u32 [%a3], %t6;\nst.global.u32 [%a3+4], %t7;\nst.global.u32 [%a3+8], %t8;\nst.global.u32 [%a3+12], %t9;\nret;\n}\n";
     run(src, "isspacep", &[vec![0xcd; 16 * THREADS]], 2);
     let listing = compile(src).to_string();
-    assert!(listing.contains("LOP32I.AND") && listing.contains("c[0x0][0x0]") && listing.contains("c[0x0][0x4]"), "{listing}");
+    assert!(
+        listing.contains("LOP32I.AND") && listing.contains("c[0x0][0x0]") && listing.contains("c[0x0][0x4]"),
+        "{listing}"
+    );
 }

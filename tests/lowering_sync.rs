@@ -131,10 +131,8 @@ fn cas_takes_compare_and_new_in_consecutive_registers() {
         let body = format!("ld.global.u32 %r3, [%rd2+4];\n{body}");
         let code = sass_text(&kernel(&body), false);
         let line = code.iter().find(|l| l.starts_with(&format!("{op} "))).unwrap_or_else(|| panic!("{op} in {code:?}"));
-        let regs: Vec<u32> = line
-            .split([' ', ','])
-            .filter_map(|w| w.strip_prefix('R').and_then(|n| n.parse().ok()))
-            .collect();
+        let regs: Vec<u32> =
+            line.split([' ', ',']).filter_map(|w| w.strip_prefix('R').and_then(|n| n.parse().ok())).collect();
         let (b, c) = (regs[regs.len() - 2], regs[regs.len() - 1]);
         assert_eq!(c, b + step, "`{line}`: the new value follows the compare value");
         assert_eq!(b % (2 * step), 0, "`{line}`: an aligned pair/quad");
@@ -152,7 +150,8 @@ fn shared_atomics_are_atoms_or_cas_loops() {
     assert_has(&code, "ATOMS.CAS R#, [0x8], R#, R#");
     assert_has(&code, "ISETP.NE.U32.AND P#, PT, R#, R#, PT");
     // 64-bit add: LDS.U.64, IADD/IADD.X, ATOMS.CAS.64, 64-bit compare.
-    let code = sass(&kernel("cvt.u64.u32 %rd3, %r1;\natom.shared.add.u64 %rd4, [sh+16], %rd3;\nst.global.u64 [%rd1], %rd4;"));
+    let code =
+        sass(&kernel("cvt.u64.u32 %rd3, %r1;\natom.shared.add.u64 %rd4, [sh+16], %rd3;\nst.global.u64 [%rd1], %rd4;"));
     assert_has(&code, "LDS.U.64 R#, [0x10]");
     assert_has(&code, "ATOMS.CAS.64 R#, [0x10], R#, R#");
     assert_has(&code, "ISETP.NE.U32.X.AND P#, PT, R#, R#, PT");

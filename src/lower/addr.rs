@@ -264,9 +264,9 @@ impl Lowerer<'_> {
     pub fn lower_isspacep(&mut self, i: &Instruction) -> LResult<()> {
         use crate::sass::op::{BoolOp, Cmp};
         let words: Vec<&str> = i.mods.iter().map(|m| m.text.as_str()).collect();
-        let space = ["global", "shared", "local", "const", "param"].into_iter().find(|s| {
-            words.iter().any(|w| w.trim_start_matches('.').split("::").next() == Some(*s))
-        });
+        let space = ["global", "shared", "local", "const", "param"]
+            .into_iter()
+            .find(|s| words.iter().any(|w| w.trim_start_matches('.').split("::").next() == Some(*s)));
         let Some(space) = space else {
             return self.error(i.opcode.span, "`isspacep` needs a state space");
         };

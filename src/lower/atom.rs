@@ -14,7 +14,8 @@
 //!
 //! ptxas also rewrites `atom.add` on a warp-uniform address into one atomic per warp
 //! (VOTE/SHFL prefix sums); ptx2sass does not (one atomic per thread, same results).
-//! `.sem` and `.scope` are accepted and lowered conservatively: `.release`/`.acq_rel`
+//! `.sem` and `.scope` (which ptxas 11.8 rejects below sm_70 / sm_60) are accepted with an
+//! emulation warning and lowered conservatively: `.release`/`.acq_rel`
 //! put a `MEMBAR` of the scope's level before the atomic, `.acquire`/`.acq_rel` one after
 //! (`.cta` → `MEMBAR.CTA`, `.gpu`/default → `MEMBAR.GL`, `.sys` → `MEMBAR.SYS`), the
 //! fences `lower::ldst` uses for `ld.acquire`/`st.release`; `.relaxed` needs none (every
@@ -27,7 +28,7 @@ use crate::diag::Diag;
 use crate::ptx::ast::{Instruction, Operand};
 use crate::ptx::types::ScalarType;
 use crate::sass::instr::{Dst, Instr, Reg, RegRef, Src};
-use crate::sass::op::{AtomMods, AtomOp, AtomType, BoolOp, Cmp, FMods, LogicOp, MembarLevel, MemMods, MemSize, Op};
+use crate::sass::op::{AtomMods, AtomOp, AtomType, BoolOp, Cmp, FMods, LogicOp, MemMods, MemSize, MembarLevel, Op};
 
 /// What the modifier words of an `atom`/`red` say.
 struct AtomForm {
@@ -115,6 +116,23 @@ impl Lowerer<'_> {
         }
         if op == AtomOp::Cas && name == "red" {
             return self.error(i.opcode.span, "`red` has no `.cas` (PTX ISA 9.7.13.6)");
+        }
+        // ptxas 11.8 rejects these for sm_50 ("Feature '.acq_rel' requires .target sm_70",
+        // "scopes on atomic operations require sm_60"): an emulation, reported as such.
+        if sem.is_some() || i.mods.iter().any(|m| matches!(m.text.as_str(), ".cta" | ".gpu" | ".sys")) {
+            let span = i.opcode.span.to(i.mods.last().map_or(i.opcode.span, |m| m.span));
+            let d = if self.deny_emulation { Diag::error(span, "") } else { Diag::warning(span, "") };
+            self.diags.push(Diag {
+                message: format!(
+                    "`{}` emulated on SPA 5.0: memory order and scope by MEMBARs",
+                    crate::ptx::check::instr_text(i)
+                ),
+                ..d.label("ptxas rejects `.sem`/`.scope` on atomics for sm_50")
+                    .note("pass `--deny-emulation` to make this an error")
+            });
+            if self.deny_emulation {
+                return Err(super::ctx::Failed);
+            }
         }
         let (before, after) = match sem {
             Some(".release") => (Some(level), None),

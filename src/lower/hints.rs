@@ -71,7 +71,8 @@ impl Lowerer<'_> {
             return self.error(i.opcode.span, "`fence` needs a scope (`.cta`, `.gpu` or `.sys`)");
         };
         let span = i.opcode.span.to(i.mods.last().map_or(i.opcode.span, |m| m.span));
-        let d = if self.deny_emulation { crate::diag::Diag::error(span, "") } else { crate::diag::Diag::warning(span, "") };
+        let d =
+            if self.deny_emulation { crate::diag::Diag::error(span, "") } else { crate::diag::Diag::warning(span, "") };
         self.diags.push(crate::diag::Diag {
             message: format!("`{}` emulated on SPA 5.0 with MEMBAR", crate::ptx::check::instr_text(i)),
             ..d.label("ptxas rejects `fence` for sm_50 (sm_70 and later)")

@@ -34,10 +34,15 @@ impl Lowerer<'_> {
         match name {
             "shfl" => {
                 need(self, if sync { 5 } else { 4 })?;
-                let mode = [(".up", ShflMode::Up), (".down", ShflMode::Down), (".bfly", ShflMode::Bfly), (".idx", ShflMode::Idx)]
-                    .into_iter()
-                    .find(|(w, _)| has(w))
-                    .map(|(_, m)| m);
+                let mode = [
+                    (".up", ShflMode::Up),
+                    (".down", ShflMode::Down),
+                    (".bfly", ShflMode::Bfly),
+                    (".idx", ShflMode::Idx),
+                ]
+                .into_iter()
+                .find(|(w, _)| has(w))
+                .map(|(_, m)| m);
                 let Some(mode) = mode else {
                     return self.error(i.opcode.span, "`shfl` needs `.up`, `.down`, `.bfly` or `.idx`");
                 };

@@ -195,12 +195,8 @@ pub fn instr_text(i: &Instr, names: &dyn VRegNames, label: &dyn Fn(u32) -> Strin
             && r.n == 2 * m.ty.regs()
         {
             let half = m.ty.regs();
-            let _ = write!(
-                s,
-                "{}, {}",
-                reg_name(r.reg, r.comp, half, names),
-                reg_name(r.reg, r.comp + half, half, names)
-            );
+            let _ =
+                write!(s, "{}, {}", reg_name(r.reg, r.comp, half, names), reg_name(r.reg, r.comp + half, half, names));
             continue;
         }
         s.push_str(&src_text(&i.op, src, names, label));

@@ -203,7 +203,9 @@ pub fn effects(i: &TextInstr) -> Result<Effects, Unknown> {
         | "ISET" | "ICMP" | "SHL" | "SHR" | "SHF" | "LOP" | "LOP32I" | "LOP3" | "BFE" | "BFI" | "SEL" | "LEA"
         | "FADD" | "FADD32I" | "FMUL" | "FMUL32I" | "FFMA" | "FFMA32I" | "FMNMX" | "FSETP" | "FSET" | "FCMP"
         | "PSETP" | "PSET" | "CSETP" | "VABSDIFF" | "P2R" | "R2P" | "CS2R" | "PRMT" | "NOP" | "DEPBAR" | "BAR"
-        | "MEMBAR" | "VOTE" | "BPT" | "BRA" | "EXIT" | "RET" | "CAL" | "SYNC" | "BRK" | "SSY" | "PBK" => (false, None, false, 0),
+        | "MEMBAR" | "VOTE" | "BPT" | "BRA" | "EXIT" | "RET" | "CAL" | "SYNC" | "BRK" | "SSY" | "PBK" => {
+            (false, None, false, 0)
+        }
         _ => return Err(Unknown(i.text.clone())),
     };
     e.variable = class.0;

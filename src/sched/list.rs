@@ -47,9 +47,13 @@ pub fn is_fence(i: &Instr) -> bool {
     info.unit == Unit::Control
         || matches!(
             i.op,
-            Op::Nop | Op::S2r(SpecialReg::ClockLo | SpecialReg::ClockHi) | Op::Cs2r(SpecialReg::ClockLo | SpecialReg::ClockHi)
+            Op::Nop
+                | Op::S2r(SpecialReg::ClockLo | SpecialReg::ClockHi)
+                | Op::Cs2r(SpecialReg::ClockLo | SpecialReg::ClockHi)
         )
-        || (matches!(info.unit, Unit::Mem | Unit::Shared) && mem_access(&i.op).is_none() && !matches!(i.op, Op::Shfl(_)))
+        || (matches!(info.unit, Unit::Mem | Unit::Shared)
+            && mem_access(&i.op).is_none()
+            && !matches!(i.op, Op::Shfl(_)))
 }
 
 /// A register resource for dependences.

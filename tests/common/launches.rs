@@ -163,7 +163,8 @@ pub fn sample_launch_shape(name: &str, sh: Shape, rng: &mut Rng) -> (Program, La
     let l = match name {
         "atomic_max_f32" => {
             // Final maxima only (order-independent); start below and above some inputs.
-            let (i, r, m) = (s.buf(rng.f32s(n)), s.buf((-2.5f32).to_le_bytes().to_vec()), s.buf((-40i32).to_le_bytes().to_vec()));
+            let (i, r, m) =
+                (s.buf(rng.f32s(n)), s.buf((-2.5f32).to_le_bytes().to_vec()), s.buf((-40i32).to_le_bytes().to_vec()));
             s.launch(&p, name, g, b, &[Val::I(i), Val::I(r), Val::I(m), nn])
         }
         "histogram_atomic" => {
