@@ -290,7 +290,7 @@ fn misaligned_and_out_of_bounds() {
     assert!(matches!(e, Err(ExecError::Misaligned { len: 16, .. })), "vector alignment: {e:?}");
     let e = run1("loop: bra loop;", 1, 8);
     assert_eq!(e.unwrap_err(), ExecError::StepLimit(5_000_000));
-    let e = run1("bar.red.popc.u32 %r1, 0, %p1;", 1, 8);
+    let e = run1("redux.sync.add.u32 %r1, %r2, 0xffffffff;", 1, 8);
     assert!(matches!(e, Err(ExecError::Unsupported(_))), "{e:?}");
 }
 
