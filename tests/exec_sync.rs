@@ -489,3 +489,24 @@ fn isspacep_matches_the_interpreter() {
         "{listing}"
     );
 }
+
+#[test]
+fn atomic_lane_order_depends_on_the_seed_in_both_executors() {
+    // Every thread exchanges its id into one cell: the final value is the last lane to
+    // run, which both executors draw from `Launch::seed` (why the other tests compare
+    // order-independent results only).
+    let src = ".version 7.8\n.target sm_50\n.address_size 64\n.visible .entry k(.param .u64 pout)\n{\n\
+        .reg .b32 %t<4>;\n.reg .b64 %a<2>;\nld.param.u64 %a1, [pout];\nmov.u32 %t1, %tid.x;\n\
+        atom.global.exch.b32 %t2, [%a1], %t1;\nret;\n}\n";
+    let program = compile(src);
+    let (module, _) = ptx2sass::ptx::parse(src).unwrap();
+    let (mut interp, mut sim) = (std::collections::BTreeSet::new(), std::collections::BTreeSet::new());
+    for seed in 0..8 {
+        let mut s = Setup::new();
+        let out = s.buf(vec![0; 4]);
+        let l = Launch { seed, ..s.launch(&program, "k", [1, 1, 1], [32, 1, 1], &[Val::I(out)]) };
+        interp.insert(exec::ptx::run(&module, &l).unwrap().global.read_uint("global", out, 4).unwrap());
+        sim.insert(exec::sim::run(&program, &l).unwrap().global.read_uint("global", out, 4).unwrap());
+    }
+    assert!(interp.len() > 1 && sim.len() > 1, "interpreter {interp:?}, simulator {sim:?}");
+}

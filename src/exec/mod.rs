@@ -43,8 +43,8 @@ pub struct Launch {
     pub params: Vec<u8>,
     /// Global memory before the launch.
     pub global: Memory,
-    /// Seed of the simulator's randomized completion order of variable-latency results
-    /// (the interpreter ignores it).
+    /// Seed of the simulator's randomized completion order of variable-latency results and
+    /// of both executors' order of the lanes of an atomic warp instruction.
     pub seed: u64,
     /// Upper bound on executed instructions over all threads (warp instructions for the
     /// simulator); exceeding it is [`ExecError::StepLimit`].

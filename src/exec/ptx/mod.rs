@@ -19,7 +19,9 @@
 //! * `membar`/`fence` have no effect: every access is immediately visible to all threads.
 //! * Warp-collective instructions (`shfl`, `vote`, `activemask`, see [`warp`]) execute once
 //!   for all lanes of the warp at their program counter.
-//! * `atom`/`red` are trivially atomic: one thread instruction runs at a time.
+//! * `atom`/`red` are trivially atomic: one thread instruction runs at a time; the lanes of
+//!   one warp's atomic run in an order drawn from [`Launch::seed`], so order-dependent
+//!   results (old values of contended atomics) vary with the seed, like the simulator's.
 //!
 //! State spaces and generic addressing are described in [`memory`]; register values in
 //! [`value`]; float rounding in [`float`] and [`fp`]. Registers never written read as 0,
@@ -87,7 +89,8 @@ pub fn run(module: &Module, launch: &Launch) -> Result<Outcome, ExecError> {
             launch.params.len()
         )));
     }
-    let mut run = Run { prog: &prog, launch, global: launch.global.clone(), steps: 0 };
+    let mut run =
+        Run { prog: &prog, launch, global: launch.global.clone(), steps: 0, rng: crate::exec::Rng::new(launch.seed) };
     let [gx, gy, gz] = launch.grid;
     for z in 0..gz {
         for y in 0..gy {
@@ -117,6 +120,8 @@ struct Run<'a> {
     launch: &'a Launch,
     global: Memory,
     steps: u64,
+    /// Orders the lanes of each `atom`/`red` warp instruction (from [`Launch::seed`]).
+    rng: crate::exec::Rng,
 }
 
 struct Cta {
@@ -212,7 +217,16 @@ impl Run<'_> {
                     warp::exec(w, inst.guard, &mut cta.threads, &at, &env)?;
                     continue;
                 }
-                for l in lanes {
+                // The lanes of an atomic run one after another in a seed-drawn order (the
+                // hardware order is unspecified); all other instructions in lane order.
+                let mut order: Vec<usize> = lanes.collect();
+                if matches!(inst.op, program::Op::Atom { .. }) {
+                    for k in (1..order.len()).rev() {
+                        let j = self.rng.range(0, k as u64) as usize;
+                        order.swap(k, j);
+                    }
+                }
+                for l in order {
                     if cta.threads[l].state != State::Ready || cta.threads[l].pc != pc {
                         continue;
                     }
