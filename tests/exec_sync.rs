@@ -510,3 +510,14 @@ fn atomic_lane_order_depends_on_the_seed_in_both_executors() {
     }
     assert!(interp.len() > 1 && sim.len() > 1, "interpreter {interp:?}, simulator {sim:?}");
 }
+
+#[test]
+fn constant_predicates_match_the_interpreter() {
+    // `mov.pred %p, 0/1` (and `isspacep.const`, always false) are `ISETP RZ, RZ`
+    // comparisons; a PSETP move of PT used to break register allocation.
+    let src = ".version 7.8\n.target sm_50\n.address_size 64\n.visible .entry k(.param .u64 pout)\n{\n\
+        .reg .b32 %t<8>;\n.reg .b64 %a<4>;\n.reg .pred %p<4>;\nld.param.u64 %a1, [pout];\n\
+        mov.pred %p1, 0;\nmov.pred %p2, 1;\nisspacep.const %p3, %a1;\nselp.u32 %t1, 1, 0, %p1;\nselp.u32 %t2, 2, 0, %p2;\n\
+        selp.u32 %t3, 4, 0, %p3;\nadd.u32 %t1, %t1, %t2;\nadd.u32 %t1, %t1, %t3;\nst.global.u32 [%a1], %t1;\nret;\n}\n";
+    run(src, "constant predicates", &[vec![0xcd; 4]], 1);
+}

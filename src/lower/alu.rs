@@ -314,6 +314,19 @@ impl Lowerer<'_> {
         }
         if ty == ScalarType::Pred {
             let s = self.pred_src(s_op)?;
+            if let SrcKind::Pred(p) = s.kind
+                && p == PT
+            {
+                // A constant: `RZ == RZ` / `RZ != RZ`. (A PSETP copy of PT would read as a
+                // predicate move of PT to register allocation, which cannot place it.)
+                let cmp = if s.mods.neg { crate::sass::op::Cmp::Ne } else { crate::sass::op::Cmp::Eq };
+                self.emit(Instr::new(
+                    Op::Isetp { cmp, u32: true, x: false, bop: BoolOp::And },
+                    vec![Dst::Pred(d.reg), Dst::Pred(PT)],
+                    vec![Src::rz(), Src::rz(), Src::pt()],
+                ));
+                return Ok(());
+            }
             self.emit(Instr::new(
                 Op::Psetp { bop0: BoolOp::And, bop1: BoolOp::And },
                 vec![Dst::Pred(d.reg), Dst::Pred(PT)],
