@@ -9,6 +9,7 @@
 pub mod addr;
 pub mod alu;
 pub mod atom;
+pub mod barrier;
 pub mod bits;
 pub mod call;
 pub mod ctx;
