@@ -89,6 +89,8 @@ pub fn timing(op: &Op) -> Timing {
         // to 4 cycles after issue (effects.rs); reading it at issue, as assumed here, only
         // makes the stall before it longer.
         Unit::Sreg | Unit::Xu => Timing { variable: true, ..fixed },
+        // ATOM is counted with the loads (ptxas 11.8: `ATOM.E.CAS R0, [R4], R6, R7 &wr5`
+        // on SB5 after two `LDG.E ... &wr5`); RED, a store, is not.
         // Memory instructions, loads included, read their registers after issue: ptxas
         // sets a read barrier on a load whose address register is rewritten soon after
         // (`LDG.E.CV R6, [R2] &rd0` ... `LDG.E R2, [R2+0x4] &req={0}`, ptxas 11.8).
