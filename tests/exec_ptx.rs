@@ -290,7 +290,7 @@ fn misaligned_and_out_of_bounds() {
     assert!(matches!(e, Err(ExecError::Misaligned { len: 16, .. })), "vector alignment: {e:?}");
     let e = run1("loop: bra loop;", 1, 8);
     assert_eq!(e.unwrap_err(), ExecError::StepLimit(5_000_000));
-    let e = run1("bar.red.popc.u32 %r1, 0, %p1;", 1, 8);
+    let e = run1("redux.sync.add.u32 %r1, %r2, 0xffffffff;", 1, 8);
     assert!(matches!(e, Err(ExecError::Unsupported(_))), "{e:?}");
 }
 
@@ -607,6 +607,7 @@ fn sample_runs() -> Vec<SampleRun> {
     // Box {lo_x, lo_y, hi_x, hi_y} of nvcc_particles, passed by value (.b8[16]).
     let bx = Bytes([-3.0f32, -2.0, 3.0, 2.5].iter().flat_map(|x| x.to_le_bytes()).collect());
     vec![
+        s("atomic_max_f32", "atomic_max_f32", g2, b64, vec![f(1), f(2), b(3), Int(100)]),
         s("bitonic_sort", "bitonic_sort512", g2, [256, 1, 1], vec![b(1), Int(1000)]),
         s("block_scan", "block_scan", g2, [256, 1, 1], vec![b(1), b(2), b(3)]),
         s("bytes_shorts", "bytes_shorts", g2, b64, vec![b(1), b(2), b(3), b(4), Int(3), Int(100)]),
@@ -615,6 +616,7 @@ fn sample_runs() -> Vec<SampleRun> {
         s("const_table", "const_table", g2, b64, vec![b(1), f(2), f(3), Int(100)]),
         s("daxpy", "daxpy", g2, b64, vec![Int(100), F64(1.5), d(1), d(2)]),
         s("generic_call", "generic_call", g2, b64, vec![f(1), f(2), f(3), f(4), Int(100)]),
+        s("histogram_atomic", "histogram_atomic", g2, b64, vec![b(1), b(2), Int(1000)]),
         s("int_ops", "int_ops", g2, b64, vec![
             Buf(int_ops_input(1, 4)), Buf(int_ops_input(2, 4)), Buf(int_ops_input(3, 8)), Buf(int_ops_input(4, 8)),
             Buf(vec![0; 64 * 100]), Buf(vec![0; 64 * 100]), Int(100),
@@ -653,6 +655,7 @@ fn sample_runs() -> Vec<SampleRun> {
           vec![Buf(vec![0; 40 * 36 * 4]), f(1), Int(40), Int(36)]),
         s("vector_add", "vector_add", g2, b64, vec![f(1), f(2), f(3), Int(100)]),
         s("vector_types", "vector_types", g2, b64, vec![f(1), b(2), f(3), b(4), F32(0.5), Int(100)]),
+        s("warp_reduce", "warp_reduce", g2, b64, vec![b(1), b(2), b(3), b(4), Int(100)]),
         s("xorshift64", "xorshift64", g2, b64, vec![b(1), f(2), Int(5), Int(100)]),
     ]
 }

@@ -43,8 +43,8 @@ pub struct Launch {
     pub params: Vec<u8>,
     /// Global memory before the launch.
     pub global: Memory,
-    /// Seed of the simulator's randomized completion order of variable-latency results
-    /// (the interpreter ignores it).
+    /// Seed of the simulator's randomized completion order of variable-latency results and
+    /// of both executors' order of the lanes of an atomic warp instruction.
     pub seed: u64,
     /// Upper bound on executed instructions over all threads (warp instructions for the
     /// simulator); exceeding it is [`ExecError::StepLimit`].
@@ -98,6 +98,13 @@ pub enum ExecError {
     /// The launch itself is invalid (no such kernel, bad shape, wrong parameter bytes).
     #[error("invalid launch: {0}")]
     Launch(String),
+    /// A thread executed `trap` (PTX ISA 9.7.19.1; SASS `BPT.TRAP`): the launch ends with
+    /// this error, naming the first CTA (in launch order) that trapped.
+    #[error("trap in CTA {ctaid:?}")]
+    Trap {
+        /// The CTA whose thread trapped.
+        ctaid: [u32; 3],
+    },
     /// More than [`Launch::step_limit`] instructions.
     #[error("step limit of {0} instructions exceeded")]
     StepLimit(u64),

@@ -252,3 +252,63 @@ impl Lowerer<'_> {
         Ok(())
     }
 }
+
+impl Lowerer<'_> {
+    /// Lowers `isspacep.space p, a` (PTX ISA 9.7.9.20) with the window tests of ptxas
+    /// 11.8 (findings section 4): `.shared` is `(lo & 0xff000000) == c[0x0][0x0] && hi ==
+    /// 0` (`LOP32I.AND`, `ISETP.NE.U32`, `ISETP.EQ.U32 ..., RZ, c[0x0][0x14c], !P`),
+    /// `.local` the same with `c[0x0][0x4]`, `.global` neither window. `.const` is false:
+    /// ptx2sass maps no constant window into the generic space (`cvta.const` is not
+    /// supported), while ptxas tests one at `c[0x0][0xd0]`. `.param` needs sm_70 (ptxas:
+    /// "cvta/isspacep with .param state space requires .target sm_70").
+    pub fn lower_isspacep(&mut self, i: &Instruction) -> LResult<()> {
+        use crate::sass::op::{BoolOp, Cmp};
+        let words: Vec<&str> = i.mods.iter().map(|m| m.text.as_str()).collect();
+        let space = ["global", "shared", "local", "const", "param"]
+            .into_iter()
+            .find(|s| words.iter().any(|w| w.trim_start_matches('.').split("::").next() == Some(*s)));
+        let Some(space) = space else {
+            return self.error(i.opcode.span, "`isspacep` needs a state space");
+        };
+        if space == "param" {
+            return self.error(i.opcode.span, "`isspacep.param` requires sm_70 or later (ptxas rejects it for sm_50)");
+        }
+        if i.operands.len() != 2 {
+            return self.error(i.span, "`isspacep` takes `p, a`");
+        }
+        let d = self.dst_reg(&i.operands[0])?;
+        let v = self.val(&i.operands[1], crate::ptx::types::ScalarType::U64)?;
+        let a = self.pair(v).as_reg().expect("a pair");
+        let set = |c: Cmp, bop: BoolOp| Op::Isetp { cmp: c, u32: true, x: false, bop };
+        if space == "const" {
+            // False: `RZ != RZ`.
+            self.emit(Instr::new(
+                set(Cmp::Ne, BoolOp::And),
+                vec![Dst::Pred(d.reg), Dst::Pred(crate::sass::instr::PT)],
+                vec![Src::rz(), Src::rz(), Src::pt()],
+            ));
+            return Ok(());
+        }
+        let t = self.tmp(1);
+        self.op(Op::Lop32i(LogicOp::And), Dst::reg(t, 1), vec![Src::reg(a.part(0)), Src::imm(0xff00_0000)]);
+        let window = |k: i32| Src::cbuf(0, k, 1);
+        let (op, b, c) = match space {
+            "shared" | "local" => {
+                let w = if space == "shared" { 0 } else { 4 };
+                let p = self.isetp(set(Cmp::Eq, BoolOp::And), Src::r32(t), window(w), Src::pt());
+                (set(Cmp::Eq, BoolOp::And), Src::rz(), Src::pred(p, false))
+            }
+            _ => {
+                let s = self.isetp(set(Cmp::Eq, BoolOp::And), Src::r32(t), window(0), Src::pt());
+                let w = self.isetp(set(Cmp::Eq, BoolOp::Or), Src::r32(t), window(4), Src::pred(s, false));
+                (set(Cmp::Ne, BoolOp::Or), Src::rz(), Src::pred(w, true))
+            }
+        };
+        self.emit(Instr::new(
+            op,
+            vec![Dst::Pred(d.reg), Dst::Pred(crate::sass::instr::PT)],
+            vec![Src::reg(a.part(1)), b, c],
+        ));
+        Ok(())
+    }
+}

@@ -11,7 +11,7 @@
 
 use super::ctx::{LResult, Lowerer, PtxReg, imm_bits32, imm_bits64};
 use crate::ptx::ast::{Instruction, Operand, VecElem};
-use crate::ptx::instr::{Arith, ArithOp, BarOp, BoolOp as PBool, CmpOp, Cvt, Rounding, Setp};
+use crate::ptx::instr::{Arith, ArithOp, BoolOp as PBool, CmpOp, Cvt, Rounding, Setp};
 use crate::ptx::types::ScalarType;
 use crate::sass::instr::{Dst, Instr, PT, RZ, Reg, RegRef, Src, SrcKind};
 use crate::sass::op::*;
@@ -109,6 +109,10 @@ impl Lowerer<'_> {
                     let s = self.special_reg(&name.name, *c, name.span)?;
                     return Ok(Val { lo: s, hi: None, whole: None });
                 }
+                if matches!(name.name.as_str(), "%clock64" | "%gridid") {
+                    let w = self.special_reg64(&name.name);
+                    return Ok(Val { lo: Src::reg(w.part(0)), hi: Some(Src::reg(w.part(1))), whole: Some(w) });
+                }
                 if crate::ptx::check::special_register(&name.name).is_some() {
                     let s = self.special_reg(&name.name, ' ', name.span)?;
                     return Ok(Val { lo: s, hi: None, whole: None });
@@ -163,7 +167,28 @@ impl Lowerer<'_> {
             ("%ntid", a) => return Ok(Src::cbuf(0, 0x8 + 4 * a, 1)),
             ("%nctaid", a) => return Ok(Src::cbuf(0, 0x14 + 4 * a, 1)),
             ("%laneid", _) => SpecialReg::LaneId,
-            ("%clock", _) => SpecialReg::ClockLo,
+            // ptxas 11.8: `%clock` → `CS2R R, SR_CLOCKLO`; `%warpid` → `S2R R, SR_VIRTID;
+            // BFE.U32 R, R, 0x608`; `%smid` → `BFE.U32 ..., 0x914` of SR_VIRTID; `%nsmid` →
+            // `BFE.U32 ..., 0x914` of SR_VIRTCFG; `%nwarpid` → the constant 64.
+            ("%clock" | "%clock_hi", _) => {
+                let sr = if name == "%clock" { SpecialReg::ClockLo } else { SpecialReg::ClockHi };
+                let t = self.tmp(1);
+                self.emit(Instr::new(Op::Cs2r(sr), vec![Dst::reg(t, 1)], vec![]));
+                return Ok(Src::r32(t));
+            }
+            ("%warpid" | "%smid" | "%nsmid", _) => {
+                let (sr, field) = match name {
+                    "%warpid" => (SpecialReg::VirtId, 0x608),
+                    "%smid" => (SpecialReg::VirtId, 0x914),
+                    _ => (SpecialReg::VirtCfg, 0x914),
+                };
+                let t = self.tmp(1);
+                self.emit(Instr::new(Op::S2r(sr), vec![Dst::reg(t, 1)], vec![]));
+                let u = self.tmp(1);
+                self.op(Op::Bfe { u32: true, brev: false }, Dst::reg(u, 1), vec![Src::r32(t), Src::imm(field)]);
+                return Ok(Src::r32(u));
+            }
+            ("%nwarpid", _) => return Ok(Src::imm(64)),
             ("%lanemask_eq", _) => SpecialReg::EqMask,
             ("%lanemask_lt", _) => SpecialReg::LtMask,
             ("%lanemask_le", _) => SpecialReg::LeMask,
@@ -176,6 +201,30 @@ impl Lowerer<'_> {
         let t = self.tmp(1);
         self.emit(Instr::new(Op::S2r(sr), vec![Dst::reg(t, 1)], vec![]));
         Ok(Src::r32(t))
+    }
+
+    /// The 64-bit special registers: `%gridid` is `c[0x0][0x28]` (ptxas 11.8 reads it
+    /// there); `%clock64` is ptxas's wrap-safe read `hi = CS2R SR_CLOCKHI; lo = CS2R
+    /// SR_CLOCKLO; if lo >= 0 (signed) { hi = CS2R SR_CLOCKHI }` (a low word without its top
+    /// bit may have wrapped after the first high read), with a SEL for the guarded re-read.
+    fn special_reg64(&mut self, name: &str) -> RegRef {
+        let t = self.tmp(2);
+        if name == "%gridid" {
+            let (lo, hi) = (self.tmp(1), self.tmp(1));
+            self.op(Op::Mov, Dst::reg(lo, 1), vec![Src::cbuf(0, 0x28, 1)]);
+            self.op(Op::Mov, Dst::reg(hi, 1), vec![Src::cbuf(0, 0x2c, 1)]);
+            self.emit(Instr::new(Op::Join, vec![Dst::reg(t, 2)], vec![Src::r32(lo), Src::r32(hi)]));
+            return RegRef::new(t, 2);
+        }
+        let (hi1, lo, hi2) = (self.tmp(1), self.tmp(1), self.tmp(1));
+        self.emit(Instr::new(Op::Cs2r(SpecialReg::ClockHi), vec![Dst::reg(hi1, 1)], vec![]));
+        self.emit(Instr::new(Op::Cs2r(SpecialReg::ClockLo), vec![Dst::reg(lo, 1)], vec![]));
+        self.emit(Instr::new(Op::Cs2r(SpecialReg::ClockHi), vec![Dst::reg(hi2, 1)], vec![]));
+        let lt = Op::Isetp { cmp: crate::sass::op::Cmp::Lt, u32: false, x: false, bop: BoolOp::And };
+        let p = self.isetp(lt, Src::r32(lo), Src::rz(), Src::pt());
+        let hi = self.sel(Src::pred(p, false), Src::r32(hi1), Src::r32(hi2));
+        self.emit(Instr::new(Op::Join, vec![Dst::reg(t, 2)], vec![Src::r32(lo), hi]));
+        RegRef::new(t, 2)
     }
 
     pub(super) fn dst_reg(&mut self, op: &Operand) -> LResult<PtxReg> {
@@ -265,6 +314,19 @@ impl Lowerer<'_> {
         }
         if ty == ScalarType::Pred {
             let s = self.pred_src(s_op)?;
+            if let SrcKind::Pred(p) = s.kind
+                && p == PT
+            {
+                // A constant: `RZ == RZ` / `RZ != RZ`. (A PSETP copy of PT would read as a
+                // predicate move of PT to register allocation, which cannot place it.)
+                let cmp = if s.mods.neg { crate::sass::op::Cmp::Ne } else { crate::sass::op::Cmp::Eq };
+                self.emit(Instr::new(
+                    Op::Isetp { cmp, u32: true, x: false, bop: BoolOp::And },
+                    vec![Dst::Pred(d.reg), Dst::Pred(PT)],
+                    vec![Src::rz(), Src::rz(), Src::pt()],
+                ));
+                return Ok(());
+            }
             self.emit(Instr::new(
                 Op::Psetp { bop0: BoolOp::And, bop1: BoolOp::And },
                 vec![Dst::Pred(d.reg), Dst::Pred(PT)],
@@ -637,31 +699,5 @@ impl Lowerer<'_> {
             self.op(Op::Lop32i(LogicOp::And), Dst::reg(t, 1), vec![r, Src::imm((1u32 << bits) - 1)]);
         }
         Src::r32(t)
-    }
-
-    /// Lowers `bar.sync` / `barrier.sync` (PTX ISA 9.7.13.1): `BAR.SYNC id` followed by
-    /// `MEMBAR.CTA`, as ptxas emits for every occurrence (findings section 2).
-    pub fn lower_bar(&mut self, i: &Instruction, op: BarOp) -> LResult<()> {
-        if op == BarOp::Red {
-            return self.error(i.opcode.span, "`bar.red` is not supported yet");
-        }
-        let mut srcs = vec![];
-        match i.operands.first() {
-            Some(Operand::Imm(m)) => srcs.push(Src::imm(imm_bits32(m.value))),
-            Some(o) => {
-                let v = self.val(o, ScalarType::U32)?;
-                srcs.push(self.in_reg(v.lo));
-            }
-            None => srcs.push(Src::imm(0)),
-        }
-        if let Some(o) = i.operands.get(1) {
-            let v = self.val(o, ScalarType::U32)?;
-            srcs.push(v.lo);
-        }
-        self.emit(Instr::new(Op::Bar { arrive: op == BarOp::Arrive }, vec![], srcs));
-        if op == BarOp::Sync {
-            self.emit(Instr::new(Op::Membar(MembarLevel::Cta), vec![], vec![]));
-        }
-        Ok(())
     }
 }

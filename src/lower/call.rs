@@ -61,6 +61,12 @@ impl Lowerer<'_> {
             Some(o) => return self.error(o.span(), "expected the argument list"),
         };
         let Some(callee) = funcs.get(fname.name.as_str()).copied() else {
+            if self.lookup_reg_type(&self.scoped(&fname.name)).is_some() {
+                return self.fail(
+                    Diag::error(fname.span, format!("indirect call through `{}` is not supported", fname.name))
+                        .note("ptx2sass inlines device functions; a call target must be a function name"),
+                );
+            }
             return self.fail(
                 Diag::error(fname.span, format!("call to `{}`, which has no body in this module", fname.name))
                     .note("ptx2sass inlines device functions; external functions (e.g. `vprintf`) cannot be called"),

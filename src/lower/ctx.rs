@@ -101,6 +101,8 @@ pub struct Lowerer<'a> {
     pub facts: super::facts::FactTable,
     /// Alignment in bytes of named variables (scoped names).
     pub var_align: HashMap<String, u32>,
+    /// Names of the module's functions (for the diagnostic on taking their address).
+    pub func_names: std::collections::HashSet<String>,
     /// sm_70+ features emulated on SPA 5.0 are errors instead of warnings.
     pub deny_emulation: bool,
     /// The IR variable holding PTX's carry flag `CC.CF` as 0 or 1 (PTX ISA 9.7.2), written
@@ -145,6 +147,7 @@ impl<'a> Lowerer<'a> {
             facts: Default::default(),
             var_align: HashMap::new(),
             deny_emulation: false,
+            func_names: Default::default(),
             carry_var: None,
             carry_at: None,
         }
@@ -212,6 +215,12 @@ impl<'a> Lowerer<'a> {
             return Ok(*r);
         }
         let Some(ty) = self.lookup_reg_type(&key) else {
+            if self.func_names.contains(&id.name) {
+                return self.fail(
+                    Diag::error(id.span, format!("the address of function `{}` cannot be taken", id.name))
+                        .note("ptx2sass inlines device functions: indirect calls are not supported"),
+                );
+            }
             return self.error(id.span, format!("`{}` is not a register", id.name));
         };
         let kind = match ty {
@@ -227,7 +236,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// The declared type of a (scoped) register name, resolving `%r<N>` ranges.
-    fn lookup_reg_type(&self, key: &str) -> Option<ScalarType> {
+    pub(super) fn lookup_reg_type(&self, key: &str) -> Option<ScalarType> {
         if let Some(t) = self.reg_types.get(key) {
             return Some(*t);
         }

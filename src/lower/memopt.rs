@@ -168,7 +168,18 @@ fn param_uniform(f: &Function) -> Vec<bool> {
     for b in order {
         for i in &f.cfg[b].instrs {
             let source_ok = match i.op {
-                Op::S2r(_) | Op::Ld(_) | Op::Ldg(_) | Op::Lds(_) | Op::Ldl(_) | Op::Ldc { .. } | Op::Undef => false,
+                Op::S2r(_)
+                | Op::Cs2r(_)
+                | Op::Ld(_)
+                | Op::Ldg(_)
+                | Op::Lds(_)
+                | Op::Ldl(_)
+                | Op::Ldc { .. }
+                | Op::Undef
+                | Op::Atom(_)
+                | Op::Atoms(_)
+                | Op::Shfl(_)
+                | Op::Vote(_) => false,
                 _ => i.guard.is_none() && !i.srcs.iter().any(|s| s.gprs().is_some_and(|r| r.reg == Reg::R(1))),
             };
             let mut u = source_ok;

@@ -8,6 +8,8 @@
 
 pub mod addr;
 pub mod alu;
+pub mod atom;
+pub mod barrier;
 pub mod bits;
 pub mod call;
 pub mod ctx;
@@ -15,6 +17,7 @@ pub mod cvt;
 pub mod div;
 pub mod facts;
 pub mod float;
+pub mod hints;
 pub mod ifconv;
 pub mod int;
 pub mod ldst;
@@ -24,6 +27,7 @@ pub mod mul;
 pub mod opt;
 pub mod reconverge;
 pub mod ssa;
+pub mod warp;
 
 use crate::diag::Diag;
 use crate::ir::{self, EdgeKind, Function, ParamSlot};
@@ -162,6 +166,7 @@ fn lower_kernel(
 ) -> Result<(Function, Vec<Diag>), Vec<Diag>> {
     let mut lw = Lowerer::new(Function::new(&k.name.name, FuncKind::Entry), layout);
     lw.deny_emulation = opts.deny_emulation;
+    lw.func_names = funcs.keys().map(|n| n.to_string()).collect();
     lw.facts = facts::FactTable::new(k);
     // Parameters: natural or declared alignment, from c[0x0][0x140].
     let mut off = PARAM_BASE;
@@ -467,10 +472,25 @@ impl Lowerer<'_> {
             InstrKind::Other(name) if float::SPECIAL_FUNCTIONS.contains(&name.as_str()) => {
                 self.lower_special_fn(i, name)
             }
+            InstrKind::Other(name) if name == "atom" || name == "red" => self.lower_atom(i, name == "atom"),
+            InstrKind::Other(name) if name == "prefetch" || name == "prefetchu" => self.lower_prefetch(i),
+            InstrKind::Other(name) if name == "fence" => self.lower_fence(i),
+            InstrKind::Other(name) if name == "isspacep" => self.lower_isspacep(i),
+            InstrKind::Other(name) if name == "trap" || name == "brkpt" => {
+                // ptxas 11.8: `trap` → `BPT.TRAP 0x1`. It also emits `BPT.TRAP 0x1` for
+                // `brkpt`; ptx2sass emits `BPT.INT 0x0` (a debugger breakpoint that
+                // execution continues past), keeping `brkpt` distinct from `trap`.
+                let trap = name == "trap";
+                self.emit(Instr::new(Op::Bpt { trap }, vec![], vec![Src::imm(trap as u32)]));
+                Ok(())
+            }
+            InstrKind::Other(name) if matches!(name.as_str(), "shfl" | "vote" | "activemask") => {
+                self.lower_warp(i, name)
+            }
             InstrKind::Other(name) => self.fail(
                 Diag::error(i.opcode.span, format!("`{name}` is not supported by ptx2sass yet"))
                     .label("no lowering to SPA 5.0 for this instruction")
-                    .note("supported: ld st mov cvta cvt add sub mul mad madc mul24 mad24 sad div rem addc subc fma min max neg abs not cnot and or xor shl shr shf bfe bfi popc clz brev bfind prmt testp copysign rcp sqrt rsqrt sin cos lg2 ex2 setp set selp bra ret exit bar.sync membar call"),
+                    .note("supported: ld st mov cvta cvt add sub mul mad madc mul24 mad24 sad div rem addc subc fma min max neg abs not cnot and or xor shl shr shf bfe bfi popc clz brev bfind prmt testp copysign rcp sqrt rsqrt sin cos lg2 ex2 setp set selp bra ret exit bar.sync membar call atom red shfl vote activemask prefetch prefetchu ldu fence trap brkpt isspacep"),
             ),
             InstrKind::Unclassified => Err(Failed),
             InstrKind::Bra { .. } | InstrKind::Ret | InstrKind::Exit => unreachable!("handled in lower_instr"),

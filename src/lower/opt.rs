@@ -7,7 +7,7 @@
 //! can encode them, `sass::legal`), address-offset folding, and dead-code elimination.
 
 use crate::ir::{BlockId, EdgeKind, Function, for_each_use};
-use crate::sass::instr::{Instr, Reg, RegRef, Src, SrcKind};
+use crate::sass::instr::{Dst, Instr, Reg, RegRef, Src, SrcKind};
 use crate::sass::legal;
 use crate::sass::op::Op;
 use petgraph::Direction;
@@ -365,7 +365,10 @@ pub fn fold_constants(f: &mut Function) -> bool {
     for b in f.layout.clone() {
         for k in 0..f.cfg[b].instrs.len() {
             let mut ins = f.cfg[b].instrs[k].clone();
-            if ins.op.is_pseudo() || ins.op.mem().is_some() {
+            if ins.op.is_pseudo()
+                || ins.op.mem().is_some()
+                || matches!(ins.op, Op::Atom(_) | Op::Atoms(_) | Op::Red(_) | Op::Shfl(_) | Op::Vote(_))
+            {
                 continue;
             }
             let mut here = false;
@@ -606,7 +609,7 @@ fn has_side_effects(i: &Instr) -> bool {
         return true;
     }
     match i.op {
-        Op::Bar { .. } | Op::Membar(_) | Op::Depbar { .. } => true,
+        Op::Bar { .. } | Op::Membar(_) | Op::Depbar { .. } | Op::Atom(_) | Op::Atoms(_) | Op::Red(_) => true,
         // Volatile, acquire and mmio loads are observable.
         Op::Ld(m) | Op::Ldg(m) | Op::Lds(m) | Op::Ldl(m) => m.keep || m.cop == crate::sass::op::CacheOp::Cv,
         _ => false,
@@ -656,6 +659,27 @@ pub fn dce(f: &mut Function) -> bool {
         }
     }
     let mut changed = false;
+    // Atomics whose old value nobody reads: ptxas 11.8 emits `RED.E.op [a], b` for a
+    // global `atom` with an unused result and `ATOMS.op RZ, [a], b` for a shared one
+    // (`samples/histogram_atomic`, `samples/warp_reduce`).
+    for b in f.layout.clone() {
+        for i in f.cfg[b].instrs.iter_mut() {
+            let dead = matches!(i.dsts.first(), Some(Dst::Reg(r)) if matches!(r.reg, Reg::V(v) if !live[v as usize]));
+            if !dead {
+                continue;
+            }
+            let n = if let Some(Dst::Reg(r)) = i.dsts.first() { r.n } else { 1 };
+            match i.op {
+                Op::Atom(m) if m.op != crate::sass::op::AtomOp::Cas => {
+                    i.op = Op::Red(m);
+                    i.dsts.clear();
+                }
+                Op::Atom(_) | Op::Atoms(_) => i.dsts[0] = Dst::Reg(RegRef::rz(n)),
+                _ => continue,
+            }
+            changed = true;
+        }
+    }
     for b in f.layout.clone() {
         let blk = &f.cfg[b];
         let mut keep = vec![true; blk.instrs.len()];

@@ -215,6 +215,9 @@ fn source_uniform(i: &Instr) -> bool {
         Op::S2r(sr) => matches!(sr, SpecialReg::CtaidX | SpecialReg::CtaidY | SpecialReg::CtaidZ),
         // Local memory is per thread; volatile loads may observe other threads' stores.
         Op::Ldl(_) => false,
+        // Atomics return per-thread old values; SHFL and VOTE depend on the lane and on
+        // which lanes execute them.
+        Op::Atom(_) | Op::Atoms(_) | Op::Shfl(_) | Op::Vote(_) => false,
         Op::Ld(m) | Op::Ldg(m) => m.cop != crate::sass::op::CacheOp::Cv,
         _ => !i.srcs.iter().any(|s| matches!(s.kind, SrcKind::Reg(r) if r.reg == Reg::R(1))),
     }

@@ -427,6 +427,16 @@ pub fn classify(instr: &mut Instruction) -> Vec<Diag> {
     let kind =
         match op {
             "ld" => classify_ldst(&mut m, true, at).map(InstrKind::Ld),
+            // `ldu{.global}` (PTX ISA 9.7.9.11) reads like `ld`: ptxas 11.8 emits a plain
+            // `LDG.E` (`ldu.global.u32` → `LDG.E`, `ldu.global.v2.f32` → `LDG.E.64`).
+            "ldu" => classify_ldst(&mut m, true, at).and_then(|l| {
+                if matches!(l.space, None | Some(crate::ptx::types::StateSpace::Global)) {
+                    Some(InstrKind::Ld(l))
+                } else {
+                    m.diags.push(Diag::error(at, "`ldu` reads `.global` or generic addresses only (PTX ISA 9.7.9.11)"));
+                    None
+                }
+            }),
             "st" => classify_ldst(&mut m, false, at).map(InstrKind::St),
             "mov" => m.ty(at).map(InstrKind::Mov),
             "selp" => m.ty(at).map(InstrKind::Selp),

@@ -78,6 +78,9 @@ pub fn slot(op: &Op, idx: usize, srcs: &[Src]) -> Slot {
         (Dfma(_), 2) if !is_const(1) => Slot { cbuf: true, imm: ImmKind::None },
         (Xmad(_), 1) if !is_const(2) => b(ImmKind::U16),
         (Xmad(_), 2) if !is_const(1) => Slot { cbuf: true, imm: ImmKind::None },
+        // SHFL Pd, Rd, Ra, Sb, Sc: lane (5-bit) and clamp/segmask (13-bit) immediates
+        // (ptxas 11.8: `SHFL.DOWN PT, R3, R2, 0x10, 0x1f`, `SHFL.UP P4, R21, R12, R18, RZ`).
+        (Shfl(_), 1 | 2) => Slot { cbuf: false, imm: ImmKind::Any },
         _ => REG,
     }
 }
@@ -91,6 +94,8 @@ pub fn is_field(op: &Op, idx: usize, srcs: &[Src]) -> bool {
         Op::Lea { hi, .. } => idx == if *hi { 3 } else { 2 } && idx + 1 == srcs.len(),
         // ISCADD Rd, Ra, Sb, shift.
         Op::Iscadd { .. } => idx == 2,
+        // SHFL's lane and clamp immediates have fields of their own.
+        Op::Shfl(_) => idx == 2,
         _ => false,
     }
 }

@@ -6,4 +6,5 @@ pub mod legal;
 pub mod op;
 pub mod print;
 pub mod program;
+pub mod sync;
 pub mod text;

@@ -6,6 +6,8 @@
 
 use std::fmt::{self, Write};
 
+pub use super::sync::{AtomMods, AtomOp, AtomType, BarRedOp, ShflMode, VoteMode};
+
 /// Memory access size (spa50-LD.txt `.sz`; spa50-ST.txt `.sz`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[allow(missing_docs)]
@@ -431,8 +433,11 @@ pub enum SpecialReg {
     LaneId,
     ClockLo,
     ClockHi,
-    WarpId,
-    SmId,
+    /// `SR_VIRTID`: bits 8..13 the warp's slot on its SM (`%warpid`), bits 20..28 the SM
+    /// (`%smid`); ptxas 11.8 extracts them with `BFE.U32 R, R, 0x608` / `0x914`.
+    VirtId,
+    /// `SR_VIRTCFG`: bits 20..28 the number of SMs (`%nsmid`, `BFE.U32 R, R, 0x914`).
+    VirtCfg,
     LtMask,
     LeMask,
     GtMask,
@@ -454,8 +459,8 @@ impl SpecialReg {
             LaneId => "SR_LANEID",
             ClockLo => "SR_CLOCKLO",
             ClockHi => "SR_CLOCKHI",
-            WarpId => "SR_VIRTID",
-            SmId => "SR_VIRTID",
+            VirtId => "SR_VIRTID",
+            VirtCfg => "SR_VIRTCFG",
             LtMask => "SR_LTMASK",
             LeMask => "SR_LEMASK",
             GtMask => "SR_GTMASK",
@@ -496,6 +501,9 @@ pub enum Op {
     Mov,
     Mov32i,
     S2r(SpecialReg),
+    /// CS2R Rd, SR: fixed-latency read of `SR_CLOCKLO/HI` (ptxas 11.8 for `%clock`,
+    /// `%clock64`).
+    Cs2r(SpecialReg),
     Sel,
 
     // ---- integer ----------------------------------------------------------------------
@@ -653,6 +661,23 @@ pub enum Op {
         size: MemSize,
         mode: LdcMode,
     },
+    /// ATOM{.E}.op.type Rd, [Ra+imm], Rb{, Rb+n}: global/generic atomic, old value in Rd
+    /// (module `sync`).
+    Atom(AtomMods),
+    /// ATOMS.op.type Rd, [Ra+imm], Rb{, Rb+n}: shared-memory atomic.
+    Atoms(AtomMods),
+    /// RED.E.op.type [Ra+imm], Rb: global reduction without a result.
+    Red(AtomMods),
+    /// CCTL{.E}.PF1/.PF2 [Ra+imm] (global/generic) or CCTLL.PF1/.PF2 [Ra+imm] (local,
+    /// `local`): prefetch into L1 (`level` 1) or L2 (2); ptxas 11.8 for `prefetch`.
+    Cctl {
+        local: bool,
+        level: u8,
+    },
+    /// SHFL.mode Pd, Rd, Ra, Sb(lane), Sc(clamp | segmask << 8).
+    Shfl(ShflMode),
+    /// VOTE.mode {Rd,} Pd, Pa: warp vote; `Rd` receives the ballot of `Pa`.
+    Vote(VoteMode),
 
     // ---- control and synchronization --------------------------------------------------
     Bra,
@@ -671,6 +696,16 @@ pub enum Op {
         arrive: bool,
     },
     Membar(MembarLevel),
+    /// BAR.RED.op id{, count}, {!}Pc: waits like BAR.SYNC and reduces the threads'
+    /// predicates; B2R.RESULT reads the result.
+    BarRed(BarRedOp),
+    /// B2R.RESULT Rd{, Pd}: the last BAR.RED's result (a count, or 0/1), `Pd` = non-zero.
+    B2r,
+    /// BPT.TRAP 0x1 (`trap`, and ptxas 11.8's `brkpt`) or BPT.INT 0x0 (`brkpt` here):
+    /// breakpoint; `.TRAP` ends the launch with an error.
+    Bpt {
+        trap: bool,
+    },
     Nop,
     /// DEPBAR.LE SBn, count: wait until at most `count` operations on barrier `sb` are
     /// outstanding.
@@ -690,6 +725,7 @@ pub enum Opcode {
     Mov,
     Mov32i,
     S2r,
+    Cs2r,
     Sel,
     Iadd,
     Iadd32i,
@@ -740,6 +776,12 @@ pub enum Opcode {
     Ldl,
     Stl,
     Ldc,
+    Atom,
+    Atoms,
+    Red,
+    Cctl,
+    Shfl,
+    Vote,
     Bra,
     Exit,
     Ret,
@@ -749,6 +791,9 @@ pub enum Opcode {
     Brk,
     Bar,
     Membar,
+    BarRed,
+    B2r,
+    Bpt,
     Nop,
     Depbar,
 }
@@ -773,7 +818,9 @@ pub enum Unit {
     Sreg,
     /// Global/local/generic memory (LD, LDG, LDL and stores).
     Mem,
-    /// Shared memory (LDS/STS).
+    /// Shared memory (LDS/STS/ATOMS), and SHFL, which ptxas 11.8 times like LDS: variable
+    /// latency, sources read 2 cycles after issue and guarded by read barriers (`IMNMX R0
+    /// ?WAIT4` then `SHFL.BFLY PT, R2, R0, ...`; `SHFL.DOWN ... &rd0 &wr1`).
     Shared,
     /// Constant loads (LDC).
     Const,
@@ -816,6 +863,7 @@ pub const OPCODE_INFO: &[OpcodeInfo] = &[
     info!(Mov, "MOV", Alu),
     info!(Mov32i, "MOV32I", Alu),
     info!(S2r, "S2R", Sreg),
+    info!(Cs2r, "CS2R", Alu),
     info!(Sel, "SEL", Alu),
     info!(Iadd, "IADD", Alu),
     info!(Iadd32i, "IADD32I", Alu),
@@ -866,6 +914,12 @@ pub const OPCODE_INFO: &[OpcodeInfo] = &[
     info!(Ldl, "LDL", Mem),
     info!(Stl, "STL", Mem, store),
     info!(Ldc, "LDC", Const),
+    info!(Atom, "ATOM", Mem),
+    info!(Atoms, "ATOMS", Shared),
+    info!(Red, "RED", Mem, store),
+    info!(Cctl, "CCTL", Mem, store),
+    info!(Shfl, "SHFL", Shared),
+    info!(Vote, "VOTE", Alu),
     info!(Bra, "BRA", Control, control),
     info!(Exit, "EXIT", Control, control),
     info!(Ret, "RET", Control, control),
@@ -875,6 +929,9 @@ pub const OPCODE_INFO: &[OpcodeInfo] = &[
     info!(Brk, "BRK", Control, control),
     info!(Bar, "BAR", Control),
     info!(Membar, "MEMBAR", Control),
+    info!(BarRed, "BAR", Control),
+    info!(B2r, "B2R", Sreg),
+    info!(Bpt, "BPT", Control),
     info!(Nop, "NOP", Alu),
     info!(Depbar, "DEPBAR", Control),
 ];
@@ -890,6 +947,7 @@ impl Op {
             Mov => Opcode::Mov,
             Mov32i => Opcode::Mov32i,
             S2r(_) => Opcode::S2r,
+            Cs2r(_) => Opcode::Cs2r,
             Sel => Opcode::Sel,
             Iadd { .. } => Opcode::Iadd,
             Iadd32i { .. } => Opcode::Iadd32i,
@@ -940,6 +998,12 @@ impl Op {
             Ldl(_) => Opcode::Ldl,
             Stl(_) => Opcode::Stl,
             Ldc { .. } => Opcode::Ldc,
+            Atom(_) => Opcode::Atom,
+            Atoms(_) => Opcode::Atoms,
+            Red(_) => Opcode::Red,
+            Cctl { .. } => Opcode::Cctl,
+            Shfl(_) => Opcode::Shfl,
+            Vote(_) => Opcode::Vote,
             Bra => Opcode::Bra,
             Exit => Opcode::Exit,
             Ret => Opcode::Ret,
@@ -949,6 +1013,9 @@ impl Op {
             Brk => Opcode::Brk,
             Bar { .. } => Opcode::Bar,
             Membar(_) => Opcode::Membar,
+            BarRed(_) => Opcode::BarRed,
+            B2r => Opcode::B2r,
+            Bpt { .. } => Opcode::Bpt,
             Nop => Opcode::Nop,
             Depbar { .. } => Opcode::Depbar,
         }
@@ -1181,6 +1248,13 @@ impl Op {
                     LdcMode::Isl => ".ISL",
                 });
             }
+            Atom(m) | Atoms(m) | Red(m) => s.push_str(&m.suffix()),
+            Shfl(m) => s.push_str(m.suffix()),
+            Cctl { local, level } => {
+                s.push_str(if local { "L" } else { ".E" });
+                s.push_str(if level == 1 { ".PF1" } else { ".PF2" });
+            }
+            Vote(m) => s.push_str(m.suffix()),
             Bar { arrive } => s.push_str(if arrive { ".ARV" } else { ".SYNC" }),
             Membar(l) => s.push_str(match l {
                 MembarLevel::Cta => ".CTA",
@@ -1188,12 +1262,19 @@ impl Op {
                 MembarLevel::Sys => ".SYS.IVALLD",
             }),
             Depbar { .. } => s.push_str(".LE"),
+            BarRed(m) => {
+                s.push_str(".RED");
+                s.push_str(m.suffix());
+            }
+            B2r => s.push_str(".RESULT"),
+            Bpt { trap } => s.push_str(if trap { ".TRAP" } else { ".INT" }),
             Copy
             | Join
             | Undef
             | Mov
             | Mov32i
             | S2r(_)
+            | Cs2r(_)
             | Sel
             | Iscadd { .. }
             | Shl

@@ -162,7 +162,7 @@ pub fn instr_text(i: &Instr, names: &dyn VRegNames, label: &dyn Fn(u32) -> Strin
         let _ = write!(s, " SB{sb}, {}", hex(count as i64));
         return s;
     }
-    if let Op::S2r(sr) = i.op {
+    if let Op::S2r(sr) | Op::Cs2r(sr) = i.op {
         if let Some(Dst::Reg(r)) = i.dsts.first() {
             let _ = write!(s, " {}, {}", reg_name(r.reg, r.comp, r.n, names), sr.name());
         }
@@ -185,9 +185,20 @@ pub fn instr_text(i: &Instr, names: &dyn VRegNames, label: &dyn Fn(u32) -> Strin
             Dst::Pred(p) => s.push_str(&reg_name(*p, 0, 1, names)),
         }
     }
-    for src in &i.srcs {
+    for (k, src) in i.srcs.iter().enumerate() {
         s.push_str(if first { " " } else { ", " });
         first = false;
+        // CAS data: one pair/quad `{compare, new}` that nvdisasm prints as `Rb, Rb+n`
+        // (`ATOM.E.CAS R0, [R4], R6, R7`, `ATOMS.CAS.64 R12, [0x18], R12, R14`).
+        if let (Op::Atom(m) | Op::Atoms(m), 1, SrcKind::Reg(r)) = (i.op, k, src.kind)
+            && m.op == crate::sass::op::AtomOp::Cas
+            && r.n == 2 * m.ty.regs()
+        {
+            let half = m.ty.regs();
+            let _ =
+                write!(s, "{}, {}", reg_name(r.reg, r.comp, half, names), reg_name(r.reg, r.comp + half, half, names));
+            continue;
+        }
         s.push_str(&src_text(&i.op, src, names, label));
     }
     s

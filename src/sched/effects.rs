@@ -15,6 +15,8 @@
 //! * variable latency (results guarded by write barriers): memory loads, `LDC`, `S2R`,
 //!   `MUFU`, conversions, fp64, `SHFL`, `POPC`, `FLO`, `BREV` (findings section 7 table,
 //!   NAK `sm50.rs` "variable latency" classes);
+//! * `VOTE` is fixed-latency (Mesa NAK `sm50.rs` treats it as a plain ALU op; ptxas 11.8
+//!   sets no write barrier on `VOTE.ANY R0, PT, PT` before its ISETP consumer);
 //! * `VABSDIFF` and `CSETP` (ptxas's `sad` and 64-bit sign tests, `samples/int_ops`) are
 //!   fixed-latency: ptxas 11.8 sets no write barrier on them;
 //! * in-order pipelines ([`Queue`]; findings section 7 "a counting scoreboard: in-order
@@ -178,15 +180,25 @@ pub fn effects(i: &TextInstr) -> Result<Effects, Unknown> {
     use Queue::*;
     let class = match op {
         "LDG" | "LD" | "LDL" | "ATOM" => (true, Some(Global), true, 4),
-        "RED" | "STG" | "ST" | "STL" => (false, Some(Global), true, 4),
+        // CCTL/CCTLL (prefetch) only read their address, like a store.
+        "RED" | "STG" | "ST" | "STL" | "CCTL" | "CCTLL" => (false, Some(Global), true, 4),
         "LDS" | "ATOMS" => (true, Some(Shared), true, 2),
         "STS" => (false, Some(Shared), true, 2),
         "LDC" => (true, None, true, 2),
-        "S2R" | "SHFL" | "BREV" => (true, None, false, 0),
+        // B2R.RESULT reads the barrier unit's result (treated like S2R).
+        "S2R" | "BREV" | "B2R" => (true, None, false, 0),
         // MUFU reads its operand late like a conversion (ptxas 11.8, `samples/black_scholes`:
         // `MUFU.RCP R10, R12` 2 cycles after the FMUL that writes R12).
         "MUFU" => (true, None, false, 4),
-        "POPC" => (true, Some(Popc), false, 0),
+        // SHFL reads its sources 2 cycles after issue, late enough to need read barriers
+        // (ptxas 11.8: `IMNMX R0, ... ?WAIT4` then `SHFL.BFLY PT, R2, R0, 0x2, 0x1f`;
+        // `SHFL.DOWN PT, R3, R2, 0x1, 0x1f &rd0 &wr1`).
+        "SHFL" => (true, None, true, 2),
+        // POPC reads its operand 4 cycles after issue, like FLO (ptxas 11.8,
+        // `samples/warp_reduce`: `VOTE.ANY R8, PT, PT ?WAIT0`, `POPC R9, R12 ?WAIT2`, then
+        // `POPC R2, R8` 2 cycles after the VOTE, whose result takes 6: `VOTE.ANY R12
+        // ?WAIT1`, `MOV ?WAIT5`, `ISETP ..., R12`).
+        "POPC" => (true, Some(Popc), false, 4),
         // FLO reads its operand late like a conversion (ptxas 11.8, `samples/int_ops`:
         // `ICMP.EQ.U32 R17, R4, R5, R5 ?WAIT2` then `FLO.U32 R17, R17` 2 cycles later).
         "FLO" => (true, None, false, 4),
@@ -196,9 +208,8 @@ pub fn effects(i: &TextInstr) -> Result<Effects, Unknown> {
         | "ISET" | "ICMP" | "SHL" | "SHR" | "SHF" | "LOP" | "LOP32I" | "LOP3" | "BFE" | "BFI" | "SEL" | "LEA"
         | "FADD" | "FADD32I" | "FMUL" | "FMUL32I" | "FFMA" | "FFMA32I" | "FMNMX" | "FSETP" | "FSET" | "FCMP"
         | "PSETP" | "PSET" | "CSETP" | "VABSDIFF" | "P2R" | "R2P" | "CS2R" | "PRMT" | "RRO" | "FCHK" | "NOP"
-        | "DEPBAR" | "BAR" | "MEMBAR" | "BRA" | "EXIT" | "RET" | "CAL" | "SYNC" | "BRK" | "SSY" | "PBK" => {
-            (false, None, false, 0)
-        }
+        | "DEPBAR" | "BAR" | "MEMBAR" | "VOTE" | "BPT" | "BRA" | "EXIT" | "RET" | "CAL" | "SYNC" | "BRK" | "SSY"
+        | "PBK" => (false, None, false, 0),
         _ => return Err(Unknown(i.text.clone())),
     };
     e.variable = class.0;
@@ -222,10 +233,13 @@ pub fn effects(i: &TextInstr) -> Result<Effects, Unknown> {
             | "STL"
             | "STS"
             | "RED"
+            | "CCTL"
+            | "CCTLL"
             | "NOP"
             | "DEPBAR"
             | "BAR"
             | "MEMBAR"
+            | "BPT"
             | "BRA"
             | "EXIT"
             | "RET"
@@ -236,8 +250,14 @@ pub fn effects(i: &TextInstr) -> Result<Effects, Unknown> {
             | "PBK"
     );
     let setp = matches!(op, "ISETP" | "FSETP" | "DSETP" | "PSETP" | "CSETP");
+    // VOTE.mode {Rd,} Pd, Pa: every operand but the last is written.
     let ndst = if no_dst {
         0
+    } else if op == "VOTE" {
+        i.operands.len().saturating_sub(1)
+    } else if op == "B2R" {
+        // B2R.RESULT Rd{, Pd}: every operand is written.
+        i.operands.len()
     } else if setp || i.operands.first().is_some_and(|o| is_pred_operand(o)) {
         2
     } else {
@@ -247,7 +267,7 @@ pub fn effects(i: &TextInstr) -> Result<Effects, Unknown> {
     let conv = matches!(op, "F2F" | "F2I" | "I2F" | "I2I");
     let conv_types: Vec<u16> = i.mods.iter().filter_map(|m| type_width(m)).collect();
     let mem_data = matches!(op, "LDG" | "LD" | "LDL" | "LDS" | "LDC" | "STG" | "ST" | "STL" | "STS" | "ATOM" | "ATOMS");
-    let wide_addr = has("E") && matches!(op, "LDG" | "LD" | "STG" | "ST" | "ATOM" | "RED");
+    let wide_addr = has("E") && matches!(op, "LDG" | "LD" | "STG" | "ST" | "ATOM" | "RED" | "CCTL");
     for (k, tok) in i.operands.iter().enumerate() {
         let is_dst = k < ndst;
         let width = if tok.contains('[') {

@@ -48,8 +48,15 @@ const PRED_TARGET: u32 = 7;
 pub fn is_fence(i: &Instr) -> bool {
     let info = i.op.info();
     info.unit == Unit::Control
-        || matches!(i.op, Op::Nop | Op::S2r(SpecialReg::ClockLo | SpecialReg::ClockHi))
-        || (matches!(info.unit, Unit::Mem | Unit::Shared) && mem_access(&i.op).is_none())
+        || matches!(
+            i.op,
+            Op::Nop
+                | Op::S2r(SpecialReg::ClockLo | SpecialReg::ClockHi)
+                | Op::Cs2r(SpecialReg::ClockLo | SpecialReg::ClockHi)
+        )
+        || (matches!(info.unit, Unit::Mem | Unit::Shared)
+            && mem_access(&i.op).is_none()
+            && !matches!(i.op, Op::Shfl(_)))
 }
 
 /// A register resource for dependences.

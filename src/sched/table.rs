@@ -89,6 +89,8 @@ pub fn timing(op: &Op) -> Timing {
         // to 4 cycles after issue (effects.rs); reading it at issue, as assumed here, only
         // makes the stall before it longer.
         Unit::Sreg | Unit::Xu => Timing { variable: true, ..fixed },
+        // ATOM is counted with the loads (ptxas 11.8: `ATOM.E.CAS R0, [R4], R6, R7 &wr5`
+        // on SB5 after two `LDG.E ... &wr5`); RED, a store, is not.
         // Memory instructions, loads included, read their registers after issue: ptxas
         // sets a read barrier on a load whose address register is rewritten soon after
         // (`LDG.E.CV R6, [R2] &rd0` ... `LDG.E R2, [R2+0x4] &req={0}`, ptxas 11.8).
@@ -146,6 +148,14 @@ pub struct MemAccess {
 /// The memory access of `op`, or `None` when it does not access memory. `LDC` reads the
 /// read-only constant banks, which no instruction writes, so it is not an access here.
 pub fn mem_access(op: &Op) -> Option<MemAccess> {
+    // Atomics read and write memory and stay in order with every other access of their
+    // spaces (a generic ATOM may reach shared memory too: ptxas branches to ATOMS for the
+    // shared window, so ATOM itself only reaches global memory).
+    if let Op::Atom(a) | Op::Atoms(a) | Op::Red(a) = op {
+        let spaces = if matches!(op, Op::Atoms(_)) { space::SHARED } else { space::GLOBAL };
+        let bytes = if a.op == crate::sass::op::AtomOp::Cas { 8 } else { 4 } * a.ty.regs() as u32;
+        return Some(MemAccess { spaces, store: true, keep: true, bytes });
+    }
     let m = op.mem()?;
     let spaces = match op {
         Op::Ld(_) | Op::St(_) => space::GLOBAL | space::SHARED | space::LOCAL,

@@ -161,6 +161,11 @@ pub fn sample_shapes(name: &str) -> Vec<Shape> {
         "sgemm_reg" => {
             vec![shape([2, 2, 1], [8, 8, 1], 50), shape([3, 1, 1], [8, 8, 1], 96), shape([1, 2, 1], [8, 8, 1], 32)]
         }
+        // Grid-stride loop: fewer threads than bytes, partial warps included.
+        "histogram_atomic" => vec![shape([2, 1, 1], [64, 1, 1], 1000), shape([3, 1, 1], [48, 1, 1], 777)],
+        // Shuffles read every lane of a warp: whole warps only (PTX ISA 9.7.8.6 leaves a
+        // read from a non-existent lane undefined); `n` cuts the data short instead.
+        "warp_reduce" => vec![shape([2, 1, 1], [64, 1, 1], 100), shape([3, 1, 1], [32, 1, 1], 70)],
         _ => {
             vec![shape([2, 1, 1], [64, 1, 1], 100), shape([3, 1, 1], [48, 1, 1], 137), shape([1, 1, 1], [32, 1, 1], 29)]
         }
@@ -183,6 +188,23 @@ pub fn sample_launch_shape(name: &str, sh: Shape, rng: &mut Rng) -> (Program, La
     let threads = (g.iter().product::<u32>() * b.iter().product::<u32>()) as usize;
     let nn = Val::I(n as u64);
     let l = match name {
+        "atomic_max_f32" => {
+            // Final maxima only (order-independent); start below and above some inputs.
+            let (i, r, m) =
+                (s.buf(rng.f32s(n)), s.buf((-2.5f32).to_le_bytes().to_vec()), s.buf((-40i32).to_le_bytes().to_vec()));
+            s.launch(&p, name, g, b, &[Val::I(i), Val::I(r), Val::I(m), nn])
+        }
+        "histogram_atomic" => {
+            // The 64 bins are sums of atomic increments: the same in any order.
+            let (d, h) = (s.buf(rng.bytes(n)), s.buf(rng.u32s(64)));
+            s.launch(&p, name, g, b, &[Val::I(d), Val::I(h), nn])
+        }
+        "warp_reduce" => {
+            // Wrapping integer sums and ballot counts: the same in any order.
+            let warps = threads.div_ceil(32);
+            let (i, t, c, m) = (s.buf(rng.u32s(n)), s.buf(rng.u32s(1)), s.buf(vec![0; 4]), s.buf(vec![0; 4 * warps]));
+            s.launch(&p, name, g, b, &[Val::I(i), Val::I(t), Val::I(c), Val::I(m), nn])
+        }
         "block_scan" => {
             let i = s.buf(rng.u32s(n));
             let o = s.buf(vec![0; 4 * n]);
@@ -441,6 +463,7 @@ pub fn sample_tolerance(name: &str) -> Option<(&'static [Elem], f64)> {
 }
 
 pub const SAMPLES: &[&str] = &[
+    "atomic_max_f32",
     "bitonic_sort",
     "black_scholes",
     "block_scan",
@@ -450,6 +473,7 @@ pub const SAMPLES: &[&str] = &[
     "daxpy",
     "float_math",
     "generic_call",
+    "histogram_atomic",
     "int_ops",
     "local_array",
     "many_params",
@@ -470,5 +494,6 @@ pub const SAMPLES: &[&str] = &[
     "transpose_tiled",
     "vector_add",
     "vector_types",
+    "warp_reduce",
     "xorshift64",
 ];

@@ -555,7 +555,28 @@ impl<'c, 'm> FnCx<'c, 'm> {
             },
             InstrKind::Ret => Ok(Op::Ret),
             InstrKind::Exit => Ok(Op::Exit),
-            InstrKind::Bar(BarOp::Red) => Err("bar.red".into()),
+            InstrKind::Bar(BarOp::Red) => {
+                use super::program::BarRed;
+                let words: Vec<&str> = i.mods.iter().map(|m| m.text.as_str()).collect();
+                let red = if words.contains(&".popc") {
+                    BarRed::Popc
+                } else if words.contains(&".and") {
+                    BarRed::And
+                } else if words.contains(&".or") {
+                    BarRed::Or
+                } else {
+                    return Err("bar.red without .popc, .and or .or".into());
+                };
+                let ops = &i.operands;
+                if !(3..=4).contains(&ops.len()) {
+                    return Err("bar.red takes d, a{, b}, {!}c".into());
+                }
+                let d = self.dst(&ops[0])?.ok_or("bar.red destination")?;
+                let id = self.src(&ops[1], ScalarType::U32)?;
+                let count = if ops.len() == 4 { Some(self.src(&ops[2], ScalarType::U32)?) } else { None };
+                let c = self.src(ops.last().expect("operands"), ScalarType::Pred)?;
+                Ok(Op::Bar { id, count, arrive: false, red: Some((red, c, d)) })
+            }
             InstrKind::Bar(b) => {
                 let arrive = *b == BarOp::Arrive;
                 let id = match i.operands.first() {
@@ -566,7 +587,7 @@ impl<'c, 'm> FnCx<'c, 'm> {
                 if arrive && count.is_none() {
                     return Err("bar.arrive without a thread count".into());
                 }
-                Ok(Op::Bar { id, count, arrive })
+                Ok(Op::Bar { id, count, arrive, red: None })
             }
             InstrKind::Membar(_) => Ok(Op::Nop),
             InstrKind::Call => self.call(i),

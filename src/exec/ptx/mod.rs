@@ -11,12 +11,17 @@
 //!   reconverge as soon as their counters meet.
 //! * `bar.sync a{, b}` / `barrier.sync` makes the thread wait until `b` threads (all
 //!   non-exited threads of the CTA without `b`) have arrived at barrier `a`; `bar.arrive a, b`
-//!   arrives without waiting. Arrivals are counted per thread. When no thread of a CTA can
+//!   arrives without waiting. Arrivals are counted per thread. `bar.red.popc/.and/.or`
+//!   waits like `bar.sync` and, at the release, gives each of its threads the count of
+//!   true predicates (or their AND / OR) over the threads that arrived with `bar.red`.
+//!   When no thread of a CTA can
 //!   run but some have not exited, the launch fails with [`ExecError::Deadlock`].
 //! * `membar`/`fence` have no effect: every access is immediately visible to all threads.
 //! * Warp-collective instructions (`shfl`, `vote`, `activemask`, see [`warp`]) execute once
 //!   for all lanes of the warp at their program counter.
-//! * `atom`/`red` are trivially atomic: one thread instruction runs at a time.
+//! * `atom`/`red` are trivially atomic: one thread instruction runs at a time; the lanes of
+//!   one warp's atomic run in an order drawn from [`Launch::seed`], so order-dependent
+//!   results (old values of contended atomics) vary with the seed, like the simulator's.
 //!
 //! State spaces and generic addressing are described in [`memory`]; register values in
 //! [`value`]; float rounding in [`float`] and [`fp`]. Registers never written read as 0,
@@ -31,7 +36,7 @@
 //! Not modelled (an error when executed, or for variables when named): `.global` module
 //! variables, dynamic shared memory (an `.extern .shared` array has size 0: every access is
 //! out of bounds), `.shared::cluster`, `.f16`/`.bf16` and packed-half arithmetic (only
-//! `cvt` to and from them is modelled), texture/surface instructions, `bar.red`,
+//! `cvt` to and from them is modelled), texture/surface instructions,
 //! `match`/`redux`/`elect`, vector atomics, indirect calls and branches, `mov` of a
 //! function address, and the `.b128` arguments of a `call` passed in registers.
 
@@ -84,7 +89,8 @@ pub fn run(module: &Module, launch: &Launch) -> Result<Outcome, ExecError> {
             launch.params.len()
         )));
     }
-    let mut run = Run { prog: &prog, launch, global: launch.global.clone(), steps: 0 };
+    let mut run =
+        Run { prog: &prog, launch, global: launch.global.clone(), steps: 0, rng: crate::exec::Rng::new(launch.seed) };
     let [gx, gy, gz] = launch.grid;
     for z in 0..gz {
         for y in 0..gy {
@@ -101,6 +107,9 @@ pub fn run(module: &Module, launch: &Launch) -> Result<Outcome, ExecError> {
 struct Barrier {
     arrived: u32,
     expected: Option<u32>,
+    /// `bar.red` arrivals and how many of them voted true.
+    voters: u32,
+    votes: u32,
 }
 
 /// Number of named barriers per CTA (PTX ISA 9.7.13.1: ids 0..15).
@@ -111,6 +120,8 @@ struct Run<'a> {
     launch: &'a Launch,
     global: Memory,
     steps: u64,
+    /// Orders the lanes of each `atom`/`red` warp instruction (from [`Launch::seed`]).
+    rng: crate::exec::Rng,
 }
 
 struct Cta {
@@ -128,6 +139,14 @@ impl Cta {
             for t in &mut self.threads {
                 if t.state == State::Waiting(id as u32) {
                     t.state = State::Ready;
+                    if let Some((r, d)) = t.red.take() {
+                        let v = match r {
+                            program::BarRed::Popc => b.votes as u64,
+                            program::BarRed::And => (b.votes == b.voters) as u64,
+                            program::BarRed::Or => (b.votes > 0) as u64,
+                        };
+                        t.write_raw(d, v);
+                    }
                 }
             }
             self.barriers[id] = Barrier::default();
@@ -162,6 +181,7 @@ impl Run<'_> {
                 tid: [id % bx, (id / bx) % by, id / (bx * by)],
                 lane: id % 32,
                 warp: id / 32,
+                red: None,
             })
             .collect();
         Cta {
@@ -197,7 +217,16 @@ impl Run<'_> {
                     warp::exec(w, inst.guard, &mut cta.threads, &at, &env)?;
                     continue;
                 }
-                for l in lanes {
+                // The lanes of an atomic run one after another in a seed-drawn order (the
+                // hardware order is unspecified); all other instructions in lane order.
+                let mut order: Vec<usize> = lanes.collect();
+                if matches!(inst.op, program::Op::Atom { .. }) {
+                    for k in (1..order.len()).rev() {
+                        let j = self.rng.range(0, k as u64) as usize;
+                        order.swap(k, j);
+                    }
+                }
+                for l in order {
                     if cta.threads[l].state != State::Ready || cta.threads[l].pc != pc {
                         continue;
                     }
@@ -231,12 +260,16 @@ impl Run<'_> {
                     }
                 }
             }
-            Event::Barrier { id, count, wait } => {
+            Event::Barrier { id, count, wait, vote } => {
                 if id as usize >= BARRIERS {
                     return Err(ExecError::Unsupported(format!("barrier id {id} (ids are 0..15)")));
                 }
                 let b = &mut cta.barriers[id as usize];
                 b.arrived += 1;
+                if let Some(v) = vote {
+                    b.voters += 1;
+                    b.votes += v as u32;
+                }
                 if count.is_some() {
                     b.expected = count;
                 }

@@ -92,6 +92,7 @@ pub(super) fn other(fx: &mut FnCx, i: &Instruction, name: &str, text: &str) -> R
         "atom" | "red" => atom(fx, i, name == "atom", &words, &types),
         "shfl" | "vote" | "activemask" => super::warp::decode(fx, i, name, &words).map(Op::Warp),
         "fence" | "nanosleep" | "prefetch" | "prefetchu" | "brkpt" | "pmevent" => Ok(Op::Nop),
+        "trap" => Ok(Op::Trap),
         _ => Err(format!("{text} is not modelled by the PTX interpreter")),
     }
 }

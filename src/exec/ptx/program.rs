@@ -332,12 +332,18 @@ pub enum Op {
         count: Option<Src>,
         /// `bar.arrive`: signal without waiting.
         arrive: bool,
+        /// `bar.red.op d, a{, b}, {!}c` (PTX ISA 9.7.13.1): the reduction, the thread's
+        /// predicate `c` and the destination written when the barrier releases.
+        red: Option<(BarRed, Src, Dst)>,
     },
     /// A warp-collective instruction, executed together by every lane of the warp at this
     /// program counter (see [`super::warp`]).
     Warp(WarpOp),
-    /// No effect here (`membar`, `fence`, `prefetch`, `nanosleep`).
+    /// No effect here (`membar`, `fence`, `prefetch`, `nanosleep`; `brkpt`: no debugger
+    /// is attached, execution goes on).
     Nop,
+    /// `trap`: ends the launch with [`crate::exec::ExecError::Trap`].
+    Trap,
     /// A form the interpreter does not model; executing it is
     /// [`crate::exec::ExecError::Unsupported`] with this text.
     Unsupported(String),
@@ -398,6 +404,16 @@ pub enum VoteMode {
     Any,
     Uni,
     Ballot,
+}
+
+/// The reduction of `bar.red` (PTX ISA 9.7.13.1): `.popc.u32` counts the threads whose
+/// predicate is true, `.and.pred` / `.or.pred` combine the predicates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum BarRed {
+    Popc,
+    And,
+    Or,
 }
 
 /// The operation of an `atom`/`red` (PTX ISA 9.7.13.5).

@@ -68,6 +68,8 @@ pub struct Thread {
     pub lane: u32,
     /// `%warpid`.
     pub warp: u32,
+    /// The pending `bar.red`: its reduction and destination, written at the release.
+    pub red: Option<(super::program::BarRed, Dst)>,
 }
 
 /// What the scheduler must do after a thread executed an instruction.
@@ -84,6 +86,8 @@ pub enum Event {
         count: Option<u32>,
         /// `bar.sync` (true) or `bar.arrive`.
         wait: bool,
+        /// `bar.red`: the thread's predicate (its destination is [`Thread::red`]).
+        vote: Option<bool>,
     },
     /// The thread exited.
     Exit,
@@ -303,13 +307,16 @@ impl Thread {
             }
             Op::Ret => return self.ret(prog),
             Op::Exit => return Ok(Event::Exit),
-            Op::Bar { id, count, arrive } => {
+            Op::Bar { id, count, arrive, red } => {
                 let id = self.read(env, *id) as u32;
                 let count = count.map(|c| self.read(env, c) as u32);
+                let vote = red.map(|(_, c, _)| self.read(env, c) & 1 != 0);
+                self.red = red.map(|(r, _, d)| (r, d));
                 self.pc += 1;
-                return Ok(Event::Barrier { id, count, wait: !arrive });
+                return Ok(Event::Barrier { id, count, wait: !arrive, vote });
             }
             Op::Nop => {}
+            Op::Trap => return Err(ExecError::Trap { ctaid: env.ctaid }),
             Op::Warp(_) => return Err(unsupported("a warp-collective instruction outside a warp".into())),
             Op::Unsupported(why) => return Err(ExecError::Unsupported(why.clone())),
         }

@@ -267,7 +267,7 @@ impl Sim<'_> {
             Op::Mov | Op::Mov32i => {
                 out = g(w, self, 0)?;
             }
-            Op::S2r(sr) => {
+            Op::S2r(sr) | Op::Cs2r(sr) => {
                 for l in lanes(mask) {
                     out[l] = match sr {
                         SpecialReg::TidX => w.tid[l][0],
@@ -279,8 +279,9 @@ impl Sim<'_> {
                         SpecialReg::LaneId => l as u32,
                         SpecialReg::ClockLo => w.next_issue as u32,
                         SpecialReg::ClockHi => (w.next_issue >> 32) as u32,
-                        SpecialReg::WarpId => w.index as u32,
-                        SpecialReg::SmId => 0,
+                        // One SM (SM 0); the warp's slot is its index in the CTA.
+                        SpecialReg::VirtId => (w.index as u32 & 63) << 8,
+                        SpecialReg::VirtCfg => 1 << 20,
                         SpecialReg::EqMask => 1 << l,
                         SpecialReg::LtMask => (1u32 << l) - 1,
                         SpecialReg::LeMask => ((1u64 << (l + 1)) - 1) as u32,

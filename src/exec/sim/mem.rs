@@ -127,7 +127,7 @@ pub struct CtaMem {
 
 /// The state space one access resolves to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Space {
+pub(super) enum Space {
     Global,
     Shared,
     Local,
@@ -177,7 +177,7 @@ fn window_slice(buf: &mut [u8], space: Space, off: u64, n: usize, addr: u64) -> 
 impl Sim<'_> {
     /// One lane's access: loads return the extended words, stores write `data`.
     #[allow(clippy::too_many_arguments)]
-    fn access(
+    pub(super) fn access(
         &mut self,
         mem: &mut super::mem::CtaMem,
         space: Space,
@@ -219,7 +219,7 @@ impl Sim<'_> {
 
     /// The address operand `[Ra+offset]` per lane: 64-bit `{Ra+1, Ra}` with `.E`, else
     /// 32-bit `Ra` (wrapping); with `Ra` = RZ the zero-extended offset (spa50-LD.txt).
-    fn addresses(w: &Warp, src: &Src, e: bool, mask: u32) -> Result<[u64; WARP_SIZE], ExecError> {
+    pub(super) fn addresses(w: &Warp, src: &Src, e: bool, mask: u32) -> Result<[u64; WARP_SIZE], ExecError> {
         let SrcKind::Addr { base, offset } = src.kind else {
             return Err(ExecError::Unsupported(format!("expected an address operand, found {:?}", src.kind)));
         };

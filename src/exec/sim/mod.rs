@@ -67,6 +67,7 @@ mod int;
 mod mem;
 mod mufu;
 mod state;
+mod sync;
 mod timing;
 
 pub use mem::{LOCAL_WINDOW, PARAM_BASE, SHARED_WINDOW};
@@ -141,7 +142,7 @@ fn decode(i: &Instr) -> Decoded {
         late = RegSet::default();
     }
     let unit = i.op.info().unit;
-    let control = matches!(i.op, Op::Bra | Op::Sync | Op::Brk | Op::Exit | Op::Bar { .. });
+    let control = matches!(i.op, Op::Bra | Op::Sync | Op::Brk | Op::Exit | Op::Bar { .. } | Op::BarRed(_));
     Decoded { guard, reads, writes, late, lat, read_delay: timing::operand_read_delay(unit), control }
 }
 
@@ -163,6 +164,9 @@ pub(crate) struct Sim<'a> {
     ctaid: [u32; 3],
     /// Chooses the MUFU error functions ([`mufu`], [`int::rcp_approx`]): `Launch::seed`.
     mufu_seed: u64,
+    /// Warps of the current CTA that arrived at each barrier with BAR.ARV (without
+    /// waiting) since its last release.
+    arrived: [usize; 16],
 }
 
 /// Byte size of a scalar parameter type such as `.u64` (None for other spellings).
@@ -255,11 +259,13 @@ pub fn run_report(program: &Program, launch: &Launch) -> Result<Report, ExecErro
         step_limit: launch.step_limit,
         ctaid: [0; 3],
         mufu_seed: launch.seed,
+        arrived: [0; 16],
     };
     for z in 0..grid[2] {
         for y in 0..grid[1] {
             for x in 0..grid[0] {
                 sim.ctaid = [x, y, z];
+                sim.arrived = [0; 16];
                 let mut mem = CtaMem {
                     shared: sim.garbage.bytes(func.shared_bytes as usize),
                     local: sim.garbage.bytes(frame * threads as usize),
@@ -310,11 +316,30 @@ impl Sim<'_> {
                     continue;
                 }
                 let needed = self.bar_counts(&warps, &at, live);
-                if at.len() >= needed {
+                let arv = self.arrived.get(id as usize).copied().unwrap_or(0);
+                if at.len() + arv >= needed {
                     let release = at.iter().map(|&k| warps[k].next_issue).max().unwrap_or(0);
+                    // BAR.RED: reduce the waiting warps' contributions.
+                    let (mut votes, mut voters) = (0u32, 0u32);
+                    for &k in &at {
+                        if let Some((_, v, n)) = warps[k].bar_red {
+                            votes += v;
+                            voters += n;
+                        }
+                    }
                     for k in at {
+                        if let Some((op, _, _)) = warps[k].bar_red.take() {
+                            warps[k].b2r = match op {
+                                crate::sass::op::BarRedOp::Popc => votes,
+                                crate::sass::op::BarRedOp::And => (votes == voters) as u32,
+                                crate::sass::op::BarRedOp::Or => (votes > 0) as u32,
+                            };
+                        }
                         warps[k].status = WarpStatus::Running;
                         warps[k].next_issue = release;
+                    }
+                    if let Some(a) = self.arrived.get_mut(id as usize) {
+                        *a = 0;
                     }
                     released = true;
                 }
@@ -343,7 +368,10 @@ impl Sim<'_> {
     fn bar_counts(&self, warps: &[Warp], at: &[usize], live: usize) -> usize {
         let w = &warps[at[0]];
         let i = &self.func.code[w.pc - 1].instr;
-        match i.srcs.get(1).map(|s| w.gather(s, &self.banks, w.active)) {
+        // BAR.SYNC id, count / BAR.RED.op id, count, Pc: the count is the second source
+        // unless that is BAR.RED's predicate.
+        let count = i.srcs.get(1).filter(|s| !matches!(s.kind, SrcKind::Pred(_)));
+        match count.map(|s| w.gather(s, &self.banks, w.active)) {
             Some(Ok(v)) => {
                 let lane = w.active.trailing_zeros().min(31) as usize;
                 (v[lane] as usize).div_ceil(32).max(1)
@@ -449,7 +477,8 @@ impl Sim<'_> {
     /// The semantics of instruction `k` for the threads of `exec`.
     fn exec(&mut self, w: &mut Warp, mem: &mut CtaMem, i: &Instr, k: usize, exec: u32) -> Result<(), ExecError> {
         match i.op {
-            Op::Nop | Op::Membar(_) | Op::Depbar { .. } => Ok(()),
+            // CCTL prefetches: no architectural effect.
+            Op::Nop | Op::Membar(_) | Op::Depbar { .. } | Op::Cctl { .. } => Ok(()),
             Op::Bar { arrive: false } => {
                 if exec != 0 {
                     let lane = exec.trailing_zeros() as usize;
@@ -461,7 +490,48 @@ impl Sim<'_> {
                 }
                 Ok(())
             }
-            Op::Bar { arrive: true } => Err(ExecError::Unsupported("BAR.ARV".into())),
+            Op::Bar { arrive: true } => {
+                // Arrives without waiting; counted toward the barrier's next release.
+                if exec != 0 {
+                    let lane = exec.trailing_zeros() as usize;
+                    let id = match i.srcs.first() {
+                        Some(s) => w.gather(s, &self.banks, exec)?[lane],
+                        None => 0,
+                    };
+                    let Some(a) = self.arrived.get_mut(id as usize) else {
+                        return Err(ExecError::Unsupported(format!("barrier id {id} (ids are 0..15)")));
+                    };
+                    *a += 1;
+                }
+                Ok(())
+            }
+            Op::BarRed(op) => {
+                if exec != 0 {
+                    let lane = exec.trailing_zeros() as usize;
+                    let id = match i.srcs.first() {
+                        Some(s) => w.gather(s, &self.banks, exec)?[lane],
+                        None => 0,
+                    };
+                    let p = i.srcs.last().ok_or_else(|| ExecError::Unsupported("BAR.RED predicate".into()))?;
+                    let votes = w.pred_src(p)? & exec;
+                    w.bar_red = Some((op, votes.count_ones(), exec.count_ones()));
+                    w.status = WarpStatus::AtBarrier(id);
+                }
+                Ok(())
+            }
+            Op::B2r => {
+                // B2R.RESULT Rd{, Pd}.
+                if let Some(Dst::Reg(r)) = i.dsts.first() {
+                    w.write32(*r, exec, &[w.b2r; state::WARP_SIZE]);
+                }
+                if let Some(Dst::Pred(p)) = i.dsts.get(1) {
+                    w.set_pred(*p, exec, if w.b2r != 0 { u32::MAX } else { 0 });
+                }
+                Ok(())
+            }
+            // BPT.TRAP ends the launch; BPT.INT without a debugger attached goes on.
+            Op::Bpt { trap: true } if exec != 0 => Err(ExecError::Trap { ctaid: self.ctaid }),
+            Op::Bpt { .. } => Ok(()),
             Op::Ld(_) | Op::St(_) | Op::Ldg(_) | Op::Stg(_) | Op::Lds(_) | Op::Sts(_) | Op::Ldl(_) | Op::Stl(_) => {
                 if exec == 0 {
                     Ok(())
@@ -470,6 +540,8 @@ impl Sim<'_> {
                 }
             }
             Op::Ldc { .. } => self.exec_mem(w, mem, i, exec),
+            Op::Atom(_) | Op::Atoms(_) | Op::Red(_) => self.exec_atom(w, mem, i, exec),
+            Op::Shfl(_) | Op::Vote(_) => self.exec_warp(w, i, exec),
             Op::Copy | Op::Join | Op::Undef => {
                 Err(ExecError::Unsupported(format!("IR pseudo-op `{}` in a program", i.op.name())))
             }

@@ -192,6 +192,11 @@ pub struct Warp {
     pub tid: [[u32; 3]; WARP_SIZE],
     /// Linear thread index within the CTA per lane.
     pub linear: [u32; WARP_SIZE],
+    /// The warp's contribution to the BAR.RED it waits at: (reduction, threads whose
+    /// predicate is true, participating threads).
+    pub bar_red: Option<(crate::sass::op::BarRedOp, u32, u32)>,
+    /// What B2R.RESULT reads: the result of the warp's last BAR.RED.
+    pub b2r: u32,
 }
 
 impl Warp {
@@ -224,6 +229,8 @@ impl Warp {
             sb: Scoreboard::new(),
             tid,
             linear,
+            bar_red: None,
+            b2r: 0,
         }
     }
 
