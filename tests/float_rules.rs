@@ -3,7 +3,10 @@
 //! -O3`), the subnormal scaling of the non-`.ftz` forms, and the shape of the IEEE forms.
 //! Registers are normalized (`R#`, `P#`) as in `tests/lowering_rules.rs`.
 
-use ptx2sass::driver::{self, Emit, Options};
+#[path = "common/listing.rs"]
+mod listing;
+
+use listing::*;
 
 const HEADER: &str = ".version 7.8\n.target sm_50\n.address_size 64\n";
 
@@ -17,72 +20,6 @@ fn kernel(body: &str) -> String {
          ld.global.f64 %fd1, [%rd1+8];\nld.global.f64 %fd2, [%rd1+16];\n{body}\n\
          st.global.f32 [%rd1], %f3;\nst.global.f64 [%rd1+8], %fd3;\nret;\n}}\n"
     )
-}
-
-/// The SASS instructions of `src`, without addresses and control annotations, with
-/// registers normalized. In the lowering's order (no list scheduling), so that the
-/// sequences a rule produces stay adjacent; `DEPBAR`s the scoreboard inserts are left out.
-fn sass(src: &str) -> Vec<String> {
-    let mut opts = Options { emit: Emit::Sass, ..Options::default() };
-    opts.regalloc.verify = true;
-    opts.sched.reorder = false;
-    let out = match driver::compile(src, &opts) {
-        Ok(o) => o,
-        Err(d) => panic!("{}", ptx2sass::diag::SourceFile::new("test", src).render_all(&d)),
-    };
-    out.text
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("/*").and_then(|l| l.split_once("*/")).map(|(_, i)| i.trim()))
-        .map(|i| normalize(i.split("  ").next().unwrap_or(i).trim_end_matches(" ;")))
-        .filter(|i| !i.starts_with("DEPBAR"))
-        .collect()
-}
-
-/// `R12` -> `R#`, `P3` -> `P#` (but not `PT`, `RZ`).
-fn normalize(s: &str) -> String {
-    let mut out = String::new();
-    let b = s.as_bytes();
-    let mut k = 0;
-    while k < b.len() {
-        let c = b[k];
-        let word_start = k == 0 || !(b[k - 1].is_ascii_alphanumeric() || b[k - 1] == b'_');
-        if word_start && (c == b'R' || c == b'P') && k + 1 < b.len() && b[k + 1].is_ascii_digit() {
-            out.push(c as char);
-            out.push('#');
-            k += 1;
-            while k < b.len() && b[k].is_ascii_digit() {
-                k += 1;
-            }
-        } else {
-            out.push(c as char);
-            k += 1;
-        }
-    }
-    out
-}
-
-fn errors(src: &str) -> Vec<String> {
-    match driver::compile(src, &Options { emit: Emit::Sass, ..Options::default() }) {
-        Ok(_) => panic!("compiled, expected an error"),
-        Err(d) => d.iter().filter(|d| d.is_error()).map(|d| d.message.clone()).collect(),
-    }
-}
-
-/// Asserts that `want` occurs in `code` as a contiguous run.
-#[track_caller]
-fn assert_run(code: &[String], want: &[&str]) {
-    let found = code.windows(want.len()).any(|w| w.iter().zip(want).all(|(a, b)| a == b));
-    assert!(found, "expected\n  {}\nin\n  {}", want.join("\n  "), code.join("\n  "));
-}
-
-#[track_caller]
-fn assert_has(code: &[String], want: &str) {
-    assert!(code.iter().any(|c| c == want), "expected `{want}` in\n  {}", code.join("\n  "));
-}
-
-#[track_caller]
-fn count(code: &[String], prefix: &str) -> usize {
-    code.iter().filter(|c| c.starts_with(prefix)).count()
 }
 
 #[test]

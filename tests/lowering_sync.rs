@@ -3,6 +3,10 @@
 //! sm_50 (observations quoted in `sass::sync`, `lower::atom`, `lower::warp`), registers
 //! normalized (`R#`, `P#`).
 
+#[path = "common/listing.rs"]
+mod listing;
+
+use listing::*;
 use ptx2sass::driver::{self, Emit, Options};
 
 /// A kernel with `%rd1` = out (u64), `%rd2` = gp (u64), `%r1` = i (u32) loaded, a 1 KiB
@@ -15,74 +19,6 @@ fn kernel(body: &str) -> String {
          ld.param.u64 %rd1, [out];\nld.param.u64 %rd2, [gp];\nld.param.u32 %r1, [i];\nld.global.f32 %f1, [%rd2];\n\
          {body}\nret;\n}}\n"
     )
-}
-
-/// The SASS lines of `src` (no addresses, control fields or DEPBARs), unscheduled;
-/// `normalized` replaces register numbers.
-fn sass_text(src: &str, normalized: bool) -> Vec<String> {
-    let mut opts = Options { emit: Emit::Sass, ..Options::default() };
-    opts.regalloc.verify = true;
-    opts.sched.reorder = false;
-    let out = match driver::compile(src, &opts) {
-        Ok(o) => o,
-        Err(d) => panic!("{}", ptx2sass::diag::SourceFile::new("test", src).render_all(&d)),
-    };
-    out.text
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("/*").and_then(|l| l.split_once("*/")).map(|(_, i)| i.trim()))
-        .map(|i| i.split("  ").next().unwrap_or(i).trim_end_matches(" ;").to_string())
-        .map(|i| if normalized { normalize(&i) } else { i })
-        .filter(|i| !i.starts_with("DEPBAR"))
-        .collect()
-}
-
-fn sass(src: &str) -> Vec<String> {
-    sass_text(src, true)
-}
-
-/// `R12` -> `R#`, `P3` -> `P#` (not `PT`, `RZ`).
-fn normalize(s: &str) -> String {
-    let mut out = String::new();
-    let b = s.as_bytes();
-    let mut k = 0;
-    while k < b.len() {
-        let c = b[k];
-        let word_start = k == 0 || !(b[k - 1].is_ascii_alphanumeric() || b[k - 1] == b'_');
-        if word_start && (c == b'R' || c == b'P') && k + 1 < b.len() && b[k + 1].is_ascii_digit() {
-            out.push(c as char);
-            out.push('#');
-            k += 1;
-            while k < b.len() && b[k].is_ascii_digit() {
-                k += 1;
-            }
-        } else {
-            out.push(c as char);
-            k += 1;
-        }
-    }
-    out
-}
-
-fn errors(src: &str) -> Vec<String> {
-    match driver::compile(src, &Options { emit: Emit::Sass, ..Options::default() }) {
-        Ok(_) => panic!("compiled, expected an error"),
-        Err(d) => d.iter().filter(|d| d.is_error()).map(|d| d.message.clone()).collect(),
-    }
-}
-
-#[track_caller]
-fn assert_has(code: &[String], want: &str) {
-    assert!(code.iter().any(|c| c == want), "expected `{want}` in\n  {}", code.join("\n  "));
-}
-
-#[track_caller]
-fn assert_run(code: &[String], want: &[&str]) {
-    let found = code.windows(want.len()).any(|w| w.iter().zip(want).all(|(a, b)| a == b));
-    assert!(found, "expected\n  {}\nin\n  {}", want.join("\n  "), code.join("\n  "));
-}
-
-fn count(code: &[String], prefix: &str) -> usize {
-    code.iter().filter(|c| c.starts_with(prefix)).count()
 }
 
 #[test]
