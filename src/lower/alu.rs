@@ -579,18 +579,8 @@ impl Lowerer<'_> {
                 if !matches!(dt, ScalarType::F32 | ScalarType::F64) {
                     return self.error(i.opcode.span, "conversion to this float type is not supported yet");
                 }
-                // 8- and 16-bit sources are extended to 32 bits first (the register's upper bits
-                // are not part of the value).
-                let src = if st.bits() == 64 { self.pair(x) } else { self.ext32(x.lo, st.bits(), st.is_signed()) };
-                let src = if st.bits() == 64 { src } else { self.in_reg(src) };
+                let (src, it) = self.i2f_source(x, st);
                 let ft = if dt == ScalarType::F64 { FType::F64 } else { FType::F32 };
-                let it = if st.bits() == 64 {
-                    itype(st)
-                } else if st.is_signed() {
-                    IType::S32
-                } else {
-                    IType::U32
-                };
                 let n = ft.regs();
                 let t = if c.sat { self.tmp(n) } else { d.reg };
                 self.op(Op::I2f { dst: ft, src: it, rnd: rnd(c.rnd) }, Dst::reg(t, n), vec![src]);
@@ -680,6 +670,17 @@ impl Lowerer<'_> {
         }
         self.emit(Instr::new(Op::Copy, vec![Dst::reg(d.reg, 1)], vec![lo]));
         Ok(())
+    }
+
+    /// The source of an `I2F` converting integer `x` of type `st`: a 64-bit pair, or a
+    /// 32-bit register with 8- and 16-bit values extended first (the register's upper bits
+    /// are not part of the value); and the `I2F` source type (S32/U32 for narrow types).
+    pub(super) fn i2f_source(&mut self, x: Val, st: ScalarType) -> (Src, IType) {
+        if st.bits() == 64 {
+            return (self.pair(x), itype(st));
+        }
+        let v = self.ext32(x.lo, st.bits(), st.is_signed());
+        (self.in_reg(v), if st.is_signed() { IType::S32 } else { IType::U32 })
     }
 
     /// The low `bits` of `s`, zero- or sign-extended to 32 bits.

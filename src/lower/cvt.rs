@@ -2,7 +2,7 @@
 //! (`lower::alu`) applies after an I2F/F2F, and the integer-to-integer `.sat` clamp; and
 //! the half-precision (`.f16`) conversions, through f32 as ptxas 11.8 sm_50 does.
 
-use super::alu::{Val, itype, rnd};
+use super::alu::{Val, rnd};
 use super::ctx::{LResult, Lowerer, PtxReg};
 use crate::ptx::ast::Instruction;
 use crate::ptx::instr::{Cvt, Rounding};
@@ -144,15 +144,7 @@ impl Lowerer<'_> {
             if c.sat {
                 return self.unsupported(i, "`cvt.sat.f16` from an integer");
             }
-            let src = if st.bits() == 64 { self.pair(x) } else { self.ext32(x.lo, st.bits(), st.is_signed()) };
-            let src = if st.bits() == 64 { src } else { self.in_reg(src) };
-            let it = if st.bits() == 64 {
-                itype(st)
-            } else if st.is_signed() {
-                IType::S32
-            } else {
-                IType::U32
-            };
+            let (src, it) = self.i2f_source(x, st);
             self.emit1(Op::I2f { dst: FType::F32, src: it, rnd: Rnd::Rz }, vec![src])
         };
         let ftz = c.ftz && st == ScalarType::F32;
