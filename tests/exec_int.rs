@@ -13,8 +13,12 @@
 //! each seed is a different ±2-ulp error function of the reciprocal estimate. Every
 //! listing also passes the independent hazard checker (`sched::check`).
 
+#[path = "common/forms.rs"]
+mod forms;
 #[path = "common/launches.rs"]
 mod launches;
+
+use forms::{int_core, int_edges};
 
 use launches::*;
 use ptx2sass::exec::{self, GLOBAL_BASE, Launch, Memory};
@@ -66,84 +70,10 @@ fn form(text: &str, srcs: &[(&str, Kind)], dsts: &[&str]) -> Form {
     }
 }
 
-fn reg_decl(t: ScalarType) -> &'static str {
-    match t {
-        ScalarType::Pred => ".pred",
-        t if t.is_float() => {
-            if t.bits() == 64 {
-                ".f64"
-            } else {
-                ".f32"
-            }
-        }
-        t => match t.bits() {
-            16 => ".b16",
-            32 => ".b32",
-            _ => ".b64",
-        },
-    }
-}
-
-/// The kernel of one form.
+/// The kernel of one form (`tests/common/forms.rs`).
 fn kernel(f: &Form) -> String {
-    let mut b = String::new();
-    for (k, (t, _)) in f.srcs.iter().enumerate() {
-        b.push_str(&format!(".reg {} %s{};\n", reg_decl(*t), k + 1));
-    }
-    for (k, t) in f.dsts.iter().enumerate() {
-        b.push_str(&format!(".reg {} %d{k};\n", reg_decl(*t)));
-    }
-    b.push_str(
-        ".reg .b32 %t<8>;\n.reg .b64 %a<8>;\n\
-         ld.param.u64 %a1, [pin];\nld.param.u64 %a2, [pout];\n\
-         mov.u32 %t1, %tid.x;\nmov.u32 %t2, %ctaid.x;\nmov.u32 %t3, %ntid.x;\nmad.lo.s32 %t1, %t2, %t3, %t1;\n\
-         mul.wide.u32 %a3, %t1, 32;\nadd.s64 %a4, %a1, %a3;\nadd.s64 %a5, %a2, %a3;\n",
-    );
-    for (k, (t, _)) in f.srcs.iter().enumerate() {
-        let off = 8 * k;
-        if t.bits() == 16 {
-            // A 16-bit register whose upper half is whatever the 32-bit load brought.
-            b.push_str(&format!("ld.global.u32 %t4, [%a4+{off}];\ncvt.u16.u32 %s{}, %t4;\n", k + 1));
-        } else {
-            b.push_str(&format!("ld.global{} %s{}, [%a4+{off}];\n", t.as_str(), k + 1));
-        }
-    }
-    b.push_str(&f.text);
-    b.push('\n');
-    for (k, t) in f.dsts.iter().enumerate() {
-        let off = 8 * k;
-        if *t == ScalarType::Pred {
-            b.push_str(&format!("selp.u32 %t5, 1, 0, %d{k};\nst.global.u32 [%a5+{off}], %t5;\n"));
-        } else {
-            let st = if t.is_float() { t.as_str().to_string() } else { format!(".b{}", t.bits()) };
-            b.push_str(&format!("st.global{st} [%a5+{off}], %d{k};\n"));
-        }
-    }
-    format!(
-        ".version 7.8\n.target sm_50\n.address_size 64\n\
-         .visible .entry k(.param .u64 pin, .param .u64 pout)\n{{\n{b}ret;\n}}\n"
-    )
-}
-
-/// Edge values of an integer of `bits` bits (as u64 bit patterns, sign-extended).
-fn int_core(bits: u32) -> Vec<u64> {
-    let m = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
-    let min = 1u64 << (bits - 1);
-    let v = [0, 1, 2, 3, 7, m, m - 1, min, min + 1, min - 1, 1u64 << (bits / 2), (1u64 << (bits / 2)) - 1];
-    v.iter().map(|x| x & m).collect()
-}
-
-fn int_edges(bits: u32) -> Vec<u64> {
-    let m = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
-    let mut v = int_core(bits);
-    for k in 0..bits {
-        v.push(1u64 << k);
-        v.push((1u64 << k).wrapping_sub(1) & m);
-        v.push((1u64 << k).wrapping_add(1) & m);
-        v.push((1u64 << k).wrapping_neg() & m);
-    }
-    v.extend([10, 100, 1000, 65535, 65536, 0x7fff, 0x8000, 0x5555_5555_5555_5555 & m, 0xaaaa_aaaa_aaaa_aaaa & m]);
-    v.iter().map(|x| x & m).collect()
+    let srcs: Vec<ScalarType> = f.srcs.iter().map(|(t, _)| *t).collect();
+    forms::kernel(&f.text, &srcs, &f.dsts)
 }
 
 const AMOUNTS: &[u64] =
