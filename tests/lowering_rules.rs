@@ -257,3 +257,23 @@ fn regions_with_barriers_or_many_instructions_keep_the_branch() {
     assert_eq!(branches(&long), 1, "{long:#?}");
     assert_eq!(count(&long, "SSY"), 1, "{long:#?}");
 }
+
+/// `lower::combine`: two dependent logic operations become one `LOP3.LUT` (xor of three is
+/// table 0x96, `(a & b) | c` 0xea), two dependent additions one `IADD3`, with the
+/// parameter `i` (`c[0x0][0x150]`) in the `b` slot; an intermediate read twice stays.
+#[test]
+fn dependent_pairs_become_three_input_instructions() {
+    let code = sass(&kernel(
+        "mov.u32 %r2, %tid.x;\nmov.u32 %r3, %ctaid.x;\nxor.b32 %r4, %r1, %r2;\nxor.b32 %r5, %r4, %r3;\n\
+         and.b32 %r6, %r1, %r2;\nor.b32 %r7, %r6, %r3;\nadd.s32 %r8, %r1, %r2;\nadd.s32 %r9, %r8, %r3;\n\
+         st.global.v4.u32 [%rd1], {%r5, %r7, %r9, %r9};",
+    ));
+    assert_has(&code, "LOP3.LUT R#, R#, c[0x0][0x150], R#, 0x96");
+    assert_has(&code, "LOP3.LUT R#, R#, c[0x0][0x150], R#, 0xea");
+    assert_has(&code, "IADD3 R#, R#, c[0x0][0x150], R#");
+    assert_eq!(count(&code, "LOP."), 0, "{code:#?}");
+    let code = sass(&kernel(
+        "mov.u32 %r2, %tid.x;\nxor.b32 %r4, %r1, %r2;\nxor.b32 %r5, %r4, %r2;\nst.global.v2.u32 [%rd1], {%r4, %r5};",
+    ));
+    assert_eq!(count(&code, "LOP3"), 0, "{code:#?}");
+}

@@ -397,3 +397,32 @@ fn inner_loops_in_both_arms_of_an_if_with_a_break() {
          setp.lt.u32 %q1, %c0, %t0;\n@%q1 bra L1;\nL2:\nmov.u16 %h0, %h0;\n",
     );
 }
+
+/// Every pair of dependent logic operations (`and/or/xor` × `and/or/xor`, the inner result
+/// as first and as second operand of the outer one) and dependent additions, which
+/// `lower::combine` fuses into `LOP3.LUT` and `IADD3`: both executors agree on the values
+/// (stored after the generator's outputs, at byte 128 of each thread's slot).
+#[test]
+fn fused_logic_and_additions_keep_their_values() {
+    let ops = ["and", "or", "xor"];
+    let mut body = String::new();
+    let mut off = 128;
+    for op1 in ops {
+        for (j, op2) in ops.iter().enumerate() {
+            body.push_str(&format!("{op1}.b32 %c0, %r0, %r1;\n"));
+            if j % 2 == 0 {
+                body.push_str(&format!("{op2}.b32 %c1, %c0, %r2;\n"));
+            } else {
+                body.push_str(&format!("{op2}.b32 %c1, %r3, %c0;\n"));
+            }
+            body.push_str(&format!("st.global.u32 [%outg+{off}], %c1;\n"));
+            off += 4;
+        }
+    }
+    body.push_str(&format!(
+        "add.s32 %c0, %r0, %r1;\nadd.s32 %c1, %r2, %c0;\nst.global.u32 [%outg+{off}], %c1;\n\
+         add.s32 %c0, %r3, %r1;\nadd.s32 %c1, %c0, %r0;\nst.global.u32 [%outg+{}], %c1;\n",
+        off + 4
+    ));
+    regression(&body);
+}

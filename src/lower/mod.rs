@@ -12,6 +12,7 @@ pub mod atom;
 pub mod barrier;
 pub mod bits;
 pub mod call;
+pub mod combine;
 pub mod ctx;
 pub mod cvt;
 pub mod div;
@@ -218,6 +219,9 @@ fn lower_kernel(
         again |= memopt::fuse_generic_add(&mut func);
         again |= memopt::uniform_loads(&mut func);
         if again {
+            opt::run(&mut func);
+        }
+        if combine::run(&mut func) {
             opt::run(&mut func);
         }
         if ifconv::run(&mut func) {
