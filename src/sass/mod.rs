@@ -3,6 +3,7 @@
 
 pub mod instr;
 pub mod legal;
+pub mod mods;
 pub mod op;
 pub mod print;
 pub mod program;
