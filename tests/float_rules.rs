@@ -91,8 +91,14 @@ fn ieee_f32_division_goes_through_f64() {
 
 #[test]
 fn f64_round_to_nearest_division_ends_with_the_remainder_test() {
-    let rn = sass(&kernel("div.rn.f64 %fd3, %fd1, %fd2;"));
-    let rz = sass(&kernel("div.rz.f64 %fd3, %fd1, %fd2;"));
+    // The fast path: the instructions before the jump over the slow path.
+    let fast =
+        |op: &str| -> Vec<String> { sass(&kernel(op)).into_iter().take_while(|l| !l.starts_with("BRA ")).collect() };
+    let rn = fast("div.rn.f64 %fd3, %fd1, %fd2;");
+    let rz = fast("div.rz.f64 %fd3, %fd1, %fd2;");
+    // A range test branches to the slow path first (`lower::float_slow`).
+    assert_eq!(count(&rn, "@P"), 1, "{rn:?}");
+    assert!(rn.iter().any(|l| l.starts_with("@P") && l.contains("BRA")), "{rn:?}");
     // Both end with remainder tests on the 64-bit successor/predecessor: round to nearest
     // tests the two midpoints (3 DFMA with the remainder), toward zero one neighbour (2).
     assert_eq!(count(&rn, "DFMA"), count(&rz, "DFMA") + 1);
