@@ -535,8 +535,14 @@ fn f64_division_square_root_reciprocal_full_range() {
         forms.push(wide_form(&format!("div{r}"), 2, Kind::WideRandom));
         forms.push(wide_form(&format!("rcp{r}"), 1, Kind::Wide));
         forms.push(wide_form(&format!("sqrt{r}"), 1, Kind::Wide));
+        // Quotients of moderate operands scaled to about 2^-1022 +- 2^40: results on both
+        // sides of the subnormal boundary, and rounding across it.
+        let near = format!("mul.rn.f64 %d0, %s2, 0d7FD0000000000000; div{r}.f64 %d0, %s1, %d0;");
+        forms.push(form(&near, &[("f64", Kind::Float), ("f64", Kind::Float)], &["f64"]));
+        let near = format!("mul.rn.f64 %d0, %s1, 0d0010000000000000; rcp{r}.f64 %d0, %d0;");
+        forms.push(form(&near, &[("f64", Kind::Float)], &["f64"]));
     }
-    check_all(&forms, 4);
+    check_all(&forms, 8);
 }
 
 /// f32 operands whose magnitude is above `2^126` (reciprocal subnormal: MUFU flushes it
