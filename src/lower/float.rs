@@ -155,7 +155,7 @@ impl Lowerer<'_> {
     }
 
     /// `FSETP.cmp.bop P, a, b, c` into a fresh predicate.
-    fn fsetp(&mut self, cmp: Cmp, ftz: bool, bop: BoolOp, a: Src, b: Src, c: Src) -> Src {
+    pub(super) fn fsetp(&mut self, cmp: Cmp, ftz: bool, bop: BoolOp, a: Src, b: Src, c: Src) -> Src {
         let p = self.tmp_pred();
         let b = self.b_slot(b, true);
         self.emit(Instr::new(Op::Fsetp { cmp, ftz, bop }, vec![Dst::Pred(p), Dst::Pred(PT)], vec![a, b, c]));
@@ -282,9 +282,11 @@ impl Lowerer<'_> {
     }
 
     /// `a / b` of f64 pairs, the final correction rounded by `rnd`; `a` None is 1.0
-    /// (a reciprocal). Zero, infinite and NaN operands give `a * RCP64H(b)` (exact for
-    /// them: `x/0 = x*inf`, `x/inf = x*0`, NaN propagates as the canonical NaN).
-    pub(super) fn div64(&mut self, a: Option<Src>, b: Src, rnd: Rnd, exact: bool) -> Src {
+    /// (a reciprocal); `exact`: with the remainder rounding test. With `specials`, zero,
+    /// infinite and NaN operands give `a * RCP64H(b)` (exact for them: `x/0 = x*inf`,
+    /// `x/inf = x*0`, NaN propagates as the canonical NaN); without, they give garbage
+    /// (the fast path of `lower::float_slow`, whose range test sends them elsewhere).
+    pub(super) fn div64(&mut self, a: Option<Src>, b: Src, rnd: Rnd, exact: bool, specials: bool) -> Src {
         let one = self.const64(0x3ff0_0000_0000_0000);
         let (r, r0) = self.recip64(b, one);
         let (q, special) = match a {
@@ -305,6 +307,9 @@ impl Lowerer<'_> {
                 (q, (p, one))
             }
         };
+        if !specials {
+            return q;
+        }
         let s = self.emit2(Op::Dmul(Rnd::Rn), vec![special.1, r0]);
         // RCP64H sees only the high word: a NaN whose payload is all in the low word looks
         // infinite to it, so NaN operands select the canonical NaN explicitly.
@@ -446,7 +451,7 @@ impl Lowerer<'_> {
     fn div32_via64(&mut self, x: Option<Src>, y: Src, rnd: Rnd, ftz: bool, d: PtxReg) {
         let b = self.widen(y, ftz);
         let a = x.map(|x| self.widen(x, ftz));
-        let q = self.div64(a, b, Rnd::Rn, false);
+        let q = self.div64(a, b, Rnd::Rn, false, true);
         self.narrow(q, rnd, ftz, d);
     }
 

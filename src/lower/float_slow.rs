@@ -7,14 +7,20 @@
 //! then tests the numerator's and the quotient's high words (`FSET.GTU.AND R6, |a.hi|, c`,
 //! `FFMA R0, RZ, b.hi, q.hi`, `FSET.GT.AND R0, |R0|, c`, `LOP.AND.NZ P0, RZ, R6, R0`) and
 //! calls a slow-path subroutine (`@P0 BRA` over `CAL`) that redoes the division with
-//! scaled operands. We test before the fast path instead, on the biased exponent fields
-//! `fa`, `fb` of the high words (`LOP32I.AND`, `IADD32I`, `ISETP.GT.U32.OR`): the fast
-//! path runs when `fa` and `fb` lie in `[63, 1983]` (magnitudes in `[2^-960, 2^961)`) and
-//! `fa - fb` in `[-960, 960]` (`rcp`: `fb` only; `sqrt`: the operand only); zeros,
-//! subnormals, infinities and NaNs fail the test. In that range the fast path is exact
-//! (`lower::float`, Limits). The slow path is a forward branch (`@P0 BRA`), far too long
-//! for if-conversion, so the fast path gains 12 instructions (the test, the branch and
-//! the jump over the slow path).
+//! scaled operands. We do the same with `FSETP` on the high words read as f32 (a
+//! nonnegative f32 bit pattern orders as the integer does; the unordered `GEU` catches
+//! the NaN patterns): the fast result stands when `|a|`, `|b|` and the fast quotient `q`
+//! all lie in `[2^-960, 2^961)` (high word magnitude in `[63 << 20, 1984 << 20)`, two
+//! `FSETP` each; `rcp`: `b` only, which bounds `1 / b`; `sqrt`: the operand, signed, so
+//! negative operands fail too), else the slow path recomputes it. Zeros, subnormals,
+//! infinities and NaNs fail the test, so the fast path leaves out the special-operand
+//! selections (`div64` without `specials`; the slow path has them). In that range the
+//! fast path is exact (`lower::float`, "Range and rounding"); a quotient computed from
+//! in-range operands is within an ulp of the true one, so one out of range fails the test
+//! too. The slow path is too long for if-conversion; branch layout makes the fast path
+//! one `@!P BRA` over it. Instructions executed by a one-instruction kernel on the fast
+//! path, before and after: `div.rn.f64` 62 → 57, `rcp.rn.f64` 57 → 50, `sqrt.rn.f64`
+//! 42 → 35 (the test costs fewer than the special selections it replaces).
 //!
 //! **Division and reciprocal, slow path** (`1 / b` is `div` with `a = 1`). Each operand
 //! is normalised exactly: a subnormal one is first multiplied by `2^64` (exact), then the
@@ -60,19 +66,17 @@
 //! `2^256`, above `2^961` by `2^-256` (exact), the fast path's root of the scaled operand
 //! is correctly rounded in mode `rnd`, and the root is multiplied back by `2^-128` or
 //! `2^128`: the root of an f64 is always normal (`sqrt(2^-1074) = 2^-537`), so that
-//! product is exact. Zero, negative, infinite and NaN operands select the same special
-//! results as on the fast path (the selection follows the join).
+//! product is exact. Zero, negative, infinite and NaN operands then select their special
+//! results (`x + -0` for `±0`, `+inf` and NaN; the canonical NaN below zero).
 
 use super::ctx::Lowerer;
-use crate::sass::instr::{Dst, Instr, PT, Reg, RegRef, Src};
+use crate::sass::instr::{Dst, Instr, PT, Reg, RegRef, Src, SrcKind};
 use crate::sass::op::*;
 
-/// Biased exponent fields (as high-word bits) bounding the fast path: `[63, 1983]`.
-const FIELD_LO: u32 = 63 << 20;
-const FIELD_SPAN: u32 = 1920 << 20;
-/// The largest `|fa - fb|` (high-word bits) the fast division accepts.
-const DIFF_MAX: u32 = 960 << 20;
-const _: () = assert!(2 * DIFF_MAX == FIELD_SPAN);
+/// The fast path's bounds as f64 high words read as f32 (module notes): magnitudes below
+/// `2^-960` (exponent field 63) or from `2^961` (field 1984) take the slow path.
+const LOW_HI: u32 = 63 << 20;
+const HIGH_HI: u32 = 1984 << 20;
 /// The clamp of the slow path's scale exponent `k` (module notes).
 const K_MIN: i32 = -1200;
 const K_MAX: i32 = 1100;
@@ -84,21 +88,26 @@ impl Lowerer<'_> {
         self.emit1(Op::Lop32i(LogicOp::And), vec![h, Src::imm(0x7ff0_0000)])
     }
 
-    /// `(v - lo) >u span` or'ed into `c`: `v` outside `[lo, lo + span]`.
-    /// `span` is a register.
-    fn outside(&mut self, v: Src, lo: u32, span: Src, c: Src) -> Reg {
-        let t = self.emit1(Op::Iadd32i { cc: false, x: false }, vec![v, Src::imm(lo.wrapping_neg())]);
-        self.isetp(Op::Isetp { cmp: Cmp::Gt, u32: true, x: false, bop: BoolOp::Or }, t, span, c)
+    /// A predicate, or'ed into `c`: the f64 pair `x` is outside the fast path's range
+    /// (zero, subnormal, below `2^-960`, from `2^961`, infinite or NaN). ptxas's test
+    /// (`FSET.GTU.AND R6, |a.hi|, c`): the high word's magnitude read as an f32 orders as
+    /// the integer does (NaN patterns, from `0x7f800001`, are caught by the unordered
+    /// `GEU`).
+    fn out_of_range(&mut self, x: Src, c: Src) -> Src {
+        let h = self.hi_word(x);
+        let p = self.fsetp(Cmp::Lt, false, BoolOp::Or, h.abs(), Src::imm(LOW_HI), c);
+        self.fsetp(Cmp::Geu, false, BoolOp::Or, h.abs(), Src::imm(HIGH_HI), p)
     }
 
-    /// `@p BRA slow` around `fast` (fall-through) and `slow`, each producing an f64 pair;
-    /// returns the pair both write.
-    fn branch64(&mut self, p: Reg, fast: impl FnOnce(&mut Self) -> Src, slow: impl FnOnce(&mut Self) -> Src) -> Src {
+    /// `fast` computes a pair and a predicate; `@p BRA slow` then skips to `slow`, whose
+    /// pair replaces the fast one; returns the pair both write.
+    fn branch64(&mut self, fast: impl FnOnce(&mut Self) -> (Src, Src), slow: impl FnOnce(&mut Self) -> Src) -> Src {
         let out = self.tmp(2);
         let slow_blk = self.f.new_block(String::new());
         let join = self.f.new_block(String::new());
+        let (q, p) = fast(self);
+        let p = self.in_pred(p);
         self.branch_if(p, false, slow_blk);
-        let q = fast(self);
         self.emit(Instr::new(Op::Copy, vec![Dst::reg(out, 2)], vec![q]));
         self.jump(join);
         self.fallthrough_to(slow_blk);
@@ -108,23 +117,32 @@ impl Lowerer<'_> {
         Src::reg(RegRef::new(out, 2))
     }
 
+    /// The register of a plain (not negated) predicate source.
+    fn in_pred(&mut self, p: Src) -> Reg {
+        match p.kind {
+            SrcKind::Pred(r) if !p.mods.neg => r,
+            _ => unreachable!("branch64 predicates are plain"),
+        }
+    }
+
     /// IEEE `a / b` of f64 pairs in mode `rnd` over the whole range (`a` None: `1 / b`).
+    /// The fast path's quotient is tested too (`a` and `b` in range do not bound it).
     pub(super) fn div64_ieee(&mut self, a: Option<Src>, b: Src, rnd: Rnd) -> Src {
-        let fb = self.field(b);
-        let none = Src::pred(PT, true);
-        // One register for both spans (`2 DIFF_MAX == FIELD_SPAN`).
-        let span = self.in_reg(Src::imm(FIELD_SPAN));
-        let p = self.outside(fb, FIELD_LO, span, none);
-        let p = match a {
-            Some(a) => {
-                let fa = self.field(a);
-                let p = self.outside(fa, FIELD_LO, span, Src::pred(p, false));
-                let d = self.emit1(Op::Iadd { cc: false, x: false }, vec![fa, fb.negated()]);
-                self.outside(d, DIFF_MAX.wrapping_neg(), span, Src::pred(p, false))
-            }
-            None => p,
-        };
-        self.branch64(p, |s| s.div64(a, b, rnd, true), |s| s.div64_slow(a, b, rnd))
+        self.branch64(
+            |s| {
+                let q = s.div64(a, b, rnd, true, false);
+                let p = s.out_of_range(b, Src::pred(PT, true));
+                let p = match a {
+                    Some(a) => {
+                        let p = s.out_of_range(a, p);
+                        s.out_of_range(q, p)
+                    }
+                    None => p,
+                };
+                (q, p)
+            },
+            |s| s.div64_slow(a, b, rnd),
+        )
     }
 
     /// `-x` of a 32-bit integer register (`IADD d, RZ, -x`).
@@ -176,7 +194,7 @@ impl Lowerer<'_> {
         };
         let (an, ea) = self.normalise64(a);
         let (bn, eb) = self.normalise64(b);
-        let q = self.div64(Some(an), bn, rnd, true);
+        let q = self.div64(Some(an), bn, rnd, true, true);
         let k = self.emit1(Op::Iadd { cc: false, x: false }, vec![ea, eb.negated()]);
         let k = self.emit1(Op::Imnmx { u32: false }, vec![k, Src::imm(K_MAX as u32), Src::pt()]);
         let k = self.emit1(Op::Imnmx { u32: false }, vec![k, Src::imm(K_MIN as u32), Src::pred(PT, true)]);
@@ -237,13 +255,17 @@ impl Lowerer<'_> {
 
     /// IEEE `sqrt(x)` of an f64 pair in mode `rnd` over the whole range (module notes).
     pub(super) fn sqrt64_ieee(&mut self, x: Src, rnd: Rnd) -> Src {
-        let f = self.field(x);
-        let span = self.in_reg(Src::imm(FIELD_SPAN));
-        let p = self.outside(f, FIELD_LO, span, Src::pred(PT, true));
-        let s = self.branch64(
-            p,
-            |s| s.sqrt64_rounded(x, rnd),
+        self.branch64(
             |s| {
+                let r = s.sqrt64_rounded(x, rnd);
+                // The signed high word: negative operands fail the test too.
+                let h = s.hi_word(x);
+                let p = s.fsetp(Cmp::Lt, false, BoolOp::And, h, Src::imm(LOW_HI), Src::pt());
+                let p = s.fsetp(Cmp::Geu, false, BoolOp::Or, h, Src::imm(HIGH_HI), p);
+                (r, p)
+            },
+            |s| {
+                let f = s.field(x);
                 let small = s.isetp(
                     Op::Isetp { cmp: Cmp::Lt, u32: true, x: false, bop: BoolOp::And },
                     f,
@@ -259,9 +281,9 @@ impl Lowerer<'_> {
                 let back = s.with_zero_low(back);
                 let xs = s.emit2(Op::Dmul(Rnd::Rn), vec![x, scale]);
                 let r = s.sqrt64_rounded(xs, rnd);
-                s.emit2(Op::Dmul(Rnd::Rn), vec![r, back])
+                let r = s.emit2(Op::Dmul(Rnd::Rn), vec![r, back]);
+                s.sqrt64_special(x, r)
             },
-        );
-        self.sqrt64_special(x, s)
+        )
     }
 }
