@@ -542,7 +542,7 @@ fn f64_division_square_root_reciprocal_full_range() {
         let near = format!("mul.rn.f64 %d0, %s1, 0d0010000000000000; rcp{r}.f64 %d0, %d0;");
         forms.push(form(&near, &[("f64", Kind::Float)], &["f64"]));
     }
-    check_all(&forms, 8);
+    check_all(&forms, 16);
 }
 
 /// f32 operands whose magnitude is above `2^126` (reciprocal subnormal: MUFU flushes it
