@@ -37,6 +37,11 @@ enum Kind {
     Int,
     /// A float of the operand type.
     Float,
+    /// An f64 over the whole range: the edge values of [`wide_edges`] first, then
+    /// subnormals, values next to the under- and overflow thresholds and random exponents.
+    Wide,
+    /// As `Wide` without the edge values (every thread draws).
+    WideRandom,
 }
 
 /// One instruction form: its text (sources `%s1..%s4`, destinations `%d0..%d3`) and the
@@ -166,6 +171,52 @@ fn float_edges(bits: u32) -> Vec<u64> {
     }
 }
 
+/// f64 edge values over the whole range (22, so that the cross product of two operands
+/// fits in the 512 threads): subnormals (smallest, `3 * 2^-1074`, `2^-1023`, largest),
+/// the smallest normals, the largest finite numbers, `2^1022 (1 + 2^-52)` (its reciprocal
+/// rounds to the largest subnormal or up to the smallest normal), values next to 1, 2,
+/// 3, `2^-54`, and the specials.
+fn wide_edges() -> Vec<u64> {
+    vec![
+        0,
+        1 << 63,
+        0x7ff0_0000_0000_0000,
+        0xfff8_0000_0000_0000,
+        1,
+        2,
+        3,
+        0x8000_0000_0000_0001,
+        0x0008_0000_0000_0000,
+        0x000f_ffff_ffff_ffff,
+        0x0010_0000_0000_0000,
+        0x8010_0000_0000_0001,
+        0x7fef_ffff_ffff_ffff,
+        0xffe0_0000_0000_0000,
+        0x7fd0_0000_0000_0001,
+        0x3ff0_0000_0000_0000,
+        0x3ff0_0000_0000_0001,
+        0xbfef_ffff_ffff_ffff,
+        0x4000_0000_0000_0000,
+        0x4008_0000_0000_0000,
+        0x3c90_0000_0000_0000,
+        0x4330_0000_0000_0001,
+    ]
+}
+
+/// A random f64 over the whole range: a subnormal (random significand and length), an
+/// exponent within 64 of either end of the finite range, or any finite exponent.
+fn wide(rng: &mut Rng) -> u64 {
+    let sign = rng.next() & (1 << 63);
+    let frac = rng.next() & 0xf_ffff_ffff_ffff;
+    let exp = match rng.next() % 3 {
+        0 => return sign | frac >> (rng.next() % 52),
+        1 if rng.next() & 1 == 0 => 1 + rng.next() % 64,
+        1 => 2046 - rng.next() % 64,
+        _ => 1 + rng.next() % 2046,
+    };
+    sign | exp << 52 | frac
+}
+
 /// A random float with an exponent within about `2^±40` (random sign and significand).
 fn moderate(rng: &mut Rng, bits: u32) -> u64 {
     let e = rng.next() % 81;
@@ -194,6 +245,11 @@ fn draw(rng: &mut Rng, t: ScalarType, kind: Kind) -> u64 {
             1 => rng.next() & if bits == 32 { 0xffff_ffff } else { u64::MAX },
             _ => moderate(rng, bits),
         },
+        Kind::Wide | Kind::WideRandom => match r % 8 {
+            0 => pick(rng, &wide_edges()),
+            1 => moderate(rng, bits),
+            _ => wide(rng),
+        },
     };
     with_garbage(rng, t, v)
 }
@@ -207,6 +263,8 @@ fn core(t: ScalarType, kind: Kind) -> Vec<u64> {
     match kind {
         Kind::Int => int_core(t.bits()),
         Kind::Float => float_edges(t.bits()),
+        Kind::Wide => wide_edges(),
+        Kind::WideRandom => vec![],
     }
 }
 
@@ -362,8 +420,8 @@ fn exp64(v: u64) -> i64 {
 }
 
 /// f64 operands (or an operand ratio) outside `2^±960` (not zero, inf or NaN): where
-/// ptxas's f64 division and square root call their slow path, which ptx2sass does not
-/// have (`lower::float`, Limits).
+/// ptxas calls a slow path, which the approximate f64 forms (`rsqrt.approx.f64`,
+/// `rcp.approx.ftz.f64`) do not have in ptx2sass (`lower::float`, Limits).
 fn f64_extreme(ops: &[u64]) -> bool {
     let e = |v: u64| {
         let x = exp64(v);
@@ -444,17 +502,47 @@ fn f32_square_root_is_correctly_rounded() {
 
 #[test]
 fn f64_division_square_root_reciprocal() {
-    // Bit-exact within `2^±960` (see `f64_extreme`). The Newton results alone are
-    // faithful, not always correctly rounded (`lower::float`, Limits: the differential
-    // test found `1 / (1 - 2^-53)` rounding the wrong way under one MUFU error function),
-    // so every form ends with a remainder-sign rounding test.
+    // Bit-exact over the whole range. The Newton results alone are faithful, not always
+    // correctly rounded (`lower::float`, Limits: the differential test found
+    // `1 / (1 - 2^-53)` rounding the wrong way under one MUFU error function), so every
+    // form ends with a remainder-sign rounding test; operands or quotients out of the fast
+    // path's range take the slow path (`lower::float_slow`).
     let mut forms = vec![];
     for r in DIRECTED {
-        forms.push(with_tol(simple(&format!("div{r}"), "f64", 2), 0, 0.0, 0.0, f64_extreme));
-        forms.push(with_tol(simple(&format!("rcp{r}"), "f64", 1), 0, 0.0, 0.0, f64_extreme));
-        forms.push(with_tol(simple(&format!("sqrt{r}"), "f64", 1), 0, 0.0, 0.0, f64_extreme));
+        forms.push(simple(&format!("div{r}"), "f64", 2));
+        forms.push(simple(&format!("rcp{r}"), "f64", 1));
+        forms.push(simple(&format!("sqrt{r}"), "f64", 1));
     }
     check_all(&forms, 4);
+}
+
+/// A form `op.f64 %d0, %s1, ...` with `n` sources of `kind`.
+fn wide_form(op: &str, n: usize, kind: Kind) -> Form {
+    let mut f = simple(op, "f64", n);
+    f.srcs = vec![(ScalarType::F64, kind); n];
+    f
+}
+
+#[test]
+fn f64_division_square_root_reciprocal_full_range() {
+    // Subnormal operands and results (rounding up to the smallest normal, down to zero,
+    // ties on the subnormal grid), huge operands, overflow in every rounding mode,
+    // quotients of extreme operands: the slow path (`lower::float_slow`), bit-exact, under
+    // the simulator's several MUFU error seeds.
+    let mut forms = vec![];
+    for r in DIRECTED {
+        forms.push(wide_form(&format!("div{r}"), 2, Kind::Wide));
+        forms.push(wide_form(&format!("div{r}"), 2, Kind::WideRandom));
+        forms.push(wide_form(&format!("rcp{r}"), 1, Kind::Wide));
+        forms.push(wide_form(&format!("sqrt{r}"), 1, Kind::Wide));
+        // Quotients of moderate operands scaled to about 2^-1022 +- 2^40: results on both
+        // sides of the subnormal boundary, and rounding across it.
+        let near = format!("mul.rn.f64 %d0, %s2, 0d7FD0000000000000; div{r}.f64 %d0, %s1, %d0;");
+        forms.push(form(&near, &[("f64", Kind::Float), ("f64", Kind::Float)], &["f64"]));
+        let near = format!("mul.rn.f64 %d0, %s1, 0d0010000000000000; rcp{r}.f64 %d0, %d0;");
+        forms.push(form(&near, &[("f64", Kind::Float)], &["f64"]));
+    }
+    check_all(&forms, 16);
 }
 
 /// f32 operands whose magnitude is above `2^126` (reciprocal subnormal: MUFU flushes it

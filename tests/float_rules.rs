@@ -91,8 +91,18 @@ fn ieee_f32_division_goes_through_f64() {
 
 #[test]
 fn f64_round_to_nearest_division_ends_with_the_remainder_test() {
-    let rn = sass(&kernel("div.rn.f64 %fd3, %fd1, %fd2;"));
-    let rz = sass(&kernel("div.rz.f64 %fd3, %fd1, %fd2;"));
+    // The fast path: the instructions up to the range test's branch to (or around) the
+    // slow path (`lower::float_slow`), which follows the fast computation as in ptxas.
+    let fast = |op: &str| -> Vec<String> {
+        let code = sass(&kernel(op));
+        let end = code.iter().position(|l| l.starts_with('@') && l.contains(" BRA ")).expect("a range test branch");
+        code[..=end].to_vec()
+    };
+    let rn = fast("div.rn.f64 %fd3, %fd1, %fd2;");
+    let rz = fast("div.rz.f64 %fd3, %fd1, %fd2;");
+    // The range test: the high words of both operands and of the quotient (ptxas: FSET on
+    // `|a.hi|` and `|q.hi|`).
+    assert_eq!(count(&rn, "FSETP"), 6, "{rn:?}");
     // Both end with remainder tests on the 64-bit successor/predecessor: round to nearest
     // tests the two midpoints (3 DFMA with the remainder), toward zero one neighbour (2).
     assert_eq!(count(&rn, "DFMA"), count(&rz, "DFMA") + 1);

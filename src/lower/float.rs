@@ -15,8 +15,9 @@
 //!   `@!P1 FMUL r, r, r`). ptxas applies the corrections with predicated instructions; we
 //!   compute both and `SEL` (no predicated definitions in SSA), same meaning.
 //! * `rsqrt.approx.f64`: `MUFU.RSQ64H` then two coupled Newton steps in DFMA (ptxas: one
-//!   step plus a range check and a called slow path for subnormal and huge operands, which
-//!   we do not have: f64 subnormal operands are flushed by MUFU, see "Limits").
+//!   step plus a range check and a called slow path for subnormal and huge operands,
+//!   which this approximate form does not have: f64 subnormal operands are flushed by
+//!   MUFU, see "Limits").
 //!
 //! **IEEE forms.** ptxas computes `div.rn.f32` in f32 (`MUFU.RCP`, FFMA Newton steps and
 //! a residual correction), guarded by `FCHK` which branches to a called slow path for
@@ -42,20 +43,29 @@
 //! `e = 1 - b r; r += r (e + e^2)`, then a quadratic one), the product with the
 //! numerator and a residual correction `q + r (a - b q)` rounded in the requested mode.
 //!
-//! **Limits.** The f64 forms have no slow path: operands or results outside roughly
-//! `[2^-960, 2^960]` in magnitude (where ptxas calls its slow path) are not handled
-//! exactly (MUFU flushes f64 subnormals; intermediate products may overflow). And the
-//! f64 Newton result is faithful (within 1 ulp), not correctly rounded in every case:
-//! Markstein's final correction `q + r (a - b q)` is correctly rounded only when `r` is
-//! the correctly rounded reciprocal, which the Newton steps do not guarantee for
-//! divisors with an all-ones significand (`1 / (1 - 2^-53)` lands on the tie between 1
-//! and `1 + 2^-52` when `r` converges to 1.0; the differential test found it under one of
-//! the simulator's MUFU error functions). ptxas's fast path has the same shape; a
+//! **Range and rounding.** The fast path above is exact for operands and quotients within
+//! about `[2^-960, 2^960]` in magnitude (MUFU flushes f64 subnormals; intermediate
+//! products may overflow or lose exactness beyond). `lower::float_slow` tests the
+//! exponents first and branches to a slow path for everything else (zeros, subnormals,
+//! infinities, NaNs, huge operands, quotients out of range), which scales the operands
+//! exactly into range, runs this fast path and scales back, rounding subnormal results on
+//! their own grid (see that module for the argument); the f32 forms computed through f64
+//! never leave the range and use the fast path alone. Within the range, the f64 Newton
+//! result is faithful (within 1 ulp), not correctly rounded in every case: Markstein's
+//! final correction `q + r (a - b q)` is correctly rounded only when `r` is the correctly
+//! rounded reciprocal, which the Newton steps do not guarantee for divisors with an
+//! all-ones significand (`1 / (1 - 2^-53)` lands on the tie between 1 and `1 + 2^-52`
+//! when `r` converges to 1.0; the differential test found it under one of the
+//! simulator's MUFU error functions). ptxas's fast path has the same shape; a
 //! remainder-sign rounding test (two more DFMA, ~20 instructions in all) fixes it, and is
 //! done for `div` and `rcp` `.f64` in every rounding mode (see `round_div64`);
 //! `sqrt.{rn,rz,rm,rp}.f64` end with a similar test on squares (`round_sqrt64`). So all
-//! IEEE f64 forms are correctly rounded within the range above. The f32 forms computed through f64 are not
-//! affected (a faithful f64 result suffices for them, see above).
+//! IEEE f64 forms are correctly rounded over the whole range. The f32 forms computed
+//! through f64 are not affected (a faithful f64 result suffices for them, see above).
+//!
+//! **Limits.** `rsqrt.approx.f64` and `rcp.approx.ftz.f64` have no slow path: operands
+//! beyond `2^±960` (subnormal, or with a subnormal result) are not within their stated
+//! error (their tests skip them).
 
 use super::alu::Val;
 use super::ctx::{LResult, Lowerer, PtxReg};
@@ -103,14 +113,14 @@ fn rnd_of(r: Option<Rounding>) -> Rnd {
 
 impl Lowerer<'_> {
     /// A 64-bit result of `op` in a fresh pair.
-    fn emit2(&mut self, op: Op, srcs: Vec<Src>) -> Src {
+    pub(super) fn emit2(&mut self, op: Op, srcs: Vec<Src>) -> Src {
         let t = self.tmp(2);
         self.op(op, Dst::reg(t, 2), srcs);
         Src::reg(RegRef::new(t, 2))
     }
 
     /// The f64 constant `v` as a pair register.
-    fn const64(&mut self, bits: u64) -> Src {
+    pub(super) fn const64(&mut self, bits: u64) -> Src {
         self.pair(Val { lo: Src::imm(bits as u32), hi: Some(Src::imm((bits >> 32) as u32)), whole: None })
     }
 
@@ -120,7 +130,7 @@ impl Lowerer<'_> {
     }
 
     /// The high word of the pair `x`.
-    fn hi_word(&mut self, x: Src) -> Src {
+    pub(super) fn hi_word(&mut self, x: Src) -> Src {
         match x.as_reg() {
             Some(r) if r.n == 2 => Src::reg(r.part(1)),
             _ => unreachable!("hi_word of a non-pair"),
@@ -128,14 +138,14 @@ impl Lowerer<'_> {
     }
 
     /// `{RZ, h}`: an f64 whose high word is `h` (a MUFU.RCP64H/RSQ64H estimate).
-    fn with_zero_low(&mut self, h: Src) -> Src {
+    pub(super) fn with_zero_low(&mut self, h: Src) -> Src {
         let t = self.tmp(2);
         self.emit(Instr::new(Op::Join, vec![Dst::reg(t, 2)], vec![Src::rz(), h]));
         Src::reg(RegRef::new(t, 2))
     }
 
     /// `p ? a : b` of two f64 pairs, word by word.
-    fn sel64(&mut self, p: Src, a: Src, b: Src) -> Src {
+    pub(super) fn sel64(&mut self, p: Src, a: Src, b: Src) -> Src {
         let (ar, br) = (a.as_reg().expect("pair"), b.as_reg().expect("pair"));
         let lo = self.emit1(Op::Sel, vec![Src::reg(ar.part(0)), Src::reg(br.part(0)), p]);
         let hi = self.emit1(Op::Sel, vec![Src::reg(ar.part(1)), Src::reg(br.part(1)), p]);
@@ -145,7 +155,7 @@ impl Lowerer<'_> {
     }
 
     /// `FSETP.cmp.bop P, a, b, c` into a fresh predicate.
-    fn fsetp(&mut self, cmp: Cmp, ftz: bool, bop: BoolOp, a: Src, b: Src, c: Src) -> Src {
+    pub(super) fn fsetp(&mut self, cmp: Cmp, ftz: bool, bop: BoolOp, a: Src, b: Src, c: Src) -> Src {
         let p = self.tmp_pred();
         let b = self.b_slot(b, true);
         self.emit(Instr::new(Op::Fsetp { cmp, ftz, bop }, vec![Dst::Pred(p), Dst::Pred(PT)], vec![a, b, c]));
@@ -153,7 +163,7 @@ impl Lowerer<'_> {
     }
 
     /// `DSETP.cmp.bop P, a, b, c` into a fresh predicate.
-    fn dsetp(&mut self, cmp: Cmp, bop: BoolOp, a: Src, b: Src, c: Src) -> Src {
+    pub(super) fn dsetp(&mut self, cmp: Cmp, bop: BoolOp, a: Src, b: Src, c: Src) -> Src {
         let p = self.tmp_pred();
         self.emit(Instr::new(Op::Dsetp { cmp, bop }, vec![Dst::Pred(p), Dst::Pred(PT)], vec![a, b, c]));
         Src::pred(p, false)
@@ -193,7 +203,7 @@ impl Lowerer<'_> {
     /// in range (a quotient on a midpoint has 54 significant bits, so `b` would be a power
     /// of two and the quotient exact). The result is `Q`, its successor or its predecessor
     /// (64-bit integer steps of the bits) with `q`'s sign. Valid for `|q|` within
-    /// `[2^-960, 2^1023]` (module Limits).
+    /// `[2^-960, 2^1023]` (module notes, "Range and rounding").
     fn round_div64(&mut self, a: Src, b: Src, q: Src, rnd: Rnd) -> Src {
         let z = Src::reg(RegRef::rz(2));
         let big_a = self.emit2(Op::Dadd(Rnd::Rn), vec![a.abs(), z.negated()]);
@@ -272,9 +282,11 @@ impl Lowerer<'_> {
     }
 
     /// `a / b` of f64 pairs, the final correction rounded by `rnd`; `a` None is 1.0
-    /// (a reciprocal). Zero, infinite and NaN operands give `a * RCP64H(b)` (exact for
-    /// them: `x/0 = x*inf`, `x/inf = x*0`, NaN propagates as the canonical NaN).
-    fn div64(&mut self, a: Option<Src>, b: Src, rnd: Rnd, exact: bool) -> Src {
+    /// (a reciprocal); `exact`: with the remainder rounding test. With `specials`, zero,
+    /// infinite and NaN operands give `a * RCP64H(b)` (exact for them: `x/0 = x*inf`,
+    /// `x/inf = x*0`, NaN propagates as the canonical NaN); without, they give garbage
+    /// (the fast path of `lower::float_slow`, whose range test sends them elsewhere).
+    pub(super) fn div64(&mut self, a: Option<Src>, b: Src, rnd: Rnd, exact: bool, specials: bool) -> Src {
         let one = self.const64(0x3ff0_0000_0000_0000);
         let (r, r0) = self.recip64(b, one);
         let (q, special) = match a {
@@ -295,6 +307,9 @@ impl Lowerer<'_> {
                 (q, (p, one))
             }
         };
+        if !specials {
+            return q;
+        }
         let s = self.emit2(Op::Dmul(Rnd::Rn), vec![special.1, r0]);
         // RCP64H sees only the high word: a NaN whose payload is all in the low word looks
         // infinite to it, so NaN operands select the canonical NaN explicitly.
@@ -365,6 +380,26 @@ impl Lowerer<'_> {
         self.sel64(go_up, up_p, r)
     }
 
+    /// The correctly rounded root (mode `rnd`) of the f64 `x` within the fast path's range
+    /// (`0 < x`, module notes, "Range and rounding").
+    pub(super) fn sqrt64_rounded(&mut self, x: Src, rnd: Rnd) -> Src {
+        let s = self.sqrt64_core(x, Rnd::Rn);
+        self.round_sqrt64(x, s, rnd)
+    }
+
+    /// `s` (the root of `x`) for `0 < x < inf`, else the special result: `x + -0` (`±0`,
+    /// `+inf`, the canonical NaN) or, below zero, the canonical NaN.
+    pub(super) fn sqrt64_special(&mut self, x: Src, s: Src) -> Src {
+        let z = Src::reg(RegRef::rz(2));
+        let ok = self.dsetp(Cmp::Gt, BoolOp::And, x, z, Src::pt());
+        let ok = self.dsetp(Cmp::Lt, BoolOp::And, x, Src::imm(0x7ff0_0000), ok);
+        let neg = self.dsetp(Cmp::Lt, BoolOp::And, x, z, Src::pt());
+        let same = self.emit2(Op::Dadd(Rnd::Rn), vec![x, z.negated()]);
+        let nan = self.const64(NAN64);
+        let special = self.sel64(neg, nan, same);
+        self.sel64(ok, s, special)
+    }
+
     /// Float `div` (PTX ISA 9.7.3.8) of `.f32`/`.f64` (module notes).
     pub(super) fn lower_fdiv(&mut self, i: &Instruction, a: &Arith, d: PtxReg) -> LResult<()> {
         let full = i.mods.iter().any(|m| m.text == ".full");
@@ -386,7 +421,7 @@ impl Lowerer<'_> {
             let x = self.val(&i.operands[1], a.ty)?;
             let y = self.val(&i.operands[2], a.ty)?;
             let (x, y) = (self.pair(x), self.pair(y));
-            let q = self.div64(Some(x), y, rnd, true);
+            let q = self.div64_ieee(Some(x), y, rnd);
             self.emit(Instr::new(Op::Copy, vec![Dst::reg(d.reg, 2)], vec![q]));
             return Ok(());
         }
@@ -416,7 +451,7 @@ impl Lowerer<'_> {
     fn div32_via64(&mut self, x: Option<Src>, y: Src, rnd: Rnd, ftz: bool, d: PtxReg) {
         let b = self.widen(y, ftz);
         let a = x.map(|x| self.widen(x, ftz));
-        let q = self.div64(a, b, Rnd::Rn, false);
+        let q = self.div64(a, b, Rnd::Rn, false, true);
         self.narrow(q, rnd, ftz, d);
     }
 
@@ -558,25 +593,14 @@ impl Lowerer<'_> {
         let v = self.val(&i.operands[1], ScalarType::F64)?;
         let x = self.pair(v);
         let out = match (name, m.approx) {
-            ("rcp", false) => self.div64(None, x, m.rnd, true),
+            ("rcp", false) => self.div64_ieee(None, x, m.rnd),
             ("rcp", true) => {
                 // ptxas 11.8: `MUFU.RCP64H R5, R5; MOV R4, RZ`.
                 let xh = self.hi_word(x);
                 let h = self.emit1(Op::Mufu(MufuOp::Rcp64h), vec![xh]);
                 self.with_zero_low(h)
             }
-            ("sqrt", false) => {
-                let s = self.sqrt64_core(x, Rnd::Rn);
-                let s = self.round_sqrt64(x, s, m.rnd);
-                let z = Src::reg(RegRef::rz(2));
-                let ok = self.dsetp(Cmp::Gt, BoolOp::And, x, z, Src::pt());
-                let ok = self.dsetp(Cmp::Lt, BoolOp::And, x, Src::imm(0x7ff0_0000), ok);
-                let neg = self.dsetp(Cmp::Lt, BoolOp::And, x, z, Src::pt());
-                let same = self.emit2(Op::Dadd(Rnd::Rn), vec![x, z.negated()]);
-                let nan = self.const64(NAN64);
-                let special = self.sel64(neg, nan, same);
-                self.sel64(ok, s, special)
-            }
+            ("sqrt", false) => self.sqrt64_ieee(x, m.rnd),
             ("rsqrt", true) => {
                 let xh = self.hi_word(x);
                 let h0 = self.emit1(Op::Mufu(MufuOp::Rsq64h), vec![xh]);

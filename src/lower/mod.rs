@@ -18,6 +18,7 @@ pub mod cvt;
 pub mod div;
 pub mod facts;
 pub mod float;
+pub mod float_slow;
 pub mod hints;
 pub mod ifconv;
 pub mod int;
