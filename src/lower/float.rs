@@ -193,6 +193,23 @@ impl Lowerer<'_> {
         (r, r0)
     }
 
+    /// The operands of a remainder test on the f64 quotient `q` of `a / b`: `|a|`, `|b|`,
+    /// `|q|` (pairs; `DADD |x|, -RZ` as the f64 absolute value), the high word of `|q|` and
+    /// `q`'s sign bit (32-bit).
+    pub(super) fn remainder_operands(&mut self, a: Src, b: Src, q: Src) -> (Src, Src, Src, Src, Src) {
+        let z = Src::reg(RegRef::rz(2));
+        let big_a = self.emit2(Op::Dadd(Rnd::Rn), vec![a.abs(), z.negated()]);
+        let big_b = self.emit2(Op::Dadd(Rnd::Rn), vec![b.abs(), z.negated()]);
+        let qr = q.as_reg().expect("pair");
+        let (ql, qh) = (Src::reg(qr.part(0)), Src::reg(qr.part(1)));
+        let mag_h = self.emit1(Op::Lop32i(LogicOp::And), vec![qh, Src::imm(0x7fff_ffff)]);
+        let sign = self.emit1(Op::Lop32i(LogicOp::And), vec![qh, Src::imm(0x8000_0000)]);
+        let t = self.tmp(2);
+        self.emit(Instr::new(Op::Join, vec![Dst::reg(t, 2)], vec![ql, mag_h]));
+        let big_q = Src::reg(RegRef::new(t, 2));
+        (big_a, big_b, big_q, mag_h, sign)
+    }
+
     /// The correctly rounded quotient `a / b` (mode `rnd`) from a faithful `q` (within 1
     /// ulp), by the remainder-sign test of Tuckerman rounding on magnitudes (shown here for
     /// round to nearest; the directed modes test `A - B c` at the candidates, see the code): with
@@ -205,16 +222,9 @@ impl Lowerer<'_> {
     /// (64-bit integer steps of the bits) with `q`'s sign. Valid for `|q|` within
     /// `[2^-960, 2^1023]` (module notes, "Range and rounding").
     fn round_div64(&mut self, a: Src, b: Src, q: Src, rnd: Rnd) -> Src {
+        let (big_a, big_b, big_q, mag_h, sign) = self.remainder_operands(a, b, q);
+        let ql = Src::reg(q.as_reg().expect("pair").part(0));
         let z = Src::reg(RegRef::rz(2));
-        let big_a = self.emit2(Op::Dadd(Rnd::Rn), vec![a.abs(), z.negated()]);
-        let big_b = self.emit2(Op::Dadd(Rnd::Rn), vec![b.abs(), z.negated()]);
-        let qr = q.as_reg().expect("pair");
-        let (ql, qh) = (Src::reg(qr.part(0)), Src::reg(qr.part(1)));
-        let mag_h = self.emit1(Op::Lop32i(LogicOp::And), vec![qh, Src::imm(0x7fff_ffff)]);
-        let sign = self.emit1(Op::Lop32i(LogicOp::And), vec![qh, Src::imm(0x8000_0000)]);
-        let t = self.tmp(2);
-        self.emit(Instr::new(Op::Join, vec![Dst::reg(t, 2)], vec![ql, mag_h]));
-        let big_q = Src::reg(RegRef::new(t, 2));
         let rem = self.emit2(Op::Dfma(Rnd::Rn), vec![big_b.negated(), big_q, big_a]);
         // h: exponent field of Q minus 53 (as the high word of a power of two).
         let e = self.emit1(Op::Lop32i(LogicOp::And), vec![mag_h, Src::imm(0x7ff0_0000)]);

@@ -220,16 +220,9 @@ impl Lowerer<'_> {
     /// The quotient `an / bn 2^k` rounded to nearest on the grid `G = 2^-1074`, from
     /// `qn` within `G` of it (module notes; only meaningful when `|qn| < 2^-1021`).
     fn round_tiny64(&mut self, an: Src, bn: Src, qn: Src, (k, k1, k2): (Src, Src, Src)) -> Src {
+        let (big_a, big_b, big_q, mag_h, sign) = self.remainder_operands(an, bn, qn);
+        let ql = Src::reg(qn.as_reg().expect("pair").part(0));
         let z = Src::reg(RegRef::rz(2));
-        let big_a = self.emit2(Op::Dadd(Rnd::Rn), vec![an.abs(), z.negated()]);
-        let big_b = self.emit2(Op::Dadd(Rnd::Rn), vec![bn.abs(), z.negated()]);
-        let qr = qn.as_reg().expect("pair");
-        let (ql, qh) = (Src::reg(qr.part(0)), Src::reg(qr.part(1)));
-        let mag_h = self.emit1(Op::Lop32i(LogicOp::And), vec![qh, Src::imm(0x7fff_ffff)]);
-        let sign = self.emit1(Op::Lop32i(LogicOp::And), vec![qh, Src::imm(0x8000_0000)]);
-        let t = self.tmp(2);
-        self.emit(Instr::new(Op::Join, vec![Dst::reg(t, 2)], vec![ql, mag_h]));
-        let big_q = Src::reg(RegRef::new(t, 2));
         // Q' = |Q| 2^-k1 2^-k2, G' = 2^(-1074-k), G'/2.
         let (m1, m2, nk) = (self.neg_int(k1), self.neg_int(k2), self.neg_int(k));
         let (n1, n2) = (self.pow2(m1, 1023), self.pow2(m2, 1023));
