@@ -63,9 +63,10 @@
 //! IEEE f64 forms are correctly rounded over the whole range. The f32 forms computed
 //! through f64 are not affected (a faithful f64 result suffices for them, see above).
 //!
-//! **Limits.** `rsqrt.approx.f64` and `rcp.approx.ftz.f64` have no slow path: operands
-//! beyond `2^±960` (subnormal, or with a subnormal result) are not within their stated
-//! error (their tests skip them).
+//! **Limits.** `rcp.approx.ftz.f64` is ptxas's bare `MUFU.RCP64H` estimate, with no
+//! range handling: operands beyond `2^±1022` flush (as `.ftz` allows). `rsqrt.approx.f64`
+//! scales operands below `2^-960` by `2^256` (subnormals included) and is within its
+//! stated error over the whole range.
 
 use super::alu::Val;
 use super::ctx::{LResult, Lowerer, PtxReg};
@@ -74,6 +75,12 @@ use crate::ptx::instr::{Arith, Rounding};
 use crate::ptx::types::ScalarType;
 use crate::sass::instr::{Dst, Instr, PT, RegRef, Src};
 use crate::sass::op::*;
+
+/// High words of the f64 powers of two that scale `rsqrt.approx.f64` operands out of
+/// MUFU's flushing range: 2^-960 (exponent field 63), 2^256 (1279), 2^128 (1151).
+const TWO_M960_HI: u32 = 0x03f0_0000;
+const TWO_256_HI: u32 = 0x4ff0_0000;
+const TWO_128_HI: u32 = 0x47f0_0000;
 
 /// f32 bits of the smallest normal number (MUFU's flushing threshold).
 const MIN_NORMAL32: u32 = 0x0080_0000;
@@ -612,6 +619,13 @@ impl Lowerer<'_> {
             }
             ("sqrt", false) => self.sqrt64_ieee(x, m.rnd),
             ("rsqrt", true) => {
+                // Operands below 2^-960 (subnormals, which MUFU flushes) are scaled by 2^256
+                // and the result by 2^128, both exact; `x y²` stays near 1 for every other
+                // positive normal, so the Newton steps need no range handling.
+                let orig = x;
+                let tiny = self.dsetp(Cmp::Lt, BoolOp::And, orig, Src::imm(TWO_M960_HI), Src::pt());
+                let scaled = self.emit2(Op::Dmul(Rnd::Rn), vec![orig, Src::imm(TWO_256_HI)]);
+                let x = self.sel64(tiny, scaled, orig);
                 let xh = self.hi_word(x);
                 let h0 = self.emit1(Op::Mufu(MufuOp::Rsq64h), vec![xh]);
                 let y0 = self.with_zero_low(h0);
@@ -632,6 +646,8 @@ impl Lowerer<'_> {
                 let nan = self.dsetp(Cmp::Nan, BoolOp::And, x, x, Src::pt());
                 let nan64 = self.const64(NAN64);
                 let special = self.sel64(nan, nan64, special);
+                let unscaled = self.emit2(Op::Dmul(Rnd::Rn), vec![y, Src::imm(TWO_128_HI)]);
+                let y = self.sel64(tiny, unscaled, y);
                 self.sel64(ok, y, special)
             }
             _ => {
