@@ -154,10 +154,16 @@ fn write_output(path: Option<&PathBuf>, text: &str) -> std::io::Result<()> {
     match path {
         None => std::io::stdout().write_all(text.as_bytes()),
         Some(p) if p.as_os_str() == "-" => std::io::stdout().write_all(text.as_bytes()),
+        // A device, FIFO or symbolic link (`-o /dev/null`, `-o >(...)`, a link to the real
+        // output) is written through: renaming over it would replace it with a file.
+        Some(p) if std::fs::symlink_metadata(p).is_ok_and(|m| !m.file_type().is_file()) => std::fs::write(p, text),
+        // A regular file (or a new one) is replaced whole: a temporary file renamed over
+        // it, so a failed write leaves no partial output.
         Some(p) => {
             let tmp = p.with_extension("ptx2sass-tmp");
-            std::fs::write(&tmp, text)?;
-            std::fs::rename(&tmp, p)
+            std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, p)).inspect_err(|_| {
+                let _ = std::fs::remove_file(&tmp);
+            })
         }
     }
 }

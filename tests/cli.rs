@@ -330,3 +330,35 @@ fn closed_stdout_pipe_is_not_an_error() {
         assert!(stderr.is_empty(), "{args:?}: {stderr}");
     }
 }
+
+/// `-o` naming something other than a regular file is written through, not replaced: a
+/// FIFO (like `/dev/null`, a device, which the earlier temp-file-and-rename write turned
+/// into a regular file) stays a FIFO and its reader gets the listing; a symbolic link
+/// stays a link and its target gets the listing.
+#[test]
+fn output_to_a_fifo_or_a_link_writes_through() {
+    use std::os::unix::fs::FileTypeExt;
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/vector_add.ptx");
+    let dir = scratch("through");
+    let fifo = dir.join("out.fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        let path = fifo.clone();
+        let reader = std::thread::spawn(move || std::fs::read_to_string(path).unwrap());
+        let out = bin().args(["compile", sample, "-o"]).arg(&fifo).output().expect("runs");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        // Checked first: a replaced FIFO never gets a writer, and its reader stays blocked.
+        assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo(), "the FIFO was replaced");
+        assert!(reader.join().unwrap().contains("code for sm_50"));
+    } else {
+        eprintln!("skipped the FIFO case: mkfifo is not available");
+    }
+    let target = dir.join("target.sass");
+    std::fs::write(&target, "old").unwrap();
+    let link = dir.join("link.sass");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let out = bin().args(["compile", sample, "-o"]).arg(&link).output().expect("runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link was replaced");
+    assert!(std::fs::read_to_string(&target).unwrap().contains("code for sm_50"));
+}
