@@ -18,7 +18,7 @@ mod forms;
 #[path = "common/launches.rs"]
 mod launches;
 
-use forms::{int_core, int_edges};
+use forms::{SLOT, THREADS, int_core, int_edges, with_garbage};
 
 use launches::*;
 use ptx2sass::exec::{self, GLOBAL_BASE, Launch, Memory};
@@ -48,9 +48,6 @@ struct Form {
     srcs: Vec<(ScalarType, Kind)>,
     dsts: Vec<ScalarType>,
 }
-
-const THREADS: u32 = 512;
-const SLOT: u64 = 32;
 
 fn ty(s: &str) -> ScalarType {
     ScalarType::from_dot(&format!(".{s}")).unwrap_or_else(|| panic!("type {s}"))
@@ -162,11 +159,6 @@ fn draw(rng: &mut Rng, t: ScalarType, kind: Kind) -> u64 {
     with_garbage(rng, t, v)
 }
 
-/// 16-bit operands are loaded as 32 bits: random upper halves.
-fn with_garbage(rng: &mut Rng, t: ScalarType, v: u64) -> u64 {
-    if t.bits() == 16 { (v & 0xffff) | (rng.next() & 0xffff_0000) } else { v }
-}
-
 fn core(t: ScalarType, kind: Kind) -> Vec<u64> {
     match kind {
         Kind::Int => int_core(t.bits()),
@@ -177,29 +169,9 @@ fn core(t: ScalarType, kind: Kind) -> Vec<u64> {
     }
 }
 
-/// The input bytes of one launch: the cross product of the first two operands' edge
-/// values first, then random draws.
+/// The operand slots of `f` for one launch (`tests/common/forms.rs`).
 fn inputs(f: &Form, rng: &mut Rng) -> Vec<u8> {
-    let mut out = vec![0u8; (THREADS as u64 * SLOT) as usize];
-    let cores: Vec<Vec<u64>> = f.srcs.iter().map(|(t, k)| core(*t, *k)).collect();
-    let n0 = cores.first().map_or(1, |c| c.len());
-    let n1 = cores.get(1).map_or(1, |c| c.len());
-    for th in 0..THREADS as usize {
-        for (k, (t, kind)) in f.srcs.iter().enumerate() {
-            let v = if th < n0 * n1 && k < 2 {
-                let idx = if k == 0 { th % n0 } else { th / n0 };
-                with_garbage(rng, *t, cores[k][idx])
-            } else if th < n0 * n1 {
-                let c = &cores[k];
-                with_garbage(rng, *t, c[(th + k) % c.len()])
-            } else {
-                draw(rng, *t, *kind)
-            };
-            let at = th * SLOT as usize + 8 * k;
-            out[at..at + 8].copy_from_slice(&v.to_le_bytes());
-        }
-    }
-    out
+    forms::inputs(&f.srcs, rng, core, draw)
 }
 
 static COMPARED: AtomicUsize = AtomicUsize::new(0);
@@ -209,16 +181,7 @@ fn check(f: &Form, sets: u64) {
     let src = kernel(f);
     let program = compile(&src);
     let (module, _) = ptx2sass::ptx::parse(&src).unwrap_or_else(|_| panic!("parses:\n{src}"));
-    // The independent hazard checker accepts the listing (it knows every new opcode).
-    let listing = program.to_string();
-    let funcs = ptx2sass::sass::text::parse(&listing).expect("listing parses");
-    let hazards = ptx2sass::sched::check::check(&funcs).expect("every opcode is in the checker's table");
-    assert!(
-        hazards.is_empty(),
-        "`{}`: {:?}\n{listing}",
-        f.text,
-        hazards.iter().map(|h| h.to_string()).collect::<Vec<_>>()
-    );
+    forms::assert_hazard_free(&program, &f.text);
     for set in 0..sets {
         let mut rng = Rng::new(0x1717 + set * 104_729 + f.text.len() as u64);
         let input = inputs(f, &mut rng);

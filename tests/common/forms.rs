@@ -4,7 +4,14 @@
 //! `pout` (32-byte slots per thread).
 #![allow(dead_code)]
 
+use crate::launches::Rng;
 use ptx2sass::ptx::types::ScalarType;
+use ptx2sass::sass::program::Program;
+
+/// Threads per launch (4 CTAs of 128).
+pub const THREADS: u32 = 512;
+/// Bytes per thread in `pin` and `pout`: four 8-byte operand or result slots.
+pub const SLOT: u64 = 32;
 
 /// The `.reg` type declaring a register of type `t`.
 pub fn reg_decl(t: ScalarType) -> &'static str {
@@ -88,4 +95,51 @@ pub fn int_edges(bits: u32) -> Vec<u64> {
     }
     v.extend([10, 100, 1000, 65535, 65536, 0x7fff, 0x8000, 0x5555_5555_5555_5555 & m, 0xaaaa_aaaa_aaaa_aaaa & m]);
     v.iter().map(|x| x & m).collect()
+}
+
+/// `v` as the bits a register of type `t` holds: 16-bit values get random upper halves
+/// (the lowering must not rely on them).
+pub fn with_garbage(rng: &mut Rng, t: ScalarType, v: u64) -> u64 {
+    if t.bits() == 16 { (v & 0xffff) | (rng.next() & 0xffff_0000) } else { v }
+}
+
+/// The `pin` buffer of one launch for sources `srcs` (type and value kind `K`), `SLOT`
+/// bytes per thread: the first threads enumerate the cross product of the first two
+/// sources' `core` values (the other sources cycling through theirs), the rest draw with
+/// `draw`.
+pub fn inputs<K: Copy>(
+    srcs: &[(ScalarType, K)],
+    rng: &mut Rng,
+    core: impl Fn(ScalarType, K) -> Vec<u64>,
+    draw: impl Fn(&mut Rng, ScalarType, K) -> u64,
+) -> Vec<u8> {
+    let mut out = vec![0u8; (THREADS as u64 * SLOT) as usize];
+    let cores: Vec<Vec<u64>> = srcs.iter().map(|(t, k)| core(*t, *k)).collect();
+    let n0 = cores.first().map_or(1, |c| c.len());
+    let n1 = cores.get(1).map_or(1, |c| c.len());
+    for th in 0..THREADS as usize {
+        for (k, (t, kind)) in srcs.iter().enumerate() {
+            let v = if th < n0 * n1 && k < 2 {
+                let idx = if k == 0 { th % n0 } else { th / n0 };
+                with_garbage(rng, *t, cores[k][idx])
+            } else if th < n0 * n1 {
+                let c = &cores[k];
+                with_garbage(rng, *t, c[(th + k) % c.len()])
+            } else {
+                draw(rng, *t, *kind)
+            };
+            let at = th * SLOT as usize + 8 * k;
+            out[at..at + 8].copy_from_slice(&v.to_le_bytes());
+        }
+    }
+    out
+}
+
+/// Asserts that the independent hazard checker (`sched::check`) accepts `program`'s
+/// listing, which also shows that it knows every opcode; `what` names the form.
+pub fn assert_hazard_free(program: &Program, what: &str) {
+    let listing = program.to_string();
+    let funcs = ptx2sass::sass::text::parse(&listing).expect("listing parses");
+    let hazards = ptx2sass::sched::check::check(&funcs).expect("every opcode is in the checker's table");
+    assert!(hazards.is_empty(), "`{what}`: {:?}\n{listing}", hazards.iter().map(|h| h.to_string()).collect::<Vec<_>>());
 }
