@@ -408,7 +408,12 @@ fn schedule_region(
                 best = Some((peak_g, order));
             }
         }
-        soft = soft.saturating_sub(peak_g.saturating_sub(limit_g).max(1)).max(1);
+        let lower = soft.saturating_sub(peak_g.saturating_sub(limit_g).max(1)).max(1);
+        if lower == soft {
+            // Already at the floor: another attempt would repeat this one.
+            break;
+        }
+        soft = lower;
     }
     match best {
         Some((peak, order)) if peak <= limit_g + slack(limit_g) => order,
