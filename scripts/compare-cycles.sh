@@ -30,8 +30,7 @@ for f in samples/*.ptx; do
     sed 's/^\.version 8\.[0-9]*/.version 7.8/' "$f" >"$tmp/$s.ptx"
     if "$bin/ptxas" -arch=sm_50 -O3 "$tmp/$s.ptx" -o "$tmp/$s.cubin" 2>/dev/null &&
       PATH="$bin:$PATH" python3 ../shared/tools/sass-ctrl.py "$tmp/$s.cubin" >"$tmp/$s.sass"; then
-      # The checker rejects ptxas's code for kernels with shared subroutines (it links
-      # every RET to every call site): no estimate for those ("-", left out of the totals).
+      # Code the checker rejects gets no estimate ("-", left out of the totals).
       if ./target/release/ptx2sass check "$tmp/$s.sass" >"$tmp/$s.check" 2>/dev/null; then
         theirs=$(awk '{for (i = 1; i <= NF; i++) if ($i == "estimated") c += $(i + 1)} END {print c}' "$tmp/$s.check")
       fi

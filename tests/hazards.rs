@@ -45,9 +45,6 @@ fn our_code_for_every_sample_is_hazard_free() {
     assert!(instrs > 3000, "only {instrs} instructions checked");
 }
 
-/// Samples whose ptxas code calls ptxas's shared slow-path subroutines (see the test).
-const PTXAS_SLOW_PATH_SAMPLES: &[&str] = &["black_scholes", "float_math"];
-
 #[test]
 fn ptxas_code_for_every_sample_is_hazard_free() {
     let bin = match nvidia::tools() {
@@ -66,15 +63,6 @@ fn ptxas_code_for_every_sample_is_hazard_free() {
     std::fs::create_dir_all(&dir).unwrap();
     let mut checked = 0;
     for p in samples() {
-        // ptxas's f32 division/reciprocal slow-path subroutines (`CAL
-        // __cuda_sm3x_div_rn_noftz_f32_slowpath` etc.) return with MUFU results still in
-        // flight, and several call sites share one subroutine; the checker joins every
-        // `RET` with every call site's continuation (context-insensitive), so it reports
-        // hazards on infeasible paths there. Those samples are skipped here until the
-        // checker matches returns to their call sites.
-        if PTXAS_SLOW_PATH_SAMPLES.iter().any(|s| p.file_stem().is_some_and(|n| n == *s)) {
-            continue;
-        }
         // ptxas 11.8 reads PTX ISA up to 7.8 (the nvcc-style sample says 8.0).
         let src = std::fs::read_to_string(&p).unwrap().replace(".version 8.0", ".version 7.8");
         let ptx = dir.join("in.ptx");
@@ -97,7 +85,7 @@ fn ptxas_code_for_every_sample_is_hazard_free() {
         checked += 1;
     }
     let _ = std::fs::remove_dir_all(&dir);
-    assert_eq!(checked, samples().len() - PTXAS_SLOW_PATH_SAMPLES.len());
+    assert_eq!(checked, samples().len());
 }
 
 /// Edits line `n` (0-based) of a listing.
@@ -255,4 +243,58 @@ fn hazards_are_found_across_branches_and_loops() {
         /*0030*/ EXIT ?WAIT15 ;\n";
     let h = hazards(l);
     assert!(h.iter().any(|h| h.addr == 0x10 && h.message.contains("reads R4")), "{h:#?}");
+}
+
+#[test]
+fn returns_go_back_to_their_own_call_site() {
+    // One subroutine, two call sites. Before the second call a load into R6 is in flight;
+    // only the second call's continuation reads R6, after waiting. The first call's
+    // continuation overwrites R6 at once: safe, since on that path no load is in flight.
+    // (Joining every RET with every call site's continuation would report it.)
+    let l = "Function : f\n\
+        /*0008*/ CAL 0x48 ?WAIT13 ;\n\
+        /*0010*/ MOV R6, RZ ?WAIT6 ;\n\
+        /*0018*/ LDG.E R6, [R2] &wr1 ?WAIT1 ;\n\
+        /*0028*/ CAL 0x48 ?WAIT13 ;\n\
+        /*0030*/ IADD R7, R6, R6 &req={1} ?WAIT6 ;\n\
+        /*0038*/ EXIT ?WAIT15 ;\n\
+        /*0048*/ MUFU.RCP R4, R5 &wr0 ?WAIT2 ;\n\
+        /*0050*/ FADD R8, R4, R4 &req={0} ?WAIT6 ;\n\
+        /*0058*/ RET ?WAIT15 ;\n";
+    assert!(hazards(l).is_empty(), "{:#?}", hazards(l));
+    // A result left in flight by the subroutine is still a hazard at the call site that
+    // does not wait for it ...
+    let h = hazards(&l.replace("FADD R8, R4, R4 &req={0}", "FADD R8, R5, R5").replace("MOV R6, RZ", "MOV R6, R4"));
+    assert!(h.iter().any(|h| h.addr == 0x10 && h.message.contains("reads R4")), "{h:#?}");
+    // ... and a subroutine reading what one call site left in flight is caught too.
+    let h = hazards(&l.replace("MUFU.RCP R4, R5", "MUFU.RCP R4, R6"));
+    assert!(h.iter().any(|h| h.addr == 0x48 && h.message.contains("reads R6")), "{h:#?}");
+}
+
+#[test]
+fn mufu_results_complete_in_order() {
+    // ptxas 11.8 (samples/float_math.ptx): `MUFU.COS R19` without a barrier is covered by
+    // the wait on the younger `MUFU.SIN`'s barrier.
+    let l = "Function : f\n\
+        /*0008*/ MUFU.COS R19, R19 ?WAIT2 ;\n\
+        /*0010*/ MUFU.SIN R18, R22 &wr3 ?WAIT2 ;\n\
+        /*0018*/ FADD R19, R18, R19 &req={3} ?WAIT6 ;\n\
+        /*0028*/ EXIT ?WAIT15 ;\n";
+    assert!(hazards(l).is_empty(), "{:#?}", hazards(l));
+    // A younger op of another unit does not cover it.
+    assert_caught(&l.replace("MUFU.SIN R18, R22", "S2R R18, SR_TID.X"), "sets no write barrier");
+}
+
+#[test]
+fn fchk_writes_only_its_predicate() {
+    // ptxas 11.8 (samples/black_scholes.ptx): the FFMA after FCHK reads R10, written 7
+    // cycles earlier, and the branch on P0 waits the 13-cycle predicate latency.
+    let l = "Function : f\n\
+        /*0008*/ FFMA R10, R4, R9, R7 ?WAIT6 ;\n\
+        /*0010*/ FCHK.DIVIDE P0, R10, R12 ?WAIT1 ;\n\
+        /*0018*/ FFMA R7, R10, R8, RZ ?WAIT12 ;\n\
+        /*0028*/ @!P0 EXIT ?WAIT15 ;\n\
+        /*0030*/ EXIT ?WAIT15 ;\n";
+    assert!(hazards(l).is_empty(), "{:#?}", hazards(l));
+    assert_caught(&l.replace("?WAIT12", "?WAIT6"), "reads P0");
 }

@@ -16,8 +16,8 @@
 //!   the instruction's read barrier, or once its write barrier has been waited for, or
 //!   [`LATE_READ_WINDOW`] cycles after issue;
 //! * a wait must come at least 2 cycles after the barrier was set;
-//! * calls: the callee is checked in the caller's state, and the code after a `CAL` in the
-//!   state of every `RET` of the callee; `SYNC`/`BRK` go to the target nvdisasm names
+//! * calls: the callee is checked in the caller's state, once per call stack, and the code
+//!   after a `CAL` in the state of the `RET`s reached from that call; `SYNC`/`BRK` go to the target nvdisasm names
 //!   (`BRANCH_TARGETS`), else to every `SSY`/`PBK` target of the function.
 //!
 //! Reported hazards: reading a register before its producer is done (RAW), overwriting a
@@ -30,7 +30,7 @@ use super::effects::{
     ALU_LATENCY, CC, Effects, Flow, LATE_READ_WINDOW, PRED_BASE, PRED_LATENCY, Queue, UNITS, Unit, depbar, effects,
 };
 use crate::sass::text::{Target, TextFunction, TextInstr};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// One hazard: where, and what.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -240,23 +240,6 @@ fn build(funcs: &[TextFunction]) -> Result<Vec<Node<'_>>, Hazard> {
             nodes.push(Node { func: fk, instr: i, fx, succs });
         }
     }
-    // RET returns to the instruction after every call of its function.
-    let mut ret_succs: Vec<(usize, usize)> = vec![];
-    for (c, node) in nodes.iter().enumerate() {
-        if node.fx.flow == Flow::Call
-            && let Some(&t) = node.succs.first()
-        {
-            let callee = nodes[t].func;
-            for r in base[callee]..base[callee] + funcs[callee].instrs.len() {
-                if nodes[r].fx.flow == Flow::Ret && c + 1 < nodes.len() {
-                    ret_succs.push((r, c + 1));
-                }
-            }
-        }
-    }
-    for (r, s) in ret_succs {
-        nodes[r].succs.push(s);
-    }
     Ok(nodes)
 }
 
@@ -394,59 +377,125 @@ fn step(node: &Node, idx: usize, s: &State, out: &mut Vec<String>) -> State {
     s
 }
 
+/// Call stacks seen during the analysis, interned: context 0 is the empty stack (a
+/// function entered as a kernel); a context's stack lists the `CAL` nodes, outermost first.
+struct Contexts {
+    stacks: Vec<Vec<usize>>,
+    ids: HashMap<Vec<usize>, usize>,
+}
+
+impl Contexts {
+    fn new() -> Contexts {
+        Contexts { stacks: vec![vec![]], ids: HashMap::from([(vec![], 0)]) }
+    }
+
+    fn intern(&mut self, stack: Vec<usize>) -> usize {
+        if let Some(&id) = self.ids.get(&stack) {
+            return id;
+        }
+        self.stacks.push(stack.clone());
+        self.ids.insert(stack, self.stacks.len() - 1);
+        self.stacks.len() - 1
+    }
+
+    /// The context inside a callee called by `call` from context `ctx`. A recursive call
+    /// (one already on the stack) returns to the stack as it was at that call, so the set of
+    /// contexts stays finite.
+    fn push(&mut self, ctx: usize, call: usize) -> usize {
+        let mut stack = self.stacks[ctx].clone();
+        match stack.iter().position(|&c| c == call) {
+            Some(p) => stack.truncate(p + 1),
+            None => stack.push(call),
+        }
+        self.intern(stack)
+    }
+
+    /// Where a `RET` in context `ctx` goes: the instruction after the innermost call, in the
+    /// caller's context; nothing for the empty stack.
+    fn ret(&mut self, ctx: usize) -> Option<(usize, usize)> {
+        let mut stack = self.stacks[ctx].clone();
+        let call = stack.pop()?;
+        Some((call + 1, self.intern(stack)))
+    }
+}
+
 /// Checks every function of a listing. Returns all hazards found (empty = hazard-free
 /// under the model), or an error for an instruction the table does not know or a branch
 /// whose target is missing.
+///
+/// Calls are analysed per call stack (context-sensitively): a subroutine is checked in the
+/// state of each of its call sites separately, and its `RET` returns only to the
+/// instruction after the call that entered it. ptxas 11.8 places its shared slow-path
+/// subroutines (`__cuda_sm20_rcp_rn_f32_slowpath` and others, `samples/black_scholes`)
+/// inside the kernel's code and returns from them with `MUFU` results still in flight that
+/// only the calling site's code waits for; linking every `RET` to every call site would
+/// report hazards on paths no execution takes.
 pub fn check(funcs: &[TextFunction]) -> Result<Vec<Hazard>, Hazard> {
     let nodes = build(funcs)?;
-    let n = nodes.len();
-    let mut state_in: Vec<Option<State>> = vec![None; n];
+    let mut ctxs = Contexts::new();
+    let mut state_in: HashMap<(usize, usize), State> = HashMap::new();
     // Entries: the first instruction of every function that no CAL targets.
     let called: Vec<usize> =
         nodes.iter().filter(|x| x.fx.flow == Flow::Call).filter_map(|x| x.succs.first().copied()).collect();
     let mut base = 0;
-    let mut work: Vec<usize> = vec![];
+    let mut work: Vec<(usize, usize)> = vec![];
     for f in funcs {
         if !f.instrs.is_empty() && !called.contains(&base) {
-            state_in[base] = Some(State::new());
-            work.push(base);
+            state_in.insert((base, 0), State::new());
+            work.push((base, 0));
         }
         base += f.instrs.len();
     }
     let mut scratch = vec![];
-    while let Some(k) = work.pop() {
-        let Some(s) = state_in[k].clone() else { continue };
+    let mut succs = vec![];
+    while let Some((k, ctx)) = work.pop() {
+        let Some(s) = state_in.get(&(k, ctx)).cloned() else { continue };
         scratch.clear();
         let mut after = step(&nodes[k], k, &s, &mut scratch);
         after.advance(nodes[k].instr.ctrl.stall);
-        for &t in &nodes[k].succs {
-            let changed = match &mut state_in[t] {
+        succs.clear();
+        match nodes[k].fx.flow {
+            Flow::Call => {
+                let inner = ctxs.push(ctx, k);
+                succs.extend(nodes[k].succs.iter().map(|&t| (t, inner)));
+            }
+            Flow::Ret => {
+                succs.extend(nodes[k].succs.iter().map(|&t| (t, ctx)));
+                succs.extend(ctxs.ret(ctx).filter(|(t, _)| *t < nodes.len()));
+            }
+            _ => succs.extend(nodes[k].succs.iter().map(|&t| (t, ctx))),
+        }
+        for &key in &succs {
+            let changed = match state_in.get_mut(&key) {
                 None => {
-                    state_in[t] = Some(after.clone());
+                    state_in.insert(key, after.clone());
                     true
                 }
                 Some(x) => x.join(&after),
             };
-            if changed && !work.contains(&t) {
-                work.push(t);
+            if changed && !work.contains(&key) {
+                work.push(key);
             }
         }
     }
-    // Report from the fixed point.
-    let mut hazards = vec![];
-    for (k, node) in nodes.iter().enumerate() {
-        if let Some(s) = &state_in[k] {
-            let mut msgs = vec![];
-            step(node, k, s, &mut msgs);
-            msgs.dedup();
-            for m in msgs {
-                hazards.push(Hazard {
-                    function: funcs[node.func].name.clone(),
-                    addr: node.instr.addr,
-                    line: node.instr.line,
-                    text: node.instr.text.clone(),
-                    message: m,
-                });
+    // Report from the fixed point, once per instruction.
+    let mut keys: Vec<(usize, usize)> = state_in.keys().copied().collect();
+    keys.sort_unstable();
+    let mut hazards: Vec<Hazard> = vec![];
+    for (k, ctx) in keys {
+        let node = &nodes[k];
+        let mut msgs = vec![];
+        step(node, k, &state_in[&(k, ctx)], &mut msgs);
+        for m in msgs {
+            let h = Hazard {
+                function: funcs[node.func].name.clone(),
+                addr: node.instr.addr,
+                line: node.instr.line,
+                text: node.instr.text.clone(),
+                message: m,
+            };
+            if !hazards.contains(&h) {
+                hazards.push(h);
             }
         }
     }

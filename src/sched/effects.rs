@@ -57,6 +57,14 @@ pub enum Queue {
     /// `POPC R28, R4` with no barrier, `POPC R14, R5 &wr4`, then `IADD R28, R28, R14
     /// &req={4}`).
     Popc,
+    /// The multi-function unit `MUFU`: ptxas 11.8 reads a MUFU result without a write
+    /// barrier of its own once a younger MUFU's barrier has been waited for
+    /// (`samples/float_math`: `MUFU.COS R19, R19` with no barrier, `MUFU.SIN R18, R22 &wr3`,
+    /// then `FADD R19, R18, R19 &req={3}`; `MUFU.EX2 R9, R23` and `MUFU.RCP R12, R12` with no
+    /// barrier covered by `MUFU.RSQ R15, R15 &wr4` and `&req={4}`; in the slow-path
+    /// subroutine `__cuda_sm20_rcp_rn_f32_slowpath`, `@!P0 MUFU.RCP R10, R9` with no barrier
+    /// covered by `@P0 MUFU.RCP R12, R11 &wr0` and `&req={0}`).
+    Mufu,
 }
 
 /// Fixed latency of a GPR or CC result, cycles.
@@ -189,7 +197,7 @@ pub fn effects(i: &TextInstr) -> Result<Effects, Unknown> {
         "S2R" | "BREV" | "B2R" => (true, None, false, 0),
         // MUFU reads its operand late like a conversion (ptxas 11.8, `samples/black_scholes`:
         // `MUFU.RCP R10, R12` 2 cycles after the FMUL that writes R12).
-        "MUFU" => (true, None, false, 4),
+        "MUFU" => (true, Some(Mufu), false, 4),
         // SHFL reads its sources 2 cycles after issue, late enough to need read barriers
         // (ptxas 11.8: `IMNMX R0, ... ?WAIT4` then `SHFL.BFLY PT, R2, R0, 0x2, 0x1f`;
         // `SHFL.DOWN PT, R3, R2, 0x1, 0x1f &rd0 &wr1`).
@@ -258,6 +266,10 @@ pub fn effects(i: &TextInstr) -> Result<Effects, Unknown> {
     } else if op == "B2R" {
         // B2R.RESULT Rd{, Pd}: every operand is written.
         i.operands.len()
+    } else if op == "FCHK" {
+        // `FCHK.DIVIDE Pd, Ra, Rb` writes only its predicate (ptxas 11.8, `black_scholes`:
+        // `FFMA R10, ... ?WAIT6`, `FCHK.DIVIDE P0, R10, R12 ?WAIT1`, `FFMA R7, R10, ...`).
+        1
     } else if setp || i.operands.first().is_some_and(|o| is_pred_operand(o)) {
         2
     } else {
