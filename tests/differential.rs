@@ -97,3 +97,35 @@ fn every_sample_matches_the_interpreter() {
     assert_eq!(compared, shapes * INPUTS as usize);
     eprintln!("{} kernels, {shapes} kernel launch shapes, {compared} launches compared", SAMPLES.len());
 }
+
+/// Register budgets (`--maxrregcount`) under which every sample runs again: allocation
+/// must spill (before regalloc2 by `regalloc::spill`, and by regalloc2), and the spilled
+/// code must compute the same results.
+const TIGHT_BUDGETS: [u32; 2] = [16, 24];
+
+#[test]
+fn every_sample_matches_the_interpreter_under_tight_register_budgets() {
+    let mut failures = vec![];
+    let mut spilled = 0;
+    for name in SAMPLES {
+        let m = module(name);
+        let path = format!("{}/samples/{name}.ptx", env!("CARGO_MANIFEST_DIR"));
+        let src = std::fs::read_to_string(path).unwrap();
+        let sh = sample_shapes(name)[0];
+        let mut rng = Rng::new(0x5eed);
+        let (_, l, _) = sample_launch_shape(name, sh, &mut rng);
+        for budget in TIGHT_BUDGETS {
+            let mut opts = ptx2sass::driver::Options::default();
+            opts.regalloc.max_regs = budget;
+            let out = ptx2sass::driver::compile(&src, &opts).unwrap_or_else(|_| panic!("{name} compiles in {budget}"));
+            assert!(out.stats.iter().all(|s| s.regs <= budget), "{name}: more than {budget} registers");
+            spilled += out.stats.iter().filter(|s| s.spill_bytes > 0).count();
+            if let Err(e) = compare(&m, &out.program.expect("a program"), &l, sample_tolerance(name)) {
+                failures.push(format!("{name} {sh:?} in {budget} registers: {e}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // The budgets are tight enough to make many kernels spill.
+    assert!(spilled >= 12, "only {spilled} compilations spilled");
+}

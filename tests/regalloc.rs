@@ -47,7 +47,8 @@ fn stress_kernel_spills_and_verifies() {
     let f = &lower(&src)[0];
     let (g, stats) = allocate(f, 255);
     assert!(stats.regs <= 255, "{} registers", stats.regs);
-    assert!(stats.regs >= 250, "the whole file is used before spilling: {} registers", stats.regs);
+    // The whole file but the margin `spill` leaves for packing (16 of 255) is used.
+    assert!(stats.regs >= 238, "the whole file is used before spilling: {} registers", stats.regs);
     assert!(stats.spill_bytes > 0 && stats.spill_stores > 0 && stats.spill_loads > 0, "{stats:?}");
     // Spills are off R1, inside the frame.
     for b in &g.layout {
@@ -331,5 +332,30 @@ fn undefined_vectors_pack_at_tight_budgets() {
         for budget in [16, 24] {
             allocate(&f, budget);
         }
+    }
+}
+
+#[test]
+fn spills_are_chosen_by_next_use_before_regalloc2() {
+    // samples/stress_spill.ptx: 320 loaded words live at once. Left to regalloc2, the
+    // spilled values were the loaded ones, each store right after its load and waiting for
+    // it: 242 spill stores, 44,963 estimated cycles (ptxas 11.8: 124 stores, 9,682
+    // cycles). `regalloc::spill` evicts by farthest next use, never a fresh load result, and
+    // hoists the reloads.
+    let src = std::fs::read_to_string("samples/stress_spill.ptx").unwrap();
+    let out = ptx2sass::driver::compile(&src, &ptx2sass::driver::Options::default()).expect("compiles");
+    let s = &out.stats[0];
+    assert!(s.regs <= 255 && s.spill_bytes > 0, "{s:?}");
+    let listing = ptx2sass::sass::text::parse(&out.text).unwrap();
+    let stores = listing[0].instrs.iter().filter(|i| i.opcode == "STL").count();
+    assert!(stores <= 200, "{stores} spill stores");
+    assert!(s.cycles < 12_000, "{} estimated cycles", s.cycles);
+    // No spill store reads the result of a global load issued less than 20 instructions
+    // before it (its store would wait for the load).
+    let code = &listing[0].instrs;
+    for (k, i) in code.iter().enumerate().filter(|(_, i)| i.opcode == "STL") {
+        let data = i.operands.last().unwrap();
+        let fresh = code[k.saturating_sub(20)..k].iter().any(|p| p.opcode == "LDG" && p.operands.first() == Some(data));
+        assert!(!fresh, "line {}: `{}` stores a fresh load result", i.line, i.text);
     }
 }

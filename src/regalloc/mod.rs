@@ -5,6 +5,9 @@
 //! values in even-aligned pairs and 128-bit values in quad-aligned quads out of one file
 //! of 255 registers. The design:
 //!
+//! 0. [`spill`] chooses spills where the code needs more registers than the file has
+//!    (Belady's farthest-next-use rule per block, stores of fresh load results avoided,
+//!    reloads hoisted), so that regalloc2 rarely spills on its own.
 //! 1. regalloc2 allocates general-purpose values with one class per width (`Int` = 32,
 //!    `Float` = 64, `Vector` = 128 bits). Its registers are abstract *slots*; it splits,
 //!    spills (to local memory, `STL`/`LDL` off `R1`) and destroys SSA (moves on edges).
@@ -23,6 +26,7 @@ pub mod banks;
 pub mod expand;
 pub mod pack;
 pub mod predicates;
+pub mod spill;
 pub mod verify;
 
 use crate::ir::{Function, VRegKind};
@@ -142,27 +146,44 @@ fn run_ra(a: &Adapter, env: &MachineEnv, verify: bool) -> Result<regalloc2::Outp
     Ok(out)
 }
 
+/// Registers of the budget that [`spill::spill`] leaves free: 16 of 255, fewer for
+/// smaller budgets (`--maxrregcount`).
+fn spill_margin(limit: u32) -> usize {
+    limit as usize / 16 + 1
+}
+
 /// Allocates registers of `f` in place; returns statistics.
 pub fn allocate(f: &mut Function, opts: &Options) -> Result<Stats, Error> {
     let limit = opts.max_regs.clamp(16, 255);
     // Predicates first (independent of GPR sizes), after demoting those that do not fit.
     predicates::demote(f)?;
+    // Where the code needs more registers than the file has, choose the spills first
+    // (`spill`). R1 is the frame pointer then, and a few registers are left for the
+    // fragmentation of wide values and the partition into banks, where regalloc2 would
+    // spill again (samples/stress_spill.ptx: with 8 left, regalloc2 adds 13 spills of
+    // freshly loaded values; with 16, none).
+    // The checks compare the allocation with the code before this spilling, whose spill
+    // code they then follow like regalloc2's (values through spill slots).
+    let unspilled = opts.verify.then(|| f.clone());
+    spill::spill(f, (limit as usize - 1).saturating_sub(spill_margin(limit)));
+    let chosen_spill_bytes = f.spill_bytes;
+    let before = unspilled.as_ref().unwrap_or(f);
     let pred_view = Adapter::new(f, File::Pred, None);
     let pred_out = run_ra(&pred_view, &env([0; 3], File::Pred), opts.verify)?;
     if pred_out.num_spillslots > 0 {
         return Err(Error::PredicatePressure);
     }
     let mut banks = banks::assign(f, 1);
-    let (mut g, mut stats) = allocate_gprs(f, &banks, &pred_view, &pred_out, limit, opts, false)?;
+    let (mut g, mut stats) = allocate_gprs(f, before, &banks, &pred_view, &pred_out, limit, opts, false)?;
     // regalloc2 may spill although the interval estimate fits the banks' slots: near a
     // bank's 64 slots per class it spills values with few uses (samples/sgemm_reg.ptx:
     // 62 live singles, 32 bytes spilled in the k loop at 64 registers, where ptxas 11.8
     // uses 72 registers and no spill). Then one more bank, each with all the slots the
     // register budget allows, is tried and kept if it spills less (sgemm_reg: 72
     // registers, no spill). Functions that do not spill are allocated once.
-    while stats.spill_bytes > 0 && banks.count < banks::MAX_BANKS {
+    while stats.spill_bytes > chosen_spill_bytes && banks.count < banks::MAX_BANKS {
         let more = banks::assign(f, banks.count + 1);
-        match allocate_gprs(f, &more, &pred_view, &pred_out, limit, opts, true) {
+        match allocate_gprs(f, before, &more, &pred_view, &pred_out, limit, opts, true) {
             Ok((g2, s2)) if s2.spill_bytes < stats.spill_bytes => (g, stats, banks) = (g2, s2, more),
             _ => break,
         }
@@ -174,10 +195,13 @@ pub fn allocate(f: &mut Function, opts: &Options) -> Result<Stats, Error> {
 /// Allocates the general-purpose registers of `f` (predicates already done: `pred_view`,
 /// `pred_out`) with the bank split `banks` within `limit` registers; returns the
 /// allocated function and its statistics. `roomy` gives every bank all the slots the
-/// budget allows instead of its share of the pressure plus a margin. Errors as
-/// [`allocate`].
+/// budget allows instead of its share of the pressure plus a margin. With
+/// `opts.verify`, the result is checked against `before` (`f` before [`spill::spill`]).
+/// Errors as [`allocate`].
+#[allow(clippy::too_many_arguments)]
 fn allocate_gprs(
     f: &Function,
+    before: &Function,
     banks: &banks::Banks,
     pred_view: &Adapter,
     pred_out: &regalloc2::Output,
@@ -218,7 +242,7 @@ fn allocate_gprs(
             Ok(()) => {
                 let stats = expand::finish(&mut g, spill_slots, frame);
                 if opts.verify {
-                    verify::verify(f, &g, &stats.moves).map_err(Error::Verify)?;
+                    verify::verify(before, &g, &stats.moves).map_err(Error::Verify)?;
                 }
                 Ok((g, stats))
             }
@@ -390,7 +414,8 @@ fn rewrite(
     // Each bank's spill slots follow the previous bank's, 16-byte aligned so that
     // regalloc2's alignment of wide slots holds.
     let mut spill_base = vec![];
-    let mut slots = 0usize;
+    // regalloc2's slots follow those of `spill` (a multiple of 16 bytes).
+    let mut slots = f.spill_bytes.div_ceil(16) as usize * 4;
     for (_, o) in runs {
         spill_base.push(slots);
         slots += o.num_spillslots.div_ceil(4) * 4;
