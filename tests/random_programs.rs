@@ -31,7 +31,14 @@ fn compile(src: &str, opts: &Options) -> Result<driver::Output, String> {
 
 /// Compiles `src` and runs it with every shape on both executors (inputs from `seed`).
 fn check_ptx(src: &str, seed: u64) -> Result<(), String> {
-    let out = compile(src, &Options::default())?;
+    check_ptx_in(src, seed, 255)
+}
+
+/// [`check_ptx`] with a register budget (`--maxrregcount`).
+fn check_ptx_in(src: &str, seed: u64, max_regs: u32) -> Result<(), String> {
+    let mut opts = Options::default();
+    opts.regalloc.max_regs = max_regs;
+    let out = compile(src, &opts)?;
     let program = out.program.expect("SASS output has a program");
     let (module, _) = ptx2sass::ptx::parse(src).map_err(|_| "the interpreter cannot parse it".to_string())?;
     for shape in SHAPES {
@@ -78,14 +85,28 @@ fn panic_text(e: &Box<dyn std::any::Any + Send>) -> String {
     e.downcast_ref::<String>().cloned().or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default()
 }
 
-fn check(p: &Program) -> Result<(), String> {
+fn check(p: &Program, max_regs: u32) -> Result<(), String> {
     let src = p.ptx();
-    check_ptx(&src, p.seed).map_err(|e| format!("{e}\ninputs from seed {}\n--- program ---\n{src}", p.seed))
+    check_ptx_in(&src, p.seed, max_regs)
+        .map_err(|e| format!("{e}\nin {max_regs} registers, inputs from seed {}\n--- program ---\n{src}", p.seed))
 }
 
 #[test]
 fn random_programs_match_the_interpreter() {
-    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(CASES);
+    run_random_programs(CASES, 255);
+}
+
+/// Programs per default run in the smallest register budget, where allocation spills
+/// (`regalloc::spill` and regalloc2).
+const TIGHT_CASES: u32 = 200;
+
+#[test]
+fn random_programs_match_the_interpreter_in_48_registers() {
+    run_random_programs(TIGHT_CASES, 48);
+}
+
+fn run_random_programs(default_cases: u32, max_regs: u32) {
+    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default_cases);
     let seed = std::env::var("PROPTEST_RNG_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0x5eed_f022);
     let config = Config {
         cases,
@@ -98,7 +119,7 @@ fn random_programs_match_the_interpreter() {
     // The panic hook would print every panic met while shrinking.
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
-    let result = runner.run(&generator::program(), |p| check(&p).map_err(TestCaseError::fail));
+    let result = runner.run(&generator::program(), |p| check(&p, max_regs).map_err(TestCaseError::fail));
     std::panic::set_hook(hook);
     match result {
         Ok(()) => {}
@@ -425,4 +446,19 @@ fn fused_logic_and_additions_keep_their_values() {
         off + 4
     ));
     regression(&body);
+}
+
+/// Random programs (generator output, kept as found) that allocation could not fit in
+/// these budgets: regalloc2 failed with `TooManyLiveRegs` at every class size allocation
+/// tried, before a too-small size raised the class floors and `regalloc::spill` was
+/// retried with smaller budgets.
+#[test]
+fn vector_heavy_programs_allocate_in_tight_budgets() {
+    for (file, budget) in [("vectors_in_32_registers", 32), ("vectors_in_48_registers", 48)] {
+        let path = format!("{}/tests/programs/{file}.ptx", env!("CARGO_MANIFEST_DIR"));
+        let src = std::fs::read_to_string(path).unwrap();
+        if let Err(e) = check_ptx_in(&src, 1, budget) {
+            panic!("{file}: {e}");
+        }
+    }
 }

@@ -162,19 +162,41 @@ pub fn allocate(f: &mut Function, opts: &Options) -> Result<Stats, Error> {
     // fragmentation of wide values and the partition into banks, where regalloc2 would
     // spill again (samples/stress_spill.ptx: with 8 left, regalloc2 adds 13 spills of
     // freshly loaded values; with 16, none).
-    // The checks compare the allocation with the code before this spilling, whose spill
-    // code they then follow like regalloc2's (values through spill slots).
-    let unspilled = opts.verify.then(|| f.clone());
-    spill::spill(f, (limit as usize - 1).saturating_sub(spill_margin(limit)));
+    let unspilled = f.clone();
+    let budget = (limit as usize - 1).saturating_sub(spill_margin(limit));
+    spill::spill(f, budget);
+    let first = allocate_spilled(f, &unspilled, limit, opts);
+    let Err(first_error) = first else { return first };
+    // In small budgets, regalloc2 can find a class too small (`TooManyLiveRegs`) or the
+    // slots of pairs and quads do not pack (random programs in 24 and 32 registers,
+    // `tests/random_programs.rs`). Spilling more before regalloc2 leaves it and packing
+    // less to do: retry with budgets of 3/4, 1/2 and 1/4 (each from the unspilled code).
+    for div in [(3, 4), (1, 2), (1, 4)] {
+        *f = unspilled.clone();
+        let smaller = budget * div.0 / div.1;
+        if smaller < 4 || spill::spill(f, smaller) == spill::Spilled::default() {
+            continue;
+        }
+        if let Ok(x) = allocate_spilled(f, &unspilled, limit, opts) {
+            return Ok(x);
+        }
+    }
+    *f = unspilled;
+    Err(first_error)
+}
+
+/// [`allocate`] after [`spill::spill`]: `unspilled` is `f` before it, which the checks
+/// compare the allocation with (they follow the chosen spill code like regalloc2's,
+/// values through spill slots).
+fn allocate_spilled(f: &mut Function, unspilled: &Function, limit: u32, opts: &Options) -> Result<Stats, Error> {
     let chosen_spill_bytes = f.spill_bytes;
-    let before = unspilled.as_ref().unwrap_or(f);
     let pred_view = Adapter::new(f, File::Pred, None);
     let pred_out = run_ra(&pred_view, &env([0; 3], File::Pred), opts.verify)?;
     if pred_out.num_spillslots > 0 {
         return Err(Error::PredicatePressure);
     }
     let mut banks = banks::assign(f, 1);
-    let (mut g, mut stats) = allocate_gprs(f, before, &banks, &pred_view, &pred_out, limit, opts, false)?;
+    let (mut g, mut stats) = allocate_gprs(f, unspilled, &banks, &pred_view, &pred_out, limit, opts, false)?;
     // regalloc2 may spill although the interval estimate fits the banks' slots: near a
     // bank's 64 slots per class it spills values with few uses (samples/sgemm_reg.ptx:
     // 62 live singles, 32 bytes spilled in the k loop at 64 registers, where ptxas 11.8
@@ -183,7 +205,7 @@ pub fn allocate(f: &mut Function, opts: &Options) -> Result<Stats, Error> {
     // registers, no spill). Functions that do not spill are allocated once.
     while stats.spill_bytes > chosen_spill_bytes && banks.count < banks::MAX_BANKS {
         let more = banks::assign(f, banks.count + 1);
-        match allocate_gprs(f, before, &more, &pred_view, &pred_out, limit, opts, true) {
+        match allocate_gprs(f, unspilled, &more, &pred_view, &pred_out, limit, opts, true) {
             Ok((g2, s2)) if s2.spill_bytes < stats.spill_bytes => (g, stats, banks) = (g2, s2, more),
             _ => break,
         }
@@ -254,16 +276,26 @@ fn allocate_gprs(
     let lerp = |t: f64| -> [usize; 3] {
         std::array::from_fn(|c| guaranteed[c] + ((generous[c].max(guaranteed[c]) - guaranteed[c]) as f64 * t) as usize)
     };
-    let mut best = attempt(lerp(1.0))?.ok();
+    // regalloc2 fails with `TooManyLiveRegs` when a class is too small for the operands
+    // of some instruction plus what stays live across it (more than `banks.need` counts:
+    // a random program in 24 registers, `tests/random_programs.rs`, failed with 2 quad
+    // slots where one instruction names at most 2 quads). Such sizes count as too small.
+    let too_small = |e: &Error| matches!(e, Error::Regalloc2(m) if m.contains("TooManyLiveRegs"));
+    let mut best = match attempt(lerp(1.0)) {
+        Err(e) if too_small(&e) => None,
+        r => r?.ok(),
+    };
     let (mut lo, mut hi) = (0.0, 1.0);
     for _ in 0..if best.is_some() { 0 } else { 4 } {
         let mid = (lo + hi) / 2.0;
-        match attempt(lerp(mid))? {
-            Ok(x) => {
+        match attempt(lerp(mid)) {
+            Ok(Ok(x)) => {
                 best = Some(x);
                 lo = mid;
             }
-            Err(_) => hi = mid,
+            Ok(Err(_)) => hi = mid,
+            Err(e) if too_small(&e) => lo = mid,
+            Err(e) => return Err(e),
         }
     }
     Ok(match best {
@@ -272,17 +304,44 @@ fn allocate_gprs(
             // The guaranteed sizes may still not pack when copies between components of
             // wide values add interference; shrink the largest class (more spilling)
             // until it does or every class is at the smallest its instructions allow.
+            // Sizes regalloc2 finds too small raise the floors.
             let mut sz = guaranteed;
+            let mut floor: [usize; 3] = std::array::from_fn(|c| banks.need[c].max(1));
             loop {
-                match attempt(sz)? {
-                    Ok(x) => break x,
-                    Err(e) => {
-                        let c = (0..3).filter(|c| sz[*c] > banks.need[*c].max(1)).max_by_key(|c| sz[*c] * widths[*c]);
+                match attempt(sz) {
+                    Ok(Ok(x)) => break x,
+                    Ok(Err(e)) => {
+                        let c = (0..3).filter(|c| sz[*c] > floor[*c]).max_by_key(|c| sz[*c] * widths[*c]);
                         match c {
                             Some(c) => sz[c] -= (sz[c] / 8).max(1),
                             None => return Err(e),
                         }
                     }
+                    Err(e) if too_small(&e) => {
+                        // Which class was too small is not known: one more slot for each
+                        // alone, narrowest first, the first that allocates and packs wins;
+                        // else every class at its floor (or all, if none is) gets one more
+                        // slot as its new floor. Classes share registers in packing, so
+                        // only each alone must fit the file.
+                        for c in 0..3 {
+                            let mut t = sz;
+                            t[c] += 1;
+                            if let Ok(Ok(x)) = attempt(t) {
+                                return Ok(x);
+                            }
+                        }
+                        let at_floor: Vec<usize> = (0..3).filter(|c| sz[*c] <= floor[*c]).collect();
+                        for c in 0..3 {
+                            if at_floor.is_empty() || at_floor.contains(&c) {
+                                floor[c] = floor[c].max(sz[c] + 1);
+                            }
+                            sz[c] = sz[c].max(floor[c]);
+                        }
+                        if (0..3).any(|c| floor[c] * widths[c] > avail || floor[c] > banks::CLASS_SLOTS) {
+                            return Err(e);
+                        }
+                    }
+                    Err(e) => return Err(e),
                 }
             }
         }
