@@ -172,3 +172,47 @@ fn many_chains_on_shared_inputs_stay_within_the_pressure_limit() {
     let limit = ptx2sass::sched::list::PRESSURE_TARGET.max(plain);
     assert!(regs <= limit + 4, "{regs} registers (original order {plain})");
 }
+
+#[test]
+fn short_lived_values_are_renamed_apart() {
+    // Each byte load is consumed at once by an OR, as in samples/sha256.ptx where the
+    // scheduler's pressure limit kept 16 byte loads next to their ORs and allocation gave
+    // every byte the register the previous one had just left (`LDG.E.U8 R4` 16 times,
+    // each waiting for the previous `LOP.OR`). Without reordering, the allocation order
+    // is that program order; renaming after allocation (`regalloc::rename`) must still
+    // give the bytes different registers, among those the function uses, so that the
+    // post-allocation scheduler could issue them together.
+    // First 24 values loaded together and summed: registers the bytes can use later.
+    let mut body = String::new();
+    for k in 0..24 {
+        body += &format!("ld.global.u32 %r{}, [%rd1+{}];\n", 20 + k, 400 + 4 * k);
+    }
+    for k in 1..24 {
+        body += &format!("add.s32 %r20, %r20, %r{};\n", 20 + k);
+    }
+    body += "st.global.u32 [%rd1+2000], %r20;\n";
+    for k in 0..8 {
+        body += &format!("ld.global.u32 %r{}, [%rd1+{}];\n", 10 + k, 4 * k);
+    }
+    for k in 0..8 {
+        body += &format!(
+            "ld.global.u8 %r{}, [%rd1+{}];\nor.b32 %r{}, %r{}, %r{};\n",
+            100 + k,
+            200 + k,
+            10 + k,
+            10 + k,
+            100 + k
+        );
+    }
+    for k in 0..8 {
+        body += &format!("st.global.u32 [%rd1+{}], %r{};\n", 1000 + 4 * k, 10 + k);
+    }
+    let (code, regs) = compile(&kernel(&body), false);
+    let dests: std::collections::BTreeSet<&str> = position(&code, |c| c.starts_with("LDG.E.U8"))
+        .iter()
+        .map(|&k| code[k].split_whitespace().nth(1).unwrap().trim_end_matches(','))
+        .collect();
+    assert!(dests.len() >= 6, "byte loads share registers: {dests:?}\n{}", code.join("\n"));
+    // Renaming only uses registers below the count allocation reached (26 here).
+    assert!(regs <= 26, "{regs} registers");
+}

@@ -16,6 +16,9 @@
 //!    alignment: slots of different widths that are never live together share registers,
 //!    and `join`/`copy` operands are coalesced where interference allows.
 //! 4. `expand` turns the remaining `copy`/`join` pseudo-ops into `MOV`s (parallel moves).
+//! 5. [`rename`] moves short-lived values to the least recently used free register (of
+//!    those already used), so that the post-allocation scheduler is not held back by
+//!    false dependences; [`verify`] checks the result.
 //!
 //! If packing cannot fit the slots in the register budget, the class sizes shrink and
 //! regalloc2 runs again (spilling more); a static partition of the file is the guaranteed
@@ -26,6 +29,7 @@ pub mod banks;
 pub mod expand;
 pub mod pack;
 pub mod predicates;
+pub mod rename;
 pub mod spill;
 pub mod verify;
 
@@ -263,6 +267,7 @@ fn allocate_gprs(
         Ok(match pack::pack(&mut g, limit, fits(&sizes), frame) {
             Ok(()) => {
                 let stats = expand::finish(&mut g, spill_slots, frame);
+                rename::rename(&mut g);
                 if opts.verify {
                     verify::verify(before, &g, &stats.moves).map_err(Error::Verify)?;
                 }
