@@ -258,7 +258,7 @@ fn allocate_gprs(
     let views: Vec<Adapter> =
         (0..k).map(|b| Adapter::new(f, File::Gpr, (k > 1).then_some((banks.of.as_slice(), b as u8)))).collect();
     // One attempt: allocate with `sizes`, pack; the packed function and its statistics.
-    let attempt = |sizes: [usize; 3]| -> Result<Result<(Function, Stats), Error>, Error> {
+    let attempt = |sizes: [usize; 3]| -> Attempt {
         let outs =
             views.iter().map(|v| run_ra(v, &env(sizes, File::Gpr), opts.verify)).collect::<Result<Vec<_>, _>>()?;
         let runs: Vec<(&Adapter, &regalloc2::Output)> = views.iter().zip(&outs).collect();
@@ -309,48 +309,80 @@ fn allocate_gprs(
             // The guaranteed sizes may still not pack when copies between components of
             // wide values add interference; shrink the largest class (more spilling)
             // until it does or every class is at the smallest its instructions allow.
-            // Sizes regalloc2 finds too small raise the floors.
-            let mut sz = guaranteed;
-            let mut floor: [usize; 3] = std::array::from_fn(|c| banks.need[c].max(1));
-            loop {
-                match attempt(sz) {
-                    Ok(Ok(x)) => break x,
-                    Ok(Err(e)) => {
-                        let c = (0..3).filter(|c| sz[*c] > floor[*c]).max_by_key(|c| sz[*c] * widths[*c]);
-                        match c {
-                            Some(c) => sz[c] -= (sz[c] / 8).max(1),
-                            None => return Err(e),
-                        }
-                    }
-                    Err(e) if too_small(&e) => {
-                        // Which class was too small is not known: one more slot for each
-                        // alone, narrowest first, the first that allocates and packs wins;
-                        // else every class at its floor (or all, if none is) gets one more
-                        // slot as its new floor. Classes share registers in packing, so
-                        // only each alone must fit the file.
-                        for c in 0..3 {
-                            let mut t = sz;
-                            t[c] += 1;
-                            if let Ok(Ok(x)) = attempt(t) {
-                                return Ok(x);
-                            }
-                        }
-                        let at_floor: Vec<usize> = (0..3).filter(|c| sz[*c] <= floor[*c]).collect();
-                        for c in 0..3 {
-                            if at_floor.is_empty() || at_floor.contains(&c) {
-                                floor[c] = floor[c].max(sz[c] + 1);
-                            }
-                            sz[c] = sz[c].max(floor[c]);
-                        }
-                        if (0..3).any(|c| floor[c] * widths[c] > avail || floor[c] > banks::CLASS_SLOTS) {
-                            return Err(e);
-                        }
-                    }
-                    Err(e) => return Err(e),
-                }
+            // Sizes regalloc2 finds too small raise the floors, by one of two rules
+            // (neither finds sizes for every random program the other does; see
+            // `shrink_search`): the classes whose extra slot alone satisfied regalloc2, or
+            // the classes at their floor.
+            let first = shrink_search(&attempt, guaranteed, banks.need, widths, avail, true);
+            match first {
+                Ok(x) => x,
+                Err(e) => shrink_search(&attempt, guaranteed, banks.need, widths, avail, false).map_err(|_| e)?,
             }
         }
     })
+}
+
+/// One allocation attempt at given class sizes: an error of regalloc2 (outer), or the
+/// allocation with its statistics or a packing failure (inner).
+type Attempt = Result<Result<(Function, Stats), Error>, Error>;
+
+/// The fallback search of [`allocate_gprs`]: from sizes `start`, shrink the largest class
+/// above its floor while packing fails, raise floors while regalloc2 finds a class too
+/// small (`TooManyLiveRegs`). `by_trial` picks how floors rise: the classes whose extra
+/// slot alone satisfied regalloc2 (trying each), else every class at its floor (or all).
+/// Classes share registers in packing, so each class alone must fit the file (`avail`).
+fn shrink_search(
+    attempt: &dyn Fn([usize; 3]) -> Attempt,
+    start: [usize; 3],
+    need: [usize; 3],
+    widths: [usize; 3],
+    avail: usize,
+    by_trial: bool,
+) -> Result<(Function, Stats), Error> {
+    let too_small = |e: &Error| matches!(e, Error::Regalloc2(m) if m.contains("TooManyLiveRegs"));
+    let mut sz = start;
+    let mut floor: [usize; 3] = std::array::from_fn(|c| need[c].max(1));
+    loop {
+        match attempt(sz) {
+            Ok(Ok(x)) => return Ok(x),
+            Ok(Err(e)) => {
+                let c = (0..3).filter(|c| sz[*c] > floor[*c]).max_by_key(|c| sz[*c] * widths[*c]);
+                match c {
+                    Some(c) => sz[c] -= (sz[c] / 8).max(1),
+                    None => return Err(e),
+                }
+            }
+            Err(e) if too_small(&e) => {
+                let mut raise = vec![];
+                if by_trial {
+                    for c in 0..3 {
+                        let mut t = sz;
+                        t[c] += 1;
+                        match attempt(t) {
+                            Ok(Ok(x)) => return Ok(x),
+                            Err(e2) if too_small(&e2) => {}
+                            _ => raise.push(c),
+                        }
+                    }
+                } else {
+                    raise = (0..3).filter(|c| sz[*c] <= floor[*c]).collect();
+                }
+                if raise.is_empty() {
+                    raise = vec![0, 1, 2];
+                }
+                for c in raise {
+                    floor[c] = floor[c].max(sz[c] + 1);
+                }
+                for c in 0..3 {
+                    sz[c] = sz[c].max(floor[c]);
+                }
+                if (0..3).any(|c| floor[c] * widths[c] > avail || floor[c] > banks::CLASS_SLOTS) {
+                    return Err(e);
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 /// Slot numbers per bank: 64 singles, 64 pairs, 64 quads.
