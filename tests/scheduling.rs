@@ -216,3 +216,30 @@ fn short_lived_values_are_renamed_apart() {
     // Renaming only uses registers below the count allocation reached (26 here).
     assert!(regs <= 26, "{regs} registers");
 }
+
+#[test]
+fn short_lived_predicates_are_renamed_apart() {
+    // If-converted loads (`@!P LDG` then `SEL ..., P`), as in samples/sgemm_reg.ptx's tile
+    // loads. In program order each predicate dies at its SEL, so allocation gives every
+    // guard the same predicate and the next ISETP could not be moved above the previous
+    // SEL (which waits for its load). Renaming (`regalloc::rename`) gives them different
+    // predicates among P0..P6.
+    let mut body = String::new();
+    for k in 0..4 {
+        body += &format!(
+            "mov.u32 %r{r}, 0;\nsetp.ge.s32 %p1, %r1, {lim};\n@%p1 bra L{k};\n\
+             ld.global.u32 %r{r}, [%rd1+{off}];\nL{k}:\nst.global.u32 [%rd1+{st}], %r{r};\n",
+            r = 10 + k,
+            lim = 10 * (k + 1),
+            off = 4 * k,
+            st = 100 + 4 * k
+        );
+    }
+    let (code, _) = compile(&kernel(&body), false);
+    let guards: std::collections::BTreeSet<&str> = position(&code, |c| c.contains(" LDG") || c.starts_with("@"))
+        .iter()
+        .filter(|&&k| code[k].contains("LDG"))
+        .map(|&k| code[k].split_whitespace().next().unwrap())
+        .collect();
+    assert!(guards.len() >= 3, "guards of the loads: {guards:?}\n{}", code.join("\n"));
+}

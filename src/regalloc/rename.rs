@@ -11,17 +11,21 @@
 //! This pass gives such a value the register, among those the function already uses
 //! (the register count does not grow), that has been free the longest at its
 //! definition and stays free over its whole life: the least recently used one, as a
-//! renaming scheduler's free list would. Only values that live inside one basic block are
-//! renamed: an unguarded definition of a whole register (or aligned pair or quad), read
-//! only as that same group, not redefined in part or under a guard before its last read,
+//! renaming scheduler's free list would. Predicates are renamed the same way among
+//! P0..P6: in `samples/sgemm_reg.ptx` every guarded tile load `@P4 LDG` was followed by
+//! its `SEL ..., !P4`, which had to issue (and wait for the load) before the next tile's
+//! `ISETP` could write P4 again. Only values that live inside one basic block are
+//! renamed: a definition of a whole register (or aligned pair or quad), read only as that
+//! same group, not redefined in part before its last read,
 //! not live out of the block. `R1` (the frame pointer) is never renamed or chosen.
 
 use crate::ir::{BlockId, Function};
 use crate::ptx::ast::FuncKind;
-use crate::sass::instr::{Dst, Instr, Reg, RegRef};
+use crate::sass::instr::{Dst, Instr, Reg, RegRef, SrcKind};
 use std::collections::HashMap;
+use std::ops::Range;
 
-/// A set of the registers R0..R254, as bits.
+/// A set of registers (R0..R254, or P0..P6), as bits.
 type Units = [u64; 4];
 
 fn has(s: &Units, u: u32) -> bool {
@@ -36,8 +40,15 @@ fn set(s: &mut Units, u: u32, on: bool) {
     }
 }
 
-/// The registers a reference covers, if it names general-purpose registers (not RZ).
-fn units(r: RegRef) -> Option<std::ops::Range<u32>> {
+/// The register file renamed in one pass.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum File {
+    Gpr,
+    Pred,
+}
+
+/// The registers a general-purpose reference covers (not RZ).
+fn gpr_units(r: RegRef) -> Option<Range<u32>> {
     match r.reg {
         Reg::R(x) if !r.reg.is_rz() => {
             let b = x as u32 + r.comp as u32;
@@ -47,22 +58,42 @@ fn units(r: RegRef) -> Option<std::ops::Range<u32>> {
     }
 }
 
-fn reads(i: &Instr) -> Vec<RegRef> {
-    i.srcs.iter().filter_map(|s| s.gprs()).filter(|r| units(*r).is_some()).collect()
+/// P0..P6 (not PT).
+fn pred_unit(p: Reg) -> Option<Range<u32>> {
+    match p {
+        Reg::P(x) if x < 7 => Some(x as u32..x as u32 + 1),
+        _ => None,
+    }
 }
 
-fn writes(i: &Instr) -> Vec<RegRef> {
+fn reads(i: &Instr, file: File) -> Vec<Range<u32>> {
+    match file {
+        File::Gpr => i.srcs.iter().filter_map(|s| s.gprs()).filter_map(gpr_units).collect(),
+        File::Pred => i
+            .guard
+            .iter()
+            .filter_map(|g| pred_unit(g.pred))
+            .chain(i.srcs.iter().filter_map(|s| match s.kind {
+                SrcKind::Pred(p) => pred_unit(p),
+                _ => None,
+            }))
+            .collect(),
+    }
+}
+
+fn writes(i: &Instr, file: File) -> Vec<Range<u32>> {
     i.dsts
         .iter()
-        .filter_map(|d| match d {
-            Dst::Reg(r) if units(*r).is_some() => Some(*r),
+        .filter_map(|d| match (d, file) {
+            (Dst::Reg(r), File::Gpr) => gpr_units(*r),
+            (Dst::Pred(p), File::Pred) => pred_unit(*p),
             _ => None,
         })
         .collect()
 }
 
-/// Registers live at the end of each block (backward dataflow over the CFG).
-fn live_out(f: &Function) -> HashMap<BlockId, Units> {
+/// Registers of `file` live at the end of each block (backward dataflow over the CFG).
+fn live_out(f: &Function, file: File) -> HashMap<BlockId, Units> {
     let mut live_in: HashMap<BlockId, Units> = HashMap::new();
     let out_of = |b: BlockId, live_in: &HashMap<BlockId, Units>| {
         let mut s = [0u64; 4];
@@ -81,7 +112,7 @@ fn live_out(f: &Function) -> HashMap<BlockId, Units> {
         for &b in f.layout.iter().rev() {
             let mut s = out_of(b, &live_in);
             for i in f.cfg[b].instrs.iter().rev() {
-                step_back(i, &mut s);
+                step_back(i, &mut s, file);
             }
             if live_in.get(&b) != Some(&s) {
                 live_in.insert(b, s);
@@ -93,104 +124,96 @@ fn live_out(f: &Function) -> HashMap<BlockId, Units> {
 }
 
 /// Liveness across one instruction, backwards: unguarded writes kill, reads make live.
-fn step_back(i: &Instr, s: &mut Units) {
+fn step_back(i: &Instr, s: &mut Units, file: File) {
     if i.guard.is_none() {
-        for r in writes(i) {
-            for u in units(r).into_iter().flatten() {
-                set(s, u, false);
-            }
+        for u in writes(i, file).into_iter().flatten() {
+            set(s, u, false);
         }
     }
-    for r in reads(i) {
-        for u in units(r).into_iter().flatten() {
-            set(s, u, true);
-        }
+    for u in reads(i, file).into_iter().flatten() {
+        set(s, u, true);
     }
 }
 
 /// Renames short-lived values of `f` (allocated, moves expanded, `f.num_regs` set) to the
-/// least recently used free register (see the module docs). Returns how many values
-/// were renamed.
+/// least recently used free register, general-purpose registers below `f.num_regs` and
+/// predicates (see the module docs). Returns how many values were renamed.
 pub fn rename(f: &mut Function) -> usize {
-    if f.kind != FuncKind::Entry || f.num_regs <= 2 {
+    if f.kind != FuncKind::Entry {
         return 0;
     }
-    let outs = live_out(f);
     let mut renamed = 0;
-    for b in f.layout.clone() {
-        renamed += rename_block(&mut f.cfg[b].instrs, outs[&b], f.num_regs);
+    for (file, limit) in [(File::Gpr, f.num_regs.min(255)), (File::Pred, 7)] {
+        let outs = live_out(f, file);
+        for b in f.layout.clone() {
+            renamed += rename_block(&mut f.cfg[b].instrs, outs[&b], file, limit);
+        }
     }
     renamed
 }
 
-fn rename_block(code: &mut [Instr], out: Units, num_regs: u32) -> usize {
+/// Renames in one block; registers of `file` below `limit` may be chosen.
+fn rename_block(code: &mut [Instr], out: Units, file: File, limit: u32) -> usize {
     let n = code.len();
-    // Live registers after each instruction.
     let mut live_after = vec![[0u64; 4]; n];
     let mut s = out;
     for k in (0..n).rev() {
         live_after[k] = s;
-        step_back(&code[k], &mut s);
+        step_back(&code[k], &mut s, file);
     }
     // Index of the last instruction (before the current one) naming each register.
-    let mut last_ref: Vec<Option<usize>> = vec![None; 255];
+    let mut last_ref: Vec<Option<usize>> = vec![None; 256];
     let mut renamed = 0;
     for k in 0..n {
-        if code[k].guard.is_none() {
-            for d in writes(&code[k]) {
-                if let Some((x, last)) = choose(code, &live_after, &last_ref, k, d, num_regs) {
-                    apply(code, &mut live_after, k, last, d, x);
-                    renamed += 1;
-                }
+        for d in writes(&code[k], file) {
+            if let Some((x, last)) = choose(code, &live_after, &last_ref, k, d.clone(), file, limit) {
+                apply(code, &mut live_after, k, last, d, x, file);
+                renamed += 1;
             }
         }
-        for r in reads(&code[k]).into_iter().chain(writes(&code[k])) {
-            for u in units(r).into_iter().flatten() {
-                last_ref[u as usize] = Some(k);
-            }
+        for u in reads(&code[k], file).into_iter().chain(writes(&code[k], file)).flatten() {
+            last_ref[u as usize] = Some(k);
         }
     }
     renamed
 }
 
-/// The register to rename the value `d` defined by `code[k]` to, and its last reader.
+/// The register to rename the value defined by `code[k]` in registers `du` to, and the
+/// value's last reader.
 fn choose(
     code: &[Instr],
     live_after: &[Units],
     last_ref: &[Option<usize>],
     k: usize,
-    d: RegRef,
-    num_regs: u32,
+    du: Range<u32>,
+    file: File,
+    limit: u32,
 ) -> Option<(u32, usize)> {
-    let du = units(d)?;
-    if du.contains(&1) || d.comp != 0 {
+    let frame = file == File::Gpr && du.contains(&1);
+    if frame || du.is_empty() {
         return None;
     }
-    // The value's life: its readers until a whole unguarded redefinition.
+    // The value's life: its readers until a whole redefinition. A definition under a guard
+    // counts as one: allocation comes from SSA code, where a guarded definition makes a new
+    // value that is only read where the guard held (or by a `SEL` on the guard), so no
+    // reader after it can want the register's older value (it would interfere with the new
+    // one and have another register).
+    let overlap = |a: &Range<u32>| a.start < du.end && du.start < a.end;
     let mut last = None;
     let mut end = None;
     for (j, i) in code.iter().enumerate().skip(k + 1) {
-        for r in reads(i) {
-            let ru = units(r)?;
-            if ru.start < du.end && du.start < ru.end {
+        for ru in reads(i, file) {
+            if overlap(&ru) {
                 if ru.start < du.start || ru.end > du.end {
                     return None; // read together with other registers
                 }
                 last = Some(j);
             }
         }
-        let mut overlaps = false;
-        let mut covers = false;
-        for w in writes(i) {
-            let wu = units(w)?;
-            if wu.start < du.end && du.start < wu.end {
-                overlaps = true;
-                covers |= wu.start <= du.start && wu.end >= du.end;
-            }
-        }
-        if overlaps {
-            if i.guard.is_some() || !covers {
-                return None;
+        let ws: Vec<Range<u32>> = writes(i, file).into_iter().filter(overlap).collect();
+        if !ws.is_empty() {
+            if !ws.iter().any(|w| w.start <= du.start && w.end >= du.end) {
+                return None; // redefined in part
             }
             end = Some(j);
             break;
@@ -203,22 +226,20 @@ fn choose(
     // Registers named by the instructions of the life, and live during it.
     let mut busy = [0u64; 4];
     for j in k..=last {
-        for r in reads(&code[j]).into_iter().chain(writes(&code[j])) {
-            for u in units(r).into_iter().flatten() {
-                set(&mut busy, u, true);
-            }
+        for u in reads(&code[j], file).into_iter().chain(writes(&code[j], file)).flatten() {
+            set(&mut busy, u, true);
         }
         for w in 0..4 {
             busy[w] |= live_after[j][w];
         }
     }
-    let free_since = |x: u32| -> Option<usize> { (x..x + d.n as u32).map(|u| last_ref[u as usize]).max().flatten() };
+    let width = du.end - du.start;
+    let free_since = |x: u32| -> Option<usize> { (x..x + width).map(|u| last_ref[u as usize]).max().flatten() };
     let current = free_since(du.start);
-    let width = d.n as u32;
     let mut best: Option<(Option<usize>, u32)> = None;
     let mut x = 0;
-    while x + width <= num_regs.min(255) {
-        let ok = !(x..x + width).any(|u| u == 1 || has(&busy, u));
+    while x + width <= limit {
+        let ok = !(x..x + width).any(|u| (file == File::Gpr && u == 1) || has(&busy, u));
         if ok {
             let since = free_since(x);
             if best.is_none_or(|(s, _)| since < s) {
@@ -232,29 +253,51 @@ fn choose(
     (since < current && x != du.start).then_some((x, last))
 }
 
-/// Renames the value defined by `code[k]` as `d` to base register `x` through its last
-/// reader `last`, and updates the liveness.
-fn apply(code: &mut [Instr], live_after: &mut [Units], k: usize, last: usize, d: RegRef, x: u32) {
-    let du = units(d).expect("a register");
-    let shift = |r: &mut RegRef| {
-        if let Some(ru) = units(*r)
-            && du.contains(&ru.start)
-        {
-            r.reg = Reg::R((x + (ru.start - du.start)) as u8);
-            r.comp = 0;
+/// Renames the value defined by `code[k]` in registers `du` to base register `x` through
+/// its last reader `last`, and updates the liveness.
+fn apply(code: &mut [Instr], live_after: &mut [Units], k: usize, last: usize, du: Range<u32>, x: u32, file: File) {
+    let moved = |u: u32| x + (u - du.start);
+    match file {
+        File::Gpr => {
+            for dst in code[k].dsts.iter_mut() {
+                if let Dst::Reg(r) = dst
+                    && gpr_units(*r) == Some(du.clone())
+                {
+                    *r = RegRef { reg: Reg::R(x as u8), comp: 0, n: r.n };
+                }
+            }
+            for i in code.iter_mut().take(last + 1).skip(k + 1) {
+                for s in i.srcs.iter_mut() {
+                    if let Some(r) = s.gprs_mut()
+                        && let Some(ru) = gpr_units(*r)
+                        && du.contains(&ru.start)
+                    {
+                        *r = RegRef { reg: Reg::R(moved(ru.start) as u8), comp: 0, n: r.n };
+                    }
+                }
+            }
         }
-    };
-    for dst in code[k].dsts.iter_mut() {
-        if let Dst::Reg(r) = dst
-            && *r == d
-        {
-            r.reg = Reg::R(x as u8);
-        }
-    }
-    for i in code.iter_mut().take(last + 1).skip(k + 1) {
-        for s in i.srcs.iter_mut() {
-            if let Some(r) = s.gprs_mut() {
-                shift(r);
+        File::Pred => {
+            for dst in code[k].dsts.iter_mut() {
+                if let Dst::Pred(p) = dst
+                    && pred_unit(*p) == Some(du.clone())
+                {
+                    *p = Reg::P(x as u8);
+                }
+            }
+            for i in code.iter_mut().take(last + 1).skip(k + 1) {
+                if let Some(g) = &mut i.guard
+                    && pred_unit(g.pred) == Some(du.clone())
+                {
+                    g.pred = Reg::P(x as u8);
+                }
+                for s in i.srcs.iter_mut() {
+                    if let SrcKind::Pred(p) = &mut s.kind
+                        && pred_unit(*p) == Some(du.clone())
+                    {
+                        *p = Reg::P(x as u8);
+                    }
+                }
             }
         }
     }
@@ -262,7 +305,7 @@ fn apply(code: &mut [Instr], live_after: &mut [Units], k: usize, last: usize, d:
         for u in du.clone() {
             set(la, u, false);
         }
-        for u in x..x + d.n as u32 {
+        for u in x..x + (du.end - du.start) {
             set(la, u, true);
         }
     }
