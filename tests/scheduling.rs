@@ -243,3 +243,20 @@ fn short_lived_predicates_are_renamed_apart() {
         .collect();
     assert!(guards.len() >= 3, "guards of the loads: {guards:?}\n{}", code.join("\n"));
 }
+
+#[test]
+fn address_pairs_built_in_halves_are_renamed_together() {
+    // samples/sgemm_reg.ptx's guarded tile loads: each 64-bit address is built in halves
+    // (`@P LEA R0.CC`, then `@P LEA.HI.X R1`) and read as a pair by its load, and
+    // allocation gave every address R0:R1, so no address could be computed before the
+    // previous load had read its own. Renaming moves both halves together to free pairs
+    // (`regalloc::rename`).
+    let src = std::fs::read_to_string("samples/sgemm_reg.ptx").unwrap();
+    let (code, _) = compile(&src, true);
+    let addresses: std::collections::BTreeSet<String> = position(&code, |c| c.starts_with("@") && c.contains("LDG.E "))
+        .iter()
+        .filter_map(|&k| code[k].split('[').nth(1).map(|a| a.split([']', '+']).next().unwrap().to_string()))
+        .collect();
+    // 12 base pairs with the pairs renamed, 4 (R0, R2, R4, R6) without.
+    assert!(addresses.len() >= 8, "guarded load address bases: {addresses:?}");
+}

@@ -267,7 +267,7 @@ fn allocate_gprs(
         Ok(match pack::pack(&mut g, limit, fits(&sizes), frame) {
             Ok(()) => {
                 let stats = expand::finish(&mut g, spill_slots, frame);
-                rename::rename(&mut g);
+                rename::rename(&mut g, frame);
                 if opts.verify {
                     verify::verify(before, &g, &stats.moves).map_err(Error::Verify)?;
                 }

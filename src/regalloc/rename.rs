@@ -15,9 +15,10 @@
 //! P0..P6: in `samples/sgemm_reg.ptx` every guarded tile load `@P4 LDG` was followed by
 //! its `SEL ..., !P4`, which had to issue (and wait for the load) before the next tile's
 //! `ISETP` could write P4 again. Only values that live inside one basic block are
-//! renamed: a definition of a whole register (or aligned pair or quad), read only as that
-//! same group, not redefined in part before its last read,
-//! not live out of the block. `R1` (the frame pointer) is never renamed or chosen.
+//! renamed: a definition of a whole register (or aligned pair or quad), or a pair whose
+//! halves are defined one after the other (a 64-bit address: `LEA R0.CC`, `LEA.HI.X R1`),
+//! read only as that same group, not redefined in part while the rest is still read,
+//! not live out of the block. `R1`, when it is the frame pointer, is never renamed or chosen.
 
 use crate::ir::{BlockId, Function};
 use crate::ptx::ast::FuncKind;
@@ -137,8 +138,9 @@ fn step_back(i: &Instr, s: &mut Units, file: File) {
 
 /// Renames short-lived values of `f` (allocated, moves expanded, `f.num_regs` set) to the
 /// least recently used free register, general-purpose registers below `f.num_regs` and
-/// predicates (see the module docs). Returns how many values were renamed.
-pub fn rename(f: &mut Function) -> usize {
+/// predicates (see the module docs); `frame`: R1 is the frame pointer. Returns how many
+/// values were renamed.
+pub fn rename(f: &mut Function, frame: bool) -> usize {
     if f.kind != FuncKind::Entry {
         return 0;
     }
@@ -146,14 +148,29 @@ pub fn rename(f: &mut Function) -> usize {
     for (file, limit) in [(File::Gpr, f.num_regs.min(255)), (File::Pred, 7)] {
         let outs = live_out(f, file);
         for b in f.layout.clone() {
-            renamed += rename_block(&mut f.cfg[b].instrs, outs[&b], file, limit);
+            renamed += rename_block(&mut f.cfg[b].instrs, outs[&b], file, limit, frame);
         }
     }
     renamed
 }
 
+/// The definitions of a value: (position, registers) of each.
+type Defs = Vec<(usize, Range<u32>)>;
+
+/// One renaming: the definitions of a value (one for a whole register, pair or quad; two
+/// for a pair whose halves are defined separately, as `LEA R0.CC` then `LEA.HI.X R1` of a
+/// 64-bit address), the old registers `group`, the new base `x`, and the value's last
+/// reader.
+struct Plan {
+    /// (position, old registers) of each definition, in order.
+    defs: Defs,
+    group: Range<u32>,
+    x: u32,
+    last: usize,
+}
+
 /// Renames in one block; registers of `file` below `limit` may be chosen.
-fn rename_block(code: &mut [Instr], out: Units, file: File, limit: u32) -> usize {
+fn rename_block(code: &mut [Instr], out: Units, file: File, limit: u32, frame: bool) -> usize {
     let n = code.len();
     let mut live_after = vec![[0u64; 4]; n];
     let mut s = out;
@@ -166,8 +183,8 @@ fn rename_block(code: &mut [Instr], out: Units, file: File, limit: u32) -> usize
     let mut renamed = 0;
     for k in 0..n {
         for d in writes(&code[k], file) {
-            if let Some((x, last)) = choose(code, &live_after, &last_ref, k, d.clone(), file, limit) {
-                apply(code, &mut live_after, k, last, d, x, file);
+            if let Some(plan) = choose(code, &live_after, &last_ref, k, d, file, limit, frame) {
+                apply(code, &mut live_after, &plan, file);
                 renamed += 1;
             }
         }
@@ -178,8 +195,8 @@ fn rename_block(code: &mut [Instr], out: Units, file: File, limit: u32) -> usize
     renamed
 }
 
-/// The register to rename the value defined by `code[k]` in registers `du` to, and the
-/// value's last reader.
+/// How to rename the value defined by `code[k]` in registers `du`, if that helps.
+#[allow(clippy::too_many_arguments)]
 fn choose(
     code: &[Instr],
     live_after: &[Units],
@@ -188,40 +205,29 @@ fn choose(
     du: Range<u32>,
     file: File,
     limit: u32,
-) -> Option<(u32, usize)> {
-    let frame = file == File::Gpr && du.contains(&1);
-    if frame || du.is_empty() {
+    frame: bool,
+) -> Option<Plan> {
+    let fixed = |u: u32| file == File::Gpr && frame && u == 1;
+    if du.is_empty() {
         return None;
     }
     // The value's life: its readers until a whole redefinition. A definition under a guard
     // counts as one: allocation comes from SSA code, where a guarded definition makes a new
     // value that is only read where the guard held (or by a `SEL` on the guard), so no
     // reader after it can want the register's older value (it would interfere with the new
-    // one and have another register).
-    let overlap = |a: &Range<u32>| a.start < du.end && du.start < a.end;
-    let mut last = None;
-    let mut end = None;
-    for (j, i) in code.iter().enumerate().skip(k + 1) {
-        for ru in reads(i, file) {
-            if overlap(&ru) {
-                if ru.start < du.start || ru.end > du.end {
-                    return None; // read together with other registers
-                }
-                last = Some(j);
-            }
+    // one and have another register). A single register read as a pair is renamed with
+    // the pair's other half when that half is defined after it and before the pair's reads.
+    let out = &live_after[code.len() - 1];
+    let (group, (defs, last)) = match life(code, out, k, du.clone(), du.clone(), file) {
+        Some(l) => (du, l),
+        None if du.len() == 1 && file == File::Gpr => {
+            let pair = du.start & !1..(du.start & !1) + 2;
+            (pair.clone(), life(code, out, k, du, pair, file)?)
         }
-        let ws: Vec<Range<u32>> = writes(i, file).into_iter().filter(overlap).collect();
-        if !ws.is_empty() {
-            if !ws.iter().any(|w| w.start <= du.start && w.end >= du.end) {
-                return None; // redefined in part
-            }
-            end = Some(j);
-            break;
-        }
-    }
-    let last = last?;
-    if end.is_none() && du.clone().any(|u| has(&live_after[code.len() - 1], u)) {
-        return None; // live out of the block
+        None => return None,
+    };
+    if group.clone().any(fixed) {
+        return None;
     }
     // Registers named by the instructions of the life, and live during it.
     let mut busy = [0u64; 4];
@@ -233,13 +239,13 @@ fn choose(
             busy[w] |= live_after[j][w];
         }
     }
-    let width = du.end - du.start;
+    let width = group.end - group.start;
     let free_since = |x: u32| -> Option<usize> { (x..x + width).map(|u| last_ref[u as usize]).max().flatten() };
-    let current = free_since(du.start);
+    let current = free_since(group.start);
     let mut best: Option<(Option<usize>, u32)> = None;
     let mut x = 0;
     while x + width <= limit {
-        let ok = !(x..x + width).any(|u| (file == File::Gpr && u == 1) || has(&busy, u));
+        let ok = !(x..x + width).any(|u| fixed(u) || has(&busy, u));
         if ok {
             let since = free_since(x);
             if best.is_none_or(|(s, _)| since < s) {
@@ -249,51 +255,116 @@ fn choose(
         x += width;
     }
     let (since, x) = best?;
-    // Only a register free for longer than the current one helps.
-    (since < current && x != du.start).then_some((x, last))
+    // Only registers free for longer than the current ones help.
+    (since < current && x != group.start).then_some(Plan { defs, group, x, last })
 }
 
-/// Renames the value defined by `code[k]` in registers `du` to base register `x` through
-/// its last reader `last`, and updates the liveness.
-fn apply(code: &mut [Instr], live_after: &mut [Units], k: usize, last: usize, du: Range<u32>, x: u32, file: File) {
-    let moved = |u: u32| x + (u - du.start);
-    match file {
-        File::Gpr => {
-            for dst in code[k].dsts.iter_mut() {
-                if let Dst::Reg(r) = dst
-                    && gpr_units(*r) == Some(du.clone())
-                {
-                    *r = RegRef { reg: Reg::R(x as u8), comp: 0, n: r.n };
-                }
+/// The life of the value `code[k]` defines in `du`, as part of the registers `group`
+/// (`du` itself, or the pair holding it): its definitions and last reader. `None` if it
+/// is not renamable: read together with registers outside `group` or with an older
+/// value, redefined in part, the pair's other half never defined before it is read, not
+/// read at all, or live out of the block.
+fn life(code: &[Instr], out: &Units, k: usize, du: Range<u32>, group: Range<u32>, file: File) -> Option<(Defs, usize)> {
+    let overlap = |a: &Range<u32>| a.start < group.end && group.start < a.end;
+    let mut defs = vec![(k, du.clone())];
+    let defined = |defs: &[(usize, Range<u32>)], u: u32, j: usize| defs.iter().any(|(p, r)| r.contains(&u) && *p < j);
+    let mut last = None;
+    let mut end = false;
+    for (j, i) in code.iter().enumerate().skip(k + 1) {
+        for ru in reads(i, file) {
+            if !overlap(&ru) {
+                continue;
             }
-            for i in code.iter_mut().take(last + 1).skip(k + 1) {
+            if ru.start < group.start || ru.end > group.end {
+                return None; // read together with other registers
+            }
+            let new = ru.clone().filter(|&u| defined(&defs, u, j)).count();
+            if new == ru.len() {
+                last = Some(j);
+            } else if new > 0 {
+                return None; // read together with an older value
+            }
+        }
+        let ws: Vec<Range<u32>> = writes(i, file).into_iter().filter(overlap).collect();
+        if ws.is_empty() {
+            continue;
+        }
+        let rest: Vec<u32> = group.clone().filter(|&u| !defs.iter().any(|(_, r)| r.contains(&u))).collect();
+        if let [w] = ws.as_slice()
+            && !rest.is_empty()
+            && w.clone().all(|u| rest.contains(&u))
+        {
+            defs.push((j, w.clone())); // the pair's other half
+            continue;
+        }
+        // Redefined: wholly, or in part if the rest is not read again before it is
+        // redefined too (and not live out).
+        let mut rest: Vec<u32> = group.clone().filter(|&u| !ws.iter().any(|w| w.contains(&u))).collect();
+        for i in &code[j + 1..] {
+            if reads(i, file).iter().any(|r| r.clone().any(|u| rest.contains(&u))) {
+                return None;
+            }
+            let w = writes(i, file);
+            rest.retain(|&u| !w.iter().any(|r| r.contains(&u)));
+            if rest.is_empty() {
+                break;
+            }
+        }
+        if rest.iter().any(|&u| has(out, u)) {
+            return None;
+        }
+        end = true;
+        break;
+    }
+    let last = last?;
+    let covered = group.clone().all(|u| defs.iter().any(|(_, r)| r.contains(&u)));
+    if !covered || !end && group.clone().any(|u| has(out, u)) {
+        return None; // the pair's other half never defined, or live out of the block
+    }
+    Some((defs, last))
+}
+/// Applies a plan: each definition and every read of the value (a read after all the
+/// definitions of the registers it names) move to the new registers; the liveness
+/// follows.
+fn apply(code: &mut [Instr], live_after: &mut [Units], plan: &Plan, file: File) {
+    let moved = |u: u32| plan.x + (u - plan.group.start);
+    let k = plan.defs[0].0;
+    let is_new = |u: u32, j: usize| plan.defs.iter().any(|(p, r)| r.contains(&u) && *p < j);
+    for (pos, old) in &plan.defs {
+        for dst in code[*pos].dsts.iter_mut() {
+            match (dst, file) {
+                (Dst::Reg(r), File::Gpr) if gpr_units(*r) == Some(old.clone()) => {
+                    *r = RegRef { reg: Reg::R(moved(old.start) as u8), comp: 0, n: r.n };
+                }
+                (Dst::Pred(p), File::Pred) if pred_unit(*p) == Some(old.clone()) => *p = Reg::P(moved(old.start) as u8),
+                _ => {}
+            }
+        }
+    }
+    for (j, i) in code.iter_mut().enumerate().take(plan.last + 1).skip(k + 1) {
+        let renamed = |ru: Range<u32>| -> Option<u32> {
+            (ru.start >= plan.group.start && ru.end <= plan.group.end && ru.clone().all(|u| is_new(u, j)))
+                .then(|| moved(ru.start))
+        };
+        match file {
+            File::Gpr => {
                 for s in i.srcs.iter_mut() {
                     if let Some(r) = s.gprs_mut()
-                        && let Some(ru) = gpr_units(*r)
-                        && du.contains(&ru.start)
+                        && let Some(x) = gpr_units(*r).and_then(renamed)
                     {
-                        *r = RegRef { reg: Reg::R(moved(ru.start) as u8), comp: 0, n: r.n };
+                        *r = RegRef { reg: Reg::R(x as u8), comp: 0, n: r.n };
                     }
                 }
             }
-        }
-        File::Pred => {
-            for dst in code[k].dsts.iter_mut() {
-                if let Dst::Pred(p) = dst
-                    && pred_unit(*p) == Some(du.clone())
-                {
-                    *p = Reg::P(x as u8);
-                }
-            }
-            for i in code.iter_mut().take(last + 1).skip(k + 1) {
+            File::Pred => {
                 if let Some(g) = &mut i.guard
-                    && pred_unit(g.pred) == Some(du.clone())
+                    && let Some(x) = pred_unit(g.pred).and_then(renamed)
                 {
                     g.pred = Reg::P(x as u8);
                 }
                 for s in i.srcs.iter_mut() {
                     if let SrcKind::Pred(p) = &mut s.kind
-                        && pred_unit(*p) == Some(du.clone())
+                        && let Some(x) = pred_unit(*p).and_then(renamed)
                     {
                         *p = Reg::P(x as u8);
                     }
@@ -301,12 +372,12 @@ fn apply(code: &mut [Instr], live_after: &mut [Units], k: usize, last: usize, du
             }
         }
     }
-    for la in live_after.iter_mut().take(last).skip(k) {
-        for u in du.clone() {
-            set(la, u, false);
-        }
-        for u in x..x + (du.end - du.start) {
-            set(la, u, true);
+    for (pos, old) in &plan.defs {
+        for la in live_after.iter_mut().take(plan.last).skip(*pos) {
+            for u in old.clone() {
+                set(la, u, false);
+                set(la, moved(u), true);
+            }
         }
     }
 }
