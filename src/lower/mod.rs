@@ -28,6 +28,7 @@ pub mod memopt;
 pub mod mul;
 pub mod opt;
 pub mod reconverge;
+pub mod shared;
 pub mod ssa;
 pub mod warp;
 
@@ -75,7 +76,7 @@ pub fn lower(m: &ast::Module, opts: &Options) -> Result<(ir::Module, Vec<Diag>),
         if f.kind != FuncKind::Entry || f.body.is_none() {
             continue;
         }
-        match lower_kernel(f, &funcs, &layout, opts) {
+        match lower_kernel(m, f, &funcs, &layout, opts) {
             Ok((func, d)) => {
                 diags.extend(d);
                 out.functions.push(func);
@@ -116,10 +117,7 @@ fn module_layout(m: &ast::Module, bank: &mut Vec<u8>, diags: &mut Vec<Diag>) -> 
                 }
                 layout.consts.insert(v.name.name.clone(), off);
             }
-            StateSpace::Shared(_) => {
-                layout.shared.insert(v.name.name.clone(), (v.size() as u32, v.alignment()));
-                layout.shared_order.push(v.name.name.clone());
-            }
+            StateSpace::Shared(_) => layout.shared_order.push(v.name.name.clone()),
             StateSpace::Global => {
                 layout.globals.insert(v.name.name.clone(), v.ty);
             }
@@ -161,6 +159,7 @@ fn init_bytes(init: &Init, ty: ScalarType, out: &mut [u8], pos: &mut usize) -> R
 }
 
 fn lower_kernel(
+    m: &ast::Module,
     k: &ast::Function,
     funcs: &HashMap<&str, &ast::Function>,
     layout: &ModuleLayout,
@@ -196,9 +195,17 @@ fn lower_kernel(
     for name in layout.globals.keys() {
         lw.vars.insert(name.clone(), VarLoc::Global);
     }
+    let shared = match shared::layout(m, k, funcs) {
+        Ok(s) => s,
+        Err(d) => return Err(vec![d]),
+    };
     for name in &layout.shared_order {
-        lw.vars.insert(name.clone(), VarLoc::Shared(u32::MAX));
+        // Module variables no reachable function names are not placed (never accessed).
+        let off = shared.module.get(name).copied().unwrap_or(shared::UNPLACED);
+        lw.vars.insert(name.clone(), VarLoc::Shared(off));
     }
+    lw.f.shared_bytes = shared.bytes;
+    lw.shared = shared;
     let body = k.body.as_ref().expect("kernels have bodies");
     let _ = lw.lower_block(body, funcs);
     lw.finish_body();
@@ -287,10 +294,11 @@ impl Lowerer<'_> {
                 self.uses_frame = true;
             }
             StateSpace::Shared(_) => {
+                // One offset per declaration, shared by every inlined copy (`shared`).
                 let key = self.scoped(&d.name.name);
+                let off = self.shared.decls.get(&(d as *const ast::VarDecl)).copied().unwrap_or(shared::UNPLACED);
                 self.var_align.insert(key.clone(), d.alignment());
-                self.vars.insert(key.clone(), VarLoc::Shared(u32::MAX));
-                self.local_shared.insert(key, (d.size() as u32, d.alignment()));
+                self.vars.insert(key, VarLoc::Shared(off));
             }
             StateSpace::Param(_) => {
                 let slot = self.next_slot;
