@@ -62,7 +62,7 @@ fn align_up(x: u32, a: u32) -> u32 {
 pub fn lower(m: &ast::Module, opts: &Options) -> Result<(ir::Module, Vec<Diag>), Vec<Diag>> {
     let mut diags = vec![];
     let mut out = ir::Module::default();
-    let layout = module_layout(m, &mut out.const_bank, &mut diags);
+    let layout = module_layout(m, &mut out.const_bank, &mut out.const_vars, &mut diags);
     let funcs: HashMap<&str, &ast::Function> = m
         .items
         .iter()
@@ -89,7 +89,12 @@ pub fn lower(m: &ast::Module, opts: &Options) -> Result<(ir::Module, Vec<Diag>),
 
 /// Places `.const` variables in bank 3 (with their initial bytes) and records `.shared`
 /// and `.global` variables.
-fn module_layout(m: &ast::Module, bank: &mut Vec<u8>, diags: &mut Vec<Diag>) -> ModuleLayout {
+fn module_layout(
+    m: &ast::Module,
+    bank: &mut Vec<u8>,
+    const_vars: &mut Vec<(String, u32, u32)>,
+    diags: &mut Vec<Diag>,
+) -> ModuleLayout {
     let mut layout = ModuleLayout::default();
     for item in &m.items {
         let Item::Var(v) = item else { continue };
@@ -116,6 +121,7 @@ fn module_layout(m: &ast::Module, bank: &mut Vec<u8>, diags: &mut Vec<Diag>) -> 
                     );
                 }
                 layout.consts.insert(v.name.name.clone(), off);
+                const_vars.push((v.name.name.clone(), off, bytes.len() as u32));
             }
             StateSpace::Shared(_) => layout.shared_order.push(v.name.name.clone()),
             StateSpace::Global => {

@@ -4,7 +4,7 @@
 //!
 //! | range | what |
 //! |---|---|
-//! | `[SHARED_WINDOW, +16 MiB)` | the CTA's shared memory at offset `addr - SHARED_WINDOW` (`c[0x0][0x0]`) |
+//! | `[SHARED_WINDOW, +16 MiB)` | the CTA's shared memory at offset `addr - SHARED_WINDOW` (`c[0x0][0x0]`): the kernel's static data (`shared_bytes`), then `Launch::dynamic_shared` bytes |
 //! | `[LOCAL_WINDOW, +16 MiB)` | the thread's local memory at offset `addr - LOCAL_WINDOW` (`c[0x0][0x4]`) |
 //! | `>= GLOBAL_BASE` (4 GiB) | global buffers of `Launch::global` |
 //!
