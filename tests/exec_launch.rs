@@ -355,6 +355,17 @@ fn limits_are_errors_not_aborts() {
     let l = launch(&big_local, [1; 3], [32, 1, 1], &[Arg::Int(0)]);
     assert!(matches!(exec::sim::run(&compile(&big_local), &l), Err(ExecError::MemoryLimit { .. })));
     assert!(exec::ptx::run(&parse(&big_local), &l).is_err());
+    // Recursion whose frames (registers, parameters, locals) outgrow a thread's share of
+    // the memory limit (it grew until the call-depth limit: 1024 frames of 80 KB a thread).
+    let deep = format!(
+        "{HEAD}.func f(.reg .u32 n)\n{{\n.reg .b32 %r<10000>;\n.reg .pred p;\nsetp.gt.u32 p, n, 0;\n\
+         sub.u32 %r9999, n, 1;\n@p call f, (%r9999);\nret;\n}}\n\
+         .visible .entry k(.param .u32 n)\n{{\n.reg .u32 m;\nld.param.u32 m, [n];\ncall f, (m);\nret;\n}}\n"
+    );
+    let l = Launch { memory_limit: 16 << 20, ..launch(&deep, [1; 3], [32, 1, 1], &[Arg::Int(1000)]) };
+    assert!(matches!(exec::ptx::run(&parse(&deep), &l), Err(ExecError::MemoryLimit { .. })));
+    let l = Launch { memory_limit: 16 << 20, ..launch(&deep, [1; 3], [32, 1, 1], &[Arg::Int(3)]) };
+    assert!(exec::ptx::run(&parse(&deep), &l).is_ok());
     // A grid whose threads cannot all run once within the step limit fails at once.
     let empty = format!("{HEAD}.visible .entry k()\n{{\nret;\n}}\n");
     let l = Launch { step_limit: 50_000_000, ..launch(&empty, [65535, 65535, 64], [1024, 1, 1], &[]) };

@@ -98,8 +98,8 @@ struct Cx<'m> {
     error: Option<ExecError>,
 }
 
-/// Largest `.param` or `.local` block of one frame (bytes): the per-thread local stack
-/// ([`super::memory::LOCAL_LIMIT`]).
+/// Largest `.param` or `.local` block of one frame (bytes): a thread's whole stack
+/// ([`super::memory::LOCAL_LIMIT`]); the launch's memory limit usually bounds it first.
 pub const FRAME_LIMIT: u64 = super::memory::LOCAL_LIMIT as u64;
 
 /// Most register slots of one frame (8 bytes each).

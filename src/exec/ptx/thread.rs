@@ -107,8 +107,9 @@ pub struct Env<'a> {
     pub steps: u64,
     /// The launch's dynamic shared memory in bytes (`%dynamic_smem_size`).
     pub dynamic_shared: u32,
-    /// Largest local stack of one thread in bytes (at most [`super::memory::LOCAL_LIMIT`]; less when the
-    /// launch's memory limit shared among the CTA's threads is smaller).
+    /// Largest stack of one thread in bytes: its registers, parameter buffers and local
+    /// blocks of every frame (the launch's memory limit shared among the CTA's threads, at
+    /// most [`super::memory::LOCAL_LIMIT`]).
     pub local_limit: usize,
 }
 
@@ -338,6 +339,17 @@ impl Thread {
         let f = &env.prog.funcs[callee as usize];
         if self.frames.len() >= MAX_CALL_DEPTH {
             return Err(ExecError::Unsupported(format!("call depth above {MAX_CALL_DEPTH} (calling `{}`)", f.name)));
+        }
+        // The whole stack (registers, parameter buffers, local blocks of every frame) stays
+        // within the thread's share of the memory limit.
+        let stack = self.regs.len() * 8 + self.local.len() + self.frames.iter().map(|f| f.params.len()).sum::<usize>();
+        let frame = f.nregs as usize * 8 + f.param_bytes as usize + f.local_bytes as usize;
+        if stack + frame > env.local_limit {
+            return Err(ExecError::MemoryLimit {
+                what: format!("the call stack of a thread calling `{}` (depth {})", f.name, self.frames.len()),
+                bytes: (stack + frame) as u64,
+                limit: env.local_limit as u64,
+            });
         }
         let mut params = vec![0u8; f.param_bytes as usize];
         let new_base = self.regs.len();
