@@ -45,9 +45,6 @@ pub enum VarLoc {
 pub struct ModuleLayout {
     /// `.const` variables: name → offset in bank 3.
     pub consts: HashMap<String, u32>,
-    /// Module-scope `.shared` variables, in declaration order (placed per kernel by
-    /// [`super::shared`]).
-    pub shared_order: Vec<String>,
     /// `.global` module variables.
     pub globals: HashMap<String, ScalarType>,
     /// Alignment in bytes of module variables.

@@ -71,12 +71,13 @@ pub fn lower(m: &ast::Module, opts: &Options) -> Result<(ir::Module, Vec<Diag>),
             _ => None,
         })
         .collect();
+    let index = shared::ModuleIndex::new(m);
     for item in &m.items {
         let Item::Function(f) = item else { continue };
         if f.kind != FuncKind::Entry || f.body.is_none() {
             continue;
         }
-        match lower_kernel(m, f, &funcs, &layout, opts) {
+        match lower_kernel(&index, f, &funcs, &layout, opts) {
             Ok((func, d)) => {
                 diags.extend(d);
                 out.functions.push(func);
@@ -87,8 +88,8 @@ pub fn lower(m: &ast::Module, opts: &Options) -> Result<(ir::Module, Vec<Diag>),
     if diags.iter().any(Diag::is_error) { Err(diags) } else { Ok((out, diags)) }
 }
 
-/// Places `.const` variables in bank 3 (with their initial bytes) and records `.shared`
-/// and `.global` variables.
+/// Places `.const` variables in bank 3 (with their initial bytes) and records `.global`
+/// variables (`.shared` ones are placed per kernel, [`shared`]).
 fn module_layout(
     m: &ast::Module,
     bank: &mut Vec<u8>,
@@ -123,7 +124,6 @@ fn module_layout(
                 layout.consts.insert(v.name.name.clone(), off);
                 const_vars.push((v.name.name.clone(), off, bytes.len() as u32));
             }
-            StateSpace::Shared(_) => layout.shared_order.push(v.name.name.clone()),
             StateSpace::Global => {
                 layout.globals.insert(v.name.name.clone(), v.ty);
             }
@@ -165,7 +165,7 @@ fn init_bytes(init: &Init, ty: ScalarType, out: &mut [u8], pos: &mut usize) -> R
 }
 
 fn lower_kernel(
-    m: &ast::Module,
+    index: &shared::ModuleIndex,
     k: &ast::Function,
     funcs: &HashMap<&str, &ast::Function>,
     layout: &ModuleLayout,
@@ -201,14 +201,14 @@ fn lower_kernel(
     for name in layout.globals.keys() {
         lw.vars.insert(name.clone(), VarLoc::Global);
     }
-    let shared = match shared::layout(m, k, funcs) {
+    let shared = match shared::layout(index, k) {
         Ok(s) => s,
         Err(d) => return Err(vec![d]),
     };
-    for name in &layout.shared_order {
-        // Module variables no reachable function names are not placed (never accessed).
-        let off = shared.module.get(name).copied().unwrap_or(shared::UNPLACED);
-        lw.vars.insert(name.clone(), VarLoc::Shared(off));
+    // Only the module variables a reachable function names (the others are never looked
+    // up): the cost is the kernel's, not the module's.
+    for (name, off) in &shared.module {
+        lw.vars.insert(name.clone(), VarLoc::Shared(*off));
     }
     lw.f.shared_bytes = shared.bytes;
     lw.shared = shared;

@@ -111,48 +111,69 @@ fn scan<'a>(body: &'a Block, names: &mut HashSet<&'a str>, shared: &mut Vec<&'a 
     }
 }
 
-/// Lays out the shared variables of `kernel` (module notes). `funcs` maps names to the
-/// module's function definitions. Errors: more than [`MAX_SHARED_BYTES`] of static data.
-pub fn layout(m: &Module, kernel: &Function, funcs: &HashMap<&str, &Function>) -> Result<SharedLayout, Diag> {
+/// Module-wide facts [`layout`] needs, gathered once for all kernels so that laying out
+/// one kernel costs what its reachable functions cost, not the module's size.
+pub struct ModuleIndex<'m> {
+    /// Module-scope `.shared` variables by name: (position in the module, declaration).
+    vars: HashMap<&'m str, (usize, &'m VarDecl)>,
+    /// Function definitions by name: (position in the module, definition).
+    funcs: HashMap<&'m str, (usize, &'m Function)>,
+}
+
+impl<'m> ModuleIndex<'m> {
+    /// Indexes `m`'s module-scope `.shared` variables and function definitions.
+    pub fn new(m: &'m Module) -> ModuleIndex<'m> {
+        let mut ix = ModuleIndex { vars: HashMap::new(), funcs: HashMap::new() };
+        for (k, item) in m.items.iter().enumerate() {
+            match item {
+                Item::Var(v) if matches!(v.space, StateSpace::Shared(_)) => {
+                    ix.vars.insert(&v.name.name, (k, v));
+                }
+                Item::Function(f) if f.body.is_some() => {
+                    ix.funcs.insert(&f.name.name, (k, f));
+                }
+                _ => {}
+            }
+        }
+        ix
+    }
+}
+
+/// Lays out the shared variables of `kernel` (module notes). Errors: more than
+/// [`MAX_SHARED_BYTES`] of static data.
+pub fn layout(ix: &ModuleIndex, kernel: &Function) -> Result<SharedLayout, Diag> {
     // Reachable functions and the names they use (one scan per function).
     let mut names: HashSet<&str> = HashSet::new();
-    let mut decls: HashMap<&str, Vec<&VarDecl>> = HashMap::new();
-    let mut work = vec![kernel];
+    let mut decls: Vec<(usize, Vec<&VarDecl>)> = vec![];
+    let mut own = vec![];
+    let mut work = vec![(usize::MAX, kernel)];
     let mut seen: HashSet<&str> = HashSet::from([kernel.name.name.as_str()]);
-    while let Some(f) = work.pop() {
+    while let Some((pos, f)) = work.pop() {
         let mut used = HashSet::new();
         let mut shared = vec![];
         if let Some(b) = &f.body {
             scan(b, &mut used, &mut shared);
         }
         for n in &used {
-            if let Some(g) = funcs.get(n)
+            if let Some(&(k, g)) = ix.funcs.get(n)
                 && seen.insert(g.name.name.as_str())
             {
-                work.push(g);
+                work.push((k, g));
             }
         }
         names.extend(used);
-        decls.insert(f.name.name.as_str(), shared);
-    }
-    let mut order: Vec<(Option<&VarDecl>, &VarDecl)> = vec![];
-    let own = |f: &Function| decls.get(f.name.name.as_str()).into_iter().flatten().map(|d| (Some(*d), *d));
-    order.extend(own(kernel));
-    for item in &m.items {
-        if let Item::Var(v) = item
-            && matches!(v.space, StateSpace::Shared(_))
-        {
-            order.push((None, v));
+        if std::ptr::eq(f, kernel) {
+            own = shared;
+        } else {
+            decls.push((pos, shared));
         }
     }
-    for item in &m.items {
-        if let Item::Function(f) = item
-            && f.body.is_some()
-            && !std::ptr::eq(f, kernel)
-        {
-            order.extend(own(f));
-        }
-    }
+    let mut module: Vec<(usize, &VarDecl)> = names.iter().filter_map(|n| ix.vars.get(n).copied()).collect();
+    module.sort_unstable_by_key(|(k, _)| *k);
+    decls.sort_unstable_by_key(|(k, _)| *k);
+    let mut order: Vec<(Option<&VarDecl>, &VarDecl)> = own.into_iter().map(|d| (Some(d), d)).collect();
+    order.extend(module.into_iter().map(|(_, d)| (None, d)));
+    order.extend(decls.into_iter().flat_map(|(_, ds)| ds).map(|d| (Some(d), d)));
     let mut out = SharedLayout::default();
     let mut end = 0u64;
     let mut dynamic = vec![];
