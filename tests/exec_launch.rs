@@ -385,3 +385,31 @@ fn limits_are_errors_not_aborts() {
     assert_eq!(exec::ptx::run(&parse(&spin), &l).unwrap_err(), ExecError::StepLimit(10_000));
     assert_eq!(exec::sim::run(&compile(&spin), &l).unwrap_err(), ExecError::StepLimit(10_000));
 }
+
+/// The simulator's constant bank 0 holds the dynamic shared size at `0xfc`, where ptxas
+/// 11.8 reads `%dynamic_smem_size` (`MOV R4, c[0x0][0xfc]`): the parameter read of a
+/// compiled kernel is redirected there.
+#[test]
+fn dynamic_shared_size_in_constant_bank_zero() {
+    use ptx2sass::sass::instr::SrcKind;
+    let src = format!(
+        "{HEAD}.visible .entry k(.param .u64 out, .param .u32 n)\n{{\n.reg .u64 p;\n.reg .u32 a;\n\
+         ld.param.u64 p, [out];\nld.param.u32 a, [n];\nst.global.u32 [p], a;\nret;\n}}\n"
+    );
+    let mut p = compile(&src);
+    let mut redirected = 0;
+    for s in &mut p.functions[0].code {
+        for x in &mut s.instr.srcs {
+            if let SrcKind::CBuf { bank: 0, offset, .. } = &mut x.kind
+                && *offset == 0x148
+            {
+                *offset = 0xfc;
+                redirected += 1;
+            }
+        }
+    }
+    assert_eq!(redirected, 1);
+    let l = Launch { dynamic_shared: 100, ..launch(&src, [1; 3], [1, 1, 1], &[Arg::Buf(vec![0; 4]), Arg::Int(7)]) };
+    let o = exec::sim::run(&p, &l).unwrap();
+    assert_eq!(words(args::buffer(&o.global, "arg0").unwrap()), [100]);
+}

@@ -277,7 +277,7 @@ pub fn run_report(program: &Program, launch: &Launch) -> Result<Report, ExecErro
     let mut sim = Sim {
         func,
         info: func.code.iter().map(|s| decode(&s.instr)).collect(),
-        banks: ConstBanks::new(block, grid, func.frame_bytes, &launch.params, &const_bank),
+        banks: ConstBanks::new(block, grid, func.frame_bytes, launch.dynamic_shared, &launch.params, &const_bank),
         global: launch.global.clone(),
         rng: Rng::new(launch.seed),
         garbage: Rng::new(launch.seed ^ 0x9a4b_a9e5_eed0_0f00),
