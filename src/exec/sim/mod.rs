@@ -46,7 +46,9 @@
 //!   A wait on a barrier the warp never set is allowed and reported in
 //!   [`Report::notes`].
 //! * **Initial state**: registers, shared and local memory start as garbage drawn from
-//!   the seed, so results that depend on uninitialized state differ between seeds.
+//!   the seed, so results that depend on uninitialized state differ between seeds; a CTA
+//!   finds shared and local memory as the previous CTA left them (hardware does not clear
+//!   them either).
 //! * **Limits** (`exec::check_shape`, `exec::check_memory`): the launch shape of compute
 //!   capability 5.0, 48 KiB of static plus dynamic shared memory, the step limit (a grid
 //!   whose warps cannot all issue once within it fails before running) and the memory
@@ -291,16 +293,19 @@ pub fn run_report(program: &Program, launch: &Launch) -> Result<Report, ExecErro
         mufu_seed: launch.seed,
         arrived: [0; 16],
     };
+    // One CTA's shared and local memory, garbage at the start and reused by every CTA (as
+    // on hardware, which does not clear them between CTAs): a CTA costs what it executes,
+    // not a fresh fill of up to the memory limit.
+    let mut mem = CtaMem {
+        shared: sim.garbage.bytes(shared as usize),
+        local: sim.garbage.bytes(frame * threads as usize),
+        frame,
+    };
     for z in 0..grid[2] {
         for y in 0..grid[1] {
             for x in 0..grid[0] {
                 sim.ctaid = [x, y, z];
                 sim.arrived = [0; 16];
-                let mut mem = CtaMem {
-                    shared: sim.garbage.bytes(shared as usize),
-                    local: sim.garbage.bytes(frame * threads as usize),
-                    frame,
-                };
                 sim.run_cta(block, &mut mem)?;
             }
         }
