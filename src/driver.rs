@@ -152,6 +152,7 @@ pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
     let program = Program {
         functions: irm.functions.iter().map(|f| sched::schedule(f, &opts.sched)).collect(),
         const_bank: irm.const_bank.clone(),
+        const_vars: irm.const_vars.clone(),
     };
     let text = program.to_string();
     // The printed listing read back: what the hazard checker and the estimate see.

@@ -51,9 +51,25 @@ struct RunArgs {
     #[arg(long, default_value = "32")]
     block: String,
     /// One per kernel parameter, in order: i:N, f32:X, f64:X, rand:TYPE:COUNT, zeros:BYTES,
-    /// file:PATH (buffers are passed as pointers).
+    /// file:PATH, bytes:HEX (buffers are passed as pointers, or by value to a byte-array
+    /// parameter).
     #[arg(long = "arg")]
     args: Vec<String>,
+    /// Bytes of dynamic shared memory per CTA (what `.extern .shared` arrays address).
+    #[arg(long, default_value_t = 0)]
+    dynamic_shared: u32,
+    /// Initial contents of a module variable: NAME=file:PATH or NAME=bytes:HEX (`.const`;
+    /// `.global` on the interpreter).
+    #[arg(long = "init")]
+    inits: Vec<String>,
+    /// Stop with an error after this many instructions (thread instructions on the
+    /// interpreter, warp instructions on the simulator).
+    #[arg(long, default_value_t = ptx2sass::exec::DEFAULT_STEP_LIMIT)]
+    max_steps: u64,
+    /// Memory limit in bytes: for the buffers and variable contents of all arguments
+    /// together, and for what an executor allocates per CTA.
+    #[arg(long, default_value_t = ptx2sass::exec::DEFAULT_MEMORY_LIMIT)]
+    max_memory: u64,
     /// Which executor runs the launch.
     #[arg(long, value_enum, default_value = "sim")]
     exec: Executor,
@@ -288,11 +304,26 @@ fn run(a: RunArgs) -> ExitCode {
         (Err(e), _) | (_, Err(e)) => return usage(e),
     };
     let mut rng = exec::Rng::new(a.seed);
+    let mut budget = spec::Budget::new(a.max_memory);
     let mut args = vec![];
+    let spec_error = |flag: &str, e: spec::SpecError| match e {
+        spec::SpecError::Usage(m) => usage(format!("{flag} {m}")),
+        spec::SpecError::Input(m) => {
+            eprintln!("error: {flag} {m}");
+            ExitCode::from(1)
+        }
+    };
     for s in &a.args {
-        match spec::arg(s, &mut rng) {
+        match spec::arg(s, &mut rng, &mut budget) {
             Ok(x) => args.push(x),
-            Err(e) => return usage(format!("--arg {e}")),
+            Err(e) => return spec_error("--arg", e),
+        }
+    }
+    let mut inits = vec![];
+    for s in &a.inits {
+        match spec::init(s, &mut rng, &mut budget) {
+            Ok(x) => inits.push(x),
+            Err(e) => return spec_error("--init", e),
         }
     }
     let bytes = match read_input(&a.input) {
@@ -311,13 +342,20 @@ fn run(a: RunArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let launch = match exec::ptx::args::launch(&module, &a.kernel, grid, block, &args, 50_000_000) {
-        Ok(l) => exec::Launch { seed: a.seed, ..l },
+    let launch = match exec::ptx::args::launch(&module, &a.kernel, grid, block, &args, a.max_steps) {
+        Ok(l) => exec::Launch {
+            seed: a.seed,
+            dynamic_shared: a.dynamic_shared,
+            module_init: inits,
+            memory_limit: a.max_memory,
+            ..l
+        },
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(1);
         }
     };
+    drop(args);
     let compiled = || driver::compile(&src, &driver::Options::default()).map_err(|d| file.render_all(&d));
     let result = if a.compare {
         compiled().and_then(|out| {

@@ -217,6 +217,8 @@ pub struct Module {
     pub functions: Vec<Function>,
     /// Initial contents of constant bank 3 (user `.const` data), in bytes.
     pub const_bank: Vec<u8>,
+    /// The `.const` module variables in bank 3: (name, byte offset, size in bytes).
+    pub const_vars: Vec<(String, u32, u32)>,
 }
 
 impl VRegNames for Function {

@@ -60,26 +60,12 @@ impl Lowerer<'_> {
         }
     }
 
-    /// The byte offset of a shared variable in the CTA's window, placing it on first use.
-    pub fn shared_offset(&mut self, name: &str) -> u32 {
-        let scoped = self.scoped(name);
-        let key = if self.local_shared.contains_key(&scoped) { scoped } else { name.to_string() };
-        if let Some(o) = self.shared_offsets.get(&key) {
-            return *o;
-        }
-        let (size, align) =
-            self.local_shared.get(&key).or_else(|| self.layout.shared.get(&key)).copied().unwrap_or((0, 4));
-        let off = self.f.shared_bytes.div_ceil(align.max(1)) * align.max(1);
-        self.f.shared_bytes = off + size;
-        self.shared_offsets.insert(key, off);
-        off
-    }
-
-    /// The byte offset of a variable in its space (placing shared variables on first use).
-    pub fn var_offset(&mut self, name: &str, loc: VarLoc) -> Option<u32> {
+    /// The byte offset of a variable in its space; `None` for register-held parameters,
+    /// `.global` variables and a `.shared` variable [`super::shared`] did not place.
+    pub fn var_offset(&mut self, _name: &str, loc: VarLoc) -> Option<u32> {
         match loc {
             VarLoc::KernelParam(o) | VarLoc::Local(o) | VarLoc::Const(o) => Some(o),
-            VarLoc::Shared(_) => Some(self.shared_offset(name)),
+            VarLoc::Shared(o) => (o != super::shared::UNPLACED).then_some(o),
             VarLoc::ParamSlot(_) | VarLoc::Global => None,
         }
     }
@@ -192,9 +178,9 @@ impl Lowerer<'_> {
                 self.op(Op::Iadd32i { cc: false, x: false }, Dst::reg(t, 1), vec![Src::r32(Reg::R(1)), Src::imm(o)]);
                 Src::r32(t)
             }
+            VarLoc::Shared(o) if o != super::shared::UNPLACED => self.imm_reg(o),
             VarLoc::Shared(_) => {
-                let o = self.shared_offset(name);
-                self.imm_reg(o)
+                return self.error(at, format!("internal error: shared variable `{name}` was not laid out"));
             }
             VarLoc::Const(o) => self.imm_reg(o),
             VarLoc::KernelParam(o) => self.imm_reg(o - super::PARAM_BASE),

@@ -45,10 +45,6 @@ pub enum VarLoc {
 pub struct ModuleLayout {
     /// `.const` variables: name → offset in bank 3.
     pub consts: HashMap<String, u32>,
-    /// `.shared` module variables: name → (size, alignment).
-    pub shared: HashMap<String, (u32, u32)>,
-    /// Declaration order of shared variables.
-    pub shared_order: Vec<String>,
     /// `.global` module variables.
     pub globals: HashMap<String, ScalarType>,
     /// Alignment in bytes of module variables.
@@ -79,8 +75,8 @@ pub struct Lowerer<'a> {
     pub next_slot: u32,
     /// Labels → blocks.
     pub labels: HashMap<String, BlockId>,
-    /// Shared variables placed so far: name → offset.
-    pub shared_offsets: HashMap<String, u32>,
+    /// The kernel's shared-memory layout ([`super::shared`]).
+    pub shared: super::shared::SharedLayout,
     /// Module layouts.
     pub layout: &'a ModuleLayout,
     /// Prefix for names inside an inlined callee (`""` at top level).
@@ -89,8 +85,6 @@ pub struct Lowerer<'a> {
     pub diags: Vec<Diag>,
     /// The stack pointer `R1` is needed (the function has local memory).
     pub uses_frame: bool,
-    /// `.shared` variables declared inside the function: name → (size, alignment).
-    pub local_shared: HashMap<String, (u32, u32)>,
     /// Names of the functions being inlined (outermost first), to reject recursion.
     pub inline_stack: Vec<String>,
     /// Where `ret` of each inlined callee continues.
@@ -135,12 +129,11 @@ impl<'a> Lowerer<'a> {
             param_slots: HashMap::new(),
             next_slot: 0,
             labels: HashMap::new(),
-            shared_offsets: HashMap::new(),
+            shared: Default::default(),
             layout,
             prefix: String::new(),
             diags: vec![],
             uses_frame: false,
-            local_shared: HashMap::new(),
             inline_stack: vec![],
             return_targets: vec![],
             inline_count: 0,

@@ -28,6 +28,7 @@ pub mod memopt;
 pub mod mul;
 pub mod opt;
 pub mod reconverge;
+pub mod shared;
 pub mod ssa;
 pub mod warp;
 
@@ -61,7 +62,7 @@ fn align_up(x: u32, a: u32) -> u32 {
 pub fn lower(m: &ast::Module, opts: &Options) -> Result<(ir::Module, Vec<Diag>), Vec<Diag>> {
     let mut diags = vec![];
     let mut out = ir::Module::default();
-    let layout = module_layout(m, &mut out.const_bank, &mut diags);
+    let layout = module_layout(m, &mut out.const_bank, &mut out.const_vars, &mut diags);
     let funcs: HashMap<&str, &ast::Function> = m
         .items
         .iter()
@@ -70,12 +71,13 @@ pub fn lower(m: &ast::Module, opts: &Options) -> Result<(ir::Module, Vec<Diag>),
             _ => None,
         })
         .collect();
+    let index = shared::ModuleIndex::new(m);
     for item in &m.items {
         let Item::Function(f) = item else { continue };
         if f.kind != FuncKind::Entry || f.body.is_none() {
             continue;
         }
-        match lower_kernel(f, &funcs, &layout, opts) {
+        match lower_kernel(&index, f, &funcs, &layout, opts) {
             Ok((func, d)) => {
                 diags.extend(d);
                 out.functions.push(func);
@@ -86,9 +88,14 @@ pub fn lower(m: &ast::Module, opts: &Options) -> Result<(ir::Module, Vec<Diag>),
     if diags.iter().any(Diag::is_error) { Err(diags) } else { Ok((out, diags)) }
 }
 
-/// Places `.const` variables in bank 3 (with their initial bytes) and records `.shared`
-/// and `.global` variables.
-fn module_layout(m: &ast::Module, bank: &mut Vec<u8>, diags: &mut Vec<Diag>) -> ModuleLayout {
+/// Places `.const` variables in bank 3 (with their initial bytes) and records `.global`
+/// variables (`.shared` ones are placed per kernel, [`shared`]).
+fn module_layout(
+    m: &ast::Module,
+    bank: &mut Vec<u8>,
+    const_vars: &mut Vec<(String, u32, u32)>,
+    diags: &mut Vec<Diag>,
+) -> ModuleLayout {
     let mut layout = ModuleLayout::default();
     for item in &m.items {
         let Item::Var(v) = item else { continue };
@@ -115,10 +122,7 @@ fn module_layout(m: &ast::Module, bank: &mut Vec<u8>, diags: &mut Vec<Diag>) -> 
                     );
                 }
                 layout.consts.insert(v.name.name.clone(), off);
-            }
-            StateSpace::Shared(_) => {
-                layout.shared.insert(v.name.name.clone(), (v.size() as u32, v.alignment()));
-                layout.shared_order.push(v.name.name.clone());
+                const_vars.push((v.name.name.clone(), off, bytes.len() as u32));
             }
             StateSpace::Global => {
                 layout.globals.insert(v.name.name.clone(), v.ty);
@@ -161,6 +165,7 @@ fn init_bytes(init: &Init, ty: ScalarType, out: &mut [u8], pos: &mut usize) -> R
 }
 
 fn lower_kernel(
+    index: &shared::ModuleIndex,
     k: &ast::Function,
     funcs: &HashMap<&str, &ast::Function>,
     layout: &ModuleLayout,
@@ -196,9 +201,17 @@ fn lower_kernel(
     for name in layout.globals.keys() {
         lw.vars.insert(name.clone(), VarLoc::Global);
     }
-    for name in &layout.shared_order {
-        lw.vars.insert(name.clone(), VarLoc::Shared(u32::MAX));
+    let shared = match shared::layout(index, k) {
+        Ok(s) => s,
+        Err(d) => return Err(vec![d]),
+    };
+    // Only the module variables a reachable function names (the others are never looked
+    // up): the cost is the kernel's, not the module's.
+    for (name, off) in &shared.module {
+        lw.vars.insert(name.clone(), VarLoc::Shared(*off));
     }
+    lw.f.shared_bytes = shared.bytes;
+    lw.shared = shared;
     let body = k.body.as_ref().expect("kernels have bodies");
     let _ = lw.lower_block(body, funcs);
     lw.finish_body();
@@ -287,10 +300,11 @@ impl Lowerer<'_> {
                 self.uses_frame = true;
             }
             StateSpace::Shared(_) => {
+                // One offset per declaration, shared by every inlined copy (`shared`).
                 let key = self.scoped(&d.name.name);
+                let off = self.shared.decls.get(&(d as *const ast::VarDecl)).copied().unwrap_or(shared::UNPLACED);
                 self.var_align.insert(key.clone(), d.alignment());
-                self.vars.insert(key.clone(), VarLoc::Shared(u32::MAX));
-                self.local_shared.insert(key, (d.size() as u32, d.alignment()));
+                self.vars.insert(key, VarLoc::Shared(off));
             }
             StateSpace::Param(_) => {
                 let slot = self.next_slot;

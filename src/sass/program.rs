@@ -89,6 +89,9 @@ pub struct Program {
     pub functions: Vec<SassFunction>,
     /// Initial contents of constant bank 3 (user `.const` data), in bytes.
     pub const_bank: Vec<u8>,
+    /// The `.const` module variables in bank 3: (name, byte offset, size in bytes), for a
+    /// launch that sets their contents (`ptx2sass run --init`).
+    pub const_vars: Vec<(String, u32, u32)>,
 }
 
 /// Byte address of instruction `k`: Maxwell puts one control word before every three

@@ -100,7 +100,7 @@ impl Setup {
             }
             params[o..o + size].copy_from_slice(&bytes);
         }
-        Launch { kernel: kernel.into(), grid, block, params, global: self.global, seed: 0, step_limit: 5_000_000 }
+        Launch { step_limit: 5_000_000, ..Launch::new(kernel, grid, block, params, self.global) }
     }
 }
 

@@ -2,7 +2,8 @@
 //! harness: each pointer argument gets a fresh global buffer, parameters are placed by
 //! [`param_layout`].
 //!
-//! Buffers are named `arg{k}` after the argument's index (`arg{k}.{j}` for the rows of a
+//! A buffer given to a byte-array parameter (`.param .align N .b8 s[K]`) is passed by
+//! value. Buffers are named `arg{k}` after the argument's index (`arg{k}.{j}` for the rows of a
 //! [`Arg::Table`]) and placed from [`GLOBAL_BASE`] upward, each at the next multiple of
 //! [`BUFFER_SPACING`] after the previous one, so that an access just past a buffer's end
 //! is out of bounds rather than inside the next buffer.
@@ -24,7 +25,8 @@ pub enum Arg {
     F32(f32),
     /// An `.f64` value.
     F64(f64),
-    /// Raw bytes (a byte-array parameter); truncated or zero-padded to its size.
+    /// Raw bytes of the parameter (a structure passed by value, or any scalar's bytes);
+    /// zero-padded to its size, an error when longer.
     Bytes(Vec<u8>),
 }
 
@@ -49,7 +51,7 @@ pub fn launch(
             _ => None,
         })
         .ok_or_else(|| ExecError::Launch(format!("no kernel named `{kernel}`")))?;
-    let (slots, total) = param_layout(&f.params);
+    let (slots, total) = param_layout(&f.params)?;
     if slots.len() != args.len() {
         return Err(ExecError::Launch(format!("`{kernel}` takes {} arguments, not {}", slots.len(), args.len())));
     }
@@ -62,8 +64,11 @@ pub fn launch(
         global.alloc(&name, at, bytes)?;
         Ok(at.to_le_bytes())
     };
-    for (k, (slot, arg)) in slots.iter().zip(args).enumerate() {
+    for (k, ((slot, arg), decl)) in slots.iter().zip(args).zip(&f.params).enumerate() {
         let bytes: Vec<u8> = match arg {
+            // A byte-array parameter is a structure passed by value (PTX ISA 5.1.6.1): it
+            // receives a buffer's bytes, not a pointer to them.
+            Arg::Buf(b) if decl.array.is_some() => b.clone(),
             Arg::Buf(b) => alloc(format!("arg{k}"), b.clone())?.to_vec(),
             Arg::Table(rows) => {
                 let mut ptrs = vec![];
@@ -77,11 +82,20 @@ pub fn launch(
             Arg::F64(v) => v.to_le_bytes().to_vec(),
             Arg::Bytes(b) => b.clone(),
         };
+        let by_value = matches!(arg, Arg::Bytes(_)) || (decl.array.is_some() && matches!(arg, Arg::Buf(_)));
+        if by_value && bytes.len() > slot.size as usize {
+            return Err(ExecError::Launch(format!(
+                "argument {k}: {} bytes for parameter `{}` of {} bytes",
+                bytes.len(),
+                slot.name,
+                slot.size
+            )));
+        }
         let (o, n) = (slot.offset as usize, slot.size as usize);
         let m = n.min(bytes.len());
         params[o..o + m].copy_from_slice(&bytes[..m]);
     }
-    Ok(Launch { kernel: kernel.into(), grid, block, params, global, seed: 0, step_limit })
+    Ok(Launch { step_limit, ..Launch::new(kernel, grid, block, params, global) })
 }
 
 /// The bytes of the allocation `name` of `memory`, if any.

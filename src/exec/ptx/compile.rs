@@ -36,6 +36,8 @@ enum Sym {
     Shared(u32),
     /// A `.const` variable at this constant-bank address.
     Const(u32),
+    /// A `.global` variable at this global address.
+    Global(u64),
     /// Something not modelled.
     Unsupported(String),
 }
@@ -54,20 +56,33 @@ pub fn compile(module: &Module, kernel: &str) -> Result<Program, ExecError> {
         .get(kernel)
         .filter(|f| f.kind == FuncKind::Entry && f.body.is_some())
         .ok_or_else(|| ExecError::Launch(format!("no kernel (.entry with a body) named `{kernel}`")))?;
+    let kernel_param_bytes = param_layout(&k.params)?.1;
     let layout = layout(module)?;
-    let mut cx =
-        Cx { layout: &layout, functions: &functions, insts: vec![], funcs: vec![], ids: HashMap::new(), work: vec![] };
+    let mut cx = Cx {
+        layout: &layout,
+        functions: &functions,
+        insts: vec![],
+        funcs: vec![],
+        ids: HashMap::new(),
+        work: vec![],
+        error: None,
+    };
     cx.func_id(k);
     while let Some((id, f)) = cx.work.pop() {
         let info = FnCx::new(&mut cx).compile(f);
         cx.funcs[id as usize] = info;
     }
-    let kernel_param_bytes = param_layout(&k.params).1;
+    if let Some(e) = cx.error {
+        return Err(e);
+    }
     Ok(Program {
         insts: cx.insts,
         funcs: cx.funcs,
         shared_bytes: layout.shared_bytes,
+        dynamic_base: layout.dynamic_base,
         consts: layout.consts.clone(),
+        globals: layout.globals.clone(),
+        vars: layout.vars.clone(),
         kernel_param_bytes,
     })
 }
@@ -79,7 +94,16 @@ struct Cx<'m> {
     funcs: Vec<FuncInfo>,
     ids: HashMap<String, u32>,
     work: Vec<(u32, &'m Function)>,
+    /// The first frame or register file beyond the interpreter's limits.
+    error: Option<ExecError>,
 }
+
+/// Largest `.param` or `.local` block of one frame (bytes): a thread's whole stack
+/// ([`super::memory::LOCAL_LIMIT`]); the launch's memory limit usually bounds it first.
+pub const FRAME_LIMIT: u64 = super::memory::LOCAL_LIMIT as u64;
+
+/// Most register slots of one frame (8 bytes each).
+pub const MAX_REG_SLOTS: u64 = 1 << 20;
 
 impl<'m> Cx<'m> {
     fn func_id(&mut self, f: &'m Function) -> u32 {
@@ -103,44 +127,9 @@ impl<'m> Cx<'m> {
     }
 }
 
-/// The special register `name` with component `comp`.
-fn special(name: &str, comp: Option<char>) -> Option<Special> {
-    let c = match comp {
-        Some('x') | None => 0,
-        Some('y') => 1,
-        Some('z') => 2,
-        Some(_) => return None,
-    };
-    Some(match name {
-        "%tid" => Special::Tid(c),
-        "%ntid" => Special::Ntid(c),
-        "%ctaid" => Special::Ctaid(c),
-        "%nctaid" => Special::Nctaid(c),
-        "%laneid" => Special::Laneid,
-        "%warpid" => Special::Warpid,
-        "%nwarpid" => Special::Nwarpid,
-        "%smid" => Special::Smid,
-        "%nsmid" => Special::Nsmid,
-        "%gridid" => Special::Gridid,
-        "%lanemask_eq" => Special::LanemaskEq,
-        "%lanemask_le" => Special::LanemaskLe,
-        "%lanemask_lt" => Special::LanemaskLt,
-        "%lanemask_ge" => Special::LanemaskGe,
-        "%lanemask_gt" => Special::LanemaskGt,
-        "%clock" | "%clock_hi" | "%clock64" | "%globaltimer" | "%globaltimer_lo" | "%globaltimer_hi" => Special::Clock,
-        "%total_smem_size" => Special::TotalSmemSize,
-        "%dynamic_smem_size" => Special::DynamicSmemSize,
-        _ => return None,
-    })
-}
-
 /// Register slots of one element of type `ty`: two for `.b128`, else one.
 fn slots(ty: ScalarType) -> u32 {
     if ty.bits() > 64 { 2 } else { 1 }
-}
-
-fn align_up(x: u32, a: u32) -> u32 {
-    x.div_ceil(a.max(1)) * a.max(1)
 }
 
 /// The interpreter's space for a PTX state space of a memory instruction.
@@ -189,7 +178,13 @@ impl<'c, 'm> FnCx<'c, 'm> {
         let entry = self.cx.insts.len() as u32;
         let (mut params, mut rets) = (vec![], vec![]);
         if f.kind == FuncKind::Entry {
-            let (slots, total) = param_layout(&f.params);
+            let (slots, total) = match param_layout(&f.params) {
+                Ok(l) => l,
+                Err(e) => {
+                    self.fail(e);
+                    (vec![], 0)
+                }
+            };
             for s in slots {
                 self.scopes[0].insert(s.name, Sym::Param(s.offset));
             }
@@ -226,21 +221,47 @@ impl<'c, 'm> FnCx<'c, 'm> {
 
     fn declare_param(&mut self, p: &ParamDecl) -> ParamLoc {
         if p.space == StateSpace::Reg {
-            let slot = self.alloc(slots(p.ty));
+            let slot = self.alloc(slots(p.ty) as u64);
             self.scopes[0].insert(p.name.name.clone(), Sym::Reg(slot, p.ty, 1));
             ParamLoc::Reg(Dst { slot, bits: p.ty.bits() })
         } else {
-            let off = align_up(self.param_off, p.alignment());
-            self.param_off = off + p.size();
+            let size = p.ty.bytes().max(1) as u64 * p.array.unwrap_or(1) as u64;
+            let off = self.grow_param(p.alignment(), size, &p.name.name);
             self.scopes[0].insert(p.name.name.clone(), Sym::Param(off));
-            ParamLoc::Param(off, p.size())
+            ParamLoc::Param(off, size.min(FRAME_LIMIT) as u32)
         }
     }
 
-    fn alloc(&mut self, n: u32) -> Slot {
+    fn alloc(&mut self, n: u64) -> Slot {
         let s = self.nregs;
-        self.nregs += n;
+        match (self.nregs as u64).checked_add(n).filter(|&e| e <= MAX_REG_SLOTS) {
+            Some(e) => self.nregs = e as u32,
+            None => self.fail(ExecError::Unsupported(format!("more than {MAX_REG_SLOTS} registers in one function"))),
+        }
         s
+    }
+
+    fn fail(&mut self, e: ExecError) {
+        self.cx.error.get_or_insert(e);
+    }
+
+    /// `off` aligned to `align`, plus `size`, within [`FRAME_LIMIT`] (else an error is
+    /// recorded and the block left as it was). Returns the start.
+    fn grow(&mut self, off: u32, align: u32, size: u64, what: &str) -> (u32, u32) {
+        let a = (off as u64).div_ceil(align.max(1) as u64) * align.max(1) as u64;
+        match a.checked_add(size).filter(|&e| e <= FRAME_LIMIT) {
+            Some(end) => (a as u32, end as u32),
+            None => {
+                self.fail(ExecError::Unsupported(format!("{what}: more than {FRAME_LIMIT} bytes in one frame")));
+                (off, off)
+            }
+        }
+    }
+
+    fn grow_param(&mut self, align: u32, size: u64, name: &str) -> u32 {
+        let (a, end) = self.grow(self.param_off, align, size, &format!(".param `{name}`"));
+        self.param_off = end;
+        a
     }
 
     fn push(&mut self, guard: Option<(Slot, bool)>, op: Op, text: String) {
@@ -267,18 +288,15 @@ impl<'c, 'm> FnCx<'c, 'm> {
         let vec = d.vec.unwrap_or(1);
         let sym = match d.space {
             StateSpace::Reg => match d.range {
-                Some(n) => Sym::Range(self.alloc(n * vec * slots(d.ty)), n, d.ty, vec),
-                None => Sym::Reg(self.alloc(vec * slots(d.ty)), d.ty, vec),
+                Some(n) => Sym::Range(self.alloc(n as u64 * vec as u64 * slots(d.ty) as u64), n, d.ty, vec),
+                None => Sym::Reg(self.alloc(vec as u64 * slots(d.ty) as u64), d.ty, vec),
             },
-            StateSpace::Param(_) => {
-                let off = align_up(self.param_off, d.alignment());
-                self.param_off = off + d.size() as u32;
-                Sym::Param(off)
-            }
+            StateSpace::Param(_) => Sym::Param(self.grow_param(d.alignment(), d.size(), &d.name.name)),
             StateSpace::Local => {
-                let off = align_up(self.local_off, d.alignment());
-                self.local_off = off + d.size() as u32;
-                self.local_align = self.local_align.max(d.alignment());
+                let what = format!(".local `{}`", d.name.name);
+                let (off, end) = self.grow(self.local_off, d.alignment(), d.size(), &what);
+                self.local_off = end;
+                self.local_align = self.local_align.max(d.alignment().min(FRAME_LIMIT as u32));
                 Sym::Local(off)
             }
             StateSpace::Shared(_) => match self.cx.layout.fn_shared.get(&(d as *const VarDecl)) {
@@ -308,6 +326,7 @@ impl<'c, 'm> FnCx<'c, 'm> {
         match self.cx.layout.syms.get(name) {
             Some(ModSym::Shared(a)) => Some(Sym::Shared(*a)),
             Some(ModSym::Const(a)) => Some(Sym::Const(*a)),
+            Some(ModSym::Global(a)) => Some(Sym::Global(*a)),
             Some(ModSym::Unsupported(why)) => Some(Sym::Unsupported(why.clone())),
             None => None,
         }
@@ -344,6 +363,7 @@ impl<'c, 'm> FnCx<'c, 'm> {
             Some(Sym::Local(off)) => Some((Src::LocalAddr(off), Space::Local)),
             Some(Sym::Shared(a)) => Some((Src::Imm(a as u64), Space::Shared)),
             Some(Sym::Const(a)) => Some((Src::Imm(a as u64), Space::Const)),
+            Some(Sym::Global(a)) => Some((Src::Imm(a), Space::Global)),
             Some(Sym::Unsupported(why)) => return Err(why),
             _ => None,
         })
@@ -357,7 +377,7 @@ impl<'c, 'm> FnCx<'c, 'm> {
                 if let Some(d) = self.reg(name, *component)? {
                     return Ok(if *negated { Src::RegNot(d.slot) } else { Src::Reg(d.slot) });
                 }
-                if let Some(s) = special(&name.name, *component) {
+                if let Some(s) = Special::from_name(&name.name, *component) {
                     return Ok(Src::Special(s));
                 }
                 if let Some((s, _)) = self.var_addr(&name.name)? {

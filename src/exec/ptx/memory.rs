@@ -30,8 +30,9 @@ pub const LOCAL_WINDOW: u64 = 0x2000_0000;
 pub const CONST_WINDOW: u64 = 0x3000_0000;
 /// Size of each window in bytes.
 pub const WINDOW_SIZE: u64 = 0x1000_0000;
-/// Largest thread local stack in bytes (deeper calls are out of bounds).
-pub const LOCAL_LIMIT: usize = 1 << 20;
+/// Largest thread stack in bytes (the generic local window): deeper calls fail. The
+/// launch's memory limit, shared among a CTA's threads, usually bounds it first.
+pub const LOCAL_LIMIT: usize = WINDOW_SIZE as usize;
 
 /// The window base of a space (`None` for global, param and generic).
 pub fn window(space: Space) -> Option<u64> {

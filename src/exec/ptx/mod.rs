@@ -4,7 +4,10 @@
 //! Execution model (PTX ISA 2 "Programming Model", 3 "PTX Machine Model"):
 //! * The grid's CTAs run one after another, in linear `%ctaid` order (x fastest).
 //! * A CTA's threads have linear ids `x + y*ntid.x + z*ntid.x*ntid.y`; warps are 32
-//!   consecutive ids. The CTA's warps run round-robin, one warp instruction per turn.
+//!   consecutive ids. Each warp runs until none of its threads can (all wait at a barrier
+//!   or have exited), lowest warp first, as the simulator's warps do (PTX leaves the
+//!   interleaving of warps unspecified; sharing it keeps atomics of different warps in one
+//!   order in both executors).
 //! * Within a warp, each thread has its own program counter; a warp instruction executes
 //!   the instruction at the smallest program counter among its runnable threads, for every
 //!   runnable thread at that counter. Converged threads thus run in lockstep, diverged ones
@@ -14,14 +17,15 @@
 //!   arrives without waiting. Arrivals are counted per thread. `bar.red.popc/.and/.or`
 //!   waits like `bar.sync` and, at the release, gives each of its threads the count of
 //!   true predicates (or their AND / OR) over the threads that arrived with `bar.red`.
-//!   When no thread of a CTA can
-//!   run but some have not exited, the launch fails with [`ExecError::Deadlock`].
+//!   Barriers are released once no warp can run; when none can be released and some
+//!   threads have not exited, the launch fails with [`ExecError::Deadlock`].
 //! * `membar`/`fence` have no effect: every access is immediately visible to all threads.
 //! * Warp-collective instructions (`shfl`, `vote`, `activemask`, see [`warp`]) execute once
 //!   for all lanes of the warp at their program counter.
 //! * `atom`/`red` are trivially atomic: one thread instruction runs at a time; the lanes of
-//!   one warp's atomic run in an order drawn from [`Launch::seed`], so order-dependent
-//!   results (old values of contended atomics) vary with the seed, like the simulator's.
+//!   one warp's atomic run in the order [`crate::exec::rng::atomic_lane_order`] draws from
+//!   [`Launch::seed`], the simulator's order, so order-dependent results (old values of
+//!   contended atomics) vary with the seed and agree between the executors.
 //!
 //! State spaces and generic addressing are described in [`memory`]; register values in
 //! [`value`]; float rounding in [`float`] and [`fp`]. Registers never written read as 0,
@@ -33,9 +37,11 @@
 //! `div.full`) have no exact PTX definition: they return the best-rounded value of the
 //! exact function (see [`fp`]); compare them with a tolerance.
 //!
-//! Not modelled (an error when executed, or for variables when named): `.global` module
-//! variables, dynamic shared memory (an `.extern .shared` array has size 0: every access is
-//! out of bounds), `.shared::cluster`, `.f16`/`.bf16` and packed-half arithmetic (only
+//! Module `.global` variables live in global memory and `.extern .shared` arrays address
+//! the launch's [`Launch::dynamic_shared`] bytes ([`layout`]).
+//!
+//! Not modelled (an error when executed, or for variables when named):
+//! `.shared::cluster`, `.f16`/`.bf16` and packed-half arithmetic (only
 //! `cvt` to and from them is modelled), texture/surface instructions,
 //! `match`/`redux`/`elect`, vector atomics, indirect calls and branches, `mov` of a
 //! function address, and the `.b128` arguments of a `call` passed in registers.
@@ -69,18 +75,15 @@ use thread::{Env, Event, Frame, State, Thread};
 /// Returns global memory after the launch and the number of thread instructions executed
 /// (guarded-off instructions included).
 pub fn run(module: &Module, launch: &Launch) -> Result<Outcome, ExecError> {
-    let [bx, by, bz] = launch.block;
-    let threads = bx as u64 * by as u64 * bz as u64;
-    if launch.grid.contains(&0) || launch.block.contains(&0) || threads > 1024 {
-        return Err(ExecError::Launch(format!(
-            "grid {:?} and block {:?}: each dimension must be at least 1, a block at most 1024 threads",
-            launch.grid, launch.block
-        )));
-    }
-    let prog = compile::compile(module, &launch.kernel)?;
-    if prog.funcs[0].local_bytes as usize > memory::LOCAL_LIMIT {
-        return Err(ExecError::Unsupported(format!("more than {} bytes of .local variables", memory::LOCAL_LIMIT)));
-    }
+    let threads = launch.threads();
+    // Static shared data is the interpreter's own layout (module-wide); only the dynamic
+    // part is a launch parameter checked against the hardware limit.
+    crate::exec::check_shape(launch, 0, threads)?;
+    let mut prog = compile::compile(module, &launch.kernel)?;
+    let k = &prog.funcs[0];
+    let shared = prog.dynamic_base as u64 + launch.dynamic_shared as u64;
+    let per_thread = k.nregs as u64 * 8 + k.local_bytes as u64 + k.param_bytes as u64;
+    crate::exec::check_memory(launch, "one CTA's shared, register and local memory", shared + threads * per_thread)?;
     if launch.params.len() != prog.kernel_param_bytes as usize {
         return Err(ExecError::Launch(format!(
             "`{}` takes {} parameter bytes, the launch gives {}",
@@ -89,8 +92,10 @@ pub fn run(module: &Module, launch: &Launch) -> Result<Outcome, ExecError> {
             launch.params.len()
         )));
     }
-    let mut run =
-        Run { prog: &prog, launch, global: launch.global.clone(), steps: 0, rng: crate::exec::Rng::new(launch.seed) };
+    let mut global = launch.global.clone();
+    init_module(&mut prog, &mut global, launch)?;
+    let local_limit = memory::LOCAL_LIMIT.min((launch.memory_limit / threads.max(1)) as usize);
+    let mut run = Run { prog: &prog, launch, global, steps: 0, local_limit };
     let [gx, gy, gz] = launch.grid;
     for z in 0..gz {
         for y in 0..gy {
@@ -100,6 +105,36 @@ pub fn run(module: &Module, launch: &Launch) -> Result<Outcome, ExecError> {
         }
     }
     Ok(Outcome { global: run.global, steps: run.steps })
+}
+
+/// Places module `.global` variables in `global` and applies
+/// [`Launch::module_init`] to them and to `.const` variables.
+fn init_module(prog: &mut Program, global: &mut Memory, launch: &Launch) -> Result<(), ExecError> {
+    let mut globals = std::mem::take(&mut prog.globals);
+    for (name, bytes) in &launch.module_init {
+        let v = prog.vars.get(name).ok_or_else(|| {
+            ExecError::Launch(format!("--init {name}: the module has no .const or .global variable `{name}`"))
+        })?;
+        if bytes.len() as u64 > v.size {
+            return Err(ExecError::Launch(format!(
+                "--init {name}: {} bytes for a variable of {} bytes",
+                bytes.len(),
+                v.size
+            )));
+        }
+        let image = match v.space {
+            program::Space::Const => &mut prog.consts[v.addr as usize..],
+            _ => match globals.iter_mut().find(|(_, a, _)| *a == v.addr) {
+                Some((_, _, b)) => &mut b[..],
+                None => return Err(ExecError::Launch(format!("--init {name}: variable not placed"))),
+            },
+        };
+        image[..bytes.len()].copy_from_slice(bytes);
+    }
+    for (name, addr, bytes) in globals {
+        global.alloc(&name, addr, bytes)?;
+    }
+    Ok(())
 }
 
 /// One barrier's arrivals in the current phase.
@@ -120,8 +155,8 @@ struct Run<'a> {
     launch: &'a Launch,
     global: Memory,
     steps: u64,
-    /// Orders the lanes of each `atom`/`red` warp instruction (from [`Launch::seed`]).
-    rng: crate::exec::Rng,
+    /// [`thread::Env::local_limit`].
+    local_limit: usize,
 }
 
 struct Cta {
@@ -132,10 +167,11 @@ struct Cta {
 }
 
 impl Cta {
-    /// Releases barrier `id` if enough threads have arrived.
-    fn check(&mut self, id: usize) {
+    /// Releases barrier `id` if enough threads have arrived; returns whether it did.
+    fn check(&mut self, id: usize) -> bool {
         let b = self.barriers[id];
-        if b.arrived > 0 && b.arrived >= b.expected.unwrap_or(self.live) {
+        let release = b.arrived > 0 && b.arrived >= b.expected.unwrap_or(self.live);
+        if release {
             for t in &mut self.threads {
                 if t.state == State::Waiting(id as u32) {
                     t.state = State::Ready;
@@ -151,6 +187,7 @@ impl Cta {
             }
             self.barriers[id] = Barrier::default();
         }
+        release
     }
 }
 
@@ -186,7 +223,7 @@ impl Run<'_> {
             .collect();
         Cta {
             threads,
-            shared: vec![0; self.prog.shared_bytes as usize],
+            shared: vec![0; self.prog.dynamic_base as usize + self.launch.dynamic_shared as usize],
             barriers: [Barrier::default(); BARRIERS],
             live: n,
         }
@@ -195,51 +232,40 @@ impl Run<'_> {
     /// Runs one CTA to completion.
     fn cta(&mut self, ctaid: [u32; 3]) -> Result<(), ExecError> {
         let mut cta = self.new_cta();
-        let mut env = Env { prog: self.prog, ctaid, ntid: self.launch.block, nctaid: self.launch.grid, steps: 0 };
+        let mut env = Env {
+            prog: self.prog,
+            ctaid,
+            ntid: self.launch.block,
+            nctaid: self.launch.grid,
+            steps: 0,
+            dynamic_shared: self.launch.dynamic_shared,
+            local_limit: self.local_limit,
+        };
         let n = cta.threads.len();
         let warps = n.div_ceil(32);
         loop {
+            // Each warp runs until none of its threads can (all wait at a barrier or have
+            // exited), lowest warp first, as the simulator's warps do; barriers are released
+            // once no warp can run. PTX leaves the interleaving of warps unspecified, and this
+            // one makes atomics of different warps apply in the simulator's order.
             let mut progress = false;
             for w in 0..warps {
                 let lanes = w * 32..n.min(w * 32 + 32);
-                let pc = cta.threads[lanes.clone()].iter().filter(|t| t.state == State::Ready).map(|t| t.pc).min();
-                let Some(pc) = pc else { continue };
-                progress = true;
-                let inst = &self.prog.insts[pc as usize];
-                if let program::Op::Warp(w) = &inst.op {
-                    let at: Vec<usize> =
-                        lanes.filter(|&l| cta.threads[l].state == State::Ready && cta.threads[l].pc == pc).collect();
-                    self.steps += at.len() as u64;
-                    if self.steps > self.launch.step_limit {
-                        return Err(ExecError::StepLimit(self.launch.step_limit));
-                    }
-                    env.steps = self.steps;
-                    warp::exec(w, inst.guard, &mut cta.threads, &at, &env)?;
-                    continue;
-                }
-                // The lanes of an atomic run one after another in a seed-drawn order (the
-                // hardware order is unspecified); all other instructions in lane order.
-                let mut order: Vec<usize> = lanes.collect();
-                if matches!(inst.op, program::Op::Atom { .. }) {
-                    for k in (1..order.len()).rev() {
-                        let j = self.rng.range(0, k as u64) as usize;
-                        order.swap(k, j);
-                    }
-                }
-                for l in order {
-                    if cta.threads[l].state != State::Ready || cta.threads[l].pc != pc {
-                        continue;
-                    }
-                    self.steps += 1;
-                    if self.steps > self.launch.step_limit {
-                        return Err(ExecError::StepLimit(self.launch.step_limit));
-                    }
-                    env.steps = self.steps;
-                    let ev = cta.threads[l].step(&env, &mut self.global, &mut cta.shared)?;
-                    self.event(&mut cta, l, ev)?;
+                while let Some(pc) =
+                    cta.threads[lanes.clone()].iter().filter(|t| t.state == State::Ready).map(|t| t.pc).min()
+                {
+                    progress = true;
+                    self.warp_instr(&mut cta, &mut env, w, lanes.clone(), pc)?;
                 }
             }
             if !progress {
+                let mut released = false;
+                for id in 0..BARRIERS {
+                    released |= cta.check(id);
+                }
+                if released {
+                    continue;
+                }
                 if cta.live == 0 {
                     return Ok(());
                 }
@@ -248,17 +274,57 @@ impl Run<'_> {
         }
     }
 
+    /// Executes the instruction at `pc` for the ready threads of warp `w` (`lanes`).
+    fn warp_instr(
+        &mut self,
+        cta: &mut Cta,
+        env: &mut Env,
+        w: usize,
+        lanes: std::ops::Range<usize>,
+        pc: u32,
+    ) -> Result<(), ExecError> {
+        let inst = &self.prog.insts[pc as usize];
+        if let program::Op::Warp(op) = &inst.op {
+            let at: Vec<usize> =
+                lanes.filter(|&l| cta.threads[l].state == State::Ready && cta.threads[l].pc == pc).collect();
+            self.steps += at.len() as u64;
+            if self.steps > self.launch.step_limit {
+                return Err(ExecError::StepLimit(self.launch.step_limit));
+            }
+            env.steps = self.steps;
+            return warp::exec(op, inst.guard, &mut cta.threads, &at, env);
+        }
+        // The lanes of an atomic run one after another in the order both executors draw
+        // from the seed (`exec::rng::atomic_lane_order`); all other instructions in lane
+        // order.
+        let mut order: Vec<usize> = lanes.collect();
+        if matches!(inst.op, program::Op::Atom { .. }) {
+            let ([gx, gy, _], c) = (self.launch.grid, env.ctaid);
+            let cta_index = c[0] as u64 + gx as u64 * (c[1] as u64 + gy as u64 * c[2] as u64);
+            let prio = crate::exec::rng::atomic_lane_order(self.launch.seed, cta_index, w as u64);
+            order = prio.iter().map(|&l| w * 32 + l as usize).filter(|l| order.contains(l)).collect();
+        }
+        for l in order {
+            if cta.threads[l].state != State::Ready || cta.threads[l].pc != pc {
+                continue;
+            }
+            self.steps += 1;
+            if self.steps > self.launch.step_limit {
+                return Err(ExecError::StepLimit(self.launch.step_limit));
+            }
+            env.steps = self.steps;
+            let ev = cta.threads[l].step(env, &mut self.global, &mut cta.shared)?;
+            self.event(cta, l, ev)?;
+        }
+        Ok(())
+    }
+
     fn event(&self, cta: &mut Cta, l: usize, ev: Event) -> Result<(), ExecError> {
         match ev {
             Event::None => {}
             Event::Exit => {
                 cta.threads[l].state = State::Exited;
                 cta.live -= 1;
-                for id in 0..BARRIERS {
-                    if cta.barriers[id].expected.is_none() {
-                        cta.check(id);
-                    }
-                }
             }
             Event::Barrier { id, count, wait, vote } => {
                 if id as usize >= BARRIERS {
@@ -276,7 +342,6 @@ impl Run<'_> {
                 if wait {
                     cta.threads[l].state = State::Waiting(id);
                 }
-                cta.check(id as usize);
             }
         }
         Ok(())

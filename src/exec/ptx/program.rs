@@ -494,6 +494,41 @@ pub struct FuncInfo {
     pub local_align: u32,
 }
 
+impl Special {
+    /// The special register `name` with component `comp` (PTX ISA 10 "Special Registers").
+    pub fn from_name(name: &str, comp: Option<char>) -> Option<Special> {
+        let c = match comp {
+            Some('x') | None => 0,
+            Some('y') => 1,
+            Some('z') => 2,
+            Some(_) => return None,
+        };
+        Some(match name {
+            "%tid" => Special::Tid(c),
+            "%ntid" => Special::Ntid(c),
+            "%ctaid" => Special::Ctaid(c),
+            "%nctaid" => Special::Nctaid(c),
+            "%laneid" => Special::Laneid,
+            "%warpid" => Special::Warpid,
+            "%nwarpid" => Special::Nwarpid,
+            "%smid" => Special::Smid,
+            "%nsmid" => Special::Nsmid,
+            "%gridid" => Special::Gridid,
+            "%lanemask_eq" => Special::LanemaskEq,
+            "%lanemask_le" => Special::LanemaskLe,
+            "%lanemask_lt" => Special::LanemaskLt,
+            "%lanemask_ge" => Special::LanemaskGe,
+            "%lanemask_gt" => Special::LanemaskGt,
+            "%clock" | "%clock_hi" | "%clock64" | "%globaltimer" | "%globaltimer_lo" | "%globaltimer_hi" => {
+                Special::Clock
+            }
+            "%total_smem_size" => Special::TotalSmemSize,
+            "%dynamic_smem_size" => Special::DynamicSmemSize,
+            _ => return None,
+        })
+    }
+}
+
 /// A compiled module, ready to run one kernel.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Program {
@@ -501,10 +536,17 @@ pub struct Program {
     pub insts: Vec<Inst>,
     /// Compiled functions; index 0 is the kernel.
     pub funcs: Vec<FuncInfo>,
-    /// Bytes of shared memory per CTA (module- and function-scope `.shared` variables).
+    /// Bytes of static shared memory per CTA (module- and function-scope `.shared`
+    /// variables).
     pub shared_bytes: u32,
+    /// Shared address of dynamic shared memory (every `.extern .shared` array).
+    pub dynamic_base: u32,
     /// The `.const` bank: every module `.const` variable with its initializer.
     pub consts: Vec<u8>,
+    /// Module `.global` variables: (allocation name, address, initial bytes).
+    pub globals: Vec<(String, u64, Vec<u8>)>,
+    /// `.const` and `.global` module variables by name.
+    pub vars: std::collections::HashMap<String, super::layout::ModVar>,
     /// Size of the kernel's parameter space (`param_layout`).
     pub kernel_param_bytes: u32,
 }

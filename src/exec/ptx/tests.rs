@@ -19,7 +19,7 @@ fn launch(n: u32, grid: [u32; 3], block: [u32; 3]) -> Launch {
     global.alloc("buf", GLOBAL_BASE, vec![0; 4]).unwrap();
     let mut params = GLOBAL_BASE.to_le_bytes().to_vec();
     params.extend(n.to_le_bytes());
-    Launch { kernel: "k".into(), grid, block, params, global, seed: 0, step_limit: 1000 }
+    Launch { step_limit: 1000, ..Launch::new("k", grid, block, params, global) }
 }
 
 #[test]

@@ -6,7 +6,7 @@
 
 use super::eval::{atom_value, combine, eval};
 use super::fp;
-use super::memory::{LOCAL_LIMIT, Spaces, from_generic, resolve, to_generic};
+use super::memory::{Spaces, from_generic, resolve, to_generic};
 use super::program::*;
 use super::value::{extend, from_le, mask, to_le};
 use crate::exec::{ExecError, Memory};
@@ -105,6 +105,12 @@ pub struct Env<'a> {
     pub nctaid: [u32; 3],
     /// Instructions executed so far (`%clock`).
     pub steps: u64,
+    /// The launch's dynamic shared memory in bytes (`%dynamic_smem_size`).
+    pub dynamic_shared: u32,
+    /// Largest stack of one thread in bytes: its registers, parameter buffers and local
+    /// blocks of every frame (the launch's memory limit shared among the CTA's threads, at
+    /// most [`super::memory::LOCAL_LIMIT`]).
+    pub local_limit: usize,
 }
 
 /// The mask of the low `bits` bits of a `u128`.
@@ -138,8 +144,8 @@ impl Thread {
                     Special::LanemaskGe => !((1u64 << lane) - 1) & 0xffff_ffff,
                     Special::LanemaskGt => !((2u64 << lane) - 1) & 0xffff_ffff,
                     Special::Clock => env.steps,
-                    Special::TotalSmemSize => env.prog.shared_bytes as u64,
-                    Special::DynamicSmemSize => 0,
+                    Special::TotalSmemSize => env.prog.dynamic_base as u64 + env.dynamic_shared as u64,
+                    Special::DynamicSmemSize => env.dynamic_shared as u64,
                 }
             }
         }
@@ -334,6 +340,17 @@ impl Thread {
         if self.frames.len() >= MAX_CALL_DEPTH {
             return Err(ExecError::Unsupported(format!("call depth above {MAX_CALL_DEPTH} (calling `{}`)", f.name)));
         }
+        // The whole stack (registers, parameter buffers, local blocks of every frame) stays
+        // within the thread's share of the memory limit.
+        let stack = self.regs.len() * 8 + self.local.len() + self.frames.iter().map(|f| f.params.len()).sum::<usize>();
+        let frame = f.nregs as usize * 8 + f.param_bytes as usize + f.local_bytes as usize;
+        if stack + frame > env.local_limit {
+            return Err(ExecError::MemoryLimit {
+                what: format!("the call stack of a thread calling `{}` (depth {})", f.name, self.frames.len()),
+                bytes: (stack + frame) as u64,
+                limit: env.local_limit as u64,
+            });
+        }
         let mut params = vec![0u8; f.param_bytes as usize];
         let new_base = self.regs.len();
         self.regs.resize(new_base + f.nregs as usize, 0);
@@ -367,7 +384,7 @@ impl Thread {
         let top = self.local.len();
         let align = f.local_align.max(1) as usize;
         let lb = top.div_ceil(align) * align;
-        if lb + f.local_bytes as usize > LOCAL_LIMIT {
+        if lb + f.local_bytes as usize > env.local_limit {
             return Err(ExecError::OutOfBounds { space: "local", addr: lb as u64, len: f.local_bytes as u64 });
         }
         self.local.resize(lb + f.local_bytes as usize, 0);

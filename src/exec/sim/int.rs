@@ -30,7 +30,6 @@
 //!   always flushes) and results below the normal range flush to zero of the same sign.
 
 use super::Sim;
-use super::float::NAN32;
 use super::state::{Lanes, WARP_SIZE, Warp, lanes};
 use crate::exec::ExecError;
 use crate::sass::instr::{Dst, Instr, Src};
@@ -87,39 +86,12 @@ pub fn iadd3(mode: Iadd3Mode, a: u32, b: u32, c: u32) -> u32 {
     }
 }
 
-/// A 64-bit mix of `a` and `b` (SplitMix64's finalizer), for the reciprocal perturbation.
+/// A 64-bit mix of `a` and `b` (SplitMix64's finalizer), for the MUFU perturbations.
 pub(super) fn mix(a: u64, b: u64) -> u64 {
     let mut z = a ^ b.wrapping_mul(0x9e37_79b9_7f4a_7c15);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
-}
-
-/// MUFU.RCP of the f32 bits `a` under seed `seed`: the correctly rounded `1/a` moved by
-/// `-2..=2` ulp (see the module notes).
-pub fn rcp_approx(a: u32, seed: u64) -> u32 {
-    let x = f32::from_bits(a);
-    if x.is_nan() {
-        return NAN32;
-    }
-    let x = if x.is_subnormal() { 0.0f32.copysign(x) } else { x };
-    if x == 0.0 || x.is_infinite() {
-        return (1.0 / x).to_bits();
-    }
-    let r = 1.0 / x;
-    if r.is_subnormal() || r == 0.0 {
-        return 0.0f32.copysign(r).to_bits();
-    }
-    let steps = (mix(seed, a as u64) % 5) as i32 - 2;
-    let mut bits = r.to_bits() as i64;
-    // Step the magnitude; stay within the finite normal range.
-    bits += steps as i64;
-    let out = f32::from_bits(bits as u32);
-    if out.is_finite() && out.is_normal() && out.is_sign_negative() == r.is_sign_negative() {
-        out.to_bits()
-    } else {
-        r.to_bits()
-    }
 }
 
 fn src(i: &Instr, k: usize) -> Result<&Src, ExecError> {
@@ -218,23 +190,5 @@ mod tests {
         assert_eq!(iadd_sat(0x8000_0000, false, 1, true), 0x8000_0000);
         assert_eq!(iadd3(Iadd3Mode::Rs, 0xffff_ffff, 0xffff_ffff, 1), 0x2_0000);
         assert_eq!(iadd3(Iadd3Mode::Ls, 1, 2, 5), 0x3_0005);
-    }
-
-    #[test]
-    fn reciprocal_stays_within_two_ulp() {
-        for seed in 0..20 {
-            for x in [1.0f32, 3.0, 7.0, 1e-30, 123456.0, -5.5, 4294967296.0] {
-                let r = f32::from_bits(rcp_approx(x.to_bits(), seed));
-                let cr = 1.0 / x;
-                let d = (r.to_bits() as i64 - cr.to_bits() as i64).abs();
-                assert!(d <= 2, "{x}: {r} vs {cr}");
-            }
-        }
-        assert_eq!(rcp_approx(0, 1), f32::INFINITY.to_bits());
-        assert_eq!(rcp_approx(f32::NEG_INFINITY.to_bits(), 1), (-0.0f32).to_bits());
-        // Over several seeds every perturbation is seen.
-        let seen: std::collections::HashSet<i64> =
-            (0..50).map(|s| rcp_approx(3.0f32.to_bits(), s) as i64 - (1.0f32 / 3.0).to_bits() as i64).collect();
-        assert_eq!(seen.len(), 5);
     }
 }

@@ -4,7 +4,7 @@
 //!
 //! | range | what |
 //! |---|---|
-//! | `[SHARED_WINDOW, +16 MiB)` | the CTA's shared memory at offset `addr - SHARED_WINDOW` (`c[0x0][0x0]`) |
+//! | `[SHARED_WINDOW, +16 MiB)` | the CTA's shared memory at offset `addr - SHARED_WINDOW` (`c[0x0][0x0]`): the kernel's static data (`shared_bytes`), then `Launch::dynamic_shared` bytes |
 //! | `[LOCAL_WINDOW, +16 MiB)` | the thread's local memory at offset `addr - LOCAL_WINDOW` (`c[0x0][0x4]`) |
 //! | `>= GLOBAL_BASE` (4 GiB) | global buffers of `Launch::global` |
 //!
@@ -59,8 +59,17 @@ pub struct ConstBanks {
 impl ConstBanks {
     /// Bank 0 per findings §4 and §6: `0x0` shared window, `0x4` local window,
     /// `0x8..0x10` `%ntid`, `0x14..0x1c` `%nctaid`, `0x20` initial stack pointer
-    /// (`stack_top`), parameters from `0x140`; bank 3 is `const_bank`.
-    pub fn new(block: [u32; 3], grid: [u32; 3], stack_top: u32, params: &[u8], const_bank: &[u8]) -> ConstBanks {
+    /// (`stack_top`), `0xfc` the launch's dynamic shared bytes (ptxas 11.8 reads
+    /// `%dynamic_smem_size` as `MOV R4, c[0x0][0xfc]`), parameters from `0x140`; bank 3
+    /// is `const_bank`.
+    pub fn new(
+        block: [u32; 3],
+        grid: [u32; 3],
+        stack_top: u32,
+        dynamic_shared: u32,
+        params: &[u8],
+        const_bank: &[u8],
+    ) -> ConstBanks {
         let mut bank0 = vec![0u8; (PARAM_BASE + params.len()).div_ceil(4) * 4];
         let mut put = |off: usize, v: u32| bank0[off..off + 4].copy_from_slice(&v.to_le_bytes());
         put(0x0, SHARED_WINDOW);
@@ -70,6 +79,7 @@ impl ConstBanks {
             put(0x14 + 4 * k, grid[k]);
         }
         put(0x20, stack_top);
+        put(0xfc, dynamic_shared);
         bank0[PARAM_BASE..PARAM_BASE + params.len()].copy_from_slice(params);
         ConstBanks { bank0, bank3: const_bank.to_vec() }
     }

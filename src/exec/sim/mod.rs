@@ -46,7 +46,13 @@
 //!   A wait on a barrier the warp never set is allowed and reported in
 //!   [`Report::notes`].
 //! * **Initial state**: registers, shared and local memory start as garbage drawn from
-//!   the seed, so results that depend on uninitialized state differ between seeds.
+//!   the seed, so results that depend on uninitialized state differ between seeds; a CTA
+//!   finds shared and local memory as the previous CTA left them (hardware does not clear
+//!   them either).
+//! * **Limits** (`exec::check_shape`, `exec::check_memory`): the launch shape of compute
+//!   capability 5.0, 48 KiB of static plus dynamic shared memory, the step limit (a grid
+//!   whose warps cannot all issue once within it fails before running) and the memory
+//!   limit for one CTA's shared, local and register memory.
 //! * Values are computed when an instruction issues: every hazard being reported, a
 //!   program without hazards cannot observe the difference.
 //!
@@ -162,7 +168,10 @@ pub(crate) struct Sim<'a> {
     steps: u64,
     step_limit: u64,
     ctaid: [u32; 3],
-    /// Chooses the MUFU error functions ([`mufu`], [`int::rcp_approx`]): `Launch::seed`.
+    /// The launch's grid and seed (atomic lane order, `exec::rng::atomic_lane_order`).
+    grid: [u32; 3],
+    seed: u64,
+    /// Chooses the MUFU error functions ([`mufu`]): `Launch::seed`.
     mufu_seed: u64,
     /// Warps of the current CTA that arrived at each barrier with BAR.ARV (without
     /// waiting) since its last release.
@@ -215,15 +224,36 @@ pub fn run_report(program: &Program, launch: &Launch) -> Result<Report, ExecErro
         return Err(ExecError::Launch(format!("`{}` is a {}, not a kernel", func.name, func.kind)));
     }
     let (grid, block) = (launch.grid, launch.block);
-    if grid.contains(&0) || block.contains(&0) {
-        return Err(ExecError::Launch(format!("empty grid {grid:?} or block {block:?}")));
-    }
-    let threads = block.iter().map(|&b| b as u64).product::<u64>();
-    if threads > 1024 {
-        return Err(ExecError::Launch(format!("{threads} threads per CTA (at most 1024)")));
-    }
-    if launch.params.len() > 4096 {
-        return Err(ExecError::Launch(format!("{} parameter bytes (at most 4096)", launch.params.len())));
+    let threads = launch.threads();
+    let warps = threads.div_ceil(32);
+    crate::exec::check_shape(launch, func.shared_bytes as u64, warps)?;
+    // Shared memory (the kernel's static data, then the launch's dynamic bytes), every
+    // thread's local frame and the warps' register files, allocated per CTA.
+    let shared = func.shared_bytes as u64 + launch.dynamic_shared as u64;
+    let regs = warps * (func.regs as u64).clamp(1, state::NUM_GPRS as u64) * (state::WARP_SIZE * 4) as u64;
+    crate::exec::check_memory(
+        launch,
+        "one CTA's shared, local and register memory",
+        shared.saturating_add((func.frame_bytes as u64).saturating_mul(threads)).saturating_add(regs),
+    )?;
+    let mut const_bank = program.const_bank.clone();
+    for (name, bytes) in &launch.module_init {
+        let Some((_, off, size)) = program.const_vars.iter().find(|(n, _, _)| n == name) else {
+            return Err(ExecError::Launch(format!(
+                "--init {name}: the program has no .const variable `{name}` (the compiler rejects .global variables)"
+            )));
+        };
+        if bytes.len() as u64 > *size as u64 {
+            return Err(ExecError::Launch(format!(
+                "--init {name}: {} bytes for a variable of {size} bytes",
+                bytes.len()
+            )));
+        }
+        let at = *off as usize;
+        if const_bank.len() < at + bytes.len() {
+            const_bank.resize(at + bytes.len(), 0);
+        }
+        const_bank[at..at + bytes.len()].copy_from_slice(bytes);
     }
     for (off, ty, name) in &func.params {
         if let Some(size) = param_size(ty) {
@@ -249,7 +279,7 @@ pub fn run_report(program: &Program, launch: &Launch) -> Result<Report, ExecErro
     let mut sim = Sim {
         func,
         info: func.code.iter().map(|s| decode(&s.instr)).collect(),
-        banks: ConstBanks::new(block, grid, func.frame_bytes, &launch.params, &program.const_bank),
+        banks: ConstBanks::new(block, grid, func.frame_bytes, launch.dynamic_shared, &launch.params, &const_bank),
         global: launch.global.clone(),
         rng: Rng::new(launch.seed),
         garbage: Rng::new(launch.seed ^ 0x9a4b_a9e5_eed0_0f00),
@@ -258,19 +288,24 @@ pub fn run_report(program: &Program, launch: &Launch) -> Result<Report, ExecErro
         steps: 0,
         step_limit: launch.step_limit,
         ctaid: [0; 3],
+        grid,
+        seed: launch.seed,
         mufu_seed: launch.seed,
         arrived: [0; 16],
+    };
+    // One CTA's shared and local memory, garbage at the start and reused by every CTA (as
+    // on hardware, which does not clear them between CTAs): a CTA costs what it executes,
+    // not a fresh fill of up to the memory limit.
+    let mut mem = CtaMem {
+        shared: sim.garbage.bytes(shared as usize),
+        local: sim.garbage.bytes(frame * threads as usize),
+        frame,
     };
     for z in 0..grid[2] {
         for y in 0..grid[1] {
             for x in 0..grid[0] {
                 sim.ctaid = [x, y, z];
                 sim.arrived = [0; 16];
-                let mut mem = CtaMem {
-                    shared: sim.garbage.bytes(func.shared_bytes as usize),
-                    local: sim.garbage.bytes(frame * threads as usize),
-                    frame,
-                };
                 sim.run_cta(block, &mut mem)?;
             }
         }
@@ -284,10 +319,19 @@ impl Sim<'_> {
         let threads = (block[0] * block[1] * block[2]) as usize;
         let mut warps: Vec<Warp> = (0..threads.div_ceil(32))
             .map(|k| {
-                let mut w = Warp::new(k, block);
+                // Garbage in the registers the function uses (R0..R(regs-1)): the rest are
+                // never read before written, and filling all 255 made a CTA's setup cost far
+                // more than its instructions (a huge grid of a short kernel took minutes to
+                // reach the step limit).
+                let used = (self.func.regs as usize).clamp(1, state::NUM_GPRS);
+                let mut w = Warp::new(k, block, used);
                 for r in w.regs.iter_mut() {
-                    for v in r.iter_mut() {
-                        *v = self.garbage.next_u64() as u32;
+                    for pair in r.chunks_mut(2) {
+                        let g = self.garbage.next_u64();
+                        pair[0] = g as u32;
+                        if let Some(v) = pair.get_mut(1) {
+                            *v = (g >> 32) as u32;
+                        }
                     }
                 }
                 w

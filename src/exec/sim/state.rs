@@ -168,7 +168,8 @@ pub enum WarpStatus {
 pub struct Warp {
     /// Warp index within the CTA (threads `32*index ..`).
     pub index: usize,
-    /// `regs[r][lane]`.
+    /// `regs[r][lane]`: the registers written so far or filled at the start (a register
+    /// beyond the vector reads 0; writing it grows the vector).
     pub regs: Vec<Lanes>,
     /// P0..P6 as lane masks.
     pub preds: [u32; 7],
@@ -200,8 +201,9 @@ pub struct Warp {
 }
 
 impl Warp {
-    /// Warp `index` of a CTA of `block` threads; lanes beyond the CTA count as exited.
-    pub fn new(index: usize, block: [u32; 3]) -> Warp {
+    /// Warp `index` of a CTA of `block` threads, with room for `nregs` registers (more
+    /// are added when written); lanes beyond the CTA count as exited.
+    pub fn new(index: usize, block: [u32; 3], nregs: usize) -> Warp {
         let n = (block[0] * block[1] * block[2]) as usize;
         let mut tid = [[0u32; 3]; WARP_SIZE];
         let mut linear = [0u32; WARP_SIZE];
@@ -217,7 +219,7 @@ impl Warp {
         }
         Warp {
             index,
-            regs: vec![[0; WARP_SIZE]; NUM_GPRS],
+            regs: vec![[0; WARP_SIZE]; nregs.min(NUM_GPRS)],
             preds: [0; 7],
             cc: [0; WARP_SIZE],
             active: valid,
@@ -236,13 +238,24 @@ impl Warp {
 
     /// `Rr` of `lane` (RZ and beyond read 0).
     pub fn reg(&self, r: usize, lane: usize) -> u32 {
-        if r < NUM_GPRS { self.regs[r][lane] } else { 0 }
+        self.regs.get(r).map_or(0, |x| x[lane])
+    }
+
+    /// The lanes of `Rr` for writing (`None` for RZ and beyond), growing the file.
+    fn reg_mut(&mut self, r: usize) -> Option<&mut Lanes> {
+        if r >= NUM_GPRS {
+            return None;
+        }
+        if r >= self.regs.len() {
+            self.regs.resize(r + 1, [0; WARP_SIZE]);
+        }
+        self.regs.get_mut(r)
     }
 
     /// Writes `Rr` of `lane` (RZ and beyond are discarded).
     pub fn set_reg(&mut self, r: usize, lane: usize, v: u32) {
-        if r < NUM_GPRS {
-            self.regs[r][lane] = v;
+        if let Some(x) = self.reg_mut(r) {
+            x[lane] = v;
         }
     }
 
@@ -277,7 +290,7 @@ impl Warp {
     pub fn gather(&self, s: &Src, banks: &ConstBanks, mask: u32) -> Result<Lanes, ExecError> {
         match s.kind {
             SrcKind::Reg(r) => match r.reg {
-                Reg::R(x) => Ok(if (x as usize) < NUM_GPRS { self.regs[x as usize] } else { [0; WARP_SIZE] }),
+                Reg::R(x) => Ok(self.regs.get(x as usize).copied().unwrap_or([0; WARP_SIZE])),
                 _ => Err(ExecError::Unsupported(format!("register operand {:?}", r.reg))),
             },
             SrcKind::Imm(v) => Ok([v; WARP_SIZE]),
@@ -322,8 +335,10 @@ impl Warp {
     pub fn write_regs(&mut self, r: RegRef, mask: u32, v: &[[u32; 4]; WARP_SIZE]) {
         let Reg::R(x) = r.reg else { return };
         for (k, reg) in (x as usize..NUM_GPRS).take((r.n as usize).min(4)).enumerate() {
-            for l in lanes(mask) {
-                self.regs[reg][l] = v[l][k];
+            if let Some(dst) = self.reg_mut(reg) {
+                for l in lanes(mask) {
+                    dst[l] = v[l][k];
+                }
             }
         }
     }
@@ -331,9 +346,8 @@ impl Warp {
     /// Writes a 32-bit register destination in the lanes of `mask`.
     pub fn write32(&mut self, r: RegRef, mask: u32, v: &Lanes) {
         if let Reg::R(x) = r.reg
-            && (x as usize) < NUM_GPRS
+            && let Some(dst) = self.reg_mut(x as usize)
         {
-            let dst = &mut self.regs[x as usize];
             for l in lanes(mask) {
                 dst[l] = v[l];
             }

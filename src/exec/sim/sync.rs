@@ -1,9 +1,10 @@
 //! Atomics (ATOM, ATOMS, RED) and warp-level instructions (SHFL, VOTE).
 //!
 //! * **Atomics.** Each lane's read-modify-write is indivisible; the lanes of one warp
-//!   instruction update memory one after another in an order drawn from the launch seed
-//!   (the hardware order is unspecified), so results that depend on the order differ
-//!   between seeds. `ATOM.E` and `RED.E` address global memory only (ptxas 11.8 sends
+//!   instruction update memory one after another in the order
+//!   [`crate::exec::rng::atomic_lane_order`] draws from the launch seed (the hardware order
+//!   is unspecified), the interpreter's order, so results that depend on the order differ
+//!   between seeds but not between the executors. `ATOM.E` and `RED.E` address global memory only (ptxas 11.8 sends
 //!   generic atomics on shared-window addresses to `ATOMS` itself, module `sass::sync`);
 //!   `ATOMS` addresses the CTA's shared memory. `.F32.FTZ.RN` adds with denormal inputs and
 //!   results flushed to zero, rounding to nearest even. `INC` stores `old >= b ? 0 :
@@ -97,11 +98,10 @@ impl Sim<'_> {
             _ => return Err(ExecError::Unsupported(format!("`{}` without a data register", i.op.name()))),
         };
         let space = if matches!(i.op, Op::Atoms(_)) { Space::Shared } else { Space::Global };
-        let mut order: Vec<usize> = lanes(mask).collect();
-        for k in (1..order.len()).rev() {
-            let j = self.rng.range(0, k as u64) as usize;
-            order.swap(k, j.min(k));
-        }
+        let [gx, gy, _] = self.grid;
+        let cta = self.ctaid[0] as u64 + gx as u64 * (self.ctaid[1] as u64 + gy as u64 * self.ctaid[2] as u64);
+        let prio = crate::exec::rng::atomic_lane_order(self.seed, cta, w.index as u64);
+        let order: Vec<usize> = prio.iter().map(|&l| l as usize).filter(|&l| mask >> l & 1 == 1).collect();
         let mut out = [[0u32; 4]; WARP_SIZE];
         for l in order {
             let a = addrs[l];

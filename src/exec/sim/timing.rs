@@ -21,7 +21,7 @@
 //! Hazards are tracked per lane: a result written by some threads of a divergent path
 //! does not constrain other threads.
 
-use super::state::{NUM_GPRS, RegSet, WARP_SIZE, lanes};
+use super::state::{RegSet, WARP_SIZE, lanes};
 use crate::sass::op::Unit;
 use std::collections::VecDeque;
 
@@ -168,10 +168,17 @@ struct Ready {
 }
 
 impl Ready {
-    fn new(n: usize) -> Ready {
-        Ready { at: vec![[0; WARP_SIZE]; n], max: vec![0; n], by: vec![0; n] }
+    /// Units are added as they are set: a warp's scoreboard costs what it uses, not the
+    /// 255 registers it could.
+    fn new() -> Ready {
+        Ready { at: vec![], max: vec![], by: vec![] }
     }
     fn set(&mut self, u: usize, mask: u32, when: u64, k: usize) {
+        if u >= self.at.len() {
+            self.at.resize(u + 1, [0; WARP_SIZE]);
+            self.max.resize(u + 1, 0);
+            self.by.resize(u + 1, 0);
+        }
         for l in lanes(mask) {
             self.at[u][l] = when;
         }
@@ -180,7 +187,7 @@ impl Ready {
     }
     /// The cycle a lane of `mask` can first read unit `u`, if later than `t`.
     fn late(&self, u: usize, mask: u32, t: u64) -> Option<u64> {
-        if self.max[u] <= t {
+        if self.max.get(u).is_none_or(|&m| m <= t) {
             return None;
         }
         lanes(mask).map(|l| self.at[u][l]).filter(|&r| r > t).max()
@@ -215,9 +222,9 @@ impl Scoreboard {
             issued: [0; 6],
             last_done: [0; 6],
             live: vec![],
-            gpr: Ready::new(NUM_GPRS),
-            pred: Ready::new(7),
-            cc: Ready::new(1),
+            gpr: Ready::new(),
+            pred: Ready::new(),
+            cc: Ready::new(),
         }
     }
 
