@@ -479,8 +479,12 @@ fn aligned(r: RegRef, i: &Instr) -> Result<(), String> {
 
 /// Checks `after` (allocated, moves expanded; `moves` marks the moves `expand` added)
 /// against `before` (the SSA function given to allocation). Errors name the block and
-/// the instruction.
+/// the instruction. The carry flag is checked on its CC values ([`crate::ir::cc`]), which
+/// allocation carries over unchanged: in `after`, every reader must still read the value
+/// last written before it in its block (no inserted instruction writes CC, none was
+/// reordered across a CC writer or moved into another block).
 pub fn verify(before: &Function, after: &Function, moves: &Moves) -> Result<(), String> {
+    crate::ir::cc::verify(after)?;
     let mut kept: HashMap<BlockId, Vec<&Instr>> = HashMap::new();
     for &b in &before.layout {
         kept.insert(b, before.cfg[b].instrs.iter().filter(|i| is_kept(i)).collect());
