@@ -146,3 +146,107 @@ fn carries_across_unrelated_flag_writers_and_branches() {
     );
     assert!(ones.iter().all(|&v| v == 1), "{ones:?}");
 }
+
+/// The executors' carry against the arithmetic it stands for (PTX ISA 9.7.2: chains of
+/// `add.cc`/`addc`, `sub.cc`/`subc` and `mad.lo.cc`/`madc.hi` compute multi-word sums,
+/// differences and products), computed here with u128 on every thread's operands: both
+/// the interpreter and the simulator must give these values.
+#[test]
+fn carry_chains_compute_multiword_arithmetic() {
+    // (text, source types, destination types, expected words from the four 64-bit operands)
+    type Want = fn(u64, u64, u64, u64) -> Vec<u64>;
+    let cases: Vec<(&str, Vec<&str>, Vec<&str>, Want)> = vec![
+        (
+            "mov.b64 {%u0, %u1}, %s1;\nmov.b64 {%u2, %u3}, %s2;\nadd.cc.u32 %u0, %u0, %u2;\naddc.u32 %u1, %u1, %u3;\nmov.b64 %d0, {%u0, %u1};",
+            vec!["u64", "u64"],
+            vec!["u64"],
+            |a, b, _, _| vec![a.wrapping_add(b)],
+        ),
+        (
+            "mov.b64 {%u0, %u1}, %s1;\nmov.b64 {%u2, %u3}, %s2;\nsub.cc.u32 %u0, %u0, %u2;\nsubc.u32 %u1, %u1, %u3;\nmov.b64 %d0, {%u0, %u1};",
+            vec!["u64", "u64"],
+            vec!["u64"],
+            |a, b, _, _| vec![a.wrapping_sub(b)],
+        ),
+        (
+            "add.cc.u64 %d0, %s1, %s2;\naddc.cc.u64 %d1, %s3, %s4;\naddc.u64 %d2, 0, 0;",
+            vec!["u64", "u64", "u64", "u64"],
+            vec!["u64", "u64", "u64"],
+            |a, b, c, d| {
+                let s = (a as u128 | (c as u128) << 64).wrapping_add(b as u128 | (d as u128) << 64);
+                let carry = ((c as u128) << 64 | a as u128).checked_add((d as u128) << 64 | b as u128).is_none();
+                vec![s as u64, (s >> 64) as u64, carry as u64]
+            },
+        ),
+        (
+            "sub.cc.u64 %d0, %s1, %s2;\nsubc.u64 %d1, %s3, %s4;",
+            vec!["u64", "u64", "u64", "u64"],
+            vec!["u64", "u64"],
+            |a, b, c, d| {
+                let s = (a as u128 | (c as u128) << 64).wrapping_sub(b as u128 | (d as u128) << 64);
+                vec![s as u64, (s >> 64) as u64]
+            },
+        ),
+        (
+            "mov.b64 {%u2, %u3}, %s3;\ncvt.u32.u64 %u0, %s1;\ncvt.u32.u64 %u1, %s2;\n\
+             mad.lo.cc.u32 %u2, %u0, %u1, %u2;\nmadc.hi.u32 %u3, %u0, %u1, %u3;\nmov.b64 %d0, {%u2, %u3};",
+            vec!["u64", "u64", "u64"],
+            vec!["u64"],
+            |a, b, c, _| vec![((a & 0xffff_ffff) * (b & 0xffff_ffff)).wrapping_add(c)],
+        ),
+        (
+            "mad.lo.cc.u64 %d0, %s1, %s2, %s3;\nmadc.hi.u64 %d1, %s1, %s2, %s4;",
+            vec!["u64", "u64", "u64", "u64"],
+            vec!["u64", "u64"],
+            |a, b, c, d| {
+                let p = (a as u128 * b as u128).wrapping_add(c as u128 | (d as u128) << 64);
+                vec![p as u64, (p >> 64) as u64]
+            },
+        ),
+        (
+            "mov.b64 {%u0, %u1}, %s1;\nmov.b64 {%u2, %u3}, %s2;\nsub.cc.u32 %u0, %u0, %u2;\nsubc.cc.u32 %u1, %u1, %u3;\n\
+             subc.u32 %u2, 0, 0;\nmov.b64 %d0, {%u0, %u1};\ncvt.u64.u32 %d1, %u2;",
+            vec!["u64", "u64"],
+            vec!["u64", "u64"],
+            // 0 - 0 - borrow: all ones after a borrow out of the 64-bit subtraction.
+            |a, b, _, _| vec![a.wrapping_sub(b), if a < b { 0xffff_ffff } else { 0 }],
+        ),
+    ];
+    for (text, srcs, dsts, want) in cases {
+        let src_t: Vec<ScalarType> = srcs.iter().map(|s| ty(s)).collect();
+        let dst_t: Vec<ScalarType> = dsts.iter().map(|s| ty(s)).collect();
+        let body = format!(".reg .b32 %u<4>;\n{text}");
+        let src = forms::kernel(&body, &src_t, &dst_t);
+        let program = compile(&src);
+        let (module, _) = ptx2sass::ptx::parse(&src).expect("parses");
+        let mut rng = Rng::new(text.len() as u64);
+        let with: Vec<(ScalarType, ())> = src_t.iter().map(|t| (*t, ())).collect();
+        let input = forms::inputs(&with, &mut rng, |t, _| int_core(t.bits()), |r, _, _| r.next());
+        let mut s = Setup::new();
+        let pin = s.buf(input.clone());
+        let pout = s.buf(vec![0xcd; (THREADS as u64 * SLOT) as usize]);
+        let l = s.launch(&program, "k", [THREADS / 128, 1, 1], [128, 1, 1], &[Val::I(pin), Val::I(pout)]);
+        let (ptx, sim, _) = exec::compare(&module, &program, &l).unwrap_or_else(|e| panic!("{text}: {e}"));
+        for t in 0..THREADS as u64 {
+            let op = |k: usize| {
+                let at = (t * SLOT) as usize + 8 * k;
+                if k < srcs.len() { u64::from_le_bytes(input[at..at + 8].try_into().unwrap()) } else { 0 }
+            };
+            let expect = want(op(0), op(1), op(2), op(3));
+            for (name, m) in [("interpreter", &ptx.global), ("simulator", &sim.global)] {
+                let got: Vec<u64> = (0..expect.len())
+                    .map(|k| m.read_uint("global", pout + t * SLOT + 8 * k as u64, 8).unwrap())
+                    .collect();
+                assert_eq!(
+                    got,
+                    expect,
+                    "{name}, `{text}`, thread {t}, operands {:#x} {:#x} {:#x} {:#x}",
+                    op(0),
+                    op(1),
+                    op(2),
+                    op(3)
+                );
+            }
+        }
+    }
+}
