@@ -103,6 +103,21 @@ pub fn decode(bytes: &[u8]) -> Result<&str, Diag> {
     })
 }
 
+/// With verification on (`--verify`, debug builds), checks that `stage` kept every carry
+/// flag reader reading its own writer's value ([`ir::cc::verify`]).
+fn cc_links_kept(irm: &ir::Module, opts: &Options, stage: &str) -> Result<(), Vec<Diag>> {
+    if !opts.regalloc.verify {
+        return Ok(());
+    }
+    let errors: Vec<Diag> = irm
+        .functions
+        .iter()
+        .filter_map(|f| ir::cc::verify(f).err())
+        .map(|e| Diag::error(Span::default(), format!("internal error after {stage}: {e}")))
+        .collect();
+    if errors.is_empty() { Ok(()) } else { Err(errors) }
+}
+
 /// Runs the pipeline on PTX source text.
 pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
     let (module, mut warnings) = ptx::parse(src)?;
@@ -124,6 +139,7 @@ pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
         for f in irm.functions.iter_mut() {
             sched::list::reorder(f, opts.regalloc.max_regs);
         }
+        cc_links_kept(&irm, opts, "list scheduling")?;
     }
     if opts.emit == Emit::IrSched {
         return Ok(Output { text: irm.to_string(), stats: vec![], warnings, program: None });
@@ -145,6 +161,7 @@ pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
         for f in irm.functions.iter_mut() {
             sched::list::reorder(f, opts.regalloc.max_regs);
         }
+        cc_links_kept(&irm, opts, "list scheduling after allocation")?;
     }
     if opts.emit == Emit::IrAlloc {
         return Ok(Output { text: irm.to_string(), stats: vec![], warnings, program: None });

@@ -14,6 +14,7 @@ mod generator;
 mod inst;
 
 use generator::{Program, SHAPES, SLOT, Shape};
+use proptest::strategy::Strategy;
 use proptest::test_runner::{Config, RngSeed, TestCaseError, TestError, TestRunner};
 use ptx2sass::driver::{self, Options};
 use ptx2sass::exec;
@@ -96,6 +97,15 @@ fn random_programs_match_the_interpreter() {
     run_random_programs(CASES, 255);
 }
 
+/// Programs per default run of [`random_programs_with_carry_chains_match_the_interpreter`].
+const CARRY_CASES: u32 = 300;
+
+/// Random programs with PTX carry chains (`generator::carry_program`, issue 22 item 1).
+#[test]
+fn random_programs_with_carry_chains_match_the_interpreter() {
+    run_strategy(&generator::carry_program(), CARRY_CASES, 255);
+}
+
 /// Programs per default run in the smallest register budget, where allocation spills
 /// (`regalloc::spill` and regalloc2).
 const TIGHT_CASES: u32 = 200;
@@ -106,6 +116,10 @@ fn random_programs_match_the_interpreter_in_48_registers() {
 }
 
 fn run_random_programs(default_cases: u32, max_regs: u32) {
+    run_strategy(&generator::program(), default_cases, max_regs);
+}
+
+fn run_strategy(strategy: &impl Strategy<Value = Program>, default_cases: u32, max_regs: u32) {
     let cases = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default_cases);
     let seed = std::env::var("PROPTEST_RNG_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0x5eed_f022);
     let config = Config {
@@ -119,7 +133,7 @@ fn run_random_programs(default_cases: u32, max_regs: u32) {
     // The panic hook would print every panic met while shrinking.
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
-    let result = runner.run(&generator::program(), |p| check(&p, max_regs).map_err(TestCaseError::fail));
+    let result = runner.run(strategy, |p| check(&p, max_regs).map_err(TestCaseError::fail));
     std::panic::set_hook(hook);
     match result {
         Ok(()) => {}

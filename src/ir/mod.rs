@@ -9,10 +9,13 @@
 //! * after SSA construction every virtual register has exactly one definition (an
 //!   instruction destination or a block parameter); edge arguments feed block parameters;
 //! * register operands have the width of their virtual register (or name a component);
-//! * the condition code (CC) is never live across a block boundary.
+//! * the condition code (CC) is a value: every `.CC` writer defines a fresh CC value, every
+//!   reader (`.X`, `ISETP.X`) names the one it reads, which is the last CC value written
+//!   before it in the same block (CC is never live across a block boundary; see [`cc`]).
 //!
 //! `Display` prints the IR in SASS syntax with block headers; [`dot`] renders Graphviz.
 
+pub mod cc;
 pub mod dot;
 pub mod liveness;
 pub mod verify;
@@ -122,6 +125,8 @@ pub struct Function {
     pub layout: Vec<BlockId>,
     /// Virtual-register table, indexed by `Reg::V` number.
     pub vregs: Vec<VRegKind>,
+    /// Number of CC values defined so far ([`cc`]; numbered `0..cc_values`).
+    pub cc_values: u32,
     /// Bytes of `.local` data (user arrays), at the bottom of the frame.
     pub local_bytes: u32,
     /// Bytes of spill slots above the local data.
@@ -147,6 +152,7 @@ impl Function {
             entry,
             layout: vec![entry],
             vregs: vec![],
+            cc_values: 0,
             local_bytes: 0,
             spill_bytes: 0,
             shared_bytes: 0,
@@ -159,6 +165,12 @@ impl Function {
     pub fn new_vreg(&mut self, kind: VRegKind) -> Reg {
         self.vregs.push(kind);
         Reg::V(self.vregs.len() as u32 - 1)
+    }
+
+    /// A new CC value number, for an instruction that writes the carry flag ([`cc`]).
+    pub fn new_cc(&mut self) -> u32 {
+        self.cc_values += 1;
+        self.cc_values - 1
     }
 
     /// A new block (not yet in the layout).

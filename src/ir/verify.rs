@@ -69,15 +69,8 @@ pub fn verify(f: &Function) -> Result<(), String> {
         for &p in &block.params {
             defs[p as usize] += 1;
         }
-        let mut cc_set = false;
         for i in &block.instrs {
             let text = || f.instr_text(i);
-            if i.op.reads_cc() && !cc_set {
-                return Err(format!("{}: `{}` reads CC not set earlier in the block", here(), text()));
-            }
-            if i.op.writes_cc() {
-                cc_set = true;
-            }
             for_each_def(i, |v| defs[v as usize] += 1);
             for d in &i.dsts {
                 match d {
@@ -131,6 +124,7 @@ pub fn verify(f: &Function) -> Result<(), String> {
             }
         }
     }
+    super::cc::verify(f)?;
     if f.ssa {
         if let Some(v) = defs.iter().position(|&d| d > 1) {
             return Err(format!("{}: %{v} has {} definitions in SSA form", f.name, defs[v]));

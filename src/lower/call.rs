@@ -8,10 +8,11 @@
 
 use super::ctx::{LResult, Lowerer, VarLoc};
 use crate::diag::Diag;
+use crate::ir::VRegKind;
 use crate::ptx::ast::{self, Instruction, Operand};
-use crate::ptx::types::StateSpace;
-use crate::sass::instr::{Dst, Instr, RegRef, Src};
-use crate::sass::op::Op;
+use crate::ptx::types::{ScalarType, StateSpace};
+use crate::sass::instr::{Dst, Instr, PT, Reg, RegRef, Src};
+use crate::sass::op::{BoolOp, Op};
 use std::collections::HashMap;
 
 impl Lowerer<'_> {
@@ -26,14 +27,14 @@ impl Lowerer<'_> {
                 }
                 _ if p.space == StateSpace::Reg => {
                     let r = self.ptx_reg(name)?;
+                    self.check_arg_type(name, r.ty, p)?;
                     let saved = std::mem::replace(&mut self.prefix, callee_prefix.to_string());
                     self.declare_reg(&p.name.name, None, p.ty);
                     let pid = ast::Ident { name: p.name.name.clone(), span: p.name.span };
                     let dst = self.ptx_reg(&pid);
                     self.prefix = saved;
                     let dst = dst?;
-                    let n = if p.ty.bits() == 64 { 2 } else { 1 };
-                    self.emit(Instr::new(Op::Copy, vec![Dst::reg(dst.reg, n)], vec![Src::reg(RegRef::new(r.reg, n))]));
+                    self.copy_reg(dst.reg, r.reg);
                     Ok(())
                 }
                 _ => self.error(name.span, "a call argument must be a `.param` variable or a register"),
@@ -130,10 +131,52 @@ impl Lowerer<'_> {
             self.prefix = saved;
             let src = src?;
             let dst = self.ptx_reg(&caller_reg)?;
-            let n = if p.ty.bits() == 64 { 2 } else { 1 };
-            self.emit(Instr::new(Op::Copy, vec![Dst::reg(dst.reg, n)], vec![Src::reg(RegRef::new(src.reg, n))]));
+            self.check_arg_type(&caller_reg, dst.ty, &p)?;
+            self.copy_reg(dst.reg, src.reg);
         }
         Ok(())
+    }
+
+    /// Checks that a register argument or return variable `name` of type `ty` can be
+    /// bound to the formal parameter `p`: both predicates, or both of the same size (ptxas
+    /// 11.8 accepts `.b32` for `.f32`, and rejects other pairs with "Type of argument does
+    /// not match formal parameter").
+    fn check_arg_type(&mut self, name: &ast::Ident, ty: ScalarType, p: &ast::ParamDecl) -> LResult<()> {
+        let pred = |t: ScalarType| t == ScalarType::Pred;
+        if pred(ty) == pred(p.ty) && ty.bits() == p.ty.bits() {
+            return Ok(());
+        }
+        self.error(
+            name.span,
+            format!(
+                "type of argument `{}` ({}) does not match formal parameter `{}` ({})",
+                name.name,
+                ty.as_str(),
+                p.name.name,
+                p.ty.as_str()
+            ),
+        )
+    }
+
+    /// Copies a `.reg` parameter or return value between caller and callee registers: a
+    /// predicate as `mov.pred` is lowered (`PSETP.AND.AND d, PT, s, PT, PT`), any other
+    /// register whole (1, 2 or 4 words, as its IR register is wide).
+    fn copy_reg(&mut self, dst: Reg, src: Reg) {
+        let kind = |r: Reg| match r {
+            Reg::V(v) => self.f.vregs.get(v as usize).copied(),
+            _ => None,
+        };
+        match kind(dst) {
+            Some(VRegKind::Pred) => self.emit(Instr::new(
+                Op::Psetp { bop0: BoolOp::And, bop1: BoolOp::And },
+                vec![Dst::Pred(dst), Dst::Pred(PT)],
+                vec![Src::pred(src, false), Src::pt(), Src::pt()],
+            )),
+            k => {
+                let n = k.map_or(1, |k| k.width()).min(kind(src).map_or(1, |k| k.width()));
+                self.emit(Instr::new(Op::Copy, vec![Dst::reg(dst, n)], vec![Src::reg(RegRef::new(src, n))]));
+            }
+        }
     }
 
     /// `ret` inside an inlined callee: jump to the instruction after the call.

@@ -102,9 +102,12 @@ pub struct Lowerer<'a> {
     /// The IR variable holding PTX's carry flag `CC.CF` as 0 or 1 (PTX ISA 9.7.2), written
     /// after every carry-out instruction; created on first use ([`super::int`]).
     pub carry_var: Option<Reg>,
-    /// Where the hardware CC of the last PTX carry-out was written: (block, instruction
-    /// index). A carry-in in the same block with no CC writer since reads CC directly.
-    pub carry_at: Option<(BlockId, usize)>,
+    /// The CC value ([`crate::ir::cc`]) of the last PTX carry-out. A carry-in reads the
+    /// flag directly while it still holds this value ([`Lowerer::cc_now`]).
+    pub carry_at: Option<u32>,
+    /// The CC value the flag holds at the end of the current block, if it was written in
+    /// that block: what the next CC reader [`Lowerer::emit`]s reads.
+    pub cc_now: Option<(BlockId, u32)>,
 }
 
 /// A lowering failure for one instruction; already recorded as a diagnostic.
@@ -143,6 +146,7 @@ impl<'a> Lowerer<'a> {
             func_names: Default::default(),
             carry_var: None,
             carry_at: None,
+            cc_now: None,
         }
     }
 
@@ -158,8 +162,19 @@ impl<'a> Lowerer<'a> {
         Err(Failed)
     }
 
-    /// Appends an instruction to the current block.
-    pub fn emit(&mut self, i: Instr) {
+    /// Appends an instruction to the current block, linking its CC use and definition
+    /// ([`crate::ir::cc`]): a reader reads the value last written in this block (none at
+    /// the start of a block: the IR verifier reports such a reader), a writer defines a
+    /// new one.
+    pub fn emit(&mut self, mut i: Instr) {
+        if i.op.reads_cc() {
+            i.cc.read = self.cc_now.filter(|(b, _)| *b == self.cur).map(|(_, v)| v);
+        }
+        if i.op.writes_cc() {
+            let v = self.f.new_cc();
+            i.cc.def = Some(v);
+            self.cc_now = Some((self.cur, v));
+        }
         let origin = self.origin;
         self.f.cfg[self.cur].push(i, origin);
     }

@@ -19,7 +19,9 @@
 //!   flag into an IR variable after every carry-out (`IADD.X cf, RZ, RZ`) so that a
 //!   carry-in separated from its producer by another CC writer (a 64-bit add or compare)
 //!   or by a block boundary restores it first (`IADD32I RZ.CC, cf, -1`); copies nobody
-//!   reads are removed as dead code.
+//!   reads are removed as dead code. In the IR the flag is a value ([`crate::ir::cc`]):
+//!   a carry-out whose sum is unused stays while its carry is read (its sum goes to
+//!   `RZ`), as ptxas's `IADD RZ.CC` does.
 //! * `min/max.64` compare as `setp` does (`IADD RZ.CC, a.lo, -b.lo; ISETP.X`) and select
 //!   each word (`SEL`); `abs.s64` selects between `a` and its negation the same way.
 //! * `sad` is `|a - b| + c` as `max(a, b) - min(a, b) + c` (`IMNMX`, `IMNMX`, `IADD3`;
@@ -444,18 +446,19 @@ impl Lowerer<'_> {
     /// Call right after emitting the instruction that writes PTX's carry: records where,
     /// and copies the flag into the carry variable.
     pub(super) fn carry_out(&mut self) {
-        let at = (self.cur, self.f.cfg[self.cur].instrs.len() - 1);
+        let at = self.cc_now.filter(|(b, _)| *b == self.cur).map(|(_, v)| v);
+        debug_assert!(at.is_some(), "carry_out follows the carry-out instruction");
         let v = self.carry_var();
         self.op(Op::Iadd { cc: false, x: true }, Dst::reg(v, 1), vec![Src::rz(), Src::rz()]);
-        self.carry_at = Some(at);
+        self.carry_at = at;
     }
 
     /// Call right before emitting an instruction that reads PTX's carry: unless the flag
-    /// written by the last carry-out is still in CC, restores CC.CF from the variable.
+    /// still holds the value of the last carry-out (same block, no CC writer since),
+    /// restores CC.CF from the variable.
     pub(super) fn carry_in(&mut self) {
-        let blk = &self.f.cfg[self.cur];
-        let last_writer = blk.instrs.iter().rposition(|i| i.op.writes_cc());
-        if self.carry_at.is_some_and(|(b, k)| b == self.cur && last_writer == Some(k)) {
+        let now = self.cc_now.filter(|(b, _)| *b == self.cur).map(|(_, v)| v);
+        if now.is_some() && now == self.carry_at {
             return;
         }
         let v = self.carry_var();

@@ -158,6 +158,8 @@ pub fn reuse_plg(f: &mut Function) -> bool {
 /// no merges of control flow).
 fn param_uniform(f: &Function) -> Vec<bool> {
     let mut uni = vec![false; f.vregs.len()];
+    // The same for CC values (`IADD.X hi, RZ, RZ` is as uniform as the add before it).
+    let mut uni_cc = vec![false; f.cc_values as usize];
     // Reverse postorder visits definitions before uses (block parameters stay false).
     let mut order = vec![];
     let mut dfs = petgraph::visit::DfsPostOrder::new(&f.cfg, f.entry);
@@ -182,10 +184,13 @@ fn param_uniform(f: &Function) -> Vec<bool> {
                 | Op::Vote(_) => false,
                 _ => i.guard.is_none() && !i.srcs.iter().any(|s| s.gprs().is_some_and(|r| r.reg == Reg::R(1))),
             };
-            let mut u = source_ok;
+            let mut u = source_ok && i.cc.read.is_none_or(|c| uni_cc[c as usize]);
             for_each_use(i, |v| u &= uni[v as usize]);
             if u {
                 for_each_def(i, |v| uni[v as usize] = true);
+                if let Some(c) = i.cc.def {
+                    uni_cc[c as usize] = true;
+                }
             }
         }
     }
@@ -273,7 +278,10 @@ pub fn scaled_index(f: &mut Function) -> bool {
         let instrs = &f.cfg[b].instrs;
         for k in 0..instrs.len().saturating_sub(1) {
             let (a, x) = (&instrs[k], &instrs[k + 1]);
-            if a.op != (Op::Iadd { cc: true, x: false }) || x.op != (Op::Iadd { cc: false, x: true }) {
+            if a.op != (Op::Iadd { cc: true, x: false })
+                || x.op != (Op::Iadd { cc: false, x: true })
+                || x.cc.read != a.cc.def
+            {
                 continue;
             }
             if a.guard.is_some()
@@ -407,6 +415,7 @@ fn scaled_add(lo: &Instr, hi: &Instr) -> Option<(Vec<Src>, Vec<Src>)> {
 /// anything changed.
 pub fn fuse_generic_add(f: &mut Function) -> bool {
     let d = defs(f);
+    let cc_readers = crate::ir::cc::reader_counts(f);
     // Readers of every value: LD/ST address bases can absorb an offset; anything else
     // cannot.
     let mut addr_only: HashMap<u32, bool> = HashMap::new();
@@ -442,8 +451,14 @@ pub fn fuse_generic_add(f: &mut Function) -> bool {
             {
                 continue;
             }
-            // The Plg pair as lowering builds it (generic_addr): no scale, base in Ra/Rc.
-            if lo.srcs.len() != 2 || hi.srcs.len() != 3 || lo.srcs[0] != hi.srcs[0] {
+            // The Plg pair as lowering builds it (generic_addr): no scale, base in Ra/Rc;
+            // its carry, which the rewrite changes, read by its high half only.
+            if lo.srcs.len() != 2
+                || hi.srcs.len() != 3
+                || lo.srcs[0] != hi.srcs[0]
+                || hi.cc.read != lo.cc.def
+                || lo.cc.def.is_none_or(|c| cc_readers[c as usize] != 1)
+            {
                 continue;
             }
             let off = match lo.srcs[1].kind {
@@ -457,7 +472,8 @@ pub fn fuse_generic_add(f: &mut Function) -> bool {
             let (Some(p_lo), Some(p_hi)) = (lo.srcs[0].as_reg(), hi.srcs[2].as_reg()) else { continue };
             // The two words come from one add pair: the high word reads the low word's carry.
             let (Some((ba, ka)), Some((bx, kx))) = (word_site(f, &d, p_lo), word_site(f, &d, p_hi)) else { continue };
-            if ba != bx || kx != ka + 1 {
+            let lo_cc = f.cfg[ba].instrs[ka].cc.def;
+            if lo_cc.is_none() || f.cfg[bx].instrs[kx].cc.read != lo_cc {
                 continue;
             }
             let Some((lo_srcs, hi_srcs)) = scaled_add(&f.cfg[ba].instrs[ka], &f.cfg[bx].instrs[kx]) else { continue };

@@ -430,31 +430,30 @@ pub fn fold_constants(f: &mut Function) -> bool {
     changed
 }
 
-/// Local simplifications: a `.CC` that no `.X` reads is dropped (so the instruction is a
-/// plain add again), and adding zero becomes a copy.
+/// Local simplifications: a `.CC` whose CC value nothing reads ([`crate::ir::cc`]) is
+/// dropped (so the instruction is a plain add again), and adding zero becomes a copy.
 pub fn simplify(f: &mut Function) -> bool {
     let mut changed = false;
+    let cc_readers = crate::ir::cc::reader_counts(f);
     for b in f.layout.clone() {
         let n = f.cfg[b].instrs.len();
         for k in 0..n {
-            let blk = &f.cfg[b];
-            let i = &blk.instrs[k];
-            if i.op.writes_cc() {
-                let read = blk.instrs[k + 1..]
-                    .iter()
-                    .take_while(|j| !j.op.writes_cc() || j.op.reads_cc())
-                    .any(|j| j.op.reads_cc());
-                if !read {
-                    let op = match i.op {
-                        Op::Iadd { x, .. } => Some(Op::Iadd { cc: false, x }),
-                        Op::Iadd32i { x, .. } => Some(Op::Iadd32i { cc: false, x }),
-                        Op::Iscadd { .. } => Some(Op::Iscadd { cc: false }),
-                        _ => None,
-                    };
-                    if let Some(op) = op {
-                        f.cfg[b].instrs[k].op = op;
-                        changed = true;
-                    }
+            let i = &mut f.cfg[b].instrs[k];
+            if let Some(v) = i.cc.def
+                && cc_readers[v as usize] == 0
+            {
+                let op = match i.op {
+                    Op::Iadd { x, .. } => Some(Op::Iadd { cc: false, x }),
+                    Op::Iadd32i { x, .. } => Some(Op::Iadd32i { cc: false, x }),
+                    Op::Iscadd { .. } => Some(Op::Iscadd { cc: false }),
+                    Op::Lea { hi, x, .. } => Some(Op::Lea { hi, x, cc: false }),
+                    Op::Xmad(m) => Some(Op::Xmad(crate::sass::op::XmadMods { cc: false, ..m })),
+                    _ => None,
+                };
+                if let Some(op) = op {
+                    i.op = op;
+                    i.cc.def = None;
+                    changed = true;
                 }
             }
             let i = &f.cfg[b].instrs[k];
@@ -567,11 +566,12 @@ fn added_constant(f: &Function, defs: &HashMap<u32, (BlockId, usize)>, r: RegRef
             };
             let &(lb, lk) = defs.get(&lv)?;
             let &(hb, hk) = defs.get(&hv)?;
-            if lb != hb || hk != lk + 1 {
-                return None;
-            }
             let li = &f.cfg[lb].instrs[lk];
             let hi_i = &f.cfg[hb].instrs[hk];
+            // One 64-bit add: the high word reads the low word's carry.
+            if li.cc.def.is_none() || hi_i.cc.read != li.cc.def || li.guard.is_some() || hi_i.guard.is_some() {
+                return None;
+            }
             let Op::Iadd32i { cc: true, x: false } = li.op else {
                 return None;
             };
@@ -616,17 +616,34 @@ fn has_side_effects(i: &Instr) -> bool {
     }
 }
 
-/// Removes instructions whose results are unused and block parameters nobody reads.
+/// Removes instructions whose results are unused and block parameters nobody reads. The
+/// CC values ([`crate::ir::cc`]) are results like any other: a writer stays while a reader
+/// of its value is live, and then keeps its own operands live. A writer kept only for its
+/// CC value writes its unused register result to `RZ` (ptxas's `IADD RZ.CC, ..`).
 pub fn dce(f: &mut Function) -> bool {
+    /// A value: a virtual register or a CC value.
+    #[derive(Clone, Copy)]
+    enum Val {
+        V(u32),
+        Cc(u32),
+    }
     let nv = f.vregs.len();
     let mut live = vec![false; nv];
-    let mut work: Vec<u32> = vec![];
+    let mut live_cc = vec![false; f.cc_values as usize];
+    let mut work: Vec<Val> = vec![];
     let defs = def_sites(f);
-    // Roots: side-effecting instructions; CC consumers keep their CC producers.
+    let cc_defs = crate::ir::cc::def_sites(f);
+    let uses = |i: &Instr, work: &mut Vec<Val>| {
+        for_each_use(i, |v| work.push(Val::V(v)));
+        if let Some(c) = i.cc.read {
+            work.push(Val::Cc(c));
+        }
+    };
+    // Roots: side-effecting instructions.
     for &b in &f.layout {
         for i in &f.cfg[b].instrs {
             if has_side_effects(i) {
-                for_each_use(i, |v| work.push(v));
+                uses(i, &mut work);
             }
         }
     }
@@ -640,22 +657,26 @@ pub fn dce(f: &mut Function) -> bool {
             }
         }
     }
-    while let Some(v) = work.pop() {
-        if std::mem::replace(&mut live[v as usize], true) {
-            continue;
-        }
-        if let Some(&(b, k)) = defs.get(&v) {
-            let i = &f.cfg[b].instrs[k];
-            for_each_use(i, |u| work.push(u));
-            // A live `.X` instruction keeps its CC producer and the producer's operands.
-            if i.op.reads_cc()
-                && let Some(p) = f.cfg[b].instrs[..k].iter().rev().find(|p| p.op.writes_cc())
-            {
-                for_each_use(p, |u| work.push(u));
+    while let Some(x) = work.pop() {
+        let site = match x {
+            Val::V(v) => {
+                if std::mem::replace(&mut live[v as usize], true) {
+                    continue;
+                }
+                if let Some(srcs) = param_sources.get(&v) {
+                    work.extend(srcs.iter().map(|a| Val::V(*a)));
+                }
+                defs.get(&v).copied()
             }
-        }
-        if let Some(srcs) = param_sources.get(&v) {
-            work.extend(srcs.iter().copied());
+            Val::Cc(c) => {
+                if std::mem::replace(&mut live_cc[c as usize], true) {
+                    continue;
+                }
+                cc_defs[c as usize]
+            }
+        };
+        if let Some((b, k)) = site {
+            uses(&f.cfg[b].instrs[k], &mut work);
         }
     }
     let mut changed = false;
@@ -681,17 +702,28 @@ pub fn dce(f: &mut Function) -> bool {
         }
     }
     for b in f.layout.clone() {
-        let blk = &f.cfg[b];
+        let blk = &mut f.cfg[b];
         let mut keep = vec![true; blk.instrs.len()];
-        for (k, i) in blk.instrs.iter().enumerate() {
+        for (k, i) in blk.instrs.iter_mut().enumerate() {
             if has_side_effects(i) {
                 continue;
             }
             let mut any_live = false;
             crate::ir::for_each_def(i, |d| any_live |= live[d as usize]);
-            let cc_needed = i.op.writes_cc() && cc_consumer_live(blk, k, &live);
-            if !any_live && !cc_needed {
+            let cc_live = i.cc.def.is_some_and(|c| live_cc[c as usize]);
+            if !any_live && !cc_live {
                 keep[k] = false;
+            } else if !any_live {
+                // Kept for its CC value only.
+                for d in i.dsts.iter_mut() {
+                    if let Dst::Reg(r) = d
+                        && r.n == 1
+                        && matches!(r.reg, Reg::V(_))
+                    {
+                        *d = Dst::Reg(RegRef::rz(1));
+                        changed = true;
+                    }
+                }
             }
         }
         if keep.iter().any(|k| !k) {
@@ -721,19 +753,4 @@ pub fn dce(f: &mut Function) -> bool {
         }
     }
     changed
-}
-
-/// True if the next CC reader after instruction `k` (before another CC writer) is live.
-fn cc_consumer_live(blk: &crate::ir::Block, k: usize, live: &[bool]) -> bool {
-    for i in &blk.instrs[k + 1..] {
-        if i.op.reads_cc() {
-            let mut l = has_side_effects(i);
-            crate::ir::for_each_def(i, |d| l |= live[d as usize]);
-            return l;
-        }
-        if i.op.writes_cc() {
-            return false;
-        }
-    }
-    false
 }

@@ -43,6 +43,12 @@ enum Content {
 type Loc = u32;
 const PRED_BASE: Loc = 256;
 const SPILL_BASE: Loc = 512;
+/// Not a location: the values every location holds, because they are undefined on every
+/// path taken so far (a block parameter whose argument is an `undef`, as LLVM's `undef`
+/// in a loop's phi). Whatever a register holds is a valid value of such a value, so the
+/// allocator need not place it anywhere; reads of it are accepted from any location
+/// until a join with a path on which it is defined.
+const ANY_LOC: Loc = u32::MAX;
 
 type State = HashMap<Loc, Content>;
 
@@ -168,10 +174,37 @@ fn gpr_locs(r: RegRef) -> Option<Vec<Loc>> {
     }
 }
 
+/// The values every location of `s` holds ([`ANY_LOC`]).
+fn anywhere(s: &State) -> BTreeSet<u32> {
+    match s.get(&ANY_LOC) {
+        Some(Content::Vals(v)) => v.clone(),
+        _ => BTreeSet::new(),
+    }
+}
+
+/// `a` at a join with `b`: each location keeps what both sides agree it holds, counting
+/// the values a side holds everywhere ([`ANY_LOC`]) as held by each of its locations.
 fn meet(a: &mut State, b: &State) {
+    let (any_a, any_b) = (anywhere(a), anywhere(b));
+    if !any_a.is_empty() {
+        for (loc, cb) in b {
+            if let Content::Vals(y) = cb
+                && !a.contains_key(loc)
+            {
+                let z: BTreeSet<u32> = y.intersection(&any_a).copied().collect();
+                if !z.is_empty() {
+                    a.insert(*loc, Content::Vals(z));
+                }
+            }
+        }
+    }
     a.retain(|loc, ca| match (ca, b.get(loc)) {
         (Content::Vals(x), Some(Content::Vals(y))) => {
-            x.retain(|v| y.contains(v));
+            x.retain(|v| y.contains(v) || any_b.contains(v));
+            !x.is_empty()
+        }
+        (Content::Vals(x), None) => {
+            x.retain(|v| any_b.contains(v));
             !x.is_empty()
         }
         (x, Some(y)) => *x == *y,
@@ -218,7 +251,7 @@ impl Checker<'_> {
     }
 
     fn holds(&mut self, s: &State, loc: Loc, want: u32) -> bool {
-        if self.values.undef[want as usize] {
+        if self.values.undef[want as usize] || anywhere(s).iter().any(|x| self.values.find(*x) == want) {
             return true;
         }
         match self.content(s, loc) {
@@ -414,7 +447,8 @@ impl Checker<'_> {
     }
 
     /// The state entering `succ` along edge `e` from a block ending in `s`: locations
-    /// holding a block argument also hold the matching parameter.
+    /// holding a block argument also hold the matching parameter, and a parameter whose
+    /// argument is undefined is held everywhere ([`ANY_LOC`]).
     fn along(&mut self, e: petgraph::stable_graph::EdgeIndex, s: &State) -> State {
         let to = self.before.cfg.edge_endpoints(e).expect("edge").1;
         let args = self.before.cfg[e].args.clone();
@@ -427,6 +461,14 @@ impl Checker<'_> {
             };
             for c in 0..w {
                 let (pv, av) = (self.values.of(*p, c), self.values.of(*a, c));
+                if self.values.undef[av as usize] || anywhere(s).iter().any(|x| self.values.find(*x) == av) {
+                    match out.entry(ANY_LOC).or_insert_with(|| Content::Vals(BTreeSet::new())) {
+                        Content::Vals(set) => {
+                            set.insert(pv);
+                        }
+                        Content::Xor(_) => unreachable!("ANY_LOC holds a value set"),
+                    }
+                }
                 for content in out.values_mut() {
                     if let Content::Vals(set) = content
                         && set.iter().any(|x| self.values.find(*x) == av)
@@ -479,8 +521,12 @@ fn aligned(r: RegRef, i: &Instr) -> Result<(), String> {
 
 /// Checks `after` (allocated, moves expanded; `moves` marks the moves `expand` added)
 /// against `before` (the SSA function given to allocation). Errors name the block and
-/// the instruction.
+/// the instruction. The carry flag is checked on its CC values ([`crate::ir::cc`]), which
+/// allocation carries over unchanged: in `after`, every reader must still read the value
+/// last written before it in its block (no inserted instruction writes CC, none was
+/// reordered across a CC writer or moved into another block).
 pub fn verify(before: &Function, after: &Function, moves: &Moves) -> Result<(), String> {
+    crate::ir::cc::verify(after)?;
     let mut kept: HashMap<BlockId, Vec<&Instr>> = HashMap::new();
     for &b in &before.layout {
         kept.insert(b, before.cfg[b].instrs.iter().filter(|i| is_kept(i)).collect());

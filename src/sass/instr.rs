@@ -239,6 +239,20 @@ pub struct Guard {
     pub neg: bool,
 }
 
+/// The condition-code values an instruction defines and reads in the IR
+/// ([`crate::ir::cc`]): numbers of the function's CC values, `def` for a `.CC` form (it
+/// writes the carry flag), `read` for an `.X` form or `ISETP.X` (it reads it). The op's
+/// modifiers say what the hardware does; these say which value flows where, so that
+/// passes see every CC writer's readers. Both are `None` outside the IR (listings read
+/// back, the encoder).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct CcLink {
+    /// The CC value this instruction writes.
+    pub def: Option<u32>,
+    /// The CC value this instruction reads.
+    pub read: Option<u32>,
+}
+
 /// One instruction: optional guard, opcode with typed modifiers, destinations and sources
 /// in nvdisasm operand order (destinations first).
 #[derive(Clone, Debug, PartialEq)]
@@ -251,12 +265,14 @@ pub struct Instr {
     pub dsts: Vec<Dst>,
     /// Sources.
     pub srcs: Vec<Src>,
+    /// The CC values it writes and reads (IR only).
+    pub cc: CcLink,
 }
 
 impl Instr {
     /// An unguarded instruction.
     pub fn new(op: Op, dsts: Vec<Dst>, srcs: Vec<Src>) -> Instr {
-        Instr { guard: None, op, dsts, srcs }
+        Instr { guard: None, op, dsts, srcs, cc: CcLink::default() }
     }
 
     /// With a guard predicate.

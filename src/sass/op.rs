@@ -336,9 +336,9 @@ pub enum Unit {
     /// Conversions (I2F, F2I, F2F, I2I): variable latency.
     Conv,
     /// The multi-function and bit-scan units (MUFU, POPC, FLO): variable latency, sources
-    /// read at issue (Mesa NAK `has_fixed_latency`: `MuFu`, `PopC`, `Flo`, `BRev` are not
+    /// read after issue (Mesa NAK `has_fixed_latency`: `MuFu`, `PopC`, `Flo`, `BRev` are not
     /// fixed-latency on SM < 70; ptxas 11.8 guards MUFU results with a write barrier,
-    /// findings section 7).
+    /// findings section 7, and their rewritten sources with read barriers; `sched::table`).
     Xu,
     /// S2R: variable latency.
     Sreg,

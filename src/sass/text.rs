@@ -167,10 +167,16 @@ pub fn parse(listing: &str) -> Result<Vec<TextFunction>, ParseError> {
         let mut text = body.split(';').next().unwrap_or("").trim().to_string();
         // A `}` closing a dual-issue pair is not part of the instruction; braces the
         // instruction opens itself are (`DEPBAR {0}`, ptxas 11.8 for samples/nvcc_scan).
-        while text.matches('}').count() > text.matches('{').count() {
-            let k = text.rfind('}').expect("an unmatched brace");
-            text = text[..k].trim_end().to_string();
+        // The unmatched ones are cut from the end in one pass (linear in the line).
+        let excess = text.matches('}').count().saturating_sub(text.matches('{').count());
+        let mut end = text.len();
+        for _ in 0..excess {
+            match text[..end].rfind('}') {
+                Some(k) => end = text[..k].trim_end().len(),
+                None => break,
+            }
         }
+        text.truncate(end);
         if text.is_empty() {
             continue;
         }

@@ -21,8 +21,12 @@
 //!   fixed-latency: ptxas 11.8 sets no write barrier on them;
 //! * in-order pipelines ([`Queue`]; findings section 7 "a counting scoreboard: in-order
 //!   completion", and ptxas 11.8's code as noted on `Queue`); `POPC` results also
-//!   complete in order, and `FLO` reads its operand 4 cycles after issue (ptxas 11.8's
-//!   code for `samples/int_ops`, as noted on the table rows).
+//!   complete in order;
+//! * when each opcode reads its sources: [`TABLE`], one row per opcode class. Every
+//!   instruction that reads a source after issue (memory, `LDC`, `SHFL`, `MUFU`, `POPC`,
+//!   `FLO`, fp64, conversions) holds it until a read barrier or its write barrier is
+//!   waited for, or [`LATE_READ_WINDOW`] cycles: a late read without that protection is
+//!   not expressible in the table.
 
 use crate::sass::text::TextInstr;
 
@@ -172,6 +176,148 @@ fn add_regs(tok: &str, width: u16, out: &mut Vec<Unit>) {
     }
 }
 
+/// When an instruction reads its register sources.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reads {
+    /// At issue (fixed-latency instructions): the next instruction may overwrite them.
+    AtIssue,
+    /// After issue, no earlier than `earliest` cycles after it (so a fixed-latency producer
+    /// may issue that much less before it) and possibly much later: a source must not be
+    /// overwritten before the instruction's read barrier, or its write barrier, has been
+    /// waited for, or [`LATE_READ_WINDOW`] cycles after issue. There is no third kind:
+    /// an instruction that reads after issue is exposed to overwrites in that window.
+    Late {
+        /// Cycles after issue of the first register read (0, 2 or 4).
+        earliest: u8,
+    },
+}
+
+/// One row of [`TABLE`]: how an opcode's results and sources are timed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Row {
+    /// Results arrive after a variable time, guarded by a write barrier.
+    pub variable: bool,
+    /// The in-order pipeline the opcode belongs to ([`Queue`]).
+    pub queue: Option<Queue>,
+    /// When its sources are read.
+    pub reads: Reads,
+}
+
+const fn late(variable: bool, queue: Option<Queue>, earliest: u8) -> Row {
+    Row { variable, queue, reads: Reads::Late { earliest } }
+}
+
+const FIXED: Row = Row { variable: false, queue: None, reads: Reads::AtIssue };
+
+/// The checker's timing of every opcode it knows, the one place these facts live (the
+/// checker and the estimate read them through [`effects`]). Sources:
+/// * `LDG LD LDL ATOM RED STG ST STL CCTL CCTLL` read their registers 4 cycles after issue,
+///   `LDS ATOMS STS LDC` 2 (findings section 7: "2 ALU->LDG/STG/LDL/STL address or data; 4
+///   ALU->LDS/STS/LDC"); stores and prefetches (`CCTL`) write nothing;
+/// * `SHFL` reads 2 cycles after issue and needs read barriers (ptxas 11.8: `IMNMX R0, ...
+///   ?WAIT4` then `SHFL.BFLY PT, R2, R0, 0x2, 0x1f`; `SHFL.DOWN PT, R3, R2, 0x1, 0x1f &rd0
+///   &wr1`);
+/// * conversions read 4 cycles after issue (ptxas 11.8: `SHR.U32 R8, R8, 0x8 ?WAIT2` then
+///   `I2F.F32.U32 R8, R8`); fp64 is read late from issue on (ptxas 11.8,
+///   `samples/float_math`: `DFMA R10, R12, R14, R10 &rd2 &wr3`, then `MUFU.RSQ R13, R21
+///   &req={2}` waits on the read barrier before overwriting R13, half of the source R12);
+/// * `MUFU`, `POPC` and `FLO` read 4 cycles after issue (ptxas 11.8: `samples/black_scholes`
+///   `MUFU.RCP R10, R12` 2 cycles after the FMUL writing R12; `samples/int_ops` `FLO.U32 R17,
+///   R17` 2 cycles after the ICMP writing R17; `samples/warp_reduce` `POPC R2, R8` 2 cycles
+///   after the VOTE writing R8) and therefore late: ptxas 11.8 never overwrites one of their
+///   sources without a read barrier before their result is waited for (57 `MUFU`, 5 `POPC`, 3
+///   `FLO` in its code for the 31 samples; 6 `MUFU`s carry `&rdN`, e.g. `samples/float_math`
+///   `MUFU.RSQ R13, R21 &rd3 &wr2` then, 7 cycles later, `FFMA R21, RZ, R5, R11 &req={3}`);
+/// * `BREV` (never emitted by ptxas 11.8 for our samples) is variable-latency (Mesa NAK
+///   `sm50.rs`) and counted late from issue on, the conservative reading;
+/// * `S2R`, `B2R` read no registers; `VOTE`, `VABSDIFF`, `CSETP` and the ALU are fixed-latency
+///   (module documentation).
+pub const TABLE: &[(&[&str], Row)] = {
+    use Queue::*;
+    &[
+        (&["LDG", "LD", "LDL", "ATOM"], late(true, Some(Global), 4)),
+        (&["RED", "STG", "ST", "STL", "CCTL", "CCTLL"], late(false, Some(Global), 4)),
+        (&["LDS", "ATOMS"], late(true, Some(Shared), 2)),
+        (&["STS"], late(false, Some(Shared), 2)),
+        (&["LDC"], late(true, None, 2)),
+        (&["SHFL"], late(true, None, 2)),
+        (&["MUFU"], late(true, Some(Mufu), 4)),
+        (&["POPC"], late(true, Some(Popc), 4)),
+        (&["FLO"], late(true, None, 4)),
+        (&["BREV"], late(true, None, 0)),
+        (&["DADD", "DMUL", "DFMA", "DMNMX", "DSETP", "DSET"], late(true, Some(Fp64), 0)),
+        (&["F2F", "F2I", "I2F", "I2I"], late(true, Some(Conversion), 4)),
+        // B2R.RESULT reads the barrier unit's result (treated like S2R).
+        (&["S2R", "B2R"], Row { variable: true, queue: None, reads: Reads::AtIssue }),
+        (
+            &[
+                "MOV",
+                "MOV32I",
+                "IADD",
+                "IADD32I",
+                "IADD3",
+                "ISCADD",
+                "ISCADD32I",
+                "XMAD",
+                "IMNMX",
+                "ISETP",
+                "ISET",
+                "ICMP",
+                "SHL",
+                "SHR",
+                "SHF",
+                "LOP",
+                "LOP32I",
+                "LOP3",
+                "BFE",
+                "BFI",
+                "SEL",
+                "LEA",
+                "FADD",
+                "FADD32I",
+                "FMUL",
+                "FMUL32I",
+                "FFMA",
+                "FFMA32I",
+                "FMNMX",
+                "FSETP",
+                "FSET",
+                "FCMP",
+                "PSETP",
+                "PSET",
+                "CSETP",
+                "VABSDIFF",
+                "P2R",
+                "R2P",
+                "CS2R",
+                "PRMT",
+                "RRO",
+                "FCHK",
+                "NOP",
+                "DEPBAR",
+                "BAR",
+                "MEMBAR",
+                "VOTE",
+                "BPT",
+                "BRA",
+                "EXIT",
+                "RET",
+                "CAL",
+                "SYNC",
+                "BRK",
+                "SSY",
+                "PBK",
+            ],
+            FIXED,
+        ),
+    ]
+};
+
+/// The [`TABLE`] row of an opcode (mnemonic without modifiers).
+pub fn row(opcode: &str) -> Option<Row> {
+    TABLE.iter().find(|(ops, _)| ops.contains(&opcode)).map(|(_, r)| *r)
+}
+
 /// The effects of `i`, or [`Unknown`] for an opcode outside the table.
 pub fn effects(i: &TextInstr) -> Result<Effects, Unknown> {
     let op = i.opcode.as_str();
@@ -183,47 +329,15 @@ pub fn effects(i: &TextInstr) -> Result<Effects, Unknown> {
     {
         e.reads.push(u);
     }
-    // (variable, queue, reads_late, read_delay). Conversions read their sources 4 cycles
-    // after issue (ptxas 11.8: `SHR.U32 R8, R8, 0x8 ?WAIT2` then `I2F.F32.U32 R8, R8`).
-    use Queue::*;
-    let class = match op {
-        "LDG" | "LD" | "LDL" | "ATOM" => (true, Some(Global), true, 4),
-        // CCTL/CCTLL (prefetch) only read their address, like a store.
-        "RED" | "STG" | "ST" | "STL" | "CCTL" | "CCTLL" => (false, Some(Global), true, 4),
-        "LDS" | "ATOMS" => (true, Some(Shared), true, 2),
-        "STS" => (false, Some(Shared), true, 2),
-        "LDC" => (true, None, true, 2),
-        // B2R.RESULT reads the barrier unit's result (treated like S2R).
-        "S2R" | "BREV" | "B2R" => (true, None, false, 0),
-        // MUFU reads its operand late like a conversion (ptxas 11.8, `samples/black_scholes`:
-        // `MUFU.RCP R10, R12` 2 cycles after the FMUL that writes R12).
-        "MUFU" => (true, Some(Mufu), false, 4),
-        // SHFL reads its sources 2 cycles after issue, late enough to need read barriers
-        // (ptxas 11.8: `IMNMX R0, ... ?WAIT4` then `SHFL.BFLY PT, R2, R0, 0x2, 0x1f`;
-        // `SHFL.DOWN PT, R3, R2, 0x1, 0x1f &rd0 &wr1`).
-        "SHFL" => (true, None, true, 2),
-        // POPC reads its operand 4 cycles after issue, like FLO (ptxas 11.8,
-        // `samples/warp_reduce`: `VOTE.ANY R8, PT, PT ?WAIT0`, `POPC R9, R12 ?WAIT2`, then
-        // `POPC R2, R8` 2 cycles after the VOTE, whose result takes 6: `VOTE.ANY R12
-        // ?WAIT1`, `MOV ?WAIT5`, `ISETP ..., R12`).
-        "POPC" => (true, Some(Popc), false, 4),
-        // FLO reads its operand late like a conversion (ptxas 11.8, `samples/int_ops`:
-        // `ICMP.EQ.U32 R17, R4, R5, R5 ?WAIT2` then `FLO.U32 R17, R17` 2 cycles later).
-        "FLO" => (true, None, false, 4),
-        "DADD" | "DMUL" | "DFMA" | "DMNMX" | "DSETP" | "DSET" => (true, Some(Fp64), true, 0),
-        "F2F" | "F2I" | "I2F" | "I2I" => (true, Some(Conversion), true, 4),
-        "MOV" | "MOV32I" | "IADD" | "IADD32I" | "IADD3" | "ISCADD" | "ISCADD32I" | "XMAD" | "IMNMX" | "ISETP"
-        | "ISET" | "ICMP" | "SHL" | "SHR" | "SHF" | "LOP" | "LOP32I" | "LOP3" | "BFE" | "BFI" | "SEL" | "LEA"
-        | "FADD" | "FADD32I" | "FMUL" | "FMUL32I" | "FFMA" | "FFMA32I" | "FMNMX" | "FSETP" | "FSET" | "FCMP"
-        | "PSETP" | "PSET" | "CSETP" | "VABSDIFF" | "P2R" | "R2P" | "CS2R" | "PRMT" | "RRO" | "FCHK" | "NOP"
-        | "DEPBAR" | "BAR" | "MEMBAR" | "VOTE" | "BPT" | "BRA" | "EXIT" | "RET" | "CAL" | "SYNC" | "BRK" | "SSY"
-        | "PBK" => (false, None, false, 0),
-        _ => return Err(Unknown(i.text.clone())),
+    let Some(row) = row(op) else {
+        return Err(Unknown(i.text.clone()));
     };
-    e.variable = class.0;
-    e.queue = class.1;
-    e.reads_late = class.2;
-    e.read_delay = class.3;
+    e.variable = row.variable;
+    e.queue = row.queue;
+    (e.reads_late, e.read_delay) = match row.reads {
+        Reads::AtIssue => (false, 0),
+        Reads::Late { earliest } => (true, earliest),
+    };
     e.flow = match op {
         "BRA" => Flow::Branch,
         "EXIT" => Flow::Exit,

@@ -84,11 +84,16 @@ pub fn timing(op: &Op) -> Timing {
     match info.unit {
         Unit::Alu | Unit::Pseudo => fixed,
         Unit::Fp64 | Unit::Conv => Timing { variable: true, reads_late: true, ..fixed },
-        // S2R, and MUFU/POPC/FLO (Mesa NAK: not fixed-latency on SM < 70; ptxas 11.8 guards
-        // MUFU and most POPC/FLO results with write barriers). FLO may read its operand up
-        // to 4 cycles after issue (effects.rs); reading it at issue, as assumed here, only
-        // makes the stall before it longer.
-        Unit::Sreg | Unit::Xu => Timing { variable: true, ..fixed },
+        // S2R (reads no register).
+        Unit::Sreg => Timing { variable: true, ..fixed },
+        // MUFU/POPC/FLO (Mesa NAK: not fixed-latency on SM < 70; ptxas 11.8 guards MUFU and
+        // most POPC/FLO results with write barriers) read their sources 4 cycles after issue
+        // (the checker's table, `effects::TABLE`), so they must hold them: a source rewritten
+        // before the result is waited for needs a read barrier, as ptxas sets one
+        // (`MUFU.RSQ R13, R21 &rd3 &wr2` ... `FFMA R21, RZ, R5, R11 &req={3}`,
+        // `samples/float_math`). Their first read is taken at issue here, which only makes
+        // the stall before them longer.
+        Unit::Xu => Timing { variable: true, reads_late: true, ..fixed },
         // ATOM is counted with the loads (ptxas 11.8: `ATOM.E.CAS R0, [R4], R6, R7 &wr5`
         // on SB5 after two `LDG.E ... &wr5`); RED, a store, is not.
         // Memory instructions, loads included, read their registers after issue: ptxas

@@ -168,6 +168,75 @@ pub fn program() -> impl Strategy<Value = Program> {
         .prop_map(|(phases, tail, seed)| Program { phases, tail, seed })
 }
 
+/// Random programs with PTX carry chains (issue 22 item 1): [`program`] with carry-outs
+/// and carry-ins ([`CARRY_OUT`], [`CARRY_IN`]) inserted at random places of its statement
+/// lists, so that other instructions (64-bit adds and compares, which write the hardware
+/// flag too), branches, loops and barriers come between a carry and its readers, and many
+/// sums are unused. The first statement is a carry-out: every carry-in reads a defined
+/// flag (the PTX ISA leaves it undefined before the first carry-out).
+pub fn carry_program() -> impl Strategy<Value = Program> {
+    let ins = prop::collection::vec((any::<u16>(), any::<bool>(), any::<[u16; 8]>()), 1..24);
+    (program(), ins).prop_map(|(mut p, ins)| {
+        let mut lists = 0;
+        for l in top_lists(&mut p) {
+            count_lists(l, &mut lists);
+        }
+        for (at, cin, ch) in ins {
+            let mut n = at as usize % lists;
+            for l in top_lists(&mut p) {
+                let kind = if cin { CARRY_IN } else { CARRY_OUT };
+                if insert_at(l, &mut n, at as usize / lists, Stmt::I(Inst { kind, ch })) {
+                    break;
+                }
+            }
+        }
+        let first = top_lists(&mut p).next().expect("the tail is a list");
+        first.insert(0, Stmt::I(Inst { kind: CARRY_OUT, ch: [0; 8] }));
+        p
+    })
+}
+
+/// The top-level statement lists of `p` in execution order.
+fn top_lists(p: &mut Program) -> impl Iterator<Item = &mut Vec<Stmt>> {
+    p.phases.iter_mut().map(|(s, _)| s).chain(std::iter::once(&mut p.tail))
+}
+
+/// Counts `l` and the statement lists nested in it.
+fn count_lists(l: &mut [Stmt], n: &mut usize) {
+    *n += 1;
+    for s in l {
+        match s {
+            Stmt::If(_, t, e) => {
+                count_lists(t, n);
+                count_lists(e, n);
+            }
+            Stmt::Loop(_, _, b) => count_lists(b, n),
+            _ => {}
+        }
+    }
+}
+
+/// Inserts `s` into the `n`-th statement list (preorder) of `l`'s tree, at position `pos`
+/// modulo its length + 1; counts `n` down through the lists passed. True once inserted.
+fn insert_at(l: &mut Vec<Stmt>, n: &mut usize, pos: usize, s: Stmt) -> bool {
+    if *n == 0 {
+        l.insert(pos % (l.len() + 1), s);
+        return true;
+    }
+    *n -= 1;
+    for x in l.iter_mut() {
+        let done = match x {
+            Stmt::If(_, t, e) => insert_at(t, n, pos, s.clone()) || insert_at(e, n, pos, s.clone()),
+            Stmt::Loop(_, _, b) => insert_at(b, n, pos, s.clone()),
+            _ => false,
+        };
+        if done {
+            return true;
+        }
+    }
+    false
+}
+
 /// Prints statements, tracking labels and the enclosing loops.
 struct Printer {
     out: String,

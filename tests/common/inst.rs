@@ -249,6 +249,38 @@ pub fn indexed(ch: &mut Ch, base: &str, idx: &str, count: u32, bytes: u32) -> St
 
 /// Number of instruction kinds ([`Inst::text`]).
 pub const KINDS: u8 = 24;
+/// Kinds outside the weighted table of `generator::program`, inserted by
+/// `generator::carry_program`: a PTX carry-out and a carry-in ([`carry`]).
+pub const CARRY_OUT: u8 = KINDS;
+/// See [`CARRY_OUT`].
+pub const CARRY_IN: u8 = KINDS + 1;
+
+/// A carry-out (`add.cc`, `sub.cc`, `mad.lo/hi.cc`, `addc.cc`, `subc.cc`, `madc.lo/hi.cc`;
+/// PTX ISA 9.7.2), whose sum goes one time in two to the scratch register `%ai`/`%a0`
+/// that nothing reads, or a carry-in (`addc`, `subc`, `madc.lo/hi`, or `addc.u32 d, 0,
+/// 0`, which captures the flag), 32 or 64 bits.
+pub fn carry(cin: bool, ch: &mut Ch) -> String {
+    let c = ch.pick(&[R, R, D]);
+    let signed = ch.flag(2);
+    let ty = int_ty(c, signed);
+    if cin && ch.flag(4) {
+        return format!("addc.u32 {}, 0, 0;", ch.reg(R));
+    }
+    let op = if cin {
+        ch.pick(&["addc", "subc", "madc.lo", "madc.hi"]).to_string()
+    } else {
+        let op = ch.pick(&["add", "sub", "mad.lo", "mad.hi", "addc", "subc", "madc.lo", "madc.hi"]);
+        format!("{op}.cc")
+    };
+    let d = if !cin && ch.flag(2) { (if c == D { "%a0" } else { "%ai" }).to_string() } else { ch.reg(c) };
+    let a = ch.reg(c);
+    let b = src(ch, c, signed, 3);
+    if op.starts_with("mad") {
+        format!("{op}{ty} {d}, {a}, {b}, {};", src(ch, c, signed, 3))
+    } else {
+        format!("{op}{ty} {d}, {a}, {b};")
+    }
+}
 
 /// One instruction (or a few, for memory accesses with address arithmetic): a kind and
 /// raw choices, decoded by [`Inst::text`].
@@ -270,7 +302,9 @@ impl Inst {
     /// The PTX text: lines ending in `\n`.
     pub fn text(&self) -> String {
         let ch = &mut Ch(&self.ch, 0);
-        let s = match self.kind % KINDS {
+        let s = match if self.kind < KINDS { self.kind } else { self.kind.min(CARRY_IN) } {
+            CARRY_OUT => carry(false, ch),
+            CARRY_IN => carry(true, ch),
             0 => {
                 let c = ch.pick(&[H, R, D, F, G]);
                 let ty = match c {

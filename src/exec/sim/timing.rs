@@ -7,7 +7,7 @@
 //!   visible `latency` cycles after issue; reading it earlier (in a lane that the producer
 //!   wrote) is a hazard. Every register source, including the late-read sources of memory
 //!   instructions, is checked at issue, as `sched` schedules them.
-//! * **Variable latency** (memory, LDC, S2R, conversions, fp64): the result arrives after
+//! * **Variable latency** (memory, LDC, S2R, conversions, fp64, MUFU/POPC/FLO): the result arrives after
 //!   a random delay (a [`crate::exec::Rng`] seeded from `Launch::seed`). The destinations are only
 //!   known to be written once the warp has waited for the instruction's write barrier
 //!   (`&req={b}` or `DEPBAR.LE SBb, k`); until then reading or overwriting them is a
@@ -71,7 +71,10 @@ pub const LATENCY_TABLE: &[(Unit, Latency)] = &[
     (Unit::Fp64, Latency::Variable { min: 8, max: 64, late_reads: true }),
     (Unit::Conv, Latency::Variable { min: 8, max: 48, late_reads: true }),
     (Unit::Sreg, Latency::Variable { min: 4, max: 40, late_reads: false }),
-    (Unit::Xu, Latency::Variable { min: 4, max: 40, late_reads: false }),
+    // MUFU/POPC/FLO read their sources after issue (ptxas 11.8 issues them 2 cycles after
+    // a 6-cycle producer and protects a source it rewrites soon with a read barrier:
+    // `MUFU.RSQ R13, R21 &rd3 &wr2` ... `FFMA R21, RZ, R5, R11 &req={3}`, float_math).
+    (Unit::Xu, Latency::Variable { min: 4, max: 40, late_reads: true }),
     (Unit::Mem, Latency::Variable { min: 20, max: 600, late_reads: true }),
     (Unit::Shared, Latency::Variable { min: 10, max: 80, late_reads: true }),
     (Unit::Const, Latency::Variable { min: 6, max: 60, late_reads: true }),

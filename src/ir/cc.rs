@@ -1,0 +1,215 @@
+//! The condition code (CC) as a value of the IR.
+//!
+//! SPA 5.0 has one carry flag per thread (CC.CF; spa50-LEA.txt names the flags CF, ZF, SF,
+//! OF). The `.CC` forms of `IADD`, `IADD32I`, `ISCADD`, `LEA` and `XMAD` write it, the
+//! `.X` forms of `IADD`, `IADD32I`, `LEA.HI` and `XMAD` and `ISETP.X` read it
+//! ([`crate::sass::op::Op::writes_cc`], [`crate::sass::op::Op::reads_cc`]). Lowering uses
+//! it for 64-bit arithmetic and compares and for PTX's `add.cc`/`addc`/`sub.cc`/`subc`/
+//! `mad.cc`/`madc` (PTX ISA 9.7.2).
+//!
+//! In the IR every writer defines a fresh *CC value* ([`crate::sass::instr::CcLink::def`],
+//! numbered by [`Function::new_cc`]) and every reader names the value it reads
+//! ([`crate::sass::instr::CcLink::read`]), so a pass sees who writes the flag and who
+//! reads it as it sees any other value. Invariants ([`verify`]):
+//!
+//! * `def` is set exactly on the instructions whose op writes CC, `read` exactly on those
+//!   whose op reads it, and each value is defined once;
+//! * a reader reads the last CC value written before it in its block: the hardware has one
+//!   flag, so a value is live from its writer to its last reader and no other writer may
+//!   come in between, and no value is live across a block boundary (lowering restores a
+//!   carry needed in another block from a register, [`crate::lower`]'s `carry_in`);
+//! * a reader of a value whose writer is guarded has the same guard: a thread for which the
+//!   writer did not execute would read an older flag (if-conversion guards a whole arm with
+//!   one predicate, so its writers and readers agree).
+//!
+//! Who relies on what: dead-code elimination keeps a writer while a reader of its value is
+//! live and drops `.CC` from a writer whose value nobody reads (`lower::opt`); address
+//! rewrites that change a writer's sum check that its value has no other reader
+//! (`lower::memopt`); both list-scheduling passes order CC writers and readers as accesses
+//! of one register (`sched::list`); register allocation inserts only moves, spill code and
+//! predicate rematerialisation, none of which touches CC, and keeps the links as they are
+//! (the one flag needs no allocation); [`verify`] runs after lowering, after each
+//! scheduling pass and after allocation (`driver`, in debug builds and with `--verify`),
+//! so a pass that breaks a link is an internal error, not wrong code.
+//!
+//! The values are not printed: by the second invariant, the `.CC` writers and `.X`
+//! readers of a listing name them unambiguously.
+
+use super::{BlockId, Function};
+use crate::sass::instr::Instr;
+
+/// Checks the invariants of the module documentation on `f` (linear in its size).
+pub fn verify(f: &Function) -> Result<(), String> {
+    let n = f.cc_values as usize;
+    let mut defined = vec![false; n];
+    for &b in &f.layout {
+        let here = || format!("{} in {}", f.block_label(b.index() as u32), f.name);
+        // The value in the flag, and its writer.
+        let mut cur: Option<(u32, &Instr)> = None;
+        for i in &f.cfg[b].instrs {
+            let text = || f.instr_text(i);
+            if i.op.reads_cc() != i.cc.read.is_some() || i.op.writes_cc() != i.cc.def.is_some() {
+                return Err(format!(
+                    "{}: `{}` has CC links {:?} that do not match what it does with CC",
+                    here(),
+                    text(),
+                    i.cc
+                ));
+            }
+            if let Some(v) = i.cc.read {
+                let Some((c, w)) = cur else {
+                    return Err(format!("{}: `{}` reads CC not set earlier in the block", here(), text()));
+                };
+                if c != v {
+                    return Err(format!(
+                        "{}: `{}` reads CC value {v}, but the flag holds value {c} of `{}`",
+                        here(),
+                        text(),
+                        f.instr_text(w)
+                    ));
+                }
+                if w.guard.is_some() && w.guard != i.guard {
+                    return Err(format!(
+                        "{}: `{}` reads the CC of `{}`, which not every thread that reads it executes",
+                        here(),
+                        text(),
+                        f.instr_text(w)
+                    ));
+                }
+            }
+            if let Some(v) = i.cc.def {
+                match defined.get_mut(v as usize) {
+                    None => return Err(format!("{}: `{}` defines CC value {v} of {n}", here(), text())),
+                    Some(d) if *d => return Err(format!("{}: `{}` defines CC value {v} again", here(), text())),
+                    Some(d) => *d = true,
+                }
+                cur = Some((v, i));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Where each CC value is defined ((block, index), indexed by value).
+pub fn def_sites(f: &Function) -> Vec<Option<(BlockId, usize)>> {
+    let mut sites = vec![None; f.cc_values as usize];
+    for &b in &f.layout {
+        for (k, i) in f.cfg[b].instrs.iter().enumerate() {
+            if let Some(v) = i.cc.def
+                && let Some(s) = sites.get_mut(v as usize)
+            {
+                *s = Some((b, k));
+            }
+        }
+    }
+    sites
+}
+
+/// How many instructions read each CC value (indexed by value).
+pub fn reader_counts(f: &Function) -> Vec<u32> {
+    let mut n = vec![0u32; f.cc_values as usize];
+    for &b in &f.layout {
+        for i in &f.cfg[b].instrs {
+            if let Some(v) = i.cc.read
+                && let Some(c) = n.get_mut(v as usize)
+            {
+                *c += 1;
+            }
+        }
+    }
+    n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::verify;
+    use crate::ir::{Function, VRegKind};
+    use crate::ptx::ast::{FuncKind, Span};
+    use crate::sass::instr::{Dst, Instr, Src};
+    use crate::sass::op::Op;
+
+    /// `IADD.CC` (writer) or `IADD.X` (reader) of fresh registers, linked to `def`/`read`.
+    fn add(f: &mut Function, def: Option<u32>, read: Option<u32>) -> Instr {
+        let d = f.new_vreg(VRegKind::Gpr(1));
+        let mut i = Instr::new(
+            Op::Iadd { cc: def.is_some(), x: read.is_some() },
+            vec![Dst::reg(d, 1)],
+            vec![Src::rz(), Src::rz()],
+        );
+        i.cc.def = def;
+        i.cc.read = read;
+        i
+    }
+
+    /// A one-block function holding `body` then `EXIT`.
+    fn func(f: &mut Function, body: Vec<Instr>) {
+        let b = f.entry;
+        for i in body {
+            f.cfg[b].push(i, Span::default());
+        }
+        f.cfg[b].push(Instr::new(Op::Exit, vec![], vec![]), Span::default());
+    }
+
+    #[test]
+    fn a_reader_reads_the_last_value_written_in_its_block() {
+        let mut f = Function::new("k", FuncKind::Entry);
+        let (a, b) = (f.new_cc(), f.new_cc());
+        let body = vec![add(&mut f, Some(a), None), add(&mut f, Some(b), Some(a)), add(&mut f, None, Some(b))];
+        func(&mut f, body);
+        assert_eq!(verify(&f), Ok(()));
+    }
+
+    #[test]
+    fn broken_links_are_reported() {
+        // Another writer between a writer and its reader (as a scheduler moving it would).
+        let mut f = Function::new("k", FuncKind::Entry);
+        let (a, b) = (f.new_cc(), f.new_cc());
+        let body = vec![add(&mut f, Some(a), None), add(&mut f, Some(b), None), add(&mut f, None, Some(a))];
+        func(&mut f, body);
+        assert!(verify(&f).is_err_and(|e| e.contains("the flag holds value 1")), "{:?}", verify(&f));
+        // The writer deleted (as dead-code elimination of an unused sum did).
+        let mut f = Function::new("k", FuncKind::Entry);
+        let a = f.new_cc();
+        let body = vec![add(&mut f, None, Some(a))];
+        func(&mut f, body);
+        assert!(verify(&f).is_err_and(|e| e.contains("not set earlier")));
+        // A guarded writer read by an unguarded reader.
+        let mut f = Function::new("k", FuncKind::Entry);
+        let a = f.new_cc();
+        let p = f.new_vreg(VRegKind::Pred);
+        let w = add(&mut f, Some(a), None).guarded(p, false);
+        let body = vec![w, add(&mut f, None, Some(a))];
+        func(&mut f, body);
+        assert!(verify(&f).is_err_and(|e| e.contains("not every thread")));
+        // A CC writer without its value (a pass that set `.CC` and forgot the link), and a
+        // value defined twice.
+        let mut f = Function::new("k", FuncKind::Entry);
+        let a = f.new_cc();
+        let mut w = add(&mut f, Some(a), None);
+        w.cc.def = None;
+        func(&mut f, vec![w]);
+        assert!(verify(&f).is_err_and(|e| e.contains("do not match")));
+        let mut f = Function::new("k", FuncKind::Entry);
+        let a = f.new_cc();
+        let body = vec![add(&mut f, Some(a), None), add(&mut f, Some(a), None)];
+        func(&mut f, body);
+        assert!(verify(&f).is_err_and(|e| e.contains("again")));
+    }
+
+    #[test]
+    fn no_value_crosses_a_block_boundary() {
+        let mut f = Function::new("k", FuncKind::Entry);
+        let a = f.new_cc();
+        let w = add(&mut f, Some(a), None);
+        let entry = f.entry;
+        f.cfg[entry].push(w, Span::default());
+        let next = f.new_block("next");
+        f.layout.push(next);
+        f.cfg[entry].push(Instr::new(Op::Bra, vec![], vec![Src::label(next.index() as u32)]), Span::default());
+        f.cfg.add_edge(entry, next, crate::ir::Edge { kind: crate::ir::EdgeKind::Taken, args: vec![] });
+        let r = add(&mut f, None, Some(a));
+        f.cfg[next].push(r, Span::default());
+        f.cfg[next].push(Instr::new(Op::Exit, vec![], vec![]), Span::default());
+        assert!(verify(&f).is_err_and(|e| e.contains("not set earlier")));
+    }
+}

@@ -1,0 +1,121 @@
+//! Calls to `.func`s with every kind of parameter and return value (issue 22 item 5: a
+//! function returning only a `.pred` failed with an internal error): predicates alone and
+//! with registers, 16/32/64-bit and float registers, several returns, `.param` vectors.
+//! Each kernel runs on both executors (64 threads, one input word each); the results
+//! must agree and equal the values computed here.
+
+#[path = "common/launches.rs"]
+mod launches;
+
+use launches::*;
+use ptx2sass::exec;
+
+const HEADER: &str = ".version 7.0\n.target sm_50\n.address_size 64\n";
+
+/// A kernel `k(in, out)`: `%x` = the thread's input word, `%o` = its 32-byte output slot.
+fn kernel(funcs: &str, body: &str) -> String {
+    format!(
+        "{HEADER}{funcs}\n.visible .entry k(.param .u64 pin, .param .u64 pout)\n{{\n\
+         .reg .b32 %t, %x, %r<8>;\n.reg .b64 %i, %o, %d<4>;\n.reg .pred %p<4>;\n.reg .f32 %f<4>;\n.reg .b16 %h<2>;\n\
+         mov.u32 %t, %tid.x;\nld.param.u64 %i, [pin];\nld.param.u64 %o, [pout];\n\
+         mul.wide.u32 %d0, %t, 4;\nadd.s64 %i, %i, %d0;\nmul.wide.u32 %d0, %t, 32;\nadd.s64 %o, %o, %d0;\n\
+         ld.global.u32 %x, [%i];\n{body}\nret;\n}}\n"
+    )
+}
+
+/// Runs `k` on 64 threads with inputs `0, 1, 7, 8, ...` (thread `t` gets `t * t % 23`),
+/// compares the executors, and returns each thread's 8 output words (interpreter).
+fn run(src: &str) -> Vec<[u32; 8]> {
+    let program = compile(src);
+    let (module, _) = ptx2sass::ptx::parse(src).expect("parses");
+    let input: Vec<u8> = (0..64u32).flat_map(|t| (t * t % 23).to_le_bytes()).collect();
+    let mut s = Setup::new();
+    let pin = s.buf(input);
+    let pout = s.buf(vec![0; 64 * 32]);
+    let l = s.launch(&program, "k", [1, 1, 1], [64, 1, 1], &[Val::I(pin), Val::I(pout)]);
+    let (want, _, diff) = exec::compare(&module, &program, &l).unwrap_or_else(|e| panic!("{e}\n{src}"));
+    assert!(diff.is_empty(), "executors differ\n{program}");
+    (0..64u64)
+        .map(|t| {
+            std::array::from_fn(|k| want.global.read_uint("global", pout + 32 * t + 4 * k as u64, 4).unwrap() as u32)
+        })
+        .collect()
+}
+
+fn input(t: u32) -> u32 {
+    t * t % 23
+}
+
+/// The reproducer of issue 22 item 5: `f` returns only a predicate, used as a guard.
+#[test]
+fn a_function_returning_only_a_predicate() {
+    let src = kernel(
+        ".func (.reg .pred q) f(.reg .u32 x) { setp.eq.u32 q, x, 7; ret; }",
+        "call (%p0), f, (%x);\n@%p0 st.global.u32 [%o], 123;",
+    );
+    for (t, out) in run(&src).iter().enumerate() {
+        assert_eq!(out[0], if input(t as u32) == 7 { 123 } else { 0 }, "thread {t}");
+    }
+}
+
+/// Predicates in and out together with registers, passed on to a second call.
+#[test]
+fn predicates_and_registers_in_and_out() {
+    let funcs = ".func (.reg .pred q, .reg .u32 r) f(.reg .u32 x, .reg .pred c)\n{\n\
+        setp.gt.u32 q, x, 10;\n selp.u32 r, x, 1000, c;\n @q add.u32 r, r, 1;\n ret;\n}\n\
+        .func (.reg .u32 r) g(.reg .pred a, .reg .pred b)\n{\n .reg .pred t;\n\
+        and.pred t, a, !b;\n selp.u32 r, 1, 2, t;\n ret;\n}";
+    let body = "setp.lt.u32 %p1, %x, 15;\ncall (%p0, %r0), f, (%x, %p1);\ncall (%r1), g, (%p0, %p1);\n\
+        selp.u32 %r2, 1, 0, %p0;\nst.global.v4.u32 [%o], {%r0, %r1, %r2, %x};";
+    for (t, out) in run(&kernel(funcs, body)).iter().enumerate() {
+        let x = input(t as u32);
+        let (q, c) = (x > 10, x < 15);
+        let r = if c { x } else { 1000 } + u32::from(q);
+        assert_eq!(out[..3], [r, if q && !c { 1 } else { 2 }, u32::from(q)], "thread {t}");
+    }
+}
+
+/// 16-, 64-bit and float registers, and several return values of different kinds.
+#[test]
+fn wide_narrow_float_and_several_returns() {
+    let funcs = ".func (.reg .u64 w, .reg .b16 h, .reg .f32 f, .reg .pred p) f(.reg .u64 a, .reg .u16 b, .reg .f32 c)\n{\n\
+        add.u64 w, a, 0x100000000;\n add.u16 h, b, 3;\n mul.f32 f, c, 0f40000000;\n setp.ne.u16 p, b, 0;\n ret;\n}";
+    let body = "cvt.u64.u32 %d1, %x;\ncvt.u16.u32 %h0, %x;\ncvt.rn.f32.u32 %f0, %x;\n\
+        call (%d2, %h1, %f1, %p0), f, (%d1, %h0, %f0);\n\
+        cvt.u32.u16 %r0, %h1;\nmov.b32 %r1, %f1;\nselp.u32 %r2, 1, 0, %p0;\n\
+        st.global.u64 [%o], %d2;\nst.global.v4.u32 [%o+16], {%r0, %r1, %r2, %x};";
+    for (t, out) in run(&kernel(funcs, body)).iter().enumerate() {
+        let x = input(t as u32);
+        assert_eq!(out[..2], [x, 1], "thread {t}: 64-bit");
+        assert_eq!(out[4..7], [x + 3, (2.0 * x as f32).to_bits(), u32::from(x != 0)], "thread {t}");
+    }
+}
+
+/// A `.param` vector argument and return value (`st.param.v4` / `ld.param.v4`).
+#[test]
+fn param_vectors_in_and_out() {
+    let funcs = ".func (.param .align 16 .b8 r[16]) f(.param .align 16 .b8 a[16])\n{\n\
+        .reg .b32 %e<4>;\n ld.param.v4.u32 {%e0, %e1, %e2, %e3}, [a];\n\
+        add.u32 %e0, %e0, %e3;\n xor.b32 %e1, %e1, 5;\n\
+        st.param.v4.u32 [r], {%e3, %e2, %e1, %e0};\n ret;\n}";
+    let body = "{\n.param .align 16 .b8 pa[16];\n.param .align 16 .b8 pr[16];\n\
+        add.u32 %r0, %x, 1;\nst.param.v4.u32 [pa], {%x, %r0, 9, %t};\ncall (pr), f, (pa);\n\
+        ld.param.v4.u32 {%r1, %r2, %r3, %r4}, [pr];\n}\nst.global.v4.u32 [%o], {%r1, %r2, %r3, %r4};";
+    for (t, out) in run(&kernel(funcs, body)).iter().enumerate() {
+        let x = input(t as u32);
+        assert_eq!(out[..4], [t as u32, 9, (x + 1) ^ 5, x + t as u32], "thread {t}");
+    }
+}
+
+/// A predicate argument or return variable for a non-predicate parameter (or a register
+/// of another size) is a diagnostic, as in ptxas, not an internal error.
+#[test]
+fn mismatched_argument_types_are_diagnosed() {
+    let src = kernel(".func (.reg .pred q) f(.reg .u32 x) { setp.eq.u32 q, x, 7; ret; }", "call (%r0), f, (%x);");
+    let Err(d) = ptx2sass::driver::compile(&src, &Default::default()) else { panic!("accepted") };
+    let m = &d[0].message;
+    assert!(m.contains("does not match formal parameter `q` (.pred)") && !m.contains("internal"), "{m}");
+    let src = kernel(".func (.reg .u64 q) f(.reg .u64 x) { mov.u64 q, x; ret; }", "call (%d1), f, (%x);");
+    let Err(d) = ptx2sass::driver::compile(&src, &Default::default()) else { panic!("accepted") };
+    assert!(d[0].message.contains("argument `%x` (.b32)"), "{}", d[0].message);
+}
