@@ -69,7 +69,7 @@ fn imm_style(op: &Op) -> ImmStyle {
 
 /// nvdisasm's float spelling, C's `%.17g`: 17 significant digits, trailing zeros dropped,
 /// exponent form (`5.9604644775390625e-08`) outside 1e-4 .. 1e17.
-fn float_text(v: f64) -> String {
+pub(crate) fn float_text(v: f64) -> String {
     if v.is_nan() {
         return "+QNAN".into();
     }

@@ -1,0 +1,74 @@
+//! Disassembly of `.text` bytes into our listing syntax: the printer's line format
+//! (`/*0008*/  MOV R1, c[0x0][0x20]  ?WAIT6 ;`) with the control fields decoded from the
+//! control words, so that [`crate::sass::text::parse`] and the hazard checker read the
+//! result. Words no form matches print as `.word 0x...` with a warning.
+
+use super::{ctrl_of, decode};
+use crate::sass::program::Ctrl;
+use std::fmt::Write;
+
+/// One disassembled instruction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Line {
+    /// Byte address.
+    pub addr: u32,
+    /// The raw word.
+    pub word: u64,
+    /// Decoded text (without control fields), or `.word 0x...`.
+    pub text: String,
+    /// Control fields.
+    pub ctrl: Ctrl,
+    /// False for a word no form matches.
+    pub known: bool,
+}
+
+/// The control fields as the listing prints them, with `?reuse=` when reuse bits are set
+/// (bit 0 = A, 1 = B, 2 = C, 3 = D, the raw bits as `sass-ctrl.py` prints them).
+pub fn ctrl_text(c: &Ctrl) -> String {
+    let mut s = c.to_string();
+    if c.reuse != 0 {
+        s.push_str(" ?reuse=");
+        for (b, l) in ['A', 'B', 'C', 'D'].iter().enumerate() {
+            if c.reuse >> b & 1 == 1 {
+                s.push(*l);
+            }
+        }
+    }
+    s
+}
+
+/// Decodes `bytes` (whole 32-byte bundles: a control word, then three instructions).
+/// Errors: a length that is not a multiple of 32.
+pub fn disassemble(bytes: &[u8]) -> Result<Vec<Line>, String> {
+    if !bytes.len().is_multiple_of(32) {
+        return Err(format!("code of {} bytes is not a whole number of 32-byte bundles", bytes.len()));
+    }
+    let word = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().expect("8 bytes"));
+    let mut out = vec![];
+    for b in (0..bytes.len()).step_by(32) {
+        let c = word(b);
+        for slot in 0..3 {
+            let addr = (b + 8 + 8 * slot) as u32;
+            let w = word(b + 8 + 8 * slot);
+            let ctrl = ctrl_of((c >> (21 * slot)) & 0x1f_ffff);
+            let (text, known) = match decode(w, addr) {
+                Some(d) => (d.text(), true),
+                None => (format!(".word 0x{w:016x}"), false),
+            };
+            out.push(Line { addr, word: w, text, ctrl, known });
+        }
+    }
+    Ok(out)
+}
+
+/// The lines of one function as listing text (`\t\tFunction : NAME` header first).
+pub fn listing(name: &str, lines: &[Line]) -> String {
+    let mut s = format!("\t\tFunction : {name}\n");
+    for l in lines {
+        let mut line = String::new();
+        let _ = write!(line, "        /*{:04x}*/                   {}", l.addr, l.text);
+        let pad = 72usize.saturating_sub(line.len()).max(1);
+        let _ = writeln!(s, "{line}{} {} ;", " ".repeat(pad), ctrl_text(&l.ctrl));
+    }
+    s
+}
