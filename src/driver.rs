@@ -25,6 +25,8 @@ pub enum Emit {
     /// SPA 5.0 assembly with scheduling control fields.
     #[default]
     Sass,
+    /// An sm_50 cubin (ELF) of the SASS, in [`Output::binary`] ([`crate::cubin`]).
+    Cubin,
 }
 
 /// Compilation options.
@@ -84,8 +86,10 @@ pub struct Output {
     pub stats: Vec<FunctionStats>,
     /// Warnings.
     pub warnings: Vec<Diag>,
-    /// The scheduled program, when `emit` is `Sass`.
+    /// The scheduled program, when `emit` is `Sass` or `Cubin`.
     pub program: Option<Program>,
+    /// The cubin, when `emit` is `Cubin`.
+    pub binary: Option<Vec<u8>>,
 }
 
 /// Decodes file bytes as UTF-8, or returns a diagnostic at the first invalid byte.
@@ -107,16 +111,16 @@ pub fn decode(bytes: &[u8]) -> Result<&str, Diag> {
 pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
     let (module, mut warnings) = ptx::parse(src)?;
     if opts.emit == Emit::Ast {
-        return Ok(Output { text: module.to_string(), stats: vec![], warnings, program: None });
+        return Ok(Output { text: module.to_string(), stats: vec![], warnings, program: None, binary: None });
     }
     let (mut irm, w) = lower::lower(&module, &opts.lower)?;
     warnings.extend(w);
     match opts.emit {
         Emit::Ir => {
-            return Ok(Output { text: irm.to_string(), stats: vec![], warnings, program: None });
+            return Ok(Output { text: irm.to_string(), stats: vec![], warnings, program: None, binary: None });
         }
         Emit::Dot => {
-            return Ok(Output { text: ir::dot::to_dot(&irm), stats: vec![], warnings, program: None });
+            return Ok(Output { text: ir::dot::to_dot(&irm), stats: vec![], warnings, program: None, binary: None });
         }
         _ => {}
     }
@@ -126,7 +130,7 @@ pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
         }
     }
     if opts.emit == Emit::IrSched {
-        return Ok(Output { text: irm.to_string(), stats: vec![], warnings, program: None });
+        return Ok(Output { text: irm.to_string(), stats: vec![], warnings, program: None, binary: None });
     }
     let mut errors = vec![];
     for f in irm.functions.iter_mut() {
@@ -147,12 +151,18 @@ pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
         }
     }
     if opts.emit == Emit::IrAlloc {
-        return Ok(Output { text: irm.to_string(), stats: vec![], warnings, program: None });
+        return Ok(Output { text: irm.to_string(), stats: vec![], warnings, program: None, binary: None });
     }
-    let program = Program {
+    let mut program = Program {
         functions: irm.functions.iter().map(|f| sched::schedule(f, &opts.sched)).collect(),
         const_bank: irm.const_bank.clone(),
     };
+    // Negations on operands whose encoding has no negate bit move to one that has.
+    for f in program.functions.iter_mut() {
+        for s in f.code.iter_mut() {
+            sass::legal::encodable(&mut s.instr);
+        }
+    }
     let text = program.to_string();
     // The printed listing read back: what the hazard checker and the estimate see.
     let listing = sass::text::parse(&text).map_err(|e| {
@@ -182,5 +192,14 @@ pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
             shared_bytes: f.shared_bytes,
         })
         .collect();
-    Ok(Output { text, stats, warnings, program: Some(program) })
+    let binary = if opts.emit == Emit::Cubin {
+        Some(crate::cubin::from_program(&program).map_err(|es| {
+            es.iter()
+                .map(|e| Diag::error(Span::default(), format!("internal error: cannot encode the SASS listing: {e}")))
+                .collect::<Vec<_>>()
+        })?)
+    } else {
+        None
+    };
+    Ok(Output { text, stats, warnings, program: Some(program), binary })
 }

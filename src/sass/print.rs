@@ -102,6 +102,9 @@ pub fn src_text(op: &Op, s: &Src, names: &dyn VRegNames, label: &dyn Fn(u32) -> 
     let body = match s.kind {
         SrcKind::Reg(r) => reg_name(r.reg, r.comp, r.n, names),
         SrcKind::Pred(p) => reg_name(p, 0, 1, names),
+        // nvdisasm prints XMAD's 16-bit immediate signed when B is `.S16`
+        // (`XMAD.S16.S16 R0, R16.H1, -0x6667, RZ`: the word holds 0x9999).
+        SrcKind::Imm(v) if matches!(op, Op::Xmad(m) if m.signed_b) => hex(v as u16 as i16 as i64),
         SrcKind::Imm(v) => match imm_style(op) {
             ImmStyle::Signed => hex(v as i32 as i64),
             ImmStyle::Unsigned => hex(v as i64),

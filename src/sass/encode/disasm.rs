@@ -5,6 +5,7 @@
 
 use super::{ctrl_of, decode};
 use crate::sass::program::Ctrl;
+use std::collections::HashMap;
 use std::fmt::Write;
 
 /// One disassembled instruction.
@@ -37,9 +38,10 @@ pub fn ctrl_text(c: &Ctrl) -> String {
     s
 }
 
-/// Decodes `bytes` (whole 32-byte bundles: a control word, then three instructions).
-/// Errors: a length that is not a multiple of 32.
-pub fn disassemble(bytes: &[u8]) -> Result<Vec<Line>, String> {
+/// Decodes `bytes` (whole 32-byte bundles: a control word, then three instructions);
+/// `relocs` maps the offset of a relocated word to the text of its patched immediate
+/// (`32@lo(gvar)`). Errors: a length that is not a multiple of 32.
+pub fn disassemble(bytes: &[u8], relocs: &HashMap<u32, String>) -> Result<Vec<Line>, String> {
     if !bytes.len().is_multiple_of(32) {
         return Err(format!("code of {} bytes is not a whole number of 32-byte bundles", bytes.len()));
     }
@@ -52,7 +54,12 @@ pub fn disassemble(bytes: &[u8]) -> Result<Vec<Line>, String> {
             let w = word(b + 8 + 8 * slot);
             let ctrl = ctrl_of((c >> (21 * slot)) & 0x1f_ffff);
             let (text, known) = match decode(w, addr) {
-                Some(d) => (d.text(), true),
+                Some(mut d) => {
+                    if let (Some(r), Some(last)) = (relocs.get(&addr), d.operands.last_mut()) {
+                        *last = r.clone();
+                    }
+                    (d.text(), true)
+                }
                 None => (format!(".word 0x{w:016x}"), false),
             };
             out.push(Line { addr, word: w, text, ctrl, known });

@@ -49,6 +49,12 @@ const RND: &[(u64, &str)] = &[(0, ""), (1, ".RM"), (2, ".RP"), (3, ".RZ")];
 const LOP: &[(u64, &str)] = &[(0, ".AND"), (1, ".OR"), (2, ".XOR"), (3, ".PASS_B")];
 const LOPP: &[(u64, &str)] = &[(0, ""), (1, ".T"), (2, ".Z"), (3, ".NZ")];
 const XSIGN: &[(u64, &str)] = &[(0, ""), (1, ".S16.U16"), (2, ".U16.S16"), (3, ".S16.S16")];
+const XSB0: &[(u64, &str)] = &[(0, ""), (1, ".S16.U16")];
+const XSB1: &[(u64, &str)] = &[(0, ".U16.S16"), (1, ".S16.S16")];
+/// VABSDIFF operand types (A signed 48, B signed 49); with `.SD` both signed print nothing.
+const VT: &[(u64, &str)] = &[(0, ".U32.U32"), (1, ".S32.U32"), (2, ".U32.S32"), (3, ".S32.S32")];
+const VTSD: &[(u64, &str)] = &[(0, ".U32.U32"), (1, ".S32.U32"), (2, ".U32.S32"), (3, "")];
+const VMODE: &[(u64, &str)] = &[(0, ".MRG_16H"), (4, ".ACC"), (5, ".MIN"), (6, ".MAX")];
 const XMODE: &[(u64, &str)] = &[(0, ""), (1, ".CLO"), (2, ".CHI"), (3, ".CSFU"), (4, ".CBCC")];
 const XMODE2: &[(u64, &str)] = &[(0, ""), (1, ".CLO"), (2, ".CHI"), (3, ".CSFU")];
 const PRMT: &[(u64, &str)] = &[(0, ""), (1, ".F4E"), (2, ".B4E"), (3, ".RC8"), (4, ".ECL"), (5, ".ECR"), (6, ".RC16")];
@@ -228,6 +234,11 @@ pub fn enum_table(name: &str) -> Option<&'static [(u64, &'static str)]> {
         "LOPP" => LOPP,
         "XSIGN" => XSIGN,
         "XMODE" => XMODE,
+        "VT" => VT,
+        "VTSD" => VTSD,
+        "VMODE" => VMODE,
+        "XSB0" => XSB0,
+        "XSB1" => XSB1,
         "XMODE2" => XMODE2,
         "PRMT" => PRMT,
         "MUFU" => MUFU,
@@ -294,10 +305,16 @@ pub const ROWS: &[Row] = &[
         0xffc0,
         "XMAD {XSIGN}48:2 [.PSL]36 [.MRG]37 {XMODE}50:3 [.X]38 : R@0 .CC@47, R@8 .H1@53, R@20 .H1@35, R@39",
     ),
+    // The 16-bit immediate prints signed when B is `.S16` (bit 49).
     One(
         0x3600,
         0xfec0,
-        "XMAD {XSIGN}48:2 [.PSL]36 [.MRG]37 {XMODE}50:3 [.X]38 : R@0 .CC@47, R@8 .H1@53, U@20:16, R@39",
+        "XMAD {XSB0}48 =49=0 [.PSL]36 [.MRG]37 {XMODE}50:3 [.X]38 : R@0 .CC@47, R@8 .H1@53, U@20:16, R@39",
+    ),
+    One(
+        0x3600,
+        0xfec0,
+        "XMAD {XSB1}48 =49=1 [.PSL]36 [.MRG]37 {XMODE}50:3 [.X]38 : R@0 .CC@47, R@8 .H1@53, I@20:16, R@39",
     ),
     One(
         0x4e00,
@@ -339,6 +356,18 @@ pub const ROWS: &[Row] = &[
     One(0x50a0, 0xfff8, "CSETP {CCT}8:5 {BOOL}45:2 : P@3, P@0, 'CC, !42 P@39"),
     One(0x5090, 0xfff8, "PSETP {BOOL}24:2 {BOOL}45:2 : P@3, P@0, !15 P@12, !32 P@29, !42 P@39"),
     One(0x5088, 0xfff8, "PSET [.BF]44 {BOOL}24:2 {BOOL}45:2 : R@0 .CC@47, !15 P@12, !32 P@29, !42 P@39"),
+    // VABSDIFF with 32-bit operand selects (28..30 and 36..38 = 6) and a register B (50):
+    // the forms ptxas 11.8 emits for `sad` (`exp/bitflip.txt`, raw nvdisasm sweeps).
+    One(
+        0x5400,
+        0xff00,
+        "VABSDIFF {VT}48:2 [.SAT]55 {VMODE}51:3 =54=0 =50=1 =28:3=6 =36:3=6 : R@0 .CC@47, R@8, R@20, R@39",
+    ),
+    One(
+        0x5400,
+        0xff00,
+        "VABSDIFF .SD {VTSD}48:2 [.SAT]55 {VMODE}51:3 =54=1 =50=1 =28:3=6 =36:3=6 : R@0 .CC@47, R@8, R@20, R@39",
+    ),
     // ---- float --------------------------------------------------------------------------
     B3(0x5c58, 0x4c58, 0x3858, 0xfff8, "FADD [.FTZ]44 {RND}39:2 [.SAT]50 : R@0 .CC@47, -48 |46 R@8, -45 |49 $F"),
     One(0x0800, 0xfc00, "FADD32I [.FTZ]55 =53=0 =57=0 : R@0 .CC@52, -56 |54 R@8, F32"),
