@@ -99,7 +99,15 @@ pub fn encode(i: &AsmInstr, addr: u32, resolve: &dyn Fn(&str) -> Option<u32>) ->
     }
     // The error of the form that got furthest: modifier errors are reported only when no
     // form took the modifiers.
-    let best = errs.iter().find(|e| e.starts_with("operand")).or(errs.first()).cloned().unwrap_or_default();
+    // A form whose operand kinds fit but whose value does not (range, alignment) explains
+    // more than one that wanted another kind of operand.
+    let best = errs
+        .iter()
+        .find(|e| e.starts_with("operand") && !e.contains(": expected"))
+        .or_else(|| errs.iter().find(|e| e.starts_with("operand")))
+        .or(errs.first())
+        .cloned()
+        .unwrap_or_default();
     Err(best)
 }
 
