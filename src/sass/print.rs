@@ -122,7 +122,9 @@ pub fn src_text(op: &Op, s: &Src, names: &dyn VRegNames, label: &dyn Fn(u32) -> 
                         format!("c[{}]{space}[{base}+{}]", hex(bank as i64), hex(offset as i64))
                     }
                 }
-                _ => format!("c[{}]{space}[{}]", hex(bank as i64), hex(offset as i64)),
+                // The offset field is a signed 16-bit byte offset: nvdisasm prints byte
+                // 0xea5c of bank 3 as `c[0x3][-0x15a4]` (findings §6).
+                _ => format!("c[{}]{space}[{}]", hex(bank as i64), hex(offset as u16 as i16 as i64)),
             }
         }
         SrcKind::Addr { base, offset } => {

@@ -9,6 +9,7 @@
 pub mod disasm;
 pub mod field;
 pub mod form;
+pub mod operand;
 pub mod table;
 
 use crate::sass::program::Ctrl;

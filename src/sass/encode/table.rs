@@ -52,9 +52,45 @@ const XSIGN: &[(u64, &str)] = &[(0, ""), (1, ".S16.U16"), (2, ".U16.S16"), (3, "
 const XSB0: &[(u64, &str)] = &[(0, ""), (1, ".S16.U16")];
 const XSB1: &[(u64, &str)] = &[(0, ".U16.S16"), (1, ".S16.S16")];
 /// VABSDIFF operand types (A signed 48, B signed 49); with `.SD` both signed print nothing.
-const VT: &[(u64, &str)] = &[(0, ".U32.U32"), (1, ".S32.U32"), (2, ".U32.S32"), (3, ".S32.S32")];
+const VT: &[(u64, &str)] = &[(0, ".U32.U32"), (1, ".S32.U32"), (2, ".U32.S32"), (3, "")];
 const VTSD: &[(u64, &str)] = &[(0, ".U32.U32"), (1, ".S32.U32"), (2, ".U32.S32"), (3, "")];
 const VMODE: &[(u64, &str)] = &[(0, ".MRG_16H"), (4, ".ACC"), (5, ".MIN"), (6, ".MAX")];
+const SHFX: &[(u64, &str)] = &[(0, ""), (1, ".HI"), (2, ".X"), (3, ".XHI")];
+/// FCMP prints no comparison for GT (raw nvdisasm sweep of bits 48..51).
+const FCMPT: &[(u64, &str)] = &[
+    (0, ".F"),
+    (1, ".LT"),
+    (2, ".EQ"),
+    (3, ".LE"),
+    (4, ""),
+    (5, ".NE"),
+    (6, ".GE"),
+    (7, ".NUM"),
+    (8, ".NAN"),
+    (9, ".LTU"),
+    (10, ".EQU"),
+    (11, ".LEU"),
+    (12, ".GTU"),
+    (13, ".NEU"),
+    (14, ".GEU"),
+    (15, ".T"),
+];
+const REDOP9: &[(u64, &str)] = &[
+    (0, ".ADD"),
+    (1, ".MIN"),
+    (2, ".MAX"),
+    (3, ".INC"),
+    (4, ".DEC"),
+    (5, ".AND"),
+    (6, ".OR"),
+    (7, ".XOR"),
+    (8, ".EXCH"),
+];
+/// Integer types of 8..32 bits (I2I; F2I's destination has no 8-bit form).
+const ITYPE32: &[(u64, &str)] = &[(0, ".U8"), (1, ".U16"), (2, ".U32"), (4, ".S8"), (5, ".S16"), (6, ".S32")];
+const F2ITYPE: &[(u64, &str)] = &[(1, ".U16"), (2, ".U32"), (3, ".U64"), (5, ".S16"), (6, ".S32"), (7, ".S64")];
+/// Same-type F2F: bit 42 selects rounding to an integral value; 1..3 without it print `.PASS`.
+const F2FSAME: &[(u64, &str)] = &[(0, ""), (1, ".PASS"), (4, ".ROUND"), (5, ".FLOOR"), (6, ".CEIL"), (7, ".TRUNC")];
 const XMODE: &[(u64, &str)] = &[(0, ""), (1, ".CLO"), (2, ".CHI"), (3, ".CSFU"), (4, ".CBCC")];
 const XMODE2: &[(u64, &str)] = &[(0, ""), (1, ".CLO"), (2, ".CHI"), (3, ".CSFU")];
 const PRMT: &[(u64, &str)] = &[(0, ""), (1, ".F4E"), (2, ".B4E"), (3, ".RC8"), (4, ".ECL"), (5, ".ECR"), (6, ".RC16")];
@@ -107,7 +143,7 @@ const MEMBAR: &[(u64, &str)] = &[(0, ".CTA"), (1, ".GL"), (2, ".SYS"), (3, ".VC"
 const IVALL: &[(u64, &str)] = &[(0, ""), (1, ".IVALLD"), (2, ".IVALLT"), (3, ".IVALLTD")];
 const BPT: &[(u64, &str)] =
     &[(0, ".DRAIN_ILLEGAL"), (1, ".CAL"), (2, ".PAUSE"), (3, ".TRAP"), (4, ".INT"), (5, ".DRAIN")];
-const CCTLOP: &[(u64, &str)] = &[(1, ".PF1"), (2, ".PF1_5"), (3, ".PF2")];
+const CCTLOP: &[(u64, &str)] = &[(1, ".PF1"), (2, ".PF1.5"), (3, ".PF2")];
 
 /// Condition-code tests (BRA/EXIT/... bits 0..4, CSETP bits 8..12; §1.4, `exp/sweeps.txt`);
 /// 15 is "always" and prints nothing.
@@ -128,6 +164,42 @@ pub const CCTEST: &[(u64, &str)] = &[
     (13, ".NEU"),
     (14, ".GEU"),
     (15, ""),
+    (16, ".OFF"),
+    (17, ".LO"),
+    (18, ".SFF"),
+    (19, ".LS"),
+    (20, ".HI"),
+    (21, ".SFT"),
+    (22, ".HS"),
+    (23, ".OFT"),
+    (24, ".CSM_TA"),
+    (25, ".CSM_TR"),
+    (26, ".CSM_MX"),
+    (27, ".FCSM_TA"),
+    (28, ".FCSM_TR"),
+    (29, ".FCSM_MX"),
+    (30, ".RLE"),
+    (31, ".RGT"),
+];
+
+/// CSETP's condition-code tests: as [`CCTEST`], but 15 prints `.T`.
+const CSETPT: &[(u64, &str)] = &[
+    (0, ".F"),
+    (1, ".LT"),
+    (2, ".EQ"),
+    (3, ".LE"),
+    (4, ".GT"),
+    (5, ".NE"),
+    (6, ".GE"),
+    (7, ".NUM"),
+    (8, ".NAN"),
+    (9, ".LTU"),
+    (10, ".EQU"),
+    (11, ".LEU"),
+    (12, ".GTU"),
+    (13, ".NEU"),
+    (14, ".GEU"),
+    (15, ".T"),
     (16, ".OFF"),
     (17, ".LO"),
     (18, ".SFF"),
@@ -234,6 +306,12 @@ pub fn enum_table(name: &str) -> Option<&'static [(u64, &'static str)]> {
         "LOPP" => LOPP,
         "XSIGN" => XSIGN,
         "XMODE" => XMODE,
+        "SHFX" => SHFX,
+        "FCMPT" => FCMPT,
+        "REDOP9" => REDOP9,
+        "ITYPE32" => ITYPE32,
+        "F2ITYPE" => F2ITYPE,
+        "F2FSAME" => F2FSAME,
         "VT" => VT,
         "VTSD" => VTSD,
         "VMODE" => VMODE,
@@ -272,6 +350,7 @@ pub fn enum_table(name: &str) -> Option<&'static [(u64, &'static str)]> {
         "CCTLOP" => CCTLOP,
         "BPT" => BPT,
         "CCT" => CCTEST,
+        "CSETPT" => CSETPT,
         _ => return None,
     })
 }
@@ -287,15 +366,20 @@ pub const ROWS: &[Row] = &[
     B3(0x5ca0, 0x4ca0, 0x38a0, 0xfff8, "SEL : R@0, R@8, $B, !42 P@39"),
     One(0xf0b8, 0xfff8, "B2R .RESULT =8:8=255 =32=1 : R@0, ?P@45"),
     // ---- integer ------------------------------------------------------------------------
-    B3(0x5c10, 0x4c10, 0x3810, 0xfff8, "IADD [.X]43 [.SAT]50 : R@0 .CC@47, -49 R@8, -48 $B"),
-    One(0x1c00, 0xfe00, "IADD32I [.X]53 [.SAT]54 =55=0 : R@0 .CC@52, -56 R@8, I32"),
+    // Both negate bits set is `.PO` (plus one: a + b + 1), not `-a + -b` (nvdisasm 11.8).
+    One(0x5c10, 0xfff8, "IADD .PO [.SAT]50 [.X]43 =48:2=3 : R@0 .CC@47, R@8, R@20"),
+    One(0x4c10, 0xfff8, "IADD .PO [.SAT]50 [.X]43 =48:2=3 : R@0 .CC@47, R@8, C"),
+    B3(0x5c10, 0x4c10, 0x3810, 0xfff8, "IADD [.SAT]50 [.X]43 ^48:2=3 : R@0 .CC@47, -49 R@8, -48 $B"),
+    One(0x1c00, 0xfe00, "IADD32I [.SAT]54 [.X]53 =55=0 : R@0 .CC@52, -56 R@8, I32"),
     // The register form's half-word selects (31..36) are not modelled: fixed to 0. The
     // mode (.RS/.LS, 37..38) exists only there: the other forms hold B in 20..38. nvdisasm
     // prints the immediate form's 20-bit field unsigned (`IADD3 R3, R3, 0xffffc, -R4`).
     One(0x5cc0, 0xfff0, "IADD3 {IADD3M}37:2 [.X]48 =31:6=0 : R@0 .CC@47, -51 R@8, -50 R@20, -49 R@39"),
     One(0x4cc0, 0xfff0, "IADD3 [.X]48 : R@0 .CC@47, -51 R@8, -50 C, -49 R@39"),
     One(0x38c0, 0xfef0, "IADD3 [.X]48 : R@0 .CC@47, -51 R@8, U20, -49 R@39"),
-    B3(0x5c18, 0x4c18, 0x3818, 0xfff8, "ISCADD : R@0 .CC@47, -49 R@8, -48 $B, U@39:5"),
+    One(0x5c18, 0xfff8, "ISCADD .PO =48:2=3 : R@0 .CC@47, R@8, R@20, U@39:5"),
+    One(0x4c18, 0xfff8, "ISCADD .PO =48:2=3 : R@0 .CC@47, R@8, C, U@39:5"),
+    B3(0x5c18, 0x4c18, 0x3818, 0xfff8, "ISCADD ^48:2=3 : R@0 .CC@47, -49 R@8, -48 $B, U@39:5"),
     One(0x1400, 0xfc00, "ISCADD32I : R@0 .CC@52, R@8, I32, U@53:5"),
     B3(0x5bd0, 0x4bd0, 0x36d0, 0xfff8, "LEA [.X]46 : ?P@48, R@0 .CC@47, -45 R@8, $B, ?U@39:5"),
     One(0x5bd8, 0xfff8, "LEA .HI [.X]38 : ?P@48, R@0 .CC@47, -37 R@8, R@20, R@39, ?U@28:5"),
@@ -303,34 +387,34 @@ pub const ROWS: &[Row] = &[
     One(
         0x5b00,
         0xffc0,
-        "XMAD {XSIGN}48:2 [.PSL]36 [.MRG]37 {XMODE}50:3 [.X]38 : R@0 .CC@47, R@8 .H1@53, R@20 .H1@35, R@39",
+        "XMAD {XSIGN}48:2 [.PSL]36 {XMODE}50:3 [.MRG]37 [.X]38 : R@0 .CC@47, R@8 .H1@53, R@20 .H1@35, R@39",
     ),
     // The 16-bit immediate prints signed when B is `.S16` (bit 49).
     One(
         0x3600,
         0xfec0,
-        "XMAD {XSB0}48 =49=0 [.PSL]36 [.MRG]37 {XMODE}50:3 [.X]38 : R@0 .CC@47, R@8 .H1@53, U@20:16, R@39",
+        "XMAD {XSB0}48 =49=0 [.PSL]36 {XMODE}50:3 [.MRG]37 [.X]38 : R@0 .CC@47, R@8 .H1@53, U@20:16, R@39",
     ),
     One(
         0x3600,
         0xfec0,
-        "XMAD {XSB1}48 =49=1 [.PSL]36 [.MRG]37 {XMODE}50:3 [.X]38 : R@0 .CC@47, R@8 .H1@53, I@20:16, R@39",
+        "XMAD {XSB1}48 =49=1 [.PSL]36 {XMODE}50:3 [.MRG]37 [.X]38 : R@0 .CC@47, R@8 .H1@53, I@20:16, R@39",
     ),
     One(
         0x4e00,
         0xfe00,
-        "XMAD {XSIGN}48:2 [.PSL]55 [.MRG]56 {XMODE2}50:2 [.X]54 : R@0 .CC@47, R@8 .H1@53, CS .H1@52, R@39",
+        "XMAD {XSIGN}48:2 [.PSL]55 {XMODE2}50:2 [.MRG]56 [.X]54 : R@0 .CC@47, R@8 .H1@53, CS .H1@52, R@39",
     ),
     One(0x5100, 0xff80, "XMAD {XSIGN}48:2 {XMODE2}50:2 [.X]54 : R@0 .CC@47, R@8 .H1@53, R@39 .H1@52, C"),
     B3(0x5c48, 0x4c48, 0x3848, 0xfff8, "SHL [.W]39 [.X]43 : R@0 .CC@47, R@8, $B"),
-    B3(0x5c28, 0x4c28, 0x3828, 0xfff8, "SHR [.U32]!48 [.W]39 [.BREV]40 [.X]44 : R@0 .CC@47, R@8, $B"),
-    One(0x5bf8, 0xfff8, "SHF .L [.W]50 {SHFW}37:2 [.HI]48 [.X]49 : R@0 .CC@47, R@8, R@20, R@39"),
-    One(0x36f8, 0xfef8, "SHF .L [.W]50 {SHFW}37:2 [.HI]48 [.X]49 : R@0 .CC@47, R@8, U@20:6, R@39"),
-    One(0x5cf8, 0xfff8, "SHF .R [.W]50 {SHFW}37:2 [.HI]48 [.X]49 : R@0 .CC@47, R@8, R@20, R@39"),
-    One(0x38f8, 0xfef8, "SHF .R [.W]50 {SHFW}37:2 [.HI]48 [.X]49 : R@0 .CC@47, R@8, U@20:6, R@39"),
-    B3(0x5c40, 0x4c40, 0x3840, 0xfff8, "LOP {LOP}41:2 {LOPP}44:2 [.X]43 : ?P@48, R@0 .CC@47, ~39 R@8, ~40 $B"),
-    One(0x0400, 0xfc00, "LOP32I {LOP}53:2 [.X]57 : R@0 .CC@52, ~55 R@8, ~56 U32"),
-    One(0x5be0, 0xfff8, "LOP3 .LUT {LOPP}36:2 [.X]38 : ?P@48, R@0 .CC@47, R@8, R@20, R@39, U@28:8"),
+    B3(0x5c28, 0x4c28, 0x3828, 0xfff8, "SHR [.U32]!48 [.W]39 [.X]44 [.BREV]40 : R@0 .CC@47, R@8, $B"),
+    One(0x5bf8, 0xfff8, "SHF .L [.W]50 {SHFW}37:2 {SHFX}48:2 : R@0 .CC@47, R@8, R@20, R@39"),
+    One(0x36f8, 0xfef8, "SHF .L [.W]50 {SHFW}37:2 {SHFX}48:2 : R@0 .CC@47, R@8, U@20:6, R@39"),
+    One(0x5cf8, 0xfff8, "SHF .R [.W]50 {SHFW}37:2 {SHFX}48:2 : R@0 .CC@47, R@8, R@20, R@39"),
+    One(0x38f8, 0xfef8, "SHF .R [.W]50 {SHFW}37:2 {SHFX}48:2 : R@0 .CC@47, R@8, U@20:6, R@39"),
+    B3(0x5c40, 0x4c40, 0x3840, 0xfff8, "LOP {LOP}41:2 [.X]43 {LOPP}44:2 : ?P@48, R@0 .CC@47, ~39 R@8, ~40 $B"),
+    One(0x0400, 0xfc00, "LOP32I {LOP}53:2 [.X]57 : R@0 .CC@52, ~55 R@8, U32 .INV@56"),
+    One(0x5be0, 0xfff8, "LOP3 .LUT [.X]38 {LOPP}36:2 : ?P@48, R@0 .CC@47, R@8, R@20, R@39, U@28:8"),
     One(0x0200, 0xfe00, "LOP3 .LUT [.X]56 : R@0 .CC@47, R@8, C, R@39, U@48:8"),
     One(0x3c00, 0xfc00, "LOP3 .LUT [.X]57 : R@0 .CC@47, R@8, I20, R@39, U@48:8"),
     B3(0x5c20, 0x4c20, 0x3820, 0xfff8, "IMNMX [.U32]!48 {IMNMXX}43:2 : R@0 .CC@47, R@8, $B, !42 P@39"),
@@ -342,8 +426,8 @@ pub const ROWS: &[Row] = &[
     B3(0x5bc0, 0x4bc0, 0x36c0, 0xfff0, "PRMT {PRMT}48:4 : R@0, R@8, $B, R@39"),
     One(0x53c0, 0xfff0, "PRMT {PRMT}48:4 : R@0, R@8, R@39, C"),
     B3(0x5b60, 0x4b60, 0x3660, 0xfff0, "ISETP {ICMP}49:3 [.U32]!48 [.X]43 {BOOL}45:2 : P@3, P@0, R@8, $B, !42 P@39"),
-    B3(0x5ba0, 0x4ba0, 0x36a0, 0xfff0, "FCMP {FCMP}48:4 [.FTZ]47 : R@0, R@8, $F, R@39"),
-    One(0x53a0, 0xfff0, "FCMP {FCMP}48:4 [.FTZ]47 : R@0, R@8, R@39, C"),
+    B3(0x5ba0, 0x4ba0, 0x36a0, 0xfff0, "FCMP {FCMPT}48:4 [.FTZ]47 : R@0, R@8, $F, R@39"),
+    One(0x53a0, 0xfff0, "FCMP {FCMPT}48:4 [.FTZ]47 : R@0, R@8, R@39, C"),
     B3(0x5b40, 0x4b40, 0x3640, 0xfff0, "ICMP {ICMP}49:3 [.U32]!48 : R@0, R@8, $B, R@39"),
     One(0x5340, 0xfff0, "ICMP {ICMP}49:3 [.U32]!48 : R@0, R@8, R@39, C"),
     B3(
@@ -351,9 +435,9 @@ pub const ROWS: &[Row] = &[
         0x4b50,
         0x3650,
         0xfff0,
-        "ISET {ICMP}49:3 [.U32]!48 [.X]43 [.BF]44 {BOOL}45:2 : R@0 .CC@47, R@8, $B, !42 P@39",
+        "ISET [.BF]44 {ICMP}49:3 [.U32]!48 [.X]43 {BOOL}45:2 : R@0 .CC@47, R@8, $B, !42 P@39",
     ),
-    One(0x50a0, 0xfff8, "CSETP {CCT}8:5 {BOOL}45:2 : P@3, P@0, 'CC, !42 P@39"),
+    One(0x50a0, 0xfff8, "CSETP {CSETPT}8:5 {BOOL}45:2 : P@3, P@0, 'CC, !42 P@39"),
     One(0x5090, 0xfff8, "PSETP {BOOL}24:2 {BOOL}45:2 : P@3, P@0, !15 P@12, !32 P@29, !42 P@39"),
     One(0x5088, 0xfff8, "PSET [.BF]44 {BOOL}24:2 {BOOL}45:2 : R@0 .CC@47, !15 P@12, !32 P@29, !42 P@39"),
     // VABSDIFF with 32-bit operand selects (28..30 and 36..38 = 6) and a register B (50):
@@ -361,17 +445,12 @@ pub const ROWS: &[Row] = &[
     One(
         0x5400,
         0xff00,
-        "VABSDIFF {VT}48:2 [.SAT]55 {VMODE}51:3 =54=0 =50=1 =28:3=6 =36:3=6 : R@0 .CC@47, R@8, R@20, R@39",
-    ),
-    One(
-        0x5400,
-        0xff00,
-        "VABSDIFF .SD {VTSD}48:2 [.SAT]55 {VMODE}51:3 =54=1 =50=1 =28:3=6 =36:3=6 : R@0 .CC@47, R@8, R@20, R@39",
+        "VABSDIFF [.SD]54 {VT}48:2 [.SAT]55 {VMODE}51:3 =50=1 =28:3=6 =36:3=6 : R@0 .CC@47, R@8, R@20, R@39",
     ),
     // ---- float --------------------------------------------------------------------------
     B3(0x5c58, 0x4c58, 0x3858, 0xfff8, "FADD [.FTZ]44 {RND}39:2 [.SAT]50 : R@0 .CC@47, -48 |46 R@8, -45 |49 $F"),
     One(0x0800, 0xfc00, "FADD32I [.FTZ]55 =53=0 =57=0 : R@0 .CC@52, -56 |54 R@8, F32"),
-    B3(0x5c68, 0x4c68, 0x3868, 0xfff8, "FMUL {FMZ}44:2 {RND}39:2 {FSCALE}41:3 [.SAT]50 : R@0 .CC@47, R@8, -48 $F"),
+    B3(0x5c68, 0x4c68, 0x3868, 0xfff8, "FMUL {FMZ}44:2 {FSCALE}41:3 {RND}39:2 [.SAT]50 : R@0 .CC@47, R@8, -48 $F"),
     One(0x1e00, 0xff00, "FMUL32I {FMZ}53:2 [.SAT]55 : R@0 .CC@52, R@8, F32"),
     B3(0x5980, 0x4980, 0x3280, 0xff80, "FFMA {FMZ}53:2 {RND}51:2 [.SAT]50 : R@0 .CC@47, R@8, -48 $F, -49 R@39"),
     One(0x5180, 0xff80, "FFMA {FMZ}53:2 {RND}51:2 [.SAT]50 : R@0 .CC@47, R@8, -48 R@39, -49 C"),
@@ -389,7 +468,7 @@ pub const ROWS: &[Row] = &[
         0x4800,
         0x3000,
         0xff00,
-        "FSET {FCMP}48:4 [.FTZ]55 [.BF]52 {BOOL}45:2 : R@0 .CC@47, -43 |54 R@8, -53 |44 $F, !42 P@39",
+        "FSET [.BF]52 {FCMP}48:4 [.FTZ]55 {BOOL}45:2 : R@0 .CC@47, -43 |54 R@8, -53 |44 $F, !42 P@39",
     ),
     One(0x5080, 0xfff8, "MUFU {MUFU}20:4 [.SAT]50 : R@0, -48 |46 R@8"),
     B3(0x5c90, 0x4c90, 0x3890, 0xfff8, "RRO {RRO}39 : R@0, -45 |49 $F"),
@@ -404,37 +483,60 @@ pub const ROWS: &[Row] = &[
         0x4900,
         0x3200,
         0xff80,
-        "DSET {FCMP}48:4 [.BF]52 {BOOL}45:2 : R@0 .CC@47, -43 |54 R@8, -53 |44 $D, !42 P@39",
+        "DSET [.BF]52 {FCMP}48:4 {BOOL}45:2 : R@0 .CC@47, -43 |54 R@8, -53 |44 $D, !42 P@39",
     ),
     One(0x5c88, 0xfff8, "FCHK .DIVIDE =39:2=0 : P@3, R@8, R@20"),
-    B3(
-        0x5cb0,
-        0x4cb0,
-        0x38b0,
-        0xfff8,
-        "F2I [.FTZ]44 {ITYPE}8:2+12:1 {FTYPE}10:2 {F2IRND}39:2 =41=0 : R@0 .CC@47, -45 |49 $S",
-    ),
+    // Conversions: the immediate of F2I/F2F is a float of the source type (f32: F20, f64:
+    // D20; f16 immediates are not modelled); I2F/I2I take an integer. nvdisasm prints the
+    // constant-bank operand `c[..] [..]` for F2I, I2F and I2I, `c[..][..]` for F2F.
+    One(0x5cb0, 0xfff8, "F2I [.FTZ]44 {F2ITYPE}8:2+12:1 {FTYPE}10:2 {F2IRND}39:2 =41=0 : R@0 .CC@47, -45 |49 R@20"),
+    One(0x4cb0, 0xfff8, "F2I [.FTZ]44 {F2ITYPE}8:2+12:1 {FTYPE}10:2 {F2IRND}39:2 =41=0 : R@0 .CC@47, -45 |49 CS"),
+    One(0x38b0, 0xfef8, "F2I [.FTZ]44 {F2ITYPE}8:2+12:1 .F32 =10:2=2 {F2IRND}39:2 =41=0 : R@0 .CC@47, F20"),
+    One(0x38b0, 0xfef8, "F2I [.FTZ]44 {F2ITYPE}8:2+12:1 .F64 =10:2=3 {F2IRND}39:2 =41=0 : R@0 .CC@47, D20"),
     B3(0x5cb8, 0x4cb8, 0x38b8, 0xfff8, "I2F {FTYPE}8:2 {ITYPE}10:2+13:1 {RND}39:2 =41:2=0 : R@0 .CC@47, -45 |49 $S"),
-    B3(
+    // Same-type F2F: integral rounding (bit 42). Mixed types: IEEE rounding; the constant
+    // bank prints `c[..] [..]` when the source is F16. Mixed-type rows forbid the same-type
+    // encodings, which print differently (`.PASS`).
+    One(0x5ca8, 0xfff8, "F2F [.FTZ]44 .F32.F32 =8:4=10 {F2FSAME}39:2+42:1 [.SAT]50 =41=0 : R@0 .CC@47, -45 |49 R@20"),
+    One(0x5ca8, 0xfff8, "F2F [.FTZ]44 .F64.F64 =8:4=15 {F2FSAME}39:2+42:1 [.SAT]50 =41=0 : R@0 .CC@47, -45 |49 R@20"),
+    One(0x5ca8, 0xfff8, "F2F [.FTZ]44 .F16.F16 =8:4=5 {F2FSAME}39:2+42:1 [.SAT]50 =41=0 : R@0 .CC@47, -45 |49 R@20"),
+    One(
         0x5ca8,
-        0x4ca8,
-        0x38a8,
         0xfff8,
-        "F2F [.FTZ]44 {FTYPE}8:2 {FTYPE}10:2 {F2FRND}39:2+42:1 [.SAT]50 =41=0 : R@0 .CC@47, -45 |49 $S",
+        "F2F [.FTZ]44 {FTYPE}8:2 {FTYPE}10:2 ^8:4=10 ^8:4=15 ^8:4=5 {RND}39:2 =42=0 [.SAT]50 =41=0 : R@0 .CC@47, -45 |49 R@20",
     ),
+    One(0x4ca8, 0xfff8, "F2F [.FTZ]44 .F32.F32 =8:4=10 {F2FSAME}39:2+42:1 [.SAT]50 =41=0 : R@0 .CC@47, -45 |49 C"),
+    One(0x4ca8, 0xfff8, "F2F [.FTZ]44 .F64.F64 =8:4=15 {F2FSAME}39:2+42:1 [.SAT]50 =41=0 : R@0 .CC@47, -45 |49 C"),
+    One(0x4ca8, 0xfff8, "F2F [.FTZ]44 .F16.F16 =8:4=5 {F2FSAME}39:2+42:1 [.SAT]50 =41=0 : R@0 .CC@47, -45 |49 CS"),
+    One(
+        0x4ca8,
+        0xfff8,
+        "F2F [.FTZ]44 {FTYPE}8:2 .F16 =10:2=1 ^8:2=1 {RND}39:2 =42=0 [.SAT]50 =41=0 : R@0 .CC@47, -45 |49 CS",
+    ),
+    One(
+        0x4ca8,
+        0xfff8,
+        "F2F [.FTZ]44 {FTYPE}8:2 {FTYPE}10:2 ^10:2=1 ^8:4=10 ^8:4=15 {RND}39:2 =42=0 [.SAT]50 =41=0 : R@0 .CC@47, -45 |49 C",
+    ),
+    One(0x38a8, 0xfef8, "F2F [.FTZ]44 .F32.F32 =8:4=10 {F2FSAME}39:2+42:1 [.SAT]50 =41=0 : R@0 .CC@47, F20"),
+    One(0x38a8, 0xfef8, "F2F [.FTZ]44 .F64.F64 =8:4=15 {F2FSAME}39:2+42:1 [.SAT]50 =41=0 : R@0 .CC@47, D20"),
+    One(0x38a8, 0xfef8, "F2F [.FTZ]44 {FTYPE}8:2 .F32 =10:2=2 ^8:2=2 {RND}39:2 =42=0 [.SAT]50 =41=0 : R@0 .CC@47, F20"),
+    One(0x38a8, 0xfef8, "F2F [.FTZ]44 {FTYPE}8:2 .F64 =10:2=3 ^8:2=3 {RND}39:2 =42=0 [.SAT]50 =41=0 : R@0 .CC@47, D20"),
     B3(
         0x5ce0,
         0x4ce0,
         0x38e0,
         0xfff8,
-        "I2I {ITYPE}8:2+12:1 {ITYPE}10:2+13:1 [.SAT]50 =41:2=0 : R@0 .CC@47, -45 |49 $S",
+        "I2I {ITYPE32}8:2+12:1 {ITYPE32}10:2+13:1 [.SAT]50 =41:2=0 : R@0 .CC@47, -45 |49 $S",
     ),
     // ---- memory -------------------------------------------------------------------------
     One(0xeed0, 0xfff8, "LDG [.E]45 {LDCACHE}46:2 {SIZE}48:3 : R@0, M@8/20:24"),
-    One(0xeed8, 0xfff8, "STG [.E]45 {STCACHE}46:2 {SIZE}48:3 : M@8/20:24, R@0"),
+    One(0xeed8, 0xfff8, "STG [.E]45 {STCACHE}46:2 {SIZE6}48:3 : M@8/20:24, R@0"),
     One(0x8000, 0xe000, "LD [.E]52 {LDCACHE}56:2 {SIZE}53:3 : R@0, M@8/20:32, ?P@58"),
-    One(0xa000, 0xe000, "ST [.E]52 {STCACHE}56:2 {SIZE}53:3 : M@8/20:32, R@0, ?P@58"),
-    One(0xef48, 0xfff8, "LDS [.U]44 {LDSSIZE}48:3 : R@0, M@8/20:24"),
+    One(0xa000, 0xe000, "ST [.E]52 {STCACHE}56:2 {SIZE6}53:3 : M@8/20:32, R@0, ?P@58"),
+    // `.32` is printed only after `.U` (`LDS.U.32`, but `LDS R0, [R1]`).
+    One(0xef48, 0xfff8, "LDS .U =44=1 {LDSSIZE}48:3 : R@0, M@8/20:24"),
+    One(0xef48, 0xfff8, "LDS =44=0 {SIZE6}48:3 : R@0, M@8/20:24"),
     One(0xef58, 0xfff8, "STS {SIZE6}48:3 : M@8/20:24, R@0"),
     One(0xef40, 0xfff8, "LDL {LDLCACHE}44:2 {SIZE6}48:3 : R@0, M@8/20:24"),
     One(0xef50, 0xfff8, "STL {STCACHE}44:2 {SIZE6}48:3 : M@8/20:24, R@0"),
@@ -444,9 +546,9 @@ pub const ROWS: &[Row] = &[
     One(0xed00, 0xff00, "ATOM [.E]48 {ATOMOP}52:4 {ATOMTYPE}49:3 : R@0, M@8/28:20, R@20"),
     One(0xee40, 0xfff0, "ATOMS .CAS =52=0 : R@0, M4@8/30:22, R@20, R@20+1"),
     One(0xee40, 0xfff0, "ATOMS .CAS .64 =52=1 : R@0, M4@8/30:22, R@20, R@20+2"),
-    One(0xec00, 0xff00, "ATOMS {ATOMOP}52:4 {ATOMSTYPE}28:2 : R@0, M4@8/30:22, R@20"),
+    One(0xec00, 0xff00, "ATOMS {REDOP9}52:4 {ATOMSTYPE}28:2 : R@0, M4@8/30:22, R@20"),
     One(0xebf8, 0xfff8, "RED [.E]48 {REDOP}23:3 {ATOMTYPE}20:3 : M@8/28:20, R@0"),
-    One(0xef60, 0xffe8, "CCTL [.E]52 {CCTLOP}0:4 : M4@8/22:22"),
+    One(0xef60, 0xffe8, "CCTL [.E]52 {CCTLOP}0:4 : MU4@8/22:22"),
     One(0xef80, 0xfff8, "CCTLL {CCTLOP}0:4 : M4@8/22:22"),
     One(0xef10, 0xfff8, "SHFL {SHFL}30:2 =28=0 =29=0 : P@48, R@0, R@8, R@20, R@39"),
     One(0xef10, 0xfff8, "SHFL {SHFL}30:2 =28=1 =29=0 : P@48, R@0, R@8, U@20:5, R@39"),
@@ -464,12 +566,12 @@ pub const ROWS: &[Row] = &[
     One(0xf0f8, 0xfff8, "SYNC : ?CC@0"),
     One(0xe340, 0xfff0, "BRK : ?CC@0"),
     One(0xe350, 0xfff0, "CONT : ?CC@0"),
-    One(0xf0a8, 0xfff8, "BAR .SYNC =32:3=0 =43=1 =44=1 : U@8:8, ?U@20:12, ?!42 P@39"),
-    One(0xf0a8, 0xfff8, "BAR .ARV =32:3=1 =43=1 =44=1 : U@8:8, ?U@20:12, ?!42 P@39"),
-    One(0xf0a8, 0xfff8, "BAR .RED {BARRED}35:2 =32:3=2 =43=1 =44=1 : U@8:8, ?U@20:12, ?!42 P@39"),
+    One(0xf0a8, 0xfff8, "BAR .SYNC =32:3=0 =43=1 =44=1 =39:4=7 : U@8:8, ?U@20:12"),
+    One(0xf0a8, 0xfff8, "BAR .ARV =32:3=1 =43=1 =44=1 =39:4=7 : U@8:8, ?U@20:12"),
+    One(0xf0a8, 0xfff8, "BAR .RED {BARRED}35:2 =32:3=2 =43=1 =44=1 : U@8:8, ?U@20:12, !42 P@39"),
     One(0xef98, 0xfff8, "MEMBAR {MEMBAR}8:2 {IVALL}0:2"),
     One(0xe3a0, 0xfff0, "BPT noguard {BPT}6:3 : U@20:20"),
     One(0x50b0, 0xfff8, "NOP =8:4=15 [.TRIG]13 : ?U@20:16"),
     One(0xf0f0, 0xfff8, "DEPBAR .LE =29=1 : SB@26, U@20:6"),
-    One(0xf0f0, 0xfff8, "DEPBAR =29=0 : SBL@0"),
+    One(0xf0f0, 0xfff8, "DEPBAR =29=0 : ?SBL@0"),
 ];
