@@ -44,6 +44,11 @@ pub struct Options {
     pub check_hazards: bool,
     /// Schedule conservatively (`--serial`, see [`sched::Options`]).
     pub sched: sched::Options,
+    /// Encode the scheduled program ([`crate::sass::encode`]) even when no cubin is
+    /// asked for, and fail with an internal error if an instruction has no encoding. On
+    /// by default in debug builds (every program the test suite compiles is encoded);
+    /// `--verify` turns it on.
+    pub check_encoding: bool,
 }
 
 impl Default for Options {
@@ -54,6 +59,7 @@ impl Default for Options {
             regalloc: regalloc::Options::default(),
             check_hazards: cfg!(debug_assertions),
             sched: sched::Options::default(),
+            check_encoding: cfg!(debug_assertions),
         }
     }
 }
@@ -192,8 +198,8 @@ pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
             shared_bytes: f.shared_bytes,
         })
         .collect();
-    let binary = if opts.emit == Emit::Cubin {
-        Some(crate::cubin::from_program(&program).map_err(|es| {
+    let binary = if opts.emit == Emit::Cubin || opts.check_encoding {
+        Some(crate::cubin::from_program(&program, &module.target).map_err(|es| {
             es.iter()
                 .map(|e| Diag::error(Span::default(), format!("internal error: cannot encode the SASS listing: {e}")))
                 .collect::<Vec<_>>()
@@ -201,5 +207,6 @@ pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
     } else {
         None
     };
+    let binary = if opts.emit == Emit::Cubin { binary } else { None };
     Ok(Output { text, stats, warnings, program: Some(program), binary })
 }

@@ -132,7 +132,7 @@ struct CompileArgs {
     #[arg(long, default_value_t = 255, value_parser = clap::value_parser!(u32).range(16..=255))]
     maxrregcount: u32,
     /// Run regalloc2's checker and the independent allocation verifier on every
-    /// allocation, and the hazard checker on the scheduled program.
+    /// allocation, the hazard checker on the scheduled program, and encode it.
     #[arg(long)]
     verify: bool,
     /// Safe scheduling: wait for every variable-latency result and source read right
@@ -225,6 +225,7 @@ fn compile(args: CompileArgs) -> ExitCode {
     opts.regalloc.max_regs = args.maxrregcount;
     opts.regalloc.verify |= args.verify;
     opts.check_hazards |= args.verify;
+    opts.check_encoding |= args.verify;
     opts.sched.serial = args.serial;
     opts.sched.reorder = !args.no_reorder;
     opts.lower.deny_emulation = args.deny_emulation;

@@ -138,6 +138,7 @@ fn every_sample_cubin_reads_back_as_our_listing() {
     let dir = std::env::temp_dir().join(format!("ptx2sass-roundtrip-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut total = 0;
+    let mut syncs = 0;
     let mut bad = vec![];
     for p in samples() {
         let src = std::fs::read_to_string(&p).unwrap();
@@ -150,9 +151,32 @@ fn every_sample_cubin_reads_back_as_our_listing() {
         let (n, b) = compare(&ours, &theirs, &p.file_name().unwrap().to_string_lossy());
         total += n;
         bad.extend(b);
+        // The SYNC/BRK targets we record (EIATTR_INDIRECT_BRANCH_TARGETS) are the ones
+        // nvdisasm's own branch-stack analysis finds (`(*"BRANCH_TARGETS .L_x_0"*)`).
+        for (o, t) in ours.iter().zip(&theirs) {
+            let code = ptx2sass::sass::encode::encode_function(o).unwrap();
+            let want: Vec<(u32, u32)> = t
+                .instrs
+                .iter()
+                .filter(|i| i.opcode == "SYNC" || i.opcode == "BRK")
+                .filter_map(|i| match &i.target {
+                    Some(Target::Label(l)) => t.labels.get(l).map(|&k| (i.addr, t.instrs[k].addr)),
+                    _ => None,
+                })
+                .collect();
+            let got: Vec<(u32, u32)> =
+                code.sync_targets.iter().map(|&(a, x)| (a, if x % 32 == 0 { x + 8 } else { x })).collect();
+            syncs += got.len();
+            if got != want {
+                bad.push(format!("{}: SYNC/BRK targets {got:x?}, nvdisasm {want:x?}", o.name));
+            }
+        }
     }
     let _ = std::fs::remove_dir_all(&dir);
-    eprintln!("round trip through nvdisasm: {total} instructions checked, {} mismatches", bad.len());
+    eprintln!(
+        "round trip through nvdisasm: {total} instructions checked, {syncs} SYNC/BRK targets, {} mismatches",
+        bad.len()
+    );
     assert!(total > 5000, "only {total} instructions");
     assert!(bad.is_empty(), "{} mismatches:\n{}", bad.len(), bad.join("\n"));
 }

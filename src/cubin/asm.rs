@@ -4,7 +4,7 @@
 //! register alignment the compiler guarantees (64-bit data and `.E` address pairs even,
 //! 128-bit data 4-aligned: `ptxas-sm50-findings.md` §3), with `line:col` errors.
 
-use super::{Kernel, PARAM_BASE, param_size, warp_wide, write};
+use super::{E_FLAGS, Kernel, PARAM_BASE, param_size, warp_wide, write};
 use crate::sass::encode::{self, form::parse_reg};
 use crate::sass::text::{self, TextInstr};
 
@@ -160,5 +160,5 @@ pub fn assemble(listing: &str) -> Result<Vec<u8>, Vec<AsmError>> {
         errors.sort_by_key(|e| (e.line, e.col));
         return Err(errors);
     }
-    Ok(write(&kernels, &[]))
+    Ok(write(&kernels, &[], E_FLAGS))
 }

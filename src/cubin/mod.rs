@@ -12,8 +12,17 @@ use object::elf;
 use object::write::elf::{FileHeader, ProgramHeader, SectionHeader, SectionIndex, Sym, Writer};
 
 /// `e_flags`: `EF_CUDA_SM50 | EF_CUDA_TEXMODE_UNIFIED | EF_CUDA_64BIT_ADDRESS |
-/// EF_CUDA_VIRTUAL_SM(SM50)` (§4.1; every ptxas 11.8 sm_50 cubin).
+/// EF_CUDA_VIRTUAL_SM(SM50)` (§4.1; every ptxas 11.8 sm_50 cubin of a module without
+/// `texmode_independent`).
 pub const E_FLAGS: u32 = 0x320532;
+/// `EF_CUDA_TEXMODE_UNIFIED` (0x100) and `EF_CUDA_TEXMODE_INDEPENDENT` (0x200): ptxas 11.8
+/// sets the latter for `.target sm_50, texmode_independent` (samples block_scan, daxpy).
+const TEXMODE_BITS: u32 = 0x300;
+
+/// `e_flags` for a module with these `.target` words.
+pub fn e_flags(target: &[String]) -> u32 {
+    if target.iter().any(|t| t == "texmode_independent") { (E_FLAGS & !TEXMODE_BITS) | 0x200 } else { E_FLAGS }
+}
 /// `e_version` as ptxas 11.8 writes it (the toolkit, 118; cuobjdump prints `toolkit=118`).
 pub const E_VERSION: u32 = 118;
 /// ELF OSABI of CUDA cubins, and its ABI version (§4.1).
@@ -77,6 +86,9 @@ pub mod eiattr {
     pub const S2RCTAID_INSTR_OFFSETS: u8 = 0x1d;
     pub const MAX_STACK_SIZE: u8 = 0x23;
     pub const COOP_GROUP_INSTR_OFFSETS: u8 = 0x28;
+    pub const INT_WARP_WIDE_INSTR_OFFSETS: u8 = 0x31;
+    pub const INDIRECT_BRANCH_TARGETS: u8 = 0x34;
+    pub const CRS_STACK_SIZE: u8 = 0x1e;
     pub const SW1850030_WAR: u8 = 0x2a;
     pub const REGCOUNT: u8 = 0x2f;
     pub const SW2393858_WAR: u8 = 0x30;
@@ -120,7 +132,7 @@ pub struct Kernel {
     pub shared_bytes: u32,
     /// Parameters: (offset from the start of the parameter area, size in bytes).
     pub params: Vec<(u32, u32)>,
-    /// Text of the SHFL/VOTE instructions' offsets (EIATTR_COOP_GROUP_INSTR_OFFSETS).
+    /// Offsets of the SHFL/VOTE instructions (EIATTR_INT_WARP_WIDE_INSTR_OFFSETS).
     pub warp_wide: Vec<u32>,
 }
 
@@ -137,8 +149,8 @@ pub fn param_size(ty: &str) -> Option<u32> {
 }
 
 /// Encodes every function of `p` (through its printed listing, which is what the
-/// encoder reads) and writes the cubin.
-pub fn from_program(p: &Program) -> Result<Vec<u8>, Vec<EncodeError>> {
+/// encoder reads) and writes the cubin; `target` are the module's `.target` words.
+pub fn from_program(p: &Program, target: &[String]) -> Result<Vec<u8>, Vec<EncodeError>> {
     let text = p.to_string();
     let listing = crate::sass::text::parse(&text)
         .map_err(|e| vec![EncodeError { line: e.line, text: String::new(), message: e.message }])?;
@@ -161,7 +173,7 @@ pub fn from_program(p: &Program) -> Result<Vec<u8>, Vec<EncodeError>> {
     if !errors.is_empty() {
         return Err(errors);
     }
-    Ok(write(&kernels, &p.const_bank))
+    Ok(write(&kernels, &p.const_bank, e_flags(target)))
 }
 
 /// Offsets of the SHFL and VOTE instructions of a listing function.
@@ -173,7 +185,7 @@ pub fn warp_wide(f: &crate::sass::text::TextFunction) -> Vec<u32> {
 /// `.shstrtab .strtab .symtab .nv.info .nv.info.<k>… .nv.rel.action [.nv.constant3]
 /// .nv.constant0.<k>… .text.<k>… [.nv.shared.<k>…]`), symbols (§4.4), `.nv.info` records
 /// (§4.5) and program headers after the section headers (§4.3).
-pub fn write(kernels: &[Kernel], const_bank: &[u8]) -> Vec<u8> {
+pub fn write(kernels: &[Kernel], const_bank: &[u8], e_flags: u32) -> Vec<u8> {
     let mut buf = Vec::new();
     let mut w = Writer::new(object::Endianness::Little, true, &mut buf);
     // Section names and indices, in file order.
@@ -287,7 +299,7 @@ pub fn write(kernels: &[Kernel], const_bank: &[u8]) -> Vec<u8> {
         e_type: elf::FileType(elf::ET_EXEC.0),
         e_machine: elf::EM_CUDA,
         e_entry: 0,
-        e_flags: elf::FileFlags(E_FLAGS),
+        e_flags: elf::FileFlags(e_flags),
     })
     .expect("a 64-bit ELF header");
     w.write_shstrtab();
@@ -419,7 +431,8 @@ fn param_bytes(k: &Kernel) -> u32 {
 
 /// `.nv.info.<k>` (§4.5, in ptxas 11.8's order): CUDA_API_VERSION, the two WAR flags,
 /// PARAM_CBANK, CBANK_PARAM_SIZE, KPARAM_INFO (last parameter first), MAXREG_COUNT,
-/// S2RCTAID offsets, EXIT offsets, CTAIDZ_USED, COOP_GROUP offsets.
+/// INT_WARP_WIDE offsets, S2RCTAID offsets, EXIT offsets, CTAIDZ_USED,
+/// INDIRECT_BRANCH_TARGETS, CRS_STACK_SIZE.
 fn kernel_info(k: &Kernel, c0_sym: u32) -> Vec<u8> {
     let mut d = vec![];
     rec_sval(&mut d, eiattr::CUDA_API_VERSION, &[E_VERSION]);
@@ -435,6 +448,12 @@ fn kernel_info(k: &Kernel, c0_sym: u32) -> Vec<u8> {
         }
     }
     rec_hval(&mut d, eiattr::MAXREG_COUNT, 0xff);
+    // ptxas 11.8 lists SHFL/VOTE here for `shfl`/`vote` without `.sync` and for the ones it
+    // inserts itself (samples warp_reduce, atomic_max_f32); user `.sync` forms go to
+    // COOP_GROUP_INSTR_OFFSETS, which the listing cannot tell apart (docs/cubin.md).
+    if !k.warp_wide.is_empty() {
+        rec_sval(&mut d, eiattr::INT_WARP_WIDE_INSTR_OFFSETS, &k.warp_wide);
+    }
     if !k.code.s2r_ctaid.is_empty() {
         rec_sval(&mut d, eiattr::S2RCTAID_INSTR_OFFSETS, &k.code.s2r_ctaid);
     }
@@ -442,8 +461,16 @@ fn kernel_info(k: &Kernel, c0_sym: u32) -> Vec<u8> {
     if k.code.ctaid_z {
         rec_nval(&mut d, eiattr::CTAIDZ_USED);
     }
-    if !k.warp_wide.is_empty() {
-        rec_sval(&mut d, eiattr::COOP_GROUP_INSTR_OFFSETS, &k.warp_wide);
+    if !k.code.sync_targets.is_empty() {
+        // Per SYNC/BRK: offset, 0 (always 0 in ptxas's files), one target, the target.
+        let words: Vec<u32> = k.code.sync_targets.iter().flat_map(|&(a, t)| [a, 0, 1, t]).collect();
+        rec_sval(&mut d, eiattr::INDIRECT_BRANCH_TARGETS, &words);
+    }
+    if k.code.crs_depth > 0 {
+        // ptxas's formula is unknown (`sm50-encoding-and-cubin.md` §4.5); this bound is at
+        // least every value ptxas 11.8 wrote for the samples (0x10..0x220): 0x200 plus one
+        // 16-byte entry per nesting level and one more.
+        rec_sval(&mut d, eiattr::CRS_STACK_SIZE, &[0x200 + 0x10 * (k.code.crs_depth + 1)]);
     }
     d
 }

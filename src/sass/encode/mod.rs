@@ -161,6 +161,13 @@ pub struct Code {
     pub barriers: u32,
     /// Instruction words encoded (without padding).
     pub instrs: usize,
+    /// Each `SYNC` (`BRK`) with the target of the `SSY` (`PBK`) it returns to, as ptxas
+    /// lists them in EIATTR_INDIRECT_BRANCH_TARGETS (targets in ptxas's convention: a
+    /// bundle's first instruction is named by the bundle's address).
+    pub sync_targets: Vec<(u32, u32)>,
+    /// Deepest nesting of `SSY`/`PBK` regions (a region runs from the instruction to its
+    /// target).
+    pub crs_depth: u32,
 }
 
 /// An instruction that cannot be encoded.
@@ -219,6 +226,7 @@ pub fn encode_function(f: &TextFunction) -> Result<Code, Vec<EncodeError>> {
         return Err(errors);
     }
     code.instrs = words.len();
+    crs_regions(&mut code, f);
     while !words.len().is_multiple_of(3) || !(words.len() / 3).is_multiple_of(2) {
         words.push((NOP_WORD, NOP_CTRL));
     }
@@ -254,6 +262,45 @@ pub fn encode_text(
         operands: &operands,
     };
     encode(&a, addr, resolve)
+}
+
+/// The `SSY`/`PBK` regions of `f`: which `SSY` each `SYNC` returns to and which `PBK`
+/// each `BRK` leaves to (the innermost region of that kind open at the instruction: our
+/// reconvergence code is structured, regions nest), and the deepest nesting. One sweep in
+/// address order with a stack of open regions.
+fn crs_regions(code: &mut Code, f: &TextFunction) {
+    let target_of = |i: &TextInstr| -> Option<u32> {
+        match &i.target {
+            Some(Target::Addr(a)) => Some(*a),
+            Some(Target::Label(l)) => f.labels.get(l).map(|&k| address(k)),
+            None => None,
+        }
+    };
+    // (target, is SSY)
+    let mut open: Vec<(u32, bool)> = vec![];
+    for (k, i) in f.instrs.iter().enumerate() {
+        let a = address(k);
+        while open.last().is_some_and(|r| r.0 <= a) {
+            open.pop();
+        }
+        match i.opcode.as_str() {
+            "SSY" | "PBK" => {
+                if let Some(t) = target_of(i).filter(|t| *t > a) {
+                    // Regions nest: one that ends after an enclosing one is clipped to it.
+                    let t = open.last().map_or(t, |r| t.min(r.0));
+                    open.push((t, i.opcode == "SSY"));
+                    code.crs_depth = code.crs_depth.max(open.len() as u32);
+                }
+            }
+            "SYNC" | "BRK" => {
+                let ssy = i.opcode == "SYNC";
+                if let Some(&(t, _)) = open.iter().rev().find(|r| r.1 == ssy) {
+                    code.sync_targets.push((a, if t % 32 == 8 { t - 8 } else { t }));
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 fn note(code: &mut Code, i: &TextInstr, addr: u32) {
