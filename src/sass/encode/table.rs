@@ -366,10 +366,10 @@ pub const ROWS: &[Row] = &[
     B3(0x5ca0, 0x4ca0, 0x38a0, 0xfff8, "SEL : R@0, R@8, $B, !42 P@39"),
     One(0xf0b8, 0xfff8, "B2R .RESULT =8:8=255 =32=1 : R@0, ?P@45"),
     // ---- integer ------------------------------------------------------------------------
+    B3(0x5c10, 0x4c10, 0x3810, 0xfff8, "IADD [.SAT]50 [.X]43 ^48:2=3 : R@0 .CC@47, -49 R@8, -48 $B"),
     // Both negate bits set is `.PO` (plus one: a + b + 1), not `-a + -b` (nvdisasm 11.8).
     One(0x5c10, 0xfff8, "IADD .PO [.SAT]50 [.X]43 =48:2=3 : R@0 .CC@47, R@8, R@20"),
     One(0x4c10, 0xfff8, "IADD .PO [.SAT]50 [.X]43 =48:2=3 : R@0 .CC@47, R@8, C"),
-    B3(0x5c10, 0x4c10, 0x3810, 0xfff8, "IADD [.SAT]50 [.X]43 ^48:2=3 : R@0 .CC@47, -49 R@8, -48 $B"),
     One(0x1c00, 0xfe00, "IADD32I [.SAT]54 [.X]53 =55=0 : R@0 .CC@52, -56 R@8, I32"),
     // The register form's half-word selects (31..36) are not modelled: fixed to 0. The
     // mode (.RS/.LS, 37..38) exists only there: the other forms hold B in 20..38. nvdisasm
@@ -377,9 +377,9 @@ pub const ROWS: &[Row] = &[
     One(0x5cc0, 0xfff0, "IADD3 {IADD3M}37:2 [.X]48 =31:6=0 : R@0 .CC@47, -51 R@8, -50 R@20, -49 R@39"),
     One(0x4cc0, 0xfff0, "IADD3 [.X]48 : R@0 .CC@47, -51 R@8, -50 C, -49 R@39"),
     One(0x38c0, 0xfef0, "IADD3 [.X]48 : R@0 .CC@47, -51 R@8, U20, -49 R@39"),
+    B3(0x5c18, 0x4c18, 0x3818, 0xfff8, "ISCADD ^48:2=3 : R@0 .CC@47, -49 R@8, -48 $B, U@39:5"),
     One(0x5c18, 0xfff8, "ISCADD .PO =48:2=3 : R@0 .CC@47, R@8, R@20, U@39:5"),
     One(0x4c18, 0xfff8, "ISCADD .PO =48:2=3 : R@0 .CC@47, R@8, C, U@39:5"),
-    B3(0x5c18, 0x4c18, 0x3818, 0xfff8, "ISCADD ^48:2=3 : R@0 .CC@47, -49 R@8, -48 $B, U@39:5"),
     One(0x1400, 0xfc00, "ISCADD32I : R@0 .CC@52, R@8, I32, U@53:5"),
     B3(0x5bd0, 0x4bd0, 0x36d0, 0xfff8, "LEA [.X]46 : ?P@48, R@0 .CC@47, -45 R@8, $B, ?U@39:5"),
     One(0x5bd8, 0xfff8, "LEA .HI [.X]38 : ?P@48, R@0 .CC@47, -37 R@8, R@20, R@39, ?U@28:5"),
