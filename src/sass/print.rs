@@ -97,8 +97,20 @@ fn hex(v: i64) -> String {
     if v < 0 { format!("-0x{:x}", -(v as i128)) } else { format!("0x{v:x}") }
 }
 
-/// Writes one source operand.
-pub fn src_text(op: &Op, s: &Src, names: &dyn VRegNames, label: &dyn Fn(u32) -> String) -> String {
+/// True if nvdisasm 11.8 prints a constant-bank operand in source slot `idx` of `op` as
+/// `c[0x0] [0x8]` (with a space): XMAD's B operand, and the conversions F2I, I2F, I2I and
+/// F2F from F16 (raw nvdisasm sweeps, `tests/encode_table.rs`).
+fn cbuf_spaced(op: &Op, idx: usize) -> bool {
+    match op {
+        Op::Xmad(_) => idx == 1,
+        Op::F2i { .. } | Op::I2f { .. } | Op::I2i { .. } => true,
+        Op::F2f { src, .. } => *src == crate::sass::op::FType::F16,
+        _ => false,
+    }
+}
+
+/// Writes source operand `idx` of an instruction of `op`.
+pub fn src_text(op: &Op, idx: usize, s: &Src, names: &dyn VRegNames, label: &dyn Fn(u32) -> String) -> String {
     let body = match s.kind {
         SrcKind::Reg(r) => reg_name(r.reg, r.comp, r.n, names),
         SrcKind::Pred(p) => reg_name(p, 0, 1, names),
@@ -112,7 +124,7 @@ pub fn src_text(op: &Op, s: &Src, names: &dyn VRegNames, label: &dyn Fn(u32) -> 
             ImmStyle::F64Hi => float_text(f64::from_bits((v as u64) << 32)),
         },
         SrcKind::CBuf { bank, offset, index, .. } => {
-            let space = if matches!(op.opcode(), Opcode::Xmad | Opcode::F2i) { " " } else { "" };
+            let space = if cbuf_spaced(op, idx) { " " } else { "" };
             match index {
                 Some(r) if !r.reg.is_rz() => {
                     let base = reg_name(r.reg, r.comp, r.n, names);
@@ -204,7 +216,7 @@ pub fn instr_text(i: &Instr, names: &dyn VRegNames, label: &dyn Fn(u32) -> Strin
                 write!(s, "{}, {}", reg_name(r.reg, r.comp, half, names), reg_name(r.reg, r.comp + half, half, names));
             continue;
         }
-        s.push_str(&src_text(&i.op, src, names, label));
+        s.push_str(&src_text(&i.op, k, src, names, label));
     }
     s
 }
@@ -292,5 +304,20 @@ mod tests {
             }],
         );
         assert_eq!(text(&i), "LDC R0, c[0x3][R0+-0x63c0]");
+        // Constant-bank spelling as nvdisasm 11.8 prints the same bits (raw sweeps in
+        // tests/encode_table.rs): a space for XMAD's B and the integer conversions, none
+        // for XMAD's C; offsets from 0x8000 are negative.
+        let i = Instr::new(
+            Op::Xmad(XmadMods { c: XmadC::Clo, mrg: true, ..Default::default() }),
+            vec![Dst::Reg(r(7))],
+            vec![Src::reg(r(6)), Src::reg(r(7)), Src::cbuf(0, 0x1a4, 1)],
+        );
+        assert_eq!(text(&i), "XMAD.CLO.MRG R7, R6, R7, c[0x0][0x1a4]");
+        let i = Instr::new(
+            Op::I2f { dst: FType::F32, src: IType::S32, rnd: Rnd::Rn },
+            vec![Dst::Reg(r(0))],
+            vec![Src::cbuf(3, 0xea5c, 1)],
+        );
+        assert_eq!(text(&i), "I2F.F32.S32 R0, c[0x3] [-0x15a4]");
     }
 }
