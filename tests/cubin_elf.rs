@@ -60,19 +60,16 @@ fn required(attr: &str, code: &[TextInstr], ours: bool) -> Option<bool> {
         "EIATTR_INT_WARP_WIDE_INSTR_OFFSETS" | "EIATTR_COOP_GROUP_INSTR_OFFSETS" => has("SHFL") || has("VOTE"),
         "EIATTR_INDIRECT_BRANCH_TARGETS" => has("SYNC") || has("BRK") || has("BRX"),
         "EIATTR_CRS_STACK_SIZE" if ours => has("SSY") || has("PBK"),
-        "EIATTR_CRS_STACK_SIZE" => {
-            if has("SSY") || has("PBK") || has("CAL") {
-                true
-            } else {
-                return None;
-            }
-        }
+        "EIATTR_CRS_STACK_SIZE" if has("SSY") || has("PBK") || has("CAL") => true,
         _ => return None,
     })
 }
 
+/// EIATTR names per `.nv.info*` section, in file order.
+type Records = Vec<(String, Vec<String>)>;
+
 /// (header line, sections as `name type flags`, EIATTRs per info section).
-fn elf(cuobjdump: &Path, cubin: &Path) -> (String, Vec<String>, Vec<(String, Vec<String>)>) {
+fn elf(cuobjdump: &Path, cubin: &Path) -> (String, Vec<String>, Records) {
     let out = Command::new(cuobjdump).arg("-elf").arg(cubin).output().expect("cuobjdump runs");
     assert!(out.status.success(), "cuobjdump -elf {}: {}", cubin.display(), String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout).to_string();
@@ -185,7 +182,7 @@ fn sections_and_records_match_ptxas_for_every_sample() {
                 || a == "EIATTR_COOP_GROUP_INSTR_OFFSETS"
                 || a == "EIATTR_CRS_STACK_SIZE"
         };
-        let strip = |v: &[(String, Vec<String>)]| -> Vec<(String, Vec<String>)> {
+        let strip = |v: &Records| -> Records {
             let mut v: Vec<_> = v
                 .iter()
                 .map(|(s, a)| {

@@ -182,7 +182,7 @@ fn every_form_with_random_fields_matches_nvdisasm() {
         }
     };
     let cases: usize = std::env::var("ENCODE_TABLE_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(24);
-    let seed: u64 = std::env::var("ENCODE_TABLE_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0x5eed_50);
+    let seed: u64 = std::env::var("ENCODE_TABLE_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0x005e_ed50);
     let mut rng = Rng(seed | 1);
     let table = forms();
     let mut words = vec![];

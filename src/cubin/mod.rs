@@ -374,20 +374,20 @@ pub fn write(kernels: &[Kernel], const_bank: &[u8], e_flags: u32) -> Vec<u8> {
     }
     hdr(&mut w, relact_name, SHT_CUDA_RELOCINFO, 0, relact_off, REL_ACTION.len() as u64 * 8, 0, 0, 8, 8);
     if let (Some((n, _)), Some(off)) = (&c3, c3_off) {
-        hdr(&mut w, *n, elf::SHT_PROGBITS.0, elf::SHF_ALLOC.0 as u64, off, const_bank.len() as u64, 0, 0, 4, 0);
+        hdr(&mut w, *n, elf::SHT_PROGBITS.0, elf::SHF_ALLOC.0, off, const_bank.len() as u64, 0, 0, 4, 0);
     }
     for (((n, _), off), (s, t)) in kc0.iter().zip(&c0_off).zip(c0_size.iter().zip(&ktext)) {
-        hdr(&mut w, *n, elf::SHT_PROGBITS.0, elf::SHF_ALLOC.0 as u64, *off, *s, 0, t.1.0, 4, 0);
+        hdr(&mut w, *n, elf::SHT_PROGBITS.0, elf::SHF_ALLOC.0, *off, *s, 0, t.1.0, 4, 0);
     }
     for (((n, _), off), (k, (sym, _))) in ktext.iter().zip(&text_off).zip(kernels.iter().zip(&kernel_sym)) {
         // sh_flags: AX | barriers << 20; sh_info: registers << 24 | kernel symbol (§4.2).
-        let flags = (elf::SHF_ALLOC.0 | elf::SHF_EXECINSTR.0) as u64 | ((k.code.barriers as u64 & 0x7f) << 20);
+        let flags = (elf::SHF_ALLOC.0 | elf::SHF_EXECINSTR.0) | ((k.code.barriers as u64 & 0x7f) << 20);
         let info = (k.regs << 24) | sym.0;
         hdr(&mut w, *n, elf::SHT_PROGBITS.0, flags, *off, k.code.bytes.len() as u64, symtab, info, 32, 0);
     }
     for ((sh, t), k) in kshared.iter().zip(&ktext).zip(kernels) {
         if let Some((n, _)) = sh {
-            let wa = (elf::SHF_WRITE.0 | elf::SHF_ALLOC.0) as u64;
+            let wa = elf::SHF_WRITE.0 | elf::SHF_ALLOC.0;
             hdr(&mut w, *n, elf::SHT_NOBITS.0, wa, shared_off, k.shared_bytes as u64, 0, t.1.0, 16, 0);
         }
     }
