@@ -487,7 +487,7 @@ pub fn disasm(data: &[u8]) -> Result<(String, Vec<String>), read::ReadError> {
         for l in lines.iter().filter(|l| !l.known) {
             warnings.push(format!(".text.{} at 0x{:04x}: unknown instruction word 0x{:016x}", t.name, l.addr, l.word));
         }
-        out.push_str(&encode::disasm::listing(&t.name, &lines));
+        out.push_str(&encode::disasm::listing(&t.name, &lines, &t.branch_targets));
         out.push_str("\t\t..........\n\n");
     }
     Ok((out, warnings))

@@ -17,6 +17,38 @@ pub struct TextSection {
     /// Relocations: byte offset → text the disassembler prints for the patched field
     /// (`32@lo(gvar)`, `32@hi(gvar)`, or the symbol for absolute call targets).
     pub relocs: HashMap<u32, String>,
+    /// EIATTR_INDIRECT_BRANCH_TARGETS of `.nv.info.<name>`: the offset of each SYNC/BRK
+    /// (or BRX) → its targets.
+    pub branch_targets: HashMap<u32, Vec<u32>>,
+}
+
+/// The INDIRECT_BRANCH_TARGETS records (attribute 0x34, `sm50-encoding-and-cubin.md` §4.5)
+/// of a `.nv.info.<k>` section: per entry offset, 0, count, targets. Damaged records are
+/// ignored (the listing then has no targets for those instructions).
+fn branch_targets(info: &[u8]) -> HashMap<u32, Vec<u32>> {
+    let mut out = HashMap::new();
+    let word = |b: &[u8], k: usize| b.get(4 * k..4 * k + 4).map(|w| u32::from_le_bytes(w.try_into().expect("4 bytes")));
+    let mut at = 0;
+    while at + 4 <= info.len() {
+        let (fmt, attr) = (info[at], info[at + 1]);
+        let v = u16::from_le_bytes([info[at + 2], info[at + 3]]) as usize;
+        at += 4;
+        if fmt != 4 {
+            continue;
+        }
+        let Some(payload) = info.get(at..at + v) else { break };
+        at += v;
+        if attr != crate::cubin::eiattr::INDIRECT_BRANCH_TARGETS {
+            continue;
+        }
+        let mut k = 0;
+        while let (Some(off), Some(n)) = (word(payload, k), word(payload, k + 2)) {
+            let targets: Vec<u32> = (0..n as usize).filter_map(|j| word(payload, k + 3 + j)).collect();
+            k += 3 + n as usize;
+            out.insert(off, targets);
+        }
+    }
+    out
 }
 
 /// A file that is not an sm_50..sm_53 cubin, or is damaged.
@@ -44,6 +76,7 @@ pub fn text_sections(data: &[u8]) -> Result<Vec<TextSection>, ReadError> {
     let symbols = sections.symbols(e, data, elf::SHT_SYMTAB).map_err(err("bad symbol table"))?;
     let mut out = vec![];
     let mut relocs: HashMap<usize, HashMap<u32, String>> = HashMap::new();
+    let mut infos: HashMap<String, HashMap<u32, Vec<u32>>> = HashMap::new();
     for (idx, s) in sections.enumerate() {
         let name = sections.section_name(e, s).map_err(err("bad section name"))?;
         if s.sh_type(e) == elf::SHT_REL {
@@ -62,6 +95,11 @@ pub fn text_sections(data: &[u8]) -> Result<Vec<TextSection>, ReadError> {
             }
             continue;
         }
+        if let Some(k) = name.strip_prefix(b".nv.info.") {
+            let d = s.data(e, data).map_err(err("section data out of the file"))?;
+            infos.insert(String::from_utf8_lossy(k).into_owned(), branch_targets(d));
+            continue;
+        }
         let Some(fname) = name.strip_prefix(b".text.") else { continue };
         let bytes = s.data(e, data).map_err(err("section data out of the file"))?.to_vec();
         out.push((
@@ -71,6 +109,7 @@ pub fn text_sections(data: &[u8]) -> Result<Vec<TextSection>, ReadError> {
                 bytes,
                 regs: s.sh_info(e) >> 24,
                 relocs: HashMap::new(),
+                branch_targets: HashMap::new(),
             },
         ));
     }
@@ -78,6 +117,7 @@ pub fn text_sections(data: &[u8]) -> Result<Vec<TextSection>, ReadError> {
         .into_iter()
         .map(|(idx, mut t)| {
             t.relocs = relocs.remove(&idx).unwrap_or_default();
+            t.branch_targets = infos.remove(&t.name).unwrap_or_default();
             t
         })
         .collect())
