@@ -3,7 +3,8 @@
 //! words) prints as the same instructions, operands and control fields as our listing, for
 //! 100% of the instructions (and so do random programs of `tests/common/gen.rs` and the
 //! kept regression programs of `tests/programs/`); and `ptx2sass disasm` agrees with nvdisasm on every
-//! instruction of ptxas 11.8's cubins of every sample, which `check` then accepts.
+//! instruction of ptxas 11.8's cubins of every sample, which `check` then accepts and
+//! `asm` turns back into ptxas's exact code.
 //!
 //! Differences of spelling, normalized explicitly ([`normalize`], docs/cubin.md):
 //! `.reuse` marks (compared as control bits instead), branch targets by label (compared
@@ -16,10 +17,8 @@
 //! prints why and passes without checking anything.
 
 #[path = "common/gen.rs"]
-#[allow(dead_code)]
 mod generator;
 #[path = "common/inst.rs"]
-#[allow(dead_code)]
 mod inst;
 #[path = "common/nvidia.rs"]
 mod nvidia;
@@ -196,6 +195,7 @@ fn disasm_agrees_with_nvdisasm_on_ptxas_cubins() {
     let Some((bin, sc)) = tools() else { return };
     let dir = std::env::temp_dir().join(format!("ptx2sass-ptxas-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
+    let mut words = 0;
     let mut total = 0;
     let mut bad = vec![];
     for p in samples() {
@@ -223,6 +223,21 @@ fn disasm_agrees_with_nvdisasm_on_ptxas_cubins() {
         let (n, b) = compare(&ours, &theirs, &name);
         total += n;
         bad.extend(b);
+        // `asm` of the disassembly gives ptxas's code back, word for word (instructions,
+        // control words, padding).
+        match ptx2sass::cubin::asm::assemble(&listing) {
+            Ok(again) => {
+                let a = ptx2sass::cubin::read::text_sections(&bytes).unwrap();
+                let b = ptx2sass::cubin::read::text_sections(&again).unwrap();
+                for t in &a {
+                    words += t.bytes.len() / 8;
+                    if b.iter().find(|u| u.name == t.name).map(|u| &u.bytes) != Some(&t.bytes) {
+                        bad.push(format!("{name}: asm of the disassembly of .text.{} differs from ptxas's", t.name));
+                    }
+                }
+            }
+            Err(e) => bad.push(format!("{name}: the disassembly does not assemble: {}", e[0])),
+        }
         // The hazard checker reads our disassembly of ptxas's code (SYNC/BRK targets from
         // the cubin's INDIRECT_BRANCH_TARGETS) and finds no hazard in it.
         match ptx2sass::sched::check::check(&ours) {
@@ -232,7 +247,10 @@ fn disasm_agrees_with_nvdisasm_on_ptxas_cubins() {
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
-    eprintln!("disasm of ptxas 11.8 cubins: {total} instructions checked, {} mismatches", bad.len());
+    eprintln!(
+        "disasm of ptxas 11.8 cubins: {total} instructions checked; asm of the disassembly: {words} words; {} mismatches",
+        bad.len()
+    );
     assert!(total > 5000, "only {total} instructions");
     assert!(bad.is_empty(), "{} mismatches:\n{}", bad.len(), bad.join("\n"));
 }
@@ -346,12 +364,11 @@ fn cuobjdump_agrees(bin: &Path, cubin: &Path, ours: &[TextFunction], bad: &mut V
             let branch = matches!(i.opcode.as_str(), "BRA" | "SSY" | "PBK" | "CAL");
             let mine = norm(&i.text, branch);
             let iadd3_imm = |v: &mut Vec<String>| {
-                if v[0].ends_with("IADD3") || v[0].contains("IADD3.") {
-                    if let Some(o) = v.get_mut(3)
-                        && let Some(h) = o.strip_prefix("-0x").and_then(|h| i64::from_str_radix(h, 16).ok())
-                    {
-                        *o = format!("0x{:x}", (-h) & 0xfffff);
-                    }
+                if (v[0].ends_with("IADD3") || v[0].contains("IADD3."))
+                    && let Some(o) = v.get_mut(3)
+                    && let Some(h) = o.strip_prefix("-0x").and_then(|h| i64::from_str_radix(h, 16).ok())
+                {
+                    *o = format!("0x{:x}", (-h) & 0xfffff);
                 }
             };
             let mut mine = mine;
