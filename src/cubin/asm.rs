@@ -125,6 +125,23 @@ pub fn assemble(listing: &str) -> Result<Vec<u8>, Vec<AsmError>> {
             }
         }
         match encode::encode_function(f) {
+            // The writer has no data sections or symbols for relocated operands yet
+            // (docs/cubin.md, `.global` data): refuse them rather than drop them.
+            Ok(code) if !code.relocs.is_empty() => {
+                for (addr, r) in &code.relocs {
+                    if let Some(i) = f.instrs.iter().find(|i| i.addr == *addr) {
+                        let needle = format!("({})", r.symbol);
+                        errors.push(AsmError {
+                            line: i.line,
+                            col: col_of(listing, i, &needle),
+                            message: format!(
+                                "`{}`: relocated operands (symbol `{}`) are not supported: ptx2sass writes no `.global` data yet",
+                                i.text, r.symbol
+                            ),
+                        });
+                    }
+                }
+            }
             Ok(code) => {
                 let h = heads.get(k);
                 // Without a header, the register count is the highest register named + 1.

@@ -563,6 +563,8 @@ pub const ROWS: &[Row] = &[
     One(0xe2a0, 0xfff0, "PBK noguard =0:6=0 : T"),
     One(0xe2b0, 0xfff0, "PCNT noguard =0:6=0 : T"),
     One(0xe260, 0xfff0, "CAL noguard =6=1 =0:6=0 : T"),
+    // JCAL: an absolute 32-bit target, patched by R_CUDA_ABS32_20 (`exp/elf/k_call.cubin`).
+    One(0xe220, 0xfff0, "JCAL noguard =6=1 =0:6=0 : U32"),
     One(0xf0f8, 0xfff8, "SYNC : ?CC@0"),
     One(0xe340, 0xfff0, "BRK : ?CC@0"),
     One(0xe350, 0xfff0, "CONT : ?CC@0"),
