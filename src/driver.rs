@@ -25,6 +25,8 @@ pub enum Emit {
     /// SPA 5.0 assembly with scheduling control fields.
     #[default]
     Sass,
+    /// An sm_50 cubin (ELF) of the SASS, in [`Output::binary`] ([`crate::cubin`]).
+    Cubin,
 }
 
 /// Compilation options.
@@ -42,6 +44,11 @@ pub struct Options {
     pub check_hazards: bool,
     /// Schedule conservatively (`--serial`, see [`sched::Options`]).
     pub sched: sched::Options,
+    /// Encode the scheduled program ([`crate::sass::encode`]) even when no cubin is
+    /// asked for, and fail with an internal error if an instruction has no encoding. On
+    /// by default in debug builds (every program the test suite compiles is encoded);
+    /// `--verify` turns it on.
+    pub check_encoding: bool,
 }
 
 impl Default for Options {
@@ -52,6 +59,7 @@ impl Default for Options {
             regalloc: regalloc::Options::default(),
             check_hazards: cfg!(debug_assertions),
             sched: sched::Options::default(),
+            check_encoding: cfg!(debug_assertions),
         }
     }
 }
@@ -84,8 +92,10 @@ pub struct Output {
     pub stats: Vec<FunctionStats>,
     /// Warnings.
     pub warnings: Vec<Diag>,
-    /// The scheduled program, when `emit` is `Sass`.
+    /// The scheduled program, when `emit` is `Sass` or `Cubin`.
     pub program: Option<Program>,
+    /// The cubin, when `emit` is `Cubin`.
+    pub binary: Option<Vec<u8>>,
 }
 
 /// Decodes file bytes as UTF-8, or returns a diagnostic at the first invalid byte.
@@ -122,16 +132,16 @@ fn cc_links_kept(irm: &ir::Module, opts: &Options, stage: &str) -> Result<(), Ve
 pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
     let (module, mut warnings) = ptx::parse(src)?;
     if opts.emit == Emit::Ast {
-        return Ok(Output { text: module.to_string(), stats: vec![], warnings, program: None });
+        return Ok(Output { text: module.to_string(), stats: vec![], warnings, program: None, binary: None });
     }
     let (mut irm, w) = lower::lower(&module, &opts.lower)?;
     warnings.extend(w);
     match opts.emit {
         Emit::Ir => {
-            return Ok(Output { text: irm.to_string(), stats: vec![], warnings, program: None });
+            return Ok(Output { text: irm.to_string(), stats: vec![], warnings, program: None, binary: None });
         }
         Emit::Dot => {
-            return Ok(Output { text: ir::dot::to_dot(&irm), stats: vec![], warnings, program: None });
+            return Ok(Output { text: ir::dot::to_dot(&irm), stats: vec![], warnings, program: None, binary: None });
         }
         _ => {}
     }
@@ -142,7 +152,7 @@ pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
         cc_links_kept(&irm, opts, "list scheduling")?;
     }
     if opts.emit == Emit::IrSched {
-        return Ok(Output { text: irm.to_string(), stats: vec![], warnings, program: None });
+        return Ok(Output { text: irm.to_string(), stats: vec![], warnings, program: None, binary: None });
     }
     let mut errors = vec![];
     for f in irm.functions.iter_mut() {
@@ -164,13 +174,19 @@ pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
         cc_links_kept(&irm, opts, "list scheduling after allocation")?;
     }
     if opts.emit == Emit::IrAlloc {
-        return Ok(Output { text: irm.to_string(), stats: vec![], warnings, program: None });
+        return Ok(Output { text: irm.to_string(), stats: vec![], warnings, program: None, binary: None });
     }
-    let program = Program {
+    let mut program = Program {
         functions: irm.functions.iter().map(|f| sched::schedule(f, &opts.sched)).collect(),
         const_bank: irm.const_bank.clone(),
         const_vars: irm.const_vars.clone(),
     };
+    // Negations on operands whose encoding has no negate bit move to one that has.
+    for f in program.functions.iter_mut() {
+        for s in f.code.iter_mut() {
+            sass::legal::encodable(&mut s.instr);
+        }
+    }
     let text = program.to_string();
     // The printed listing read back: what the hazard checker and the estimate see.
     let listing = sass::text::parse(&text).map_err(|e| {
@@ -200,5 +216,15 @@ pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
             shared_bytes: f.shared_bytes,
         })
         .collect();
-    Ok(Output { text, stats, warnings, program: Some(program) })
+    let binary = if opts.emit == Emit::Cubin || opts.check_encoding {
+        Some(crate::cubin::from_program(&program, &module.target).map_err(|es| {
+            es.iter()
+                .map(|e| Diag::error(Span::default(), format!("internal error: cannot encode the SASS listing: {e}")))
+                .collect::<Vec<_>>()
+        })?)
+    } else {
+        None
+    };
+    let binary = if opts.emit == Emit::Cubin { binary } else { None };
+    Ok(Output { text, stats, warnings, program: Some(program), binary })
 }

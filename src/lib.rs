@@ -9,6 +9,7 @@
 //! stall counts) → `sass` (instruction model and printer).
 #![warn(missing_docs)]
 
+pub mod cubin;
 pub mod diag;
 pub mod driver;
 pub mod exec;

@@ -27,6 +27,29 @@ enum Command {
     /// Run one kernel launch on the PTX interpreter or the SPA 5.0 simulator (or both,
     /// comparing all memory written). Exit status 1 on an execution error or a difference.
     Run(RunArgs),
+    /// Disassemble an sm_50 cubin (ours or ptxas's) into a listing with decoded control
+    /// fields, readable by `check`. Unknown words print as `.word` with a warning.
+    Disasm(DisasmArgs),
+    /// Assemble a listing (`compile` output, possibly edited) into a cubin.
+    Asm(AsmArgs),
+}
+
+#[derive(clap::Args)]
+struct DisasmArgs {
+    /// The cubin (`-` for standard input).
+    input: PathBuf,
+    /// Output file (`-` or absent for standard output).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+struct AsmArgs {
+    /// The listing (`-` for standard input).
+    input: PathBuf,
+    /// The cubin to write.
+    #[arg(short, long)]
+    output: PathBuf,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -104,6 +127,8 @@ enum EmitArg {
     Dot,
     /// SPA 5.0 assembly with scheduling annotations.
     Sass,
+    /// An sm_50 cubin (ELF), as ptxas writes it (also chosen by `-o NAME.cubin`).
+    Cubin,
 }
 
 #[derive(clap::Args)]
@@ -113,9 +138,9 @@ struct CompileArgs {
     /// Output file (`-` or absent for standard output).
     #[arg(short, long)]
     output: Option<PathBuf>,
-    /// Stop after this stage and print it.
-    #[arg(long, value_enum, default_value = "sass")]
-    emit: EmitArg,
+    /// Stop after this stage and print it (default `sass`, or `cubin` for `-o NAME.cubin`).
+    #[arg(long, value_enum)]
+    emit: Option<EmitArg>,
     /// Print per-function statistics (registers, instructions, stack and shared bytes).
     #[arg(short, long)]
     verbose: bool,
@@ -123,7 +148,7 @@ struct CompileArgs {
     #[arg(long, default_value_t = 255, value_parser = clap::value_parser!(u32).range(16..=255))]
     maxrregcount: u32,
     /// Run regalloc2's checker and the independent allocation verifier on every
-    /// allocation, and the hazard checker on the scheduled program.
+    /// allocation, the hazard checker on the scheduled program, and encode it.
     #[arg(long)]
     verify: bool,
     /// Safe scheduling: wait for every variable-latency result and source read right
@@ -166,10 +191,10 @@ fn read_input(path: &PathBuf) -> std::io::Result<Vec<u8>> {
 }
 
 /// Writes `text` to `path` atomically (temporary file, then rename), or to stdout.
-fn write_output(path: Option<&PathBuf>, text: &str) -> std::io::Result<()> {
+fn write_output(path: Option<&PathBuf>, text: &[u8]) -> std::io::Result<()> {
     match path {
-        None => std::io::stdout().write_all(text.as_bytes()),
-        Some(p) if p.as_os_str() == "-" => std::io::stdout().write_all(text.as_bytes()),
+        None => std::io::stdout().write_all(text),
+        Some(p) if p.as_os_str() == "-" => std::io::stdout().write_all(text),
         // A device, FIFO or symbolic link (`-o /dev/null`, `-o >(...)`, a link to the real
         // output) is written through: renaming over it would replace it with a file.
         Some(p) if std::fs::symlink_metadata(p).is_ok_and(|m| !m.file_type().is_file()) => std::fs::write(p, text),
@@ -202,18 +227,21 @@ fn compile(args: CompileArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let emit = match args.emit {
+    let by_extension = args.output.as_ref().is_some_and(|p| p.extension().is_some_and(|e| e == "cubin"));
+    let emit = match args.emit.unwrap_or(if by_extension { EmitArg::Cubin } else { EmitArg::Sass }) {
         EmitArg::Ast => Emit::Ast,
         EmitArg::Ir => Emit::Ir,
         EmitArg::IrSched => Emit::IrSched,
         EmitArg::IrAlloc => Emit::IrAlloc,
         EmitArg::Dot => Emit::Dot,
         EmitArg::Sass => Emit::Sass,
+        EmitArg::Cubin => Emit::Cubin,
     };
     let mut opts = driver::Options { emit, ..driver::Options::default() };
     opts.regalloc.max_regs = args.maxrregcount;
     opts.regalloc.verify |= args.verify;
     opts.check_hazards |= args.verify;
+    opts.check_encoding |= args.verify;
     opts.sched.serial = args.serial;
     opts.sched.reorder = !args.no_reorder;
     opts.lower.deny_emulation = args.deny_emulation;
@@ -231,7 +259,8 @@ fn compile(args: CompileArgs) -> ExitCode {
                     eprintln!("ptx2sass info    : Estimated {} cycles (one pass through the code)", s.cycles);
                 }
             }
-            if let Err(e) = write_output(args.output.as_ref(), &out.text) {
+            let bytes = out.binary.as_deref().unwrap_or(out.text.as_bytes());
+            if let Err(e) = write_output(args.output.as_ref(), bytes) {
                 if e.kind() == std::io::ErrorKind::BrokenPipe {
                     // The reader stopped early (`| head`): not an error, as for Unix tools.
                     return ExitCode::SUCCESS;
@@ -402,11 +431,70 @@ fn run(a: RunArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+fn disasm(args: DisasmArgs) -> ExitCode {
+    let name = args.input.display().to_string();
+    let bytes = match read_input(&args.input) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("error: cannot read {name}: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    match ptx2sass::cubin::disasm(&bytes) {
+        Ok((text, warnings)) => {
+            for w in &warnings {
+                eprintln!("warning: {name}: {w}");
+            }
+            if let Err(e) = write_output(args.output.as_ref(), text.as_bytes()) {
+                if e.kind() == std::io::ErrorKind::BrokenPipe {
+                    return ExitCode::SUCCESS;
+                }
+                eprintln!("error: cannot write output: {e}");
+                return ExitCode::from(1);
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {name}: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn asm(args: AsmArgs) -> ExitCode {
+    let name = args.input.display().to_string();
+    let text = match read_input(&args.input) {
+        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+        Err(e) => {
+            eprintln!("error: cannot read {name}: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    match ptx2sass::cubin::asm::assemble(&text) {
+        Ok(bytes) => match write_output(Some(&args.output), &bytes) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: cannot write {}: {e}", args.output.display());
+                ExitCode::from(1)
+            }
+        },
+        Err(errors) => {
+            for e in &errors {
+                eprintln!("error: {name}:{e}");
+            }
+            eprintln!("error: {} error(s) in {name}; no output written", errors.len());
+            ExitCode::from(1)
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Compile(args) => compile(args),
         Command::Check(args) => check(args),
         Command::Run(args) => run(args),
+        Command::Disasm(args) => disasm(args),
+        Command::Asm(args) => asm(args),
     }
 }

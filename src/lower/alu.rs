@@ -545,7 +545,10 @@ impl Lowerer<'_> {
             // SEL needs a register first operand; swap (negating the predicate) if only b is one.
             let (a, b, neg) = if a.as_reg().is_none() && b.as_reg().is_some() { (b, a, true) } else { (a, b, false) };
             let a = self.in_reg(a);
-            let b = self.b_slot(b, ty.is_float());
+            // SEL's immediate is a sign-extended 20-bit integer whatever the PTX type: a
+            // float constant such as +INF (0x7f800000) does not fit it (its encoding, not
+            // FADD's f32-high-bits form: sm50-encoding-and-cubin.md §1.2 class table).
+            let b = self.b_slot(b, false);
             let pp =
                 if neg { Src { mods: crate::sass::instr::SrcMods { neg: !p.mods.neg, ..p.mods }, ..p } } else { p };
             let t = if words == 1 { d.reg } else { self.tmp(1) };
@@ -605,6 +608,25 @@ impl Lowerer<'_> {
                     Some(Rounding::Rpi) => IRnd::Ceil,
                     _ => IRnd::Round,
                 };
+                if matches!(it, IType::U8 | IType::S8) {
+                    // F2I has no 8-bit destination (nvdisasm 11.8: sizes 16, 32, 64; 8 prints
+                    // `INVALID0`): convert to 32 bits and clamp to the 8-bit range, as ptxas
+                    // 11.8 does (`F2I.U32.F32.TRUNC; I2I.U8.U32.SAT` for `cvt.rzi.u8.f32`).
+                    let signed = it == IType::S8;
+                    let wide = if signed { IType::S32 } else { IType::U32 };
+                    let t = self.emit1(Op::F2i { dst: wide, src: ft, rnd: r, ftz: c.ftz }, vec![src]);
+                    if signed {
+                        let lo = self.emit1(Op::Imnmx { u32: false }, vec![t, Src::imm(0x7f), Src::pt()]);
+                        self.op(
+                            Op::Imnmx { u32: false },
+                            Dst::reg(d.reg, 1),
+                            vec![lo, Src::imm(-0x80i32 as u32), Src::pred(PT, true)],
+                        );
+                    } else {
+                        self.op(Op::Imnmx { u32: true }, Dst::reg(d.reg, 1), vec![t, Src::imm(0xff), Src::pt()]);
+                    }
+                    return Ok(());
+                }
                 self.op(Op::F2i { dst: it, src: ft, rnd: r, ftz: c.ftz }, Dst::reg(d.reg, it.regs()), vec![src]);
                 Ok(())
             }
@@ -621,7 +643,28 @@ impl Lowerer<'_> {
                 let int = matches!(c.rnd, Some(Rounding::Rni | Rounding::Rzi | Rounding::Rmi | Rounding::Rpi));
                 let n = df.regs();
                 let t = if c.sat { self.tmp(n) } else { d.reg };
-                self.op(Op::F2f { dst: df, src: sf, rnd: rnd(c.rnd), ftz: c.ftz, int }, Dst::reg(t, n), vec![src]);
+                // Rounding to an integral value exists only for same-type F2F (nvdisasm
+                // 11.8: bit 42 is ignored between F32 and F64, `F2F.F64.F32.ROUND` prints as
+                // `F2F.F64.F32`; ptxas rejects `cvt.rni.f64.f32`): round in f64, converting
+                // exactly before (f32 → f64) or after (f64 → f32, rounded in the same direction).
+                let (src, sf) = if int && df != sf && sf == FType::F32 {
+                    (self.emit2(Op::F2f { dst: df, src: sf, rnd: Rnd::Rn, ftz: c.ftz, int: false }, vec![src]), df)
+                } else {
+                    (src, sf)
+                };
+                if int && df != sf {
+                    let r = self.emit2(Op::F2f { dst: sf, src: sf, rnd: rnd(c.rnd), ftz: c.ftz, int: true }, vec![src]);
+                    // Narrowed in the same direction, so the result is the f32 integer on
+                    // that side of the f64 one (the interpreter's `cvt.rzi.f32.f64` of
+                    // DBL_MAX is FLT_MAX, not +INF).
+                    self.op(
+                        Op::F2f { dst: df, src: sf, rnd: rnd(c.rnd), ftz: c.ftz, int: false },
+                        Dst::reg(t, n),
+                        vec![r],
+                    );
+                } else {
+                    self.op(Op::F2f { dst: df, src: sf, rnd: rnd(c.rnd), ftz: c.ftz, int }, Dst::reg(t, n), vec![src]);
+                }
                 if c.sat {
                     self.saturate_float(t, df, d.reg);
                 }

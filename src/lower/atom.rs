@@ -259,7 +259,9 @@ impl Lowerer<'_> {
                 let n = mods.ty.regs();
                 self.emit(Instr::new(Op::Atom(mods), vec![Dst::reg(o, n)], srcs));
             }
-            None if mods.op == AtomOp::Cas => {
+            // RED has no EXCH or CAS (its operation field holds ADD..XOR only: nvdisasm 11.8;
+            // ptxas 11.8 writes `ATOM.E.EXCH RZ, ...` for an unused exchange result).
+            None if matches!(mods.op, AtomOp::Cas | AtomOp::Exch) => {
                 let n = mods.ty.regs();
                 self.emit(Instr::new(Op::Atom(mods), vec![Dst::Reg(RegRef::rz(n))], srcs));
             }

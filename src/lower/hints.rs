@@ -39,6 +39,15 @@ impl Lowerer<'_> {
             };
             self.global_addr(reg, offset, at)?
         };
+        // The CCTL offset counts 4-byte words (bits 22..43; CCTL's unsigned, CCTLL's signed:
+        // nvdisasm 11.8), so the byte offset is rounded down to a multiple of 4 as ptxas
+        // 11.8 does (`prefetch.global.L2 [%rd+6]` → `CCTL.E.PF2 [R+0x4]`). CCTL cannot hold
+        // a negative offset (ptxas adds it to the address first); a prefetch has no
+        // architectural effect, so such a prefetch is dropped.
+        let off = off & !3;
+        if !local && off < 0 {
+            return Ok(());
+        }
         self.emit(Instr::new(Op::Cctl { local, level }, vec![], vec![Src::addr(base, off)]));
         Ok(())
     }

@@ -9,7 +9,7 @@
 use crate::ir::{BlockId, EdgeKind, Function, for_each_use};
 use crate::sass::instr::{Dst, Instr, Reg, RegRef, Src, SrcKind};
 use crate::sass::legal;
-use crate::sass::op::Op;
+use crate::sass::op::{Op, Rnd};
 use petgraph::Direction;
 use petgraph::visit::EdgeRef;
 use std::collections::{HashMap, HashSet};
@@ -408,8 +408,14 @@ pub fn fold_constants(f: &mut Function) -> bool {
                     // 32-bit immediate forms.
                     let op32 = match ins.op {
                         Op::Iadd { cc, x } if ins.srcs[0].mods == Default::default() => Some(Op::Iadd32i { cc, x }),
-                        Op::Fadd(m) if !m.sat && ins.srcs[0].mods == Default::default() => Some(Op::Fadd32i(m)),
-                        Op::Fmul(m) if !m.sat && ins.srcs[0].mods == Default::default() => Some(Op::Fmul32i(m)),
+                        // FADD32I and FMUL32I round to nearest only: they have no rounding
+                        // field (sm50-encoding-and-cubin.md §1.3 FADD32I/FMUL32I).
+                        Op::Fadd(m) if !m.sat && m.rnd == Rnd::Rn && ins.srcs[0].mods == Default::default() => {
+                            Some(Op::Fadd32i(m))
+                        }
+                        Op::Fmul(m) if !m.sat && m.rnd == Rnd::Rn && ins.srcs[0].mods == Default::default() => {
+                            Some(Op::Fmul32i(m))
+                        }
                         Op::Lop(l) if l != crate::sass::op::LogicOp::PassB => Some(Op::Lop32i(l)),
                         _ => None,
                     };
@@ -691,7 +697,9 @@ pub fn dce(f: &mut Function) -> bool {
             }
             let n = if let Some(Dst::Reg(r)) = i.dsts.first() { r.n } else { 1 };
             match i.op {
-                Op::Atom(m) if m.op != crate::sass::op::AtomOp::Cas => {
+                // RED has no EXCH or CAS: its operation field holds ADD..XOR (nvdisasm 11.8;
+                // ptxas 11.8 writes `ATOM.E.EXCH RZ, [R2+0x24], R7` for an unused exchange).
+                Op::Atom(m) if !matches!(m.op, crate::sass::op::AtomOp::Cas | crate::sass::op::AtomOp::Exch) => {
                     i.op = Op::Red(m);
                     i.dsts.clear();
                 }

@@ -153,3 +153,54 @@ pub fn swapped(op: &Op) -> Option<Op> {
         _ => return None,
     })
 }
+
+/// Moves a negation the encoding cannot hold to an operand that can: the multiplications
+/// (FMUL, DMUL, FFMA, DFMA) have a negate bit for B (and C) but none for A
+/// (`sm50-encoding-and-cubin.md` §1.3: FMUL 48 neg B, FFMA 48 neg B / 49 neg C, DMUL 48,
+/// DFMA 48/49), and `-a * b` is `a * -b` exactly (IEEE 754 multiplication is sign
+/// symmetric). An immediate B takes the sign into its value (the float immediates keep
+/// their sign bit: bit 56 of the 20-bit forms, bit 31 of FMUL32I's). Lowering writes `-a`
+/// on A freely (and operand swaps move it there), so this runs once on the final code.
+pub fn encodable(i: &mut super::instr::Instr) {
+    use super::op::Op;
+    if !matches!(i.op, Op::Fmul(_) | Op::Dmul(_) | Op::Ffma(_) | Op::Dfma(_) | Op::Fmul32i(_)) {
+        return;
+    }
+    if i.srcs.len() < 2 || !i.srcs[0].mods.neg {
+        return;
+    }
+    i.srcs[0].mods.neg = false;
+    match &mut i.srcs[1].kind {
+        // f32 immediates hold the f32 bits, f64 immediates their upper word: the sign is
+        // bit 31 either way.
+        SrcKind::Imm(v) => *v ^= 0x8000_0000,
+        _ => i.srcs[1].mods.neg = !i.srcs[1].mods.neg,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sass::instr::{Dst, Instr, Reg, RegRef};
+    use crate::sass::op::{Op, Rnd};
+
+    #[test]
+    fn negated_a_of_a_multiplication_moves_to_b() {
+        let r = |n: u8| Src::reg(RegRef::new(Reg::R(n), 2));
+        let mut i = Instr::new(Op::Dfma(Rnd::Rn), vec![Dst::reg(Reg::R(8), 2)], vec![r(4).negated(), r(0), r(2)]);
+        encodable(&mut i);
+        assert_eq!(i.srcs, vec![r(4), r(0).negated(), r(2)]);
+        // -a * -b = a * b.
+        let mut i = Instr::new(Op::Dmul(Rnd::Rn), vec![Dst::reg(Reg::R(8), 2)], vec![r(4).negated(), r(0).negated()]);
+        encodable(&mut i);
+        assert_eq!(i.srcs, vec![r(4), r(0)]);
+        // An immediate takes the sign into its value.
+        let mut i = Instr::new(
+            Op::Fmul32i(Default::default()),
+            vec![Dst::reg(Reg::R(1), 1)],
+            vec![Src::r32(Reg::R(2)).negated(), Src::imm(2.0f32.to_bits())],
+        );
+        encodable(&mut i);
+        assert_eq!(i.srcs, vec![Src::r32(Reg::R(2)), Src::imm((-2.0f32).to_bits())]);
+    }
+}

@@ -623,15 +623,16 @@ impl Op {
                 if m.psl {
                     s.push_str(".PSL");
                 }
-                if m.mrg {
-                    s.push_str(".MRG");
-                }
+                // nvdisasm 11.8 prints the addend mode before `.MRG` (`XMAD.PSL.CLO.MRG`).
                 s.push_str(match m.c {
                     XmadC::C => "",
                     XmadC::Cbcc => ".CBCC",
                     XmadC::Chi => ".CHI",
                     XmadC::Clo => ".CLO",
                 });
+                if m.mrg {
+                    s.push_str(".MRG");
+                }
                 if m.x {
                     s.push_str(".X");
                 }

@@ -69,7 +69,7 @@ fn imm_style(op: &Op) -> ImmStyle {
 
 /// nvdisasm's float spelling, C's `%.17g`: 17 significant digits, trailing zeros dropped,
 /// exponent form (`5.9604644775390625e-08`) outside 1e-4 .. 1e17.
-fn float_text(v: f64) -> String {
+pub(crate) fn float_text(v: f64) -> String {
     if v.is_nan() {
         return "+QNAN".into();
     }
@@ -97,11 +97,26 @@ fn hex(v: i64) -> String {
     if v < 0 { format!("-0x{:x}", -(v as i128)) } else { format!("0x{v:x}") }
 }
 
-/// Writes one source operand.
-pub fn src_text(op: &Op, s: &Src, names: &dyn VRegNames, label: &dyn Fn(u32) -> String) -> String {
+/// True if nvdisasm 11.8 prints a constant-bank operand in source slot `idx` of `op` as
+/// `c[0x0] [0x8]` (with a space): XMAD's B operand, and the conversions F2I, I2F, I2I and
+/// F2F from F16 (raw nvdisasm sweeps, `tests/encode_table.rs`).
+fn cbuf_spaced(op: &Op, idx: usize) -> bool {
+    match op {
+        Op::Xmad(_) => idx == 1,
+        Op::F2i { .. } | Op::I2f { .. } | Op::I2i { .. } => true,
+        Op::F2f { src, .. } => *src == crate::sass::op::FType::F16,
+        _ => false,
+    }
+}
+
+/// Writes source operand `idx` of an instruction of `op`.
+pub fn src_text(op: &Op, idx: usize, s: &Src, names: &dyn VRegNames, label: &dyn Fn(u32) -> String) -> String {
     let body = match s.kind {
         SrcKind::Reg(r) => reg_name(r.reg, r.comp, r.n, names),
         SrcKind::Pred(p) => reg_name(p, 0, 1, names),
+        // nvdisasm prints XMAD's 16-bit immediate signed when B is `.S16`
+        // (`XMAD.S16.S16 R0, R16.H1, -0x6667, RZ`: the word holds 0x9999).
+        SrcKind::Imm(v) if matches!(op, Op::Xmad(m) if m.signed_b) => hex(v as u16 as i16 as i64),
         SrcKind::Imm(v) => match imm_style(op) {
             ImmStyle::Signed => hex(v as i32 as i64),
             ImmStyle::Unsigned => hex(v as i64),
@@ -109,7 +124,7 @@ pub fn src_text(op: &Op, s: &Src, names: &dyn VRegNames, label: &dyn Fn(u32) -> 
             ImmStyle::F64Hi => float_text(f64::from_bits((v as u64) << 32)),
         },
         SrcKind::CBuf { bank, offset, index, .. } => {
-            let space = if matches!(op.opcode(), Opcode::Xmad | Opcode::F2i) { " " } else { "" };
+            let space = if cbuf_spaced(op, idx) { " " } else { "" };
             match index {
                 Some(r) if !r.reg.is_rz() => {
                     let base = reg_name(r.reg, r.comp, r.n, names);
@@ -119,7 +134,9 @@ pub fn src_text(op: &Op, s: &Src, names: &dyn VRegNames, label: &dyn Fn(u32) -> 
                         format!("c[{}]{space}[{base}+{}]", hex(bank as i64), hex(offset as i64))
                     }
                 }
-                _ => format!("c[{}]{space}[{}]", hex(bank as i64), hex(offset as i64)),
+                // The offset field is a signed 16-bit byte offset: nvdisasm prints byte
+                // 0xea5c of bank 3 as `c[0x3][-0x15a4]` (findings §6).
+                _ => format!("c[{}]{space}[{}]", hex(bank as i64), hex(offset as u16 as i16 as i64)),
             }
         }
         SrcKind::Addr { base, offset } => {
@@ -199,7 +216,7 @@ pub fn instr_text(i: &Instr, names: &dyn VRegNames, label: &dyn Fn(u32) -> Strin
                 write!(s, "{}, {}", reg_name(r.reg, r.comp, half, names), reg_name(r.reg, r.comp + half, half, names));
             continue;
         }
-        s.push_str(&src_text(&i.op, src, names, label));
+        s.push_str(&src_text(&i.op, k, src, names, label));
     }
     s
 }
@@ -287,5 +304,20 @@ mod tests {
             }],
         );
         assert_eq!(text(&i), "LDC R0, c[0x3][R0+-0x63c0]");
+        // Constant-bank spelling as nvdisasm 11.8 prints the same bits (raw sweeps in
+        // tests/encode_table.rs): a space for XMAD's B and the integer conversions, none
+        // for XMAD's C; offsets from 0x8000 are negative.
+        let i = Instr::new(
+            Op::Xmad(XmadMods { c: XmadC::Clo, mrg: true, ..Default::default() }),
+            vec![Dst::Reg(r(7))],
+            vec![Src::reg(r(6)), Src::reg(r(7)), Src::cbuf(0, 0x1a4, 1)],
+        );
+        assert_eq!(text(&i), "XMAD.CLO.MRG R7, R6, R7, c[0x0][0x1a4]");
+        let i = Instr::new(
+            Op::I2f { dst: FType::F32, src: IType::S32, rnd: Rnd::Rn },
+            vec![Dst::Reg(r(0))],
+            vec![Src::cbuf(3, 0xea5c, 1)],
+        );
+        assert_eq!(text(&i), "I2F.F32.S32 R0, c[0x3] [-0x15a4]");
     }
 }

@@ -113,7 +113,12 @@ fn take_ctrl(line: &str, lineno: usize) -> Result<(String, Option<Ctrl>), ParseE
             seen_wait = true;
         } else if tok == "?YIELD" {
             ctrl.yield_hint = true;
-        } else if tok.starts_with("?reuse=") {
+        } else if let Some(slots) = tok.strip_prefix("?reuse=") {
+            // Operand reuse flags as `sass-ctrl.py` and `disasm` print them (A..D = bits 0..3).
+            for c in slots.chars() {
+                let b = "ABCD".find(c).ok_or_else(|| err(format!("bad reuse flags `{tok}`")))?;
+                ctrl.reuse |= 1 << b;
+            }
         } else {
             rest.push_str(tok);
             rest.push(' ');

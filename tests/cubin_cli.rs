@@ -1,0 +1,133 @@
+//! `compile -o X.cubin`, `disasm` and `asm` on good and bad input: a listing assembles to
+//! the same cubin the compiler writes, and bad input (truncated ELF, wrong machine,
+//! garbage words, bad syntax) gives a clear error and exit status 1, never a panic.
+
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_ptx2sass"))
+}
+
+fn tmp(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("ptx2sass-cubin-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d.join(name)
+}
+
+fn run(c: &mut Command) -> Output {
+    let o = c.output().expect("ptx2sass runs");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("panicked"), "panic: {err}");
+    o
+}
+
+fn sample(name: &str) -> String {
+    format!("{}/samples/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn compile_to_cubin_then_disasm_then_asm_gives_the_same_cubin() {
+    let cubin = tmp("va.cubin");
+    let o = run(bin().args(["compile", &sample("vector_add.ptx"), "-o"]).arg(&cubin));
+    assert!(o.status.success());
+    let bytes = std::fs::read(&cubin).unwrap();
+    assert_eq!(&bytes[..4], b"\x7fELF");
+    assert_eq!(u16::from_le_bytes([bytes[18], bytes[19]]), 190, "EM_CUDA");
+    assert_eq!(u32::from_le_bytes(bytes[0x14..0x18].try_into().unwrap()), 118, "e_version as ptxas");
+    // The listing the compiler prints assembles to the same bytes.
+    let listing = tmp("va.sass");
+    assert!(run(bin().args(["compile", &sample("vector_add.ptx"), "-o"]).arg(&listing)).status.success());
+    let again = tmp("va2.cubin");
+    let o = run(bin().arg("asm").arg(&listing).arg("-o").arg(&again));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read(&again).unwrap(), bytes);
+    // disasm reads it back, and check accepts the result.
+    let dis = tmp("va.dis");
+    let o = run(bin().arg("disasm").arg(&cubin).arg("-o").arg(&dis));
+    assert!(o.status.success());
+    let text = std::fs::read_to_string(&dis).unwrap();
+    assert!(text.contains("Function : vector_add") && text.contains("LDG.E"), "{text}");
+    let o = run(bin().arg("check").arg(&dis));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn disasm_rejects_bad_files_with_a_message() {
+    let cubin = tmp("ok.cubin");
+    assert!(run(bin().args(["compile", &sample("saxpy.ptx"), "-o"]).arg(&cubin)).status.success());
+    let good = std::fs::read(&cubin).unwrap();
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("truncated", good[..40].to_vec(), "ELF"),
+        ("empty", vec![], "ELF"),
+        ("text", b"not an elf at all".to_vec(), "ELF"),
+        (
+            "machine",
+            {
+                let mut b = good.clone();
+                b[18] = 62;
+                b[19] = 0;
+                b
+            },
+            "EM_CUDA",
+        ),
+        (
+            "sm",
+            {
+                let mut b = good.clone();
+                b[0x30] = 0x46;
+                b
+            },
+            "sm_50",
+        ),
+    ];
+    for (name, bytes, want) in cases {
+        let p = tmp(&format!("{name}.cubin"));
+        std::fs::write(&p, bytes).unwrap();
+        let o = run(bin().arg("disasm").arg(&p));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{name}: {err}");
+        assert!(err.contains("error") && err.contains(want), "{name}: {err}");
+    }
+}
+
+#[test]
+fn disasm_prints_unknown_words_with_a_warning() {
+    let cubin = tmp("garbage.cubin");
+    assert!(run(bin().args(["compile", &sample("saxpy.ptx"), "-o"]).arg(&cubin)).status.success());
+    let mut b = std::fs::read(&cubin).unwrap();
+    // The first instruction word of .text (its offset from the section table).
+    let text = ptx2sass::cubin::read::text_sections(&b).unwrap();
+    let at = b.windows(text[0].bytes.len()).position(|w| w == text[0].bytes.as_slice()).unwrap() + 8;
+    b[at..at + 8].copy_from_slice(&0xffff_ffff_ffff_ffffu64.to_le_bytes());
+    std::fs::write(&cubin, &b).unwrap();
+    let o = run(bin().arg("disasm").arg(&cubin));
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stdout).contains(".word 0xffffffffffffffff"));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("warning")
+            && String::from_utf8_lossy(&o.stderr).contains("unknown instruction word")
+    );
+}
+
+#[test]
+fn asm_reports_line_and_column() {
+    let cases = [
+        ("IADD R1, R2, c[0x0][0x3]", "multiple of 4"),
+        ("IADD R1, R2, 0x100000", "does not fit"),
+        ("FOO R1, R2", "unknown opcode"),
+        ("IADD.Q R1, R2, R3", "unexpected modifier"),
+        ("LDG.E.64 R3, [R4]", "divisible by 2"),
+        ("FADD R1, R2, 1.1", "not exactly representable"),
+        ("FADD R1, R2, 1.10000002384185791015625", "low 12 bits"),
+        ("MOV32I R2, 32@lo(gvar)", "relocated operands"),
+    ];
+    for (ins, want) in cases {
+        let listing = format!("\t\tFunction : k\n        /*0008*/                   {ins}   ?WAIT6 ;\n");
+        let p = tmp("bad.sass");
+        std::fs::write(&p, listing).unwrap();
+        let o = run(bin().arg("asm").arg(&p).arg("-o").arg(tmp("bad.cubin")));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{ins}: {err}");
+        assert!(err.contains(":2:") && err.contains(want), "{ins}: {err}");
+    }
+}
