@@ -130,7 +130,11 @@ fn label_defined_twice() {
 
 #[test]
 fn label_never_defined() {
-    assert_user_error("label0", kernel("bra Nowhere;").as_bytes(), &["label `Nowhere` is never defined", "in.ptx:8:5"]);
+    assert_user_error(
+        "label0",
+        kernel("bra Nowhere;").as_bytes(),
+        &["label `Nowhere` is not defined in this block or an enclosing one", "in.ptx:8:5"],
+    );
 }
 
 #[test]

@@ -169,7 +169,7 @@ fn lower_kernel(
     let mut lw = Lowerer::new(Function::new(&k.name.name, FuncKind::Entry), layout);
     lw.deny_emulation = opts.deny_emulation;
     lw.func_names = funcs.keys().map(|n| n.to_string()).collect();
-    lw.facts = facts::FactTable::new(k);
+    lw.facts = facts::FactTable::new(k, funcs.values().copied().filter(|f| f.name.name != k.name.name));
     // Parameters: natural or declared alignment, from c[0x0][0x140].
     let mut off = PARAM_BASE;
     for p in &k.params {
@@ -241,10 +241,19 @@ fn lower_kernel(
 }
 
 impl Lowerer<'_> {
-    /// Lowers the statements of a block (function body or nested scope).
+    /// Lowers the statements of a block (a function body), with its nested blocks, each
+    /// a scope of its own ([`ctx::Scope`]). The walk is iterative: its depth is the input's
+    /// nesting depth.
     pub fn lower_block(&mut self, b: &Block, funcs: &HashMap<&str, &ast::Function>) -> LResult<()> {
         let mut ok = true;
-        for s in &b.stmts {
+        self.open_scope(b);
+        let mut stack = vec![b.stmts.iter()];
+        while let Some(it) = stack.last_mut() {
+            let Some(s) = it.next() else {
+                stack.pop();
+                self.scopes.pop();
+                continue;
+            };
             match s {
                 Statement::Decl(ds) => {
                     for d in ds {
@@ -264,9 +273,8 @@ impl Lowerer<'_> {
                     self.update_facts(i);
                 }
                 Statement::Block(inner) => {
-                    if self.lower_block(inner, funcs).is_err() {
-                        ok = false;
-                    }
+                    self.open_scope(inner);
+                    stack.push(inner.stmts.iter());
                 }
                 Statement::Pragma(..) | Statement::CallPrototype(_) | Statement::Error(_) => {}
             }
@@ -274,20 +282,24 @@ impl Lowerer<'_> {
         if ok { Ok(()) } else { Err(Failed) }
     }
 
-    /// Handles a declaration inside a function body.
+    /// Handles a declaration inside a function body: the name is declared in the current
+    /// block's scope.
     fn declare(&mut self, d: &ast::VarDecl) {
         match d.space {
-            StateSpace::Reg => self.declare_reg(&d.name.name, d.range, d.ty),
+            StateSpace::Reg => {
+                let key = self.declare_in_scope(&d.name.name, d.range);
+                self.declare_reg_key(key, d.range, d.ty)
+            }
             StateSpace::Local => {
                 let off = align_up(self.f.local_bytes, d.alignment());
                 self.f.local_bytes = off + d.size() as u32;
-                let key = self.scoped(&d.name.name);
+                let key = self.declare_in_scope(&d.name.name, None);
                 self.var_align.insert(key.clone(), d.alignment().min(16));
                 self.vars.insert(key, VarLoc::Local(off));
                 self.uses_frame = true;
             }
             StateSpace::Shared(_) => {
-                let key = self.scoped(&d.name.name);
+                let key = self.declare_in_scope(&d.name.name, None);
                 self.var_align.insert(key.clone(), d.alignment());
                 self.vars.insert(key.clone(), VarLoc::Shared(u32::MAX));
                 self.local_shared.insert(key, (d.size() as u32, d.alignment()));
@@ -295,7 +307,7 @@ impl Lowerer<'_> {
             StateSpace::Param(_) => {
                 let slot = self.next_slot;
                 self.next_slot += 1;
-                let key = self.scoped(&d.name.name);
+                let key = self.declare_in_scope(&d.name.name, None);
                 self.var_align.insert(key.clone(), d.alignment());
                 self.vars.insert(key, VarLoc::ParamSlot(slot));
             }
@@ -313,7 +325,7 @@ impl Lowerer<'_> {
 
     /// The block of label `name`, created on first reference.
     pub fn label_block(&mut self, name: &str) -> ir::BlockId {
-        let key = self.scoped(name);
+        let key = self.label_key(name);
         if let Some(b) = self.labels.get(&key) {
             return *b;
         }

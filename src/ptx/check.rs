@@ -60,49 +60,95 @@ pub enum Resolved {
     Func,
 }
 
-/// Register declarations visible in a function, innermost scope last.
+/// The names one block declares: a declaration is visible in the block holding it and in
+/// the blocks nested inside, where a declaration of the same name hides it (ptxas 11.8
+/// compiles a nested `.reg`, `.local` or `.shared` of an outer name as a new variable and
+/// the outer one is unchanged after the block). Labels are scoped the same way: a branch may target a label of its own block
+/// or of an enclosing one, not one inside a nested block (ptxas 11.8: `Unknown symbol 'L'`
+/// for `bra L; { L: ... }`, and accepts the same label in sibling or nested blocks). The
+/// function's parameters share the scope of its outermost block (ptxas 11.8: `Duplicate
+/// definition of variable 'out'` for `.reg .u32 out;` in a kernel with parameter `out`).
 #[derive(Default)]
 struct Scope {
-    /// `%r1` → type.
-    names: HashMap<String, (ScalarType, StateSpace)>,
-    /// `%r<N>` ranges: prefix → (count, type).
-    ranges: HashMap<String, (u32, ScalarType)>,
+    /// `%r1` → type, space and where it is declared.
+    names: HashMap<String, (ScalarType, StateSpace, Span)>,
+    /// `%r<N>` ranges: prefix → (count, type, where).
+    ranges: HashMap<String, (u32, ScalarType, Span)>,
+    /// The labels placed directly in this block.
+    labels: HashMap<String, Span>,
+}
+
+impl Scope {
+    /// Where `name` is declared in this scope (by name or in a `%r<N>` range), with its
+    /// type and space.
+    fn find(&self, name: &str) -> Option<(ScalarType, StateSpace, Span)> {
+        if let Some(x) = self.names.get(name) {
+            return Some(*x);
+        }
+        let (prefix, i) = range_index(name)?;
+        let (n, ty, at) = self.ranges.get(prefix)?;
+        (i < u64::from(*n)).then_some((*ty, StateSpace::Reg, *at))
+    }
+}
+
+/// `%r12` → (`%r`, 12): the prefix and index a name has as a member of a `%r<N>` range
+/// (PTX ISA 5.4.2 "Parameterized Variable Names": `%r0` .. `%r{N-1}`, no leading zeros).
+fn range_index(name: &str) -> Option<(&str, u64)> {
+    let digits = name.len() - name.bytes().rev().take_while(u8::is_ascii_digit).count();
+    let (prefix, num) = name.split_at(digits);
+    if num.is_empty() || (num.len() > 1 && num.starts_with('0')) {
+        return None;
+    }
+    Some((prefix, num.parse().ok()?))
 }
 
 struct FnCtx<'m> {
     module_vars: &'m HashMap<String, StateSpace>,
     functions: &'m HashMap<String, Span>,
     scopes: Vec<Scope>,
-    labels: HashMap<String, Span>,
     diags: Vec<Diag>,
 }
 
 impl FnCtx<'_> {
+    /// Declares `d` in the innermost scope; a name the same scope already declares (also
+    /// as a member of a `%r<N>` range) is an error, as in ptxas 11.8 ("Duplicate definition
+    /// of variable '%r1'" for `.reg .u32 %r<3>; .reg .u32 %r1;`).
     fn declare(&mut self, d: &VarDecl) {
         let scope = self.scopes.last_mut().expect("a scope is open");
+        let clash = match d.range {
+            None => scope.find(&d.name.name).map(|x| x.2),
+            Some(n) => scope.ranges.get(&d.name.name).map(|x| x.2).or_else(|| {
+                scope
+                    .names
+                    .iter()
+                    .filter(|(k, _)| range_index(k).is_some_and(|(p, i)| p == d.name.name && i < u64::from(n)))
+                    .map(|(_, v)| v.2)
+                    .min_by_key(|s| s.lo)
+            }),
+        };
+        if let Some(first) = clash {
+            self.diags.push(
+                Diag::error(d.name.span, format!("`{}` is declared twice in the same scope", d.name.name))
+                    .label("declared again here")
+                    .with_secondary(first, "first declared here")
+                    .note("a nested `{ }` block may declare the name again, hiding the outer one"),
+            );
+            return;
+        }
         match d.range {
             Some(n) => {
-                scope.ranges.insert(d.name.name.clone(), (n, d.ty));
+                scope.ranges.insert(d.name.name.clone(), (n, d.ty, d.name.span));
             }
             None => {
-                scope.names.insert(d.name.name.clone(), (d.ty, d.space));
+                scope.names.insert(d.name.name.clone(), (d.ty, d.space, d.name.span));
             }
         }
     }
 
     fn lookup(&self, name: &str) -> Option<Resolved> {
         for scope in self.scopes.iter().rev() {
-            if let Some((ty, space)) = scope.names.get(name) {
-                return Some(if *space == StateSpace::Reg { Resolved::Reg(*ty) } else { Resolved::Var(*space) });
-            }
-            let digits = name.len() - name.bytes().rev().take_while(u8::is_ascii_digit).count();
-            let (prefix, num) = name.split_at(digits);
-            if !num.is_empty()
-                && (num == "0" || !num.starts_with('0'))
-                && let (Some((n, ty)), Ok(i)) = (scope.ranges.get(prefix), num.parse::<u32>())
-                && i < *n
-            {
-                return Some(Resolved::Reg(*ty));
+            if let Some((ty, space, _)) = scope.find(name) {
+                return Some(if space == StateSpace::Reg { Resolved::Reg(ty) } else { Resolved::Var(space) });
             }
         }
         if let Some((bits, _)) = special_register(name) {
@@ -111,13 +157,18 @@ impl FnCtx<'_> {
         if let Some(space) = self.module_vars.get(name) {
             return Some(Resolved::Var(*space));
         }
-        if self.labels.contains_key(name) {
+        if self.label(name) {
             return Some(Resolved::Label);
         }
         if self.functions.contains_key(name) {
             return Some(Resolved::Func);
         }
         None
+    }
+
+    /// True when a label `name` is visible: placed in the current block or an enclosing one.
+    fn label(&self, name: &str) -> bool {
+        self.scopes.iter().any(|s| s.labels.contains_key(name))
     }
 
     fn undeclared(&mut self, id: &Ident) {
@@ -468,10 +519,14 @@ impl FnCtx<'_> {
                 }
             }
             (Shape::Label, Operand::Name { name, component: None, negated: false, .. }) => {
-                if !self.labels.contains_key(&name.name) {
+                if !self.label(&name.name) {
                     self.diags.push(
-                        Diag::error(name.span, format!("label `{}` is never defined", name.name))
-                            .label("no label of this name in the function"),
+                        Diag::error(
+                            name.span,
+                            format!("label `{}` is not defined in this block or an enclosing one", name.name),
+                        )
+                        .label("no label of this name in scope")
+                        .note("a label inside a nested `{ }` block is visible only in that block (as in ptxas)"),
                     );
                 }
             }
@@ -486,29 +541,36 @@ impl FnCtx<'_> {
         }
     }
 
-    fn collect_labels(&mut self, b: &Block) {
+    /// Opens the scope of block `b`: its own labels (not those of nested blocks) are
+    /// visible in all of it, also before they are placed; one placed twice is an error.
+    fn open(&mut self, b: &Block, mut scope: Scope) {
         for s in &b.stmts {
-            match s {
-                Statement::Label(l) => {
-                    if let Some(first) = self.labels.get(&l.name) {
-                        self.diags.push(
-                            Diag::error(l.span, format!("label `{}` is defined twice", l.name))
-                                .label("defined again here")
-                                .with_secondary(*first, "first defined here"),
-                        );
-                    } else {
-                        self.labels.insert(l.name.clone(), l.span);
-                    }
+            if let Statement::Label(l) = s {
+                if let Some(first) = scope.labels.get(&l.name) {
+                    self.diags.push(
+                        Diag::error(l.span, format!("label `{}` is defined twice in the same block", l.name))
+                            .label("defined again here")
+                            .with_secondary(*first, "first defined here"),
+                    );
+                } else {
+                    scope.labels.insert(l.name.clone(), l.span);
                 }
-                Statement::Block(inner) => self.collect_labels(inner),
-                _ => {}
             }
         }
+        self.scopes.push(scope);
     }
 
-    fn check_block(&mut self, b: &Block) {
-        self.scopes.push(Scope::default());
-        for s in &b.stmts {
+    /// Checks a function body whose outermost scope is `top` (the parameters). The walk
+    /// over nested blocks is iterative: its depth is the input's nesting depth.
+    fn check_body(&mut self, body: &Block, top: Scope) {
+        self.open(body, top);
+        let mut stack = vec![body.stmts.iter()];
+        while let Some(it) = stack.last_mut() {
+            let Some(s) = it.next() else {
+                stack.pop();
+                self.scopes.pop();
+                continue;
+            };
             match s {
                 Statement::Decl(ds) => {
                     for d in ds {
@@ -516,11 +578,13 @@ impl FnCtx<'_> {
                     }
                 }
                 Statement::Instr(i) => self.check_instr(i),
-                Statement::Block(inner) => self.check_block(inner),
+                Statement::Block(inner) => {
+                    self.open(inner, Scope::default());
+                    stack.push(inner.stmts.iter());
+                }
                 _ => {}
             }
         }
-        self.scopes.pop();
     }
 }
 
@@ -567,21 +631,19 @@ pub fn check(module: &Module) -> Vec<Diag> {
     for item in &module.items {
         let Item::Function(f) = item else { continue };
         let Some(body) = &f.body else { continue };
-        let mut cx = FnCtx {
-            module_vars: &module_vars,
-            functions: &functions,
-            scopes: vec![],
-            labels: HashMap::new(),
-            diags: vec![],
-        };
+        let mut cx = FnCtx { module_vars: &module_vars, functions: &functions, scopes: vec![], diags: vec![] };
         let mut params = Scope::default();
         for p in f.params.iter().chain(&f.ret_params) {
-            let space = if p.space == StateSpace::Reg { StateSpace::Reg } else { p.space };
-            params.names.insert(p.name.name.clone(), (p.ty, space));
+            if let Some(first) = params.names.get(&p.name.name).filter(|_| p.name.name != "_") {
+                cx.diags.push(
+                    Diag::error(p.name.span, format!("parameter `{}` is declared twice", p.name.name))
+                        .label("declared again here")
+                        .with_secondary(first.2, "first declared here"),
+                );
+            }
+            params.names.insert(p.name.name.clone(), (p.ty, p.space, p.name.span));
         }
-        cx.scopes.push(params);
-        cx.collect_labels(body);
-        cx.check_block(body);
+        cx.check_body(body, params);
         diags.extend(cx.diags);
     }
     diags

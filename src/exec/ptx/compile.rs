@@ -165,8 +165,14 @@ pub(super) struct FnCx<'c, 'm> {
     param_off: u32,
     local_off: u32,
     local_align: u32,
-    labels: HashMap<String, u32>,
-    fixups: Vec<(usize, String)>,
+    /// Labels placed directly in each open block, innermost last: name → label number.
+    /// PTX scopes labels like variables: a branch reaches labels of its own block and of
+    /// enclosing ones, never into a nested block.
+    label_scopes: Vec<HashMap<String, u32>>,
+    /// Program counter of each label number (`None` until placed).
+    label_pcs: Vec<Option<u32>>,
+    /// Branches to patch: instruction index → label number (`None`: no such label).
+    fixups: Vec<(usize, Option<u32>, String)>,
 }
 
 type R<T> = Result<T, String>;
@@ -180,7 +186,8 @@ impl<'c, 'm> FnCx<'c, 'm> {
             param_off: 0,
             local_off: 0,
             local_align: 1,
-            labels: HashMap::new(),
+            label_scopes: vec![],
+            label_pcs: vec![],
             fixups: vec![],
         }
     }
@@ -206,9 +213,9 @@ impl<'c, 'm> FnCx<'c, 'm> {
             self.block(body);
         }
         self.push(None, Op::Ret, "ret (end of function)".into());
-        for (at, label) in std::mem::take(&mut self.fixups) {
-            match self.labels.get(&label) {
-                Some(pc) => self.cx.insts[at].op = Op::Bra(*pc),
+        for (at, id, label) in std::mem::take(&mut self.fixups) {
+            match id.and_then(|id| self.label_pcs.get(id as usize).copied().flatten()) {
+                Some(pc) => self.cx.insts[at].op = Op::Bra(pc),
                 None => self.cx.insts[at].op = Op::Unsupported(format!("branch to unknown label `{label}`")),
             }
         }
@@ -247,20 +254,50 @@ impl<'c, 'm> FnCx<'c, 'm> {
         self.cx.insts.push(Inst { guard, op, text });
     }
 
-    fn block(&mut self, b: &'m Block) {
+    /// Opens the scope of block `b`: a register/variable scope and its own labels.
+    fn open(&mut self, b: &'m Block) {
         self.scopes.push(HashMap::new());
+        let mut labels = HashMap::new();
         for s in &b.stmts {
+            if let Statement::Label(l) = s {
+                labels.insert(l.name.clone(), self.label_pcs.len() as u32);
+                self.label_pcs.push(None);
+            }
+        }
+        self.label_scopes.push(labels);
+    }
+
+    /// The number of label `name` as seen from the current block.
+    fn label(&self, name: &str) -> Option<u32> {
+        self.label_scopes.iter().rev().find_map(|s| s.get(name).copied())
+    }
+
+    /// Compiles a function body and its nested blocks (an iterative walk).
+    fn block(&mut self, b: &'m Block) {
+        self.open(b);
+        let mut stack = vec![b.stmts.iter()];
+        while let Some(it) = stack.last_mut() {
+            let Some(s) = it.next() else {
+                stack.pop();
+                self.scopes.pop();
+                self.label_scopes.pop();
+                continue;
+            };
             match s {
                 Statement::Label(l) => {
-                    self.labels.insert(l.name.clone(), self.cx.insts.len() as u32);
+                    if let Some(id) = self.label_scopes.last().and_then(|m| m.get(&l.name)).copied() {
+                        self.label_pcs[id as usize] = Some(self.cx.insts.len() as u32);
+                    }
                 }
                 Statement::Decl(ds) => ds.iter().for_each(|d| self.declare(d)),
                 Statement::Instr(i) => self.instr(i),
-                Statement::Block(inner) => self.block(inner),
+                Statement::Block(inner) => {
+                    self.open(inner);
+                    stack.push(inner.stmts.iter());
+                }
                 _ => {}
             }
         }
-        self.scopes.pop();
     }
 
     fn declare(&mut self, d: &VarDecl) {
@@ -455,7 +492,7 @@ impl<'c, 'm> FnCx<'c, 'm> {
         if let Op::Bra(_) = op
             && let Some(Operand::Name { name, .. }) = i.operands.first()
         {
-            self.fixups.push((self.cx.insts.len(), name.name.clone()));
+            self.fixups.push((self.cx.insts.len(), self.label(&name.name), name.name.clone()));
         }
         self.push(guard.unwrap_or(None), op, text);
     }

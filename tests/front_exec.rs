@@ -1,0 +1,159 @@
+//! Front-end rules that decide what a program computes, checked by running it: every
+//! kernel here runs on the PTX interpreter (`exec::ptx`, its own name resolution) and on the
+//! SPA 5.0 simulator (our SASS), and the words it stores must be the expected ones on both.
+//! Issue 22 item 2 (nested scopes), item 7 (`.b128` stores, `mov` of a one-element vector)
+//! and item 11 (valid PTX that was rejected).
+
+#[path = "common/launches.rs"]
+mod launches;
+
+use launches::*;
+use ptx2sass::exec;
+
+/// Compiles `src`, runs kernel `k(.param .u64 out)` with one thread on both executors (`out`
+/// a zeroed buffer of `words` 32-bit words), checks they agree and returns the words.
+fn run(src: &str, words: usize) -> Vec<u32> {
+    run_launch(src, words, 1)
+}
+
+/// [`run`] with `threads` threads in one CTA.
+fn run_launch(src: &str, words: usize, threads: u32) -> Vec<u32> {
+    let program = compile(src);
+    let (module, _) = ptx2sass::ptx::parse(src).unwrap_or_else(|d| {
+        panic!("{}", ptx2sass::diag::SourceFile::new("t.ptx", src).render_all(&d));
+    });
+    let mut s = Setup::new();
+    let out = s.buf(vec![0; words * 4]);
+    let l = s.launch(&program, "k", [1, 1, 1], [threads, 1, 1], &[Val::I(out)]);
+    let (want, _, diff) = exec::compare(&module, &program, &l).unwrap_or_else(|e| panic!("{e}\n{src}"));
+    assert!(diff.is_empty(), "the executors differ: {:?}\n{src}\n{program}", diff[0]);
+    let (_, _, bytes) = want.global.regions().next().expect("the out buffer");
+    bytes.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+/// The errors of compiling `src` (empty when it compiles).
+fn errors(src: &str) -> Vec<String> {
+    match ptx2sass::driver::compile(src, &ptx2sass::driver::Options::default()) {
+        Ok(_) => vec![],
+        Err(d) => d.into_iter().filter(|d| d.is_error()).map(|d| d.message).collect(),
+    }
+}
+
+fn kernel(body: &str) -> String {
+    format!(
+        ".version 7.8\n.target sm_50\n.address_size 64\n.visible .entry k(.param .u64 out)\n{{\n.reg .u64 p;\nld.param.u64 p, [out];\n{body}\nret;\n}}\n"
+    )
+}
+
+// ---- issue 22 item 2: nested blocks scope every declaration kind ----------------------
+
+/// The reproducer: the inner `a` hides the outer one, which keeps 1.
+#[test]
+fn nested_register_hides_the_outer_one() {
+    let src = kernel(".reg .u32 a;\nmov.u32 a, 1;\n{\n.reg .u32 a;\nmov.u32 a, 5;\n}\nst.global.u32 [p], a;");
+    assert_eq!(run(&src, 1), vec![1]);
+}
+
+/// Every kind of declaration in a nested block is a new variable: a register of another
+/// width, a `%r<N>` range, `.local` and `.shared` variables; the outer ones keep their
+/// values, and the inner ones work inside the block.
+#[test]
+fn nested_blocks_scope_every_declaration_kind() {
+    let src = kernel(
+        "
+.reg .u32 a, %r<3>, t;
+.local .u32 v;
+.shared .u32 s;
+mov.u32 a, 1;
+mov.u32 %r1, 2;
+st.local.u32 [v], 3;
+st.shared.u32 [s], 4;
+{
+    .reg .u64 a;
+    .reg .u32 %r<2>;
+    .local .u32 v;
+    .shared .u32 s;
+    mov.u64 a, 0x100000007;
+    mov.u32 %r1, 20;
+    st.local.u32 [v], 30;
+    st.shared.u32 [s], 40;
+    st.global.u64 [p+16], a;
+    ld.local.u32 t, [v];
+    st.global.u32 [p+24], t;
+    ld.shared.u32 t, [s];
+    st.global.u32 [p+28], t;
+    st.global.u32 [p+32], %r1;
+}
+st.global.u32 [p], a;
+st.global.u32 [p+4], %r1;
+ld.local.u32 t, [v];
+st.global.u32 [p+8], t;
+ld.shared.u32 t, [s];
+st.global.u32 [p+12], t;",
+    );
+    assert_eq!(run(&src, 9), vec![1, 2, 3, 4, 7, 1, 30, 40, 20]);
+}
+
+/// Labels are scoped per block: sibling blocks reuse a name, a nested block's label hides
+/// the outer one, and a branch inside a block reaches a label of an enclosing block.
+#[test]
+fn labels_are_scoped_per_block() {
+    let src = kernel(
+        "
+.reg .u32 a;
+.reg .pred q;
+mov.u32 a, 1;
+{ .reg .pred q; setp.eq.u32 q, a, 1; @q bra L; mov.u32 a, 100; L: add.u32 a, a, 2; }
+{ .reg .pred q; setp.eq.u32 q, a, 3; @q bra L; mov.u32 a, 200; L: add.u32 a, a, 4; }
+L: add.u32 a, a, 8;
+{ setp.ne.u32 q, a, 0; @q bra OUT; mov.u32 a, 300; }
+OUT: st.global.u32 [p], a;",
+    );
+    assert_eq!(run(&src, 1), vec![15]);
+}
+
+/// A nested block declaring a name the module also declares hides the module variable.
+#[test]
+fn nested_register_hides_a_module_variable() {
+    let src = ".version 7.8\n.target sm_50\n.address_size 64\n.const .u32 g = 9;\n\
+.visible .entry k(.param .u64 out)\n{\n.reg .u64 p;\n.reg .u32 t;\nld.param.u64 p, [out];\n\
+ld.const.u32 t, [g];\nst.global.u32 [p], t;\n{ .reg .u32 g; mov.u32 g, 5; st.global.u32 [p+4], g; }\n\
+ld.const.u32 t, [g];\nst.global.u32 [p+8], t;\nret;\n}\n";
+    assert_eq!(run(src, 3), vec![9, 5, 9]);
+}
+
+/// Call sequences (nvcc wraps each in a block declaring `param0`, `retval0`) reuse the
+/// parameter names of earlier blocks, and a callee's names never resolve to the caller's.
+#[test]
+fn call_sequences_in_blocks_reuse_parameter_names() {
+    let src = ".version 7.8\n.target sm_50\n.address_size 64\n\
+.func (.param .b32 r) f(.param .b32 x)\n{\n.reg .b32 a;\nld.param.b32 a, [x];\n{ .reg .b32 a; mov.b32 a, 1000; }\nadd.u32 a, a, 1;\nst.param.b32 [r], a;\nret;\n}\n\
+.visible .entry k(.param .u64 out)\n{\n.reg .u64 p;\n.reg .b32 a, b;\nld.param.u64 p, [out];\nmov.b32 a, 10;\n\
+{\n.param .b32 param0;\nst.param.b32 [param0], a;\n.param .b32 retval0;\ncall.uni (retval0), f, (param0);\nld.param.b32 b, [retval0];\n}\n\
+st.global.u32 [p], b;\n\
+{\n.reg .b32 a;\nmov.b32 a, 20;\n.param .b32 param0;\nst.param.b32 [param0], a;\n.param .b32 retval0;\ncall.uni (retval0), f, (param0);\nld.param.b32 b, [retval0];\n}\n\
+st.global.u32 [p+4], b;\nst.global.u32 [p+8], a;\nret;\n}\n";
+    assert_eq!(run(src, 3), vec![11, 21, 10]);
+}
+
+/// What the scoping rules reject, as ptxas 11.8 does: a branch into a nested block
+/// (`Unknown symbol 'L'`), a name declared twice in one block, also through a range or a
+/// parameter (`Duplicate definition of variable`), a label placed twice in one block.
+#[test]
+fn scoping_errors() {
+    let e = errors(&kernel(".reg .u32 a;\nbra L;\n{ L: mov.u32 a, 2; }"));
+    assert!(e.iter().any(|m| m.contains("label `L` is not defined in this block or an enclosing one")), "{e:?}");
+    let e = errors(&kernel(".reg .u32 a;\n.reg .u32 a;\nmov.u32 a, 1;"));
+    assert!(e.iter().any(|m| m.contains("`a` is declared twice in the same scope")), "{e:?}");
+    let e = errors(&kernel(".reg .u32 %r<3>;\n.reg .u32 %r1;\nmov.u32 %r1, 1;"));
+    assert!(e.iter().any(|m| m.contains("`%r1` is declared twice in the same scope")), "{e:?}");
+    let e = errors(&kernel(".reg .u32 out;\nmov.u32 out, 1;"));
+    assert!(e.iter().any(|m| m.contains("`out` is declared twice in the same scope")), "{e:?}");
+    let e = errors(&kernel("L: { L: }\nL:"));
+    assert!(e.iter().any(|m| m.contains("label `L` is defined twice in the same block")), "{e:?}");
+    // The same names in nested blocks are fine.
+    assert_eq!(
+        errors(&kernel(".reg .u32 a;\nL: mov.u32 a, 1;\n{ .reg .u32 a; L: mov.u32 a, 2; }")),
+        Vec::<String>::new()
+    );
+}
