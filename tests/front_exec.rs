@@ -157,3 +157,88 @@ fn scoping_errors() {
         Vec::<String>::new()
     );
 }
+
+// ---- issue 22 item 7: `.b128` data and `mov` vectors ----------------------------------
+
+fn kernel83(body: &str) -> String {
+    kernel(body).replace(".version 7.8", ".version 8.3")
+}
+
+/// `.b128` stores in every writable state space (emulated with a warning as `ld` is: a
+/// quad register on SPA 5.0), from a register, from an immediate (a 64-bit literal
+/// zero-extended, as ptxas 12.9 does), and `mov.b128` copies, packs and unpacks.
+#[test]
+fn b128_stores_and_moves() {
+    let src = kernel83(
+        "
+.reg .b128 q, r;
+.reg .b64 x, y;
+.reg .b32 a, b, c, d;
+.local .align 16 .b8 loc[16];
+.shared .align 16 .b8 sh[16];
+mov.b64 x, 0x0000000200000001;
+mov.b64 y, 0x0000000400000003;
+mov.b128 q, {x, y};
+st.global.b128 [p], q;
+st.local.b128 [loc], q;
+ld.local.b128 r, [loc];
+mov.b128 {a, b, c, d}, r;
+st.global.v4.b32 [p+16], {d, c, b, a};
+st.shared.b128 [sh], -2;
+ld.shared.b128 r, [sh];
+st.global.b128 [p+32], r;
+mov.b128 r, {a, c, b, d};
+mov.b128 q, r;
+mov.b128 {x, y}, q;
+st.global.v2.b64 [p+48], {y, x};
+mov.b128 q, 7;
+st.global.b128 [p+64], q;",
+    );
+    let got = run(&src, 20);
+    assert_eq!(got[0..4], [1, 2, 3, 4]);
+    assert_eq!(got[4..8], [4, 3, 2, 1]);
+    assert_eq!(got[8..12], [0xffff_fffe, 0xffff_ffff, 0, 0]);
+    assert_eq!(got[12..16], [2, 4, 1, 3]);
+    assert_eq!(got[16..20], [7, 0, 0, 0]);
+}
+
+/// Packing and unpacking sub-word and 32-bit elements, with immediates and a sink.
+#[test]
+fn mov_packs_and_unpacks_vectors() {
+    let src = kernel(
+        "
+.reg .b16 h<4>;
+.reg .b32 a, b;
+.reg .b64 x;
+mov.b32 a, 0x44332211;
+mov.b32 {h0, h1}, a;
+mov.b64 x, {h1, h0, h1, 0x7777};
+st.global.u64 [p], x;
+mov.b32 b, {h0, 0};
+st.global.u32 [p+8], b;
+mov.b64 {a, _}, x;
+st.global.u32 [p+12], a;",
+    );
+    assert_eq!(run(&src, 4), vec![0x2211_4433, 0x7777_4433, 0x2211, 0x2211_4433]);
+}
+
+/// Vector shapes `mov` does not have are errors, never a crash (issue 20 crash 3: `mov.u64
+/// %rd2, {%rd1}` panicked); `.b128` is not an arithmetic type.
+#[test]
+fn bad_mov_vectors_and_b128_types_are_errors() {
+    for (body, want) in [
+        (".reg .u64 a;\nmov.u64 a, {p};", "1 element(s) of 64 bits"),
+        (".reg .u64 a;\n.reg .b32 x, y, z;\nmov.b64 a, {x, y, z};", "3 element(s)"),
+        (".reg .b16 a;\n.reg .b8 x, y, z, w;\nmov.b16 a, {x, y, z, w};", "4 element(s) of 4 bits"),
+        (".reg .b32 x, y, z, w;\nmov.b64 {x, y}, {z, w};", "only one operand of `mov` may be a vector"),
+    ] {
+        let e = errors(&kernel(body));
+        assert!(e.iter().any(|m| m.contains("cannot pack or unpack this vector")), "{body}: {e:?}");
+        let d = ptx2sass::driver::compile(&kernel(body), &Default::default()).err().unwrap();
+        assert!(d.iter().any(|d| d.primary.1.contains(want)), "{body}: {d:?}");
+    }
+    let e = errors(&kernel(".reg .u64 a;\n.reg .b32 x;\nmov.b64 a, {x, _};"));
+    assert!(e.iter().any(|m| m.contains("a sink `_` cannot be a source of `mov.b64`")), "{e:?}");
+    let e = errors(&kernel83(".reg .b128 q;\nadd.b128 q, q, q;"));
+    assert!(e.iter().any(|m| m.contains("`.b128` is not an instruction type of `add`")), "{e:?}");
+}

@@ -391,16 +391,42 @@ impl FnCtx<'_> {
         let mut shapes = shapes;
         // `mov.b64 {a, b}, %rd` unpacks and `mov.b64 %rd, {a, b}` packs (PTX ISA 9.7.9.1
         // mov): a vector operand has elements of the type's width divided by their count.
+        // 2 or 4 elements of at least 8 bits, one vector operand at most (ptxas 12.9:
+        // "Argument vector size mismatch for instruction 'mov'" for `mov.u64 %rd2, {%rd1}`,
+        // "Illegal vector size: 3" for three).
         if let InstrKind::Mov(ty) = instr.kind {
+            let vectors = instr.operands.iter().take(2).filter(|o| matches!(o, Operand::Vector(..))).count();
             for (k, op) in instr.operands.iter().enumerate().take(2) {
-                if let Operand::Vector(elems, _) = op
-                    && !elems.is_empty()
-                {
+                if let Operand::Vector(elems, span) = op {
                     let n = elems.len() as u32;
+                    if !matches!(n, 2 | 4) || ty.bits() / n < 8 || vectors > 1 || ty == ScalarType::Pred {
+                        self.diags.push(
+                            Diag::error(*span, format!("`{}` cannot pack or unpack this vector", instr_text(instr)))
+                                .label(if vectors > 1 {
+                                    "only one operand of `mov` may be a vector".to_string()
+                                } else {
+                                    format!("{n} element(s) of {} bits", ty.bits() / n.max(1))
+                                })
+                                .note("`mov.bN` packs or unpacks 2 or 4 elements of N/2 or N/4 bits, at least 8 (PTX ISA 9.7.9.1 mov)"),
+                        );
+                        self.resolve_all(&instr.operands);
+                        return;
+                    }
                     let w = Width::Exact(ty.bits() / n);
                     shapes[k] = if k == 0 { Shape::VecDst(n, w) } else { Shape::VecSrc(n, w) };
                 }
             }
+        }
+        // `.b128` (PTX ISA 8.3) is a type of `ld`, `st`, `mov` and `atom`/`red` only.
+        let b128 = instr.mods.iter().find(|m| m.text == ".b128");
+        if let Some(m) = b128
+            && !matches!(instr.kind, InstrKind::Ld(_) | InstrKind::St(_) | InstrKind::Mov(_))
+        {
+            self.diags.push(
+                Diag::error(m.span, format!("`.b128` is not an instruction type of `{}`", instr.opcode.name))
+                    .label("not allowed here")
+                    .note("`.b128` is an instruction type of `ld`, `st` and `mov` (and of `atom`, from sm_90) only (PTX ISA 8.3)"),
+            );
         }
         // The cache-policy operand of `ld`/`st` is checked against `.L2::cache_hint` by
         // `lower::ldst::plan`, which owns every ld/st rule and its diagnostic; here an
@@ -495,6 +521,11 @@ impl FnCtx<'_> {
                 for e in elems {
                     match e {
                         VecElem::Reg(r) => self.reg_operand(r, Some(w), false, instr, false),
+                        VecElem::Sink(sp) if matches!(shape, Shape::VecSrc(..)) => self.diags.push(
+                            Diag::error(*sp, format!("a sink `_` cannot be a source of `{}`", instr_text(instr)))
+                                .label("`_` only discards a destination element")
+                                .note("ptxas 11.8: \"Sink '_' not allowed as a source operand\""),
+                        ),
                         VecElem::Sink(_) => {}
                         VecElem::Imm(i) if matches!(shape, Shape::VecSrc(..)) => {
                             let _ = i;
