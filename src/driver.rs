@@ -32,6 +32,8 @@ pub enum Emit {
 pub struct Options {
     /// Stage to print.
     pub emit: Emit,
+    /// Front-end options (`--allow-newer-target`).
+    pub front: ptx::target::Options,
     /// Lowering options.
     pub lower: lower::Options,
     /// Register-allocation options.
@@ -48,6 +50,7 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             emit: Emit::default(),
+            front: ptx::target::Options::default(),
             lower: lower::Options::default(),
             regalloc: regalloc::Options::default(),
             check_hazards: cfg!(debug_assertions),
@@ -105,7 +108,7 @@ pub fn decode(bytes: &[u8]) -> Result<&str, Diag> {
 
 /// Runs the pipeline on PTX source text.
 pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
-    let (module, mut warnings) = ptx::parse(src)?;
+    let (module, mut warnings) = ptx::parse_with(src, &opts.front)?;
     if opts.emit == Emit::Ast {
         return Ok(Output { text: module.to_string(), stats: vec![], warnings, program: None });
     }

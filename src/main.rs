@@ -66,6 +66,10 @@ struct RunArgs {
     /// Write each buffer after the launch to DIR/argK.bin.
     #[arg(long)]
     dump: Option<PathBuf>,
+    /// Accept a `.target` newer than sm_50 with a warning (the interpreter runs what the
+    /// PTX ISA defines; the compiler still rejects what SPA 5.0 lacks).
+    #[arg(long)]
+    allow_newer_target: bool,
 }
 
 #[derive(clap::Args)]
@@ -121,6 +125,10 @@ struct CompileArgs {
     /// (memory-model qualifiers, eviction priorities, cache hints, 256-bit accesses, ...).
     #[arg(long)]
     deny_emulation: bool,
+    /// Accept a `.target` newer than sm_50 with a warning (features SPA 5.0 lacks are
+    /// still rejected).
+    #[arg(long)]
+    allow_newer_target: bool,
 }
 
 /// `println!` to stdout that ends the program quietly (status 0) when the reader has
@@ -201,6 +209,7 @@ fn compile(args: CompileArgs) -> ExitCode {
     opts.sched.serial = args.serial;
     opts.sched.reorder = !args.no_reorder;
     opts.lower.deny_emulation = args.deny_emulation;
+    opts.front.allow_newer_target = args.allow_newer_target;
     let file = SourceFile::new(&name, src);
     match driver::compile(src, &opts) {
         Ok(out) => {
@@ -304,7 +313,8 @@ fn run(a: RunArgs) -> ExitCode {
     };
     let src = String::from_utf8_lossy(&bytes).into_owned();
     let file = SourceFile::new(&name, &src);
-    let module = match ptx2sass::ptx::parse(&src) {
+    let front = ptx2sass::ptx::target::Options { allow_newer_target: a.allow_newer_target };
+    let module = match ptx2sass::ptx::parse_with(&src, &front) {
         Ok((m, _)) => m,
         Err(d) => {
             eprint!("{}", file.render_all(&d));
@@ -318,7 +328,9 @@ fn run(a: RunArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let compiled = || driver::compile(&src, &driver::Options::default()).map_err(|d| file.render_all(&d));
+    let compiled = || {
+        driver::compile(&src, &driver::Options { front, ..driver::Options::default() }).map_err(|d| file.render_all(&d))
+    };
     let result = if a.compare {
         compiled().and_then(|out| {
             let program = out.program.expect("SASS output has a program");

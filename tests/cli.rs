@@ -94,8 +94,8 @@ fn register_of_the_wrong_width() {
         "width",
         kernel("add.s32 %rd1, %r2, %r3;").as_bytes(),
         &[
-            "register `%rd1` has the wrong width for `add.s32`",
-            "`%rd1` is declared `.b64`; this operand needs a 32-bit register",
+            "register `%rd1` has the wrong type for `add.s32`",
+            "`%rd1` is declared `.b64`; this operand needs a `.u32`, `.s32` or `.b32` register",
         ],
     );
 }

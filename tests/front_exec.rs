@@ -242,3 +242,31 @@ fn bad_mov_vectors_and_b128_types_are_errors() {
     let e = errors(&kernel83(".reg .b128 q;\nadd.b128 q, q, q;"));
     assert!(e.iter().any(|m| m.contains("`.b128` is not an instruction type of `add`")), "{e:?}");
 }
+
+// ---- issue 22 item 11: valid PTX that was rejected ------------------------------------
+
+/// The relaxed operand sizes of `ld`, `st` and `cvt` (PTX ISA 6.4.1; ptxas 11.8 accepts
+/// each): an f32 loaded into a `.b64` register has a zero high word (`MOV R5, RZ`); a
+/// wider source of `cvt.s64.s32` is read as its low 32 bits (`SHR R3, R2, 0x1f` of the low
+/// word); an f32 stored from a `.b64` register is its low word.
+#[test]
+fn relaxed_operand_sizes_of_ld_st_cvt() {
+    let src = kernel(
+        "
+.reg .b64 b, c;
+.reg .u64 u;
+.reg .s32 s;
+mov.b64 b, 0xdeadbeef00000000;
+st.global.u32 [p+32], 0x40490fdb;
+ld.global.f32 b, [p+32];
+st.global.u64 [p], b;
+mov.u64 u, 0x12345678fffffffe;
+cvt.s64.s32 u, u;
+st.global.u64 [p+8], u;
+mov.b64 c, 0x777777773f800000;
+st.global.f32 [p+16], c;
+cvt.rzi.s32.f32 s, c;
+st.global.u32 [p+20], s;",
+    );
+    assert_eq!(run(&src, 9), vec![0x4049_0fdb, 0, 0xffff_fffe, 0xffff_ffff, 0x3f80_0000, 1, 0, 0, 0x4049_0fdb]);
+}

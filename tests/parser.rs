@@ -6,7 +6,7 @@ use ptx2sass::ptx::ast::*;
 use ptx2sass::ptx::instr::*;
 use ptx2sass::ptx::types::{ParamSub, ScalarType, SharedSub, StateSpace};
 
-const HEADER: &str = ".version 7.8\n.target sm_50\n.address_size 64\n";
+const HEADER: &str = ".version 8.8\n.target sm_50\n.address_size 64\n";
 
 fn parse(src: &str) -> Module {
     match ptx2sass::ptx::parse(src) {
@@ -387,4 +387,48 @@ fn printing_the_ast_round_trips() {
         let second = parse(&first).to_string();
         assert_eq!(first, second, "{}", path.display());
     }
+}
+
+/// PTX ISA 6.4.1 "Type checking rules", as ptxas 11.8 applies them: a register must have
+/// the instruction type's size and a compatible kind (`.bN` types take any register;
+/// `.u`/`.s` take `.b`/`.u`/`.s`; `.f` takes `.b`/`.f`), except that `ld`, `st` and `cvt`
+/// data may sit in wider `.b`/`.u`/`.s` registers ("Operand Size Exceeding
+/// Instruction-Type Size"), and a float value only in a wider `.b` register.
+#[test]
+fn operand_type_checking_rules() {
+    let decls = ".reg .u32 u;\n.reg .s32 s;\n.reg .b32 b;\n.reg .f32 f;\n.reg .u64 u64;\n.reg .b64 b64;\n.reg .f64 f64;\n.reg .u16 u16;\n";
+    let ok = |body: &str| {
+        let e = errors(&kernel(&format!("{decls}{body}")));
+        assert!(e.is_empty(), "{body}: {e:?}");
+    };
+    let bad = |body: &str| {
+        let e = errors(&kernel(&format!("{decls}{body}")));
+        assert!(e.iter().any(|m| m.contains("has the wrong type for")), "{body}: {e:?}");
+    };
+    // Same size, compatible kinds.
+    ok("add.u32 u, s, b;");
+    ok("add.f32 f, b, f;");
+    ok("and.b32 b, f, u;");
+    ok("mov.b64 b64, f64;");
+    bad("add.f32 f, u, f;");
+    bad("add.u32 u, f, u;");
+    bad("add.u32 u, u64, u;");
+    bad("add.u32 u, u16, u;");
+    bad("add.u16 u16, b, u16;");
+    bad("mov.u64 u64, f64;");
+    bad("setp.lt.f64 %p1, u64, f64;");
+    // ld/st/cvt data in wider registers.
+    ok("ld.global.f32 b64, [%rd1];");
+    ok("st.global.f32 [%rd1], b64;");
+    ok("ld.global.u32 u64, [%rd1];");
+    ok("cvt.s64.s32 u64, u64;");
+    ok("cvt.rzi.s32.f32 s, b64;");
+    ok("cvt.u32.u16 u, u;");
+    bad("ld.global.f32 u64, [%rd1];");
+    bad("ld.global.f32 f64, [%rd1];");
+    bad("ld.global.f64 u64, [%rd1];");
+    bad("cvt.s32.s64 s, f64;");
+    bad("cvt.rn.f32.f64 f, u64;");
+    // Not relaxed elsewhere.
+    bad("add.u32 u, u, u64;");
 }

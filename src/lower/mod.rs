@@ -400,6 +400,27 @@ impl Lowerer<'_> {
     /// Lowers one instruction (with its guard).
     fn lower_instr(&mut self, i: &Instruction, funcs: &HashMap<&str, &ast::Function>) -> LResult<()> {
         self.origin = i.span;
+        // Features SPA 5.0 lacks (the front end let them through for a newer `.target`
+        // with `--allow-newer-target`), and the emulated ones no other lowering reports.
+        let at = i.opcode.span.to(i.mods.last().map_or(i.opcode.span, |m| m.span));
+        if let Some(f) = crate::ptx::target::missing_on_sm50(i) {
+            return self.fail(
+                Diag::error(at, format!("`{}`: {} requires sm_{}", crate::ptx::check::instr_text(i), f.name, f.sm))
+                    .label("SPA 5.0 (sm_50) does not have this")
+                    .note("ptx2sass compiles for sm_50 and does not emulate it"),
+            );
+        }
+        for f in crate::ptx::target::emulated_on_sm50(i) {
+            let d = if self.deny_emulation { Diag::error } else { Diag::warning };
+            self.diags.push(
+                d(at, format!("`{}` emulated on SPA 5.0: {} (sm_{})", crate::ptx::check::instr_text(i), f.name, f.sm))
+                    .label(format!("ptxas rejects this for sm_50 (sm_{} and later)", f.sm))
+                    .note("pass `--deny-emulation` to make this an error"),
+            );
+            if self.deny_emulation {
+                return Err(Failed);
+            }
+        }
         // Control flow first: guards on branches and returns are part of the branch.
         match &i.kind {
             InstrKind::Bra { .. } => {

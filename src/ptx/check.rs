@@ -181,13 +181,65 @@ impl FnCtx<'_> {
     }
 }
 
-/// How an operand's register width must relate to the instruction type.
+/// The opcodes that take half-precision instruction types (PTX ISA 9.7.4 "Half Precision
+/// Floating-Point Instructions", `cvt` 9.7.9.21, `atom`/`red` 9.7.13.5-6, and the matrix
+/// instructions, which need newer targets).
+const HALF_OPCODES: &[&str] = &[
+    "add",
+    "sub",
+    "mul",
+    "fma",
+    "neg",
+    "abs",
+    "min",
+    "max",
+    "setp",
+    "set",
+    "ex2",
+    "tanh",
+    "cvt",
+    "atom",
+    "red",
+    "mma",
+    "wmma",
+    "ldmatrix",
+    "stmatrix",
+    "movmatrix",
+    "cp",
+];
+
+/// How an operand's register must relate to the instruction type.
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum Width {
-    /// Exactly this many bits.
+    /// Exactly this many bits, any kind.
     Exact(u32),
-    /// At least this many bits (sub-word `ld`/`st`/`cvt` operands, PTX ISA 6.4.1).
-    AtLeast(u32),
+    /// A register whose type is compatible with this instruction type (PTX ISA 6.4.1
+    /// "Type checking rules"): the same size, and a `.bN` instruction type takes any
+    /// register, `.uN`/`.sN` take `.b`/`.u`/`.s` registers, `.fN` takes `.b`/`.f` ones
+    /// (ptxas 11.8: `add.f32` of a `.u32` register and `add.u32` of an `.f32` one are
+    /// "Arguments mismatch", `add.u32` of an `.s32` one is fine). With `true`, the relaxed
+    /// rule of `ld`, `st` and `cvt` ("Operand Size Exceeding Instruction-Type Size") also
+    /// lets a `.b`/`.u`/`.s` register be wider than the type, whose value it extends or
+    /// chops (ptxas 11.8 accepts `cvt.s64.s32 %rd, %rd2` of a `.u64` source, reading its
+    /// low word, and `ld.global.f32` into a `.b64` register, zeroing the high word, but
+    /// not into a `.u64` one).
+    Typed(ScalarType, bool),
+}
+
+/// Whether a register of type `reg` may be an operand of instruction type `inst` (see
+/// [`Width::Typed`]).
+fn compatible(inst: ScalarType, reg: ScalarType, relaxed: bool) -> bool {
+    use super::types::TypeKind::*;
+    let kinds = match (inst.kind(), reg.kind()) {
+        (Pred, _) | (_, Pred) => false,
+        (Bits, _) | (_, Bits) => true,
+        (Unsigned | Signed, Unsigned | Signed) => true,
+        (Float, Float) => true,
+        _ => false,
+    };
+    let size = reg.bits() == inst.bits()
+        || (relaxed && reg.bits() > inst.bits() && reg.kind() != Float && (reg.kind() == Bits || inst.kind() != Float));
+    kinds && size
 }
 
 /// The shape an operand must have.
@@ -211,16 +263,16 @@ enum Shape {
     Label,
 }
 
+/// The register rule of an operand of instruction type `ty`: [`Width::Typed`], relaxed
+/// (wider registers) for the data of `ld`/`st`/`cvt`.
 fn width_for(ty: ScalarType, relaxed: bool) -> Width {
-    if relaxed && ty.is_integer() && ty.bits() < 32 { Width::AtLeast(ty.bits()) } else { Width::Exact(ty.bits()) }
+    Width::Typed(ty, relaxed)
 }
 
-/// The register width of a scalar `ld`/`st` data operand: PTX ISA 6.4.1 lets the
-/// register be wider than the type for every integer type ("operand size exceeding
-/// instruction-type size": stores chop, loads extend), e.g. clang's `st.global.u32 [a],
-/// %rd1` of a 64-bit register.
-fn scalar_ldst_width(ty: ScalarType) -> Width {
-    if ty.is_integer() && ty.bits() < 64 { Width::AtLeast(ty.bits()) } else { width_for(ty, true) }
+/// The register rule of a vector element of `ld`/`st`: sub-word integer elements may sit
+/// in wider registers (clang's `ld.v4.u8 {%rs1, ...}` of 16-bit registers), others not.
+fn vector_ldst_width(ty: ScalarType) -> Width {
+    Width::Typed(ty, ty.is_integer() && ty.bits() < 32)
 }
 
 /// The operand shapes of a modelled instruction; `None` for kinds checked elsewhere.
@@ -231,10 +283,9 @@ fn shapes(kind: &InstrKind) -> Option<Vec<Shape>> {
     };
     Some(match kind {
         InstrKind::Ld(l) => {
-            let w = width_for(l.ty, true);
             let d = match l.vec {
-                Some(n) => VecDst(n, w),
-                None => Dst(scalar_ldst_width(l.ty)),
+                Some(n) => VecDst(n, vector_ldst_width(l.ty)),
+                None => Dst(width_for(l.ty, true)),
             };
             let mut v = vec![d, Addr];
             if l.cache_hint {
@@ -243,10 +294,9 @@ fn shapes(kind: &InstrKind) -> Option<Vec<Shape>> {
             v
         }
         InstrKind::St(l) => {
-            let w = width_for(l.ty, true);
             let s = match l.vec {
-                Some(n) => VecSrc(n, w),
-                None => Src(scalar_ldst_width(l.ty)),
+                Some(n) => VecSrc(n, vector_ldst_width(l.ty)),
+                None => Src(width_for(l.ty, true)),
             };
             let mut v = vec![Addr, s];
             if l.cache_hint {
@@ -259,7 +309,8 @@ fn shapes(kind: &InstrKind) -> Option<Vec<Shape>> {
             vec![d, s]
         }
         InstrKind::Cvta(c) => vec![Dst(Width::Exact(c.ty.bits())), Src(Width::Exact(c.ty.bits()))],
-        InstrKind::Cvt(c) => vec![Dst(width_for(c.dst, true)), Src(width_for(c.src, true))],
+        // A float destination is written whole (no relaxed wider register for it).
+        InstrKind::Cvt(c) => vec![Dst(width_for(c.dst, c.dst.is_integer())), Src(width_for(c.src, true))],
         InstrKind::Selp(ty) => {
             let (d, s) = reg(*ty);
             vec![d, s, s, PredSrc]
@@ -308,8 +359,19 @@ fn shapes(kind: &InstrKind) -> Option<Vec<Shape>> {
         InstrKind::Bra { .. } => vec![Label],
         InstrKind::Ret | InstrKind::Exit => vec![],
         InstrKind::Membar(_) => vec![],
+        InstrKind::Bar(BarOp::WarpSync) => vec![Src(Width::Exact(32))],
         _ => return None,
     })
+}
+
+/// The unsigned type of `bits` bits (the type of a special register).
+fn unsigned(bits: u32) -> ScalarType {
+    match bits {
+        8 => ScalarType::U8,
+        16 => ScalarType::U16,
+        64 => ScalarType::U64,
+        _ => ScalarType::U32,
+    }
 }
 
 fn register_bits(r: &Resolved) -> Option<u32> {
@@ -323,21 +385,31 @@ fn register_bits(r: &Resolved) -> Option<u32> {
 impl FnCtx<'_> {
     fn check_width(&mut self, id: &Ident, r: &Resolved, want: Width, instr: &Instruction) {
         let Some(bits) = register_bits(r) else { return };
-        let ok = match want {
-            Width::Exact(w) => bits == w,
-            Width::AtLeast(w) => bits >= w && bits != 1,
+        let ok = match (want, r) {
+            (Width::Exact(w), _) => bits == w,
+            (Width::Typed(t, relaxed), Resolved::Reg(rt)) => compatible(t, *rt, relaxed),
+            // Special registers are unsigned integers (PTX ISA 10).
+            (Width::Typed(t, relaxed), _) => compatible(t, unsigned(bits), relaxed),
         };
         if !ok {
             let need = match want {
                 Width::Exact(w) => format!("a {w}-bit register"),
-                Width::AtLeast(w) => format!("a register of at least {w} bits"),
+                Width::Typed(t, true) if t.is_float() => {
+                    format!("a `{t}` register, or a `.b` one of at least {} bits", t.bits())
+                }
+                Width::Typed(t, true) => format!("a register of `{t}`'s kind (or `.b`) of at least {} bits", t.bits()),
+                Width::Typed(t, false) if t.is_float() => format!("a `{t}` or `.b{}` register", t.bits()),
+                Width::Typed(t, false) if t.kind() == super::types::TypeKind::Bits => {
+                    format!("a {}-bit register", t.bits())
+                }
+                Width::Typed(t, false) => format!("a `.u{0}`, `.s{0}` or `.b{0}` register", t.bits()),
             };
             let have = match r {
                 Resolved::Reg(ty) => format!("`{}` is declared `{ty}`", id.name),
                 _ => format!("`{}` is {bits} bits wide", id.name),
             };
             self.diags.push(
-                Diag::error(id.span, format!("register `{}` has the wrong width for `{}`", id.name, instr_text(instr)))
+                Diag::error(id.span, format!("register `{}` has the wrong type for `{}`", id.name, instr_text(instr)))
                     .label(format!("{have}; this operand needs {need}")),
             );
         }
@@ -379,9 +451,46 @@ impl FnCtx<'_> {
         }
     }
 
+    /// The instruction-type rules every instruction obeys, modelled or not: half-precision
+    /// and `.b128` types only where the PTX ISA has them. False when one is broken.
+    fn type_rules(&mut self, instr: &Instruction) -> bool {
+        // Half-precision types are instruction types of the half-precision instructions
+        // (PTX ISA 9.7.4), `cvt`, `set`/`setp` and the atomics only; ptxas 12.9: "Unexpected
+        // instruction types specified for 'mov'" (also `ld`, `st`, `selp`, `testp`,
+        // `copysign`, `rcp`, `sqrt`, `div`, `slct`), where `.b16` is the data type.
+        if let Some(m) = instr.mods.iter().find(|m| matches!(m.text.as_str(), ".f16" | ".f16x2" | ".bf16" | ".bf16x2"))
+            && !HALF_OPCODES.contains(&instr.opcode.name.as_str())
+        {
+            self.diags.push(
+                Diag::error(m.span, format!("`{}` is not an instruction type of `{}`", m.text, instr.opcode.name))
+                    .label("not allowed here")
+                    .note("half-precision types are types of `add sub mul fma neg abs min max setp set ex2 tanh cvt atom red` (PTX ISA 9.7.4); move 16-bit data as `.b16`"),
+            );
+            return false;
+        }
+        // `.b128` (PTX ISA 8.3) is a type of `ld`, `st`, `mov` and `atom`/`red` only.
+        let b128 = instr.mods.iter().find(|m| m.text == ".b128");
+        if let Some(m) = b128
+            && !matches!(instr.kind, InstrKind::Ld(_) | InstrKind::St(_) | InstrKind::Mov(_))
+            && !matches!(instr.opcode.name.as_str(), "atom" | "red")
+        {
+            self.diags.push(
+                Diag::error(m.span, format!("`.b128` is not an instruction type of `{}`", instr.opcode.name))
+                    .label("not allowed here")
+                    .note("`.b128` is an instruction type of `ld`, `st` and `mov` (and of `atom`, from sm_90) only (PTX ISA 8.3)"),
+            );
+            return false;
+        }
+        true
+    }
+
     fn check_instr(&mut self, instr: &Instruction) {
         if let Some(g) = &instr.guard {
             self.reg_operand(&g.reg, None, true, instr, false);
+        }
+        if !self.type_rules(instr) {
+            self.resolve_all(&instr.operands);
+            return;
         }
         // Names anywhere in the operands must resolve, whatever the instruction.
         let Some(shapes) = shapes(&instr.kind) else {
@@ -416,17 +525,6 @@ impl FnCtx<'_> {
                     shapes[k] = if k == 0 { Shape::VecDst(n, w) } else { Shape::VecSrc(n, w) };
                 }
             }
-        }
-        // `.b128` (PTX ISA 8.3) is a type of `ld`, `st`, `mov` and `atom`/`red` only.
-        let b128 = instr.mods.iter().find(|m| m.text == ".b128");
-        if let Some(m) = b128
-            && !matches!(instr.kind, InstrKind::Ld(_) | InstrKind::St(_) | InstrKind::Mov(_))
-        {
-            self.diags.push(
-                Diag::error(m.span, format!("`.b128` is not an instruction type of `{}`", instr.opcode.name))
-                    .label("not allowed here")
-                    .note("`.b128` is an instruction type of `ld`, `st` and `mov` (and of `atom`, from sm_90) only (PTX ISA 8.3)"),
-            );
         }
         // The cache-policy operand of `ld`/`st` is checked against `.L2::cache_hint` by
         // `lower::ldst::plan`, which owns every ld/st rule and its diagnostic; here an

@@ -12,14 +12,22 @@ pub mod instr;
 pub mod lexer;
 pub mod parser;
 pub mod print;
+pub mod target;
 pub mod types;
 
 use crate::diag::Diag;
 use ast::{Block, Item, Module, Statement};
 
-/// Parses and classifies a PTX module. On success returns the module and any warnings;
-/// on failure every error found (syntax errors, unknown opcodes and modifiers).
+/// Parses and classifies a PTX module with the default options (a `.target` newer than
+/// sm_50 is an error). On success returns the module and any warnings; on failure every
+/// error found (syntax errors, unknown opcodes and modifiers, names, widths, features the
+/// declared `.version`/`.target` lack).
 pub fn parse(src: &str) -> Result<(Module, Vec<Diag>), Vec<Diag>> {
+    parse_with(src, &target::Options::default())
+}
+
+/// [`parse`] with front-end options.
+pub fn parse_with(src: &str, opts: &target::Options) -> Result<(Module, Vec<Diag>), Vec<Diag>> {
     let (module, mut diags) = parser::parse_syntax(src);
     let Some(mut module) = module else {
         return Err(diags);
@@ -35,6 +43,7 @@ pub fn parse(src: &str) -> Result<(Module, Vec<Diag>), Vec<Diag>> {
         // Name and width checks only on a syntactically clean module, so that one syntax
         // error does not cascade into "undeclared" reports.
         diags.extend(check::check(&module));
+        diags.extend(target::check(&module, opts));
     }
     if diags.iter().any(Diag::is_error) { Err(diags) } else { Ok((module, diags)) }
 }

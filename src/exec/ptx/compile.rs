@@ -592,6 +592,12 @@ impl<'c, 'm> FnCx<'c, 'm> {
             },
             InstrKind::Ret => Ok(Op::Ret),
             InstrKind::Exit => Ok(Op::Exit),
+            InstrKind::Bar(BarOp::WarpSync) => {
+                // The lanes of `membermask` meet: a warp collective without a result, which
+                // the scheduler runs once the warp's lanes reach it (see `warp`).
+                let mask = Some(self.src(o(0)?, ScalarType::U32)?);
+                Ok(Op::Warp(WarpOp::Vote { mode: VoteMode::Any, dst: None, a: Src::Imm(0), mask }))
+            }
             InstrKind::Bar(BarOp::Red) => {
                 use super::program::BarRed;
                 let words: Vec<&str> = i.mods.iter().map(|m| m.text.as_str()).collect();
@@ -688,7 +694,7 @@ impl<'c, 'm> FnCx<'c, 'm> {
         use ArithOp::*;
         let ty = a.ty;
         if ty.is_float() {
-            if fp::format(ty).is_none() {
+            if fp::format(ty).is_none() && fp::packed(ty).is_none() {
                 return Err(format!("{ty} arithmetic"));
             }
             let mods = fp::Mods { mode: fp::mode(a.rnd), ftz: a.ftz, sat: a.sat };

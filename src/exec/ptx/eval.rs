@@ -73,6 +73,18 @@ pub fn eval(func: &Func, ty: ScalarType, s: &[u64], cc: &mut bool) -> Result<u64
                 r
             }
         }
+        Func::FBin(op, m) if fp::packed(ty).is_some() => {
+            let f = fp::packed(ty).unwrap_or(F32);
+            fp::per_half(s, |h| fp::binary(op, f, m, h[0], h[1]))
+        }
+        Func::Fma(m) if fp::packed(ty).is_some() => {
+            let f = fp::packed(ty).unwrap_or(F32);
+            fp::per_half(s, |h| fp::fma(f, m, h[0], h[1], h[2]))
+        }
+        Func::FNegAbs(neg, ftz) if fp::packed(ty).is_some() => {
+            let f = fp::packed(ty).unwrap_or(F32);
+            fp::per_half(s, |h| fp::abs_neg(f, neg, ftz, h[0]))
+        }
         Func::FBin(op, m) => fp::binary(op, float(ty)?, m, s[0], s[1]),
         Func::Fma(m) => fp::fma(float(ty)?, m, s[0], s[1], s[2]),
         Func::FNegAbs(neg, ftz) => fp::abs_neg(float(ty)?, neg, ftz, s[0]),
@@ -109,11 +121,26 @@ pub fn eval(func: &Func, ty: ScalarType, s: &[u64], cc: &mut bool) -> Result<u64
             if take_a { s[0] } else { s[1] }
         }
         Func::Set { cmp, bool_op, ftz, src } => {
-            let t = combine(fp::compare(cmp, src, ftz, s[0], s[1]), bool_op, s.get(2).is_some_and(|c| c & 1 != 0));
-            match (t, ty) {
-                (false, _) => 0,
-                (true, ScalarType::F32) => 1.0f32.to_bits() as u64,
-                (true, _) => mask(n),
+            let c = s.get(2).is_some_and(|c| c & 1 != 0);
+            // The result for "true": 1.0 in a float type, all ones in an integer type, per
+            // half for the packed types (PTX ISA 9.7.4 set: `.f16x2`/`.bf16x2` results, or
+            // `.u32`/`.s32` whose halves are 0xffff or 0 for packed sources).
+            let one = |t: ScalarType, bits: u32| match t {
+                ScalarType::F32 => 1.0f32.to_bits() as u64,
+                ScalarType::F16 | ScalarType::F16x2 => 0x3c00,
+                ScalarType::Bf16 | ScalarType::Bf16x2 => 0x3f80,
+                _ => mask(bits),
+            };
+            if let Some(f) = fp::packed(src) {
+                let lane = if f == super::float::F16 { ScalarType::F16 } else { ScalarType::Bf16 };
+                let c0 = fp::compare(cmp, lane, ftz, s[0] & 0xffff, s[1] & 0xffff);
+                let c1 = fp::compare(cmp, lane, ftz, (s[0] >> 16) & 0xffff, (s[1] >> 16) & 0xffff);
+                let h = |t: bool| if combine(t, bool_op, c) { one(ty, 16) } else { 0 };
+                h(c0) | h(c1) << 16
+            } else if combine(fp::compare(cmp, src, ftz, s[0], s[1]), bool_op, c) {
+                one(ty, n)
+            } else {
+                0
             }
         }
     })

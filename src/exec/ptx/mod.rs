@@ -35,8 +35,9 @@
 //!
 //! Not modelled (an error when executed, or for variables when named): `.global` module
 //! variables, dynamic shared memory (an `.extern .shared` array has size 0: every access is
-//! out of bounds), `.shared::cluster`, `.f16`/`.bf16` and packed-half arithmetic (only
-//! `cvt` to and from them is modelled), texture/surface instructions,
+//! out of bounds), `.shared::cluster`, the half-precision special functions (`ex2`/`tanh`
+//! of `.f16`; `add sub mul fma neg abs min max setp set` of `.f16`, `.bf16` and their packed
+//! forms are modelled, see [`fp`]), texture/surface instructions,
 //! `match`/`redux`/`elect`, vector atomics, indirect calls and branches, `mov` of a
 //! function address, and the `.b128` arguments of a `call` passed in registers.
 

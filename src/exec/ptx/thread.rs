@@ -215,13 +215,28 @@ impl Thread {
             }
             Op::Setp { cmp, bool_op, ftz, ty, p, q, a, b, c } => {
                 let (x, y) = (self.read_as(env, *a, *ty), self.read_as(env, *b, *ty));
-                let t = fp::compare(*cmp, *ty, *ftz, x, y);
                 let c = c.is_some_and(|c| self.read(env, c) & 1 != 0);
+                // Packed halves (PTX ISA 9.7.4 setp): `p` gets the low halves' result, `q`
+                // the high halves'; otherwise `q` gets the complement.
+                let (t, u) = match fp::packed(*ty) {
+                    Some(f) => {
+                        let lane = if f == super::float::F16 { ScalarType::F16 } else { ScalarType::Bf16 };
+                        let h = |v: u64, k: u32| (v >> (16 * k)) & 0xffff;
+                        (
+                            fp::compare(*cmp, lane, *ftz, h(x, 0), h(y, 0)),
+                            fp::compare(*cmp, lane, *ftz, h(x, 1), h(y, 1)),
+                        )
+                    }
+                    None => {
+                        let t = fp::compare(*cmp, *ty, *ftz, x, y);
+                        (t, !t)
+                    }
+                };
                 if let Some(p) = p {
                     self.write_raw(*p, combine(t, *bool_op, c) as u64);
                 }
                 if let Some(q) = q {
-                    self.write_raw(*q, combine(!t, *bool_op, c) as u64);
+                    self.write_raw(*q, combine(u, *bool_op, c) as u64);
                 }
             }
             Op::Ld { space, ty, dsts, addr } => {
