@@ -169,3 +169,61 @@ st.global.u32 [p+32], r0;";
     let w: Vec<u32> = bytes.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
     assert_eq!(w, vec![0, u32::MAX, 1, 0, 0x0000_3c00, 0x3c00_0000, 0x3c02, 1, 0x4000]);
 }
+
+/// Every row of the feature table against ptxas 12.9 (`../shared/tools/ptxas-12.9.sh`
+/// installs it; `$PTXAS129` names another binary): its example, compiled for sm_50 with
+/// `.version 8.8`, must be refused as needing exactly the row's target (or accepted when the
+/// row's target is sm_50 or older), and with `.version 4.0` as needing the row's PTX ISA
+/// version. Skips (passing) when ptxas 12.9 is absent.
+#[test]
+fn feature_table_agrees_with_ptxas_12_9() {
+    use ptx2sass::ptx::target::FEATURES;
+    let bin = std::env::var("PTXAS129").map(std::path::PathBuf::from).unwrap_or_else(|_| {
+        std::path::Path::new(&std::env::var("HOME").unwrap_or_default())
+            .join(".cache/nvidia-cuda-nvcc-12.9/nvidia/cuda_nvcc/bin/ptxas")
+    });
+    if !bin.is_file() {
+        eprintln!("skipped: ptxas 12.9 not found at {} (run ../shared/tools/ptxas-12.9.sh)", bin.display());
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("ptx2sass-features-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ptxas = |version: &str, example: &str| -> String {
+        let q = if example.contains("%q") { ".reg .b128 %q<4>;\n" } else { "" };
+        let src = format!(
+            ".version {version}\n.target sm_50\n.address_size 64\n.visible .entry k(.param .u64 out)\n{{\n\
+             .reg .u64 p, %rd<4>;\n.reg .b16 %h<4>;\n.reg .b32 %r<4>;\n.reg .f32 %f<4>;\n.reg .f64 %fd<4>;\n\
+             .reg .pred %p<4>;\n{q}ld.param.u64 p, [out];\n{example}\nret;\n}}\n"
+        );
+        let f = dir.join("f.ptx");
+        std::fs::write(&f, src).unwrap();
+        let o = std::process::Command::new(&bin).args(["-arch=sm_50", "-o", "/dev/null"]).arg(&f).output().unwrap();
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    // The largest number ptxas names after `prefix` (it may name several requirements).
+    let largest = |text: &str, prefix: &str| -> Option<(u32, u32)> {
+        text.match_indices(prefix)
+            .filter_map(|(k, _)| {
+                let rest = &text[k + prefix.len()..];
+                let num: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+                let (a, b) = num.split_once('.').unwrap_or((&num, "0"));
+                Some((a.parse().ok()?, b.trim_end_matches('.').parse().unwrap_or(0)))
+            })
+            .max()
+    };
+    let mut wrong = vec![];
+    for f in FEATURES {
+        let err = ptxas("8.8", f.example);
+        let sm = largest(&err, "requires .target sm_").map_or(0, |v| v.0);
+        let sm_ok = if f.sm > 50 { sm == f.sm || err.contains("not supported on .target 'sm_50'") } else { sm == 0 };
+        let ptx = largest(&ptxas("4.0", f.example), "requires PTX ISA .version ").unwrap_or((4, 0));
+        if !sm_ok || ptx != f.ptx {
+            wrong.push(format!(
+                "{} ({}): table sm_{} PTX {:?}, ptxas sm_{sm} PTX {ptx:?}",
+                f.name, f.example, f.sm, f.ptx
+            ));
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(wrong.is_empty(), "{} row(s) disagree with ptxas 12.9:\n{}", wrong.len(), wrong.join("\n"));
+}
