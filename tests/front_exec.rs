@@ -270,3 +270,79 @@ st.global.u32 [p+20], s;",
     );
     assert_eq!(run(&src, 9), vec![0x4049_0fdb, 0, 0xffff_fffe, 0xffff_ffff, 0x3f80_0000, 1, 0, 0, 0x4049_0fdb]);
 }
+
+/// Forms from real compiler output that ptxas 11.8 accepts for sm_50: `WARP_SZ` (the
+/// predefined identifier, 32), `%envreg<N>` (driver constants `c[0x0][0x30 + 4N]`, 0 in
+/// both executors' launch environment), `bar.warp.sync`, `.alias`, `.attribute(.managed)`,
+/// `.callprototype ... .noreturn`, an operand `var+imm`.
+#[test]
+fn accepted_forms_from_compiler_output() {
+    let src = ".version 7.8\n.target sm_50\n.address_size 64\n\
+.global .attribute(.managed) .align 4 .b8 managed_var[4];\n\
+.const .align 4 .b32 cv[4] = {10, 20, 30, 40};\n\
+.func (.param .b32 r) f(.param .b32 x)\n{\n.reg .b32 a;\nld.param.b32 a, [x];\nadd.u32 a, a, 1;\nst.param.b32 [r], a;\nret;\n}\n\
+.alias g, f;\n\
+.visible .entry k(.param .u64 out)\n{\n.reg .u64 p, q;\n.reg .u32 a, b;\nld.param.u64 p, [out];\n\
+prototype_0 : .callprototype ()_ (.param .b64 _) .noreturn;\n\
+mov.u32 a, WARP_SZ;\nadd.u32 a, a, WARP_SZ;\nst.global.u32 [p], a;\n\
+mov.u32 a, %envreg3;\nst.global.u32 [p+4], a;\n\
+bar.warp.sync -1;\n\
+{ .param .b32 x; st.param.b32 [x], 5; .param .b32 r; call (r), g, (x); ld.param.b32 a, [r]; }\nst.global.u32 [p+8], a;\n\
+mov.u64 q, cv+8;\nld.const.u32 a, [q];\nst.global.u32 [p+12], a;\n\
+ret;\n}\n";
+    assert_eq!(run(src, 4), vec![64, 0, 6, 30]);
+}
+
+/// Vector variables (PTX ISA 5.4.3): `.reg .v2/.v4` registers used by element (`v.x`,
+/// `v.g`) and whole as the data of vector loads and stores, in a range too, and `.v4`
+/// variables in memory.
+#[test]
+fn vector_registers_and_variables() {
+    let src = kernel(
+        "
+.reg .v2 .u32 v;
+.reg .v4 .b32 w<2>;
+.reg .u32 a;
+.local .v4 .u32 lv;
+mov.u32 v.x, 3;
+mov.u32 v.g, 4;
+add.u32 a, v.x, v.y;
+st.local.v4.u32 [lv], {a, a, v.y, a};
+ld.local.v4.u32 w1, [lv];
+st.global.u32 [p], w1.z;
+st.global.v2.u32 [p+8], v;
+ld.global.v2.u32 v, [p+8];
+add.u32 w0.w, v.y, 100;
+st.global.u32 [p+16], w0.w;",
+    );
+    assert_eq!(run(&src, 5), vec![4, 0, 3, 4, 104]);
+}
+
+/// An unsized array parameter (`.param .align 8 .b8 va[]`, a variadic function) takes the
+/// caller's argument whole.
+#[test]
+fn unsized_array_parameters() {
+    let src = ".version 7.8\n.target sm_50\n.address_size 64\n\
+.func (.param .b32 r) f(.param .b32 n, .param .align 8 .b8 va[])\n\
+{\n.reg .b32 a, b;\nld.param.b32 a, [n];\nld.param.b32 b, [va+4];\nadd.u32 a, a, b;\nst.param.b32 [r], a;\nret;\n}\n\
+.visible .entry k(.param .u64 out)\n{\n.reg .u64 p;\n.reg .u32 a;\nld.param.u64 p, [out];\n\
+{ .param .b32 n; st.param.b32 [n], 5; .param .align 8 .b8 va[8]; st.param.b32 [va], 1; st.param.b32 [va+4], 7;\n\
+.param .b32 r; call (r), f, (n, va); ld.param.b32 a, [r]; }\nst.global.u32 [p], a;\nret;\n}\n";
+    assert_eq!(run(src, 1), vec![12]);
+    let e = errors(&kernel("").replace("k(.param .u64 out)", "k(.param .u64 out, .param .b8 x[])"));
+    assert!(e.iter().any(|m| m.contains("kernel parameter `x` has no size")), "{e:?}");
+}
+
+/// A pointer to a local (`alloca`-style) buffer passed to a device function (clang's
+/// `__local_depot` + `cvta.local` + `.param .b64`), read there through generic addressing.
+#[test]
+fn local_buffer_passed_to_a_call() {
+    let src = ".version 7.8\n.target sm_50\n.address_size 64\n\
+.func (.param .b32 r) f(.param .b64 buf)\n{\n.reg .b64 b;\n.reg .b32 a, c;\nld.param.b64 b, [buf];\nld.u32 a, [b+4];\nld.u8 c, [b+9];\nadd.u32 a, a, c;\nst.param.b32 [r], a;\nret;\n}\n\
+.visible .entry k(.param .u64 out)\n{\n.local .align 4 .b8 __local_depot0[16];\n.reg .b64 %SP, %SPL, p, t;\n.reg .u32 a;\n\
+mov.u64 %SPL, __local_depot0;\ncvta.local.u64 %SP, %SPL;\nld.param.u64 p, [out];\nadd.u64 t, %SPL, 4;\nst.local.u32 [t], 42;\n\
+st.local.u8 [__local_depot0+9], 3;\nadd.u64 t, %SP, 0;\n\
+{ .param .b64 buf; st.param.b64 [buf], t; .param .b32 r; call (r), f, (buf); ld.param.b32 a, [r]; }\n\
+st.global.u32 [p], a;\nret;\n}\n";
+    assert_eq!(run(src, 1), vec![45]);
+}

@@ -432,3 +432,41 @@ fn operand_type_checking_rules() {
     // Not relaxed elsewhere.
     bad("add.u32 u, u, u64;");
 }
+
+/// Declaration and operand forms of item 11 (issue 22): each parses into the tree and
+/// prints back.
+#[test]
+fn declarations_and_operands_of_compiler_output() {
+    let m = parse(&format!(
+        "{HEADER}.global .attribute(.managed) .align 4 .b8 m[4];\n.func f(.param .b32 n, .param .align 8 .b8 va[]) {{ ret; }}\n.alias g, f;\n.visible .entry k() {{ .reg .v4 .f32 v; .reg .u64 a; mov.u64 a, m+1; mov.f32 v.x, 0f00000000; ret; }}\n"
+    ));
+    let Item::Var(v) = &m.items[0] else { panic!() };
+    assert_eq!(v.attributes, vec![".managed"]);
+    let f = function(&m, 0);
+    assert!(f.params[1].unsized_array && f.params[1].array.is_none());
+    assert_eq!(m.aliases[0].0.name, "g");
+    assert_eq!(m.resolve_alias("g"), "f");
+    let k = instrs(function(&m, 1));
+    assert!(matches!(&k[0].operands[1], Operand::VarPlus { offset: 1, .. }));
+    let printed = m.to_string();
+    for s in [".attribute(.managed)", "va[]", ".alias g, f;", "m+1", "v.x"] {
+        assert!(printed.contains(s), "{s}: {printed}");
+    }
+    assert!(matches!(
+        first_instr("add.u32 %r1, %r2, WARP_SZ;").operands[2],
+        Operand::Imm(Immediate { value: ImmValue::Int(32), .. })
+    ));
+    // Errors: an offset on a register, a component a vector lacks, a vector as a scalar.
+    assert!(
+        errors(&kernel("mov.u64 %rd1, %rd2+4;"))
+            .iter()
+            .any(|e| e.contains("only a variable's address takes `+offset`"))
+    );
+    assert!(errors(&kernel(".reg .v2 .u32 v;\nmov.u32 v.z, 1;")).iter().any(|e| e.contains("has no component `.z`")));
+    assert!(
+        errors(&kernel(".reg .v2 .u32 v;\nadd.u32 %r1, v, 1;"))
+            .iter()
+            .any(|e| e.contains("vector register `v` cannot be"))
+    );
+    assert!(errors(&kernel("mov.u32 %r1, %envreg32;")).iter().any(|e| e.contains("undeclared")));
+}

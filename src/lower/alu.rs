@@ -136,6 +136,14 @@ impl Lowerer<'_> {
                     whole: Some(whole),
                 })
             }
+            Operand::VarPlus { name, offset, .. } => {
+                let Some(loc) = self.var(&name.name) else {
+                    return self.error(name.span, format!("`{}` is not a variable", name.name));
+                };
+                let a = self.var_address(&name.name, loc, name.span)?;
+                let a = if *offset == 0 { a } else { self.add64_imm(a, *offset) };
+                Ok(Val { lo: Src::reg(a.part(0)), hi: Some(Src::reg(a.part(1))), whole: Some(a) })
+            }
             _ => self.error(op.span(), "expected a register or immediate"),
         }
     }
@@ -195,6 +203,12 @@ impl Lowerer<'_> {
                 return Ok(Src::r32(u));
             }
             ("%nwarpid", _) => return Ok(Src::imm(64)),
+            // ptxas 11.8: `%envreg0` .. `%envreg31` are driver constants `c[0x0][0x30]` ..
+            // `c[0x0][0xac]` (`mov.u32 %r, %envreg3` → `MOV R0, c[0x0][0x3c]`).
+            (n, _) if crate::ptx::check::envreg(n).is_some() => {
+                let k = crate::ptx::check::envreg(n).unwrap_or(0) as i32;
+                return Ok(Src::cbuf(0, 0x30 + 4 * k, 1));
+            }
             ("%lanemask_eq", _) => SpecialReg::EqMask,
             ("%lanemask_lt", _) => SpecialReg::LtMask,
             ("%lanemask_le", _) => SpecialReg::LeMask,

@@ -65,6 +65,10 @@ impl Scope {
         if self.names.contains(name) {
             return true;
         }
+        // An element `v.x` of a vector register `v` (validated by `ptx::check`).
+        if let Some((base, _)) = name.split_once('.') {
+            return self.declares(base);
+        }
         let digits = name.len() - name.bytes().rev().take_while(u8::is_ascii_digit).count();
         let (prefix, num) = name.split_at(digits);
         matches!((self.ranges.get(prefix), num.parse::<u64>()), (Some(n), Ok(i)) if i < u64::from(*n))
@@ -143,6 +147,10 @@ pub struct Lowerer<'a> {
     pub scopes: Vec<Scope>,
     /// Nested blocks opened so far (makes their [`Scope::key`]s unique).
     pub scope_count: u32,
+    /// Vector registers (`.reg .v4 .f32 v`): key of the name (or of a range's prefix) →
+    /// element count. Their elements `v.x` .. `v.w` are registers of their own, keyed
+    /// `key.x` ..; the whole vector is no register.
+    pub vec_regs: HashMap<String, u32>,
     /// Where the hardware CC of the last PTX carry-out was written: (block, instruction
     /// index). A carry-in in the same block with no CC writer since reads CC directly.
     pub carry_at: Option<(BlockId, usize)>,
@@ -187,6 +195,7 @@ impl<'a> Lowerer<'a> {
             carry_at: None,
             scopes: vec![],
             scope_count: 0,
+            vec_regs: HashMap::new(),
         }
     }
 
@@ -337,6 +346,28 @@ impl<'a> Lowerer<'a> {
 
     /// The declared type of a (scoped) register name, resolving `%r<N>` ranges.
     pub(super) fn lookup_reg_type(&self, key: &str) -> Option<ScalarType> {
+        // An element `key.x` of a vector register: the element type.
+        if let Some((base, c)) = key.rsplit_once('.')
+            && matches!(c, "x" | "y" | "z" | "w")
+        {
+            return self.vector_of(base).and(self.lookup_reg_type_raw(base));
+        }
+        if self.vector_of(key).is_some() {
+            return None;
+        }
+        self.lookup_reg_type_raw(key)
+    }
+
+    /// The element count of the vector register with key `key` (a name or a range member).
+    pub fn vector_of(&self, key: &str) -> Option<u32> {
+        if let Some(n) = self.vec_regs.get(key) {
+            return Some(*n);
+        }
+        let digits = key.len() - key.bytes().rev().take_while(u8::is_ascii_digit).count();
+        self.vec_regs.get(&key[..digits]).copied().filter(|_| digits < key.len())
+    }
+
+    fn lookup_reg_type_raw(&self, key: &str) -> Option<ScalarType> {
         if let Some(t) = self.reg_types.get(key) {
             return Some(*t);
         }

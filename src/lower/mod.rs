@@ -62,7 +62,7 @@ pub fn lower(m: &ast::Module, opts: &Options) -> Result<(ir::Module, Vec<Diag>),
     let mut diags = vec![];
     let mut out = ir::Module::default();
     let layout = module_layout(m, &mut out.const_bank, &mut diags);
-    let funcs: HashMap<&str, &ast::Function> = m
+    let mut funcs: HashMap<&str, &ast::Function> = m
         .items
         .iter()
         .filter_map(|i| match i {
@@ -70,6 +70,12 @@ pub fn lower(m: &ast::Module, opts: &Options) -> Result<(ir::Module, Vec<Diag>),
             _ => None,
         })
         .collect();
+    // `.alias a, b`: a call of `a` inlines `b`.
+    for (a, _) in &m.aliases {
+        if let Some(f) = funcs.get(m.resolve_alias(&a.name)).copied() {
+            funcs.insert(a.name.as_str(), f);
+        }
+    }
     for item in &m.items {
         let Item::Function(f) = item else { continue };
         if f.kind != FuncKind::Entry || f.body.is_none() {
@@ -173,6 +179,12 @@ fn lower_kernel(
     // Parameters: natural or declared alignment, from c[0x0][0x140].
     let mut off = PARAM_BASE;
     for p in &k.params {
+        if p.unsized_array {
+            lw.diags.push(
+                Diag::error(p.span, format!("kernel parameter `{}` has no size", p.name.name))
+                    .note("an unsized array `[]` is a device function's (variadic) parameter only"),
+            );
+        }
         off = align_up(off, p.alignment());
         let ty = match p.array {
             Some(n) => format!("{}[{n}]", p.ty),
@@ -288,6 +300,9 @@ impl Lowerer<'_> {
         match d.space {
             StateSpace::Reg => {
                 let key = self.declare_in_scope(&d.name.name, d.range);
+                if let Some(n) = d.vec.filter(|n| *n > 1) {
+                    self.vec_regs.insert(key.clone(), n);
+                }
                 self.declare_reg_key(key, d.range, d.ty)
             }
             StateSpace::Local => {
@@ -474,11 +489,38 @@ impl Lowerer<'_> {
             }
             None => None,
         };
-        let r = self.lower_unguarded(i, funcs);
+        let expanded = self.expand_vector_registers(i);
+        let r = self.lower_unguarded(expanded.as_ref().unwrap_or(i), funcs);
         if let Some(skip) = skip {
             self.fallthrough_to(skip);
         }
         r
+    }
+
+    /// `i` with its vector-register operands spelled as element registers (PTX ISA 5.4.3):
+    /// `v.y` becomes the register `v.y`, a whole `v` the vector `{v.x, v.y}` (the data of
+    /// a vector `ld`/`st`/`mov`); `None` when `i` names no vector register.
+    fn expand_vector_registers(&self, i: &Instruction) -> Option<Instruction> {
+        const XYZW: [&str; 4] = ["x", "y", "z", "w"];
+        let is_vec = |s: &Self, name: &str| s.vector_of(&s.scoped(name));
+        if !i
+            .operands
+            .iter()
+            .any(|o| matches!(o, ast::Operand::Name { name, .. } if is_vec(self, &name.name).is_some()))
+        {
+            return None;
+        }
+        let mut out = i.clone();
+        for o in &mut out.operands {
+            let ast::Operand::Name { name, component, negated: false, span } = o else { continue };
+            let Some(n) = is_vec(self, &name.name) else { continue };
+            let elem = |k: usize| ast::Ident { name: format!("{}.{}", name.name, XYZW[k]), span: name.span };
+            *o = match component.and_then(crate::ptx::check::vector_component) {
+                Some(k) => ast::Operand::Name { name: elem(k as usize), component: None, negated: false, span: *span },
+                None => ast::Operand::Vector((0..n as usize).map(|k| ast::VecElem::Reg(elem(k))).collect(), *span),
+            };
+        }
+        Some(out)
     }
 
     fn lower_unguarded(&mut self, i: &Instruction, funcs: &HashMap<&str, &ast::Function>) -> LResult<()> {

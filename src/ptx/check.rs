@@ -41,8 +41,20 @@ pub const SPECIAL_REGISTERS: &[(&str, u32, bool)] = &[
 ];
 
 /// Looks up a special register; returns its width in bits and whether it takes a component.
+/// `%envreg0` .. `%envreg31` are the driver-defined environment registers (PTX ISA 10
+/// "Special Registers": `%envreg<32>`, 32 bits).
 pub fn special_register(name: &str) -> Option<(u32, bool)> {
+    if envreg(name).is_some() {
+        return Some((32, false));
+    }
     SPECIAL_REGISTERS.iter().find(|s| s.0 == name).map(|s| (s.1, s.2))
+}
+
+/// The number of an environment register `%envreg0` .. `%envreg31`.
+pub fn envreg(name: &str) -> Option<u32> {
+    let n = name.strip_prefix("%envreg")?;
+    let k: u32 = n.parse().ok()?;
+    (k < 32 && (n == "0" || !n.starts_with('0'))).then_some(k)
 }
 
 /// What a name in an operand denotes.
@@ -76,6 +88,10 @@ struct Scope {
     ranges: HashMap<String, (u32, ScalarType, Span)>,
     /// The labels placed directly in this block.
     labels: HashMap<String, Span>,
+    /// Vector registers (`.reg .v4 .f32 v`, also as a range): name or range prefix →
+    /// element count (PTX ISA 5.4.3 "Vectors": elements `v.x`, `v.y`, `v.z`, `v.w`, or
+    /// `.r .g .b .a`).
+    vecs: HashMap<String, u32>,
 }
 
 impl Scope {
@@ -84,6 +100,12 @@ impl Scope {
     fn find(&self, name: &str) -> Option<(ScalarType, StateSpace, Span)> {
         if let Some(x) = self.names.get(name) {
             return Some(*x);
+        }
+        // `v.y` inside a vector operand `{a, v.y}`: an element of vector register `v`.
+        if let Some((base, c)) = name.split_once('.') {
+            let n = self.vecs.get(base).or_else(|| self.vecs.get(range_index(base)?.0))?;
+            let k = c.chars().next().and_then(vector_component)?;
+            return (c.len() == 1 && k < *n).then(|| self.find(base)).flatten();
         }
         let (prefix, i) = range_index(name)?;
         let (n, ty, at) = self.ranges.get(prefix)?;
@@ -135,6 +157,9 @@ impl FnCtx<'_> {
             );
             return;
         }
+        if let Some(n) = d.vec.filter(|n| *n > 1 && d.space == StateSpace::Reg) {
+            scope.vecs.insert(d.name.name.clone(), n);
+        }
         match d.range {
             Some(n) => {
                 scope.ranges.insert(d.name.name.clone(), (n, d.ty, d.name.span));
@@ -143,6 +168,16 @@ impl FnCtx<'_> {
                 scope.names.insert(d.name.name.clone(), (d.ty, d.space, d.name.span));
             }
         }
+    }
+
+    /// The element count of `name` when it is a vector register (of its innermost
+    /// declaration).
+    fn vector_len(&self, name: &str) -> Option<u32> {
+        let scope = self.scopes.iter().rev().find(|s| s.find(name).is_some())?;
+        if scope.names.contains_key(name) {
+            return scope.vecs.get(name).copied();
+        }
+        scope.vecs.get(range_index(name)?.0).copied()
     }
 
     fn lookup(&self, name: &str) -> Option<Resolved> {
@@ -570,6 +605,7 @@ impl FnCtx<'_> {
                     self.undeclared(n)
                 }
                 Operand::List(v, _) => self.resolve_all(v),
+                Operand::VarPlus { name, .. } if self.lookup(&name.name).is_none() => self.undeclared(name),
                 Operand::PredPair(a, b, _) => {
                     for r in [a, b] {
                         if self.lookup(&r.name).is_none() {
@@ -583,6 +619,40 @@ impl FnCtx<'_> {
     }
 
     fn check_operand(&mut self, op: &Operand, shape: Shape, instr: &Instruction) {
+        // Vector registers: `v.x` is a register of the element type; `v` whole is the data
+        // of a vector `ld`/`st`/`mov` of as many elements.
+        let elem;
+        let op = if let Operand::Name { name, component, negated: false, span } = op
+            && let Some(n) = self.vector_len(&name.name)
+        {
+            match (component, shape) {
+                (Some(c), _) => {
+                    if vector_component(*c).is_none_or(|k| k >= n) {
+                        self.diags.push(
+                            Diag::error(*span, format!("`{}` has no component `.{c}`", name.name))
+                                .label(format!("a vector of {n} elements"))
+                                .note("components are `.x .y .z .w` (or `.r .g .b .a`) (PTX ISA 5.4.3)"),
+                        );
+                        return;
+                    }
+                    elem = Operand::Name { name: name.clone(), component: None, negated: false, span: *span };
+                    &elem
+                }
+                (None, Shape::VecDst(m, w) | Shape::VecSrc(m, w)) if m == n => {
+                    return self.reg_operand(name, Some(w), false, instr, false);
+                }
+                (None, _) => {
+                    self.diags.push(
+                        Diag::error(*span, format!("vector register `{}` cannot be this operand of `{}`", name.name, instr_text(instr)))
+                            .label(format!("a vector of {n} elements"))
+                            .note("name one element (`v.x`), or use the whole vector as the data of a vector `ld`/`st`/`mov` of as many elements"),
+                    );
+                    return;
+                }
+            }
+        } else {
+            op
+        };
         let bad = |what: &str| {
             Diag::error(op.span(), format!("expected {what} as this operand of `{}`", instr_text(instr)))
                 .label("wrong kind of operand")
@@ -595,6 +665,18 @@ impl FnCtx<'_> {
                 self.reg_operand(name, Some(w), false, instr, true)
             }
             (Shape::Src(_), Operand::Imm(_)) => {}
+            (Shape::Src(_), Operand::VarPlus { name, .. }) => match self.lookup(&name.name) {
+                Some(Resolved::Var(_)) => {}
+                None => self.undeclared(name),
+                Some(_) => self.diags.push(
+                    Diag::error(
+                        name.span,
+                        format!("`{}` is not a variable: only a variable's address takes `+offset`", name.name),
+                    )
+                    .label("not a variable")
+                    .note("`var+imm` is the address of variable `var` plus `imm` bytes (PTX ISA 6.4.2)"),
+                ),
+            },
             (Shape::PredDst, Operand::Name { name, component: None, negated: false, .. }) => {
                 self.reg_operand(name, None, true, instr, false)
             }
@@ -717,6 +799,17 @@ impl FnCtx<'_> {
     }
 }
 
+/// The index of a vector component letter: `x y z w` or `r g b a` (PTX ISA 5.4.3).
+pub fn vector_component(c: char) -> Option<u32> {
+    match c {
+        'x' | 'r' => Some(0),
+        'y' | 'g' => Some(1),
+        'z' | 'b' => Some(2),
+        'w' | 'a' => Some(3),
+        _ => None,
+    }
+}
+
 /// `opcode.mod.mod` as written, for messages.
 pub fn instr_text(i: &Instruction) -> String {
     let mut s = i.opcode.name.clone();
@@ -749,6 +842,24 @@ pub fn check(module: &Module) -> Vec<Diag> {
                     );
                 }
             }
+        }
+    }
+    for (a, b) in &module.aliases {
+        if !functions.contains_key(&b.name) {
+            diags.push(
+                Diag::error(
+                    b.span,
+                    format!("`.alias {}, {}`: `{}` is not a function of this module", a.name, b.name, b.name),
+                )
+                .label("no function of this name"),
+            );
+        }
+        if let Some(first) = functions.insert(a.name.clone(), a.span) {
+            diags.push(
+                Diag::error(a.span, format!("`{}` is already a function name", a.name))
+                    .label("an alias must be a new name")
+                    .with_secondary(first, "declared here"),
+            );
         }
     }
     if module.address_size != Some(64) {

@@ -153,6 +153,10 @@ pub enum Tok<'a> {
     Pragma,
     #[token(".callprototype")]
     Callprototype,
+    #[token(".alias")]
+    Alias,
+    #[token(".attribute")]
+    Attribute,
     /// A whole `.loc ...` or `.file ...` line (debug information, ignored).
     #[regex(r"\.(loc|file)[ \t][^\n]*", allow_greedy = true)]
     DebugLine(&'a str),

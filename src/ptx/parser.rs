@@ -25,6 +25,8 @@ pub enum TopItem {
     Item(Item),
     /// One declaration statement at module scope.
     Vars(Vec<VarDecl>),
+    /// `.alias alias, aliasee;` (PTX ISA "Linking Directives": `.alias`).
+    Alias(Ident, Ident, Span),
     /// Debug directives, pragmas, and statements skipped after an error.
     Ignored,
 }
@@ -200,6 +202,7 @@ fn assemble(items: Vec<TopItem>, src: &str, diags: &mut Vec<Diag>) -> Option<Mod
     let mut target = None;
     let mut address_size = None;
     let mut out = vec![];
+    let mut aliases = vec![];
     for item in items {
         match item {
             TopItem::Version(v, s) => version = version.or(Some((v, s))),
@@ -212,6 +215,7 @@ fn assemble(items: Vec<TopItem>, src: &str, diags: &mut Vec<Diag>) -> Option<Mod
             }
             TopItem::Item(i) => out.push(i),
             TopItem::Vars(vs) => out.extend(vs.into_iter().map(Item::Var)),
+            TopItem::Alias(a, b, _) => aliases.push((a, b)),
             TopItem::Ignored => {}
         }
     }
@@ -236,7 +240,7 @@ fn assemble(items: Vec<TopItem>, src: &str, diags: &mut Vec<Diag>) -> Option<Mod
             (vec![], version_span)
         }
     };
-    Some(Module { version, version_span, target, target_span, address_size, items: out })
+    Some(Module { version, version_span, target, target_span, address_size, items: out, aliases })
 }
 
 #[cfg(test)]

@@ -50,6 +50,12 @@ pub fn compile(module: &Module, kernel: &str) -> Result<Program, ExecError> {
             functions.insert(&f.name.name, f);
         }
     }
+    // `.alias a, b` (PTX ISA "Linking Directives"): calling `a` calls `b`.
+    for (a, _) in &module.aliases {
+        if let Some(f) = functions.get(module.resolve_alias(&a.name)).copied() {
+            functions.insert(&a.name, f);
+        }
+    }
     let k = functions
         .get(kernel)
         .filter(|f| f.kind == FuncKind::Entry && f.body.is_some())
@@ -130,6 +136,7 @@ fn special(name: &str, comp: Option<char>) -> Option<Special> {
         "%clock" | "%clock_hi" | "%clock64" | "%globaltimer" | "%globaltimer_lo" | "%globaltimer_hi" => Special::Clock,
         "%total_smem_size" => Special::TotalSmemSize,
         "%dynamic_smem_size" => Special::DynamicSmemSize,
+        n if crate::ptx::check::envreg(n).is_some() => Special::Envreg,
         _ => return None,
     })
 }
@@ -240,7 +247,7 @@ impl<'c, 'm> FnCx<'c, 'm> {
             let off = align_up(self.param_off, p.alignment());
             self.param_off = off + p.size();
             self.scopes[0].insert(p.name.name.clone(), Sym::Param(off));
-            ParamLoc::Param(off, p.size())
+            if p.unsized_array { ParamLoc::Rest(off) } else { ParamLoc::Param(off, p.size()) }
         }
     }
 
@@ -352,6 +359,14 @@ impl<'c, 'm> FnCx<'c, 'm> {
 
     /// A register operand's slot and width (with a vector register's component).
     pub(super) fn reg(&self, name: &Ident, comp: Option<char>) -> R<Option<Dst>> {
+        // `v.y` written inside a vector operand `{a, v.y}`: element `y` of `v`.
+        if comp.is_none()
+            && let Some((base, c)) = name.name.split_once('.')
+            && c.len() == 1
+        {
+            let base = Ident { name: base.to_string(), span: name.span };
+            return self.reg(&base, c.chars().next());
+        }
         match self.lookup(&name.name) {
             Some(Sym::Reg(slot, ty, vec)) => {
                 let k = match comp {
@@ -405,6 +420,11 @@ impl<'c, 'm> FnCx<'c, 'm> {
                 }
                 Err(format!("operand `{}`", name.name))
             }
+            Operand::VarPlus { name, offset, .. } => match self.var_addr(&name.name)? {
+                Some((Src::Imm(a), _)) => Ok(Src::Imm(a.wrapping_add(*offset as u64))),
+                Some((Src::LocalAddr(o), _)) => Ok(Src::LocalAddr(o.wrapping_add(*offset as u32))),
+                _ => Err(format!("operand `{}+{offset}`", name.name)),
+            },
             _ => Err("this operand form".into()),
         }
     }
@@ -430,7 +450,24 @@ impl<'c, 'm> FnCx<'c, 'm> {
                     VecElem::Imm(_) => Err("an immediate destination".into()),
                 })
                 .collect(),
-            _ => Ok(vec![self.dst(op)?]),
+            _ => match self.whole_vector(op) {
+                Some((slot, ty, n)) => {
+                    Ok((0..n).map(|k| Some(Dst { slot: slot + k * slots(ty), bits: ty.bits() })).collect())
+                }
+                None => Ok(vec![self.dst(op)?]),
+            },
+        }
+    }
+
+    /// A vector register named whole (`v` of `.reg .v4 .f32 v`, PTX ISA 5.4.3), the data
+    /// operand of a vector `ld`/`st`/`mov`: its first slot, element type and length.
+    fn whole_vector(&self, op: &Operand) -> Option<(Slot, ScalarType, u32)> {
+        match op {
+            Operand::Name { name, component: None, negated: false, .. } => match self.lookup(&name.name) {
+                Some(Sym::Reg(slot, ty, vec)) if vec > 1 => Some((slot, ty, vec)),
+                _ => None,
+            },
+            _ => None,
         }
     }
 
@@ -446,7 +483,10 @@ impl<'c, 'm> FnCx<'c, 'm> {
                     VecElem::Sink(_) => Err("a sink `_` as a source".into()),
                 })
                 .collect(),
-            _ => Ok(vec![self.src(op, ty)?]),
+            _ => match self.whole_vector(op) {
+                Some((slot, t, n)) => Ok((0..n).map(|k| Src::Reg(slot + k * slots(t))).collect()),
+                None => Ok(vec![self.src(op, ty)?]),
+            },
         }
     }
 

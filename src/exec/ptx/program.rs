@@ -52,6 +52,9 @@ pub enum Special {
     Clock,
     TotalSmemSize,
     DynamicSmemSize,
+    /// `%envreg0` .. `%envreg31`: driver-defined (PTX ISA 10); the launch environment of
+    /// both executors has every one 0 (the simulator's `c[0x0][0x30..0xb0]`).
+    Envreg,
 }
 
 /// A destination register: its slot and declared width in bits (1 for a predicate).
@@ -459,6 +462,9 @@ pub enum ParamLoc {
     Param(u32, u32),
     /// A `.reg` parameter: a register of the callee.
     Reg(Dst),
+    /// An unsized array parameter (`.param .b8 va[]`, the last one): at this offset, the
+    /// caller's argument variable and everything after it in the caller's buffer.
+    Rest(u32),
 }
 
 /// One instruction with its guard.

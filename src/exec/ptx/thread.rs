@@ -139,7 +139,7 @@ impl Thread {
                     Special::LanemaskGt => !((2u64 << lane) - 1) & 0xffff_ffff,
                     Special::Clock => env.steps,
                     Special::TotalSmemSize => env.prog.shared_bytes as u64,
-                    Special::DynamicSmemSize => 0,
+                    Special::DynamicSmemSize | Special::Envreg => 0,
                 }
             }
         }
@@ -362,6 +362,18 @@ impl Thread {
                     dst.copy_from_slice(src);
                     continue;
                 }
+                (Arg::Param(off), ParamLoc::Rest(to)) => {
+                    let src = caller.get(*off as usize..).ok_or(Self::param_error(*off, 0))?;
+                    let to = *to as usize;
+                    if params.len() < to + src.len() {
+                        params.resize(to + src.len(), 0);
+                    }
+                    params[to..to + src.len()].copy_from_slice(src);
+                    continue;
+                }
+                (Arg::Value(_), ParamLoc::Rest(_)) => {
+                    return Err(ExecError::Unsupported("a register passed as an unsized array argument".into()));
+                }
                 (Arg::Param(off), ParamLoc::Reg(d)) => {
                     let s = d.bits.div_ceil(8) as usize;
                     let src = caller.get(*off as usize..*off as usize + s).ok_or(Self::param_error(*off, s))?;
@@ -377,6 +389,7 @@ impl Thread {
                     dst.copy_from_slice(&bytes[..s]);
                 }
                 ParamLoc::Reg(d) => self.regs[new_base + d.slot as usize] = from_le(&bytes[..n]) & mask(d.bits),
+                ParamLoc::Rest(_) => unreachable!("handled above"),
             }
         }
         let top = self.local.len();
@@ -420,6 +433,7 @@ impl Thread {
                     let s = d.bits.div_ceil(8) as usize;
                     (to_le(self.regs[fr.base + d.slot as usize], s)[..s].to_vec(), s)
                 }
+                ParamLoc::Rest(_) => (vec![], 0),
             };
             match r {
                 Arg::Param(off) => {
