@@ -527,8 +527,21 @@ impl FnCtx<'_> {
             self.resolve_all(&instr.operands);
             return;
         }
-        // Names anywhere in the operands must resolve, whatever the instruction.
+        // Names anywhere in the operands must resolve, whatever the instruction; the
+        // instructions without shapes here have their operand counts in `operands`.
         let Some(shapes) = shapes(&instr.kind) else {
+            if let Some(c) = super::operands::counts(instr)
+                && !(c.lo..=c.hi).contains(&instr.operands.len())
+            {
+                let n = instr.operands.len();
+                let span = instr.operands.get(c.hi).map_or(instr.span, |o| o.span());
+                let want = if c.lo == c.hi { c.lo.to_string() } else { format!("{} to {}", c.lo, c.hi) };
+                self.diags.push(
+                    Diag::error(span, format!("`{}` takes {want} operand(s), found {n}", instr_text(instr)))
+                        .label(if n > c.hi { "an operand too many" } else { "operands missing" })
+                        .note(format!("syntax: `{}` (PTX ISA 9.7)", c.syntax)),
+                );
+            }
             self.resolve_all(&instr.operands);
             return;
         };

@@ -10,6 +10,7 @@ pub mod check;
 pub mod classify;
 pub mod instr;
 pub mod lexer;
+pub mod operands;
 pub mod parser;
 pub mod print;
 pub mod target;
