@@ -366,3 +366,39 @@ fn output_to_a_fifo_or_a_link_writes_through() {
     assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link was replaced");
     assert!(std::fs::read_to_string(&target).unwrap().contains("code for sm_50"));
 }
+
+/// A closed standard error (`ptx2sass compile bad.ptx 2>&1 >/dev/null | head -c 10`) ends
+/// the program with its status (1: the input has errors), not a panic (issue 20 crash 6).
+#[test]
+fn closed_stderr_pipe_is_not_a_panic() {
+    let d = scratch("stderr");
+    let input = d.join("bad.ptx");
+    std::fs::write(&input, kernel("bogus.u32 %r1;\nnot_an_opcode;")).unwrap();
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    let out = bin().arg("compile").arg(&input).stdout(Stdio::null()).stderr(writer).output().expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+}
+
+/// The output is written through a uniquely named temporary file: an unrelated file named
+/// like the old temporary (`OUT.ptx2sass-tmp`) is left alone, no temporary file remains, and
+/// a replaced output keeps its permissions (issue 20).
+#[test]
+fn output_temp_file_is_unique() {
+    use std::os::unix::fs::PermissionsExt;
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/vector_add.ptx");
+    let d = scratch("tempfile");
+    let unrelated = d.join("out.ptx2sass-tmp");
+    std::fs::write(&unrelated, "keep me").unwrap();
+    let out_file = d.join("out.sass");
+    std::fs::write(&out_file, "old").unwrap();
+    std::fs::set_permissions(&out_file, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let o = bin().args(["compile", sample, "-o"]).arg(&out_file).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read_to_string(&unrelated).unwrap(), "keep me");
+    assert!(std::fs::read_to_string(&out_file).unwrap().contains("code for sm_50"));
+    assert_eq!(std::fs::metadata(&out_file).unwrap().permissions().mode() & 0o777, 0o640);
+    let names: Vec<String> =
+        std::fs::read_dir(&d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+}

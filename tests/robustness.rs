@@ -91,3 +91,59 @@ fn every_opcode_with_any_operands_is_diagnosed() {
     }
     assert!(n > 9000, "{n} forms");
 }
+
+/// Sizes and alignments are bounded before anything is laid out (issue 20 crashes 2 and 4,
+/// and the silent wrap-arounds): each reproducer is an error naming the limit.
+#[test]
+fn sizes_and_alignments_are_bounded() {
+    let module = |vars: &str, params: &str, body: &str| {
+        format!(
+            "{HEADER}{vars}\n.visible .entry k(.param .u64 out{params})\n{{\n.reg .u64 p;\n.reg .u32 %r<4>;\nld.param.u64 p, [out];\n{body}\nret;\n}}\n"
+        )
+    };
+    for (src, want) in [
+        (module(".shared .align 0 .b8 s[4];", "", "ld.shared.u32 %r1, [s];"), "`.align 0` is not a power of two"),
+        (module(".shared .align 12 .b8 s[4];", "", "ld.shared.u32 %r1, [s];"), "`.align 12` is not a power of two"),
+        (module(".shared .align 4294967296 .b8 s[4];", "", "ld.shared.u32 %r1, [s];"), "number out of range"),
+        (
+            module(".const .b8 c[18446744073709551615];", "", "ld.const.u32 %r1, [c];"),
+            "`c` is too large: 2^64 or more bytes",
+        ),
+        (
+            module(".const .b8 c[1000000000000];", "", "ld.const.u32 %r1, [c];"),
+            "more than 64 KiB for the constant bank",
+        ),
+        (
+            module(".const .b8 c[40000];\n.const .b8 d[40000];", "", "ld.const.u32 %r1, [d];"),
+            "too much `.const` data: 80000 bytes",
+        ),
+        (
+            module(".shared .b8 s[4294967295];\n.shared .b8 t[8];", "", "st.shared.u32 [t], 1;"),
+            "more than 48 KiB for shared memory",
+        ),
+        (
+            module(".shared .b8 s[40000];\n.shared .b8 t[40000];", "", "st.shared.u32 [t], 1;\nst.shared.u32 [s], 1;"),
+            "shared memory exceeds 49152 bytes",
+        ),
+        (
+            module(
+                ".shared .align 2147483648 .b8 s[4];\n.shared .align 2147483648 .b8 t[4];",
+                "",
+                "ld.shared.u32 %r1, [s];\nld.shared.u32 %r2, [t];",
+            ),
+            "shared memory exceeds 49152 bytes",
+        ),
+        (module("", ", .param .b8 big[4294967295]", ""), "take 4294967303 bytes, more than 4 KiB"),
+        (module("", ", .param .align 2147483648 .b8 a[4], .param .align 2147483648 .b8 b[4]", ""), "more than 4 KiB"),
+        (module("", "", ".reg .u32 %q<4294967296>;"), "number out of range"),
+        (module("", "", ".reg .u32 %q<4294967295>;"), "registers, more than ptx2sass's limit"),
+        (module("", "", ".local .b8 l[600000];\nst.local.u32 [l], 1;"), "more than 512 KiB for local memory"),
+        (
+            module("", "", ".local .b8 l[400000];\n.local .b8 m[400000];\nst.local.u32 [l], 1;\nst.local.u32 [m], 1;"),
+            "local memory exceeds 524288 bytes",
+        ),
+    ] {
+        let e = compile_errors(&src);
+        assert!(e.iter().any(|m| m.contains(want)), "{want}: {e:?}\n{src}");
+    }
+}

@@ -69,10 +69,26 @@ impl Lowerer<'_> {
         }
         let (size, align) =
             self.local_shared.get(&key).or_else(|| self.layout.shared.get(&key)).copied().unwrap_or((0, 4));
-        let off = self.f.shared_bytes.div_ceil(align.max(1)) * align.max(1);
-        self.f.shared_bytes = off + size;
-        self.shared_offsets.insert(key, off);
-        off
+        // In u64: the total is bounded by 48 KiB (`ptx::limits` bounds each variable).
+        let a = u64::from(align.max(1));
+        let off = u64::from(self.f.shared_bytes).div_ceil(a) * a;
+        let end = off + u64::from(size);
+        if end > crate::ptx::limits::SHARED_BYTES {
+            if !self.diags.iter().any(|d| d.message.starts_with("shared memory exceeds")) {
+                self.diags.push(
+                    crate::diag::Diag::error(
+                        self.origin,
+                        format!("shared memory exceeds {} bytes per CTA", crate::ptx::limits::SHARED_BYTES),
+                    )
+                    .label(format!("placing `{name}` needs {end} bytes"))
+                    .note("SPA 5.0 gives a CTA at most 48 KiB of shared memory"),
+                );
+            }
+            return 0;
+        }
+        self.f.shared_bytes = end as u32;
+        self.shared_offsets.insert(key, off as u32);
+        off as u32
     }
 
     /// The byte offset of a variable in its space (placing shared variables on first use).

@@ -306,8 +306,23 @@ impl Lowerer<'_> {
                 self.declare_reg_key(key, d.range, d.ty)
             }
             StateSpace::Local => {
-                let off = align_up(self.f.local_bytes, d.alignment());
-                self.f.local_bytes = off + d.size() as u32;
+                // In u64: many large arrays must not wrap (`ptx::limits` bounds each one).
+                let end = u64::from(self.f.local_bytes).div_ceil(u64::from(d.alignment())) * u64::from(d.alignment())
+                    + d.size();
+                if end > crate::ptx::limits::LOCAL_BYTES {
+                    self.diags.push(
+                        Diag::error(
+                            d.span,
+                            format!("local memory exceeds {} bytes per thread", crate::ptx::limits::LOCAL_BYTES),
+                        )
+                        .label("this variable does not fit")
+                        .note("SPA 5.0 gives a thread at most 512 KiB of local memory"),
+                    );
+                }
+                // (Past the limit the variable is still declared, at offset 0, so that its
+                // uses raise no further errors; the error above stops the compile.)
+                let off = if end > crate::ptx::limits::LOCAL_BYTES { 0 } else { (end - d.size()) as u32 };
+                self.f.local_bytes = end.min(crate::ptx::limits::LOCAL_BYTES) as u32;
                 let key = self.declare_in_scope(&d.name.name, None);
                 self.var_align.insert(key.clone(), d.alignment().min(16));
                 self.vars.insert(key, VarLoc::Local(off));

@@ -227,18 +227,19 @@ pub struct VarDecl {
 
 impl VarDecl {
     /// Number of elements (product of dimensions, 1 for a scalar, 0 for an unsized array).
+    /// Saturates at `u64::MAX` (`ptx::limits` rejects sizes beyond the state space's).
     pub fn elements(&self) -> u64 {
-        self.dims.iter().map(|d| d.unwrap_or(0)).product::<u64>() * self.vec.unwrap_or(1) as u64
+        self.dims.iter().map(|d| d.unwrap_or(0)).fold(u64::from(self.vec.unwrap_or(1)), |acc, d| acc.saturating_mul(d))
     }
 
-    /// Size in bytes.
+    /// Size in bytes (saturating, like [`Self::elements`]).
     pub fn size(&self) -> u64 {
-        self.elements() * self.ty.bytes() as u64
+        self.elements().saturating_mul(u64::from(self.ty.bytes()))
     }
 
     /// Alignment in bytes: `.align` if given, else the element size.
     pub fn alignment(&self) -> u32 {
-        self.align.unwrap_or((self.ty.bytes() * self.vec.unwrap_or(1)).max(1))
+        self.align.unwrap_or(self.ty.bytes().saturating_mul(self.vec.unwrap_or(1)).max(1))
     }
 }
 

@@ -10,6 +10,7 @@ pub mod check;
 pub mod classify;
 pub mod instr;
 pub mod lexer;
+pub mod limits;
 pub mod operands;
 pub mod parser;
 pub mod print;
@@ -44,6 +45,7 @@ pub fn parse_with(src: &str, opts: &target::Options) -> Result<(Module, Vec<Diag
         // Name and width checks only on a syntactically clean module, so that one syntax
         // error does not cascade into "undeclared" reports.
         diags.extend(check::check(&module));
+        diags.extend(limits::check(&module));
         diags.extend(target::check(&module, opts));
     }
     if diags.iter().any(Diag::is_error) { Err(diags) } else { Ok((module, diags)) }

@@ -39,6 +39,8 @@ pub fn counts(i: &Instruction) -> Option<Counts> {
         "lop3" => c(5, 5, "lop3.b32 d, a, b, c, immLut"),
         "atom" if has(".cas") => c(4 + policy, 4 + policy, "atom.cas.type d, [a], b, c"),
         "atom" => c(3 + policy, 3 + policy, "atom.op.type d, [a], b"),
+        // (`red` has no `.cas`; lowering says so, for the 3 operands it would take.)
+        "red" if has(".cas") => c(3, 3, "red.op.type [a], b"),
         "red" => c(2 + policy, 2 + policy, "red.op.type [a], b"),
         "shfl" if has(".sync") => c(5, 5, "shfl.sync.mode.b32 d{|p}, a, b, c, membermask"),
         "shfl" => c(4, 4, "shfl.mode.b32 d{|p}, a, b, c"),
