@@ -50,13 +50,13 @@ fn compile_errors(src: &str) -> Vec<String> {
 #[test]
 fn missing_and_extra_operands_are_errors() {
     for (body, want) in [
-        ("ex2.approx.f32 %f1, ;", "takes 2 operand(s), found 1"),
-        ("sin.approx.f32 %f1, ;", "takes 2 operand(s), found 1"),
-        ("rsqrt.approx.f32 %f1;", "takes 2 operand(s), found 1"),
-        ("sqrt.rn.f64 %fd1, ;", "takes 2 operand(s), found 1"),
-        ("sqrt.rn.f32;", "takes 2 operand(s), found 0"),
-        ("cos.approx.f32 %f1, %f2, %f3;", "takes 2 operand(s), found 3"),
-        ("set.lt.u32.f32 %r1, %f1;", "takes 3 operand(s), found 2"),
+        ("ex2.approx.f32 %f1, ;", "takes 2 operands, found 1"),
+        ("sin.approx.f32 %f1, ;", "takes 2 operands, found 1"),
+        ("rsqrt.approx.f32 %f1;", "takes 2 operands, found 1"),
+        ("sqrt.rn.f64 %fd1, ;", "takes 2 operands, found 1"),
+        ("sqrt.rn.f32;", "takes 2 operands, found 0"),
+        ("cos.approx.f32 %f1, %f2, %f3;", "takes 2 operands, found 3"),
+        ("set.lt.u32.f32 %r1, %f1;", "takes 3 operands, found 2"),
         ("neg.f32 %f1, %f2, %f3;", "takes 2 operands, found 3"),
     ] {
         let e = compile_errors(&kernel(body));

@@ -537,9 +537,16 @@ impl FnCtx<'_> {
                 let span = instr.operands.get(c.hi).map_or(instr.span, |o| o.span());
                 let want = if c.lo == c.hi { c.lo.to_string() } else { format!("{} to {}", c.lo, c.hi) };
                 self.diags.push(
-                    Diag::error(span, format!("`{}` takes {want} operand(s), found {n}", instr_text(instr)))
-                        .label(if n > c.hi { "an operand too many" } else { "operands missing" })
-                        .note(format!("syntax: `{}` (PTX ISA 9.7)", c.syntax)),
+                    Diag::error(
+                        span,
+                        format!(
+                            "`{}` takes {want} operand{}, found {n}",
+                            instr_text(instr),
+                            if c.hi == 1 { "" } else { "s" }
+                        ),
+                    )
+                    .label(if n > c.hi { "an operand too many" } else { "operands missing" })
+                    .note(format!("syntax: `{}` (PTX ISA 9.7)", c.syntax)),
                 );
             }
             self.resolve_all(&instr.operands);
