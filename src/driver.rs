@@ -106,6 +106,20 @@ pub fn decode(bytes: &[u8]) -> Result<&str, Diag> {
     })
 }
 
+/// The `.maxnreg` of kernel `name` (PTX ISA 11.4 "Performance-Tuning Directives"), with
+/// where the kernel is named.
+fn maxnreg(module: &ptx::ast::Module, name: &str) -> Option<(u32, Span)> {
+    module.items.iter().find_map(|i| match i {
+        ptx::ast::Item::Function(f) if f.name.name == name && f.body.is_some() => {
+            f.tuning.iter().find_map(|t| match t {
+                ptx::ast::Tuning::Maxnreg(n) => Some((*n, f.name.span)),
+                _ => None,
+            })
+        }
+        _ => None,
+    })
+}
+
 /// Runs the pipeline on PTX source text.
 pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
     let (module, mut warnings) = ptx::parse_with(src, &opts.front)?;
@@ -123,17 +137,38 @@ pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
         }
         _ => {}
     }
+    // `.maxnreg N` bounds a kernel's registers like `--maxrregcount` (the smaller applies);
+    // below 16 it is raised to 16 with a warning, as ptxas 11.8 does ("adjusting per thread
+    // register count of 8 to lower bound of 16").
+    let budgets: Vec<regalloc::Options> = irm
+        .functions
+        .iter()
+        .map(|f| {
+            let mut o = opts.regalloc.clone();
+            if let Some((n, span)) = maxnreg(&module, &f.name) {
+                if n < 16 {
+                    warnings.push(
+                        Diag::warning(span, format!("`.maxnreg {n}` of `{}` raised to the lower bound of 16", f.name))
+                            .label("fewer than 16 registers")
+                            .note("as ptxas does: \"adjusting per thread register count ... to lower bound of 16\""),
+                    );
+                }
+                o.max_regs = o.max_regs.min(n.max(16));
+            }
+            o
+        })
+        .collect();
     if opts.sched.reorder {
-        for f in irm.functions.iter_mut() {
-            sched::list::reorder(f, opts.regalloc.max_regs);
+        for (f, b) in irm.functions.iter_mut().zip(&budgets) {
+            sched::list::reorder(f, b.max_regs);
         }
     }
     if opts.emit == Emit::IrSched {
         return Ok(Output { text: irm.to_string(), stats: vec![], warnings, program: None });
     }
     let mut errors = vec![];
-    for f in irm.functions.iter_mut() {
-        if let Err(e) = regalloc::allocate(f, &opts.regalloc) {
+    for (f, b) in irm.functions.iter_mut().zip(&budgets) {
+        if let Err(e) = regalloc::allocate(f, b) {
             errors.push(Diag::error(
                 Span::default(),
                 format!("internal error in register allocation of `{}`: {e}", f.name),
@@ -145,8 +180,8 @@ pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
     }
     if opts.sched.reorder {
         // Again on physical registers, where spill code now exists (reloads hoisted).
-        for f in irm.functions.iter_mut() {
-            sched::list::reorder(f, opts.regalloc.max_regs);
+        for (f, b) in irm.functions.iter_mut().zip(&budgets) {
+            sched::list::reorder(f, b.max_regs);
         }
     }
     if opts.emit == Emit::IrAlloc {

@@ -402,3 +402,30 @@ fn output_temp_file_is_unique() {
         std::fs::read_dir(&d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     assert_eq!(names.len(), 2, "{names:?}");
 }
+
+/// Diagnostics stay small on hostile input (issue 20): a run of identical syntax errors on
+/// one line is one diagnostic with a count, a long quoted line shows a window around the
+/// error with its real line and column, and at most 50 diagnostics are printed.
+#[test]
+fn diagnostics_do_not_blow_up() {
+    let run = |name: &str, src: String| {
+        let (o, written) = compile_bytes(name, src.as_bytes());
+        assert_eq!(o.status.code(), Some(1));
+        assert!(!written);
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    let err = run("hashes", kernel(&"#".repeat(10_000)));
+    assert!(err.len() < 2_000, "{} bytes", err.len());
+    assert!(err.contains("invalid token") && err.contains("9999 more like this on the same line"), "{err}");
+    let err = run("semicolons", kernel(&";".repeat(40_000)));
+    assert!(err.len() < 2_000, "{} bytes", err.len());
+    assert!(err.contains("39999 more like this on the same line"), "{err}");
+    let long = format!("{} bogus.u32 %r1;", "add.u32 %r1, %r1, 1; ".repeat(300));
+    let err = run("longline", kernel(&long));
+    assert!(err.contains("in.ptx:8:6302"), "{err}");
+    assert!(err.lines().all(|l| l.len() < 400), "{err}");
+    let many: String = (0..200).map(|k| format!("bogus{k}.u32 %r1;\n")).collect();
+    let err = run("many", kernel(&many));
+    assert_eq!(err.matches("error: unknown opcode").count(), 50, "{err}");
+    assert!(err.contains("150 more diagnostics not shown"), "{err}");
+}

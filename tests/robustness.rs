@@ -147,3 +147,67 @@ fn sizes_and_alignments_are_bounded() {
         assert!(e.iter().any(|m| m.contains(want)), "{want}: {e:?}\n{src}");
     }
 }
+
+/// Deep nesting is refused before parsing (issue 20 crash 5: 20,000 nested blocks overflowed
+/// the stack); within the limit, nested blocks work.
+#[test]
+fn nesting_is_bounded() {
+    let deep = format!("{}{}", "{".repeat(20_000), "}".repeat(20_000));
+    let e = compile_errors(&kernel(&deep));
+    assert!(e.iter().any(|m| m.contains("nesting deeper than 256 levels")), "{e:?}");
+    let calls = format!("call {}f{};", "(".repeat(5000), ")".repeat(5000));
+    assert!(compile_errors(&kernel(&calls)).iter().any(|m| m.contains("nesting deeper")));
+    let ok = format!("{}mov.u32 %r1, 1;{}", "{".repeat(200), "}".repeat(200));
+    assert_eq!(compile_errors(&kernel(&ok)), Vec::<String>::new());
+}
+
+/// A chain of `n` device functions, each calling the next `fanout` times.
+fn call_chain(n: usize, fanout: usize) -> String {
+    let mut s = HEADER.to_string();
+    for i in (0..n).rev() {
+        s += &format!(
+            ".func (.param .b32 z) f{i}(.param .b32 x)\n{{\n.reg .b32 a;\nld.param.b32 a, [x];\nadd.u32 a, a, 1;\n"
+        );
+        if i + 1 < n {
+            for _ in 0..fanout {
+                s += &format!(
+                    "{{ .param .b32 y; st.param.b32 [y], a; .param .b32 r; call (r), f{}, (y); ld.param.b32 a, [r]; }}\n",
+                    i + 1
+                );
+            }
+        }
+        s += "st.param.b32 [z], a;\nret;\n}\n";
+    }
+    s + ".visible .entry k(.param .u64 out)\n{\n.reg .u64 p;\n.reg .b32 a;\nld.param.u64 p, [out];\n\
+{ .param .b32 y; st.param.b32 [y], 1; .param .b32 r; call (r), f0, (y); ld.param.b32 a, [r]; }\n\
+st.global.u32 [p], a;\nret;\n}\n"
+}
+
+/// Inlining is bounded in depth and growth, measured on the call graph before lowering
+/// (issue 20: a 6,000-deep call chain overflowed the stack; each function calling the next
+/// twice grew exponentially, depth 18 taking over 40 s).
+#[test]
+fn inlining_is_bounded() {
+    let e = compile_errors(&call_chain(6000, 1));
+    assert!(e.iter().any(|m| m.contains("calls functions 6000 levels deep")), "{e:?}");
+    let e = compile_errors(&call_chain(18, 2));
+    assert!(e.iter().any(|m| m.contains("would make 1835004 PTX instructions")), "{e:?}");
+    // Within the limits the chain is inlined.
+    assert_eq!(compile_errors(&call_chain(40, 1)), Vec::<String>::new());
+}
+
+/// `.maxnreg` bounds a kernel's registers like `--maxrregcount` (issue 20: it was ignored);
+/// below 16 it is raised to 16 with a warning, as ptxas does.
+#[test]
+fn maxnreg_is_honoured() {
+    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/samples/stress_spill.ptx")).unwrap();
+    let regs = |n: u32| {
+        let s = src.replacen(")\n{", &format!(")\n.maxnreg {n}\n{{"), 1);
+        let out = driver::compile(&s, &Options::default()).unwrap_or_else(|_| panic!(".maxnreg {n} compiles"));
+        (out.stats[0].regs, out.warnings.iter().any(|w| w.message.contains("raised to the lower bound of 16")))
+    };
+    let (r, _) = regs(24);
+    assert!(r <= 24, "{r} registers under .maxnreg 24");
+    let (r, warned) = regs(8);
+    assert!(r <= 16 && warned, "{r} registers under .maxnreg 8");
+}

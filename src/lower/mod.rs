@@ -21,6 +21,7 @@ pub mod float;
 pub mod float_slow;
 pub mod hints;
 pub mod ifconv;
+pub mod inline;
 pub mod int;
 pub mod ldst;
 pub mod mem;
@@ -76,9 +77,14 @@ pub fn lower(m: &ast::Module, opts: &Options) -> Result<(ir::Module, Vec<Diag>),
             funcs.insert(a.name.as_str(), f);
         }
     }
+    let inlined = inline::measure(&funcs);
     for item in &m.items {
         let Item::Function(f) = item else { continue };
         if f.kind != FuncKind::Entry || f.body.is_none() {
+            continue;
+        }
+        if let Some(d) = inline::check(f, &inlined) {
+            diags.push(d);
             continue;
         }
         match lower_kernel(f, &funcs, &layout, opts) {

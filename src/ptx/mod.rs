@@ -51,11 +51,17 @@ pub fn parse_with(src: &str, opts: &target::Options) -> Result<(Module, Vec<Diag
     if diags.iter().any(Diag::is_error) { Err(diags) } else { Ok((module, diags)) }
 }
 
+/// Classifies every instruction of `b` and its nested blocks (an iterative walk).
 fn classify_block(b: &mut Block, diags: &mut Vec<Diag>) {
-    for s in &mut b.stmts {
+    let mut stack = vec![b.stmts.iter_mut()];
+    while let Some(it) = stack.last_mut() {
+        let Some(s) = it.next() else {
+            stack.pop();
+            continue;
+        };
         match s {
             Statement::Instr(i) => diags.extend(classify::classify(i)),
-            Statement::Block(inner) => classify_block(inner, diags),
+            Statement::Block(inner) => stack.push(inner.stmts.iter_mut()),
             _ => {}
         }
     }
