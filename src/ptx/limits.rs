@@ -37,7 +37,7 @@ fn align_up(x: u64, a: u64) -> u64 {
 }
 
 fn kib(b: u64) -> String {
-    if b % 1024 == 0 { format!("{} KiB", b / 1024) } else { format!("{b} bytes") }
+    if b.is_multiple_of(1024) { format!("{} KiB", b / 1024) } else { format!("{b} bytes") }
 }
 
 /// The limit on the size of one variable (or all of them) in `space`, with its name.
