@@ -14,6 +14,7 @@ pub mod limits;
 pub mod operands;
 pub mod parser;
 pub mod print;
+pub mod shapes;
 pub mod target;
 pub mod types;
 
