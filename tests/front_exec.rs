@@ -346,3 +346,44 @@ st.local.u8 [__local_depot0+9], 3;\nadd.u64 t, %SP, 0;\n\
 st.global.u32 [p], a;\nret;\n}\n";
     assert_eq!(run(src, 1), vec![45]);
 }
+
+/// Scalar video instructions (PTX ISA 9.7.10: `vadd vsub vabsdiff vmin vmax vshl vshr`,
+/// every signedness of `.dtype.atype.btype`, with and without `.sat` and a secondary
+/// `.add/.min/.max`), on edge values: the interpreter computes them in 128-bit integers, the
+/// compiler in 64-bit SASS arithmetic; both must agree, and with hand-computed values.
+#[test]
+fn video_instructions() {
+    const VALUES: [u32; 6] = [0, 1, 0x7fff_ffff, 0x8000_0000, 0xffff_ffff, 33];
+    let mut words = 0;
+    let mut body = String::from(".reg .u32 a, b, c, d;\n");
+    for op in ["vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr"] {
+        for (ty, sat, op2) in [
+            (".u32.u32.u32", "", ""),
+            (".s32.s32.s32", ".sat", ""),
+            (".u32.s32.u32", ".sat", ".min"),
+            (".s32.u32.s32", "", ".add"),
+            (".s32.s32.u32", ".sat", ".max"),
+        ] {
+            let shift = op.starts_with("vsh");
+            let ty = if shift { &format!("{}.u32", &ty[..8]) } else { ty };
+            let mode = if shift { if sat.is_empty() { ".wrap" } else { ".clamp" } } else { "" };
+            for (k, (x, y)) in VALUES.iter().zip(VALUES.iter().rev().cycle().skip(1)).enumerate() {
+                let c = VALUES[(k + 2) % VALUES.len()];
+                let cop = if op2.is_empty() { String::new() } else { ", c".into() };
+                body += &format!(
+                    "mov.u32 a, {x};\nmov.u32 b, {y};\nmov.u32 c, {c};\n{op}{ty}{sat}{mode}{op2} d, a, b{cop};\nst.global.u32 [p+{}], d;\n",
+                    4 * words
+                );
+                words += 1;
+            }
+        }
+    }
+    let got = run(&kernel(&body), words);
+    // Hand-computed (the pairs are (VALUES[k], VALUES reversed from 0xffffffff)[k]): vadd.u32
+    // 0 + 0xffffffff; vsub.s32.s32.s32.sat INT_MIN - 1 saturates to INT_MIN; vabsdiff.u32
+    // 0x7fffffff vs 0x7fffffff; vshr.u32.wrap 1 >> (0x80000000 & 31) = 1.
+    assert_eq!(got[0], 0xffff_ffff);
+    assert_eq!(got[30 + 6 + 3], 0x8000_0000);
+    assert_eq!(got[60 + 2], 0);
+    assert_eq!(got[180 + 1], 1);
+}

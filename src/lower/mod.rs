@@ -30,6 +30,7 @@ pub mod mul;
 pub mod opt;
 pub mod reconverge;
 pub mod ssa;
+pub mod video;
 pub mod warp;
 
 use crate::diag::Diag;
@@ -576,6 +577,11 @@ impl Lowerer<'_> {
             InstrKind::Other(name) if name == "atom" || name == "red" => self.lower_atom(i, name == "atom"),
             InstrKind::Other(name) if name == "prefetch" || name == "prefetchu" => self.lower_prefetch(i),
             InstrKind::Other(name) if name == "fence" => self.lower_fence(i),
+            InstrKind::Other(name)
+                if matches!(name.as_str(), "vadd" | "vsub" | "vabsdiff" | "vmin" | "vmax" | "vshl" | "vshr") =>
+            {
+                self.lower_video(i)
+            }
             InstrKind::Other(name) if name == "isspacep" => self.lower_isspacep(i),
             InstrKind::Other(name) if name == "trap" || name == "brkpt" => {
                 // ptxas 11.8: `trap` → `BPT.TRAP 0x1`. It also emits `BPT.TRAP 0x1` for

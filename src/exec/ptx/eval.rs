@@ -120,6 +120,7 @@ pub fn eval(func: &Func, ty: ScalarType, s: &[u64], cc: &mut bool) -> Result<u64
             };
             if take_a { s[0] } else { s[1] }
         }
+        Func::Video { vop, signed, sat, op2, clamp } => video(vop, signed, sat, op2, clamp, s),
         Func::Set { cmp, bool_op, ftz, src } => {
             let c = s.get(2).is_some_and(|c| c & 1 != 0);
             // The result for "true": 1.0 in a float type, all ones in an integer type, per
@@ -187,4 +188,39 @@ pub fn atom_value(op: AtomOp, ty: ScalarType, old: u64, b: u64, c: u64) -> Resul
         AtomOp::Min => int::min_max(ty, false, old, b),
         AtomOp::Max => int::min_max(ty, true, old, b),
     })
+}
+
+/// A scalar video instruction (PTX ISA 9.7.10 "Video Instructions" semantics, computed in
+/// 128-bit integers): the operands extended by their types, the operation at full
+/// precision, the optional saturation to the destination type's range, then the optional
+/// secondary operation with `c` (extended by the destination type); the low 32 bits.
+fn video(vop: &str, signed: [bool; 3], sat: bool, op2: Option<&str>, clamp: bool, s: &[u64]) -> u64 {
+    let ext = |v: u64, sgn: bool| -> i128 { if sgn { i128::from(v as u32 as i32) } else { i128::from(v as u32) } };
+    let (ta, tb) = (ext(s[0], signed[1]), ext(s[1], signed[2]));
+    let amount = |b: i128| -> u32 { if clamp { b.min(32) as u32 } else { (b & 0x1f) as u32 } };
+    let mut tmp: i128 = match vop {
+        "vadd" => ta + tb,
+        "vsub" => ta - tb,
+        "vabsdiff" => (ta - tb).abs(),
+        "vmin" => ta.min(tb),
+        "vmax" => ta.max(tb),
+        "vshl" => ta << amount(tb),
+        _ => ta >> amount(tb),
+    };
+    if sat {
+        tmp = if signed[0] {
+            tmp.clamp(i128::from(i32::MIN), i128::from(i32::MAX))
+        } else {
+            tmp.clamp(0, i128::from(u32::MAX))
+        };
+    }
+    if let Some(op) = op2 {
+        let c = ext(s[2], signed[0]);
+        tmp = match op {
+            "add" => tmp + c,
+            "min" => tmp.min(c),
+            _ => tmp.max(c),
+        };
+    }
+    (tmp as u64) & 0xffff_ffff
 }

@@ -181,6 +181,21 @@ pub enum Func {
     Selp,
     /// `slct{.ftz}`: `c >= 0 ? a : b` (`c` typed `.s32` or `.f32`; `.ftz` flushes it).
     Slct(ScalarType, bool),
+    /// A scalar video instruction `vadd vsub vabsdiff vmin vmax vshl vshr` (PTX ISA 9.7.10)
+    /// without selectors: `vop` (the opcode), `.dtype/.atype/.btype` signedness, `.sat`,
+    /// the secondary operation `.add/.min/.max`, and `.clamp` (shifts).
+    Video {
+        /// The opcode.
+        vop: &'static str,
+        /// Whether `.dtype`, `.atype`, `.btype` are `.s32`.
+        signed: [bool; 3],
+        /// `.sat`.
+        sat: bool,
+        /// The secondary operation with `c`.
+        op2: Option<&'static str>,
+        /// `.clamp` (else `.wrap`) of the shift amount.
+        clamp: bool,
+    },
     /// `set.cmp{.bool}{.ftz}.dtype.stype`: 1.0f or all ones when true.
     Set {
         /// Comparison.
