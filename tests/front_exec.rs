@@ -387,3 +387,19 @@ fn video_instructions() {
     assert_eq!(got[60 + 2], 0);
     assert_eq!(got[180 + 1], 1);
 }
+
+/// `lop3.b32` (PTX ISA 4.3, sm_50; ptxas emits one `LOP3.LUT`): every truth table applied to
+/// three words whose bits cover all eight input combinations.
+#[test]
+fn lop3_applies_its_truth_table() {
+    let mut body =
+        String::from(".reg .b32 a, b, c, d;\nmov.b32 a, 0xF0F0F0F0;\nmov.b32 b, 0xCCCCCCCC;\nmov.b32 c, 0xAAAAAAAA;\n");
+    for lut in 0..256u32 {
+        body += &format!("lop3.b32 d, a, b, c, {lut};\nst.global.u32 [p+{}], d;\n", 4 * lut);
+    }
+    let got = run(&kernel(&body), 256);
+    for (lut, w) in got.iter().enumerate() {
+        let byte = lut as u32;
+        assert_eq!(*w, byte | byte << 8 | byte << 16 | byte << 24, "lut {lut:#x}");
+    }
+}

@@ -577,6 +577,7 @@ impl Lowerer<'_> {
             InstrKind::Other(name) if name == "atom" || name == "red" => self.lower_atom(i, name == "atom"),
             InstrKind::Other(name) if name == "prefetch" || name == "prefetchu" => self.lower_prefetch(i),
             InstrKind::Other(name) if name == "fence" => self.lower_fence(i),
+            InstrKind::Other(name) if name == "lop3" => self.lower_lop3(i),
             InstrKind::Other(name)
                 if matches!(name.as_str(), "vadd" | "vsub" | "vabsdiff" | "vmin" | "vmax" | "vshl" | "vshr") =>
             {
@@ -597,7 +598,7 @@ impl Lowerer<'_> {
             InstrKind::Other(name) => self.fail(
                 Diag::error(i.opcode.span, format!("`{name}` is not supported by ptx2sass yet"))
                     .label("no lowering to SPA 5.0 for this instruction")
-                    .note("supported: ld st mov cvta cvt add sub mul mad madc mul24 mad24 sad div rem addc subc fma min max neg abs not cnot and or xor shl shr shf bfe bfi popc clz brev bfind prmt testp copysign rcp sqrt rsqrt sin cos lg2 ex2 setp set selp bra ret exit bar.sync membar call atom red shfl vote activemask prefetch prefetchu ldu fence trap brkpt isspacep"),
+                    .note("supported: ld st mov cvta cvt lop3 vadd vsub vabsdiff vmin vmax vshl vshr add sub mul mad madc mul24 mad24 sad div rem addc subc fma min max neg abs not cnot and or xor shl shr shf bfe bfi popc clz brev bfind prmt testp copysign rcp sqrt rsqrt sin cos lg2 ex2 setp set selp bra ret exit bar.sync membar call atom red shfl vote activemask prefetch prefetchu ldu fence trap brkpt isspacep"),
             ),
             InstrKind::Unclassified => Err(Failed),
             InstrKind::Bra { .. } | InstrKind::Ret | InstrKind::Exit => unreachable!("handled in lower_instr"),

@@ -1,4 +1,4 @@
-//! The scalar video instructions `vadd vsub vabsdiff vmin vmax vshl vshr` (PTX ISA 9.7.10.1
+//! `lop3` (below), and the scalar video instructions `vadd vsub vabsdiff vmin vmax vshl vshr` (PTX ISA 9.7.10.1
 //! and 9.7.10.2), without operand selectors or merges (those are rejected):
 //!
 //! ```text
@@ -149,6 +149,23 @@ impl Lowerer<'_> {
             };
         }
         self.set32(d.reg, t.0);
+        Ok(())
+    }
+
+    /// `lop3.b32 d, a, b, c, immLut` (PTX ISA 9.7.7.6, PTX ISA 4.3, sm_50): one
+    /// `LOP3.LUT d, a, b, c, lut`, the instruction ptxas emits for it on sm_50 (and the one
+    /// `lower::combine` fuses logic pairs into).
+    pub fn lower_lop3(&mut self, i: &Instruction) -> LResult<()> {
+        let crate::ptx::ast::Operand::Imm(lut) = &i.operands[4] else {
+            return self.error(i.operands[4].span(), "the truth table of `lop3` must be an immediate (`immLut`)");
+        };
+        let lut = super::ctx::imm_bits32(lut.value) & 0xff;
+        let d = self.dst_reg(&i.operands[0])?;
+        let a = self.r32(i, 1, ScalarType::B32, false)?;
+        let b = self.r32(i, 2, ScalarType::B32, false)?;
+        let c = self.r32(i, 3, ScalarType::B32, false)?;
+        let r = self.emit1(Op::Lop3, vec![a, b, c, Src::imm(lut)]);
+        self.set32(d.reg, r);
         Ok(())
     }
 
