@@ -87,27 +87,197 @@ impl<'a> SourceFile<'a> {
     }
 
     /// Renders one diagnostic as plain text: `error: msg`, ` --> file:line:col`, the source
-    /// line with carets under the span, then notes.
+    /// line with carets under the span, then notes. A quoted line longer than
+    /// [`QUOTED_CHARS`] shows only a window around the spans (`...` marks the cut), with the
+    /// real line and column numbers.
     pub fn render(&self, d: &Diag) -> String {
         let severity = match d.severity {
             Severity::Error => CsSeverity::Error,
             Severity::Warning => CsSeverity::Warning,
         };
-        let mut labels = vec![Label::primary((), d.primary.0.range()).with_message(&d.primary.1)];
-        labels.extend(d.secondary.iter().map(|(s, m)| Label::secondary((), s.range()).with_message(m)));
+        let text = self.files.source();
+        let spans: Vec<(Span, &str, bool)> = std::iter::once((d.primary.0, d.primary.1.as_str(), true))
+            .chain(d.secondary.iter().map(|(s, m)| (*s, m.as_str(), false)))
+            .collect();
+        let config = term::Config::default();
+        let long = spans.iter().any(|(s, _, _)| line_of(text, s.lo as usize).len() > QUOTED_CHARS);
+        let fallback =
+            || format!("{:?}: {} (at bytes {}..{})\n", d.severity, d.message, d.primary.0.lo, d.primary.0.hi);
+        if !long {
+            let labels: Vec<Label<()>> = spans
+                .iter()
+                .map(|(s, m, p)| {
+                    if *p { Label::primary((), s.range()) } else { Label::secondary((), s.range()) }.with_message(*m)
+                })
+                .collect();
+            let diagnostic =
+                Diagnostic::new(severity).with_message(&d.message).with_labels(labels).with_notes(d.notes.clone());
+            return term::emit_into_string(&config, &self.files, &diagnostic).unwrap_or_else(|_| fallback());
+        }
+        let window = Window::new(self.files.name(), text, spans.iter().map(|(s, _, _)| *s));
+        let labels: Vec<Label<()>> = spans
+            .iter()
+            .map(|(s, m, p)| {
+                let r = window.map(*s);
+                if *p { Label::primary((), r) } else { Label::secondary((), r) }.with_message(*m)
+            })
+            .collect();
         let diagnostic =
             Diagnostic::new(severity).with_message(&d.message).with_labels(labels).with_notes(d.notes.clone());
-        let config = term::Config::default();
-        term::emit_into_string(&config, &self.files, &diagnostic).unwrap_or_else(|_| {
-            format!("{:?}: {} (at bytes {}..{})\n", d.severity, d.message, d.primary.0.lo, d.primary.0.hi)
-        })
+        term::emit_into_string(&config, &window, &diagnostic).unwrap_or_else(|_| fallback())
     }
 
-    /// Renders a list of diagnostics, errors and warnings in source order.
+    /// Renders a list of diagnostics, errors and warnings in source order; after
+    /// [`MAX_RENDERED`] of them, one line says how many more there are (as compilers cap
+    /// their error output).
     pub fn render_all(&self, diags: &[Diag]) -> String {
         let mut sorted: Vec<&Diag> = diags.iter().collect();
         sorted.sort_by_key(|d| (d.primary.0.lo, d.primary.0.hi));
-        sorted.iter().map(|d| self.render(d)).collect()
+        let mut out: String = sorted.iter().take(MAX_RENDERED).map(|d| self.render(d)).collect();
+        if sorted.len() > MAX_RENDERED {
+            out += &format!("note: {} more diagnostics not shown\n", sorted.len() - MAX_RENDERED);
+        }
+        out
+    }
+}
+
+/// Diagnostics rendered at most per run (the rest are counted), like a compiler's error limit.
+pub const MAX_RENDERED: usize = 50;
+
+/// Characters of a source line quoted at most; a longer line shows a window around the spans.
+pub const QUOTED_CHARS: usize = 160;
+
+/// The line of `text` holding byte `at`.
+fn line_of(text: &str, at: usize) -> &str {
+    let at = floor_boundary(text, at.min(text.len()));
+    let start = text[..at].rfind('\n').map_or(0, |k| k + 1);
+    let end = text[at..].find('\n').map_or(text.len(), |k| at + k);
+    &text[start..end]
+}
+
+/// The largest char boundary of `s` at or below `i`.
+fn floor_boundary(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// A view of the lines of a source that some spans touch, each cut to a window of at most
+/// [`QUOTED_CHARS`] characters around its spans; reports the real line and column numbers
+/// (a codespan `Files` of its own).
+struct Window<'a> {
+    name: &'a str,
+    /// The windows, one per line, each ending in `\n`.
+    text: String,
+    /// Per window: (byte in `text` where it starts, real 0-based line, real byte where the
+    /// line starts, real byte where the quoted part starts, length of the `...` prefix, real
+    /// byte where the quoted part ends).
+    lines: Vec<(usize, usize, usize, usize, usize, usize)>,
+    /// The real source (for columns).
+    real: &'a str,
+}
+
+impl<'a> Window<'a> {
+    fn new(name: &'a str, real: &'a str, spans: impl Iterator<Item = Span>) -> Window<'a> {
+        let mut by_line: Vec<(usize, usize, usize)> = vec![]; // (line start, lo, hi) per line
+        for s in spans {
+            let lo = floor_boundary(real, (s.lo as usize).min(real.len()));
+            let start = real[..lo].rfind('\n').map_or(0, |k| k + 1);
+            let end = real[lo..].find('\n').map_or(real.len(), |k| lo + k);
+            let hi = floor_boundary(real, (s.hi as usize).clamp(lo, end));
+            match by_line.iter_mut().find(|l| l.0 == start) {
+                Some(l) => {
+                    l.1 = l.1.min(lo);
+                    l.2 = l.2.max(hi);
+                }
+                None => by_line.push((start, lo, hi)),
+            }
+        }
+        by_line.sort();
+        let mut text = String::new();
+        let mut lines = vec![];
+        for (start, lo, hi) in by_line {
+            let end = real[start..].find('\n').map_or(real.len(), |k| start + k);
+            // A window of QUOTED_CHARS bytes: from 40 before the spans (or the line start).
+            let from = floor_boundary(real, lo.saturating_sub(40).max(start));
+            let to = floor_boundary(real, (from + QUOTED_CHARS).max(hi.min(from + QUOTED_CHARS)).min(end));
+            let prefix = if from > start { "..." } else { "" };
+            let line = real[..start].matches('\n').count();
+            lines.push((text.len(), line, start, from, prefix.len(), to));
+            text += prefix;
+            text += &real[from..to];
+            if to < end {
+                text += "...";
+            }
+            text.push('\n');
+        }
+        Window { name, text, lines, real }
+    }
+
+    /// A real span, as a range of the window text (clipped to its window).
+    fn map(&self, s: Span) -> std::ops::Range<usize> {
+        let lo = floor_boundary(self.real, (s.lo as usize).min(self.real.len()));
+        let start = self.real[..lo].rfind('\n').map_or(0, |k| k + 1);
+        let Some(&(at, _, _, from, pre, to)) = self.lines.iter().find(|l| l.2 == start) else {
+            return 0..0;
+        };
+        let clip = |x: usize| at + pre + x.clamp(from, to) - from;
+        clip(lo)..clip((s.hi as usize).max(lo))
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn window_of(
+        &self,
+        line_index: usize,
+    ) -> Result<(usize, usize, usize, usize, usize, usize), codespan_reporting::files::Error> {
+        self.lines
+            .get(line_index)
+            .copied()
+            .ok_or(codespan_reporting::files::Error::LineTooLarge { given: line_index, max: self.lines.len() })
+    }
+}
+
+impl<'a> codespan_reporting::files::Files<'a> for Window<'a> {
+    type FileId = ();
+    type Name = &'a str;
+    type Source = &'a str;
+
+    fn name(&'a self, (): ()) -> Result<&'a str, codespan_reporting::files::Error> {
+        Ok(self.name)
+    }
+
+    fn source(&'a self, (): ()) -> Result<&'a str, codespan_reporting::files::Error> {
+        Ok(&self.text)
+    }
+
+    fn line_index(&'a self, (): (), byte_index: usize) -> Result<usize, codespan_reporting::files::Error> {
+        Ok(self.lines.iter().rposition(|l| l.0 <= byte_index).unwrap_or(0))
+    }
+
+    fn line_number(&'a self, (): (), line_index: usize) -> Result<usize, codespan_reporting::files::Error> {
+        Ok(self.window_of(line_index)?.1 + 1)
+    }
+
+    fn column_number(
+        &'a self,
+        (): (),
+        line_index: usize,
+        byte_index: usize,
+    ) -> Result<usize, codespan_reporting::files::Error> {
+        let (at, _, line_start, from, pre, _) = self.window_of(line_index)?;
+        let real = floor_boundary(self.real, (from + byte_index.saturating_sub(at + pre)).min(self.real.len()));
+        Ok(self.real[line_start.min(real)..real].chars().count() + 1)
+    }
+
+    fn line_range(
+        &'a self,
+        (): (),
+        line_index: usize,
+    ) -> Result<std::ops::Range<usize>, codespan_reporting::files::Error> {
+        let (at, ..) = self.window_of(line_index)?;
+        let end = self.lines.get(line_index + 1).map_or(self.text.len(), |l| l.0);
+        Ok(at..end)
     }
 }
 

@@ -34,6 +34,8 @@ pub enum Emit {
 pub struct Options {
     /// Stage to print.
     pub emit: Emit,
+    /// Front-end options (`--allow-newer-target`).
+    pub front: ptx::target::Options,
     /// Lowering options.
     pub lower: lower::Options,
     /// Register-allocation options.
@@ -55,6 +57,7 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             emit: Emit::default(),
+            front: ptx::target::Options::default(),
             lower: lower::Options::default(),
             regalloc: regalloc::Options::default(),
             check_hazards: cfg!(debug_assertions),
@@ -128,9 +131,23 @@ fn cc_links_kept(irm: &ir::Module, opts: &Options, stage: &str) -> Result<(), Ve
     if errors.is_empty() { Ok(()) } else { Err(errors) }
 }
 
+/// The `.maxnreg` of kernel `name` (PTX ISA 11.4 "Performance-Tuning Directives"), with
+/// where the kernel is named.
+fn maxnreg(module: &ptx::ast::Module, name: &str) -> Option<(u32, Span)> {
+    module.items.iter().find_map(|i| match i {
+        ptx::ast::Item::Function(f) if f.name.name == name && f.body.is_some() => {
+            f.tuning.iter().find_map(|t| match t {
+                ptx::ast::Tuning::Maxnreg(n) => Some((*n, f.name.span)),
+                _ => None,
+            })
+        }
+        _ => None,
+    })
+}
+
 /// Runs the pipeline on PTX source text.
 pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
-    let (module, mut warnings) = ptx::parse(src)?;
+    let (module, mut warnings) = ptx::parse_with(src, &opts.front)?;
     if opts.emit == Emit::Ast {
         return Ok(Output { text: module.to_string(), stats: vec![], warnings, program: None, binary: None });
     }
@@ -145,9 +162,30 @@ pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
         }
         _ => {}
     }
+    // `.maxnreg N` bounds a kernel's registers like `--maxrregcount` (the smaller applies);
+    // below 16 it is raised to 16 with a warning, as ptxas 11.8 does ("adjusting per thread
+    // register count of 8 to lower bound of 16").
+    let budgets: Vec<regalloc::Options> = irm
+        .functions
+        .iter()
+        .map(|f| {
+            let mut o = opts.regalloc.clone();
+            if let Some((n, span)) = maxnreg(&module, &f.name) {
+                if n < 16 {
+                    warnings.push(
+                        Diag::warning(span, format!("`.maxnreg {n}` of `{}` raised to the lower bound of 16", f.name))
+                            .label("fewer than 16 registers")
+                            .note("as ptxas does: \"adjusting per thread register count ... to lower bound of 16\""),
+                    );
+                }
+                o.max_regs = o.max_regs.min(n.max(16));
+            }
+            o
+        })
+        .collect();
     if opts.sched.reorder {
-        for f in irm.functions.iter_mut() {
-            sched::list::reorder(f, opts.regalloc.max_regs);
+        for (f, b) in irm.functions.iter_mut().zip(&budgets) {
+            sched::list::reorder(f, b.max_regs);
         }
         cc_links_kept(&irm, opts, "list scheduling")?;
     }
@@ -155,8 +193,8 @@ pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
         return Ok(Output { text: irm.to_string(), stats: vec![], warnings, program: None, binary: None });
     }
     let mut errors = vec![];
-    for f in irm.functions.iter_mut() {
-        if let Err(e) = regalloc::allocate(f, &opts.regalloc) {
+    for (f, b) in irm.functions.iter_mut().zip(&budgets) {
+        if let Err(e) = regalloc::allocate(f, b) {
             errors.push(Diag::error(
                 Span::default(),
                 format!("internal error in register allocation of `{}`: {e}", f.name),
@@ -168,8 +206,8 @@ pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
     }
     if opts.sched.reorder {
         // Again on physical registers, where spill code now exists (reloads hoisted).
-        for f in irm.functions.iter_mut() {
-            sched::list::reorder(f, opts.regalloc.max_regs);
+        for (f, b) in irm.functions.iter_mut().zip(&budgets) {
+            sched::list::reorder(f, b.max_regs);
         }
         cc_links_kept(&irm, opts, "list scheduling after allocation")?;
     }

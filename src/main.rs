@@ -105,6 +105,10 @@ struct RunArgs {
     /// Write each buffer after the launch to DIR/argK.bin.
     #[arg(long)]
     dump: Option<PathBuf>,
+    /// Accept a `.target` newer than sm_50 with a warning (the interpreter runs what the
+    /// PTX ISA defines; the compiler still rejects what SPA 5.0 lacks).
+    #[arg(long)]
+    allow_newer_target: bool,
 }
 
 #[derive(clap::Args)]
@@ -162,6 +166,10 @@ struct CompileArgs {
     /// (memory-model qualifiers, eviction priorities, cache hints, 256-bit accesses, ...).
     #[arg(long)]
     deny_emulation: bool,
+    /// Accept a `.target` newer than sm_50 with a warning (features SPA 5.0 lacks are
+    /// still rejected).
+    #[arg(long)]
+    allow_newer_target: bool,
 }
 
 /// `println!` to stdout that ends the program quietly (status 0) when the reader has
@@ -174,9 +182,27 @@ macro_rules! say {
             if e.kind() == std::io::ErrorKind::BrokenPipe {
                 std::process::exit(0);
             }
-            eprintln!("error: cannot write output: {e}");
+            errln!("error: cannot write output: {e}");
             std::process::exit(1);
         }
+    }};
+}
+
+/// `eprint!` that never panics: when standard error is closed (`ptx2sass ... 2>&1 | head
+/// -c 10`), the message is dropped and the program ends with the status it would have had,
+/// as other command-line tools do.
+macro_rules! err {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($t)*);
+    }};
+}
+
+/// `eprintln!` that never panics (see [`err!`]).
+macro_rules! errln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($t)*);
     }};
 }
 
@@ -190,7 +216,7 @@ fn read_input(path: &PathBuf) -> std::io::Result<Vec<u8>> {
     }
 }
 
-/// Writes `text` to `path` atomically (temporary file, then rename), or to stdout.
+/// Writes `text` (listing or cubin bytes) to `path` atomically (temporary file, then rename), or to stdout.
 fn write_output(path: Option<&PathBuf>, text: &[u8]) -> std::io::Result<()> {
     match path {
         None => std::io::stdout().write_all(text),
@@ -198,13 +224,26 @@ fn write_output(path: Option<&PathBuf>, text: &[u8]) -> std::io::Result<()> {
         // A device, FIFO or symbolic link (`-o /dev/null`, `-o >(...)`, a link to the real
         // output) is written through: renaming over it would replace it with a file.
         Some(p) if std::fs::symlink_metadata(p).is_ok_and(|m| !m.file_type().is_file()) => std::fs::write(p, text),
-        // A regular file (or a new one) is replaced whole: a temporary file renamed over
-        // it, so a failed write leaves no partial output.
+        // A regular file (or a new one) is replaced whole: a uniquely named temporary file
+        // in the same directory (the `tempfile` crate; it never touches an existing file and
+        // is removed if anything fails), renamed over it, so a failed write leaves no
+        // partial output.
         Some(p) => {
-            let tmp = p.with_extension("ptx2sass-tmp");
-            std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, p)).inspect_err(|_| {
-                let _ = std::fs::remove_file(&tmp);
-            })
+            let dir = match p.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d,
+                _ => std::path::Path::new("."),
+            };
+            let mut tmp = tempfile::Builder::new().prefix(".ptx2sass-").suffix(".tmp").tempfile_in(dir)?;
+            tmp.write_all(text)?;
+            // The temporary file is private (0600); the output keeps the permissions of the
+            // file it replaces, or gets the usual 0644 of a new file.
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                let mode = std::fs::metadata(p).map_or(0o644, |m| m.permissions().mode() & 0o7777);
+                tmp.as_file().set_permissions(std::fs::Permissions::from_mode(mode))?;
+            }
+            tmp.persist(p).map(|_| ()).map_err(|e| e.error)
         }
     }
 }
@@ -215,7 +254,7 @@ fn compile(args: CompileArgs) -> ExitCode {
     let bytes = match read_input(&args.input) {
         Ok(b) => b,
         Err(e) => {
-            eprintln!("error: cannot read {name}: {e}");
+            errln!("error: cannot read {name}: {e}");
             return ExitCode::from(1);
         }
     };
@@ -223,7 +262,7 @@ fn compile(args: CompileArgs) -> ExitCode {
         Ok(s) => s,
         Err(d) => {
             let lossy = String::from_utf8_lossy(&bytes);
-            eprint!("{}", SourceFile::new(&name, &lossy).render(&d));
+            err!("{}", SourceFile::new(&name, &lossy).render(&d));
             return ExitCode::from(1);
         }
     };
@@ -245,18 +284,23 @@ fn compile(args: CompileArgs) -> ExitCode {
     opts.sched.serial = args.serial;
     opts.sched.reorder = !args.no_reorder;
     opts.lower.deny_emulation = args.deny_emulation;
+    opts.front.allow_newer_target = args.allow_newer_target;
     let file = SourceFile::new(&name, src);
     match driver::compile(src, &opts) {
         Ok(out) => {
-            eprint!("{}", file.render_all(&out.warnings));
+            err!("{}", file.render_all(&out.warnings));
             if args.verbose {
                 for s in &out.stats {
-                    eprintln!("ptx2sass info    : Function properties for {}", s.name);
-                    eprintln!(
+                    errln!("ptx2sass info    : Function properties for {}", s.name);
+                    errln!(
                         "ptx2sass info    : Used {} registers, {} instructions, {} bytes stack frame, {} bytes spill, {} bytes smem",
-                        s.regs, s.instrs, s.frame_bytes, s.spill_bytes, s.shared_bytes
+                        s.regs,
+                        s.instrs,
+                        s.frame_bytes,
+                        s.spill_bytes,
+                        s.shared_bytes
                     );
-                    eprintln!("ptx2sass info    : Estimated {} cycles (one pass through the code)", s.cycles);
+                    errln!("ptx2sass info    : Estimated {} cycles (one pass through the code)", s.cycles);
                 }
             }
             let bytes = out.binary.as_deref().unwrap_or(out.text.as_bytes());
@@ -265,15 +309,15 @@ fn compile(args: CompileArgs) -> ExitCode {
                     // The reader stopped early (`| head`): not an error, as for Unix tools.
                     return ExitCode::SUCCESS;
                 }
-                eprintln!("error: cannot write output: {e}");
+                errln!("error: cannot write output: {e}");
                 return ExitCode::from(1);
             }
             ExitCode::SUCCESS
         }
         Err(diags) => {
-            eprint!("{}", file.render_all(&diags));
+            err!("{}", file.render_all(&diags));
             let n = diags.iter().filter(|d| d.is_error()).count();
-            eprintln!("error: {n} error{} in {name}; no output written", if n == 1 { "" } else { "s" });
+            errln!("error: {n} error{} in {name}; no output written", if n == 1 { "" } else { "s" });
             ExitCode::from(1)
         }
     }
@@ -284,14 +328,14 @@ fn check(args: CheckArgs) -> ExitCode {
     let text = match read_input(&args.input) {
         Ok(b) => String::from_utf8_lossy(&b).into_owned(),
         Err(e) => {
-            eprintln!("error: cannot read {name}: {e}");
+            errln!("error: cannot read {name}: {e}");
             return ExitCode::from(1);
         }
     };
     let funcs = match ptx2sass::sass::text::parse(&text) {
         Ok(f) => f,
         Err(e) => {
-            eprintln!("error: {name}:{e}");
+            errln!("error: {name}:{e}");
             return ExitCode::from(1);
         }
     };
@@ -309,13 +353,13 @@ fn check(args: CheckArgs) -> ExitCode {
         }
         Ok(hazards) => {
             for h in &hazards {
-                eprintln!("hazard: {name}:{h}");
+                errln!("hazard: {name}:{h}");
             }
-            eprintln!("error: {} hazard(s) in {name}", hazards.len());
+            errln!("error: {} hazard(s) in {name}", hazards.len());
             ExitCode::from(1)
         }
         Err(e) => {
-            eprintln!("error: {name}:{e}");
+            errln!("error: {name}:{e}");
             ExitCode::from(1)
         }
     }
@@ -325,7 +369,7 @@ fn run(a: RunArgs) -> ExitCode {
     use ptx2sass::exec::{self, spec};
     let name = a.input.display().to_string();
     let usage = |m: String| {
-        eprintln!("error: {m}");
+        errln!("error: {m}");
         ExitCode::from(2)
     };
     let (grid, block) = match (spec::dims(&a.grid), spec::dims(&a.block)) {
@@ -358,16 +402,17 @@ fn run(a: RunArgs) -> ExitCode {
     let bytes = match read_input(&a.input) {
         Ok(b) => b,
         Err(e) => {
-            eprintln!("error: cannot read {name}: {e}");
+            errln!("error: cannot read {name}: {e}");
             return ExitCode::from(1);
         }
     };
     let src = String::from_utf8_lossy(&bytes).into_owned();
     let file = SourceFile::new(&name, &src);
-    let module = match ptx2sass::ptx::parse(&src) {
+    let front = ptx2sass::ptx::target::Options { allow_newer_target: a.allow_newer_target };
+    let module = match ptx2sass::ptx::parse_with(&src, &front) {
         Ok((m, _)) => m,
         Err(d) => {
-            eprint!("{}", file.render_all(&d));
+            err!("{}", file.render_all(&d));
             return ExitCode::from(1);
         }
     };
@@ -380,20 +425,25 @@ fn run(a: RunArgs) -> ExitCode {
             ..l
         },
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             return ExitCode::from(1);
         }
     };
     drop(args);
-    let compiled = || driver::compile(&src, &driver::Options::default()).map_err(|d| file.render_all(&d));
+    let compiled = || {
+        driver::compile(&src, &driver::Options { front, ..driver::Options::default() }).map_err(|d| file.render_all(&d))
+    };
     let result = if a.compare {
         compiled().and_then(|out| {
             let program = out.program.expect("SASS output has a program");
             let (want, got, d) = exec::compare(&module, &program, &launch)?;
             for x in &d {
-                eprintln!(
+                errln!(
                     "difference: {} at byte {}: interpreter {:02x?}, simulator {:02x?}",
-                    x.region, x.offset, x.left, x.right
+                    x.region,
+                    x.offset,
+                    x.left,
+                    x.right
                 );
             }
             if d.is_empty() {
@@ -414,7 +464,7 @@ fn run(a: RunArgs) -> ExitCode {
     let out = match result {
         Ok(o) => o,
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             return ExitCode::from(1);
         }
     };
@@ -423,7 +473,7 @@ fn run(a: RunArgs) -> ExitCode {
         if let Some(dir) = &a.dump {
             let path = dir.join(format!("{region}.bin"));
             if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&path, data)) {
-                eprintln!("error: cannot write {}: {e}", path.display());
+                errln!("error: cannot write {}: {e}", path.display());
                 return ExitCode::from(1);
             }
         }

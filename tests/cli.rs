@@ -94,8 +94,8 @@ fn register_of_the_wrong_width() {
         "width",
         kernel("add.s32 %rd1, %r2, %r3;").as_bytes(),
         &[
-            "register `%rd1` has the wrong width for `add.s32`",
-            "`%rd1` is declared `.b64`; this operand needs a 32-bit register",
+            "register `%rd1` has the wrong type for `add.s32`",
+            "`%rd1` is declared `.b64`; this operand needs a `.u32`, `.s32` or `.b32` register",
         ],
     );
 }
@@ -130,7 +130,11 @@ fn label_defined_twice() {
 
 #[test]
 fn label_never_defined() {
-    assert_user_error("label0", kernel("bra Nowhere;").as_bytes(), &["label `Nowhere` is never defined", "in.ptx:8:5"]);
+    assert_user_error(
+        "label0",
+        kernel("bra Nowhere;").as_bytes(),
+        &["label `Nowhere` is not defined in this block or an enclosing one", "in.ptx:8:5"],
+    );
 }
 
 #[test]
@@ -361,4 +365,67 @@ fn output_to_a_fifo_or_a_link_writes_through() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link was replaced");
     assert!(std::fs::read_to_string(&target).unwrap().contains("code for sm_50"));
+}
+
+/// A closed standard error (`ptx2sass compile bad.ptx 2>&1 >/dev/null | head -c 10`) ends
+/// the program with its status (1: the input has errors), not a panic (issue 20 crash 6).
+#[test]
+fn closed_stderr_pipe_is_not_a_panic() {
+    let d = scratch("stderr");
+    let input = d.join("bad.ptx");
+    std::fs::write(&input, kernel("bogus.u32 %r1;\nnot_an_opcode;")).unwrap();
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    let out = bin().arg("compile").arg(&input).stdout(Stdio::null()).stderr(writer).output().expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+}
+
+/// The output is written through a uniquely named temporary file: an unrelated file named
+/// like the old temporary (`OUT.ptx2sass-tmp`) is left alone, no temporary file remains, and
+/// a replaced output keeps its permissions (issue 20).
+#[test]
+fn output_temp_file_is_unique() {
+    use std::os::unix::fs::PermissionsExt;
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/vector_add.ptx");
+    let d = scratch("tempfile");
+    let unrelated = d.join("out.ptx2sass-tmp");
+    std::fs::write(&unrelated, "keep me").unwrap();
+    let out_file = d.join("out.sass");
+    std::fs::write(&out_file, "old").unwrap();
+    std::fs::set_permissions(&out_file, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let o = bin().args(["compile", sample, "-o"]).arg(&out_file).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read_to_string(&unrelated).unwrap(), "keep me");
+    assert!(std::fs::read_to_string(&out_file).unwrap().contains("code for sm_50"));
+    assert_eq!(std::fs::metadata(&out_file).unwrap().permissions().mode() & 0o777, 0o640);
+    let names: Vec<String> =
+        std::fs::read_dir(&d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+}
+
+/// Diagnostics stay small on hostile input (issue 20): a run of identical syntax errors on
+/// one line is one diagnostic with a count, a long quoted line shows a window around the
+/// error with its real line and column, and at most 50 diagnostics are printed.
+#[test]
+fn diagnostics_do_not_blow_up() {
+    let run = |name: &str, src: String| {
+        let (o, written) = compile_bytes(name, src.as_bytes());
+        assert_eq!(o.status.code(), Some(1));
+        assert!(!written);
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    let err = run("hashes", kernel(&"#".repeat(10_000)));
+    assert!(err.len() < 2_000, "{} bytes", err.len());
+    assert!(err.contains("invalid token") && err.contains("9999 more like this on the same line"), "{err}");
+    let err = run("semicolons", kernel(&";".repeat(40_000)));
+    assert!(err.len() < 2_000, "{} bytes", err.len());
+    assert!(err.contains("39999 more like this on the same line"), "{err}");
+    let long = format!("{} bogus.u32 %r1;", "add.u32 %r1, %r1, 1; ".repeat(300));
+    let err = run("longline", kernel(&long));
+    assert!(err.contains("in.ptx:8:6302"), "{err}");
+    assert!(err.lines().all(|l| l.len() < 400), "{err}");
+    let many: String = (0..200).map(|k| format!("bogus{k}.u32 %r1;\n")).collect();
+    let err = run("many", kernel(&many));
+    assert_eq!(err.matches("error: unknown opcode").count(), 50, "{err}");
+    assert!(err.contains("150 more diagnostics not shown"), "{err}");
 }

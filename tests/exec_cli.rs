@@ -133,11 +133,13 @@ fn limits_end_with_a_message() {
         assert_error(&run(&d, &["--arg", a]), "--max-memory");
     }
     assert_error(&run(&d, &["--arg", "zeros:4096", "--max-memory", "4095"]), "--max-memory");
-    // A 2 GiB `.local` array on the simulator, a 4 GiB parameter on the interpreter.
-    let local = "\n.visible .entry k(.param .u64 out)\n{\n.local .align 4 .b8 big[2147483648];\n.reg .u32 t;\n\
-                 mov.u32 t, %tid.x;\nst.local.u32 [big+2147483640], t;\nret;\n}\n";
+    // The largest `.local` array the front end allows (512 KiB per thread, `ptx::limits`)
+    // in a CTA of 1024 threads on the simulator (512 MiB), a 4 GiB parameter on the
+    // interpreter.
+    let local = "\n.visible .entry k(.param .u64 out)\n{\n.local .align 4 .b8 big[524288];\n.reg .u32 t;\n\
+                 mov.u32 t, %tid.x;\nst.local.u32 [big+524280], t;\nret;\n}\n";
     let d = scratch("local", local);
-    assert_error(&run(&d, &["--arg", "zeros:4"]), "--max-memory");
+    assert_error(&run(&d, &["--arg", "zeros:4", "--block", "1024", "--max-memory", "268435456"]), "--max-memory");
     let param = "\n.visible .entry k(.param .b8 p[4294967295])\n{\nret;\n}\n";
     let d = scratch("param", param);
     assert_error(&run(&d, &["--arg", "bytes:00", "--exec", "ptx"]), "4352");

@@ -121,7 +121,7 @@ fn memory_order_qualifiers_put_membars_around_the_atomic() {
 fn bad_atomics_are_diagnosed() {
     for (body, want) in [
         ("atom.global.inc.s32 %r2, [%rd2], %r1;", "does not take"),
-        ("atom.global.add.f64 %rd3, [%rd2], %rd4;", "not supported"),
+        ("atom.global.add.f64 %rd3, [%rd2], %rd4;", "requires `.target sm_60` or higher"),
         ("red.global.cas.b32 [%rd2], %r1, %r2;", "no `.cas`"),
         ("atom.global.add.u32 %r2, [%rd2];", "operands"),
     ] {

@@ -6,7 +6,7 @@ use ptx2sass::ptx::ast::*;
 use ptx2sass::ptx::instr::*;
 use ptx2sass::ptx::types::{ParamSub, ScalarType, SharedSub, StateSpace};
 
-const HEADER: &str = ".version 7.8\n.target sm_50\n.address_size 64\n";
+const HEADER: &str = ".version 8.8\n.target sm_50\n.address_size 64\n";
 
 fn parse(src: &str) -> Module {
     match ptx2sass::ptx::parse(src) {
@@ -387,4 +387,86 @@ fn printing_the_ast_round_trips() {
         let second = parse(&first).to_string();
         assert_eq!(first, second, "{}", path.display());
     }
+}
+
+/// PTX ISA 6.4.1 "Type checking rules", as ptxas 11.8 applies them: a register must have
+/// the instruction type's size and a compatible kind (`.bN` types take any register;
+/// `.u`/`.s` take `.b`/`.u`/`.s`; `.f` takes `.b`/`.f`), except that `ld`, `st` and `cvt`
+/// data may sit in wider `.b`/`.u`/`.s` registers ("Operand Size Exceeding
+/// Instruction-Type Size"), and a float value only in a wider `.b` register.
+#[test]
+fn operand_type_checking_rules() {
+    let decls = ".reg .u32 u;\n.reg .s32 s;\n.reg .b32 b;\n.reg .f32 f;\n.reg .u64 u64;\n.reg .b64 b64;\n.reg .f64 f64;\n.reg .u16 u16;\n";
+    let ok = |body: &str| {
+        let e = errors(&kernel(&format!("{decls}{body}")));
+        assert!(e.is_empty(), "{body}: {e:?}");
+    };
+    let bad = |body: &str| {
+        let e = errors(&kernel(&format!("{decls}{body}")));
+        assert!(e.iter().any(|m| m.contains("has the wrong type for")), "{body}: {e:?}");
+    };
+    // Same size, compatible kinds.
+    ok("add.u32 u, s, b;");
+    ok("add.f32 f, b, f;");
+    ok("and.b32 b, f, u;");
+    ok("mov.b64 b64, f64;");
+    bad("add.f32 f, u, f;");
+    bad("add.u32 u, f, u;");
+    bad("add.u32 u, u64, u;");
+    bad("add.u32 u, u16, u;");
+    bad("add.u16 u16, b, u16;");
+    bad("mov.u64 u64, f64;");
+    bad("setp.lt.f64 %p1, u64, f64;");
+    // ld/st/cvt data in wider registers.
+    ok("ld.global.f32 b64, [%rd1];");
+    ok("st.global.f32 [%rd1], b64;");
+    ok("ld.global.u32 u64, [%rd1];");
+    ok("cvt.s64.s32 u64, u64;");
+    ok("cvt.rzi.s32.f32 s, b64;");
+    ok("cvt.u32.u16 u, u;");
+    bad("ld.global.f32 u64, [%rd1];");
+    bad("ld.global.f32 f64, [%rd1];");
+    bad("ld.global.f64 u64, [%rd1];");
+    bad("cvt.s32.s64 s, f64;");
+    bad("cvt.rn.f32.f64 f, u64;");
+    // Not relaxed elsewhere.
+    bad("add.u32 u, u, u64;");
+}
+
+/// Declaration and operand forms of item 11 (issue 22): each parses into the tree and
+/// prints back.
+#[test]
+fn declarations_and_operands_of_compiler_output() {
+    let m = parse(&format!(
+        "{HEADER}.global .attribute(.managed) .align 4 .b8 m[4];\n.func f(.param .b32 n, .param .align 8 .b8 va[]) {{ ret; }}\n.alias g, f;\n.visible .entry k() {{ .reg .v4 .f32 v; .reg .u64 a; mov.u64 a, m+1; mov.f32 v.x, 0f00000000; ret; }}\n"
+    ));
+    let Item::Var(v) = &m.items[0] else { panic!() };
+    assert_eq!(v.attributes, vec![".managed"]);
+    let f = function(&m, 0);
+    assert!(f.params[1].unsized_array && f.params[1].array.is_none());
+    assert_eq!(m.aliases[0].0.name, "g");
+    assert_eq!(m.resolve_alias("g"), "f");
+    let k = instrs(function(&m, 1));
+    assert!(matches!(&k[0].operands[1], Operand::VarPlus { offset: 1, .. }));
+    let printed = m.to_string();
+    for s in [".attribute(.managed)", "va[]", ".alias g, f;", "m+1", "v.x"] {
+        assert!(printed.contains(s), "{s}: {printed}");
+    }
+    assert!(matches!(
+        first_instr("add.u32 %r1, %r2, WARP_SZ;").operands[2],
+        Operand::Imm(Immediate { value: ImmValue::Int(32), .. })
+    ));
+    // Errors: an offset on a register, a component a vector lacks, a vector as a scalar.
+    assert!(
+        errors(&kernel("mov.u64 %rd1, %rd2+4;"))
+            .iter()
+            .any(|e| e.contains("only a variable's address takes `+offset`"))
+    );
+    assert!(errors(&kernel(".reg .v2 .u32 v;\nmov.u32 v.z, 1;")).iter().any(|e| e.contains("has no component `.z`")));
+    assert!(
+        errors(&kernel(".reg .v2 .u32 v;\nadd.u32 %r1, v, 1;"))
+            .iter()
+            .any(|e| e.contains("vector register `v` cannot be"))
+    );
+    assert!(errors(&kernel("mov.u32 %r1, %envreg32;")).iter().any(|e| e.contains("undeclared")));
 }

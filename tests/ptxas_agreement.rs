@@ -70,7 +70,7 @@ fn in_ptxas_vocabulary(c: &Case) -> bool {
 /// The module text as ptxas 11.8 reads it: `.version 7.8`, no `.b128` registers (the
 /// lines stay where they are, so ptxas's line numbers are the batch's).
 fn for_ptxas(src: &str) -> String {
-    src.replace(".version 8.5", ".version 7.8").replace(".reg .b128 %q<9>;", "// (no .b128 registers for ptxas)")
+    src.replace(".version 8.8", ".version 7.8").replace(".reg .b128 %q<9>;", "// (no .b128 registers for ptxas)")
 }
 
 /// The memory instructions of each function in `cuobjdump -sass` or nvdisasm text: opcode and

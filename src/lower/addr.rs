@@ -213,6 +213,13 @@ impl Lowerer<'_> {
                     self.pair_of(RegRef::new(r.reg, if r.ty.bits() == 64 { 2 } else { 1 }))
                 }
             },
+            Operand::VarPlus { name, offset, .. } => match self.var(&name.name) {
+                Some(loc) => {
+                    let a = self.var_address(&name.name, loc, name.span)?;
+                    self.add64_imm(a, *offset)
+                }
+                None => return self.error(name.span, format!("`{}` is not a variable", name.name)),
+            },
             o => return self.error(o.span(), "expected a register or variable"),
         };
         match (c.space, c.to) {

@@ -122,6 +122,12 @@ impl Lowerer<'_> {
                     return Ok(Val { lo: Src::reg(a.part(0)), hi: Some(Src::reg(a.part(1))), whole: Some(a) });
                 }
                 let r = self.ptx_reg(name)?;
+                if r.ty.bits() > 64 {
+                    return self.error(
+                        name.span,
+                        format!("`{}` is a `.b128` register: only `ld`, `st` and `mov` take one", name.name),
+                    );
+                }
                 let n = if r.ty.bits() == 64 { 2 } else { 1 };
                 let whole = RegRef::new(r.reg, n);
                 Ok(Val {
@@ -129,6 +135,14 @@ impl Lowerer<'_> {
                     hi: if n == 2 { Some(Src::reg(whole.part(1))) } else { None },
                     whole: Some(whole),
                 })
+            }
+            Operand::VarPlus { name, offset, .. } => {
+                let Some(loc) = self.var(&name.name) else {
+                    return self.error(name.span, format!("`{}` is not a variable", name.name));
+                };
+                let a = self.var_address(&name.name, loc, name.span)?;
+                let a = if *offset == 0 { a } else { self.add64_imm(a, *offset) };
+                Ok(Val { lo: Src::reg(a.part(0)), hi: Some(Src::reg(a.part(1))), whole: Some(a) })
             }
             _ => self.error(op.span(), "expected a register or immediate"),
         }
@@ -189,6 +203,12 @@ impl Lowerer<'_> {
                 return Ok(Src::r32(u));
             }
             ("%nwarpid", _) => return Ok(Src::imm(64)),
+            // ptxas 11.8: `%envreg0` .. `%envreg31` are driver constants `c[0x0][0x30]` ..
+            // `c[0x0][0xac]` (`mov.u32 %r, %envreg3` → `MOV R0, c[0x0][0x3c]`).
+            (n, _) if crate::ptx::check::envreg(n).is_some() => {
+                let k = crate::ptx::check::envreg(n).unwrap_or(0) as i32;
+                return Ok(Src::cbuf(0, 0x30 + 4 * k, 1));
+            }
             ("%lanemask_eq", _) => SpecialReg::EqMask,
             ("%lanemask_lt", _) => SpecialReg::LtMask,
             ("%lanemask_le", _) => SpecialReg::LeMask,
@@ -234,82 +254,129 @@ impl Lowerer<'_> {
         }
     }
 
+    /// The 32-bit words of a `mov` source operand of type `ty` (one for types up to 32
+    /// bits): a register's components, an immediate's words (a 64-bit PTX literal
+    /// zero-extended to 128 bits, as ptxas 12.9 does for `mov.b128 %q, -2`: `MOV R4,
+    /// 0xfffffffe; MOV R5, -0x1; CS2R R6, SRZ`), or what [`Self::val`] resolves.
+    fn mov_words(&mut self, op: &Operand, ty: ScalarType) -> LResult<Vec<Src>> {
+        if ty.bits() <= 64 {
+            let v = self.val(op, ty)?;
+            return Ok(match v.hi {
+                Some(hi) if ty.bits() == 64 => vec![v.lo, hi],
+                _ if ty.bits() == 64 => vec![v.lo, Src::rz()],
+                _ => vec![v.lo],
+            });
+        }
+        match op {
+            Operand::Imm(m) => {
+                let v = imm_bits64(m.value);
+                Ok(vec![Src::imm(v as u32), Src::imm((v >> 32) as u32), Src::rz(), Src::rz()])
+            }
+            Operand::Name { name, component: None, negated: false, .. } => {
+                let r = self.ptx_reg(name)?;
+                Ok((0..4).map(|c| Src::reg(RegRef { reg: r.reg, comp: c, n: 1 })).collect())
+            }
+            _ => self.error(op.span(), "expected a `.b128` register or an immediate"),
+        }
+    }
+
+    /// Writes the 32-bit `words` (registers or immediates) to PTX register `d` whole.
+    fn write_words(&mut self, d: PtxReg, words: Vec<Src>) {
+        let words: Vec<Src> = words.into_iter().map(|w| self.in_reg(w)).collect();
+        if words.len() == 1 {
+            self.emit(Instr::new(Op::Copy, vec![Dst::reg(d.reg, 1)], words));
+        } else {
+            self.emit(Instr::new(Op::Join, vec![Dst::reg(d.reg, words.len() as u8)], words));
+        }
+    }
+
     /// Lowers `mov` (PTX ISA 9.7.9.1): copies, immediates, special registers, variable
-    /// addresses, and packing/unpacking of vectors.
+    /// addresses, and packing/unpacking of vectors (`mov.b64 {a, b}, %rd` unpacks, `mov.b64
+    /// %rd, {a, b}` packs; 2 or 4 elements of the type's width divided by their count,
+    /// `ptx::check` makes sure of the shape; `.b128` of 2 `.b64` or 4 `.b32` elements).
     pub fn lower_mov(&mut self, i: &Instruction, ty: ScalarType) -> LResult<()> {
         let (d_op, s_op) = (&i.operands[0], &i.operands[1]);
-        // Unpack: mov.b64 {a, b}, %rd / mov.b32 {a, b}, %r.
         if let Operand::Vector(elems, _) = d_op {
-            let v = self.val(s_op, ty)?;
-            let n = elems.len() as u32;
-            let eb = ty.bits() / n;
+            let words = self.mov_words(s_op, ty)?;
+            let eb = ty.bits() / elems.len().max(1) as u32;
             for (k, e) in elems.iter().enumerate() {
                 let VecElem::Reg(id) = e else { continue };
                 let r = self.ptx_reg(id)?;
-                let src = if eb == 32 {
-                    if k == 0 { v.lo } else { v.hi.unwrap_or(Src::rz()) }
+                let at = k * eb as usize;
+                if eb >= 32 {
+                    let w = eb as usize / 32;
+                    self.write_words(r, words[at / 32..at / 32 + w].to_vec());
                 } else {
-                    let word = if (k as u32 * eb) >= 32 { v.hi.unwrap_or(Src::rz()) } else { v.lo };
-                    let pos = (k as u32 * eb) % 32;
+                    let word = self.in_reg(words[at / 32]);
                     let t = self.tmp(1);
-                    let w = self.in_reg(word);
-                    self.op(Op::Bfe { u32: true, brev: false }, Dst::reg(t, 1), vec![w, Src::imm(pos | (eb << 8))]);
-                    Src::r32(t)
-                };
-                self.write_ptx(r, src, ScalarType::B32)?;
+                    let field = (at as u32 % 32) | (eb << 8);
+                    self.op(Op::Bfe { u32: true, brev: false }, Dst::reg(t, 1), vec![word, Src::imm(field)]);
+                    self.write_words(r, vec![Src::r32(t)]);
+                }
             }
             return Ok(());
         }
         let d = self.dst_reg(d_op)?;
-        // Pack: mov.b64 %rd, {a, b}.
         if let Operand::Vector(elems, _) = s_op {
-            let n = elems.len() as u32;
-            let eb = ty.bits() / n;
+            let eb = ty.bits() / elems.len().max(1) as u32;
             let mut parts = vec![];
             for e in elems {
-                parts.push(match e {
+                match e {
+                    VecElem::Reg(id) if eb >= 32 => {
+                        let r = self.ptx_reg(id)?;
+                        parts.extend((0..eb / 32).map(|c| Src::reg(RegRef { reg: r.reg, comp: c as u8, n: 1 })));
+                    }
                     VecElem::Reg(id) => {
                         let r = self.ptx_reg(id)?;
-                        Src::reg(RegRef::new(r.reg, 1))
+                        parts.push(Src::reg(RegRef::new(r.reg, 1)));
                     }
-                    VecElem::Imm(m) => self.imm_reg(imm_bits32(m.value)),
-                    VecElem::Sink(_) => Src::rz(),
-                });
-            }
-            if eb == 32 {
-                self.emit(Instr::new(Op::Join, vec![Dst::reg(d.reg, (ty.bits() / 32) as u8)], parts));
-            } else {
-                let mask = (1u32 << eb) - 1;
-                let mut words = vec![];
-                for chunk in parts.chunks((32 / eb) as usize) {
-                    let mut acc = None;
-                    for (k, p) in chunk.iter().enumerate() {
-                        let m = self.tmp(1);
-                        self.op(Op::Lop32i(LogicOp::And), Dst::reg(m, 1), vec![*p, Src::imm(mask)]);
-                        let part = if k == 0 {
-                            Src::r32(m)
-                        } else {
-                            let s = self.tmp(1);
-                            self.op(Op::Shl, Dst::reg(s, 1), vec![Src::r32(m), Src::imm(k as u32 * eb)]);
-                            Src::r32(s)
-                        };
-                        acc = Some(match acc {
-                            None => part,
-                            Some(a) => {
-                                let o = self.tmp(1);
-                                self.op(Op::Lop(LogicOp::Or), Dst::reg(o, 1), vec![a, part]);
-                                Src::r32(o)
-                            }
-                        });
+                    VecElem::Imm(m) if eb >= 32 => {
+                        let v = imm_bits64(m.value);
+                        parts.extend([v as u32, (v >> 32) as u32].into_iter().take(eb as usize / 32).map(Src::imm));
                     }
-                    words.push(acc.expect("non-empty"));
-                }
-                if words.len() == 1 {
-                    self.emit(Instr::new(Op::Copy, vec![Dst::reg(d.reg, 1)], vec![words[0]]));
-                } else {
-                    self.emit(Instr::new(Op::Join, vec![Dst::reg(d.reg, words.len() as u8)], words));
+                    VecElem::Imm(m) => {
+                        let v = self.imm_reg(imm_bits32(m.value) & ((1u32 << eb) - 1));
+                        parts.push(v);
+                    }
+                    // A sink source (ptxas 12.9 accepts `mov.b32 %r, {%h, _}`): undefined bits, zero here.
+                    VecElem::Sink(_) => parts.extend((0..(eb / 32).max(1)).map(|_| Src::rz())),
                 }
             }
+            if eb >= 32 {
+                self.write_words(d, parts);
+                return Ok(());
+            }
+            let mask = (1u32 << eb) - 1;
+            let mut words = vec![];
+            for chunk in parts.chunks((32 / eb) as usize) {
+                let mut acc = None;
+                for (k, p) in chunk.iter().enumerate() {
+                    let m = self.tmp(1);
+                    self.op(Op::Lop32i(LogicOp::And), Dst::reg(m, 1), vec![*p, Src::imm(mask)]);
+                    let part = if k == 0 {
+                        Src::r32(m)
+                    } else {
+                        let s = self.tmp(1);
+                        self.op(Op::Shl, Dst::reg(s, 1), vec![Src::r32(m), Src::imm(k as u32 * eb)]);
+                        Src::r32(s)
+                    };
+                    acc = Some(match acc {
+                        None => part,
+                        Some(a) => {
+                            let o = self.tmp(1);
+                            self.op(Op::Lop(LogicOp::Or), Dst::reg(o, 1), vec![a, part]);
+                            Src::r32(o)
+                        }
+                    });
+                }
+                words.extend(acc);
+            }
+            self.write_words(d, words);
+            return Ok(());
+        }
+        if ty.bits() == 128 {
+            let words = self.mov_words(s_op, ty)?;
+            self.write_words(d, words);
             return Ok(());
         }
         if ty == ScalarType::Pred {

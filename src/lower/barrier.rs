@@ -14,6 +14,12 @@ impl Lowerer<'_> {
     /// id{, count}, {!}P; MEMBAR.CTA; B2R.RESULT` (ptxas 11.8: `BAR.RED.POPC 0x0, P4;
     /// MEMBAR.CTA; B2R.RESULT R9`, `BAR.RED.AND 0x1, P4; MEMBAR.CTA; B2R.RESULT RZ, P2`).
     pub fn lower_bar(&mut self, i: &Instruction, op: BarOp) -> LResult<()> {
+        if op == BarOp::WarpSync {
+            // ptxas 11.8 emits no synchronization for `bar.warp.sync` on sm_50 (a `NOP` in
+            // its place): the lanes of a warp execute together on SPA 5.0, reconverged by
+            // the SIMT stack, and their memory accesses are issued in program order.
+            return Ok(());
+        }
         if op == BarOp::Red {
             return self.lower_bar_red(i);
         }

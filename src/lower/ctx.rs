@@ -40,6 +40,41 @@ pub enum VarLoc {
     Global,
 }
 
+/// The names one `{ }` block of the PTX source declares, for name resolution in lowering
+/// (the rules are `ptx::check`'s: a declaration is visible in its block and the blocks
+/// nested inside, where one of the same name hides it; labels likewise).
+#[derive(Default)]
+pub struct Scope {
+    /// The inlining prefix ([`Lowerer::prefix`]) of the function instance the block
+    /// belongs to: names never resolve into a caller's blocks.
+    pub func: String,
+    /// What the block's names become in the flat maps (`reg_types`, `regs`, `vars`,
+    /// `labels`): the function's prefix for its outermost block, plus `{k}` (a number
+    /// unique in the function) for nested blocks; `{` occurs in no PTX identifier.
+    pub key: String,
+    /// Names declared by the block.
+    pub names: std::collections::HashSet<String>,
+    /// `%r<N>` ranges declared by the block: prefix → N.
+    pub ranges: HashMap<String, u32>,
+    /// Labels placed directly in the block.
+    pub labels: std::collections::HashSet<String>,
+}
+
+impl Scope {
+    fn declares(&self, name: &str) -> bool {
+        if self.names.contains(name) {
+            return true;
+        }
+        // An element `v.x` of a vector register `v` (validated by `ptx::check`).
+        if let Some((base, _)) = name.split_once('.') {
+            return self.declares(base);
+        }
+        let digits = name.len() - name.bytes().rev().take_while(u8::is_ascii_digit).count();
+        let (prefix, num) = name.split_at(digits);
+        matches!((self.ranges.get(prefix), num.parse::<u64>()), (Some(n), Ok(i)) if i < u64::from(*n))
+    }
+}
+
 /// Module-wide layouts shared by every function.
 #[derive(Default)]
 pub struct ModuleLayout {
@@ -108,6 +143,14 @@ pub struct Lowerer<'a> {
     /// The CC value the flag holds at the end of the current block, if it was written in
     /// that block: what the next CC reader [`Lowerer::emit`]s reads.
     pub cc_now: Option<(BlockId, u32)>,
+    /// The PTX blocks being lowered, outermost first (see [`Scope`]).
+    pub scopes: Vec<Scope>,
+    /// Nested blocks opened so far (makes their [`Scope::key`]s unique).
+    pub scope_count: u32,
+    /// Vector registers (`.reg .v4 .f32 v`): key of the name (or of a range's prefix) →
+    /// element count. Their elements `v.x` .. `v.w` are registers of their own, keyed
+    /// `key.x` ..; the whole vector is no register.
+    pub vec_regs: HashMap<String, u32>,
 }
 
 /// A lowering failure for one instruction; already recorded as a diagnostic.
@@ -147,6 +190,9 @@ impl<'a> Lowerer<'a> {
             carry_var: None,
             carry_at: None,
             cc_now: None,
+            scopes: vec![],
+            scope_count: 0,
+            vec_regs: HashMap::new(),
         }
     }
 
@@ -211,9 +257,72 @@ impl<'a> Lowerer<'a> {
         b
     }
 
-    /// The name with the current inlining prefix.
+    /// The key of the innermost block of the current function instance declaring `name`,
+    /// if any (`None` for parameters and module-scope names).
+    fn declaring(&self, name: &str) -> Option<&Scope> {
+        self.scopes.iter().rev().take_while(|s| s.func == self.prefix).find(|s| s.declares(name))
+    }
+
+    /// The flat-map key of a name used in the current block: the declaration in the
+    /// innermost enclosing block that has one, else the current function instance's
+    /// parameter (or module-scope name) key, `prefix + name`.
     pub fn scoped(&self, name: &str) -> String {
-        format!("{}{}", self.prefix, name)
+        match self.declaring(name) {
+            Some(s) => format!("{}{}", s.key, name),
+            None => format!("{}{}", self.prefix, name),
+        }
+    }
+
+    /// The key a declaration of `name` in the current block gets; records it there.
+    pub fn declare_in_scope(&mut self, name: &str, range: Option<u32>) -> String {
+        match self.scopes.last_mut().filter(|s| s.func == self.prefix) {
+            Some(s) => {
+                match range {
+                    Some(n) => {
+                        s.ranges.insert(name.to_string(), n);
+                    }
+                    None => {
+                        s.names.insert(name.to_string());
+                    }
+                }
+                format!("{}{}", s.key, name)
+            }
+            None => format!("{}{}", self.prefix, name),
+        }
+    }
+
+    /// The flat-map key of label `name` as seen from the current block: the innermost
+    /// enclosing block placing it (branches never reach into nested blocks).
+    pub fn label_key(&self, name: &str) -> String {
+        let s = self.scopes.iter().rev().take_while(|s| s.func == self.prefix).find(|s| s.labels.contains(name));
+        format!("{}{}", s.map_or(self.prefix.as_str(), |s| s.key.as_str()), name)
+    }
+
+    /// Opens the scope of a PTX block (its labels, collected here, are visible in all of
+    /// it); the outermost block of a function instance keys its names with the prefix alone.
+    pub fn open_scope(&mut self, b: &crate::ptx::ast::Block) {
+        let outermost = self.scopes.last().is_none_or(|s| s.func != self.prefix);
+        let key = if outermost {
+            self.prefix.clone()
+        } else {
+            self.scope_count += 1;
+            format!("{}{{{}}}", self.prefix, self.scope_count)
+        };
+        let labels = b
+            .stmts
+            .iter()
+            .filter_map(|s| match s {
+                crate::ptx::ast::Statement::Label(l) => Some(l.name.clone()),
+                _ => None,
+            })
+            .collect();
+        self.scopes.push(Scope { func: self.prefix.clone(), key, labels, ..Scope::default() });
+    }
+
+    /// Whether `name` is declared by a block of the current function instance (so it
+    /// hides any module-scope name).
+    pub fn is_local_name(&self, name: &str) -> bool {
+        self.declaring(name).is_some()
     }
 
     /// The IR variable of PTX register `id` (created on first use).
@@ -245,6 +354,28 @@ impl<'a> Lowerer<'a> {
 
     /// The declared type of a (scoped) register name, resolving `%r<N>` ranges.
     pub(super) fn lookup_reg_type(&self, key: &str) -> Option<ScalarType> {
+        // An element `key.x` of a vector register: the element type.
+        if let Some((base, c)) = key.rsplit_once('.')
+            && matches!(c, "x" | "y" | "z" | "w")
+        {
+            return self.vector_of(base).and(self.lookup_reg_type_raw(base));
+        }
+        if self.vector_of(key).is_some() {
+            return None;
+        }
+        self.lookup_reg_type_raw(key)
+    }
+
+    /// The element count of the vector register with key `key` (a name or a range member).
+    pub fn vector_of(&self, key: &str) -> Option<u32> {
+        if let Some(n) = self.vec_regs.get(key) {
+            return Some(*n);
+        }
+        let digits = key.len() - key.bytes().rev().take_while(u8::is_ascii_digit).count();
+        self.vec_regs.get(&key[..digits]).copied().filter(|_| digits < key.len())
+    }
+
+    fn lookup_reg_type_raw(&self, key: &str) -> Option<ScalarType> {
         if let Some(t) = self.reg_types.get(key) {
             return Some(*t);
         }
@@ -258,6 +389,11 @@ impl<'a> Lowerer<'a> {
     /// Declares PTX registers (one name, or a `%r<N>` range).
     pub fn declare_reg(&mut self, name: &str, range: Option<u32>, ty: ScalarType) {
         let key = self.scoped(name);
+        self.declare_reg_key(key, range, ty);
+    }
+
+    /// Declares PTX registers under a flat-map key (see [`Self::declare_in_scope`]).
+    pub fn declare_reg_key(&mut self, key: String, range: Option<u32>, ty: ScalarType) {
         match range {
             None => {
                 self.reg_types.insert(key, ty);
@@ -271,7 +407,11 @@ impl<'a> Lowerer<'a> {
     /// Looks up a named variable (parameter, local, shared, const, global): the current
     /// callee's scope first, then module scope.
     pub fn var(&self, name: &str) -> Option<VarLoc> {
-        self.vars.get(&self.scoped(name)).or_else(|| self.vars.get(name)).copied()
+        let own = self.vars.get(&self.scoped(name));
+        if own.is_some() || self.is_local_name(name) {
+            return own.copied();
+        }
+        self.vars.get(name).copied()
     }
 
     /// A 32-bit source for a PTX operand: register (component `comp` of a wider one),

@@ -38,20 +38,35 @@ pub struct FactTable {
     pub param_ptrs: HashMap<String, Facts>,
 }
 
-fn count_defs(b: &Block, counts: &mut HashMap<String, u32>, prefix: &str) {
-    for s in &b.stmts {
+/// Counts the definitions of each register name in `b` and its nested blocks (by bare
+/// name: a name declared again in a nested block, or in several inlined callees, counts
+/// once per definition of any of them, which only makes [`FactTable::at_label`] drop more).
+fn count_defs(b: &Block, counts: &mut HashMap<String, u32>) {
+    let mut stack = vec![b.stmts.iter()];
+    while let Some(it) = stack.last_mut() {
+        let Some(s) = it.next() else {
+            stack.pop();
+            continue;
+        };
         match s {
             Statement::Instr(i) => {
                 if let Some(Operand::Name { name, .. }) = i.operands.first()
                     && !matches!(i.kind, InstrKind::St(_) | InstrKind::Bra { .. } | InstrKind::Call)
                 {
-                    *counts.entry(format!("{prefix}{}", name.name)).or_default() += 1;
+                    *counts.entry(name.name.clone()).or_default() += 1;
                 }
             }
-            Statement::Block(inner) => count_defs(inner, counts, prefix),
+            Statement::Block(inner) => stack.push(inner.stmts.iter()),
             _ => {}
         }
     }
+}
+
+/// The PTX name a lowering key stands for: the key without the inlining prefix
+/// (`::f#1::`) and block-scope mark (`{3}`), neither of which a PTX identifier contains.
+fn bare(key: &str) -> &str {
+    let k = key.rsplit("::").next().unwrap_or(key);
+    k.rsplit('}').next().unwrap_or(k)
 }
 
 /// The alignment an integer immediate guarantees (its lowest set bit; 2^31 for 0).
@@ -60,11 +75,14 @@ fn imm_align(v: i64) -> u32 {
 }
 
 impl FactTable {
-    /// Prepares tracking for a kernel: counts definitions and records `.ptr` parameters.
-    pub fn new(k: &Function) -> FactTable {
+    /// Prepares tracking for a kernel: counts definitions (in the kernel and in every
+    /// function of `funcs`, which may be inlined into it) and records `.ptr` parameters.
+    pub fn new<'f>(k: &'f Function, funcs: impl IntoIterator<Item = &'f Function>) -> FactTable {
         let mut counts = HashMap::new();
-        if let Some(b) = &k.body {
-            count_defs(b, &mut counts, "");
+        for f in std::iter::once(k).chain(funcs) {
+            if let Some(b) = &f.body {
+                count_defs(b, &mut counts);
+            }
         }
         let multi = counts.into_iter().filter(|(_, n)| *n > 1).map(|(k, _)| k).collect();
         let mut param_ptrs = HashMap::new();
@@ -88,7 +106,7 @@ impl FactTable {
     /// At a label: registers with several definitions lose their facts.
     pub fn at_label(&mut self) {
         let multi = &self.multi;
-        self.facts.retain(|k, _| !multi.contains(k));
+        self.facts.retain(|k, _| !multi.contains(bare(k)));
     }
 
     fn set(&mut self, key: String, f: Facts) {

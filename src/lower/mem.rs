@@ -305,9 +305,11 @@ impl Lowerer<'_> {
         let mut parts: Vec<Src> = vec![];
         for e in elems {
             match e {
-                Operand::Imm(m) if eb == 64 => {
+                Operand::Imm(m) if eb >= 64 => {
+                    // A 64-bit PTX literal, zero-extended for `.b128` (ptxas 12.9 for sm_70:
+                    // `st.global.b128 [p], -3` stores 0xfffffffd, 0xffffffff, 0, 0).
                     let v = super::ctx::imm_bits64(m.value);
-                    for w in [v as u32, (v >> 32) as u32] {
+                    for w in [v as u32, (v >> 32) as u32, 0, 0].into_iter().take(eb as usize / 32) {
                         parts.push(self.imm_reg(w));
                     }
                 }

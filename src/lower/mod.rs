@@ -21,6 +21,7 @@ pub mod float;
 pub mod float_slow;
 pub mod hints;
 pub mod ifconv;
+pub mod inline;
 pub mod int;
 pub mod ldst;
 pub mod mem;
@@ -30,6 +31,7 @@ pub mod opt;
 pub mod reconverge;
 pub mod shared;
 pub mod ssa;
+pub mod video;
 pub mod warp;
 
 use crate::diag::Diag;
@@ -63,7 +65,7 @@ pub fn lower(m: &ast::Module, opts: &Options) -> Result<(ir::Module, Vec<Diag>),
     let mut diags = vec![];
     let mut out = ir::Module::default();
     let layout = module_layout(m, &mut out.const_bank, &mut out.const_vars, &mut diags);
-    let funcs: HashMap<&str, &ast::Function> = m
+    let mut funcs: HashMap<&str, &ast::Function> = m
         .items
         .iter()
         .filter_map(|i| match i {
@@ -71,10 +73,21 @@ pub fn lower(m: &ast::Module, opts: &Options) -> Result<(ir::Module, Vec<Diag>),
             _ => None,
         })
         .collect();
+    // `.alias a, b`: a call of `a` inlines `b`.
+    for (a, _) in &m.aliases {
+        if let Some(f) = funcs.get(m.resolve_alias(&a.name)).copied() {
+            funcs.insert(a.name.as_str(), f);
+        }
+    }
+    let inlined = inline::measure(&funcs);
     let index = shared::ModuleIndex::new(m);
     for item in &m.items {
         let Item::Function(f) = item else { continue };
         if f.kind != FuncKind::Entry || f.body.is_none() {
+            continue;
+        }
+        if let Some(d) = inline::check(f, &inlined) {
+            diags.push(d);
             continue;
         }
         match lower_kernel(&index, f, &funcs, &layout, opts) {
@@ -174,10 +187,16 @@ fn lower_kernel(
     let mut lw = Lowerer::new(Function::new(&k.name.name, FuncKind::Entry), layout);
     lw.deny_emulation = opts.deny_emulation;
     lw.func_names = funcs.keys().map(|n| n.to_string()).collect();
-    lw.facts = facts::FactTable::new(k);
+    lw.facts = facts::FactTable::new(k, funcs.values().copied().filter(|f| f.name.name != k.name.name));
     // Parameters: natural or declared alignment, from c[0x0][0x140].
     let mut off = PARAM_BASE;
     for p in &k.params {
+        if p.unsized_array {
+            lw.diags.push(
+                Diag::error(p.span, format!("kernel parameter `{}` has no size", p.name.name))
+                    .note("an unsized array `[]` is a device function's (variadic) parameter only"),
+            );
+        }
         off = align_up(off, p.alignment());
         let ty = match p.array {
             Some(n) => format!("{}[{n}]", p.ty),
@@ -254,10 +273,19 @@ fn lower_kernel(
 }
 
 impl Lowerer<'_> {
-    /// Lowers the statements of a block (function body or nested scope).
+    /// Lowers the statements of a block (a function body), with its nested blocks, each
+    /// a scope of its own ([`ctx::Scope`]). The walk is iterative: its depth is the input's
+    /// nesting depth.
     pub fn lower_block(&mut self, b: &Block, funcs: &HashMap<&str, &ast::Function>) -> LResult<()> {
         let mut ok = true;
-        for s in &b.stmts {
+        self.open_scope(b);
+        let mut stack = vec![b.stmts.iter()];
+        while let Some(it) = stack.last_mut() {
+            let Some(s) = it.next() else {
+                stack.pop();
+                self.scopes.pop();
+                continue;
+            };
             match s {
                 Statement::Decl(ds) => {
                     for d in ds {
@@ -277,9 +305,8 @@ impl Lowerer<'_> {
                     self.update_facts(i);
                 }
                 Statement::Block(inner) => {
-                    if self.lower_block(inner, funcs).is_err() {
-                        ok = false;
-                    }
+                    self.open_scope(inner);
+                    stack.push(inner.stmts.iter());
                 }
                 Statement::Pragma(..) | Statement::CallPrototype(_) | Statement::Error(_) => {}
             }
@@ -287,21 +314,43 @@ impl Lowerer<'_> {
         if ok { Ok(()) } else { Err(Failed) }
     }
 
-    /// Handles a declaration inside a function body.
+    /// Handles a declaration inside a function body: the name is declared in the current
+    /// block's scope.
     fn declare(&mut self, d: &ast::VarDecl) {
         match d.space {
-            StateSpace::Reg => self.declare_reg(&d.name.name, d.range, d.ty),
+            StateSpace::Reg => {
+                let key = self.declare_in_scope(&d.name.name, d.range);
+                if let Some(n) = d.vec.filter(|n| *n > 1) {
+                    self.vec_regs.insert(key.clone(), n);
+                }
+                self.declare_reg_key(key, d.range, d.ty)
+            }
             StateSpace::Local => {
-                let off = align_up(self.f.local_bytes, d.alignment());
-                self.f.local_bytes = off + d.size() as u32;
-                let key = self.scoped(&d.name.name);
+                // In u64: many large arrays must not wrap (`ptx::limits` bounds each one).
+                let end = u64::from(self.f.local_bytes).div_ceil(u64::from(d.alignment())) * u64::from(d.alignment())
+                    + d.size();
+                if end > crate::ptx::limits::LOCAL_BYTES {
+                    self.diags.push(
+                        Diag::error(
+                            d.span,
+                            format!("local memory exceeds {} bytes per thread", crate::ptx::limits::LOCAL_BYTES),
+                        )
+                        .label("this variable does not fit")
+                        .note("SPA 5.0 gives a thread at most 512 KiB of local memory"),
+                    );
+                }
+                // (Past the limit the variable is still declared, at offset 0, so that its
+                // uses raise no further errors; the error above stops the compile.)
+                let off = if end > crate::ptx::limits::LOCAL_BYTES { 0 } else { (end - d.size()) as u32 };
+                self.f.local_bytes = end.min(crate::ptx::limits::LOCAL_BYTES) as u32;
+                let key = self.declare_in_scope(&d.name.name, None);
                 self.var_align.insert(key.clone(), d.alignment().min(16));
                 self.vars.insert(key, VarLoc::Local(off));
                 self.uses_frame = true;
             }
             StateSpace::Shared(_) => {
                 // One offset per declaration, shared by every inlined copy (`shared`).
-                let key = self.scoped(&d.name.name);
+                let key = self.declare_in_scope(&d.name.name, None);
                 let off = self.shared.decls.get(&(d as *const ast::VarDecl)).copied().unwrap_or(shared::UNPLACED);
                 self.var_align.insert(key.clone(), d.alignment());
                 self.vars.insert(key, VarLoc::Shared(off));
@@ -309,7 +358,7 @@ impl Lowerer<'_> {
             StateSpace::Param(_) => {
                 let slot = self.next_slot;
                 self.next_slot += 1;
-                let key = self.scoped(&d.name.name);
+                let key = self.declare_in_scope(&d.name.name, None);
                 self.var_align.insert(key.clone(), d.alignment());
                 self.vars.insert(key, VarLoc::ParamSlot(slot));
             }
@@ -327,7 +376,7 @@ impl Lowerer<'_> {
 
     /// The block of label `name`, created on first reference.
     pub fn label_block(&mut self, name: &str) -> ir::BlockId {
-        let key = self.scoped(name);
+        let key = self.label_key(name);
         if let Some(b) = self.labels.get(&key) {
             return *b;
         }
@@ -402,6 +451,27 @@ impl Lowerer<'_> {
     /// Lowers one instruction (with its guard).
     fn lower_instr(&mut self, i: &Instruction, funcs: &HashMap<&str, &ast::Function>) -> LResult<()> {
         self.origin = i.span;
+        // Features SPA 5.0 lacks (the front end let them through for a newer `.target`
+        // with `--allow-newer-target`), and the emulated ones no other lowering reports.
+        let at = i.opcode.span.to(i.mods.last().map_or(i.opcode.span, |m| m.span));
+        if let Some(f) = crate::ptx::target::missing_on_sm50(i) {
+            return self.fail(
+                Diag::error(at, format!("`{}`: {} requires sm_{}", crate::ptx::check::instr_text(i), f.name, f.sm))
+                    .label("SPA 5.0 (sm_50) does not have this")
+                    .note("ptx2sass compiles for sm_50 and does not emulate it"),
+            );
+        }
+        for f in crate::ptx::target::emulated_on_sm50(i) {
+            let d = if self.deny_emulation { Diag::error } else { Diag::warning };
+            self.diags.push(
+                d(at, format!("`{}` emulated on SPA 5.0: {} (sm_{})", crate::ptx::check::instr_text(i), f.name, f.sm))
+                    .label(format!("ptxas rejects this for sm_50 (sm_{} and later)", f.sm))
+                    .note("pass `--deny-emulation` to make this an error"),
+            );
+            if self.deny_emulation {
+                return Err(Failed);
+            }
+        }
         // Control flow first: guards on branches and returns are part of the branch.
         match &i.kind {
             InstrKind::Bra { .. } => {
@@ -455,11 +525,38 @@ impl Lowerer<'_> {
             }
             None => None,
         };
-        let r = self.lower_unguarded(i, funcs);
+        let expanded = self.expand_vector_registers(i);
+        let r = self.lower_unguarded(expanded.as_ref().unwrap_or(i), funcs);
         if let Some(skip) = skip {
             self.fallthrough_to(skip);
         }
         r
+    }
+
+    /// `i` with its vector-register operands spelled as element registers (PTX ISA 5.4.3):
+    /// `v.y` becomes the register `v.y`, a whole `v` the vector `{v.x, v.y}` (the data of
+    /// a vector `ld`/`st`/`mov`); `None` when `i` names no vector register.
+    fn expand_vector_registers(&self, i: &Instruction) -> Option<Instruction> {
+        const XYZW: [&str; 4] = ["x", "y", "z", "w"];
+        let is_vec = |s: &Self, name: &str| s.vector_of(&s.scoped(name));
+        if !i
+            .operands
+            .iter()
+            .any(|o| matches!(o, ast::Operand::Name { name, .. } if is_vec(self, &name.name).is_some()))
+        {
+            return None;
+        }
+        let mut out = i.clone();
+        for o in &mut out.operands {
+            let ast::Operand::Name { name, component, negated: false, span } = o else { continue };
+            let Some(n) = is_vec(self, &name.name) else { continue };
+            let elem = |k: usize| ast::Ident { name: format!("{}.{}", name.name, XYZW[k]), span: name.span };
+            *o = match component.and_then(crate::ptx::check::vector_component) {
+                Some(k) => ast::Operand::Name { name: elem(k as usize), component: None, negated: false, span: *span },
+                None => ast::Operand::Vector((0..n as usize).map(|k| ast::VecElem::Reg(elem(k))).collect(), *span),
+            };
+        }
+        Some(out)
     }
 
     fn lower_unguarded(&mut self, i: &Instruction, funcs: &HashMap<&str, &ast::Function>) -> LResult<()> {
@@ -494,6 +591,12 @@ impl Lowerer<'_> {
             InstrKind::Other(name) if name == "atom" || name == "red" => self.lower_atom(i, name == "atom"),
             InstrKind::Other(name) if name == "prefetch" || name == "prefetchu" => self.lower_prefetch(i),
             InstrKind::Other(name) if name == "fence" => self.lower_fence(i),
+            InstrKind::Other(name) if name == "lop3" => self.lower_lop3(i),
+            InstrKind::Other(name)
+                if matches!(name.as_str(), "vadd" | "vsub" | "vabsdiff" | "vmin" | "vmax" | "vshl" | "vshr") =>
+            {
+                self.lower_video(i)
+            }
             InstrKind::Other(name) if name == "isspacep" => self.lower_isspacep(i),
             InstrKind::Other(name) if name == "trap" || name == "brkpt" => {
                 // ptxas 11.8: `trap` → `BPT.TRAP 0x1`. It also emits `BPT.TRAP 0x1` for
@@ -509,7 +612,7 @@ impl Lowerer<'_> {
             InstrKind::Other(name) => self.fail(
                 Diag::error(i.opcode.span, format!("`{name}` is not supported by ptx2sass yet"))
                     .label("no lowering to SPA 5.0 for this instruction")
-                    .note("supported: ld st mov cvta cvt add sub mul mad madc mul24 mad24 sad div rem addc subc fma min max neg abs not cnot and or xor shl shr shf bfe bfi popc clz brev bfind prmt testp copysign rcp sqrt rsqrt sin cos lg2 ex2 setp set selp bra ret exit bar.sync membar call atom red shfl vote activemask prefetch prefetchu ldu fence trap brkpt isspacep"),
+                    .note("supported: ld st mov cvta cvt lop3 vadd vsub vabsdiff vmin vmax vshl vshr add sub mul mad madc mul24 mad24 sad div rem addc subc fma min max neg abs not cnot and or xor shl shr shf bfe bfi popc clz brev bfind prmt testp copysign rcp sqrt rsqrt sin cos lg2 ex2 setp set selp bra ret exit bar.sync membar call atom red shfl vote activemask prefetch prefetchu ldu fence trap brkpt isspacep"),
             ),
             InstrKind::Unclassified => Err(Failed),
             InstrKind::Bra { .. } | InstrKind::Ret | InstrKind::Exit => unreachable!("handled in lower_instr"),

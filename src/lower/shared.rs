@@ -74,7 +74,7 @@ fn operand_names<'a>(op: &'a Operand, out: &mut HashSet<&'a str>) {
         Operand::Name { name, .. } => {
             out.insert(&name.name);
         }
-        Operand::Address { base: AddrBase::Name(n), .. } => {
+        Operand::Address { base: AddrBase::Name(n), .. } | Operand::VarPlus { name: n, .. } => {
             out.insert(&n.name);
         }
         Operand::Address { base: AddrBase::Imm(_), .. } | Operand::Imm(_) => {}

@@ -58,6 +58,23 @@ pub struct Module {
     pub address_size: Option<u32>,
     /// Functions and module-scope variables, in source order.
     pub items: Vec<Item>,
+    /// `.alias a, b;`: function `a` is another name of function `b` (PTX ISA "Linking Directives").
+    pub aliases: Vec<(Ident, Ident)>,
+}
+
+impl Module {
+    /// The function a call naming `name` reaches: `name` itself, or the target of an
+    /// `.alias` (aliases of aliases are followed, at most as many as there are).
+    pub fn resolve_alias<'a>(&'a self, name: &'a str) -> &'a str {
+        let mut n = name;
+        for _ in 0..=self.aliases.len() {
+            match self.aliases.iter().find(|(a, _)| a.name == n) {
+                Some((_, b)) => n = &b.name,
+                None => return n,
+            }
+        }
+        n
+    }
 }
 
 /// A module-scope item.
@@ -156,16 +173,22 @@ pub struct ParamDecl {
     pub ptr: Option<PtrAttr>,
     /// Name.
     pub name: Ident,
-    /// Array element count (`.b8 p[16]`), `None` for a scalar.
+    /// Array element count (`.b8 p[16]`), `None` for a scalar or an unsized array.
     pub array: Option<u32>,
+    /// `.b8 p[]`: an array of unspecified size (a device function's variadic arguments,
+    /// PTX ISA 11.3 `.func` parameters); it takes the caller's argument whole.
+    pub unsized_array: bool,
     /// The whole declaration.
     pub span: Span,
 }
 
 impl ParamDecl {
-    /// Size in bytes: element size times the array length.
+    /// Size in bytes: element size times the array length (0 for an unsized array).
     pub fn size(&self) -> u32 {
-        self.ty.bytes().max(1) * self.array.unwrap_or(1)
+        if self.unsized_array {
+            return 0;
+        }
+        self.ty.bytes().max(1).saturating_mul(self.array.unwrap_or(1))
     }
 
     /// Alignment in bytes: `.align` if given, else the element size.
@@ -196,24 +219,27 @@ pub struct VarDecl {
     pub dims: Vec<Option<u64>>,
     /// Initializer.
     pub init: Option<Init>,
+    /// `.attribute(.managed)` words (PTX ISA "Variable and Function Attribute Directive").
+    pub attributes: Vec<String>,
     /// The whole declarator.
     pub span: Span,
 }
 
 impl VarDecl {
     /// Number of elements (product of dimensions, 1 for a scalar, 0 for an unsized array).
+    /// Saturates at `u64::MAX` (`ptx::limits` rejects sizes beyond the state space's).
     pub fn elements(&self) -> u64 {
-        self.dims.iter().map(|d| d.unwrap_or(0)).product::<u64>() * self.vec.unwrap_or(1) as u64
+        self.dims.iter().map(|d| d.unwrap_or(0)).fold(u64::from(self.vec.unwrap_or(1)), |acc, d| acc.saturating_mul(d))
     }
 
-    /// Size in bytes.
+    /// Size in bytes (saturating, like [`Self::elements`]).
     pub fn size(&self) -> u64 {
-        self.elements() * self.ty.bytes() as u64
+        self.elements().saturating_mul(u64::from(self.ty.bytes()))
     }
 
     /// Alignment in bytes: `.align` if given, else the element size.
     pub fn alignment(&self) -> u32 {
-        self.align.unwrap_or((self.ty.bytes() * self.vec.unwrap_or(1)).max(1))
+        self.align.unwrap_or(self.ty.bytes().saturating_mul(self.vec.unwrap_or(1)).max(1))
     }
 }
 
@@ -379,6 +405,15 @@ pub enum Operand {
     },
     /// `(a, b)`: a call's parameter or return list.
     List(Vec<Operand>, Span),
+    /// `var+imm`: the address of a variable plus a byte offset (PTX ISA 6.4.2).
+    VarPlus {
+        /// The variable.
+        name: Ident,
+        /// Byte offset.
+        offset: i64,
+        /// The whole operand.
+        span: Span,
+    },
     /// `%p|%q`: the two destinations of `setp`.
     PredPair(Ident, Ident, Span),
 }
@@ -388,6 +423,7 @@ impl Operand {
     pub fn span(&self) -> Span {
         match self {
             Operand::Name { span, .. }
+            | Operand::VarPlus { span, .. }
             | Operand::Vector(_, span)
             | Operand::Address { span, .. }
             | Operand::List(_, span)

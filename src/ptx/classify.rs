@@ -585,6 +585,13 @@ pub fn classify(instr: &mut Instruction) -> Vec<Diag> {
                 m.flag(".uni");
                 Some(InstrKind::Call)
             }
+            "bar" if m.flag(".warp") => {
+                // `bar.warp.sync membermask` (PTX ISA 9.7.13.1).
+                if m.word("barrier operation", &[".sync"]).is_none() {
+                    m.diags.push(Diag::error(at, "`bar.warp` needs `.sync`: `bar.warp.sync membermask`"));
+                }
+                Some(InstrKind::Bar(BarOp::WarpSync))
+            }
             "bar" | "barrier" => {
                 m.flag(".cta");
                 m.flag(".aligned");

@@ -370,6 +370,9 @@ pub enum BarOp {
     Arrive,
     /// `bar.red.op`: reduction (not lowered yet).
     Red,
+    /// `bar.warp.sync membermask` (PTX ISA 9.7.13.1, PTX ISA 6.0): the threads of
+    /// `membermask` in the warp wait for each other.
+    WarpSync,
 }
 
 /// Barrier scope of `membar` (PTX ISA 9.7.13.4).

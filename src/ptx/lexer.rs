@@ -153,6 +153,10 @@ pub enum Tok<'a> {
     Pragma,
     #[token(".callprototype")]
     Callprototype,
+    #[token(".alias")]
+    Alias,
+    #[token(".attribute")]
+    Attribute,
     /// A whole `.loc ...` or `.file ...` line (debug information, ignored).
     #[regex(r"\.(loc|file)[ \t][^\n]*", allow_greedy = true)]
     DebugLine(&'a str),
@@ -287,6 +291,24 @@ impl Tok<'_> {
             Tok::DebugLine(_) => "a debug directive".into(),
             Tok::Section => "`.section`".into(),
             Tok::Bad => "an invalid token".into(),
+            Tok::Semi => "`;`".into(),
+            Tok::Comma => "`,`".into(),
+            Tok::Colon => "`:`".into(),
+            Tok::LParen => "`(`".into(),
+            Tok::RParen => "`)`".into(),
+            Tok::LBracket => "`[`".into(),
+            Tok::RBracket => "`]`".into(),
+            Tok::LBrace => "`{`".into(),
+            Tok::RBrace => "`}`".into(),
+            Tok::Lt => "`<`".into(),
+            Tok::Gt => "`>`".into(),
+            Tok::Plus => "`+`".into(),
+            Tok::Minus => "`-`".into(),
+            Tok::At => "`@`".into(),
+            Tok::Bang => "`!`".into(),
+            Tok::Pipe => "`|`".into(),
+            Tok::Eq => "`=`".into(),
+            Tok::Sink => "`_`".into(),
             other => format!("{other:?}"),
         }
     }

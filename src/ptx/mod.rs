@@ -10,16 +10,27 @@ pub mod check;
 pub mod classify;
 pub mod instr;
 pub mod lexer;
+pub mod limits;
+pub mod operands;
 pub mod parser;
 pub mod print;
+pub mod shapes;
+pub mod target;
 pub mod types;
 
 use crate::diag::Diag;
 use ast::{Block, Item, Module, Statement};
 
-/// Parses and classifies a PTX module. On success returns the module and any warnings;
-/// on failure every error found (syntax errors, unknown opcodes and modifiers).
+/// Parses and classifies a PTX module with the default options (a `.target` newer than
+/// sm_50 is an error). On success returns the module and any warnings; on failure every
+/// error found (syntax errors, unknown opcodes and modifiers, names, widths, features the
+/// declared `.version`/`.target` lack).
 pub fn parse(src: &str) -> Result<(Module, Vec<Diag>), Vec<Diag>> {
+    parse_with(src, &target::Options::default())
+}
+
+/// [`parse`] with front-end options.
+pub fn parse_with(src: &str, opts: &target::Options) -> Result<(Module, Vec<Diag>), Vec<Diag>> {
     let (module, mut diags) = parser::parse_syntax(src);
     let Some(mut module) = module else {
         return Err(diags);
@@ -35,15 +46,23 @@ pub fn parse(src: &str) -> Result<(Module, Vec<Diag>), Vec<Diag>> {
         // Name and width checks only on a syntactically clean module, so that one syntax
         // error does not cascade into "undeclared" reports.
         diags.extend(check::check(&module));
+        diags.extend(limits::check(&module));
+        diags.extend(target::check(&module, opts));
     }
     if diags.iter().any(Diag::is_error) { Err(diags) } else { Ok((module, diags)) }
 }
 
+/// Classifies every instruction of `b` and its nested blocks (an iterative walk).
 fn classify_block(b: &mut Block, diags: &mut Vec<Diag>) {
-    for s in &mut b.stmts {
+    let mut stack = vec![b.stmts.iter_mut()];
+    while let Some(it) = stack.last_mut() {
+        let Some(s) = it.next() else {
+            stack.pop();
+            continue;
+        };
         match s {
             Statement::Instr(i) => diags.extend(classify::classify(i)),
-            Statement::Block(inner) => classify_block(inner, diags),
+            Statement::Block(inner) => stack.push(inner.stmts.iter_mut()),
             _ => {}
         }
     }

@@ -25,6 +25,8 @@ pub enum TopItem {
     Item(Item),
     /// One declaration statement at module scope.
     Vars(Vec<VarDecl>),
+    /// `.alias alias, aliasee;` (PTX ISA "Linking Directives": `.alias`).
+    Alias(Ident, Ident, Span),
     /// Debug directives, pragmas, and statements skipped after an error.
     Ignored,
 }
@@ -180,6 +182,10 @@ pub fn parse_syntax(src: &str) -> (Option<Module>, Vec<Diag>) {
         }
         return (None, vec![d]);
     }
+    if let Some(d) = too_deep(&toks) {
+        diags.push(d);
+        return (None, coalesce(src, diags));
+    }
     let mut recovered: Vec<ErrorRecovery<usize, Tok<'_>, SyntaxError>> = vec![];
     let result = grammar::ModuleParser::new().parse(&mut recovered, toks.iter().cloned().map(Ok::<_, SyntaxError>));
     diags.extend(recovered.into_iter().filter_map(|r| convert(r.error, &toks)));
@@ -187,11 +193,61 @@ pub fn parse_syntax(src: &str) -> (Option<Module>, Vec<Diag>) {
         Ok(items) => items,
         Err(e) => {
             diags.extend(convert(e, &toks));
-            return (None, diags);
+            return (None, coalesce(src, diags));
         }
     };
+    let mut diags = coalesce(src, diags);
     let module = assemble(items, src, &mut diags);
     (module, diags)
+}
+
+/// The deepest nesting of `{ }` blocks (and `( )` lists, `{ }` initializers and vectors)
+/// ptx2sass reads: deeper input is rejected before it is parsed, so that no walk over the
+/// syntax tree (and no destructor) recurses deeper than this (issue 20: 20,000 nested blocks
+/// overflowed the stack). Compiler output nests a few levels (inline-assembly blocks, call
+/// sequences).
+pub const MAX_NESTING: usize = 256;
+
+/// An error at the first bracket nested deeper than [`MAX_NESTING`], if any.
+fn too_deep(toks: &[(usize, Tok<'_>, usize)]) -> Option<Diag> {
+    let mut depth = 0usize;
+    for (lo, t, hi) in toks {
+        match t {
+            Tok::LBrace | Tok::LParen => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Some(
+                        Diag::error(Span::new(*lo, *hi), format!("nesting deeper than {MAX_NESTING} levels"))
+                            .label("too deeply nested")
+                            .note("ptx2sass reads at most 256 nested `{ }` blocks, lists and initializers"),
+                    );
+                }
+            }
+            Tok::RBrace | Tok::RParen => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// One diagnostic per kind of syntax error and line: a run of errors with the same message
+/// on one line (a line of 10,000 invalid characters, 40,000 `;`) becomes its first one, with
+/// a note counting the others (issue 20: each used to be reported, quoting the whole line).
+fn coalesce(src: &str, mut diags: Vec<Diag>) -> Vec<Diag> {
+    diags.sort_by_key(|d| (d.primary.0.lo, d.primary.0.hi));
+    let starts: Vec<usize> = std::iter::once(0).chain(src.match_indices('\n').map(|(k, _)| k + 1)).collect();
+    let line = |at: u32| starts.partition_point(|&s| s <= at as usize);
+    let mut out: Vec<(Diag, usize, usize)> = vec![];
+    for d in diags {
+        let l = line(d.primary.0.lo);
+        match out.last_mut() {
+            Some((first, n, fl)) if first.message == d.message && *fl == l => *n += 1,
+            _ => out.push((d, 0, l)),
+        }
+    }
+    out.into_iter()
+        .map(|(d, n, _)| if n > 0 { d.note(format!("and {n} more like this on the same line")) } else { d })
+        .collect()
 }
 
 /// Pulls the header directives out of the top-level items and checks they are present.
@@ -200,6 +256,7 @@ fn assemble(items: Vec<TopItem>, src: &str, diags: &mut Vec<Diag>) -> Option<Mod
     let mut target = None;
     let mut address_size = None;
     let mut out = vec![];
+    let mut aliases = vec![];
     for item in items {
         match item {
             TopItem::Version(v, s) => version = version.or(Some((v, s))),
@@ -212,6 +269,7 @@ fn assemble(items: Vec<TopItem>, src: &str, diags: &mut Vec<Diag>) -> Option<Mod
             }
             TopItem::Item(i) => out.push(i),
             TopItem::Vars(vs) => out.extend(vs.into_iter().map(Item::Var)),
+            TopItem::Alias(a, b, _) => aliases.push((a, b)),
             TopItem::Ignored => {}
         }
     }
@@ -236,7 +294,7 @@ fn assemble(items: Vec<TopItem>, src: &str, diags: &mut Vec<Diag>) -> Option<Mod
             (vec![], version_span)
         }
     };
-    Some(Module { version, version_span, target, target_span, address_size, items: out })
+    Some(Module { version, version_span, target, target_span, address_size, items: out, aliases })
 }
 
 #[cfg(test)]

@@ -25,6 +25,9 @@ impl Display for Module {
                 Item::Function(func) => write!(f, "{func}")?,
             }
         }
+        for (a, b) in &self.aliases {
+            writeln!(f, "\n.alias {}, {};", a.name, b.name)?;
+        }
         Ok(())
     }
 }
@@ -58,6 +61,8 @@ impl Display for ParamDecl {
         write!(f, " {}", self.name.name)?;
         if let Some(n) = self.array {
             write!(f, "[{n}]")?;
+        } else if self.unsized_array {
+            write!(f, "[]")?;
         }
         Ok(())
     }
@@ -140,6 +145,9 @@ impl Display for DeclText<'_> {
             return Ok(());
         };
         write!(f, "{}{}", linkage(first.linkage), first.space)?;
+        if !first.attributes.is_empty() {
+            write!(f, " .attribute({})", first.attributes.join(", "))?;
+        }
         if let Some(a) = first.align {
             write!(f, " .align {a}")?;
         }
@@ -444,6 +452,7 @@ impl Display for Operand {
                 write!(f, ")")
             }
             Operand::PredPair(a, b, _) => write!(f, "{}|{}", a.name, b.name),
+            Operand::VarPlus { name, offset, .. } => write!(f, "{}+{offset}", name.name),
         }
     }
 }

@@ -8,7 +8,7 @@ use ptx2sass::lower::ldst::{Form, Space};
 use ptx2sass::ptx::instr::{CacheOp as PtxCop, L1Evict, L2Evict, LdSt, MemSem, PrefetchSize, Scope};
 use ptx2sass::ptx::types::{ParamSub, ScalarType, SharedSub, StateSpace};
 
-pub const HEADER: &str = ".version 8.5\n.target sm_50\n.address_size 64\n\
+pub const HEADER: &str = ".version 8.8\n.target sm_50\n.address_size 64\n\
 .shared .align 32 .b8 sh[64];\n.const .align 32 .b8 cv[64];\n";
 
 /// The eviction-priority / hint column of the cross product.

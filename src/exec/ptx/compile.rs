@@ -52,6 +52,12 @@ pub fn compile(module: &Module, kernel: &str) -> Result<Program, ExecError> {
             functions.insert(&f.name.name, f);
         }
     }
+    // `.alias a, b` (PTX ISA "Linking Directives"): calling `a` calls `b`.
+    for (a, _) in &module.aliases {
+        if let Some(f) = functions.get(module.resolve_alias(&a.name)).copied() {
+            functions.insert(&a.name, f);
+        }
+    }
     let k = functions
         .get(kernel)
         .filter(|f| f.kind == FuncKind::Entry && f.body.is_some())
@@ -154,8 +160,14 @@ pub(super) struct FnCx<'c, 'm> {
     param_off: u32,
     local_off: u32,
     local_align: u32,
-    labels: HashMap<String, u32>,
-    fixups: Vec<(usize, String)>,
+    /// Labels placed directly in each open block, innermost last: name → label number.
+    /// PTX scopes labels like variables: a branch reaches labels of its own block and of
+    /// enclosing ones, never into a nested block.
+    label_scopes: Vec<HashMap<String, u32>>,
+    /// Program counter of each label number (`None` until placed).
+    label_pcs: Vec<Option<u32>>,
+    /// Branches to patch: instruction index → label number (`None`: no such label).
+    fixups: Vec<(usize, Option<u32>, String)>,
 }
 
 type R<T> = Result<T, String>;
@@ -169,7 +181,8 @@ impl<'c, 'm> FnCx<'c, 'm> {
             param_off: 0,
             local_off: 0,
             local_align: 1,
-            labels: HashMap::new(),
+            label_scopes: vec![],
+            label_pcs: vec![],
             fixups: vec![],
         }
     }
@@ -201,9 +214,9 @@ impl<'c, 'm> FnCx<'c, 'm> {
             self.block(body);
         }
         self.push(None, Op::Ret, "ret (end of function)".into());
-        for (at, label) in std::mem::take(&mut self.fixups) {
-            match self.labels.get(&label) {
-                Some(pc) => self.cx.insts[at].op = Op::Bra(*pc),
+        for (at, id, label) in std::mem::take(&mut self.fixups) {
+            match id.and_then(|id| self.label_pcs.get(id as usize).copied().flatten()) {
+                Some(pc) => self.cx.insts[at].op = Op::Bra(pc),
                 None => self.cx.insts[at].op = Op::Unsupported(format!("branch to unknown label `{label}`")),
             }
         }
@@ -228,7 +241,7 @@ impl<'c, 'm> FnCx<'c, 'm> {
             let size = p.ty.bytes().max(1) as u64 * p.array.unwrap_or(1) as u64;
             let off = self.grow_param(p.alignment(), size, &p.name.name);
             self.scopes[0].insert(p.name.name.clone(), Sym::Param(off));
-            ParamLoc::Param(off, size.min(FRAME_LIMIT) as u32)
+            if p.unsized_array { ParamLoc::Rest(off) } else { ParamLoc::Param(off, size.min(FRAME_LIMIT) as u32) }
         }
     }
 
@@ -268,20 +281,50 @@ impl<'c, 'm> FnCx<'c, 'm> {
         self.cx.insts.push(Inst { guard, op, text });
     }
 
-    fn block(&mut self, b: &'m Block) {
+    /// Opens the scope of block `b`: a register/variable scope and its own labels.
+    fn open(&mut self, b: &'m Block) {
         self.scopes.push(HashMap::new());
+        let mut labels = HashMap::new();
         for s in &b.stmts {
+            if let Statement::Label(l) = s {
+                labels.insert(l.name.clone(), self.label_pcs.len() as u32);
+                self.label_pcs.push(None);
+            }
+        }
+        self.label_scopes.push(labels);
+    }
+
+    /// The number of label `name` as seen from the current block.
+    fn label(&self, name: &str) -> Option<u32> {
+        self.label_scopes.iter().rev().find_map(|s| s.get(name).copied())
+    }
+
+    /// Compiles a function body and its nested blocks (an iterative walk).
+    fn block(&mut self, b: &'m Block) {
+        self.open(b);
+        let mut stack = vec![b.stmts.iter()];
+        while let Some(it) = stack.last_mut() {
+            let Some(s) = it.next() else {
+                stack.pop();
+                self.scopes.pop();
+                self.label_scopes.pop();
+                continue;
+            };
             match s {
                 Statement::Label(l) => {
-                    self.labels.insert(l.name.clone(), self.cx.insts.len() as u32);
+                    if let Some(id) = self.label_scopes.last().and_then(|m| m.get(&l.name)).copied() {
+                        self.label_pcs[id as usize] = Some(self.cx.insts.len() as u32);
+                    }
                 }
                 Statement::Decl(ds) => ds.iter().for_each(|d| self.declare(d)),
                 Statement::Instr(i) => self.instr(i),
-                Statement::Block(inner) => self.block(inner),
+                Statement::Block(inner) => {
+                    self.open(inner);
+                    stack.push(inner.stmts.iter());
+                }
                 _ => {}
             }
         }
-        self.scopes.pop();
     }
 
     fn declare(&mut self, d: &VarDecl) {
@@ -334,6 +377,14 @@ impl<'c, 'm> FnCx<'c, 'm> {
 
     /// A register operand's slot and width (with a vector register's component).
     pub(super) fn reg(&self, name: &Ident, comp: Option<char>) -> R<Option<Dst>> {
+        // `v.y` written inside a vector operand `{a, v.y}`: element `y` of `v`.
+        if comp.is_none()
+            && let Some((base, c)) = name.name.split_once('.')
+            && c.len() == 1
+        {
+            let base = Ident { name: base.to_string(), span: name.span };
+            return self.reg(&base, c.chars().next());
+        }
         match self.lookup(&name.name) {
             Some(Sym::Reg(slot, ty, vec)) => {
                 let k = match comp {
@@ -388,6 +439,11 @@ impl<'c, 'm> FnCx<'c, 'm> {
                 }
                 Err(format!("operand `{}`", name.name))
             }
+            Operand::VarPlus { name, offset, .. } => match self.var_addr(&name.name)? {
+                Some((Src::Imm(a), _)) => Ok(Src::Imm(a.wrapping_add(*offset as u64))),
+                Some((Src::LocalAddr(o), _)) => Ok(Src::LocalAddr(o.wrapping_add(*offset as u32))),
+                _ => Err(format!("operand `{}+{offset}`", name.name)),
+            },
             _ => Err("this operand form".into()),
         }
     }
@@ -413,7 +469,24 @@ impl<'c, 'm> FnCx<'c, 'm> {
                     VecElem::Imm(_) => Err("an immediate destination".into()),
                 })
                 .collect(),
-            _ => Ok(vec![self.dst(op)?]),
+            _ => match self.whole_vector(op) {
+                Some((slot, ty, n)) => {
+                    Ok((0..n).map(|k| Some(Dst { slot: slot + k * slots(ty), bits: ty.bits() })).collect())
+                }
+                None => Ok(vec![self.dst(op)?]),
+            },
+        }
+    }
+
+    /// A vector register named whole (`v` of `.reg .v4 .f32 v`, PTX ISA 5.4.3), the data
+    /// operand of a vector `ld`/`st`/`mov`: its first slot, element type and length.
+    fn whole_vector(&self, op: &Operand) -> Option<(Slot, ScalarType, u32)> {
+        match op {
+            Operand::Name { name, component: None, negated: false, .. } => match self.lookup(&name.name) {
+                Some(Sym::Reg(slot, ty, vec)) if vec > 1 => Some((slot, ty, vec)),
+                _ => None,
+            },
+            _ => None,
         }
     }
 
@@ -429,7 +502,10 @@ impl<'c, 'm> FnCx<'c, 'm> {
                     VecElem::Sink(_) => Err("a sink `_` as a source".into()),
                 })
                 .collect(),
-            _ => Ok(vec![self.src(op, ty)?]),
+            _ => match self.whole_vector(op) {
+                Some((slot, t, n)) => Ok((0..n).map(|k| Src::Reg(slot + k * slots(t))).collect()),
+                None => Ok(vec![self.src(op, ty)?]),
+            },
         }
     }
 
@@ -475,7 +551,7 @@ impl<'c, 'm> FnCx<'c, 'm> {
         if let Op::Bra(_) = op
             && let Some(Operand::Name { name, .. }) = i.operands.first()
         {
-            self.fixups.push((self.cx.insts.len(), name.name.clone()));
+            self.fixups.push((self.cx.insts.len(), self.label(&name.name), name.name.clone()));
         }
         self.push(guard.unwrap_or(None), op, text);
     }
@@ -575,6 +651,12 @@ impl<'c, 'm> FnCx<'c, 'm> {
             },
             InstrKind::Ret => Ok(Op::Ret),
             InstrKind::Exit => Ok(Op::Exit),
+            InstrKind::Bar(BarOp::WarpSync) => {
+                // The lanes of `membermask` meet: a warp collective without a result, which
+                // the scheduler runs once the warp's lanes reach it (see `warp`).
+                let mask = Some(self.src(o(0)?, ScalarType::U32)?);
+                Ok(Op::Warp(WarpOp::Vote { mode: VoteMode::Any, dst: None, a: Src::Imm(0), mask }))
+            }
             InstrKind::Bar(BarOp::Red) => {
                 use super::program::BarRed;
                 let words: Vec<&str> = i.mods.iter().map(|m| m.text.as_str()).collect();
@@ -671,7 +753,7 @@ impl<'c, 'm> FnCx<'c, 'm> {
         use ArithOp::*;
         let ty = a.ty;
         if ty.is_float() {
-            if fp::format(ty).is_none() {
+            if fp::format(ty).is_none() && fp::packed(ty).is_none() {
                 return Err(format!("{ty} arithmetic"));
             }
             let mods = fp::Mods { mode: fp::mode(a.rnd), ftz: a.ftz, sat: a.sat };

@@ -73,6 +73,18 @@ pub fn eval(func: &Func, ty: ScalarType, s: &[u64], cc: &mut bool) -> Result<u64
                 r
             }
         }
+        Func::FBin(op, m) if fp::packed(ty).is_some() => {
+            let f = fp::packed(ty).unwrap_or(F32);
+            fp::per_half(s, |h| fp::binary(op, f, m, h[0], h[1]))
+        }
+        Func::Fma(m) if fp::packed(ty).is_some() => {
+            let f = fp::packed(ty).unwrap_or(F32);
+            fp::per_half(s, |h| fp::fma(f, m, h[0], h[1], h[2]))
+        }
+        Func::FNegAbs(neg, ftz) if fp::packed(ty).is_some() => {
+            let f = fp::packed(ty).unwrap_or(F32);
+            fp::per_half(s, |h| fp::abs_neg(f, neg, ftz, h[0]))
+        }
         Func::FBin(op, m) => fp::binary(op, float(ty)?, m, s[0], s[1]),
         Func::Fma(m) => fp::fma(float(ty)?, m, s[0], s[1], s[2]),
         Func::FNegAbs(neg, ftz) => fp::abs_neg(float(ty)?, neg, ftz, s[0]),
@@ -108,12 +120,28 @@ pub fn eval(func: &Func, ty: ScalarType, s: &[u64], cc: &mut bool) -> Result<u64
             };
             if take_a { s[0] } else { s[1] }
         }
+        Func::Video { vop, signed, sat, op2, clamp } => video(vop, signed, sat, op2, clamp, s),
         Func::Set { cmp, bool_op, ftz, src } => {
-            let t = combine(fp::compare(cmp, src, ftz, s[0], s[1]), bool_op, s.get(2).is_some_and(|c| c & 1 != 0));
-            match (t, ty) {
-                (false, _) => 0,
-                (true, ScalarType::F32) => 1.0f32.to_bits() as u64,
-                (true, _) => mask(n),
+            let c = s.get(2).is_some_and(|c| c & 1 != 0);
+            // The result for "true": 1.0 in a float type, all ones in an integer type, per
+            // half for the packed types (PTX ISA 9.7.4 set: `.f16x2`/`.bf16x2` results, or
+            // `.u32`/`.s32` whose halves are 0xffff or 0 for packed sources).
+            let one = |t: ScalarType, bits: u32| match t {
+                ScalarType::F32 => 1.0f32.to_bits() as u64,
+                ScalarType::F16 | ScalarType::F16x2 => 0x3c00,
+                ScalarType::Bf16 | ScalarType::Bf16x2 => 0x3f80,
+                _ => mask(bits),
+            };
+            if let Some(f) = fp::packed(src) {
+                let lane = if f == super::float::F16 { ScalarType::F16 } else { ScalarType::Bf16 };
+                let c0 = fp::compare(cmp, lane, ftz, s[0] & 0xffff, s[1] & 0xffff);
+                let c1 = fp::compare(cmp, lane, ftz, (s[0] >> 16) & 0xffff, (s[1] >> 16) & 0xffff);
+                let h = |t: bool| if combine(t, bool_op, c) { one(ty, 16) } else { 0 };
+                h(c0) | h(c1) << 16
+            } else if combine(fp::compare(cmp, src, ftz, s[0], s[1]), bool_op, c) {
+                one(ty, n)
+            } else {
+                0
             }
         }
     })
@@ -160,4 +188,39 @@ pub fn atom_value(op: AtomOp, ty: ScalarType, old: u64, b: u64, c: u64) -> Resul
         AtomOp::Min => int::min_max(ty, false, old, b),
         AtomOp::Max => int::min_max(ty, true, old, b),
     })
+}
+
+/// A scalar video instruction (PTX ISA 9.7.10 "Video Instructions" semantics, computed in
+/// 128-bit integers): the operands extended by their types, the operation at full
+/// precision, the optional saturation to the destination type's range, then the optional
+/// secondary operation with `c` (extended by the destination type); the low 32 bits.
+fn video(vop: &str, signed: [bool; 3], sat: bool, op2: Option<&str>, clamp: bool, s: &[u64]) -> u64 {
+    let ext = |v: u64, sgn: bool| -> i128 { if sgn { i128::from(v as u32 as i32) } else { i128::from(v as u32) } };
+    let (ta, tb) = (ext(s[0], signed[1]), ext(s[1], signed[2]));
+    let amount = |b: i128| -> u32 { if clamp { b.min(32) as u32 } else { (b & 0x1f) as u32 } };
+    let mut tmp: i128 = match vop {
+        "vadd" => ta + tb,
+        "vsub" => ta - tb,
+        "vabsdiff" => (ta - tb).abs(),
+        "vmin" => ta.min(tb),
+        "vmax" => ta.max(tb),
+        "vshl" => ta << amount(tb),
+        _ => ta >> amount(tb),
+    };
+    if sat {
+        tmp = if signed[0] {
+            tmp.clamp(i128::from(i32::MIN), i128::from(i32::MAX))
+        } else {
+            tmp.clamp(0, i128::from(u32::MAX))
+        };
+    }
+    if let Some(op) = op2 {
+        let c = ext(s[2], signed[0]);
+        tmp = match op {
+            "add" => tmp + c,
+            "min" => tmp.min(c),
+            _ => tmp.max(c),
+        };
+    }
+    (tmp as u64) & 0xffff_ffff
 }

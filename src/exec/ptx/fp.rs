@@ -1,6 +1,9 @@
-//! Floating-point instruction semantics on `.f32` / `.f64` bit patterns (PTX ISA 9.7.3
-//! "Floating-Point Instructions", 9.7.4 "Half Precision" not modelled) and comparisons
-//! (PTX ISA 9.7.8.6 setp, 9.3.1 "Comparison Operators").
+//! Floating-point instruction semantics on `.f32` / `.f64` / `.f16` / `.bf16` bit patterns
+//! (PTX ISA 9.7.3 "Floating-Point Instructions", 9.7.4 "Half Precision Floating-Point
+//! Instructions") and comparisons (PTX ISA 9.7.8.6 setp, 9.3.1 "Comparison Operators").
+//! The half formats (IEEE binary16, bfloat16) are computed exactly by [`super::float`]
+//! (correctly rounded in every mode); the packed `.f16x2`/`.bf16x2` forms apply the
+//! operation to each 16-bit half ([`packed`]).
 //!
 //! Conventions, from the PTX ISA unless noted:
 //! * No rounding modifier means `.rn`. `.ftz` (f32 only) flushes subnormal inputs and
@@ -18,14 +21,36 @@ use super::float::{self, F32, F64, Format, Mode};
 use crate::ptx::instr::{CmpOp, Rounding};
 use crate::ptx::types::ScalarType;
 
-/// The IEEE format of a float instruction type; `None` for non-float or unmodelled types
-/// (`.f16`, `.bf16`, packed types).
+/// The format of a scalar float instruction type (`.f16` is IEEE binary16, `.bf16` has
+/// binary32's exponent and 7 fraction bits, PTX ISA 5.2.1); `None` for non-float and
+/// packed types (see [`packed`]).
 pub fn format(ty: ScalarType) -> Option<Format> {
     match ty {
         ScalarType::F32 => Some(F32),
         ScalarType::F64 => Some(F64),
+        ScalarType::F16 => Some(float::F16),
+        ScalarType::Bf16 => Some(float::BF16),
         _ => None,
     }
+}
+
+/// The format of each half of a packed type (`.f16x2`, `.bf16x2`: two 16-bit values, the
+/// first in the low half, PTX ISA 9.7.4); `None` for other types.
+pub fn packed(ty: ScalarType) -> Option<Format> {
+    match ty {
+        ScalarType::F16x2 => Some(float::F16),
+        ScalarType::Bf16x2 => Some(float::BF16),
+        _ => None,
+    }
+}
+
+/// Applies `f` to each 16-bit half of the packed operands `s` (the result's halves).
+pub fn per_half(s: &[u64], f: impl Fn(&[u64]) -> u64) -> u64 {
+    let half = |k: u32| -> u64 {
+        let v: Vec<u64> = s.iter().map(|x| (x >> (16 * k)) & 0xffff).collect();
+        f(&v) & 0xffff
+    };
+    half(0) | half(1) << 16
 }
 
 /// The rounding direction of a float rounding modifier (`.rn` when none; the integer
@@ -51,12 +76,18 @@ pub struct Mods {
     pub sat: bool,
 }
 
+/// `.ftz` applies to `.f32` and `.f16` (PTX ISA 9.7.3, 9.7.4; `.f64` and `.bf16` keep
+/// subnormals).
+fn flushes(f: Format) -> bool {
+    f == F32 || f == float::F16
+}
+
 fn input(f: Format, m: Mods, a: u64) -> u64 {
-    if m.ftz && f == F32 { f.ftz(a) } else { a }
+    if m.ftz && flushes(f) { f.ftz(a) } else { a }
 }
 
 fn output(f: Format, m: Mods, r: u64) -> u64 {
-    let r = if m.ftz && f == F32 { f.ftz(r) } else { r };
+    let r = if m.ftz && flushes(f) { f.ftz(r) } else { r };
     if m.sat { saturate(f, r) } else { r }
 }
 
@@ -72,9 +103,13 @@ pub fn saturate(f: Format, r: u64) -> u64 {
     }
 }
 
-/// The value of `b` as an f64 (exact for f32).
+/// The value of `b` as an f64 (exact: every format here is narrower).
 pub fn to_f64(f: Format, b: u64) -> f64 {
-    if f == F32 { f32::from_bits(b as u32) as f64 } else { f64::from_bits(b) }
+    match f {
+        F32 => f32::from_bits(b as u32) as f64,
+        F64 => f64::from_bits(b),
+        _ => f64::from_bits(float::convert(b, f, F64, Mode::Rn)),
+    }
 }
 
 /// `v` rounded to nearest in `f` (NaN becomes the canonical NaN).
@@ -114,7 +149,8 @@ pub enum Binary {
 /// Applies a [`Binary`] op to `a`, `b` in format `f`.
 pub fn binary(op: Binary, f: Format, m: Mods, a: u64, b: u64) -> u64 {
     let (a, b) = (input(f, m, a), input(f, m, b));
-    let rn = m.mode == Mode::Rn;
+    // The host's arithmetic rounds to nearest in f32/f64 only; half formats are exact.
+    let rn = m.mode == Mode::Rn && (f == F32 || f == F64);
     let r = match op {
         Binary::Add | Binary::Sub => {
             let b = if op == Binary::Sub && !f.is_nan(b) { b ^ f.sign() } else { b };
@@ -157,7 +193,7 @@ pub fn fma(f: Format, m: Mods, a: u64, b: u64, c: u64) -> u64 {
     let (a, b, c) = (input(f, m, a), input(f, m, b), input(f, m, c));
     let r = if m.mode == Mode::Rn && f == F32 {
         host(f, f32::from_bits(a as u32).mul_add(f32::from_bits(b as u32), f32::from_bits(c as u32)) as f64)
-    } else if m.mode == Mode::Rn {
+    } else if m.mode == Mode::Rn && f == F64 {
         host(f, f64::from_bits(a).mul_add(f64::from_bits(b), f64::from_bits(c)))
     } else {
         float::fma(a, b, c, f, m.mode)
@@ -170,7 +206,7 @@ pub fn fma(f: Format, m: Mods, a: u64, b: u64, c: u64) -> u64 {
 /// every NaN result of the interpreter is canonical (see [`float`]), as on SPA 5.0, where
 /// `neg`/`abs` are `FADD`/`DADD` from `-RZ`.
 pub fn abs_neg(f: Format, neg: bool, ftz: bool, a: u64) -> u64 {
-    let a = if ftz && f == F32 { f.ftz(a) } else { a };
+    let a = if ftz && flushes(f) { f.ftz(a) } else { a };
     if f.is_nan(a) {
         return f.nan();
     }
@@ -204,7 +240,7 @@ pub fn unary(op: Unary, f: Format, approx: bool, m: Mods, a: u64) -> u64 {
     let a = input(f, m, a);
     let r = match (op, approx) {
         (Unary::Rcp, false) => float::div(from_f64(f, 1.0), a, f, m.mode),
-        (Unary::Sqrt, false) if m.mode == Mode::Rn => host(f, to_f64(f, a).sqrt()),
+        (Unary::Sqrt, false) if m.mode == Mode::Rn && (f == F32 || f == F64) => host(f, to_f64(f, a).sqrt()),
         (Unary::Sqrt, false) => float::sqrt(a, f, m.mode),
         _ => {
             let x = to_f64(f, a);
@@ -256,7 +292,7 @@ pub fn compare(cmp: CmpOp, ty: ScalarType, ftz: bool, a: u64, b: u64) -> bool {
     use CmpOp::*;
     use std::cmp::Ordering::*;
     if let Some(f) = format(ty) {
-        let fl = |v: u64| if ftz && f == F32 { f.ftz(v) } else { v };
+        let fl = |v: u64| if ftz && flushes(f) { f.ftz(v) } else { v };
         let (x, y) = (to_f64(f, fl(a)), to_f64(f, fl(b)));
         let unordered = x.is_nan() || y.is_nan();
         return match cmp {

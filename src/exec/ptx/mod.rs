@@ -41,8 +41,9 @@
 //! the launch's [`Launch::dynamic_shared`] bytes ([`layout`]).
 //!
 //! Not modelled (an error when executed, or for variables when named):
-//! `.shared::cluster`, `.f16`/`.bf16` and packed-half arithmetic (only
-//! `cvt` to and from them is modelled), texture/surface instructions,
+//! `.shared::cluster`, the half-precision special functions (`ex2`/`tanh` of `.f16`; `add
+//! sub mul fma neg abs min max setp set` of `.f16`, `.bf16` and their packed forms are
+//! modelled, see [`fp`]), texture/surface instructions,
 //! `match`/`redux`/`elect`, vector atomics, indirect calls and branches, `mov` of a
 //! function address, and the `.b128` arguments of a `call` passed in registers.
 

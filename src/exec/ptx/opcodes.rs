@@ -90,6 +90,30 @@ pub(super) fn other(fx: &mut FnCx, i: &Instruction, name: &str, text: &str) -> R
             Ok(Op::Isspacep { space, dst, src })
         }
         "atom" | "red" => atom(fx, i, name == "atom", &words, &types),
+        "vadd" | "vsub" | "vabsdiff" | "vmin" | "vmax" | "vshl" | "vshr" => {
+            let vop: &'static str = match name {
+                "vadd" => "vadd",
+                "vsub" => "vsub",
+                "vabsdiff" => "vabsdiff",
+                "vmin" => "vmin",
+                "vmax" => "vmax",
+                "vshl" => "vshl",
+                _ => "vshr",
+            };
+            let signs: Vec<bool> = types.iter().map(|t| *t == ScalarType::S32).collect();
+            let [d, a, b] = signs[..] else { return Err(format!("{text}: expected three types")) };
+            if types.iter().any(|t| !matches!(t, ScalarType::U32 | ScalarType::S32)) {
+                return Err(format!("{text}: video types other than .u32/.s32"));
+            }
+            let op2 = [".add", ".min", ".max"].into_iter().find(|w| has(w)).map(|w| &w[1..]);
+            let u = ScalarType::U32;
+            let f = Func::Video { vop, signed: [d, a, b], sat: has(".sat"), op2, clamp: has(".clamp") };
+            match (op2, i.operands.len()) {
+                (Some(_), 4) => fx_compute(fx, f, u, u, i, &[u, u, u]),
+                (None, 3) => fx_compute(fx, f, u, u, i, &[u, u]),
+                _ => Err(format!("{text}: operand selectors and merges are not modelled")),
+            }
+        }
         "shfl" | "vote" | "activemask" => super::warp::decode(fx, i, name, &words).map(Op::Warp),
         "fence" | "nanosleep" | "prefetch" | "prefetchu" | "brkpt" | "pmevent" => Ok(Op::Nop),
         "trap" => Ok(Op::Trap),

@@ -52,6 +52,9 @@ pub enum Special {
     Clock,
     TotalSmemSize,
     DynamicSmemSize,
+    /// `%envreg0` .. `%envreg31`: driver-defined (PTX ISA 10); the launch environment of
+    /// both executors has every one 0 (the simulator's `c[0x0][0x30..0xb0]`).
+    Envreg,
 }
 
 /// A destination register: its slot and declared width in bits (1 for a predicate).
@@ -178,6 +181,21 @@ pub enum Func {
     Selp,
     /// `slct{.ftz}`: `c >= 0 ? a : b` (`c` typed `.s32` or `.f32`; `.ftz` flushes it).
     Slct(ScalarType, bool),
+    /// A scalar video instruction `vadd vsub vabsdiff vmin vmax vshl vshr` (PTX ISA 9.7.10)
+    /// without selectors: `vop` (the opcode), `.dtype/.atype/.btype` signedness, `.sat`,
+    /// the secondary operation `.add/.min/.max`, and `.clamp` (shifts).
+    Video {
+        /// The opcode.
+        vop: &'static str,
+        /// Whether `.dtype`, `.atype`, `.btype` are `.s32`.
+        signed: [bool; 3],
+        /// `.sat`.
+        sat: bool,
+        /// The secondary operation with `c`.
+        op2: Option<&'static str>,
+        /// `.clamp` (else `.wrap`) of the shift amount.
+        clamp: bool,
+    },
     /// `set.cmp{.bool}{.ftz}.dtype.stype`: 1.0f or all ones when true.
     Set {
         /// Comparison.
@@ -459,6 +477,9 @@ pub enum ParamLoc {
     Param(u32, u32),
     /// A `.reg` parameter: a register of the callee.
     Reg(Dst),
+    /// An unsized array parameter (`.param .b8 va[]`, the last one): at this offset, the
+    /// caller's argument variable and everything after it in the caller's buffer.
+    Rest(u32),
 }
 
 /// One instruction with its guard.
@@ -524,6 +545,7 @@ impl Special {
             }
             "%total_smem_size" => Special::TotalSmemSize,
             "%dynamic_smem_size" => Special::DynamicSmemSize,
+            n if crate::ptx::check::envreg(n).is_some() => Special::Envreg,
             _ => return None,
         })
     }

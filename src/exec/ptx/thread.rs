@@ -146,6 +146,7 @@ impl Thread {
                     Special::Clock => env.steps,
                     Special::TotalSmemSize => env.prog.dynamic_base as u64 + env.dynamic_shared as u64,
                     Special::DynamicSmemSize => env.dynamic_shared as u64,
+                    Special::Envreg => 0,
                 }
             }
         }
@@ -221,13 +222,28 @@ impl Thread {
             }
             Op::Setp { cmp, bool_op, ftz, ty, p, q, a, b, c } => {
                 let (x, y) = (self.read_as(env, *a, *ty), self.read_as(env, *b, *ty));
-                let t = fp::compare(*cmp, *ty, *ftz, x, y);
                 let c = c.is_some_and(|c| self.read(env, c) & 1 != 0);
+                // Packed halves (PTX ISA 9.7.4 setp): `p` gets the low halves' result, `q`
+                // the high halves'; otherwise `q` gets the complement.
+                let (t, u) = match fp::packed(*ty) {
+                    Some(f) => {
+                        let lane = if f == super::float::F16 { ScalarType::F16 } else { ScalarType::Bf16 };
+                        let h = |v: u64, k: u32| (v >> (16 * k)) & 0xffff;
+                        (
+                            fp::compare(*cmp, lane, *ftz, h(x, 0), h(y, 0)),
+                            fp::compare(*cmp, lane, *ftz, h(x, 1), h(y, 1)),
+                        )
+                    }
+                    None => {
+                        let t = fp::compare(*cmp, *ty, *ftz, x, y);
+                        (t, !t)
+                    }
+                };
                 if let Some(p) = p {
                     self.write_raw(*p, combine(t, *bool_op, c) as u64);
                 }
                 if let Some(q) = q {
-                    self.write_raw(*q, combine(!t, *bool_op, c) as u64);
+                    self.write_raw(*q, combine(u, *bool_op, c) as u64);
                 }
             }
             Op::Ld { space, ty, dsts, addr } => {
@@ -364,6 +380,18 @@ impl Thread {
                     dst.copy_from_slice(src);
                     continue;
                 }
+                (Arg::Param(off), ParamLoc::Rest(to)) => {
+                    let src = caller.get(*off as usize..).ok_or(Self::param_error(*off, 0))?;
+                    let to = *to as usize;
+                    if params.len() < to + src.len() {
+                        params.resize(to + src.len(), 0);
+                    }
+                    params[to..to + src.len()].copy_from_slice(src);
+                    continue;
+                }
+                (Arg::Value(_), ParamLoc::Rest(_)) => {
+                    return Err(ExecError::Unsupported("a register passed as an unsized array argument".into()));
+                }
                 (Arg::Param(off), ParamLoc::Reg(d)) => {
                     let s = d.bits.div_ceil(8) as usize;
                     let src = caller.get(*off as usize..*off as usize + s).ok_or(Self::param_error(*off, s))?;
@@ -379,6 +407,7 @@ impl Thread {
                     dst.copy_from_slice(&bytes[..s]);
                 }
                 ParamLoc::Reg(d) => self.regs[new_base + d.slot as usize] = from_le(&bytes[..n]) & mask(d.bits),
+                ParamLoc::Rest(_) => unreachable!("handled above"),
             }
         }
         let top = self.local.len();
@@ -422,6 +451,7 @@ impl Thread {
                     let s = d.bits.div_ceil(8) as usize;
                     (to_le(self.regs[fr.base + d.slot as usize], s)[..s].to_vec(), s)
                 }
+                ParamLoc::Rest(_) => (vec![], 0),
             };
             match r {
                 Arg::Param(off) => {
