@@ -82,6 +82,36 @@ struct RunArgs {
     /// Write each buffer after the launch to DIR/argK.bin.
     #[arg(long)]
     dump: Option<PathBuf>,
+    /// Which calls the compiler inlines (as `compile --inline`).
+    #[arg(long, value_enum, default_value = "auto")]
+    inline: InlineArg,
+    /// Bytes of stack per thread for calls whose depth the program does not bound
+    /// (recursion, indirect calls), beyond the kernel's own frame; CUDA's default
+    /// `cudaLimitStackSize` is 1024.
+    #[arg(long, default_value_t = ptx2sass::exec::DEFAULT_STACK_BYTES)]
+    stack_size: u32,
+}
+
+/// The `--inline` choices.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum InlineArg {
+    /// Inline every call that can be (not recursive, indirect, external or `.weak`).
+    Always,
+    /// Inline no call (functions using `.shared` variables still are).
+    Never,
+    /// Inline small and single-call functions; keep recursive, large multi-call and
+    /// `.pragma "noinline"` ones as calls.
+    Auto,
+}
+
+impl From<InlineArg> for ptx2sass::lower::callgraph::Inline {
+    fn from(a: InlineArg) -> Self {
+        match a {
+            InlineArg::Always => Self::Always,
+            InlineArg::Never => Self::Never,
+            InlineArg::Auto => Self::Auto,
+        }
+    }
 }
 
 #[derive(clap::Args)]
@@ -137,6 +167,10 @@ struct CompileArgs {
     /// (memory-model qualifiers, eviction priorities, cache hints, 256-bit accesses, ...).
     #[arg(long)]
     deny_emulation: bool,
+    /// Which calls are inlined: `auto` inlines small and single-call functions and keeps
+    /// recursive, large multi-call and `.pragma "noinline"` ones as calls.
+    #[arg(long, value_enum, default_value = "auto")]
+    inline: InlineArg,
 }
 
 /// `println!` to stdout that ends the program quietly (status 0) when the reader has
@@ -217,6 +251,7 @@ fn compile(args: CompileArgs) -> ExitCode {
     opts.sched.serial = args.serial;
     opts.sched.reorder = !args.no_reorder;
     opts.lower.deny_emulation = args.deny_emulation;
+    opts.lower.inline = args.inline.into();
     let file = SourceFile::new(&name, src);
     match driver::compile(src, &opts) {
         Ok(out) => {
@@ -348,6 +383,7 @@ fn run(a: RunArgs) -> ExitCode {
             dynamic_shared: a.dynamic_shared,
             module_init: inits,
             memory_limit: a.max_memory,
+            stack_bytes: a.stack_size,
             ..l
         },
         Err(e) => {
@@ -356,7 +392,9 @@ fn run(a: RunArgs) -> ExitCode {
         }
     };
     drop(args);
-    let compiled = || driver::compile(&src, &driver::Options::default()).map_err(|d| file.render_all(&d));
+    let mut copts = driver::Options::default();
+    copts.lower.inline = a.inline.into();
+    let compiled = || driver::compile(&src, &copts).map_err(|d| file.render_all(&d));
     let result = if a.compare {
         compiled().and_then(|out| {
             let program = out.program.expect("SASS output has a program");

@@ -49,6 +49,10 @@ pub struct ModuleLayout {
     pub globals: HashMap<String, ScalarType>,
     /// Alignment in bytes of module variables.
     pub align: HashMap<String, u32>,
+    /// The call graph and inlining facts ([`super::callgraph`]).
+    pub calls: super::callgraph::CallGraph,
+    /// The `--inline` mode.
+    pub inline: super::callgraph::Inline,
 }
 
 /// State of lowering one function.
@@ -108,6 +112,22 @@ pub struct Lowerer<'a> {
     /// The CC value the flag holds at the end of the current block, if it was written in
     /// that block: what the next CC reader [`Lowerer::emit`]s reads.
     pub cc_now: Option<(BlockId, u32)>,
+    /// Words of `.param` slots that arrive whole (a device function's parameters, the
+    /// results of a call): slot → one 32-bit register per word; `ld.param` extracts from
+    /// them ([`Lowerer::extract_param`]).
+    pub param_words: HashMap<u32, Vec<Reg>>,
+    /// Declared size in bytes of each `.param` slot.
+    pub slot_sizes: HashMap<u32, u32>,
+    /// The block holding a device function's `RET` (`ret` jumps there), when lowering one.
+    pub ret_block: Option<BlockId>,
+    /// A device function's return values: (slot of a `.param` return, or the `.reg` name;
+    /// the declaration), in order.
+    pub ret_bindings: Vec<(Option<u32>, crate::ptx::ast::ParamDecl)>,
+    /// `.callprototype`s declared so far, by (scoped) label.
+    pub protos: HashMap<String, crate::ptx::ast::CallPrototype>,
+    /// The label of the statement just lowered, if it was one (a `.callprototype` after
+    /// it takes its name).
+    pub last_label: Option<String>,
 }
 
 /// A lowering failure for one instruction; already recorded as a diagnostic.
@@ -147,6 +167,12 @@ impl<'a> Lowerer<'a> {
             carry_var: None,
             carry_at: None,
             cc_now: None,
+            param_words: HashMap::new(),
+            slot_sizes: HashMap::new(),
+            ret_block: None,
+            ret_bindings: vec![],
+            protos: HashMap::new(),
+            last_label: None,
         }
     }
 
@@ -225,8 +251,8 @@ impl<'a> Lowerer<'a> {
         let Some(ty) = self.lookup_reg_type(&key) else {
             if self.func_names.contains(&id.name) {
                 return self.fail(
-                    Diag::error(id.span, format!("the address of function `{}` cannot be taken", id.name))
-                        .note("ptx2sass inlines device functions: indirect calls are not supported"),
+                    Diag::error(id.span, format!("function `{}` used where a register is expected", id.name))
+                        .note("a function's address is taken with `mov.u64 %rd, name` (PTX ISA 9.7.9.1)"),
                 );
             }
             return self.error(id.span, format!("`{}` is not a register", id.name));

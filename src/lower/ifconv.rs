@@ -158,7 +158,9 @@ fn arm_ok(f: &Function, b: BlockId, a: BlockId) -> bool {
         return false;
     }
     let body = &blk.instrs[..blk.instrs.len() - 1];
-    body.iter().all(|i| i.guard.is_none() && !i.op.info().control && i.op.info().unit != Unit::Control)
+    body.iter().all(|i| {
+        i.guard.is_none() && !i.op.info().control && i.op.info().unit != Unit::Control && !matches!(i.op, Op::Call(_))
+    })
 }
 
 /// Instructions that issue (not pseudo-ops) in the body of arm `b`.

@@ -12,6 +12,7 @@ pub mod atom;
 pub mod barrier;
 pub mod bits;
 pub mod call;
+pub mod callgraph;
 pub mod combine;
 pub mod ctx;
 pub mod cvt;
@@ -27,6 +28,7 @@ pub mod mem;
 pub mod memopt;
 pub mod mul;
 pub mod opt;
+pub mod realcall;
 pub mod reconverge;
 pub mod shared;
 pub mod ssa;
@@ -52,32 +54,40 @@ pub struct Options {
     pub no_opt: bool,
     /// Make every emulated sm_70+ feature (and dropped hint) an error instead of a warning.
     pub deny_emulation: bool,
+    /// Which calls are inlined (`--inline`, [`callgraph::Inline`]).
+    pub inline: callgraph::Inline,
 }
 
 fn align_up(x: u32, a: u32) -> u32 {
     x.div_ceil(a.max(1)) * a.max(1)
 }
 
-/// Lowers every kernel of `m`. Returns the IR module and warnings, or every error.
+/// Lowers every function of `m` that has a body, kernels and device functions alike
+/// (called or not: each is checked and compiled on its own; calls of it are inlined or
+/// real calls as [`callgraph`] decides). Returns the IR module and warnings, or every
+/// error.
 pub fn lower(m: &ast::Module, opts: &Options) -> Result<(ir::Module, Vec<Diag>), Vec<Diag>> {
     let mut diags = vec![];
     let mut out = ir::Module::default();
-    let layout = module_layout(m, &mut out.const_bank, &mut out.const_vars, &mut diags);
-    let funcs: HashMap<&str, &ast::Function> = m
-        .items
-        .iter()
-        .filter_map(|i| match i {
-            Item::Function(f) if f.body.is_some() => Some((f.name.name.as_str(), f)),
-            _ => None,
-        })
-        .collect();
+    let mut layout = module_layout(m, &mut out.const_bank, &mut out.const_vars, &mut diags);
+    layout.calls = callgraph::CallGraph::new(m);
+    layout.inline = opts.inline;
+    // Every function by name, a definition over a declaration.
+    let mut funcs: HashMap<&str, &ast::Function> = HashMap::new();
+    for i in &m.items {
+        if let Item::Function(f) = i
+            && (f.body.is_some() || !funcs.contains_key(f.name.name.as_str()))
+        {
+            funcs.insert(f.name.name.as_str(), f);
+        }
+    }
     let index = shared::ModuleIndex::new(m);
     for item in &m.items {
         let Item::Function(f) = item else { continue };
-        if f.kind != FuncKind::Entry || f.body.is_none() {
+        if f.body.is_none() {
             continue;
         }
-        match lower_kernel(&index, f, &funcs, &layout, opts) {
+        match lower_function(&index, f, &funcs, &layout, opts) {
             Ok((func, d)) => {
                 diags.extend(d);
                 out.functions.push(func);
@@ -164,20 +174,28 @@ fn init_bytes(init: &Init, ty: ScalarType, out: &mut [u8], pos: &mut usize) -> R
     }
 }
 
-fn lower_kernel(
+/// Lowers one kernel or device function (with its inlined callees) to SSA IR.
+fn lower_function(
     index: &shared::ModuleIndex,
     k: &ast::Function,
     funcs: &HashMap<&str, &ast::Function>,
     layout: &ModuleLayout,
     opts: &Options,
 ) -> Result<(Function, Vec<Diag>), Vec<Diag>> {
-    let mut lw = Lowerer::new(Function::new(&k.name.name, FuncKind::Entry), layout);
+    let mut lw = Lowerer::new(Function::new(&k.name.name, k.kind), layout);
+    lw.f.linkage = match (k.kind, k.linkage) {
+        (FuncKind::Entry, _) | (_, ast::Linkage::Visible | ast::Linkage::Extern) => ir::Linkage::Visible,
+        (_, ast::Linkage::Weak) => ir::Linkage::Weak,
+        _ => ir::Linkage::Internal,
+    };
     lw.deny_emulation = opts.deny_emulation;
     lw.func_names = funcs.keys().map(|n| n.to_string()).collect();
     lw.facts = facts::FactTable::new(k);
-    // Parameters: natural or declared alignment, from c[0x0][0x140].
+    // Kernel parameters: natural or declared alignment, from c[0x0][0x140] (a device
+    // function's arrive in registers, `realcall`).
     let mut off = PARAM_BASE;
-    for p in &k.params {
+    let kernel_params: &[ast::ParamDecl] = if k.kind == FuncKind::Entry { &k.params } else { &[] };
+    for p in kernel_params {
         off = align_up(off, p.alignment());
         let ty = match p.array {
             Some(n) => format!("{}[{n}]", p.ty),
@@ -212,8 +230,12 @@ fn lower_kernel(
     }
     lw.f.shared_bytes = shared.bytes;
     lw.shared = shared;
-    let body = k.body.as_ref().expect("kernels have bodies");
+    if k.kind == FuncKind::Func {
+        let _ = lw.begin_device_function(k);
+    }
+    let body = k.body.as_ref().expect("lowered functions have bodies");
     let _ = lw.lower_block(body, funcs);
+    lw.finish_device_function();
     lw.finish_body();
     if lw.diags.iter().any(Diag::is_error) {
         return Err(lw.diags);
@@ -258,6 +280,7 @@ impl Lowerer<'_> {
     pub fn lower_block(&mut self, b: &Block, funcs: &HashMap<&str, &ast::Function>) -> LResult<()> {
         let mut ok = true;
         for s in &b.stmts {
+            let label = self.last_label.take();
             match s {
                 Statement::Decl(ds) => {
                     for d in ds {
@@ -269,6 +292,12 @@ impl Lowerer<'_> {
                     self.fallthrough_to(target);
                     self.f.cfg[target].name = l.name.clone();
                     self.facts.at_label();
+                    self.last_label = Some(l.name.clone());
+                }
+                Statement::CallPrototype(p) => {
+                    if let Some(l) = label {
+                        self.protos.insert(self.scoped(&l), p.clone());
+                    }
                 }
                 Statement::Instr(i) => {
                     if self.lower_instr(i, funcs).is_err() {
@@ -281,7 +310,7 @@ impl Lowerer<'_> {
                         ok = false;
                     }
                 }
-                Statement::Pragma(..) | Statement::CallPrototype(_) | Statement::Error(_) => {}
+                Statement::Pragma(..) | Statement::Error(_) => {}
             }
         }
         if ok { Ok(()) } else { Err(Failed) }
@@ -307,11 +336,7 @@ impl Lowerer<'_> {
                 self.vars.insert(key, VarLoc::Shared(off));
             }
             StateSpace::Param(_) => {
-                let slot = self.next_slot;
-                self.next_slot += 1;
-                let key = self.scoped(&d.name.name);
-                self.var_align.insert(key.clone(), d.alignment());
-                self.vars.insert(key, VarLoc::ParamSlot(slot));
+                self.new_param_slot(&d.name.name, d.alignment(), d.size().min(u32::MAX as u64) as u32);
             }
             StateSpace::Const | StateSpace::Global => {
                 self.diags.push(Diag::error(
@@ -423,10 +448,12 @@ impl Lowerer<'_> {
                 }
                 return Ok(());
             }
-            InstrKind::Ret | InstrKind::Exit if !self.prefix.is_empty() => {
+            InstrKind::Ret if !self.return_targets.is_empty() => {
                 // `ret` inside an inlined callee: continue after the call.
                 return self.inline_return(i);
             }
+            InstrKind::Ret if self.ret_block.is_some() => return self.device_return(i),
+            // `exit` ends the thread wherever it is (PTX ISA 9.7.12.4), `ret` a kernel.
             InstrKind::Ret | InstrKind::Exit => {
                 let mut e = Instr::new(Op::Exit, vec![], vec![]);
                 match &i.guard {

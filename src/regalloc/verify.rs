@@ -277,6 +277,14 @@ impl Checker<'_> {
                 self.check_src(s, a, b, i)?;
             }
         }
+        if matches!(o.op, Op::Call(_)) {
+            // The callee may change every caller-saved register and predicate.
+            s.retain(|loc, _| match *loc {
+                l if l < 255 => crate::sass::abi::is_callee_saved(l as u8),
+                l if (PRED_BASE..SPILL_BASE).contains(&l) => false,
+                _ => true,
+            });
+        }
         for (d, od) in i.dsts.iter().zip(&o.dsts) {
             match (d, od) {
                 (Dst::Reg(r), Dst::Reg(or)) => {
