@@ -166,11 +166,12 @@ pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
     if opts.emit == Emit::IrAlloc {
         return Ok(Output { text: irm.to_string(), stats: vec![], warnings, program: None });
     }
-    let program = Program {
+    let mut program = Program {
         functions: irm.functions.iter().map(|f| sched::schedule(f, &opts.sched)).collect(),
         const_bank: irm.const_bank.clone(),
         const_vars: irm.const_vars.clone(),
     };
+    program.propagate_register_counts();
     let text = program.to_string();
     // The printed listing read back: what the hazard checker and the estimate see.
     let listing = sass::text::parse(&text).map_err(|e| {

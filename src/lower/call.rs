@@ -39,9 +39,23 @@ impl Lowerer<'_> {
                     self.copy_reg(dst.reg, r.reg);
                     Ok(())
                 }
-                _ => self.error(name.span, "a call argument must be a `.param` variable or a register"),
+                _ => {
+                    // A register for a `.param` parameter: a slot holding its value.
+                    let r = self.ptx_reg(name)?;
+                    self.check_arg_type(name, r.ty, p)?;
+                    let slot = self.next_slot;
+                    self.next_slot += 1;
+                    self.slot_sizes.insert(slot, p.size());
+                    self.var_align.insert(key.clone(), p.alignment());
+                    self.vars.insert(key, VarLoc::ParamSlot(slot));
+                    let n = (r.ty.bits() / 32).max(1) as u8;
+                    let var = self.tmp(n);
+                    self.emit(Instr::new(Op::Copy, vec![Dst::reg(var, n)], vec![Src::reg(RegRef::new(r.reg, n))]));
+                    self.param_slots.insert((slot, 0), (var, r.ty));
+                    Ok(())
+                }
             },
-            o => self.error(o.span(), "unsupported call argument"),
+            o => self.error(o.span(), "a call argument must be a `.param` variable or a register"),
         }
     }
 
@@ -89,6 +103,7 @@ impl Lowerer<'_> {
                 ),
             );
         }
+        self.check_param_sizes(&fname.name, &callee.params, &callee.ret_params, args, rets)?;
         let recursive = self.inline_stack.iter().any(|n| n == &fname.name);
         let inline = callee.body.is_some() && !recursive && self.layout.calls.inline(self.layout.inline, &fname.name);
         if !inline {
@@ -198,6 +213,7 @@ impl Lowerer<'_> {
                 ),
             );
         }
+        self.check_param_sizes(&proto.name, &p.params, &p.ret_params, args, rets)?;
         let src = Src::reg(RegRef { reg: r.reg, comp: 0, n: 1 });
         self.real_call(i, CallKind::Indirect, src, &proto.name, &p.params, &p.ret_params, args, rets)
     }

@@ -178,26 +178,49 @@ impl Lowerer<'_> {
         let Operand::Name { name, .. } = arg else {
             return self.error(arg.span(), "a call argument must be a `.param` variable or a register");
         };
+        let _ = callee;
         match self.var(&name.name) {
-            Some(VarLoc::ParamSlot(slot)) => {
-                let size = self.slot_sizes.get(&slot).copied().unwrap_or(want.size);
-                if p.space != StateSpace::Reg && size != want.size {
-                    return self.error(
-                        name.span,
-                        format!(
-                            "argument `{}` has {size} bytes, parameter `{}` of `{callee}` has {}",
-                            name.name, p.name.name, want.size
-                        ),
-                    );
-                }
-                Ok(self.slot_words(slot, want.size))
-            }
+            Some(VarLoc::ParamSlot(slot)) => Ok(self.slot_words(slot, want.size)),
             _ => {
                 let r = self.ptx_reg(name)?;
                 self.check_arg_type(name, r.ty, p)?;
                 Ok(self.reg_words(r))
             }
         }
+    }
+
+    /// Checks that each `.param` argument and return variable has its formal parameter's
+    /// size (ptxas 11.8: `Type of argument does not match formal parameter 'a'`, at the
+    /// call), for inlined and real calls alike.
+    pub fn check_param_sizes(
+        &mut self,
+        callee: &str,
+        params: &[ParamDecl],
+        rets: &[ParamDecl],
+        args: &[Operand],
+        ret_ops: &[Operand],
+    ) -> LResult<()> {
+        let mut ok = true;
+        for (p, a) in params.iter().zip(args).chain(rets.iter().zip(ret_ops)) {
+            let Operand::Name { name, .. } = a else { continue };
+            if let Some(VarLoc::ParamSlot(slot)) = self.var(&name.name)
+                && p.space != StateSpace::Reg
+                && let Some(&size) = self.slot_sizes.get(&slot)
+                && size != p.size()
+            {
+                self.diags.push(Diag::error(
+                    name.span,
+                    format!(
+                        "type of argument `{}` ({size} bytes) does not match formal parameter `{}` of `{callee}` ({} bytes)",
+                        name.name,
+                        p.name.name,
+                        p.size()
+                    ),
+                ));
+                ok = false;
+            }
+        }
+        if ok { Ok(()) } else { Err(super::ctx::Failed) }
     }
 
     /// Lowers a call that is not inlined: `target` is the callee's symbol (direct and

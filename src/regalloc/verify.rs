@@ -548,7 +548,12 @@ pub fn verify(before: &Function, after: &Function, moves: &Moves) -> Result<(), 
     }
     order.reverse();
     let mut entry_state: HashMap<BlockId, State> = HashMap::new();
-    entry_state.insert(after.entry, State::new());
+    let mut start = State::new();
+    if after.kind == crate::ptx::ast::FuncKind::Func {
+        // A device function receives the stack pointer in R1.
+        start.insert(1, Content::Vals(BTreeSet::from([c.values.frame])));
+    }
+    entry_state.insert(after.entry, start);
     let mut changed = true;
     let mut rounds = 0;
     while changed {

@@ -219,6 +219,42 @@ impl fmt::Display for SassFunction {
 }
 
 impl Program {
+    /// The functions of the program that function `k` may call, transitively: those it
+    /// `CAL`s or `JCAL`s and those whose address it takes (possible indirect callees).
+    /// Indices into [`Program::functions`], `k` first.
+    pub fn reachable(&self, k: usize) -> Vec<usize> {
+        let index: std::collections::HashMap<&str, usize> =
+            self.functions.iter().enumerate().map(|(i, f)| (f.name.as_str(), i)).collect();
+        let mut seen = vec![false; self.functions.len()];
+        let mut out = vec![k];
+        seen[k] = true;
+        let mut at = 0;
+        while at < out.len() {
+            for r in self.functions[out[at]].relocations() {
+                if let Some(&g) = index.get(r.symbol.as_str())
+                    && !std::mem::replace(&mut seen[g], true)
+                {
+                    out.push(g);
+                }
+            }
+            at += 1;
+        }
+        out
+    }
+
+    /// Gives every kernel the register count of the deepest need among the functions it
+    /// may call (the hardware allocates a kernel's registers for all its callees; ptxas
+    /// 11.8 reports the kernel of `fact` with fact's 5 registers).
+    pub fn propagate_register_counts(&mut self) {
+        for k in 0..self.functions.len() {
+            if self.functions[k].kind != ".entry" {
+                continue;
+            }
+            let regs = self.reachable(k).iter().map(|&g| self.functions[g].regs).max().unwrap_or(0);
+            self.functions[k].regs = regs;
+        }
+    }
+
     /// The functions the code calls or takes the address of that the program does not
     /// define (`.extern .func` declarations such as `vprintf`), in first-use order: what
     /// a linker must resolve (ptxas: `EIATTR_EXTERNS`).
