@@ -493,3 +493,43 @@ fn assertfail_stops_the_launch() {
     assert_eq!(exec::ptx::run(&module, &l).unwrap_err(), ExecError::Assertion(want.into()));
     assert_eq!(exec::sim::run(&p, &l).unwrap_err(), ExecError::Assertion(want.into()));
 }
+
+/// The slow paths of IEEE f64 `div`/`rcp`/`sqrt` are compiled once per module and called
+/// from the cold branch of each use (ptxas 11.8 `CAL`s `__cuda_sm20_div_f64_slowpath_v2`
+/// twice for two `div.rn.f64`), instead of being inlined and if-converted at every use:
+/// the kernel of `samples`-like code shrinks; results still agree on operands that take
+/// the slow path (subnormal, huge, zero, infinite, NaN).
+#[test]
+fn f64_slow_paths_are_called_once_per_module() {
+    let body = "cvt.rn.f64.u32 %fd0, %x;\n ld.global.f64 %fd1, [%o];\n\
+        div.rn.f64 %fd2, %fd1, %fd0;\n sqrt.rn.f64 %fd3, %fd2;\n div.rn.f64 %fd2, %fd3, %fd1;\n\
+        rcp.rn.f64 %fd3, %fd2;\n st.global.f64 [%o], %fd3;\n st.global.f64 [%o+8], %fd2;";
+    let src = kernel("", body);
+    let p = build(&src, Inline::Auto, 255);
+    let k = p.functions.iter().find(|f| f.name == "k").unwrap().to_string();
+    assert_eq!(k.matches("CAL `($__ptx2sass_div_rn_f64_slowpath)").count(), 2, "{k}");
+    assert_eq!(k.matches("CAL `($__ptx2sass_sqrt_rn_f64_slowpath)").count(), 1);
+    assert_eq!(k.matches("CAL `($__ptx2sass_rcp_rn_f64_slowpath)").count(), 1);
+    let names: Vec<&str> = p.functions.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names.iter().filter(|n| n.contains("slowpath")).count(), 3, "{names:?}");
+    // Operands in and out of the fast path's range; each thread's own word of `out`.
+    let specials = [0.0, -0.0, 1e-310, -3e-320, 1e300, -1e308, f64::INFINITY, f64::NAN, 2.5, -7.0, 1e-300, 3e200];
+    let (module, _) = ptx2sass::ptx::parse(&src).expect("parses");
+    let n = 48usize;
+    let mut s = Setup::new();
+    let pin = s.buf((0..n as u32).flat_map(|t| (t % 5).to_le_bytes()).collect());
+    let out: Vec<u8> =
+        (0..n).flat_map(|t| [specials[t % specials.len()], 0.0]).flat_map(|v: f64| v.to_le_bytes()).collect();
+    let pout = s.buf(out);
+    let l = s.launch(&p, "k", [1, 1, 1], [n as u32, 1, 1], &[Val::I(pin), Val::I(pout)]);
+    let (want, _, diff) = exec::compare(&module, &p, &l).unwrap_or_else(|e| panic!("{e}"));
+    assert!(diff.is_empty(), "executors differ: {diff:?}");
+    for t in 0..n {
+        let (x, a) = ((t % 5) as f64, specials[t % specials.len()]);
+        let q = (a / x).sqrt() / a;
+        let got = |k: u64| f64::from_bits(want.global.read_uint("global", pout + 16 * t as u64 + k, 8).unwrap());
+        assert!(got(8).to_bits() == q.to_bits() || (got(8).is_nan() && q.is_nan()), "thread {t}: {} vs {q}", got(8));
+        let r = 1.0 / q;
+        assert!(got(0).to_bits() == r.to_bits() || (got(0).is_nan() && r.is_nan()), "thread {t}: {} vs {r}", got(0));
+    }
+}

@@ -86,6 +86,9 @@ pub struct Block {
     pub origins: Vec<Span>,
     /// The block's conditional branch is known warp-uniform (PTX `bra.uni`).
     pub uni: bool,
+    /// Rarely executed (the call of an f64 slow path): never if-converted into the path
+    /// every thread runs (`lower::ifconv`).
+    pub cold: bool,
 }
 
 impl Block {

@@ -128,6 +128,9 @@ pub struct Lowerer<'a> {
     /// The label of the statement just lowered, if it was one (a `.callprototype` after
     /// it takes its name).
     pub last_label: Option<String>,
+    /// The f64 slow paths the function calls ([`super::float_slow::SlowPath`]), compiled
+    /// once per module.
+    pub slow_paths: std::collections::HashSet<super::float_slow::SlowPath>,
 }
 
 /// A lowering failure for one instruction; already recorded as a diagnostic.
@@ -173,6 +176,7 @@ impl<'a> Lowerer<'a> {
             ret_bindings: vec![],
             protos: HashMap::new(),
             last_label: None,
+            slow_paths: Default::default(),
         }
     }
 

@@ -82,12 +82,28 @@ pub fn lower(m: &ast::Module, opts: &Options) -> Result<(ir::Module, Vec<Diag>),
         }
     }
     let index = shared::ModuleIndex::new(m);
+    let mut slow_paths: std::collections::HashSet<float_slow::SlowPath> = Default::default();
     for item in &m.items {
         let Item::Function(f) = item else { continue };
         if f.body.is_none() {
             continue;
         }
         match lower_function(&index, f, &funcs, &layout, opts) {
+            Ok((func, d, slow)) => {
+                diags.extend(d);
+                out.functions.push(func);
+                slow_paths.extend(slow);
+            }
+            Err(d) => diags.extend(d),
+        }
+    }
+    // The f64 slow paths the functions call, once each (`float_slow`).
+    let mut slow_paths: Vec<float_slow::SlowPath> = slow_paths.into_iter().collect();
+    slow_paths.sort_by_key(|k| k.name());
+    for kind in slow_paths {
+        let mut lw = Lowerer::new(Function::new(&kind.name(), FuncKind::Func), &layout);
+        lw.slow_path_body(kind);
+        match optimize(lw.f, vec![], opts, ast::Span::default()) {
             Ok((func, d)) => {
                 diags.extend(d);
                 out.functions.push(func);
@@ -181,7 +197,7 @@ fn lower_function(
     funcs: &HashMap<&str, &ast::Function>,
     layout: &ModuleLayout,
     opts: &Options,
-) -> Result<(Function, Vec<Diag>), Vec<Diag>> {
+) -> Result<(Function, Vec<Diag>, std::collections::HashSet<float_slow::SlowPath>), Vec<Diag>> {
     let mut lw = Lowerer::new(Function::new(&k.name.name, k.kind), layout);
     lw.f.linkage = match (k.kind, k.linkage) {
         (FuncKind::Entry, _) | (_, ast::Linkage::Visible | ast::Linkage::Extern) => ir::Linkage::Visible,
@@ -240,8 +256,19 @@ fn lower_function(
     if lw.diags.iter().any(Diag::is_error) {
         return Err(lw.diags);
     }
-    let mut func = lw.f;
-    let mut diags = lw.diags;
+    let slow = std::mem::take(&mut lw.slow_paths);
+    let (func, diags) = optimize(lw.f, lw.diags, opts, k.name.span)?;
+    Ok((func, diags, slow))
+}
+
+/// The passes after lowering: unreachable code, exits, critical edges, SSA, clean-up,
+/// if-conversion, reconvergence, and the IR verifier (errors at `span`).
+fn optimize(
+    mut func: Function,
+    mut diags: Vec<Diag>,
+    opts: &Options,
+    span: ast::Span,
+) -> Result<(Function, Vec<Diag>), Vec<Diag>> {
     opt::remove_unreachable(&mut func);
     opt::thread_exits(&mut func);
     opt::split_critical_edges(&mut func);
@@ -264,12 +291,12 @@ fn lower_function(
             opt::run(&mut func);
         }
     }
-    if let Err(d) = reconverge::insert(&mut func, k.name.span) {
+    if let Err(d) = reconverge::insert(&mut func, span) {
         diags.push(d);
         return Err(diags);
     }
     if let Err(e) = ir::verify::verify(&func) {
-        diags.push(Diag::error(k.name.span, format!("internal error after lowering: {e}")));
+        diags.push(Diag::error(span, format!("internal error after lowering: {e}")));
         return Err(diags);
     }
     Ok((func, diags))

@@ -346,8 +346,12 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
     let mut color: Vec<Option<u32>> = vec![None; n];
     let usable = |r: u32, w: u32| -> bool { r + w <= limit && r + w <= 255 && !(frame && r <= 1 && 1 < r + w) };
     let all_saved = |r: u32, w: u32| (r..r + w).all(|x| x < 255 && is_callee_saved(x as u8));
-    // A device function saves the callee-saved registers it writes: others first.
-    let device = f.kind == crate::ptx::ast::FuncKind::Func;
+    // A device function saves the callee-saved registers it writes: one other modules
+    // may call (`.visible`, `.weak`) takes others first, as ptxas 11.8 `-c` does
+    // (`R0, R3..R15, R32..R35, R40..R43, ...` for a function with 24 values live, no
+    // save); an internal one takes the lowest registers, its callers' register count
+    // (which includes theirs) being what matters.
+    let device = f.kind == crate::ptx::ast::FuncKind::Func && f.linkage != crate::ir::Linkage::Internal;
     let any_saved = |r: u32, w: u32| (r..r + w).any(|x| x < 255 && is_callee_saved(x as u8));
     for &v in &order {
         let w = width(v);
