@@ -1,10 +1,12 @@
 //! Lowering: checked PTX AST → IR of SPA 5.0 instructions on virtual registers.
 //!
-//! Per kernel: lay out parameters in constant bank 0 (from `c[0x0][0x140]`), walk the body
-//! building basic blocks, lower each instruction (`mem`, `alu`, `call`), then split critical
-//! edges, build SSA form (`ssa`) and clean up (`opt`: copy propagation, constant-operand
-//! folding, dead-code elimination, address folding). Device functions are inlined at
-//! their call sites.
+//! Per function (every kernel and device function with a body): lay out a kernel's
+//! parameters in constant bank 0 (from `c[0x0][0x140]`) or bind a device function's to
+//! the words of the calling convention (`realcall`), walk the body building basic blocks,
+//! lower each instruction (`mem`, `alu`, `call`), then split critical edges, build SSA form
+//! (`ssa`) and clean up (`opt`: copy propagation, constant-operand folding, dead-code
+//! elimination, address folding). Calls are inlined or real calls as `callgraph` decides;
+//! the f64 slow paths the functions call are added once (`float_slow`).
 
 pub mod addr;
 pub mod alu;

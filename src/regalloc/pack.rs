@@ -349,9 +349,10 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
     // A device function saves the callee-saved registers it writes: one other modules
     // may call (`.visible`, `.weak`) takes others first, as ptxas 11.8 `-c` does
     // (`R0, R3..R15, R32..R35, R40..R43, ...` for a function with 24 values live, no
-    // save); an internal one takes the lowest registers, its callers' register count
-    // (which includes theirs) being what matters.
-    let device = f.kind == crate::ptx::ast::FuncKind::Func && f.linkage != crate::ir::Linkage::Internal;
+    // save); an internal one takes `R0, R3..R15` first and then the lowest registers,
+    // its callers' register count (which includes its own) being what matters.
+    let device = f.kind == crate::ptx::ast::FuncKind::Func;
+    let abi_callable = device && f.linkage != crate::ir::Linkage::Internal;
     let any_saved = |r: u32, w: u32| (r..r + w).any(|x| x < 255 && is_callee_saved(x as u8));
     for &v in &order {
         let w = width(v);
@@ -428,8 +429,10 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
             for pass in 0..if device { 4 } else { 2 } {
                 let mut base = 0;
                 while base + w <= limit.min(255) {
-                    // Device functions: passes 0 and 1 avoid callee-saved registers.
-                    let saved_ok = !device || pass >= 2 || saved_only || !any_saved(base, w);
+                    // Device functions: passes 0 and 1 avoid callee-saved registers
+                    // (an internal one only below R16, above which they all are).
+                    let saved_ok =
+                        !device || pass >= 2 || saved_only || (!any_saved(base, w) && (abi_callable || base + w <= 16));
                     if usable(base, w)
                         && saved_ok
                         && !conflicts(base, &color)

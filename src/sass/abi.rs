@@ -33,7 +33,7 @@ pub enum AbiLoc {
 
 /// True for the registers a called function must preserve.
 pub fn is_callee_saved(r: u8) -> bool {
-    r == 2 || (16..32).contains(&r) || (r >= 32 && r < 255 && r % 8 >= 4)
+    r == 2 || (16..32).contains(&r) || ((32..255).contains(&r) && r % 8 >= 4)
 }
 
 /// The callee-saved registers below `limit` (the register budget).
