@@ -225,6 +225,7 @@ pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
             sass::legal::encodable(&mut s.instr);
         }
     }
+    program.propagate_register_counts();
     let text = program.to_string();
     // The printed listing read back: what the hazard checker and the estimate see.
     let listing = sass::text::parse(&text).map_err(|e| {
@@ -254,7 +255,12 @@ pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
             shared_bytes: f.shared_bytes,
         })
         .collect();
-    let binary = if opts.emit == Emit::Cubin || opts.check_encoding {
+    // The encoding check of debug builds skips programs with device functions compiled on
+    // their own until the cubin writer places them (`cubin::from_program`).
+    let whole_kernels = program.functions.iter().all(|f| {
+        f.kind == ".entry" && !f.code.iter().any(|s| matches!(s.instr.op, sass::op::Op::Cal | sass::op::Op::Jcal))
+    });
+    let binary = if opts.emit == Emit::Cubin || (opts.check_encoding && whole_kernels) {
         Some(crate::cubin::from_program(&program, &module.target).map_err(|es| {
             es.iter()
                 .map(|e| Diag::error(Span::default(), format!("internal error: cannot encode the SASS listing: {e}")))

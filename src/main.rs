@@ -109,6 +109,36 @@ struct RunArgs {
     /// PTX ISA defines; the compiler still rejects what SPA 5.0 lacks).
     #[arg(long)]
     allow_newer_target: bool,
+    /// Which calls the compiler inlines (as `compile --inline`).
+    #[arg(long, value_enum, default_value = "auto")]
+    inline: InlineArg,
+    /// Bytes of stack per thread for calls whose depth the program does not bound
+    /// (recursion, indirect calls), beyond the kernel's own frame; CUDA's default
+    /// `cudaLimitStackSize` is 1024.
+    #[arg(long, default_value_t = ptx2sass::exec::DEFAULT_STACK_BYTES)]
+    stack_size: u32,
+}
+
+/// The `--inline` choices.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum InlineArg {
+    /// Inline every call that can be (not recursive, indirect, external or `.weak`).
+    Always,
+    /// Inline no call (functions using `.shared` variables still are).
+    Never,
+    /// Inline small and single-call functions; keep recursive, large multi-call and
+    /// `.pragma "noinline"` ones as calls.
+    Auto,
+}
+
+impl From<InlineArg> for ptx2sass::lower::callgraph::Inline {
+    fn from(a: InlineArg) -> Self {
+        match a {
+            InlineArg::Always => Self::Always,
+            InlineArg::Never => Self::Never,
+            InlineArg::Auto => Self::Auto,
+        }
+    }
 }
 
 #[derive(clap::Args)]
@@ -170,6 +200,10 @@ struct CompileArgs {
     /// still rejected).
     #[arg(long)]
     allow_newer_target: bool,
+    /// Which calls are inlined: `auto` inlines small and single-call functions and keeps
+    /// recursive, large multi-call and `.pragma "noinline"` ones as calls.
+    #[arg(long, value_enum, default_value = "auto")]
+    inline: InlineArg,
 }
 
 /// `println!` to stdout that ends the program quietly (status 0) when the reader has
@@ -285,6 +319,7 @@ fn compile(args: CompileArgs) -> ExitCode {
     opts.sched.reorder = !args.no_reorder;
     opts.lower.deny_emulation = args.deny_emulation;
     opts.front.allow_newer_target = args.allow_newer_target;
+    opts.lower.inline = args.inline.into();
     let file = SourceFile::new(&name, src);
     match driver::compile(src, &opts) {
         Ok(out) => {
@@ -422,6 +457,7 @@ fn run(a: RunArgs) -> ExitCode {
             dynamic_shared: a.dynamic_shared,
             module_init: inits,
             memory_limit: a.max_memory,
+            stack_bytes: a.stack_size,
             ..l
         },
         Err(e) => {
@@ -430,9 +466,9 @@ fn run(a: RunArgs) -> ExitCode {
         }
     };
     drop(args);
-    let compiled = || {
-        driver::compile(&src, &driver::Options { front, ..driver::Options::default() }).map_err(|d| file.render_all(&d))
-    };
+    let mut copts = driver::Options { front, ..driver::Options::default() };
+    copts.lower.inline = a.inline.into();
+    let compiled = || driver::compile(&src, &copts).map_err(|d| file.render_all(&d));
     let result = if a.compare {
         compiled().and_then(|out| {
             let program = out.program.expect("SASS output has a program");

@@ -1,14 +1,18 @@
 //! Calls to `.func`s with every kind of parameter and return value (issue 22 item 5: a
 //! function returning only a `.pred` failed with an internal error): predicates alone and
 //! with registers, 16/32/64-bit and float registers, several returns, `.param` vectors.
-//! Each kernel runs on both executors (64 threads, one input word each); the results
-//! must agree and equal the values computed here.
+//! Each kernel is compiled with every inlining mode (`--inline=auto|never|always`: the
+//! callees inlined, and called in the calling convention of `docs/abi.md`) and runs on
+//! both executors (64 threads, one input word each); the results must agree and equal
+//! the values computed here.
 
 #[path = "common/launches.rs"]
 mod launches;
 
 use launches::*;
+use ptx2sass::driver::{self, Emit, Options};
 use ptx2sass::exec;
+use ptx2sass::lower::callgraph::Inline;
 
 const HEADER: &str = ".version 7.0\n.target sm_50\n.address_size 64\n";
 
@@ -23,23 +27,42 @@ fn kernel(funcs: &str, body: &str) -> String {
     )
 }
 
-/// Runs `k` on 64 threads with inputs `0, 1, 7, 8, ...` (thread `t` gets `t * t % 23`),
-/// compares the executors, and returns each thread's 8 output words (interpreter).
+/// Runs `k` on 64 threads with inputs `0, 1, 7, 8, ...` (thread `t` gets `t * t % 23`) in
+/// every inlining mode, compares the executors, and returns each thread's 8 output words
+/// (interpreter; the same in every mode).
 fn run(src: &str) -> Vec<[u32; 8]> {
-    let program = compile(src);
-    let (module, _) = ptx2sass::ptx::parse(src).expect("parses");
-    let input: Vec<u8> = (0..64u32).flat_map(|t| (t * t % 23).to_le_bytes()).collect();
-    let mut s = Setup::new();
-    let pin = s.buf(input);
-    let pout = s.buf(vec![0; 64 * 32]);
-    let l = s.launch(&program, "k", [1, 1, 1], [64, 1, 1], &[Val::I(pin), Val::I(pout)]);
-    let (want, _, diff) = exec::compare(&module, &program, &l).unwrap_or_else(|e| panic!("{e}\n{src}"));
-    assert!(diff.is_empty(), "executors differ\n{program}");
-    (0..64u64)
-        .map(|t| {
-            std::array::from_fn(|k| want.global.read_uint("global", pout + 32 * t + 4 * k as u64, 4).unwrap() as u32)
-        })
-        .collect()
+    let mut first: Option<Vec<[u32; 8]>> = None;
+    for mode in [Inline::Auto, Inline::Never, Inline::Always] {
+        let mut opts = Options { emit: Emit::Sass, ..Options::default() };
+        opts.lower.inline = mode;
+        let program = match driver::compile(src, &opts) {
+            Ok(o) => o.program.expect("a program"),
+            Err(d) => panic!("{mode:?}: {}", ptx2sass::diag::SourceFile::new("ptx", src).render_all(&d)),
+        };
+        let (module, _) = ptx2sass::ptx::parse(src).expect("parses");
+        let input: Vec<u8> = (0..64u32).flat_map(|t| (t * t % 23).to_le_bytes()).collect();
+        let mut s = Setup::new();
+        let pin = s.buf(input);
+        let pout = s.buf(vec![0; 64 * 32]);
+        let l = s.launch(&program, "k", [1, 1, 1], [64, 1, 1], &[Val::I(pin), Val::I(pout)]);
+        let (want, _, diff) = exec::compare(&module, &program, &l).unwrap_or_else(|e| panic!("{mode:?}: {e}\n{src}"));
+        assert!(diff.is_empty(), "{mode:?}: executors differ\n{program}");
+        let out: Vec<[u32; 8]> = (0..64u64)
+            .map(|t| {
+                std::array::from_fn(|k| {
+                    want.global.read_uint("global", pout + 32 * t + 4 * k as u64, 4).unwrap() as u32
+                })
+            })
+            .collect();
+        if mode == Inline::Never {
+            assert!(program.to_string().contains("CAL "), "--inline=never keeps the call\n{program}");
+        }
+        match &first {
+            None => first = Some(out),
+            Some(f) => assert_eq!(f, &out, "{mode:?} differs from auto"),
+        }
+    }
+    first.expect("ran")
 }
 
 fn input(t: u32) -> u32 {

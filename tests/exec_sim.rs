@@ -455,9 +455,10 @@ fn wrong_plg_is_caught() {
     // And the other way: generic_call's loads of global data steered to shared (Plg false).
     let (p, l, _) = sample_launch("generic_call", &mut Rng::new(5));
     run_all(&p, &l);
-    let ld = p.functions[0].code.iter().position(|s| matches!(s.instr.op, Op::Ld(_))).expect("LD");
+    let kf = p.functions.iter().position(|f| f.name == "generic_call").expect("the kernel");
+    let ld = p.functions[kf].code.iter().position(|s| matches!(s.instr.op, Op::Ld(_))).expect("LD");
     let mut q = p.clone();
-    q.functions[0].code[ld].instr.srcs[1] = Src::pred(ptx2sass::sass::instr::PT, true);
+    q.functions[kf].code[ld].instr.srcs[1] = Src::pred(ptx2sass::sass::instr::PT, true);
     assert!(matches!(sim::run(&q, &l), Err(ExecError::OutOfBounds { space: "shared", .. })));
 }
 

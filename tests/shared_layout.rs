@@ -13,8 +13,11 @@ fn layout(src: &str) -> (u32, String) {
     let out = driver::compile(&src, &Options::default())
         .unwrap_or_else(|d| panic!("{}", ptx2sass::diag::SourceFile::new("t", &src).render_all(&d)));
     let p = out.program.expect("program");
-    let lines: Vec<&str> = out.text.lines().filter(|l| l.contains("STS") || l.contains("MOV32I")).collect();
-    (p.functions[0].shared_bytes, lines.join("\n"))
+    // The kernel's code (every `.func` is also compiled on its own, with its own layout).
+    let k = p.functions.iter().find(|f| f.kind == ".entry").expect("a kernel");
+    let text = k.to_string();
+    let lines: Vec<&str> = text.lines().filter(|l| l.contains("STS") || l.contains("MOV32I")).collect();
+    (k.shared_bytes, lines.join("\n"))
 }
 
 /// The address operands of the `STS` instructions, in order.

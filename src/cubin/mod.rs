@@ -156,6 +156,19 @@ pub fn from_program(p: &Program, target: &[String]) -> Result<Vec<u8>, Vec<Encod
         .map_err(|e| vec![EncodeError { line: e.line, text: String::new(), message: e.message }])?;
     let mut kernels = vec![];
     let mut errors = vec![];
+    // Device functions compiled on their own (real calls, `lower::callgraph`) go inside
+    // their callers' `.text.<k>` with `$<k>$<f>` symbols in ptxas's cubins
+    // (sm50-encoding-and-cubin.md §4.2); the writer does not place them yet.
+    if let Some(f) = p.functions.iter().find(|f| {
+        f.kind != ".entry"
+            || f.code.iter().any(|s| matches!(s.instr.op, crate::sass::op::Op::Cal | crate::sass::op::Op::Jcal))
+    }) {
+        return Err(vec![EncodeError {
+            line: 0,
+            text: f.name.clone(),
+            message: "cubin output of device functions compiled on their own (real calls) is not supported yet".into(),
+        }]);
+    }
     for (f, l) in p.functions.iter().zip(&listing) {
         match encode::encode_function(l) {
             // No `.global` data sections or symbols yet (docs/cubin.md): a relocated

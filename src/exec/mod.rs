@@ -20,6 +20,7 @@
 //! per-CTA memory (shared and local) and parameter space ([`MAX_PARAM_BYTES`]).
 
 pub mod memory;
+pub mod printf;
 pub mod ptx;
 pub mod rng;
 pub mod sim;
@@ -36,6 +37,10 @@ pub const GLOBAL_BASE: u64 = 1 << 32;
 
 /// Default of [`Launch::step_limit`] (`ptx2sass run --max-steps`).
 pub const DEFAULT_STEP_LIMIT: u64 = 50_000_000;
+
+/// Default of [`Launch::stack_bytes`] (`ptx2sass run --stack-size`): CUDA's default
+/// `cudaLimitStackSize`, 1 KiB per thread.
+pub const DEFAULT_STACK_BYTES: u32 = 1024;
 
 /// Default of [`Launch::memory_limit`] (`ptx2sass run --max-memory`): 1 GiB.
 pub const DEFAULT_MEMORY_LIMIT: u64 = 1 << 30;
@@ -78,6 +83,10 @@ pub struct Launch {
     /// Upper bound on the bytes an executor allocates per CTA (shared memory and every
     /// thread's local memory); exceeding it is [`ExecError::MemoryLimit`].
     pub memory_limit: u64,
+    /// Stack bytes per thread the simulator gives calls whose depth the program does not
+    /// bound (recursion, indirect calls), beyond the kernel's frame (CUDA's
+    /// `cudaLimitStackSize`); a deeper stack is an out-of-bounds local access.
+    pub stack_bytes: u32,
 }
 
 impl Launch {
@@ -95,6 +104,7 @@ impl Launch {
             dynamic_shared: 0,
             module_init: vec![],
             memory_limit: DEFAULT_MEMORY_LIMIT,
+            stack_bytes: DEFAULT_STACK_BYTES,
         }
     }
 
@@ -175,6 +185,9 @@ pub struct Outcome {
     /// Instructions executed (thread instructions for the interpreter, warp instructions
     /// for the simulator).
     pub steps: u64,
+    /// What device `printf` (`vprintf`) printed: one text per thread and call, in the
+    /// executor's order (CUDA leaves the order between threads open; [`compare`] sorts).
+    pub output: Vec<String>,
 }
 
 /// Why a launch failed.
@@ -225,6 +238,10 @@ pub enum ExecError {
     /// them).
     #[error("step limit of {0} instructions reached (raise it with --max-steps)")]
     StepLimit(u64),
+    /// A thread called `__assertfail` (a failed `assert` in CUDA C): the message, file,
+    /// line and function it passed.
+    #[error("assertion failed: {0}")]
+    Assertion(String),
     /// An allocation beyond [`Launch::memory_limit`].
     #[error("{what} needs {bytes} bytes, more than the memory limit of {limit} (raise it with --max-memory)")]
     MemoryLimit {
@@ -275,7 +292,8 @@ pub fn param_layout(params: &[ParamDecl]) -> Result<(Vec<ParamSlot>, u32), ExecE
 /// `program` (compiled from it). Returns both outcomes (interpreter first) and the
 /// differences in the launch's global buffers after the launch (empty when they agree bit
 /// for bit; the interpreter's module `.global` variables, which the compiler does not
-/// support, are not compared).
+/// support, are not compared) and in their `printf` output (sorted: region `printf`, the
+/// index of the first differing text).
 /// Errors: the first executor's failure, prefixed with `interpreter: ` or `simulator: `.
 pub fn compare(
     module: &crate::ptx::ast::Module,
@@ -285,6 +303,16 @@ pub fn compare(
     let want = ptx::run(module, launch).map_err(|e| format!("interpreter: {e}"))?;
     let got = sim::run(program, launch).map_err(|e| format!("simulator: {e}"))?;
     let buffers: std::collections::HashSet<&str> = launch.global.regions().map(|(n, _, _)| n).collect();
-    let diff = want.global.diff(&got.global).into_iter().filter(|d| buffers.contains(d.region.as_str())).collect();
+    let mut diff: Vec<Difference> =
+        want.global.diff(&got.global).into_iter().filter(|d| buffers.contains(d.region.as_str())).collect();
+    // printf output: the same texts, in any order (threads print in no fixed order).
+    let (mut a, mut b) = (want.output.clone(), got.output.clone());
+    a.sort();
+    b.sort();
+    let n = a.len().max(b.len());
+    if let Some(k) = (0..n).find(|&k| a.get(k) != b.get(k)) {
+        let text = |v: &Vec<String>| v.get(k).map_or(vec![], |s| s.as_bytes().iter().take(64).copied().collect());
+        diff.push(Difference { region: "printf".into(), offset: k as u64, left: text(&a), right: text(&b) });
+    }
     Ok((want, got, diff))
 }

@@ -23,8 +23,10 @@ pub mod verify;
 pub use liveness::{Liveness, liveness};
 
 use crate::ptx::ast::{FuncKind, Span};
+use crate::sass::abi::AbiLoc;
 use crate::sass::instr::{Dst, Instr, Reg, SrcKind};
 use crate::sass::print::{VRegNames, instr_text};
+pub use crate::sass::program::Linkage;
 use petgraph::Direction;
 use petgraph::stable_graph::{EdgeIndex, NodeIndex, StableDiGraph};
 use petgraph::visit::{EdgeRef, NodeIndexable};
@@ -84,6 +86,9 @@ pub struct Block {
     pub origins: Vec<Span>,
     /// The block's conditional branch is known warp-uniform (PTX `bra.uni`).
     pub uni: bool,
+    /// Rarely executed (the call of an f64 slow path): never if-converted into the path
+    /// every thread runs (`lower::ifconv`).
+    pub cold: bool,
 }
 
 impl Block {
@@ -106,6 +111,41 @@ pub struct ParamSlot {
     pub offset: u32,
     /// Size in bytes.
     pub size: u32,
+}
+
+/// How a call reaches its callee.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallKind {
+    /// A function of the module: `CAL` (relative).
+    Internal,
+    /// A function declared `.extern`: `JCAL` (absolute, relocated).
+    External,
+    /// Through a register holding a function's address: `PRET` + `JMX`.
+    Indirect,
+}
+
+/// One call of a function (`Op::Call(site)` indexes [`Function::calls`]): where its
+/// argument words (`srcs[1..]` of the call) and returned words (its `dsts`) are passed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallSite {
+    /// How the callee is reached (`srcs[0]` of the call: a symbol, or the address register).
+    pub kind: CallKind,
+    /// Location of each argument word.
+    pub args: Vec<AbiLoc>,
+    /// Register of each returned word.
+    pub rets: Vec<u8>,
+    /// Bytes of arguments on the stack.
+    pub stack_bytes: u32,
+}
+
+/// A device function's side of the calling convention: where its parameter words (the
+/// `dsts` of `Op::Params`) arrive and where its returned words (the sources of `RET`) go.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FuncAbi {
+    /// Location of each parameter word.
+    pub params: Vec<AbiLoc>,
+    /// Register of each returned word.
+    pub rets: Vec<u8>,
 }
 
 /// One function in IR form.
@@ -137,6 +177,15 @@ pub struct Function {
     pub num_regs: u32,
     /// True once every virtual register has a single definition.
     pub ssa: bool,
+    /// Names of the functions the code calls or takes the address of
+    /// (`SrcKind::Sym` ids index this).
+    pub symbols: Vec<String>,
+    /// The calls, indexed by `Op::Call`.
+    pub calls: Vec<CallSite>,
+    /// The calling convention of a device function (`None` for kernels).
+    pub abi: Option<FuncAbi>,
+    /// Visibility to the linker.
+    pub linkage: Linkage,
 }
 
 impl Function {
@@ -158,7 +207,27 @@ impl Function {
             shared_bytes: 0,
             num_regs: 0,
             ssa: false,
+            symbols: vec![],
+            calls: vec![],
+            abi: None,
+            linkage: Linkage::default(),
         }
+    }
+
+    /// The id of symbol `name` in [`Function::symbols`], added if new.
+    pub fn symbol(&mut self, name: &str) -> u32 {
+        match self.symbols.iter().position(|s| s == name) {
+            Some(k) => k as u32,
+            None => {
+                self.symbols.push(name.to_string());
+                self.symbols.len() as u32 - 1
+            }
+        }
+    }
+
+    /// True if the function calls another one (real calls, not inlined ones).
+    pub fn has_calls(&self) -> bool {
+        !self.calls.is_empty()
     }
 
     /// A new virtual register of `kind`.
@@ -245,6 +314,9 @@ impl VRegNames for Function {
     }
     fn width(&self, v: u32) -> u8 {
         self.vregs.get(v as usize).map_or(1, |k| k.width())
+    }
+    fn symbol(&self, id: u32) -> String {
+        self.symbols.get(id as usize).cloned().unwrap_or_else(|| format!("sym{id}"))
     }
 }
 

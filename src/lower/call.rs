@@ -1,17 +1,19 @@
-//! `call` to a `.func` (PTX ISA 9.7.12.2), lowered by inlining the callee.
+//! `call` to a `.func` (PTX ISA 9.7.12.2): inlined, or a real call (`realcall.rs`) as the
+//! inlining decision says (`callgraph.rs`).
 //!
-//! Arguments are `.param` variables the caller wrote with `st.param` (held in register
-//! slots, `ctx::Lowerer::param_slots`) or plain registers for `.reg` parameters. The
-//! callee's parameters are bound to the caller's slots, its return parameters to the
+//! Inlining: arguments are `.param` variables the caller wrote with `st.param` (held in
+//! register slots, `ctx::Lowerer::param_slots`) or plain registers for `.reg` parameters.
+//! The callee's parameters are bound to the caller's slots, its return parameters to the
 //! caller's return slots, its names get a unique prefix, and its `ret` jumps to the
-//! instruction after the call. Recursion is rejected (it cannot be inlined).
+//! instruction after the call. A recursive call (to a function being inlined on this
+//! path) is a real call.
 
 use super::ctx::{LResult, Lowerer, VarLoc};
 use crate::diag::Diag;
-use crate::ir::VRegKind;
+use crate::ir::{CallKind, VRegKind};
 use crate::ptx::ast::{self, Instruction, Operand};
 use crate::ptx::types::{ScalarType, StateSpace};
-use crate::sass::instr::{Dst, Instr, PT, Reg, RegRef, Src};
+use crate::sass::instr::{Dst, Instr, PT, Reg, RegRef, Src, SymPart};
 use crate::sass::op::{BoolOp, Op};
 use std::collections::HashMap;
 
@@ -37,15 +39,32 @@ impl Lowerer<'_> {
                     self.copy_reg(dst.reg, r.reg);
                     Ok(())
                 }
-                _ => self.error(name.span, "a call argument must be a `.param` variable or a register"),
+                _ => {
+                    // A register for a `.param` parameter: a slot holding its value.
+                    let r = self.ptx_reg(name)?;
+                    self.check_arg_type(name, r.ty, p)?;
+                    let slot = self.next_slot;
+                    self.next_slot += 1;
+                    self.slot_sizes.insert(slot, p.size());
+                    self.var_align.insert(key.clone(), p.alignment());
+                    self.vars.insert(key, VarLoc::ParamSlot(slot));
+                    let n = (r.ty.bits() / 32).max(1) as u8;
+                    let var = self.tmp(n);
+                    self.emit(Instr::new(Op::Copy, vec![Dst::reg(var, n)], vec![Src::reg(RegRef::new(r.reg, n))]));
+                    self.param_slots.insert((slot, 0), (var, r.ty));
+                    Ok(())
+                }
             },
-            o => self.error(o.span(), "unsupported call argument"),
+            o => self.error(o.span(), "a call argument must be a `.param` variable or a register"),
         }
     }
 
-    /// Lowers `call{.uni} (rets), func, (args);` by inlining `func`.
+    /// Lowers `call{.uni} (rets), func, (args);`: inlines `func` when the inlining
+    /// decision says so ([`super::callgraph`]), else calls it ([`Lowerer::real_call`]);
+    /// `call (rets), %fptr, (args), proto;` calls through a register.
     pub fn lower_call(&mut self, i: &Instruction, funcs: &HashMap<&str, &ast::Function>) -> LResult<()> {
-        // Operands: optional return list, function name, optional argument list.
+        // Operands: optional return list, target, optional argument list, optional
+        // prototype (indirect calls).
         let mut ops = i.operands.iter();
         let mut rets: &[Operand] = &[];
         let mut first = ops.next();
@@ -54,30 +73,24 @@ impl Lowerer<'_> {
             first = ops.next();
         }
         let Some(Operand::Name { name: fname, .. }) = first else {
-            return self.error(i.span, "indirect calls are not supported: ptx2sass inlines calls");
+            return self.error(i.span, "expected the called function or a register holding its address");
         };
-        let args: &[Operand] = match ops.next() {
-            Some(Operand::List(v, _)) => v,
-            None => &[],
-            Some(o) => return self.error(o.span(), "expected the argument list"),
+        let mut rest: Vec<&Operand> = ops.collect();
+        let args: &[Operand] = match rest.first() {
+            Some(Operand::List(v, _)) => {
+                rest.remove(0);
+                v
+            }
+            _ => &[],
         };
         let Some(callee) = funcs.get(fname.name.as_str()).copied() else {
-            if self.lookup_reg_type(&self.scoped(&fname.name)).is_some() {
-                return self.fail(
-                    Diag::error(fname.span, format!("indirect call through `{}` is not supported", fname.name))
-                        .note("ptx2sass inlines device functions; a call target must be a function name"),
-                );
-            }
-            return self.fail(
-                Diag::error(fname.span, format!("call to `{}`, which has no body in this module", fname.name))
-                    .note("ptx2sass inlines device functions; external functions (e.g. `vprintf`) cannot be called"),
-            );
+            return self.indirect_call(i, fname, rets, args, &rest);
         };
-        if self.inline_stack.iter().any(|n| n == &fname.name) {
-            return self.fail(
-                Diag::error(fname.span, format!("recursive call to `{}`", fname.name))
-                    .note("ptx2sass inlines device functions, so recursion is not supported"),
-            );
+        if let Some(o) = rest.first() {
+            return self.error(o.span(), "a direct call takes no prototype");
+        }
+        if callee.kind != ast::FuncKind::Func {
+            return self.error(fname.span, format!("`{}` is a kernel; only `.func`s can be called", fname.name));
         }
         if callee.params.len() != args.len() || callee.ret_params.len() != rets.len() {
             return self.error(
@@ -88,6 +101,35 @@ impl Lowerer<'_> {
                     callee.params.len(),
                     callee.ret_params.len()
                 ),
+            );
+        }
+        self.check_param_sizes(&fname.name, &callee.params, &callee.ret_params, args, rets)?;
+        // The function itself, not an `.alias` naming it: the call graph, the symbol and the
+        // recursion check know it by its own name.
+        let cname = callee.name.name.as_str();
+        let recursive = self.inline_stack.iter().any(|n| n == cname);
+        let inline = callee.body.is_some() && !recursive && self.layout.calls.inline(self.layout.inline, cname);
+        if !inline {
+            if recursive && self.layout.calls.uses_shared.contains(cname) {
+                return self.fail(
+                    Diag::error(
+                        fname.span,
+                        format!("recursive call of `{}`, which uses `.shared` variables", fname.name),
+                    )
+                    .note("ptx2sass places shared variables per kernel, so such functions must be inlined"),
+                );
+            }
+            let kind = if callee.body.is_some() { CallKind::Internal } else { CallKind::External };
+            let id = self.f.symbol(cname);
+            return self.real_call(
+                i,
+                kind,
+                Src::sym(id, SymPart::Target),
+                cname,
+                &callee.params,
+                &callee.ret_params,
+                args,
+                rets,
             );
         }
         self.inline_count += 1;
@@ -114,7 +156,7 @@ impl Lowerer<'_> {
         }
         let cont = self.f.new_block(String::new());
         let saved_prefix = std::mem::replace(&mut self.prefix, callee_prefix.clone());
-        self.inline_stack.push(fname.name.clone());
+        self.inline_stack.push(cname.to_string());
         self.return_targets.push(cont);
         let body = callee.body.as_ref().expect("callees have bodies");
         let r = self.lower_block(body, funcs);
@@ -137,11 +179,53 @@ impl Lowerer<'_> {
         Ok(())
     }
 
+    /// `call (rets), %fptr, (args), proto;`: a real call through the address in `%fptr`,
+    /// with the signature of `.callprototype` `proto` (PTX ISA 9.7.12.2).
+    fn indirect_call(
+        &mut self,
+        i: &Instruction,
+        target: &ast::Ident,
+        rets: &[Operand],
+        args: &[Operand],
+        rest: &[&Operand],
+    ) -> LResult<()> {
+        if self.lookup_reg_type(&self.scoped(&target.name)).is_none() {
+            return self.error(target.span, format!("`{}` is neither a function nor a register", target.name));
+        }
+        let r = self.ptx_reg(target)?;
+        if r.ty.bits() != 64 {
+            return self.error(target.span, "an indirect call needs a 64-bit register holding the function's address");
+        }
+        let Some(Operand::Name { name: proto, .. }) = rest.first() else {
+            return self.error(i.span, "an indirect call needs a `.callprototype` label as its last operand");
+        };
+        let Some(p) = self.protos.get(&self.scoped(&proto.name)).cloned() else {
+            return self.fail(
+                Diag::error(proto.span, format!("`{}` is not a `.callprototype` label", proto.name))
+                    .note("declare `label: .callprototype (rets) _ (params);` before the call (PTX ISA 11.3.3)"),
+            );
+        };
+        if p.params.len() != args.len() || p.ret_params.len() != rets.len() {
+            return self.error(
+                i.span,
+                format!(
+                    "prototype `{}` takes {} arguments and {} return values",
+                    proto.name,
+                    p.params.len(),
+                    p.ret_params.len()
+                ),
+            );
+        }
+        self.check_param_sizes(&proto.name, &p.params, &p.ret_params, args, rets)?;
+        let src = Src::reg(RegRef { reg: r.reg, comp: 0, n: 1 });
+        self.real_call(i, CallKind::Indirect, src, &proto.name, &p.params, &p.ret_params, args, rets)
+    }
+
     /// Checks that a register argument or return variable `name` of type `ty` can be
     /// bound to the formal parameter `p`: both predicates, or both of the same size (ptxas
     /// 11.8 accepts `.b32` for `.f32`, and rejects other pairs with "Type of argument does
     /// not match formal parameter").
-    fn check_arg_type(&mut self, name: &ast::Ident, ty: ScalarType, p: &ast::ParamDecl) -> LResult<()> {
+    pub(super) fn check_arg_type(&mut self, name: &ast::Ident, ty: ScalarType, p: &ast::ParamDecl) -> LResult<()> {
         let pred = |t: ScalarType| t == ScalarType::Pred;
         if pred(ty) == pred(p.ty) && ty.bits() == p.ty.bits() {
             return Ok(());

@@ -84,6 +84,10 @@ pub struct ModuleLayout {
     pub globals: HashMap<String, ScalarType>,
     /// Alignment in bytes of module variables.
     pub align: HashMap<String, u32>,
+    /// The call graph and inlining facts ([`super::callgraph`]).
+    pub calls: super::callgraph::CallGraph,
+    /// The `--inline` mode.
+    pub inline: super::callgraph::Inline,
 }
 
 /// State of lowering one function.
@@ -151,6 +155,25 @@ pub struct Lowerer<'a> {
     /// element count. Their elements `v.x` .. `v.w` are registers of their own, keyed
     /// `key.x` ..; the whole vector is no register.
     pub vec_regs: HashMap<String, u32>,
+    /// Words of `.param` slots that arrive whole (a device function's parameters, the
+    /// results of a call): slot → one 32-bit register per word; `ld.param` extracts from
+    /// them ([`Lowerer::extract_param`]).
+    pub param_words: HashMap<u32, Vec<Reg>>,
+    /// Declared size in bytes of each `.param` slot.
+    pub slot_sizes: HashMap<u32, u32>,
+    /// The block holding a device function's `RET` (`ret` jumps there), when lowering one.
+    pub ret_block: Option<BlockId>,
+    /// A device function's return values: (slot of a `.param` return, or the `.reg` name;
+    /// the declaration), in order.
+    pub ret_bindings: Vec<(Option<u32>, crate::ptx::ast::ParamDecl)>,
+    /// `.callprototype`s declared so far, by (scoped) label.
+    pub protos: HashMap<String, crate::ptx::ast::CallPrototype>,
+    /// The label of the statement just lowered, if it was one (a `.callprototype` after
+    /// it takes its name).
+    pub last_label: Option<String>,
+    /// The f64 slow paths the function calls ([`super::float_slow::SlowPath`]), compiled
+    /// once per module.
+    pub slow_paths: std::collections::HashSet<super::float_slow::SlowPath>,
 }
 
 /// A lowering failure for one instruction; already recorded as a diagnostic.
@@ -193,6 +216,13 @@ impl<'a> Lowerer<'a> {
             scopes: vec![],
             scope_count: 0,
             vec_regs: HashMap::new(),
+            param_words: HashMap::new(),
+            slot_sizes: HashMap::new(),
+            ret_block: None,
+            ret_bindings: vec![],
+            protos: HashMap::new(),
+            last_label: None,
+            slow_paths: Default::default(),
         }
     }
 
@@ -334,8 +364,8 @@ impl<'a> Lowerer<'a> {
         let Some(ty) = self.lookup_reg_type(&key) else {
             if self.func_names.contains(&id.name) {
                 return self.fail(
-                    Diag::error(id.span, format!("the address of function `{}` cannot be taken", id.name))
-                        .note("ptx2sass inlines device functions: indirect calls are not supported"),
+                    Diag::error(id.span, format!("function `{}` used where a register is expected", id.name))
+                        .note("a function's address is taken with `mov.u64 %rd, name` (PTX ISA 9.7.9.1)"),
                 );
             }
             return self.error(id.span, format!("`{}` is not a register", id.name));

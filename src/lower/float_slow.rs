@@ -70,7 +70,9 @@
 //! results (`x + -0` for `±0`, `+inf` and NaN; the canonical NaN below zero).
 
 use super::ctx::Lowerer;
-use crate::sass::instr::{Dst, Instr, PT, Reg, RegRef, Src, SrcKind};
+use crate::ir::{CallKind, CallSite, FuncAbi};
+use crate::sass::abi::{self, AbiLoc};
+use crate::sass::instr::{Dst, Instr, PT, Reg, RegRef, Src, SrcKind, SymPart};
 use crate::sass::op::*;
 
 /// The fast path's bounds as f64 high words read as f32 (module notes): magnitudes below
@@ -99,11 +101,15 @@ impl Lowerer<'_> {
         self.fsetp(Cmp::Geu, false, BoolOp::Or, h.abs(), Src::imm(HIGH_HI), p)
     }
 
-    /// `fast` computes a pair and a predicate; `@p BRA slow` then skips to `slow`, whose
-    /// pair replaces the fast one; returns the pair both write.
-    fn branch64(&mut self, fast: impl FnOnce(&mut Self) -> (Src, Src), slow: impl FnOnce(&mut Self) -> Src) -> Src {
+    /// `fast` computes a pair and a predicate; `@p BRA slow` then skips to the cold block
+    /// that calls the module's one copy of slow path `kind` on the f64 pairs `args`
+    /// (ptxas 11.8 `CAL`s its slow paths too: `div.rn.f64` twice, `sqrt.rn.f64` and
+    /// `rcp.rn.f64` in one kernel give three subroutines and four `CAL`s); its pair
+    /// replaces the fast one; returns the pair both write.
+    fn branch64(&mut self, fast: impl FnOnce(&mut Self) -> (Src, Src), kind: SlowPath, args: &[Src]) -> Src {
         let out = self.tmp(2);
         let slow_blk = self.f.new_block(String::new());
+        self.f.cfg[slow_blk].cold = true;
         let join = self.f.new_block(String::new());
         let (q, p) = fast(self);
         let p = self.in_pred(p);
@@ -111,10 +117,68 @@ impl Lowerer<'_> {
         self.emit(Instr::new(Op::Copy, vec![Dst::reg(out, 2)], vec![q]));
         self.jump(join);
         self.fallthrough_to(slow_blk);
-        let q = slow(self);
+        let q = self.call_slow_path(kind, args);
         self.emit(Instr::new(Op::Copy, vec![Dst::reg(out, 2)], vec![q]));
         self.fallthrough_to(join);
         Src::reg(RegRef::new(out, 2))
+    }
+
+    /// A call of slow path `kind` with the f64 pairs `args` (in `R4:R5`, `R6:R7`, the
+    /// result in `R4:R5`, `sass::abi`); records that the module needs it.
+    fn call_slow_path(&mut self, kind: SlowPath, args: &[Src]) -> Src {
+        let mut srcs = vec![];
+        let mut locs = vec![];
+        let id = self.f.symbol(&kind.name());
+        srcs.push(Src::sym(id, SymPart::Target));
+        for (k, a) in args.iter().enumerate() {
+            let r = a.as_reg().expect("pair");
+            srcs.extend([Src::reg(r.part(0)), Src::reg(r.part(1))]);
+            locs.extend([
+                AbiLoc::Reg(abi::FIRST_ARG_REG + 2 * k as u8),
+                AbiLoc::Reg(abi::FIRST_ARG_REG + 2 * k as u8 + 1),
+            ]);
+        }
+        let (lo, hi) = (self.tmp(1), self.tmp(1));
+        let site = self.f.calls.len() as u32;
+        let rets = vec![abi::FIRST_ARG_REG, abi::FIRST_ARG_REG + 1];
+        self.f.calls.push(CallSite { kind: CallKind::Internal, args: locs, rets, stack_bytes: 0 });
+        self.emit(Instr::new(Op::Call(site), vec![Dst::reg(lo, 1), Dst::reg(hi, 1)], srcs));
+        self.cc_now = None;
+        self.slow_paths.insert(kind);
+        let t = self.tmp(2);
+        self.emit(Instr::new(Op::Join, vec![Dst::reg(t, 2)], vec![Src::r32(lo), Src::r32(hi)]));
+        Src::reg(RegRef::new(t, 2))
+    }
+
+    /// The body of slow path `kind` as a device function of the module: its parameter
+    /// words joined into f64 pairs, the slow computation, the result returned.
+    pub fn slow_path_body(&mut self, kind: SlowPath) {
+        let n = kind.args();
+        let words: Vec<Reg> = (0..2 * n).map(|_| self.tmp(1)).collect();
+        self.emit(Instr::new(Op::Params, words.iter().map(|w| Dst::reg(*w, 1)).collect(), vec![]));
+        let pairs: Vec<Src> = (0..n)
+            .map(|k| {
+                let t = self.tmp(2);
+                self.emit(Instr::new(
+                    Op::Join,
+                    vec![Dst::reg(t, 2)],
+                    vec![Src::r32(words[2 * k]), Src::r32(words[2 * k + 1])],
+                ));
+                Src::reg(RegRef::new(t, 2))
+            })
+            .collect();
+        let q = match kind {
+            SlowPath::Div(rnd) => self.div64_slow(Some(pairs[0]), pairs[1], rnd),
+            SlowPath::Rcp(rnd) => self.div64_slow(None, pairs[0], rnd),
+            SlowPath::Sqrt(rnd) => self.sqrt64_slow(pairs[0], rnd),
+        };
+        let q = q.as_reg().expect("pair");
+        self.emit(Instr::new(Op::Ret, vec![], vec![Src::reg(q.part(0)), Src::reg(q.part(1))]));
+        let base = abi::FIRST_ARG_REG;
+        self.f.abi = Some(FuncAbi {
+            params: (0..2 * n as u8).map(|k| AbiLoc::Reg(base + k)).collect(),
+            rets: vec![base, base + 1],
+        });
     }
 
     /// The register of a plain (not negated) predicate source.
@@ -128,6 +192,10 @@ impl Lowerer<'_> {
     /// IEEE `a / b` of f64 pairs in mode `rnd` over the whole range (`a` None: `1 / b`).
     /// The fast path's quotient is tested too (`a` and `b` in range do not bound it).
     pub(super) fn div64_ieee(&mut self, a: Option<Src>, b: Src, rnd: Rnd) -> Src {
+        let (kind, args) = match a {
+            Some(a) => (SlowPath::Div(rnd), vec![a, b]),
+            None => (SlowPath::Rcp(rnd), vec![b]),
+        };
         self.branch64(
             |s| {
                 let q = s.div64(a, b, rnd, true, false);
@@ -141,7 +209,8 @@ impl Lowerer<'_> {
                 };
                 (q, p)
             },
-            |s| s.div64_slow(a, b, rnd),
+            kind,
+            &args,
         )
     }
 
@@ -257,26 +326,66 @@ impl Lowerer<'_> {
                 let p = s.fsetp(Cmp::Geu, false, BoolOp::Or, h, Src::imm(HIGH_HI), p);
                 (r, p)
             },
-            |s| {
-                let f = s.field(x);
-                let small = s.isetp(
-                    Op::Isetp { cmp: Cmp::Lt, u32: true, x: false, bop: BoolOp::And },
-                    f,
-                    Src::imm(1023 << 20),
-                    Src::pt(),
-                );
-                let small = Src::pred(small, false);
-                let (up, down) = (s.in_reg(Src::imm(0x4ff0_0000)), s.in_reg(Src::imm(0x2ff0_0000)));
-                let scale = s.emit1(Op::Sel, vec![up, down, small]);
-                let scale = s.with_zero_low(scale);
-                let (bu, bd) = (s.in_reg(Src::imm(0x37f0_0000)), s.in_reg(Src::imm(0x47f0_0000)));
-                let back = s.emit1(Op::Sel, vec![bu, bd, small]);
-                let back = s.with_zero_low(back);
-                let xs = s.emit2(Op::Dmul(Rnd::Rn), vec![x, scale]);
-                let r = s.sqrt64_rounded(xs, rnd);
-                let r = s.emit2(Op::Dmul(Rnd::Rn), vec![r, back]);
-                s.sqrt64_special(x, r)
-            },
+            SlowPath::Sqrt(rnd),
+            &[x],
         )
+    }
+
+    /// The slow path of `sqrt64_ieee` (module notes).
+    fn sqrt64_slow(&mut self, x: Src, rnd: Rnd) -> Src {
+        let f = self.field(x);
+        let small = self.isetp(
+            Op::Isetp { cmp: Cmp::Lt, u32: true, x: false, bop: BoolOp::And },
+            f,
+            Src::imm(1023 << 20),
+            Src::pt(),
+        );
+        let small = Src::pred(small, false);
+        let (up, down) = (self.in_reg(Src::imm(0x4ff0_0000)), self.in_reg(Src::imm(0x2ff0_0000)));
+        let scale = self.emit1(Op::Sel, vec![up, down, small]);
+        let scale = self.with_zero_low(scale);
+        let (bu, bd) = (self.in_reg(Src::imm(0x37f0_0000)), self.in_reg(Src::imm(0x47f0_0000)));
+        let back = self.emit1(Op::Sel, vec![bu, bd, small]);
+        let back = self.with_zero_low(back);
+        let xs = self.emit2(Op::Dmul(Rnd::Rn), vec![x, scale]);
+        let r = self.sqrt64_rounded(xs, rnd);
+        let r = self.emit2(Op::Dmul(Rnd::Rn), vec![r, back]);
+        self.sqrt64_special(x, r)
+    }
+}
+
+/// One slow path of the IEEE f64 forms: compiled once per module as an internal device
+/// function (named by [`SlowPath::name`]) and called from the cold branch of each use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SlowPath {
+    /// `div.rnd.f64`: `(a, b) -> a / b`.
+    Div(Rnd),
+    /// `rcp.rnd.f64`: `b -> 1 / b`.
+    Rcp(Rnd),
+    /// `sqrt.rnd.f64`: `x -> sqrt(x)`.
+    Sqrt(Rnd),
+}
+
+impl SlowPath {
+    /// The function's name (ptxas names its subroutines `__internal_...`; these cannot
+    /// clash with PTX names, which do not start with `$`).
+    pub fn name(self) -> String {
+        let (op, rnd) = match self {
+            SlowPath::Div(r) => ("div", r),
+            SlowPath::Rcp(r) => ("rcp", r),
+            SlowPath::Sqrt(r) => ("sqrt", r),
+        };
+        let rnd = match rnd {
+            Rnd::Rn => "rn",
+            Rnd::Rm => "rm",
+            Rnd::Rp => "rp",
+            Rnd::Rz => "rz",
+        };
+        format!("$__ptx2sass_{op}_{rnd}_f64_slowpath")
+    }
+
+    /// Number of f64 arguments.
+    pub fn args(self) -> usize {
+        if matches!(self, SlowPath::Div(_)) { 2 } else { 1 }
     }
 }

@@ -33,6 +33,10 @@
 //! instructions. Pseudo-ops (`join`, copies) stay unguarded: they only move values and
 //! expand to register moves or nothing.
 //!
+//! A cold arm (a block lowering marks rarely executed, [`crate::ir::Block::cold`]) is
+//! converted only if it is at most [`COLD_SLACK`] instructions longer than the other arm:
+//! flattening would run it on every path.
+//!
 //! The pass also merges straight-line chains (`X: ...; BRA Y` where `Y` has `X` as its only
 //! predecessor), which lowering and edge splitting leave behind, so that arms and joins
 //! are single blocks.
@@ -49,6 +53,10 @@ use std::collections::HashMap;
 /// on the arm not taken; ptxas's predicated regions in `transpose_tiled` hold 4 to 8
 /// instructions each.
 pub const MAX_ARM_INSTRS: usize = 12;
+
+/// How many more instructions than the other arm a cold arm ([`crate::ir::Block::cold`])
+/// may hold and still be converted.
+pub const COLD_SLACK: usize = 2;
 
 /// The most `SEL` instructions (32-bit words of join parameters whose arguments differ) a
 /// conversion may add.
@@ -133,6 +141,8 @@ fn merge_chains(f: &mut Function) -> bool {
         xb.instrs.extend(yb.instrs);
         xb.origins.extend(yb.origins);
         xb.uni = yb.uni;
+        // X only jumps to Y: they run equally often.
+        xb.cold |= yb.cold;
         for (t, w) in out_edges(f, y) {
             f.cfg.add_edge(x, t, w);
         }
@@ -158,7 +168,9 @@ fn arm_ok(f: &Function, b: BlockId, a: BlockId) -> bool {
         return false;
     }
     let body = &blk.instrs[..blk.instrs.len() - 1];
-    body.iter().all(|i| i.guard.is_none() && !i.op.info().control && i.op.info().unit != Unit::Control)
+    body.iter().all(|i| {
+        i.guard.is_none() && !i.op.info().control && i.op.info().unit != Unit::Control && !matches!(i.op, Op::Call(_))
+    })
 }
 
 /// Instructions that issue (not pseudo-ops) in the body of arm `b`.
@@ -183,7 +195,13 @@ fn convert_one(f: &mut Function) -> bool {
             continue;
         }
         let (Some(lt), Some(lf)) = (jump_target(f, t), jump_target(f, fl)) else { continue };
-        if lt != lf || lt == a || issued(f, t) + issued(f, fl) > MAX_ARM_INSTRS {
+        let (it, ifl) = (issued(f, t), issued(f, fl));
+        if lt != lf || lt == a || it + ifl > MAX_ARM_INSTRS {
+            continue;
+        }
+        // A cold arm (the call of an f64 slow path) much longer than the other would run on
+        // every path after conversion instead of almost never.
+        if (f.cfg[t].cold && it > ifl + COLD_SLACK) || (f.cfg[fl].cold && ifl > it + COLD_SLACK) {
             continue;
         }
         let l = lt;
@@ -262,4 +280,66 @@ fn convert_one(f: &mut Function) -> bool {
         return true;
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ptx::ast::FuncKind;
+    use crate::sass::op::{BoolOp, Cmp};
+
+    /// `A: @p BRA T; F: BRA L; T: six IADDs; BRA L; L: EXIT` with `T` cold or not.
+    fn diamond(cold: bool) -> Function {
+        let mut f = Function::new("f", FuncKind::Entry);
+        let a = f.entry;
+        let (t, fl, l) = (f.new_block("t"), f.new_block("f"), f.new_block("l"));
+        f.layout.extend([fl, t, l]);
+        let x = f.new_vreg(VRegKind::Gpr(1));
+        let p = f.new_vreg(VRegKind::Pred);
+        let blk = |f: &mut Function, b: BlockId, i: Instr| f.cfg[b].push(i, Default::default());
+        blk(&mut f, a, Instr::new(Op::Mov32i, vec![Dst::reg(x, 1)], vec![Src::imm(5)]));
+        blk(
+            &mut f,
+            a,
+            Instr::new(
+                Op::Isetp { cmp: Cmp::Gt, u32: true, x: false, bop: BoolOp::And },
+                vec![Dst::Pred(p), Dst::Pred(crate::sass::instr::PT)],
+                vec![Src::r32(x), Src::imm(3), Src::pt()],
+            ),
+        );
+        blk(&mut f, a, Instr::new(Op::Bra, vec![], vec![Src::label(t.index() as u32)]).guarded(p, false));
+        f.cfg.add_edge(a, t, Edge { kind: EdgeKind::Taken, args: vec![] });
+        f.cfg.add_edge(a, fl, Edge { kind: EdgeKind::Fallthrough, args: vec![] });
+        for _ in 0..6 {
+            let y = f.new_vreg(VRegKind::Gpr(1));
+            blk(
+                &mut f,
+                t,
+                Instr::new(Op::Iadd32i { cc: false, x: false }, vec![Dst::reg(y, 1)], vec![Src::r32(x), Src::imm(1)]),
+            );
+        }
+        f.cfg[t].cold = cold;
+        for b in [t, fl] {
+            blk(&mut f, b, Instr::new(Op::Bra, vec![], vec![Src::label(l.index() as u32)]));
+            f.cfg.add_edge(b, l, Edge { kind: EdgeKind::Taken, args: vec![] });
+        }
+        blk(&mut f, l, Instr::new(Op::Exit, vec![], vec![]));
+        f.ssa = true;
+        f
+    }
+
+    fn branches(f: &Function) -> usize {
+        f.layout.iter().flat_map(|b| &f.cfg[*b].instrs).filter(|i| i.op == Op::Bra && i.guard.is_some()).count()
+    }
+
+    /// A six-instruction arm against an empty one is converted, unless it is cold.
+    #[test]
+    fn cold_arms_are_not_flattened() {
+        let mut hot = diamond(false);
+        run(&mut hot);
+        assert_eq!(branches(&hot), 0, "{hot}");
+        let mut cold = diamond(true);
+        run(&mut cold);
+        assert_eq!(branches(&cold), 1, "{cold}");
+    }
 }

@@ -188,7 +188,11 @@ impl Lowerer<'_> {
             let Some(id) = e else { continue };
             let r = self.ptx_reg(id)?;
             let o = off + k as i64 * l.ty.bytes() as i64;
-            let Some((var, ty)) = self.param_slots.get(&(slot, o)).copied() else {
+            let found = match self.param_slots.get(&(slot, o)).copied() {
+                Some(x) => Some(x),
+                None => self.extract_param(slot, o, l.ty),
+            };
+            let Some((var, ty)) = found else {
                 return self.error(
                     i.operands[1].span(),
                     format!("read of a parameter slot at offset {o} that was never written"),
@@ -227,6 +231,7 @@ impl Lowerer<'_> {
     }
 
     fn st_param_slot(&mut self, i: &Instruction, l: &LdSt, slot: u32, off: i64) -> LResult<()> {
+        self.words_to_entries(slot);
         let elems: Vec<Operand> = match &i.operands[1] {
             Operand::Vector(v, _) => v
                 .iter()
@@ -243,9 +248,17 @@ impl Lowerer<'_> {
         for (k, e) in elems.iter().enumerate() {
             let o = off + k as i64 * l.ty.bytes() as i64;
             let n = if l.ty.bits() == 64 { 2 } else { 1 };
+            // A store replaces what overlapped it (a narrower or wider earlier store).
+            for b in o + 1..o + l.ty.bytes().max(1) as i64 {
+                self.param_slots.remove(&(slot, b));
+            }
+            let width = |lw: &Self, v: Reg| match v {
+                Reg::V(x) => lw.f.vregs.get(x as usize).map(|k| k.width()),
+                _ => None,
+            };
             let var = match self.param_slots.get(&(slot, o)) {
-                Some((v, _)) => *v,
-                None => self.tmp(n),
+                Some((v, _)) if width(self, *v) == Some(n) => *v,
+                _ => self.tmp(n),
             };
             let src = match e {
                 Operand::Name { name, .. } => {

@@ -181,7 +181,9 @@ fn param_uniform(f: &Function) -> Vec<bool> {
                 | Op::Atom(_)
                 | Op::Atoms(_)
                 | Op::Shfl(_)
-                | Op::Vote(_) => false,
+                | Op::Vote(_)
+                | Op::Params
+                | Op::Call(_) => false,
                 _ => i.guard.is_none() && !i.srcs.iter().any(|s| s.gprs().is_some_and(|r| r.reg == Reg::R(1))),
             };
             let mut u = source_ok && i.cc.read.is_none_or(|c| uni_cc[c as usize]);

@@ -1,10 +1,12 @@
 //! Lowering: checked PTX AST → IR of SPA 5.0 instructions on virtual registers.
 //!
-//! Per kernel: lay out parameters in constant bank 0 (from `c[0x0][0x140]`), walk the body
-//! building basic blocks, lower each instruction (`mem`, `alu`, `call`), then split critical
-//! edges, build SSA form (`ssa`) and clean up (`opt`: copy propagation, constant-operand
-//! folding, dead-code elimination, address folding). Device functions are inlined at
-//! their call sites.
+//! Per function (every kernel and device function with a body): lay out a kernel's
+//! parameters in constant bank 0 (from `c[0x0][0x140]`) or bind a device function's to
+//! the words of the calling convention (`realcall`), walk the body building basic blocks,
+//! lower each instruction (`mem`, `alu`, `call`), then split critical edges, build SSA form
+//! (`ssa`) and clean up (`opt`: copy propagation, constant-operand folding, dead-code
+//! elimination, address folding). Calls are inlined or real calls as `callgraph` decides;
+//! the f64 slow paths the functions call are added once (`float_slow`).
 
 pub mod addr;
 pub mod alu;
@@ -12,6 +14,7 @@ pub mod atom;
 pub mod barrier;
 pub mod bits;
 pub mod call;
+pub mod callgraph;
 pub mod combine;
 pub mod ctx;
 pub mod cvt;
@@ -28,6 +31,7 @@ pub mod mem;
 pub mod memopt;
 pub mod mul;
 pub mod opt;
+pub mod realcall;
 pub mod reconverge;
 pub mod shared;
 pub mod ssa;
@@ -54,43 +58,69 @@ pub struct Options {
     pub no_opt: bool,
     /// Make every emulated sm_70+ feature (and dropped hint) an error instead of a warning.
     pub deny_emulation: bool,
+    /// Which calls are inlined (`--inline`, [`callgraph::Inline`]).
+    pub inline: callgraph::Inline,
 }
 
 fn align_up(x: u32, a: u32) -> u32 {
     x.div_ceil(a.max(1)) * a.max(1)
 }
 
-/// Lowers every kernel of `m`. Returns the IR module and warnings, or every error.
+/// Lowers every function of `m` that has a body, kernels and device functions alike
+/// (called or not: each is checked and compiled on its own; calls of it are inlined or
+/// real calls as [`callgraph`] decides). Returns the IR module and warnings, or every
+/// error.
 pub fn lower(m: &ast::Module, opts: &Options) -> Result<(ir::Module, Vec<Diag>), Vec<Diag>> {
     let mut diags = vec![];
     let mut out = ir::Module::default();
-    let layout = module_layout(m, &mut out.const_bank, &mut out.const_vars, &mut diags);
-    let mut funcs: HashMap<&str, &ast::Function> = m
-        .items
-        .iter()
-        .filter_map(|i| match i {
-            Item::Function(f) if f.body.is_some() => Some((f.name.name.as_str(), f)),
-            _ => None,
-        })
-        .collect();
+    let mut layout = module_layout(m, &mut out.const_bank, &mut out.const_vars, &mut diags);
+    layout.calls = callgraph::CallGraph::new(m);
+    layout.inline = opts.inline;
+    // Every function by name, a definition over a declaration.
+    let mut funcs: HashMap<&str, &ast::Function> = HashMap::new();
+    for i in &m.items {
+        if let Item::Function(f) = i
+            && (f.body.is_some() || !funcs.contains_key(f.name.name.as_str()))
+        {
+            funcs.insert(f.name.name.as_str(), f);
+        }
+    }
     // `.alias a, b`: a call of `a` inlines `b`.
     for (a, _) in &m.aliases {
         if let Some(f) = funcs.get(m.resolve_alias(&a.name)).copied() {
             funcs.insert(a.name.as_str(), f);
         }
     }
+    // Bounds on what inlining can produce (`inline`): every call counted as inlined, so a
+    // function within them stays within them whatever `--inline` decides.
     let inlined = inline::measure(&funcs);
     let index = shared::ModuleIndex::new(m);
+    let mut slow_paths: std::collections::HashSet<float_slow::SlowPath> = Default::default();
     for item in &m.items {
         let Item::Function(f) = item else { continue };
-        if f.kind != FuncKind::Entry || f.body.is_none() {
+        if f.body.is_none() {
             continue;
         }
         if let Some(d) = inline::check(f, &inlined) {
             diags.push(d);
             continue;
         }
-        match lower_kernel(&index, f, &funcs, &layout, opts) {
+        match lower_function(&index, f, &funcs, &layout, opts) {
+            Ok((func, d, slow)) => {
+                diags.extend(d);
+                out.functions.push(func);
+                slow_paths.extend(slow);
+            }
+            Err(d) => diags.extend(d),
+        }
+    }
+    // The f64 slow paths the functions call, once each (`float_slow`).
+    let mut slow_paths: Vec<float_slow::SlowPath> = slow_paths.into_iter().collect();
+    slow_paths.sort_by_key(|k| k.name());
+    for kind in slow_paths {
+        let mut lw = Lowerer::new(Function::new(&kind.name(), FuncKind::Func), &layout);
+        lw.slow_path_body(kind);
+        match optimize(lw.f, vec![], opts, ast::Span::default()) {
             Ok((func, d)) => {
                 diags.extend(d);
                 out.functions.push(func);
@@ -177,20 +207,28 @@ fn init_bytes(init: &Init, ty: ScalarType, out: &mut [u8], pos: &mut usize) -> R
     }
 }
 
-fn lower_kernel(
+/// Lowers one kernel or device function (with its inlined callees) to SSA IR.
+fn lower_function(
     index: &shared::ModuleIndex,
     k: &ast::Function,
     funcs: &HashMap<&str, &ast::Function>,
     layout: &ModuleLayout,
     opts: &Options,
-) -> Result<(Function, Vec<Diag>), Vec<Diag>> {
-    let mut lw = Lowerer::new(Function::new(&k.name.name, FuncKind::Entry), layout);
+) -> Result<(Function, Vec<Diag>, std::collections::HashSet<float_slow::SlowPath>), Vec<Diag>> {
+    let mut lw = Lowerer::new(Function::new(&k.name.name, k.kind), layout);
+    lw.f.linkage = match (k.kind, k.linkage) {
+        (FuncKind::Entry, _) | (_, ast::Linkage::Visible | ast::Linkage::Extern) => ir::Linkage::Visible,
+        (_, ast::Linkage::Weak) => ir::Linkage::Weak,
+        _ => ir::Linkage::Internal,
+    };
     lw.deny_emulation = opts.deny_emulation;
     lw.func_names = funcs.keys().map(|n| n.to_string()).collect();
     lw.facts = facts::FactTable::new(k, funcs.values().copied().filter(|f| f.name.name != k.name.name));
-    // Parameters: natural or declared alignment, from c[0x0][0x140].
+    // Kernel parameters: natural or declared alignment, from c[0x0][0x140] (a device
+    // function's arrive in registers, `realcall`).
     let mut off = PARAM_BASE;
-    for p in &k.params {
+    let kernel_params: &[ast::ParamDecl] = if k.kind == FuncKind::Entry { &k.params } else { &[] };
+    for p in kernel_params {
         if p.unsized_array {
             lw.diags.push(
                 Diag::error(p.span, format!("kernel parameter `{}` has no size", p.name.name))
@@ -231,14 +269,29 @@ fn lower_kernel(
     }
     lw.f.shared_bytes = shared.bytes;
     lw.shared = shared;
-    let body = k.body.as_ref().expect("kernels have bodies");
+    if k.kind == FuncKind::Func {
+        let _ = lw.begin_device_function(k);
+    }
+    let body = k.body.as_ref().expect("lowered functions have bodies");
     let _ = lw.lower_block(body, funcs);
+    lw.finish_device_function();
     lw.finish_body();
     if lw.diags.iter().any(Diag::is_error) {
         return Err(lw.diags);
     }
-    let mut func = lw.f;
-    let mut diags = lw.diags;
+    let slow = std::mem::take(&mut lw.slow_paths);
+    let (func, diags) = optimize(lw.f, lw.diags, opts, k.name.span)?;
+    Ok((func, diags, slow))
+}
+
+/// The passes after lowering: unreachable code, exits, critical edges, SSA, clean-up,
+/// if-conversion, reconvergence, and the IR verifier (errors at `span`).
+fn optimize(
+    mut func: Function,
+    mut diags: Vec<Diag>,
+    opts: &Options,
+    span: ast::Span,
+) -> Result<(Function, Vec<Diag>), Vec<Diag>> {
     opt::remove_unreachable(&mut func);
     opt::thread_exits(&mut func);
     opt::split_critical_edges(&mut func);
@@ -261,12 +314,12 @@ fn lower_kernel(
             opt::run(&mut func);
         }
     }
-    if let Err(d) = reconverge::insert(&mut func, k.name.span) {
+    if let Err(d) = reconverge::insert(&mut func, span) {
         diags.push(d);
         return Err(diags);
     }
     if let Err(e) = ir::verify::verify(&func) {
-        diags.push(Diag::error(k.name.span, format!("internal error after lowering: {e}")));
+        diags.push(Diag::error(span, format!("internal error after lowering: {e}")));
         return Err(diags);
     }
     Ok((func, diags))
@@ -286,6 +339,7 @@ impl Lowerer<'_> {
                 self.scopes.pop();
                 continue;
             };
+            let label = self.last_label.take();
             match s {
                 Statement::Decl(ds) => {
                     for d in ds {
@@ -297,6 +351,12 @@ impl Lowerer<'_> {
                     self.fallthrough_to(target);
                     self.f.cfg[target].name = l.name.clone();
                     self.facts.at_label();
+                    self.last_label = Some(l.name.clone());
+                }
+                Statement::CallPrototype(p) => {
+                    if let Some(l) = label {
+                        self.protos.insert(self.scoped(&l), p.clone());
+                    }
                 }
                 Statement::Instr(i) => {
                     if self.lower_instr(i, funcs).is_err() {
@@ -308,7 +368,7 @@ impl Lowerer<'_> {
                     self.open_scope(inner);
                     stack.push(inner.stmts.iter());
                 }
-                Statement::Pragma(..) | Statement::CallPrototype(_) | Statement::Error(_) => {}
+                Statement::Pragma(..) | Statement::Error(_) => {}
             }
         }
         if ok { Ok(()) } else { Err(Failed) }
@@ -356,11 +416,7 @@ impl Lowerer<'_> {
                 self.vars.insert(key, VarLoc::Shared(off));
             }
             StateSpace::Param(_) => {
-                let slot = self.next_slot;
-                self.next_slot += 1;
-                let key = self.declare_in_scope(&d.name.name, None);
-                self.var_align.insert(key.clone(), d.alignment());
-                self.vars.insert(key, VarLoc::ParamSlot(slot));
+                self.new_param_slot(&d.name.name, d.alignment(), d.size().min(u32::MAX as u64) as u32);
             }
             StateSpace::Const | StateSpace::Global => {
                 self.diags.push(Diag::error(
@@ -493,10 +549,12 @@ impl Lowerer<'_> {
                 }
                 return Ok(());
             }
-            InstrKind::Ret | InstrKind::Exit if !self.prefix.is_empty() => {
+            InstrKind::Ret if !self.return_targets.is_empty() => {
                 // `ret` inside an inlined callee: continue after the call.
                 return self.inline_return(i);
             }
+            InstrKind::Ret if self.ret_block.is_some() => return self.device_return(i),
+            // `exit` ends the thread wherever it is (PTX ISA 9.7.12.4), `ret` a kernel.
             InstrKind::Ret | InstrKind::Exit => {
                 let mut e = Instr::new(Op::Exit, vec![], vec![]);
                 match &i.guard {

@@ -615,7 +615,14 @@ fn has_side_effects(i: &Instr) -> bool {
         return true;
     }
     match i.op {
-        Op::Bar { .. } | Op::Membar(_) | Op::Depbar { .. } | Op::Atom(_) | Op::Atoms(_) | Op::Red(_) => true,
+        Op::Bar { .. }
+        | Op::Membar(_)
+        | Op::Depbar { .. }
+        | Op::Atom(_)
+        | Op::Atoms(_)
+        | Op::Red(_)
+        | Op::Call(_)
+        | Op::Ret => true,
         // Volatile, acquire and mmio loads are observable.
         Op::Ld(m) | Op::Ldg(m) | Op::Lds(m) | Op::Ldl(m) => m.keep || m.cop == crate::sass::op::CacheOp::Cv,
         _ => false,

@@ -218,6 +218,8 @@ fn source_uniform(i: &Instr) -> bool {
         // Atomics return per-thread old values; SHFL and VOTE depend on the lane and on
         // which lanes execute them.
         Op::Atom(_) | Op::Atoms(_) | Op::Shfl(_) | Op::Vote(_) => false,
+        // A device function's parameters and a call's results may differ per thread.
+        Op::Params | Op::Call(_) => false,
         Op::Ld(m) | Op::Ldg(m) => m.cop != crate::sass::op::CacheOp::Cv,
         _ => !i.srcs.iter().any(|s| matches!(s.kind, SrcKind::Reg(r) if r.reg == Reg::R(1))),
     }

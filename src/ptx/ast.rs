@@ -290,10 +290,22 @@ pub enum Statement {
     Block(Block),
     /// `.pragma "..."`.
     Pragma(Vec<String>, Span),
-    /// `.callprototype` (declares an indirect-call signature; accepted and ignored).
-    CallPrototype(Span),
+    /// `label: .callprototype (rets) _ (params);`: the signature of indirect calls that
+    /// name `label` (PTX ISA 11.3.3); the label is the [`Statement::Label`] before it.
+    CallPrototype(CallPrototype),
     /// A statement the parser skipped after a syntax error (already reported).
     Error(Span),
+}
+
+/// A `.callprototype` directive's signature (PTX ISA 11.3.3).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallPrototype {
+    /// Return parameters (names are `_` or ignored).
+    pub ret_params: Vec<ParamDecl>,
+    /// Parameters.
+    pub params: Vec<ParamDecl>,
+    /// The whole directive.
+    pub span: Span,
 }
 
 /// A guard predicate `@%p` / `@!%p` (PTX ISA 9.3).

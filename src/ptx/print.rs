@@ -125,7 +125,11 @@ fn write_block(f: &mut Formatter<'_>, b: &Block, depth: usize) -> fmt::Result {
             Statement::Instr(i) => writeln!(f, "{pad}\t{i};")?,
             Statement::Block(inner) => write_block(f, inner, depth + 1)?,
             Statement::Pragma(p, _) => writeln!(f, "{pad}\t.pragma {};", p.join(", "))?,
-            Statement::CallPrototype(_) => writeln!(f, "{pad}\t// .callprototype (ignored)")?,
+            Statement::CallPrototype(c) => {
+                let list = |ps: &[ParamDecl]| ps.iter().map(|p| p.to_string()).collect::<Vec<_>>().join(", ");
+                let rets = if c.ret_params.is_empty() { String::new() } else { format!("({}) ", list(&c.ret_params)) };
+                writeln!(f, "{pad}\t.callprototype {rets}_ ({});", list(&c.params))?
+            }
             Statement::Error(_) => writeln!(f, "{pad}\t// (statement with a syntax error)")?,
         }
     }

@@ -72,6 +72,9 @@ pub struct Adapter<'f> {
     operands: Vec<Vec<Operand>>,
     /// Where each operand of each instruction comes from.
     pub sites: Vec<Vec<OperandSite>>,
+    /// What a call clobbers (the caller-saved slots, `calls::clobbers`); set before each
+    /// regalloc2 run.
+    pub call_clobbers: std::cell::Cell<PRegSet>,
 }
 
 /// Which virtual registers a view covers: those of its file and, for general-purpose
@@ -170,6 +173,7 @@ impl<'f> Adapter<'f> {
             args: vec![],
             operands: vec![],
             sites: vec![],
+            call_clobbers: std::cell::Cell::new(PRegSet::empty()),
         };
         for &b in &blocks {
             let start = a.insts.len();
@@ -235,8 +239,11 @@ impl regalloc2::Function for Adapter<'_> {
     fn inst_operands(&self, insn: Inst) -> &[Operand] {
         &self.operands[insn.index()]
     }
-    fn inst_clobbers(&self, _insn: Inst) -> PRegSet {
-        PRegSet::empty()
+    fn inst_clobbers(&self, insn: Inst) -> PRegSet {
+        match self.instr(insn.index()).op {
+            Op::Call(_) => self.call_clobbers.get(),
+            _ => PRegSet::empty(),
+        }
     }
     fn num_vregs(&self) -> usize {
         self.f.vregs.len()

@@ -115,7 +115,9 @@ pub fn finish(f: &mut Function, spill_slots: usize, frame: bool) -> Stats {
         f.cfg[b].origins = new_origins;
         moves.insert(b, is_move);
     }
-    if frame {
+    // A kernel sets up the stack pointer; a device function receives it (`calls::finish`
+    // moves it by the function's frame).
+    if frame && f.kind == crate::ptx::ast::FuncKind::Entry {
         let entry = f.entry;
         let mut pro = vec![Instr::new(Op::Mov, vec![Dst::reg(Reg::R(1), 1)], vec![Src::cbuf(0, 0x20, 1)])];
         if frame_bytes > 0 {

@@ -26,6 +26,7 @@
 
 pub mod adapter;
 pub mod banks;
+pub mod calls;
 pub mod expand;
 pub mod pack;
 pub mod predicates;
@@ -195,6 +196,7 @@ pub fn allocate(f: &mut Function, opts: &Options) -> Result<Stats, Error> {
 fn allocate_spilled(f: &mut Function, unspilled: &Function, limit: u32, opts: &Options) -> Result<Stats, Error> {
     let chosen_spill_bytes = f.spill_bytes;
     let pred_view = Adapter::new(f, File::Pred, None);
+    pred_view.call_clobbers.set(calls::all_predicates());
     let pred_out = run_ra(&pred_view, &env([0; 3], File::Pred), opts.verify)?;
     if pred_out.num_spillslots > 0 {
         return Err(Error::PredicatePressure);
@@ -257,20 +259,31 @@ fn allocate_gprs(
     let fits = |sz: &[usize; 3]| k * (0..3).map(|c| sz[c] * widths[c]).sum::<usize>() + 4 <= avail;
     let views: Vec<Adapter> =
         (0..k).map(|b| Adapter::new(f, File::Gpr, (k > 1).then_some((banks.of.as_slice(), b as u8)))).collect();
+    // Calls clobber the caller-saved slots (`calls`): the top ones of each class are
+    // callee-saved, as many as the callee-saved registers of the budget hold.
+    let saved_slots = calls::callee_saved_slots(limit, k, calls::max_returned_words(f));
     // One attempt: allocate with `sizes`, pack; the packed function and its statistics.
     let attempt = |sizes: [usize; 3]| -> Attempt {
+        if f.has_calls() {
+            let saved: [usize; 3] = std::array::from_fn(|c| saved_slots[c].min(sizes[c]));
+            for v in &views {
+                v.call_clobbers.set(calls::clobbers(sizes, saved));
+            }
+        }
         let outs =
             views.iter().map(|v| run_ra(v, &env(sizes, File::Gpr), opts.verify)).collect::<Result<Vec<_>, _>>()?;
         let runs: Vec<(&Adapter, &regalloc2::Output)> = views.iter().zip(&outs).collect();
         let (mut g, spill_slots) = rewrite(f, &runs, pred_view, pred_out)?;
-        let frame = pack::needs_frame(&g);
+        // R1 is the stack pointer of a function that calls or is called.
+        let frame = pack::needs_frame(&g) || f.has_calls() || f.kind == crate::ptx::ast::FuncKind::Func;
         Ok(match pack::pack(&mut g, limit, fits(&sizes), frame) {
             Ok(()) => {
-                let stats = expand::finish(&mut g, spill_slots, frame);
+                let mut stats = expand::finish(&mut g, spill_slots, frame);
                 rename::rename(&mut g, frame);
                 if opts.verify {
                     verify::verify(before, &g, &stats.moves).map_err(Error::Verify)?;
                 }
+                calls::finish(&mut g, &mut stats);
                 Ok((g, stats))
             }
             Err(e) => Err(Error::Packing(e)),

@@ -21,6 +21,7 @@
 //! a static partition of the file that always fits when the slot counts do.
 
 use crate::ir::{Function, for_each_def, for_each_use};
+use crate::sass::abi::is_callee_saved;
 use crate::sass::instr::{Dst, Reg, SrcKind};
 use crate::sass::op::Op;
 use std::collections::HashMap;
@@ -213,9 +214,68 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
             adj[b as usize].push((a, bm, am));
         }
     };
+    // Where the calling convention wants a web (an argument or result word of a call,
+    // a parameter or returned word): tried first, so the convention's moves vanish.
+    let mut abi_pref: Vec<Option<u32>> = vec![None; n];
+    {
+        let mut want = |r: crate::sass::instr::RegRef, phys: u8| {
+            if let Reg::V(v) = r.reg
+                && let Some(base) = (phys as u32).checked_sub(r.comp as u32)
+            {
+                abi_pref[v as usize].get_or_insert(base);
+            }
+        };
+        let params = f.abi.as_ref().map(|a| a.params.clone()).unwrap_or_default();
+        let rets = f.abi.as_ref().map(|a| a.rets.clone()).unwrap_or_default();
+        for &b in &blocks {
+            for i in &f.cfg[b].instrs {
+                match i.op {
+                    Op::Call(site) => {
+                        let c = &f.calls[site as usize];
+                        for (s, loc) in i.srcs[1..].iter().zip(&c.args) {
+                            if let (Some(r), crate::sass::abi::AbiLoc::Reg(p)) = (s.as_reg(), loc) {
+                                want(r, *p);
+                            }
+                        }
+                        for (d, p) in i.dsts.iter().zip(&c.rets) {
+                            if let Dst::Reg(r) = d {
+                                want(*r, *p);
+                            }
+                        }
+                    }
+                    Op::Params => {
+                        for (d, loc) in i.dsts.iter().zip(&params) {
+                            if let (Dst::Reg(r), crate::sass::abi::AbiLoc::Reg(p)) = (d, loc) {
+                                want(*r, *p);
+                            }
+                        }
+                    }
+                    Op::Ret => {
+                        for (s, p) in i.srcs.iter().zip(&rets) {
+                            if let Some(r) = s.as_reg() {
+                                want(r, *p);
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    // Webs live across a call: callee-saved registers only (`calls`).
+    let mut across_call = vec![false; n];
     for &b in &blocks {
         let mut live = live_out(b, &live_in);
         for i in f.cfg[b].instrs.iter().rev() {
+            if matches!(i.op, Op::Call(_)) {
+                let mut defs = vec![];
+                for_each_def(i, |d| defs.push(d));
+                for u in live.iter() {
+                    if !defs.contains(&(u / 4)) {
+                        across_call[(u / 4) as usize] = true;
+                    }
+                }
+            }
             // A copy's destination may share registers with the components it copies
             // (only those: the source's other components may still be live).
             let copy_src: Option<(u32, u8)> = match (i.op, i.srcs.first().and_then(|s| s.as_reg())) {
@@ -279,13 +339,25 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
         a.sort_unstable();
         a.dedup();
     }
-    // Greedy coloring: widest first, then in order of number (slot order first).
+    // Greedy coloring: webs live across calls first, widest first, then in order of
+    // number (slot order first).
     let mut order: Vec<u32> = used.iter().collect();
-    order.sort_by_key(|v| (std::cmp::Reverse(width(*v)), *v));
+    order.sort_by_key(|v| (!across_call[*v as usize], std::cmp::Reverse(width(*v)), *v));
     let mut color: Vec<Option<u32>> = vec![None; n];
     let usable = |r: u32, w: u32| -> bool { r + w <= limit && r + w <= 255 && !(frame && r <= 1 && 1 < r + w) };
+    let all_saved = |r: u32, w: u32| (r..r + w).all(|x| x < 255 && is_callee_saved(x as u8));
+    // A device function saves the callee-saved registers it writes: one other modules
+    // may call (`.visible`, `.weak`) takes others first, as ptxas 11.8 `-c` does
+    // (`R0, R3..R15, R32..R35, R40..R43, ...` for a function with 24 values live, no
+    // save); an internal one takes `R0, R3..R15` first and then the lowest registers,
+    // its callers' register count (which includes its own) being what matters.
+    let device = f.kind == crate::ptx::ast::FuncKind::Func;
+    let abi_callable = device && f.linkage != crate::ir::Linkage::Internal;
+    let any_saved = |r: u32, w: u32| (r..r + w).any(|x| x < 255 && is_callee_saved(x as u8));
     for &v in &order {
         let w = width(v);
+        let saved_only = across_call[v as usize];
+        let usable = |r: u32, w: u32| usable(r, w) && (!saved_only || all_saved(r, w));
         let conflicts = |base: u32, color: &Vec<Option<u32>>| -> bool {
             if complete {
                 // Static partition: every slot conflicts with every other.
@@ -300,7 +372,14 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
             })
         };
         let mut chosen = None;
-        for &(p, off) in &prefs[v as usize] {
+        if let Some(base) = abi_pref[v as usize]
+            && base.is_multiple_of(w)
+            && usable(base, w)
+            && !conflicts(base, &color)
+        {
+            chosen = Some(base);
+        }
+        for &(p, off) in prefs[v as usize].iter().filter(|_| chosen.is_none()) {
             if let Some(c) = color[p as usize] {
                 let base = c as i32 + off;
                 if base >= 0
@@ -347,12 +426,17 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
                     })
                 })
             };
-            for pass in 0..2 {
+            for pass in 0..if device { 4 } else { 2 } {
                 let mut base = 0;
                 while base + w <= limit.min(255) {
+                    // Device functions: passes 0 and 1 avoid callee-saved registers
+                    // (an internal one only below R16, above which they all are).
+                    let saved_ok =
+                        !device || pass >= 2 || saved_only || (!any_saved(base, w) && (abi_callable || base + w <= 16));
                     if usable(base, w)
+                        && saved_ok
                         && !conflicts(base, &color)
-                        && (pass == 1 || (partners_fit(base, &color) && reserved_clear(base, &color)))
+                        && (pass % 2 == 1 || (partners_fit(base, &color) && reserved_clear(base, &color)))
                     {
                         chosen = Some(base);
                         break;

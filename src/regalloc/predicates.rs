@@ -62,8 +62,41 @@ fn live_sets(f: &Function) -> HashMap<BlockId, Vec<Vec<u32>>> {
     out
 }
 
-/// Demotes predicates of the SSA function `f` until at most [`PRED_REGS`] are live at any
-/// instruction. Returns how many were demoted; errors if the remaining ones (block
+/// Predicate values live across a call (live after it), in order of number.
+fn live_across_calls(f: &Function) -> Vec<u32> {
+    if !f.has_calls() {
+        return vec![];
+    }
+    let liveness = crate::ir::liveness(f);
+    let mut out: HashSet<u32> = HashSet::new();
+    for &b in &f.layout {
+        let mut live: HashSet<u32> = liveness.live_out[&b]
+            .iter()
+            .enumerate()
+            .filter(|(v, l)| **l && is_pred(f, *v as u32))
+            .map(|(v, _)| v as u32)
+            .collect();
+        for i in f.cfg[b].instrs.iter().rev() {
+            if matches!(i.op, Op::Call(_)) {
+                out.extend(live.iter().copied());
+            }
+            for_each_def(i, |v| {
+                live.remove(&v);
+            });
+            for_each_use(i, |v| {
+                if is_pred(f, v) {
+                    live.insert(v);
+                }
+            });
+        }
+    }
+    let mut v: Vec<u32> = out.into_iter().collect();
+    v.sort_unstable();
+    v
+}
+
+/// Demotes predicates of the SSA function `f` that live across a call, and more until at
+/// most [`PRED_REGS`] are live at any instruction. Returns how many were demoted; errors if the remaining ones (block
 /// parameters and edge arguments, which are not demoted) still need more.
 pub fn demote(f: &mut Function) -> Result<usize, Error> {
     let mut demoted = 0;
@@ -73,6 +106,17 @@ pub fn demote(f: &mut Function) -> Result<usize, Error> {
         for e in f.succ_edges(b) {
             fixed.extend(f.cfg[e].args.iter().copied());
         }
+    }
+    // Predicates live across a call: every predicate register is caller-saved.
+    for v in live_across_calls(f) {
+        if fixed.contains(&v) {
+            return Err(Error::PredicatePressure);
+        }
+        let first_new = f.vregs.len() as u32;
+        demote_one(f, v)?;
+        fixed.insert(v);
+        fixed.extend(first_new..f.vregs.len() as u32);
+        demoted += 1;
     }
     loop {
         let live = live_sets(f);

@@ -229,6 +229,15 @@ fn choose(
     if group.clone().any(fixed) {
         return None;
     }
+    // A value live across a call stays in its callee-saved register, and the words a
+    // call passes or returns stay where the calling convention put them.
+    use crate::sass::op::Op;
+    if code[k + 1..last].iter().any(|i| matches!(i.op, Op::Call(_)))
+        || matches!(code[k].op, Op::Call(_) | Op::Params)
+        || matches!(code[last].op, Op::Call(_) | Op::Ret)
+    {
+        return None;
+    }
     // Registers named by the instructions of the life, and live during it.
     let mut busy = [0u64; 4];
     for j in k..=last {

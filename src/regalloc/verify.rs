@@ -277,6 +277,14 @@ impl Checker<'_> {
                 self.check_src(s, a, b, i)?;
             }
         }
+        if matches!(o.op, Op::Call(_)) {
+            // The callee may change every caller-saved register and predicate.
+            s.retain(|loc, _| match *loc {
+                l if l < 255 => crate::sass::abi::is_callee_saved(l as u8),
+                l if (PRED_BASE..SPILL_BASE).contains(&l) => false,
+                _ => true,
+            });
+        }
         for (d, od) in i.dsts.iter().zip(&o.dsts) {
             match (d, od) {
                 (Dst::Reg(r), Dst::Reg(or)) => {
@@ -540,7 +548,12 @@ pub fn verify(before: &Function, after: &Function, moves: &Moves) -> Result<(), 
     }
     order.reverse();
     let mut entry_state: HashMap<BlockId, State> = HashMap::new();
-    entry_state.insert(after.entry, State::new());
+    let mut start = State::new();
+    if after.kind == crate::ptx::ast::FuncKind::Func {
+        // A device function receives the stack pointer in R1.
+        start.insert(1, Content::Vals(BTreeSet::from([c.values.frame])));
+    }
+    entry_state.insert(after.entry, start);
     let mut changed = true;
     let mut rounds = 0;
     while changed {

@@ -108,8 +108,30 @@ pub enum SrcKind {
         /// Byte offset.
         offset: i32,
     },
-    /// A branch or SSY/PBK target: a block of the function.
+    /// A branch or SSY/PBK/PRET target: a block of the function.
     Label(u32),
+    /// A symbol: entry `id` of the function's symbol table (`ir::Function::symbols`,
+    /// `SassFunction::symbols`), a function of the module or an external one. As `part`
+    /// says, the call target of `CAL`/`JCAL` (nvdisasm `` `(name) ``) or the low or high
+    /// 32 bits of the function's address in a `MOV32I` (`32@lo(name)`, `32@hi(name)`,
+    /// relocations `R_CUDA_ABS32_LO_20`/`_HI_20` in ptxas 11.8 `-c` output).
+    Sym {
+        /// Index into the symbol table.
+        id: u32,
+        /// Which use of the symbol.
+        part: SymPart,
+    },
+}
+
+/// How an instruction uses a symbol ([`SrcKind::Sym`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SymPart {
+    /// The call target of `CAL`/`JCAL`.
+    Target,
+    /// The low 32 bits of the symbol's address.
+    Lo,
+    /// The high 32 bits of the symbol's address.
+    Hi,
 }
 
 /// A source operand: value plus modifiers.
@@ -157,6 +179,10 @@ impl Src {
     /// A block target.
     pub fn label(block: u32) -> Src {
         Src { kind: SrcKind::Label(block), mods: SrcMods::default() }
+    }
+    /// Symbol `id` used as `part`.
+    pub fn sym(id: u32, part: SymPart) -> Src {
+        Src { kind: SrcKind::Sym { id, part }, mods: SrcMods::default() }
     }
     /// With `-` applied (toggles).
     pub fn negated(mut self) -> Src {

@@ -22,6 +22,14 @@ pub enum Op {
     Join,
     /// Defines an undefined value (a PTX register read before any write).
     Undef,
+    /// A call before register allocation: `srcs[0]` is the target (a symbol, or the
+    /// register holding a function address), `srcs[1..]` the argument words, `dsts` the
+    /// returned words; where each goes in the calling convention is
+    /// `ir::Function::calls[site]` (`regalloc::calls` expands it after allocation).
+    Call(u32),
+    /// A device function's entry before register allocation: `dsts` are the incoming
+    /// parameter words, placed as `ir::Function::abi` says (expanded after allocation).
+    Params,
 
     // ---- moves ------------------------------------------------------------------------
     Mov,
@@ -208,7 +216,18 @@ pub enum Op {
     // ---- control and synchronization --------------------------------------------------
     Bra,
     Exit,
+    /// RET. Before register allocation a device function's `RET` reads the returned words
+    /// (`ir::Function::abi` places them); afterwards it has no operands.
     Ret,
+    /// CAL target: call of a function of the module (relative; `srcs[0]` a symbol).
+    Cal,
+    /// JCAL target: call of an absolute address, for functions outside the module (the
+    /// relocation `R_CUDA_ABS32_20` fills it in).
+    Jcal,
+    /// PRET target: pushes the return address of the indirect call that follows.
+    Pret,
+    /// JMX Ra: jumps to the absolute code address in `Ra` (the indirect call after PRET).
+    Jmx,
     /// SSY target: push a reconvergence point.
     Ssy,
     /// SYNC: wait for the other threads at the SSY reconvergence point.
@@ -248,6 +267,8 @@ pub enum Opcode {
     Copy,
     Join,
     Undef,
+    Call,
+    Params,
     Mov,
     Mov32i,
     S2r,
@@ -311,6 +332,10 @@ pub enum Opcode {
     Bra,
     Exit,
     Ret,
+    Cal,
+    Jcal,
+    Pret,
+    Jmx,
     Ssy,
     Sync,
     Pbk,
@@ -386,6 +411,8 @@ pub const OPCODE_INFO: &[OpcodeInfo] = &[
     info!(Copy, "copy", Pseudo),
     info!(Join, "join", Pseudo),
     info!(Undef, "undef", Pseudo),
+    info!(Call, "call", Pseudo),
+    info!(Params, "params", Pseudo),
     info!(Mov, "MOV", Alu),
     info!(Mov32i, "MOV32I", Alu),
     info!(S2r, "S2R", Sreg),
@@ -449,6 +476,10 @@ pub const OPCODE_INFO: &[OpcodeInfo] = &[
     info!(Bra, "BRA", Control, control),
     info!(Exit, "EXIT", Control, control),
     info!(Ret, "RET", Control, control),
+    info!(Cal, "CAL", Control, control),
+    info!(Jcal, "JCAL", Control, control),
+    info!(Pret, "PRET", Control),
+    info!(Jmx, "JMX", Control, control),
     info!(Ssy, "SSY", Control),
     info!(Sync, "SYNC", Control, control),
     info!(Pbk, "PBK", Control),
@@ -470,6 +501,8 @@ impl Op {
             Copy => Opcode::Copy,
             Join => Opcode::Join,
             Undef => Opcode::Undef,
+            Call(_) => Opcode::Call,
+            Params => Opcode::Params,
             Mov => Opcode::Mov,
             Mov32i => Opcode::Mov32i,
             S2r(_) => Opcode::S2r,
@@ -533,6 +566,10 @@ impl Op {
             Bra => Opcode::Bra,
             Exit => Opcode::Exit,
             Ret => Opcode::Ret,
+            Cal => Opcode::Cal,
+            Jcal => Opcode::Jcal,
+            Pret => Opcode::Pret,
+            Jmx => Opcode::Jmx,
             Ssy => Opcode::Ssy,
             Sync => Opcode::Sync,
             Pbk => Opcode::Pbk,
@@ -798,6 +835,12 @@ impl Op {
             Copy
             | Join
             | Undef
+            | Call(_)
+            | Params
+            | Cal
+            | Jcal
+            | Pret
+            | Jmx
             | Mov
             | Mov32i
             | S2r(_)

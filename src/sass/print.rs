@@ -12,6 +12,25 @@ pub trait VRegNames {
     fn prefix(&self, v: u32) -> &'static str;
     /// Number of 32-bit components of virtual register `v` (1, 2, 4; predicates 1).
     fn width(&self, v: u32) -> u8;
+    /// The name of symbol `id` ([`SrcKind::Sym`]); `sym<id>` when there is no table.
+    fn symbol(&self, id: u32) -> String {
+        format!("sym{id}")
+    }
+}
+
+/// Physical registers only (as [`NoVRegs`]), with a symbol table.
+pub struct Symbols<'a>(pub &'a [String]);
+
+impl VRegNames for Symbols<'_> {
+    fn prefix(&self, _: u32) -> &'static str {
+        "%v"
+    }
+    fn width(&self, _: u32) -> u8 {
+        1
+    }
+    fn symbol(&self, id: u32) -> String {
+        self.0.get(id as usize).cloned().unwrap_or_else(|| format!("sym{id}"))
+    }
 }
 
 /// Prints physical registers only; virtual ones print as `%v<N>`.
@@ -148,6 +167,14 @@ pub fn src_text(op: &Op, idx: usize, s: &Src, names: &dyn VRegNames, label: &dyn
             }
         }
         SrcKind::Label(b) => label(b),
+        SrcKind::Sym { id, part } => {
+            let name = names.symbol(id);
+            match part {
+                SymPart::Target => format!("`({name})"),
+                SymPart::Lo => format!("32@lo({name})"),
+                SymPart::Hi => format!("32@hi({name})"),
+            }
+        }
     };
     let mut t = String::new();
     if s.mods.neg {

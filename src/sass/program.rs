@@ -6,8 +6,9 @@
 //! with control fields in the SPA 5.0 manual's syntax before the `;`:
 //! `{@{!}Pg} OPCODE{.mods} operands {&req={b,...}} {&rdN} {&wrN} {?WAITn} ;`.
 
-use super::instr::Instr;
-use super::print::{NoVRegs, instr_text};
+use super::instr::{Instr, SrcKind, SymPart};
+use super::op::Op;
+use super::print::{Symbols, instr_text};
 use std::fmt::{self, Write};
 
 /// The scheduling control fields of one instruction (ptxas findings section 7: stall
@@ -80,6 +81,52 @@ pub struct SassFunction {
     pub params: Vec<(u32, String, String)>,
     /// The code.
     pub code: Vec<Scheduled>,
+    /// Names of the symbols the code refers to ([`SrcKind::Sym`] ids index this).
+    pub symbols: Vec<String>,
+    /// Whether other modules see the function (PTX ISA 11.6 linking directives).
+    pub linkage: Linkage,
+}
+
+/// A function's visibility to the linker (PTX ISA 11.6): `.visible` and `.weak` ones get
+/// global symbols in a cubin, a `.weak` one may be replaced by a strong definition from
+/// another module (`nvlink`), internal ones are local to the module.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Linkage {
+    /// No linking directive: local to the module.
+    #[default]
+    Internal,
+    /// `.visible` (and every kernel).
+    Visible,
+    /// `.weak`.
+    Weak,
+}
+
+/// How the cubin writer fills in a symbol's address in one instruction (ptxas 11.8
+/// `cuobjdump -elf` on calls and function addresses, `docs/abi.md`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RelocKind {
+    /// `CAL` to a function of the module: a relative offset, known once the callee is
+    /// placed (ptxas resolves it without a relocation when both are in one section).
+    Call,
+    /// `JCAL` to a function outside the module: absolute 32-bit target,
+    /// `R_CUDA_ABS32_20`.
+    AbsCall,
+    /// `MOV32I Rd, 32@lo(f)`: `R_CUDA_ABS32_LO_20`.
+    AbsLo,
+    /// `MOV32I Rd, 32@hi(f)`: `R_CUDA_ABS32_HI_20`.
+    AbsHi,
+}
+
+/// One symbol reference of a function's code, for the cubin writer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reloc {
+    /// Index of the instruction in [`SassFunction::code`] (its address is
+    /// [`address`]`(instr)`).
+    pub instr: usize,
+    /// How the address is encoded.
+    pub kind: RelocKind,
+    /// The symbol.
+    pub symbol: String,
 }
 
 /// A whole compiled module.
@@ -101,6 +148,26 @@ pub fn address(k: usize) -> usize {
 }
 
 impl SassFunction {
+    /// Every symbol reference of the code: calls and function addresses, in code order.
+    pub fn relocations(&self) -> Vec<Reloc> {
+        let mut out = vec![];
+        for (k, s) in self.code.iter().enumerate() {
+            for src in &s.instr.srcs {
+                if let SrcKind::Sym { id, part } = src.kind {
+                    let kind = match (part, s.instr.op) {
+                        (SymPart::Target, Op::Jcal) => RelocKind::AbsCall,
+                        (SymPart::Target, _) => RelocKind::Call,
+                        (SymPart::Lo, _) => RelocKind::AbsLo,
+                        (SymPart::Hi, _) => RelocKind::AbsHi,
+                    };
+                    let symbol = self.symbols.get(id as usize).cloned().unwrap_or_default();
+                    out.push(Reloc { instr: k, kind, symbol });
+                }
+            }
+        }
+        out
+    }
+
     /// Real instructions, excluding `NOP` and the final self-branch after `EXIT` (the
     /// count `scripts/ptxas-ref.sh` reports for ptxas).
     pub fn instr_count(&self) -> usize {
@@ -136,17 +203,71 @@ impl fmt::Display for SassFunction {
             }
         }
         let label = |t: u32| format!("0x{:x}", address(t as usize));
+        let names = Symbols(&self.symbols);
         for (k, s) in self.code.iter().enumerate() {
             if let Some(l) = &s.label {
                 writeln!(f, "\t// {l}:")?;
             }
-            let text = instr_text(&s.instr, &NoVRegs, &label);
+            let text = instr_text(&s.instr, &names, &label);
             let mut line = String::new();
             let _ = write!(line, "        /*{:04x}*/                   {text}", address(k));
             let pad = 72usize.saturating_sub(line.len()).max(1);
             writeln!(f, "{line}{} {} ;", " ".repeat(pad), s.ctrl)?;
         }
         Ok(())
+    }
+}
+
+impl Program {
+    /// The functions of the program that function `k` may call, transitively: those it
+    /// `CAL`s or `JCAL`s and those whose address it takes (possible indirect callees).
+    /// Indices into [`Program::functions`], `k` first.
+    pub fn reachable(&self, k: usize) -> Vec<usize> {
+        let index: std::collections::HashMap<&str, usize> =
+            self.functions.iter().enumerate().map(|(i, f)| (f.name.as_str(), i)).collect();
+        let mut seen = vec![false; self.functions.len()];
+        let mut out = vec![k];
+        seen[k] = true;
+        let mut at = 0;
+        while at < out.len() {
+            for r in self.functions[out[at]].relocations() {
+                if let Some(&g) = index.get(r.symbol.as_str())
+                    && !std::mem::replace(&mut seen[g], true)
+                {
+                    out.push(g);
+                }
+            }
+            at += 1;
+        }
+        out
+    }
+
+    /// Gives every kernel the register count of the deepest need among the functions it
+    /// may call (the hardware allocates a kernel's registers for all its callees; ptxas
+    /// 11.8 reports the kernel of `fact` with fact's 5 registers).
+    pub fn propagate_register_counts(&mut self) {
+        for k in 0..self.functions.len() {
+            if self.functions[k].kind != ".entry" {
+                continue;
+            }
+            let regs = self.reachable(k).iter().map(|&g| self.functions[g].regs).max().unwrap_or(0);
+            self.functions[k].regs = regs;
+        }
+    }
+
+    /// The functions the code calls or takes the address of that the program does not
+    /// define (`.extern .func` declarations such as `vprintf`), in first-use order: what
+    /// a linker must resolve (ptxas: `EIATTR_EXTERNS`).
+    pub fn externs(&self) -> Vec<String> {
+        let mut out: Vec<String> = vec![];
+        for f in &self.functions {
+            for r in f.relocations() {
+                if !self.functions.iter().any(|g| g.name == r.symbol) && !out.contains(&r.symbol) {
+                    out.push(r.symbol);
+                }
+            }
+        }
+        out
     }
 }
 

@@ -144,6 +144,8 @@ pub fn parse(listing: &str) -> Result<Vec<TextFunction>, ParseError> {
         let line = raw.trim();
         if let Some(name) = line.strip_prefix("Function : ") {
             funcs.push(TextFunction { name: name.trim().to_string(), ..Default::default() });
+            // The function's name labels its first instruction (a `CAL` target).
+            pending_labels.push(name.trim().to_string());
             continue;
         }
         if let Some(name) = line.strip_prefix(".text.").and_then(|n| n.strip_suffix(':')) {
@@ -207,7 +209,7 @@ pub fn parse(listing: &str) -> Result<Vec<TextFunction>, ParseError> {
         let opcode = parts.next().unwrap_or("").to_string();
         let mods = parts.map(str::to_string).collect();
         let operands = split_operands(ops);
-        let target = if matches!(opcode.as_str(), "BRA" | "SSY" | "PBK" | "CAL" | "JCAL" | "PCNT") {
+        let target = if matches!(opcode.as_str(), "BRA" | "SSY" | "PBK" | "CAL" | "JCAL" | "PCNT" | "PRET") {
             operands.iter().find_map(|o| parse_target(o))
         } else if let Some(t) = text.split("BRANCH_TARGETS ").nth(1) {
             // nvdisasm names the reconvergence target of SYNC/BRK in a comment:

@@ -22,7 +22,8 @@
 //!   the reads.
 //! * A wait comes at least 2 cycles after the barrier was set (findings section 7).
 //! * A backward branch, `SYNC` and `BRK` drain every barrier: their targets (a loop
-//!   header, a reconvergence point on the SIMT stack) assume nothing outstanding.
+//!   header, a reconvergence point on the SIMT stack) assume nothing outstanding. So do
+//!   calls and `RET`: neither side of a call assumes anything of the other's barriers.
 
 use super::table::{self, COUNTED_BARRIER, DEPBAR_STALL, MAX_COUNTED, timing};
 use crate::sass::instr::{Dst, Instr, Reg, SrcKind};
@@ -278,7 +279,9 @@ pub(super) fn annotate(code: Vec<Scheduled>) -> Vec<Scheduled> {
         // and so do SYNC/BRK, whose target (on the reconvergence stack) is not in the code.
         // EXIT does not wait: ptxas never waits for stores before EXIT (findings section 7).
         let backward = ins.srcs.iter().any(|s| matches!(s.kind, SrcKind::Label(tg) if (tg as usize) <= k));
-        if backward || matches!(ins.op, Op::Sync | Op::Brk) {
+        // Calls and returns too: the calling convention leaves nothing outstanding across
+        // them (ptxas 11.8: `JCAL ... &req={0,5}`, `RET &req={5}`).
+        if backward || matches!(ins.op, Op::Sync | Op::Brk | Op::Cal | Op::Jcal | Op::Jmx | Op::Ret) {
             wait |= board.all_busy_mask();
             depbar = None;
         }

@@ -111,6 +111,9 @@ pub enum Flow {
     Ret,
     /// `CAL`: into the callee, then the next instruction after its `RET`.
     Call,
+    /// `JCAL`, `JMX`: into a callee outside the listing (external, or the target of an
+    /// indirect call), then the next instruction (`PRET` pushed it).
+    CallOut,
     /// `SYNC`: to the reconvergence point of an `SSY`.
     Sync,
     /// `BRK`: to the break target of a `PBK`.
@@ -303,6 +306,9 @@ pub const TABLE: &[(&[&str], Row)] = {
                 "EXIT",
                 "RET",
                 "CAL",
+                "JCAL",
+                "PRET",
+                "JMX",
                 "SYNC",
                 "BRK",
                 "SSY",
@@ -343,6 +349,7 @@ pub fn effects(i: &TextInstr) -> Result<Effects, Unknown> {
         "EXIT" => Flow::Exit,
         "RET" => Flow::Ret,
         "CAL" => Flow::Call,
+        "JCAL" | "JMX" => Flow::CallOut,
         "SYNC" => Flow::Sync,
         "BRK" => Flow::Brk,
         "SSY" | "PBK" => Flow::Push,
@@ -366,6 +373,9 @@ pub fn effects(i: &TextInstr) -> Result<Effects, Unknown> {
             | "EXIT"
             | "RET"
             | "CAL"
+            | "JCAL"
+            | "PRET"
+            | "JMX"
             | "SYNC"
             | "BRK"
             | "SSY"

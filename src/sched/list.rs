@@ -43,14 +43,17 @@ const PRED_TARGET: u32 = 7;
 
 /// True for instructions that start a new scheduling region: nothing moves across them.
 /// The control unit's ops are all fences (branches, `EXIT`, `SSY`/`PBK`, `SYNC`/`BRK`,
-/// `BAR`, `MEMBAR`, `DEPBAR`); so are `NOP`, clock reads, and memory instructions the
-/// table does not classify.
+/// `BAR`, `MEMBAR`, `DEPBAR`, calls); so are calls and a device function's parameter
+/// words before allocation, `NOP`, clock reads, and memory instructions the table does
+/// not classify.
 pub fn is_fence(i: &Instr) -> bool {
     let info = i.op.info();
     info.unit == Unit::Control
         || matches!(
             i.op,
-            Op::Nop
+            Op::Call(_)
+                | Op::Params
+                | Op::Nop
                 | Op::S2r(SpecialReg::ClockLo | SpecialReg::ClockHi)
                 | Op::Cs2r(SpecialReg::ClockLo | SpecialReg::ClockHi)
         )

@@ -62,7 +62,9 @@ pub const PUSH_STALL: u8 = 1;
 /// The smallest stall after `op`, guarded (`@P`) or not.
 pub fn min_stall(op: &Op, guarded: bool) -> u8 {
     match op {
-        Op::Ssy | Op::Pbk => PUSH_STALL,
+        // PRET pushes a return address like SSY a reconvergence point (ptxas 11.8:
+        // `PRET ... ?WAIT1` before `BRX`/`JMX`).
+        Op::Ssy | Op::Pbk | Op::Pret => PUSH_STALL,
         Op::Bra | Op::Exit | Op::Sync | Op::Brk if guarded => GUARDED_CONTROL_STALL,
         _ => timing(op).min_stall,
     }

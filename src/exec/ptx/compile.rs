@@ -64,6 +64,15 @@ pub fn compile(module: &Module, kernel: &str) -> Result<Program, ExecError> {
         .ok_or_else(|| ExecError::Launch(format!("no kernel (.entry with a body) named `{kernel}`")))?;
     let kernel_param_bytes = param_layout(&k.params)?.1;
     let layout = layout(module)?;
+    let addr_of: HashMap<&str, u64> = module
+        .items
+        .iter()
+        .enumerate()
+        .filter_map(|(k, i)| match i {
+            Item::Function(f) if f.body.is_some() => Some((f.name.name.as_str(), FUNC_ADDR_BASE + 16 * k as u64)),
+            _ => None,
+        })
+        .collect();
     let mut cx = Cx {
         layout: &layout,
         functions: &functions,
@@ -72,15 +81,28 @@ pub fn compile(module: &Module, kernel: &str) -> Result<Program, ExecError> {
         ids: HashMap::new(),
         work: vec![],
         error: None,
+        addr_of: &addr_of,
+        taken: Default::default(),
     };
     cx.func_id(k);
-    while let Some((id, f)) = cx.work.pop() {
-        let info = FnCx::new(&mut cx).compile(f);
-        cx.funcs[id as usize] = info;
+    loop {
+        while let Some((id, f)) = cx.work.pop() {
+            let info = FnCx::new(&mut cx).compile(f);
+            cx.funcs[id as usize] = info;
+        }
+        // Functions whose address is taken may be called indirectly.
+        let taken = std::mem::take(&mut *cx.taken.borrow_mut());
+        if taken.is_empty() {
+            break;
+        }
+        for f in taken {
+            cx.func_id(f);
+        }
     }
     if let Some(e) = cx.error {
         return Err(e);
     }
+    let by_addr = cx.ids.iter().filter_map(|(name, id)| addr_of.get(name.as_str()).map(|a| (*a, *id))).collect();
     Ok(Program {
         insts: cx.insts,
         funcs: cx.funcs,
@@ -90,6 +112,7 @@ pub fn compile(module: &Module, kernel: &str) -> Result<Program, ExecError> {
         globals: layout.globals.clone(),
         vars: layout.vars.clone(),
         kernel_param_bytes,
+        by_addr,
     })
 }
 
@@ -102,6 +125,10 @@ struct Cx<'m> {
     work: Vec<(u32, &'m Function)>,
     /// The first frame or register file beyond the interpreter's limits.
     error: Option<ExecError>,
+    /// Each defined function's address ([`FUNC_ADDR_BASE`]).
+    addr_of: &'m HashMap<&'m str, u64>,
+    /// Functions whose address an operand takes (compiled too).
+    taken: std::cell::RefCell<Vec<&'m Function>>,
 }
 
 /// Largest `.param` or `.local` block of one frame (bytes): a thread's whole stack
@@ -168,6 +195,8 @@ pub(super) struct FnCx<'c, 'm> {
     label_pcs: Vec<Option<u32>>,
     /// Branches to patch: instruction index → label number (`None`: no such label).
     fixups: Vec<(usize, Option<u32>, String)>,
+    /// `.callprototype`s by label.
+    protos: HashMap<String, CallPrototype>,
 }
 
 type R<T> = Result<T, String>;
@@ -184,6 +213,7 @@ impl<'c, 'm> FnCx<'c, 'm> {
             label_scopes: vec![],
             label_pcs: vec![],
             fixups: vec![],
+            protos: HashMap::new(),
         }
     }
 
@@ -303,6 +333,8 @@ impl<'c, 'm> FnCx<'c, 'm> {
     fn block(&mut self, b: &'m Block) {
         self.open(b);
         let mut stack = vec![b.stmts.iter()];
+        // The label of the statement just compiled: a `.callprototype` after it takes its name.
+        let mut label: Option<&'m str> = None;
         while let Some(it) = stack.last_mut() {
             let Some(s) = it.next() else {
                 stack.pop();
@@ -310,8 +342,15 @@ impl<'c, 'm> FnCx<'c, 'm> {
                 self.label_scopes.pop();
                 continue;
             };
+            let prev = label.take();
             match s {
+                Statement::CallPrototype(p) => {
+                    if let Some(l) = prev {
+                        self.protos.insert(l.to_string(), p.clone());
+                    }
+                }
                 Statement::Label(l) => {
+                    label = Some(&l.name);
                     if let Some(id) = self.label_scopes.last().and_then(|m| m.get(&l.name)).copied() {
                         self.label_pcs[id as usize] = Some(self.cx.insts.len() as u32);
                     }
@@ -434,8 +473,13 @@ impl<'c, 'm> FnCx<'c, 'm> {
                 if let Some((s, _)) = self.var_addr(&name.name)? {
                     return Ok(s);
                 }
+                if let Some(a) = self.cx.addr_of.get(name.name.as_str()) {
+                    // A function's address (`mov.u64 %rd, f`).
+                    self.cx.taken.borrow_mut().push(self.cx.functions[name.name.as_str()]);
+                    return Ok(Src::Imm(*a));
+                }
                 if self.cx.functions.contains_key(name.name.as_str()) {
-                    return Err(format!("the address of function `{}`", name.name));
+                    return Err(format!("the address of `{}`, which has no body", name.name));
                 }
                 Err(format!("operand `{}`", name.name))
             }
@@ -813,24 +857,57 @@ impl<'c, 'm> FnCx<'c, 'm> {
             Some(Operand::List(v, _)) => (v.as_slice(), 1),
             _ => (&[][..], 0),
         };
-        let Some(Operand::Name { name, .. }) = ops.get(k) else { return Err("indirect call".into()) };
-        let args: &[Operand] = match ops.get(k + 1) {
-            Some(Operand::List(v, _)) => v,
-            None => &[],
-            Some(_) => return Err("indirect call through a prototype".into()),
+        let Some(Operand::Name { name, .. }) = ops.get(k) else { return Err("this call target".into()) };
+        let (args, rest): (&[Operand], &[Operand]) = match ops.get(k + 1) {
+            Some(Operand::List(v, _)) => (v, &ops[k + 2..]),
+            _ => (&[], &ops[k + 1..]),
         };
-        let f = *self.cx.functions.get(name.name.as_str()).ok_or_else(|| format!("call of `{}`", name.name))?;
+        let Some(f) = self.cx.functions.get(name.name.as_str()).copied() else {
+            return self.indirect_call(name, args, rets, rest);
+        };
+        let (a, r) = self.call_args(&f.params, &f.ret_params, args, rets, &name.name)?;
         if f.body.is_none() {
-            return Err(format!("call of `{}`, which has no body", name.name));
+            return match Builtin::by_name(&name.name) {
+                Some(func) => Ok(Op::Builtin { func, args: a, rets: r }),
+                None => Err(format!("call of `{}`, which has no body", name.name)),
+            };
         }
-        if f.params.iter().chain(&f.ret_params).any(|p| p.space == StateSpace::Reg && p.ty.bits() > 64) {
-            return Err(format!("call of `{}`, which has a .reg parameter wider than 64 bits", name.name));
+        let callee = self.cx.func_id(f);
+        Ok(Op::Call { callee, args: a, rets: r })
+    }
+
+    /// `call (rets), %fptr, (args), proto;` with the signature of `.callprototype` `proto`.
+    fn indirect_call(&mut self, target: &Ident, args: &[Operand], rets: &[Operand], rest: &[Operand]) -> R<Op> {
+        let t = self.src(
+            &Operand::Name { name: target.clone(), component: None, negated: false, span: target.span },
+            ScalarType::U64,
+        )?;
+        let Some(Operand::Name { name: proto, .. }) = rest.first() else {
+            return Err("an indirect call without a prototype".into());
+        };
+        let p = self.protos.get(&proto.name).cloned().ok_or_else(|| format!("prototype `{}`", proto.name))?;
+        let (a, r) = self.call_args(&p.params, &p.ret_params, args, rets, &proto.name)?;
+        Ok(Op::CallIndirect { target: t, args: a, rets: r })
+    }
+
+    /// The arguments and return destinations of a call of a function with `params` and
+    /// `ret_params`.
+    fn call_args(
+        &mut self,
+        params: &[ParamDecl],
+        ret_params: &[ParamDecl],
+        args: &[Operand],
+        rets: &[Operand],
+        name: &str,
+    ) -> R<(Vec<Arg>, Vec<Arg>)> {
+        if params.iter().chain(ret_params).any(|p| p.space == StateSpace::Reg && p.ty.bits() > 64) {
+            return Err(format!("call of `{name}`, which has a .reg parameter wider than 64 bits"));
         }
-        if args.len() != f.params.len() || rets.len() != f.ret_params.len() {
-            return Err(format!("call of `{}` with the wrong number of arguments", name.name));
+        if args.len() != params.len() || rets.len() != ret_params.len() {
+            return Err(format!("call of `{name}` with the wrong number of arguments"));
         }
         let mut a = vec![];
-        for (op, p) in args.iter().zip(&f.params) {
+        for (op, p) in args.iter().zip(params) {
             a.push(match op {
                 Operand::Name { name, .. } => match self.lookup(&name.name) {
                     Some(Sym::Param(off)) => Arg::Param(off),
@@ -849,7 +926,6 @@ impl<'c, 'm> FnCx<'c, 'm> {
                 _ => return Err("this return operand".into()),
             });
         }
-        let callee = self.cx.func_id(f);
-        Ok(Op::Call { callee, args: a, rets: r })
+        Ok((a, r))
     }
 }

@@ -96,7 +96,7 @@ pub fn run(module: &Module, launch: &Launch) -> Result<Outcome, ExecError> {
     let mut global = launch.global.clone();
     init_module(&mut prog, &mut global, launch)?;
     let local_limit = memory::LOCAL_LIMIT.min((launch.memory_limit / threads.max(1)) as usize);
-    let mut run = Run { prog: &prog, launch, global, steps: 0, local_limit };
+    let mut run = Run { prog: &prog, launch, global, steps: 0, local_limit, output: vec![] };
     let [gx, gy, gz] = launch.grid;
     for z in 0..gz {
         for y in 0..gy {
@@ -105,7 +105,7 @@ pub fn run(module: &Module, launch: &Launch) -> Result<Outcome, ExecError> {
             }
         }
     }
-    Ok(Outcome { global: run.global, steps: run.steps })
+    Ok(Outcome { global: run.global, steps: run.steps, output: run.output })
 }
 
 /// Places module `.global` variables in `global` and applies
@@ -158,6 +158,8 @@ struct Run<'a> {
     steps: u64,
     /// [`thread::Env::local_limit`].
     local_limit: usize,
+    /// `printf` output so far.
+    output: Vec<String>,
 }
 
 struct Cta {
@@ -241,6 +243,7 @@ impl Run<'_> {
             steps: 0,
             dynamic_shared: self.launch.dynamic_shared,
             local_limit: self.local_limit,
+            output: Default::default(),
         };
         let n = cta.threads.len();
         let warps = n.div_ceil(32);
@@ -259,6 +262,7 @@ impl Run<'_> {
                     self.warp_instr(&mut cta, &mut env, w, lanes.clone(), pc)?;
                 }
             }
+            self.output.append(&mut env.output.borrow_mut());
             if !progress {
                 let mut released = false;
                 for id in 0..BARRIERS {

@@ -338,6 +338,25 @@ pub enum Op {
         /// Where each callee return parameter goes.
         rets: Vec<Arg>,
     },
+    /// `call (rets), %fptr, (args), proto;`: a call of the function whose address
+    /// ([`FUNC_ADDR_BASE`]) `target` holds (PTX ISA 9.7.12.2 indirect call).
+    CallIndirect {
+        /// The address operand.
+        target: Src,
+        /// Arguments, one per prototype parameter.
+        args: Vec<Arg>,
+        /// Where each return parameter goes.
+        rets: Vec<Arg>,
+    },
+    /// A call of a function of the CUDA runtime the module declares `.extern`.
+    Builtin {
+        /// Which.
+        func: Builtin,
+        /// Arguments.
+        args: Vec<Arg>,
+        /// Where each return parameter goes.
+        rets: Vec<Arg>,
+    },
     /// `ret`.
     Ret,
     /// `exit`.
@@ -459,6 +478,31 @@ pub enum AtomOp {
     Max,
 }
 
+/// The CUDA runtime functions the interpreter provides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Builtin {
+    /// `vprintf(fmt, args)`: device `printf` (`crate::exec::printf`).
+    Vprintf,
+    /// `__assertfail(message, file, line, function, char size)`: a failed `assert`.
+    Assertfail,
+}
+
+impl Builtin {
+    /// The runtime function named `name`, if the interpreter has it.
+    pub fn by_name(name: &str) -> Option<Builtin> {
+        match name {
+            "vprintf" => Some(Builtin::Vprintf),
+            "__assertfail" => Some(Builtin::Assertfail),
+            _ => None,
+        }
+    }
+}
+
+/// Where the interpreter's function addresses start (`mov.u64 %rd, f`): function `f` of
+/// the module's `k`-th item is at `FUNC_ADDR_BASE + 16 * k`. They are no memory addresses;
+/// only an indirect call reads them.
+pub const FUNC_ADDR_BASE: u64 = 0x7f00_0000_0000;
+
 /// A call argument or return destination in the caller's frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Arg {
@@ -571,4 +615,6 @@ pub struct Program {
     pub vars: std::collections::HashMap<String, super::layout::ModVar>,
     /// Size of the kernel's parameter space (`param_layout`).
     pub kernel_param_bytes: u32,
+    /// Compiled functions by address ([`FUNC_ADDR_BASE`]).
+    pub by_addr: std::collections::HashMap<u64, u32>,
 }

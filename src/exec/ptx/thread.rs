@@ -111,6 +111,8 @@ pub struct Env<'a> {
     /// blocks of every frame (the launch's memory limit shared among the CTA's threads, at
     /// most [`super::memory::LOCAL_LIMIT`]).
     pub local_limit: usize,
+    /// What `printf` printed (one text per call).
+    pub output: std::cell::RefCell<Vec<String>>,
 }
 
 /// The mask of the low `bits` bits of a `u128`.
@@ -327,6 +329,26 @@ impl Thread {
                 self.call(env, *callee, args)?;
                 return Ok(Event::None);
             }
+            Op::CallIndirect { target, args, .. } => {
+                let a = self.read(env, *target);
+                let Some(&callee) = prog.by_addr.get(&a) else {
+                    return Err(ExecError::Unsupported(format!(
+                        "indirect call to 0x{a:x}, which is no function's address"
+                    )));
+                };
+                let f = &prog.funcs[callee as usize];
+                if f.params.len() != args.len() {
+                    return Err(ExecError::Unsupported(format!(
+                        "indirect call of `{}` ({} parameters) with {} arguments",
+                        f.name,
+                        f.params.len(),
+                        args.len()
+                    )));
+                }
+                self.call(env, callee, args)?;
+                return Ok(Event::None);
+            }
+            Op::Builtin { func, args, rets } => self.builtin(env, global, shared, *func, args, rets)?,
             Op::Ret => return self.ret(prog),
             Op::Exit => return Ok(Event::Exit),
             Op::Bar { id, count, arrive, red } => {
@@ -344,6 +366,74 @@ impl Thread {
         }
         self.pc += 1;
         Ok(Event::None)
+    }
+
+    /// The 64-bit value of a builtin's argument.
+    fn arg_value(&self, env: &Env, a: &Arg) -> Result<u64, ExecError> {
+        match a {
+            Arg::Param(off) => {
+                let p = &self.frames.last().expect("frame").params;
+                let o = *off as usize;
+                let end = (o + 8).min(p.len());
+                Ok(from_le(p.get(o..end).ok_or(Self::param_error(*off, 8))?))
+            }
+            Arg::Value(v) => Ok(self.read(env, *v)),
+            Arg::Reg(_) => unreachable!("arguments are params or values"),
+        }
+    }
+
+    /// A CUDA runtime function: `vprintf` appends its text to the launch's output and
+    /// returns the number of arguments it read; `__assertfail` ends the launch.
+    fn builtin(
+        &mut self,
+        env: &Env,
+        global: &mut Memory,
+        shared: &mut [u8],
+        func: Builtin,
+        args: &[Arg],
+        rets: &[Arg],
+    ) -> Result<(), ExecError> {
+        let vals = args.iter().map(|a| self.arg_value(env, a)).collect::<Result<Vec<_>, _>>()?;
+        let arg = |k: usize| vals.get(k).copied().unwrap_or(0);
+        let consts = &env.prog.consts;
+        let sp = self.spaces(global, shared, consts);
+        let mut read = |a: u64, n: usize| -> Result<Vec<u8>, ExecError> {
+            let mut b = vec![0u8; n];
+            sp.read(Space::Generic, a, &mut b)?;
+            Ok(b)
+        };
+        let result = match func {
+            Builtin::Vprintf => {
+                let fmt = crate::exec::printf::cstring(arg(0), &mut read)?;
+                let (text, n) = crate::exec::printf::format(&fmt, arg(1), &mut read)?;
+                env.output.borrow_mut().push(text);
+                n as u64
+            }
+            Builtin::Assertfail => {
+                let text = |a: u64, read: &mut dyn FnMut(u64, usize) -> Result<Vec<u8>, ExecError>| {
+                    crate::exec::printf::cstring(a, read).map(|b| String::from_utf8_lossy(&b).into_owned())
+                };
+                let (msg, file, func) = (text(arg(0), &mut read)?, text(arg(1), &mut read)?, text(arg(3), &mut read)?);
+                return Err(ExecError::Assertion(format!(
+                    "{file}:{}: {func}: block: {:?}, thread: {:?} Assertion `{msg}` failed.",
+                    arg(2) as u32,
+                    env.ctaid,
+                    self.tid
+                )));
+            }
+        };
+        if let Some(r) = rets.first() {
+            match r {
+                Arg::Param(off) => {
+                    let p = &mut self.frames.last_mut().expect("frame").params;
+                    let dst = p.get_mut(*off as usize..*off as usize + 4).ok_or(Self::param_error(*off, 4))?;
+                    dst.copy_from_slice(&(result as u32).to_le_bytes());
+                }
+                Arg::Reg(d) => self.regs[self.base + d.slot as usize] = result & mask(d.bits),
+                Arg::Value(_) => unreachable!("returns go to params or registers"),
+            }
+        }
+        Ok(())
     }
 
     fn param_error(addr: u32, len: usize) -> ExecError {
@@ -439,7 +529,9 @@ impl Thread {
         }
         let fr = self.frames.pop().expect("frame");
         let f = &prog.funcs[fr.func as usize];
-        let Op::Call { rets, .. } = &prog.insts[fr.call_pc as usize].op else { unreachable!("called from a call") };
+        let (Op::Call { rets, .. } | Op::CallIndirect { rets, .. }) = &prog.insts[fr.call_pc as usize].op else {
+            unreachable!("called from a call")
+        };
         let caller_base = self.frames.last().expect("caller").base;
         for (r, loc) in rets.iter().zip(&f.rets) {
             let (bytes, n): (Vec<u8>, usize) = match loc {

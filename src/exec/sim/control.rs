@@ -48,10 +48,17 @@ impl Sim<'_> {
         Ok(())
     }
 
-    /// Executes BRA, SSY, SYNC, PBK, BRK, EXIT and RET at instruction `k` for the threads
-    /// of `exec` (active and guard true). `w.pc` is already `k + 1`. Returns false for an
+    /// Executes BRA, SSY, SYNC, PBK, BRK, EXIT, the calls (CAL, JCAL, PRET + JMX) and RET
+    /// at instruction `k` for the threads of `exec` (active and guard true). `w.pc` is already `k + 1`. Returns false for an
     /// opcode of another family.
-    pub(super) fn exec_control(&mut self, w: &mut Warp, i: &Instr, k: usize, exec: u32) -> Result<bool, ExecError> {
+    pub(super) fn exec_control(
+        &mut self,
+        w: &mut Warp,
+        mem: &mut super::mem::CtaMem,
+        i: &Instr,
+        k: usize,
+        exec: u32,
+    ) -> Result<bool, ExecError> {
         match i.op {
             Op::Bra => {
                 let t = target(i)?;
@@ -115,12 +122,74 @@ impl Sim<'_> {
                     self.pop_resume(w)?;
                 }
             }
-            Op::Ret => {
-                if exec != 0 {
+            Op::Cal | Op::Jcal => {
+                if exec == 0 {
+                    return Ok(true);
+                }
+                if exec != w.active {
+                    return Err(ExecError::Unsupported(format!("`{}` #{k}: a predicated call", self.func.name)));
+                }
+                match i.srcs.first().map(|s| s.kind) {
+                    Some(SrcKind::Label(t)) => {
+                        Self::push(w, StackEntry { kind: StackKind::Call, mask: w.active, pc: k + 1 })?;
+                        w.pc = t as usize;
+                    }
+                    Some(SrcKind::Sym { id, .. }) => {
+                        let name = self.image.externs.get(id as usize).cloned().unwrap_or_default();
+                        if !self.builtin(w, mem, &name, exec)? {
+                            return Err(ExecError::Unsupported(format!(
+                                "JCAL of `{name}`, which is neither in the program nor a runtime function the                                  simulator provides (vprintf, __assertfail)"
+                            )));
+                        }
+                    }
+                    _ => return Err(ExecError::Unsupported(format!("{} without a target", i.op.name()))),
+                }
+            }
+            Op::Pret => {
+                if exec != w.active {
+                    return Err(ExecError::Unsupported(format!("`{}` #{k}: a predicated PRET", self.func.name)));
+                }
+                Self::push(w, StackEntry { kind: StackKind::Call, mask: w.active, pc: target(i)? })?;
+            }
+            Op::Jmx => {
+                if exec == 0 {
+                    return Ok(true);
+                }
+                // JMX Ra: each thread to the function at its address; threads with
+                // different targets go one group after another (the others wait on a DIV
+                // entry that re-executes this JMX).
+                let a = w.gather(&i.srcs[0], &self.banks, exec)?;
+                let first = a[exec.trailing_zeros() as usize];
+                let group = super::state::lanes(exec).filter(|&l| a[l] == first).fold(0u32, |m, l| m | 1 << l);
+                let Some(&t) = self.image.by_addr.get(&first) else {
                     return Err(ExecError::Unsupported(format!(
-                        "RET at `{}` #{k}: calls are not modeled (SPA 5.0 CAL is not in the instruction model)",
+                        "`{}` #{k}: indirect call to 0x{first:x}, which is no function's address",
                         self.func.name
                     )));
+                };
+                if group != w.active {
+                    Self::push(w, StackEntry { kind: StackKind::Div, mask: w.active & !group, pc: k })?;
+                    w.active = group;
+                }
+                w.pc = t;
+            }
+            Op::Ret => {
+                if exec == 0 {
+                    return Ok(true);
+                }
+                let Some(at) = w.stack.iter().rposition(|e| e.kind == StackKind::Call) else {
+                    return Err(ExecError::Unsupported(format!(
+                        "`{}` #{k}: RET without a call on the reconvergence stack",
+                        self.func.name
+                    )));
+                };
+                // Returning threads wait at the return address: inner entries forget them.
+                for e in w.stack[at + 1..].iter_mut() {
+                    e.mask &= !exec;
+                }
+                w.active &= !exec;
+                if w.active == 0 {
+                    self.pop_resume(w)?;
                 }
             }
             _ => return Ok(false),

@@ -67,9 +67,11 @@
 //! another between barriers, so inter-warp races without a barrier are not explored.
 
 mod alu;
+mod builtin;
 mod control;
 mod float;
 mod int;
+pub mod link;
 mod mem;
 mod mufu;
 mod state;
@@ -148,13 +150,29 @@ fn decode(i: &Instr) -> Decoded {
         late = RegSet::default();
     }
     let unit = i.op.info().unit;
-    let control = matches!(i.op, Op::Bra | Op::Sync | Op::Brk | Op::Exit | Op::Bar { .. } | Op::BarRed(_));
+    let control = matches!(
+        i.op,
+        Op::Bra
+            | Op::Sync
+            | Op::Brk
+            | Op::Exit
+            | Op::Ret
+            | Op::Cal
+            | Op::Jcal
+            | Op::Jmx
+            | Op::Bar { .. }
+            | Op::BarRed(_)
+    );
     Decoded { guard, reads, writes, late, lat, read_delay: timing::operand_read_delay(unit), control }
 }
 
 /// One launch in progress.
 pub(crate) struct Sim<'a> {
+    /// The linked code (`link`): the kernel and every device function.
     func: &'a SassFunction,
+    image: &'a link::Image,
+    /// What `vprintf` printed.
+    output: Vec<String>,
     info: Vec<Decoded>,
     banks: ConstBanks,
     global: Memory,
@@ -215,14 +233,16 @@ pub fn run(program: &Program, launch: &Launch) -> Result<Outcome, ExecError> {
 
 /// [`run`], also returning the notes of the run ([`Report`]).
 pub fn run_report(program: &Program, launch: &Launch) -> Result<Report, ExecError> {
-    let func = program
+    let kernel = program
         .functions
         .iter()
         .find(|f| f.name == launch.kernel)
         .ok_or_else(|| ExecError::Launch(format!("no kernel `{}` in the program", launch.kernel)))?;
-    if func.kind != ".entry" {
-        return Err(ExecError::Launch(format!("`{}` is a {}, not a kernel", func.name, func.kind)));
+    if kernel.kind != ".entry" {
+        return Err(ExecError::Launch(format!("`{}` is a {}, not a kernel", kernel.name, kernel.kind)));
     }
+    let image = link::link(program, kernel)?;
+    let func = &image.func;
     let (grid, block) = (launch.grid, launch.block);
     let threads = launch.threads();
     let warps = threads.div_ceil(32);
@@ -231,10 +251,14 @@ pub fn run_report(program: &Program, launch: &Launch) -> Result<Report, ExecErro
     // thread's local frame and the warps' register files, allocated per CTA.
     let shared = func.shared_bytes as u64 + launch.dynamic_shared as u64;
     let regs = warps * (func.regs as u64).clamp(1, state::NUM_GPRS as u64) * (state::WARP_SIZE * 4) as u64;
+    // Local memory per thread: the kernel's frame, and the stack for the functions it
+    // calls (`--stack-size`, as the driver's `cudaLimitStackSize`); the stack pointer
+    // starts at its top and a deeper stack is an out-of-bounds access.
+    let frame_bytes = func.frame_bytes as u64 + if image.calls { launch.stack_bytes as u64 } else { 0 };
     crate::exec::check_memory(
         launch,
         "one CTA's shared, local and register memory",
-        shared.saturating_add((func.frame_bytes as u64).saturating_mul(threads)).saturating_add(regs),
+        shared.saturating_add(frame_bytes.saturating_mul(threads)).saturating_add(regs),
     )?;
     let mut const_bank = program.const_bank.clone();
     for (name, bytes) in &launch.module_init {
@@ -275,11 +299,13 @@ pub fn run_report(program: &Program, launch: &Launch) -> Result<Report, ExecErro
             )));
         }
     }
-    let frame = func.frame_bytes as usize;
+    let frame = frame_bytes as usize;
     let mut sim = Sim {
         func,
+        image: &image,
+        output: vec![],
         info: func.code.iter().map(|s| decode(&s.instr)).collect(),
-        banks: ConstBanks::new(block, grid, func.frame_bytes, launch.dynamic_shared, &launch.params, &const_bank),
+        banks: ConstBanks::new(block, grid, frame as u32, launch.dynamic_shared, &launch.params, &const_bank),
         global: launch.global.clone(),
         rng: Rng::new(launch.seed),
         garbage: Rng::new(launch.seed ^ 0x9a4b_a9e5_eed0_0f00),
@@ -310,7 +336,7 @@ pub fn run_report(program: &Program, launch: &Launch) -> Result<Report, ExecErro
             }
         }
     }
-    Ok(Report { outcome: Outcome { global: sim.global, steps: sim.steps }, notes: sim.notes })
+    Ok(Report { outcome: Outcome { global: sim.global, steps: sim.steps, output: sim.output }, notes: sim.notes })
 }
 
 impl Sim<'_> {
@@ -431,7 +457,8 @@ impl Sim<'_> {
                 instr_text(&s.instr, &NoVRegs, &|t| format!("0x{:x}", address(t as usize)))
             })
         };
-        let at = format!("`{}` #{k} /*{:04x}*/ `{}`", self.func.name, address(k), text(k));
+        let (owner, local) = self.image.owner(k);
+        let at = format!("`{owner}` #{local} /*{:04x}*/ `{}`", address(local), text(k));
         let sb = |b: Option<u8>| b.map_or("none set".to_string(), |b| format!("SB{b}"));
         ExecError::Hazard(match c {
             Conflict::TooEarly { reg, producer, ready, at: t } => format!(
@@ -590,7 +617,7 @@ impl Sim<'_> {
                 Err(ExecError::Unsupported(format!("IR pseudo-op `{}` in a program", i.op.name())))
             }
             _ => {
-                if self.exec_control(w, i, k, exec)?
+                if self.exec_control(w, mem, i, k, exec)?
                     || self.exec_alu(w, i, exec)?
                     || self.exec_int(w, i, exec)?
                     || self.exec_float(w, i, exec)?

@@ -140,6 +140,9 @@ pub enum StackKind {
     Brk,
     /// Pushed by a divergent `BRA`: the not-taken threads and where they resume.
     Div,
+    /// Pushed by `CAL`/`JCAL`/`PRET`: the calling threads and the return address, where
+    /// `RET` sends them.
+    Call,
 }
 
 /// One reconvergence-stack entry: the threads it resumes and where.

@@ -19,7 +19,8 @@
 //! * a wait must come at least 2 cycles after the barrier was set;
 //! * calls: the callee is checked in the state of its call site (told apart by the
 //!   innermost call site, see [`check`]), and the code after a `CAL` in the state of the
-//!   `RET`s reached from that call; `SYNC`/`BRK` go to the target nvdisasm names
+//!   `RET`s reached from that call; a `JCAL` (external callee) or `JMX` (indirect call)
+//!   must have nothing outstanding and continues in a fresh state (`docs/abi.md`); `SYNC`/`BRK` go to the target nvdisasm names
 //!   (`BRANCH_TARGETS`), else to every `SSY`/`PBK` target of the function.
 //!
 //! Cost: linear in the listing's size times the loop nesting (the fixed point visits
@@ -267,14 +268,14 @@ fn build(funcs: &[TextFunction]) -> Result<(Vec<Node<'_>>, PushTargets), Hazard>
             };
             let target = target.or_else(|| i.target.as_ref().and_then(|t| resolve(fk, t)));
             let mut succs: Vec<usize> = match fx.flow {
-                Flow::Next | Flow::Push => next.into_iter().collect(),
+                Flow::Next | Flow::Push | Flow::CallOut => next.into_iter().collect(),
                 Flow::Branch | Flow::Call => target.into_iter().collect(),
                 Flow::Exit | Flow::Ret | Flow::Sync | Flow::Brk => vec![],
             };
             let mut fall = None;
             if guarded && matches!(fx.flow, Flow::Sync | Flow::Brk) {
                 fall = next;
-            } else if guarded && !matches!(fx.flow, Flow::Next | Flow::Push | Flow::Call) {
+            } else if guarded && !matches!(fx.flow, Flow::Next | Flow::Push | Flow::Call | Flow::CallOut) {
                 succs.extend(next);
             }
             nodes.push(Node { func: fk, instr: i, fx, succs, target, fall });
@@ -429,6 +430,17 @@ fn step(node: &Node, idx: usize, s: &State, out: &mut Vec<String>) -> State {
     }
     for b in [i.ctrl.wr, i.ctrl.rd].into_iter().flatten() {
         s.since_set[b as usize] = 0;
+    }
+    if fx.flow == Flow::CallOut {
+        // A callee this listing does not hold (`JCAL`, `JMX`): by the calling convention
+        // nothing may be outstanding (it may reuse every barrier), and it returns with
+        // nothing outstanding, its results ready (`RET` waits).
+        if !s.pending.is_empty() {
+            out.push("calls out with variable-latency results or reads outstanding".into());
+        }
+        let crs = std::mem::take(&mut s.crs);
+        s = State::new();
+        s.crs = crs;
     }
     s
 }

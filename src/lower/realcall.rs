@@ -1,0 +1,420 @@
+//! Real calls (PTX ISA 9.7.12.2 `call`) and device functions compiled on their own, in the
+//! calling convention of `sass::abi` (`docs/abi.md`).
+//!
+//! Everything crosses the call as 32-bit words. A `.param` argument's words are built
+//! from what `st.param` stored in the slot (sub-word stores inserted with `BFI`, 64-bit
+//! ones split); a `.reg` argument gives its register's words (a predicate as 0 or 1). The
+//! words of a callee's parameters, and of a call's results, are registers of their own
+//! ([`Lowerer::param_words`]) from which `ld.param` extracts what it reads (`BFE` for
+//! sub-word reads, a join for 64-bit ones). `Op::Call` and `Op::Params` carry the words as
+//! operands; register allocation places them (`regalloc::calls`).
+//!
+//! Checks at the call, each a diagnostic: the callee exists and is a function, the
+//! argument and return lists have the callee's (or the prototype's) lengths, each
+//! argument has its parameter's size, and returned values fit the registers (48 bytes).
+
+use super::ctx::{LResult, Lowerer, PtxReg, VarLoc};
+use crate::diag::Diag;
+use crate::ir::{CallKind, CallSite, FuncAbi};
+use crate::ptx::ast::{self, Operand, ParamDecl};
+use crate::ptx::types::{ScalarType, StateSpace};
+use crate::sass::abi::{self, AbiLoc, ParamShape};
+use crate::sass::instr::{Dst, Instr, PT, Reg, RegRef, Src, SymPart};
+use crate::sass::op::{BoolOp, Cmp, Op};
+
+/// The calling-convention shape of a parameter: `.param` ones by size and alignment,
+/// `.reg` ones a whole number of words (a predicate or sub-word register takes one).
+pub fn shape(p: &ParamDecl) -> ParamShape {
+    if p.space == StateSpace::Reg {
+        let size = p.ty.bytes().max(4);
+        ParamShape { size, align: size.min(16) }
+    } else {
+        ParamShape { size: p.size(), align: p.alignment() }
+    }
+}
+
+/// Words of each parameter and where they go.
+fn placed(ps: &[ParamDecl]) -> (Vec<Vec<AbiLoc>>, u32) {
+    abi::place(&ps.iter().map(shape).collect::<Vec<_>>())
+}
+
+impl Lowerer<'_> {
+    /// The words of a `.param` slot's contents, `size` bytes: each stored value at its
+    /// byte offset (zero where nothing was stored).
+    fn slot_words(&mut self, slot: u32, size: u32) -> Vec<Src> {
+        let n = size.div_ceil(4).max(1) as usize;
+        if let Some(ws) = self.param_words.get(&slot) {
+            // Passed on unchanged (a callee's parameter or a call's result).
+            let ws = ws.clone();
+            return (0..n).map(|k| ws.get(k).map_or(Src::rz(), |r| Src::r32(*r))).collect();
+        }
+        let mut whole: Vec<Option<Src>> = vec![None; n];
+        let mut parts: Vec<Vec<(u32, u32, Reg)>> = vec![vec![]; n];
+        for o in 0..size as i64 {
+            let Some(&(var, ty)) = self.param_slots.get(&(slot, o)) else { continue };
+            let w = (o / 4) as usize;
+            let bits = ty.bits().max(8);
+            if bits >= 32 && o % 4 == 0 {
+                for k in 0..(bits / 32) as usize {
+                    if let Some(x) = whole.get_mut(w + k) {
+                        *x = Some(Src::reg(RegRef { reg: var, comp: k as u8, n: 1 }));
+                    }
+                }
+            } else if bits < 32 && w < n {
+                parts[w].push((((o % 4) * 8) as u32, bits, var));
+            }
+        }
+        (0..n)
+            .map(|w| {
+                if let Some(s) = whole[w] {
+                    return s;
+                }
+                let mut acc = Src::rz();
+                for &(pos, bits, var) in &parts[w] {
+                    let bits = bits.min(32 - pos);
+                    let t = self.tmp(1);
+                    self.op(Op::Bfi, Dst::reg(t, 1), vec![Src::r32(var), Src::imm(pos | bits << 8), acc]);
+                    acc = Src::r32(t);
+                }
+                acc
+            })
+            .collect()
+    }
+
+    /// The words of PTX register `r` (a predicate as 0 or 1).
+    fn reg_words(&mut self, r: PtxReg) -> Vec<Src> {
+        if r.ty == ScalarType::Pred {
+            let t = self.tmp(1);
+            self.op(Op::Sel, Dst::reg(t, 1), vec![Src::rz(), Src::imm(1), Src::pred(r.reg, true)]);
+            return vec![Src::r32(t)];
+        }
+        let n = (r.ty.bits() / 32).max(1) as u8;
+        (0..n).map(|k| Src::reg(RegRef { reg: r.reg, comp: k, n: 1 })).collect()
+    }
+
+    /// Writes PTX register `r` from words.
+    fn words_to_reg(&mut self, words: &[Reg], r: PtxReg) {
+        if r.ty == ScalarType::Pred {
+            self.emit(Instr::new(
+                Op::Isetp { cmp: Cmp::Ne, u32: true, x: false, bop: BoolOp::And },
+                vec![Dst::Pred(r.reg), Dst::Pred(PT)],
+                vec![Src::r32(words[0]), Src::rz(), Src::pt()],
+            ));
+            return;
+        }
+        let n = (r.ty.bits() / 32).max(1) as usize;
+        if n == 1 {
+            self.emit(Instr::new(Op::Copy, vec![Dst::reg(r.reg, 1)], vec![Src::r32(words[0])]));
+        } else {
+            let srcs = (0..n).map(|k| words.get(k).map_or(Src::rz(), |w| Src::r32(*w))).collect();
+            self.emit(Instr::new(Op::Join, vec![Dst::reg(r.reg, n as u8)], srcs));
+        }
+    }
+
+    /// Makes `.param` slot `slot` hold `words` (its earlier contents are gone).
+    fn bind_words(&mut self, slot: u32, words: Vec<Reg>) {
+        let size = 4 * words.len() as i64;
+        for o in 0..size.max(self.slot_sizes.get(&slot).copied().unwrap_or(0) as i64) {
+            self.param_slots.remove(&(slot, o));
+        }
+        self.param_words.insert(slot, words);
+    }
+
+    /// Before a store into a slot that holds whole words: the words become ordinary
+    /// 32-bit contents, so that the store changes only the bytes it writes.
+    pub fn words_to_entries(&mut self, slot: u32) {
+        let Some(words) = self.param_words.remove(&slot) else { return };
+        for (k, w) in words.into_iter().enumerate() {
+            let o = 4 * k as i64;
+            for b in o..o + 4 {
+                self.param_slots.remove(&(slot, b));
+            }
+            let t = self.tmp(1);
+            self.op(Op::Copy, Dst::reg(t, 1), vec![Src::r32(w)]);
+            self.param_slots.insert((slot, o), (t, ScalarType::B32));
+        }
+    }
+
+    /// The value `ld.param` of type `ty` reads at byte `o` of a slot that holds whole
+    /// words ([`Lowerer::param_words`]), extracted and remembered as the slot's contents
+    /// there. `None` when the slot holds no words or `o` is beyond them.
+    pub fn extract_param(&mut self, slot: u32, o: i64, ty: ScalarType) -> Option<(Reg, ScalarType)> {
+        let words = self.param_words.get(&slot)?.clone();
+        let w = usize::try_from(o / 4).ok()?;
+        let bits = ty.bits().max(8);
+        let var = if bits >= 32 {
+            if o % 4 != 0 {
+                return None;
+            }
+            let n = (bits / 32) as usize;
+            let parts: Vec<Src> = (0..n).map(|k| words.get(w + k).map_or(Src::rz(), |r| Src::r32(*r))).collect();
+            if n == 1 {
+                let t = self.tmp(1);
+                self.op(Op::Copy, Dst::reg(t, 1), parts);
+                t
+            } else {
+                let t = self.tmp(n as u8);
+                self.emit(Instr::new(Op::Join, vec![Dst::reg(t, n as u8)], parts));
+                t
+            }
+        } else {
+            let word = *words.get(w)?;
+            let pos = ((o % 4) * 8) as u32;
+            let t = self.tmp(1);
+            self.op(
+                Op::Bfe { u32: !ty.is_signed(), brev: false },
+                Dst::reg(t, 1),
+                vec![Src::r32(word), Src::imm(pos | bits << 8)],
+            );
+            t
+        };
+        self.param_slots.insert((slot, o), (var, ty));
+        Some((var, ty))
+    }
+
+    /// The words an argument passes for formal parameter `p`.
+    fn arg_words(&mut self, p: &ParamDecl, arg: &Operand, callee: &str) -> LResult<Vec<Src>> {
+        let want = shape(p);
+        let Operand::Name { name, .. } = arg else {
+            return self.error(arg.span(), "a call argument must be a `.param` variable or a register");
+        };
+        let _ = callee;
+        match self.var(&name.name) {
+            Some(VarLoc::ParamSlot(slot)) => Ok(self.slot_words(slot, want.size)),
+            _ => {
+                let r = self.ptx_reg(name)?;
+                self.check_arg_type(name, r.ty, p)?;
+                Ok(self.reg_words(r))
+            }
+        }
+    }
+
+    /// Checks that each `.param` argument and return variable has its formal parameter's
+    /// size (ptxas 11.8: `Type of argument does not match formal parameter 'a'`, at the
+    /// call), for inlined and real calls alike.
+    pub fn check_param_sizes(
+        &mut self,
+        callee: &str,
+        params: &[ParamDecl],
+        rets: &[ParamDecl],
+        args: &[Operand],
+        ret_ops: &[Operand],
+    ) -> LResult<()> {
+        let mut ok = true;
+        for (p, a) in params.iter().zip(args).chain(rets.iter().zip(ret_ops)) {
+            let Operand::Name { name, .. } = a else { continue };
+            if let Some(VarLoc::ParamSlot(slot)) = self.var(&name.name)
+                && p.space != StateSpace::Reg
+                // An unsized array (`.param .b8 va[]`, variadic) takes any size.
+                && !p.unsized_array
+                && let Some(&size) = self.slot_sizes.get(&slot)
+                && size != p.size()
+            {
+                self.diags.push(Diag::error(
+                    name.span,
+                    format!(
+                        "type of argument `{}` ({size} bytes) does not match formal parameter `{}` of `{callee}` ({} bytes)",
+                        name.name,
+                        p.name.name,
+                        p.size()
+                    ),
+                ));
+                ok = false;
+            }
+        }
+        if ok { Ok(()) } else { Err(super::ctx::Failed) }
+    }
+
+    /// Lowers a call that is not inlined: `target` is the callee's symbol (direct and
+    /// external calls) or its address register (indirect); `params`/`rets` the callee's
+    /// (or prototype's) formal lists, `args`/`ret_ops` the call's operands.
+    #[allow(clippy::too_many_arguments)]
+    pub fn real_call(
+        &mut self,
+        i: &ast::Instruction,
+        kind: CallKind,
+        target: Src,
+        callee: &str,
+        params: &[ParamDecl],
+        rets: &[ParamDecl],
+        args: &[Operand],
+        ret_ops: &[Operand],
+    ) -> LResult<()> {
+        let (arg_locs, stack_bytes) = placed(params);
+        let (ret_locs, ret_stack) = placed(rets);
+        if ret_stack > 0 {
+            return self.fail(
+                Diag::error(
+                    i.span,
+                    format!("`{callee}` returns more than {} bytes, which ptx2sass cannot call", abi::MAX_REG_RETURN),
+                )
+                .note("ptxas 11.8 returns such values through memory (docs/abi.md); ptx2sass only in registers"),
+            );
+        }
+        let mut srcs = vec![target];
+        let mut locs = vec![];
+        for ((p, a), l) in params.iter().zip(args).zip(&arg_locs) {
+            let words = self.arg_words(p, a, callee)?;
+            srcs.extend(words);
+            locs.extend(l.iter().copied());
+        }
+        let ret_regs: Vec<u8> = ret_locs
+            .iter()
+            .flatten()
+            .map(|l| match l {
+                AbiLoc::Reg(r) => *r,
+                AbiLoc::Stack(_) => unreachable!("checked above"),
+            })
+            .collect();
+        let words: Vec<Reg> = ret_regs.iter().map(|_| self.tmp(1)).collect();
+        let site = self.f.calls.len() as u32;
+        self.f.calls.push(CallSite { kind, args: locs, rets: ret_regs, stack_bytes });
+        self.emit(Instr::new(Op::Call(site), words.iter().map(|w| Dst::reg(*w, 1)).collect(), srcs));
+        // The call clobbers the carry flag: a later carry-in reads PTX's copy of it.
+        self.cc_now = None;
+        let mut k = 0;
+        for (p, r) in rets.iter().zip(ret_ops) {
+            let n = shape(p).words() as usize;
+            let ws = words[k..k + n].to_vec();
+            k += n;
+            let Operand::Name { name, .. } = r else {
+                return self.error(r.span(), "expected a return variable");
+            };
+            match self.var(&name.name) {
+                Some(VarLoc::ParamSlot(slot)) => self.bind_words(slot, ws),
+                _ => {
+                    let dst = self.ptx_reg(name)?;
+                    self.check_arg_type(name, dst.ty, p)?;
+                    self.words_to_reg(&ws, dst);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Starts lowering device function `f` on its own: `Op::Params` defines the incoming
+    /// words, parameters and return values are bound, and the block for `RET` is made.
+    pub fn begin_device_function(&mut self, f: &ast::Function) -> LResult<()> {
+        let (locs, _) = placed(&f.params);
+        let (ret_locs, ret_stack) = placed(&f.ret_params);
+        if ret_stack > 0 {
+            return self.fail(
+                Diag::error(f.name.span, format!("`{}` returns more than {} bytes", f.name.name, abi::MAX_REG_RETURN))
+                    .note("ptxas 11.8 returns such values through memory (docs/abi.md); ptx2sass only in registers"),
+            );
+        }
+        let words: Vec<Vec<Reg>> = locs.iter().map(|l| l.iter().map(|_| self.tmp(1)).collect()).collect();
+        self.emit(Instr::new(Op::Params, words.iter().flatten().map(|w| Dst::reg(*w, 1)).collect(), vec![]));
+        for (p, ws) in f.params.iter().zip(&words) {
+            self.bind_param_words(p, ws.clone());
+        }
+        for p in &f.ret_params {
+            if p.space == StateSpace::Reg {
+                self.declare_reg(&p.name.name, None, p.ty);
+                self.ret_bindings.push((None, p.clone()));
+            } else {
+                let slot = self.new_param_slot(&p.name.name, p.alignment(), p.size());
+                self.ret_bindings.push((Some(slot), p.clone()));
+            }
+        }
+        self.ret_block = Some(self.f.new_block("ret"));
+        self.f.abi = Some(FuncAbi {
+            params: locs.into_iter().flatten().collect(),
+            rets: ret_locs
+                .into_iter()
+                .flatten()
+                .map(|l| match l {
+                    AbiLoc::Reg(r) => r,
+                    AbiLoc::Stack(_) => unreachable!("checked above"),
+                })
+                .collect(),
+        });
+        Ok(())
+    }
+
+    /// Binds incoming parameter `p` to its words.
+    fn bind_param_words(&mut self, p: &ParamDecl, ws: Vec<Reg>) {
+        if p.space == StateSpace::Reg {
+            self.declare_reg(&p.name.name, None, p.ty);
+            let id = ast::Ident { name: p.name.name.clone(), span: p.name.span };
+            if let Ok(r) = self.ptx_reg(&id) {
+                self.words_to_reg(&ws, r);
+            }
+        } else {
+            let slot = self.new_param_slot(&p.name.name, p.alignment(), p.size());
+            self.param_words.insert(slot, ws);
+        }
+    }
+
+    /// A new `.param` slot for variable `name`.
+    pub fn new_param_slot(&mut self, name: &str, align: u32, size: u32) -> u32 {
+        let slot = self.next_slot;
+        self.next_slot += 1;
+        let key = self.declare_in_scope(name, None);
+        self.var_align.insert(key.clone(), align);
+        self.vars.insert(key, VarLoc::ParamSlot(slot));
+        self.slot_sizes.insert(slot, size);
+        slot
+    }
+
+    /// `ret` in the device function being lowered: to the `RET` block.
+    pub fn device_return(&mut self, i: &ast::Instruction) -> LResult<()> {
+        let b = self.ret_block.expect("a device function");
+        match &i.guard {
+            None => {
+                self.jump(b);
+                let next = self.new_block(String::new());
+                self.start_block(next);
+            }
+            Some(g) => {
+                let p = self.ptx_reg(&g.reg)?;
+                self.branch_if(p.reg, g.negated, b);
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends a device function: the `RET` block, last in the layout, reads the returned
+    /// words.
+    pub fn finish_device_function(&mut self) {
+        let Some(b) = self.ret_block else { return };
+        self.fallthrough_to(b);
+        let mut srcs = vec![];
+        for (slot, p) in self.ret_bindings.clone() {
+            match slot {
+                Some(slot) => {
+                    let ws = self.slot_words(slot, shape(&p).size);
+                    srcs.extend(ws);
+                }
+                None => {
+                    let id = ast::Ident { name: p.name.name.clone(), span: p.name.span };
+                    if let Ok(r) = self.ptx_reg(&id) {
+                        srcs.extend(self.reg_words(r));
+                    }
+                }
+            }
+        }
+        self.emit(Instr::new(Op::Ret, vec![], srcs));
+    }
+
+    /// The address of function `name` as (low, high) words: `MOV32I` of `32@lo(name)` and
+    /// `32@hi(name)`, as ptxas 11.8 `-c` writes `mov.u64 %rd, f` (relocations
+    /// `R_CUDA_ABS32_LO_20`/`_HI_20`).
+    pub fn function_address(&mut self, name: &ast::Ident) -> LResult<(Src, Src)> {
+        if self.layout.calls.uses_shared.contains(&name.name) {
+            return self.fail(
+                Diag::error(
+                    name.span,
+                    format!("the address of `{}` is taken, and it uses `.shared` variables", name.name),
+                )
+                .note("ptx2sass places shared variables per kernel, so such functions must be inlined"),
+            );
+        }
+        let id = self.f.symbol(&name.name);
+        let lo = self.tmp(1);
+        self.op(Op::Mov32i, Dst::reg(lo, 1), vec![Src::sym(id, SymPart::Lo)]);
+        let hi = self.tmp(1);
+        self.op(Op::Mov32i, Dst::reg(hi, 1), vec![Src::sym(id, SymPart::Hi)]);
+        Ok((Src::r32(lo), Src::r32(hi)))
+    }
+}
