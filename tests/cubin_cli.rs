@@ -119,7 +119,7 @@ fn asm_reports_line_and_column() {
         ("LDG.E.64 R3, [R4]", "divisible by 2"),
         ("FADD R1, R2, 1.1", "not exactly representable"),
         ("FADD R1, R2, 1.10000002384185791015625", "low 12 bits"),
-        ("MOV32I R2, 32@lo(gvar)", "relocated operands"),
+        ("MOV32I R2, 32@lo(gvar)", "`gvar` is not a module variable"),
     ];
     for (ins, want) in cases {
         let listing = format!("\t\tFunction : k\n        /*0008*/                   {ins}   ?WAIT6 ;\n");

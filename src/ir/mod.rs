@@ -137,6 +137,9 @@ pub struct Function {
     pub num_regs: u32,
     /// True once every virtual register has a single definition.
     pub ssa: bool,
+    /// Names of the symbols the code refers to ([`SrcKind::Sym`] indexes this list): the
+    /// module's `.global` variables whose addresses it materializes.
+    pub symbols: Vec<String>,
 }
 
 impl Function {
@@ -158,6 +161,18 @@ impl Function {
             shared_bytes: 0,
             num_regs: 0,
             ssa: false,
+            symbols: vec![],
+        }
+    }
+
+    /// The index of symbol `name` in [`Function::symbols`], added on first use.
+    pub fn symbol_id(&mut self, name: &str) -> u32 {
+        match self.symbols.iter().position(|s| s == name) {
+            Some(k) => k as u32,
+            None => {
+                self.symbols.push(name.to_string());
+                self.symbols.len() as u32 - 1
+            }
         }
     }
 
@@ -231,6 +246,8 @@ pub struct Module {
     pub const_bank: Vec<u8>,
     /// The `.const` module variables in bank 3: (name, byte offset, size in bytes).
     pub const_vars: Vec<(String, u32, u32)>,
+    /// The `.global` data sections, every variable's symbol and the address initializers.
+    pub data: crate::sass::data::ModuleData,
 }
 
 impl VRegNames for Function {
@@ -245,6 +262,9 @@ impl VRegNames for Function {
     }
     fn width(&self, v: u32) -> u8 {
         self.vregs.get(v as usize).map_or(1, |k| k.width())
+    }
+    fn symbol(&self, id: u32) -> String {
+        self.symbols.get(id as usize).cloned().unwrap_or_else(|| format!("sym{id}"))
     }
 }
 

@@ -36,7 +36,8 @@ pub enum VarLoc {
     Shared(u32),
     /// `.const` variable at this byte offset in constant bank 3.
     Const(u32),
-    /// `.global` variable (needs a relocation; not supported without cubin output).
+    /// A module `.global` variable: its address is materialized from relocated immediates
+    /// ([`Lowerer::global_var_base`]).
     Global,
 }
 
@@ -108,6 +109,9 @@ pub struct Lowerer<'a> {
     /// The CC value the flag holds at the end of the current block, if it was written in
     /// that block: what the next CC reader [`Lowerer::emit`]s reads.
     pub cc_now: Option<(BlockId, u32)>,
+    /// The register pair holding a `.global` variable's address, per (block, variable),
+    /// reused by later accesses in the same block ([`Lowerer::global_var_base`]).
+    pub global_bases: HashMap<(BlockId, String), RegRef>,
 }
 
 /// A lowering failure for one instruction; already recorded as a diagnostic.
@@ -147,6 +151,7 @@ impl<'a> Lowerer<'a> {
             carry_var: None,
             carry_at: None,
             cc_now: None,
+            global_bases: HashMap::new(),
         }
     }
 

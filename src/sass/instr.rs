@@ -110,6 +110,17 @@ pub enum SrcKind {
     },
     /// A branch or SSY/PBK target: a block of the function.
     Label(u32),
+    /// Half of a symbol's 64-bit address, filled in when the data is placed (a relocated
+    /// 32-bit immediate: `MOV32I R2, 32@lo(counter)` / `32@hi(counter)`, patched through
+    /// R_CUDA_ABS32_LO_20 / R_CUDA_ABS32_HI_20; ptxas 11.8 for every `.global` variable
+    /// address, `sm50-encoding-and-cubin.md` §4.6). `id` indexes the function's symbol table
+    /// (`ir::Function::symbols`, `SassFunction::symbols`).
+    Sym {
+        /// The symbol, an index into the function's symbol names.
+        id: u32,
+        /// The high 32 bits (`32@hi`) instead of the low ones (`32@lo`).
+        hi: bool,
+    },
 }
 
 /// A source operand: value plus modifiers.
@@ -153,6 +164,10 @@ impl Src {
     /// `[base+offset]`.
     pub fn addr(base: RegRef, offset: i32) -> Src {
         Src { kind: SrcKind::Addr { base, offset }, mods: SrcMods::default() }
+    }
+    /// Half of the address of symbol `id` (`32@lo(sym)`, or `32@hi(sym)` when `hi`).
+    pub fn sym(id: u32, hi: bool) -> Src {
+        Src { kind: SrcKind::Sym { id, hi }, mods: SrcMods::default() }
     }
     /// A block target.
     pub fn label(block: u32) -> Src {

@@ -1,6 +1,7 @@
 //! The SPA 5.0 instruction model (registers, operands, opcodes with modifiers), its
 //! nvdisasm-syntax printer, and the final scheduled program that `sched` produces.
 
+pub mod data;
 pub mod encode;
 pub mod instr;
 pub mod legal;

@@ -12,6 +12,11 @@ pub trait VRegNames {
     fn prefix(&self, v: u32) -> &'static str;
     /// Number of 32-bit components of virtual register `v` (1, 2, 4; predicates 1).
     fn width(&self, v: u32) -> u8;
+    /// The name of symbol `id` of the function ([`SrcKind::Sym`]); `sym<id>` without a
+    /// symbol table.
+    fn symbol(&self, id: u32) -> String {
+        format!("sym{id}")
+    }
 }
 
 /// Prints physical registers only; virtual ones print as `%v<N>`.
@@ -148,6 +153,8 @@ pub fn src_text(op: &Op, idx: usize, s: &Src, names: &dyn VRegNames, label: &dyn
             }
         }
         SrcKind::Label(b) => label(b),
+        // nvdisasm 11.8: `MOV32I R2, 32@lo(counter)` (docs/cubin.md).
+        SrcKind::Sym { id, hi } => format!("32@{}({})", if hi { "hi" } else { "lo" }, names.symbol(id)),
     };
     let mut t = String::new();
     if s.mods.neg {

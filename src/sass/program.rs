@@ -7,7 +7,8 @@
 //! `{@{!}Pg} OPCODE{.mods} operands {&req={b,...}} {&rdN} {&wrN} {?WAITn} ;`.
 
 use super::instr::Instr;
-use super::print::{NoVRegs, instr_text};
+use super::instr::SrcKind;
+use super::print::{VRegNames, instr_text};
 use std::fmt::{self, Write};
 
 /// The scheduling control fields of one instruction (ptxas findings section 7: stall
@@ -80,6 +81,8 @@ pub struct SassFunction {
     pub params: Vec<(u32, String, String)>,
     /// The code.
     pub code: Vec<Scheduled>,
+    /// Names of the symbols the code refers to (indexed by [`SrcKind::Sym`]).
+    pub symbols: Vec<String>,
 }
 
 /// A whole compiled module.
@@ -92,6 +95,9 @@ pub struct Program {
     /// The `.const` module variables in bank 3: (name, byte offset, size in bytes), for a
     /// launch that sets their contents (`ptx2sass run --init`).
     pub const_vars: Vec<(String, u32, u32)>,
+    /// The `.global` data sections, every module variable's symbol and the address
+    /// initializers ([`crate::sass::data`]).
+    pub data: super::data::ModuleData,
 }
 
 /// Byte address of instruction `k`: Maxwell puts one control word before every three
@@ -115,9 +121,22 @@ impl SassFunction {
                         && s.instr
                             .srcs
                             .first()
-                            .is_some_and(|x| matches!(x.kind, super::instr::SrcKind::Label(t) if t as usize == *k)))
+                            .is_some_and(|x| matches!(x.kind, SrcKind::Label(t) if t as usize == *k)))
             })
             .count()
+    }
+}
+
+/// Physical registers only; symbols by the function's names.
+impl VRegNames for SassFunction {
+    fn prefix(&self, _: u32) -> &'static str {
+        "%v"
+    }
+    fn width(&self, _: u32) -> u8 {
+        1
+    }
+    fn symbol(&self, id: u32) -> String {
+        self.symbols.get(id as usize).cloned().unwrap_or_else(|| format!("sym{id}"))
     }
 }
 
@@ -140,7 +159,7 @@ impl fmt::Display for SassFunction {
             if let Some(l) = &s.label {
                 writeln!(f, "\t// {l}:")?;
             }
-            let text = instr_text(&s.instr, &NoVRegs, &label);
+            let text = instr_text(&s.instr, self, &label);
             let mut line = String::new();
             let _ = write!(line, "        /*{:04x}*/                   {text}", address(k));
             let pad = 72usize.saturating_sub(line.len()).max(1);
@@ -158,6 +177,7 @@ impl fmt::Display for Program {
             writeln!(f, "\t\t..........")?;
             writeln!(f)?;
         }
-        Ok(())
+        // The module's data, in comments (`asm` reads them back).
+        f.write_str(&self.data.listing(&self.const_bank))
     }
 }

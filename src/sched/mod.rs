@@ -230,5 +230,6 @@ pub fn schedule(f: &Function, opts: &Options) -> SassFunction {
         shared_bytes: f.shared_bytes,
         params: f.params.iter().map(|p| (p.offset, p.ty.clone(), p.name.clone())).collect(),
         code,
+        symbols: f.symbols.clone(),
     }
 }
