@@ -175,6 +175,9 @@ pub fn module_data(data: &[u8]) -> Result<(ModuleData, Vec<u8>), ReadError> {
     };
     for s in sections.iter() {
         let Some(&section) = kinds.get(&(s.sh_info(e) as usize)) else { continue };
+        if matches!(s.sh_type(e), elf::SHT_REL | elf::SHT_RELA) {
+            out.reloc_sections.push((section, s.sh_type(e) == elf::SHT_RELA));
+        }
         if s.sh_type(e) == elf::SHT_REL {
             let (rels, _) = s.rel(e, data).map_err(err("bad relocation section"))?.ok_or(ReadError("no REL".into()))?;
             for r in rels.iter().filter(|r| r.r_type(e).0 == R_CUDA_G64) {

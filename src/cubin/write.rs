@@ -10,7 +10,7 @@ use super::{
     E_VERSION, Kernel, OSABI_CUDA, PARAM_BASE, REL_ACTION, SHT_CUDA_INFO, SHT_CUDA_RELOCINFO, STO_CUDA_ENTRY, eiattr,
     kernel_info, param_bytes, rec_sval,
 };
-use crate::sass::data::{Binding, DataSection, ModuleData, R_CUDA_G64};
+use crate::sass::data::{Binding, DataReloc, DataSection, ModuleData, R_CUDA_G64};
 use object::elf;
 use object::write::elf::{FileHeader, ProgramHeader, Rel, SectionHeader, Sym, Writer};
 use std::collections::HashMap;
@@ -277,7 +277,7 @@ pub fn write(kernels: &[Kernel], const_bank: &[u8], data: &ModuleData, e_flags: 
                 ".nv.constant3".into(),
                 elf::SHT_PROGBITS.0,
                 elf::SHF_ALLOC.0,
-                data.const_align.max(4),
+                data.const_align.max(1),
                 Body::Bytes(const_bank.to_vec()),
             ),
             Key::Const0(k) => {
@@ -334,26 +334,21 @@ pub fn write(kernels: &[Kernel], const_bank: &[u8], data: &ModuleData, e_flags: 
 }
 
 /// The data relocations grouped into sections as ptxas 11.8 writes them: one group per
-/// (section, with addend); entries in [`ModuleData::relocs`] order (per variable, last
-/// element first); groups ordered by their last entry in that list, latest first (ptxas
-/// creates a group when it meets its first entry walking the variables backwards:
-/// `.rel.nv.global.init .rel.nv.constant3 .rela.nv.global.init` for one probe module,
-/// `.rela.nv.global.init .rel.nv.global.init .rela.nv.constant3 .rel.nv.constant3` for
-/// another).
-fn data_reloc_groups(data: &ModuleData) -> Vec<((DataSection, bool), Vec<&crate::sass::data::DataReloc>)> {
-    let mut groups: Vec<((DataSection, bool), Vec<&crate::sass::data::DataReloc>, usize)> = vec![];
-    for (k, r) in data.relocs.iter().enumerate() {
+/// (section, with addend), entries in [`ModuleData::relocs`] order (per variable, last
+/// element first); groups in [`ModuleData::reloc_sections`] order, the others after them
+/// in order of first entry.
+fn data_reloc_groups(data: &ModuleData) -> Vec<((DataSection, bool), Vec<&DataReloc>)> {
+    let mut groups: Vec<((DataSection, bool), Vec<&DataReloc>)> =
+        data.reloc_sections.iter().map(|k| (*k, vec![])).collect();
+    for r in &data.relocs {
         let key = (r.section, r.addend != 0);
         match groups.iter_mut().find(|g| g.0 == key) {
-            Some(g) => {
-                g.1.push(r);
-                g.2 = k;
-            }
-            None => groups.push((key, vec![r], k)),
+            Some(g) => g.1.push(r),
+            None => groups.push((key, vec![r])),
         }
     }
-    groups.sort_by_key(|g| std::cmp::Reverse(g.2));
-    groups.into_iter().map(|(k, l, _)| (k, l)).collect()
+    groups.retain(|g| !g.1.is_empty());
+    groups
 }
 
 /// Writes the planned sections and symbols: header, string tables, symbols, section

@@ -23,7 +23,9 @@
 //!   are `R_CUDA_G64` relocations with zeros in the data; of a `.const` variable without
 //!   `generic()`, the variable's offset in bank 3 itself (ptxas writes no relocation).
 //!   Relocations are listed per variable in symbol order, each variable's from its last
-//!   element to its first.
+//!   element to its first; the relocation sections (`.rel`/`.rela` per data section) come
+//!   in the order met walking the variables from the last created to the first, counting
+//!   the `.const` addresses ptxas resolves itself.
 
 use super::ctx::{self, ModuleLayout};
 use crate::diag::Diag;
@@ -151,7 +153,7 @@ pub fn place(m: &ast::Module, diags: &mut Vec<Diag>) -> Placed {
     let mut offsets: HashMap<&str, (DataSection, u64, u64)> = HashMap::new();
     // `.const`: declaration order in bank 3 (ptxas 11.8: `a` u8 at 0, `b` u32 at 4, `c` u64
     // at 8, `d` at 0x10, ...; uninitialized ones included).
-    let mut const_align = 4u64;
+    let mut const_align = 1u64;
     let vars: Vec<&VarDecl> =
         m.items.iter().filter_map(|i| if let Item::Var(v) = i { Some(v) } else { None }).collect();
     for v in &vars {
@@ -251,6 +253,7 @@ pub fn place(m: &ast::Module, diags: &mut Vec<Diag>) -> Placed {
     }
     out.data.const_align = const_align;
     // Symbols in ptxas's creation order, and each variable's initial bytes and relocations.
+    let mut reloc_kinds: HashMap<&str, Vec<(DataSection, bool)>> = HashMap::new();
     for v in &creation {
         let binding = binding(v);
         let Some(&(section, off, size)) = offsets.get(v.name.name.as_str()) else { continue };
@@ -267,16 +270,33 @@ pub fn place(m: &ast::Module, diags: &mut Vec<Diag>) -> Placed {
         if let Err(d) = init_bytes(v, init, bytes, &targets, &mut relocs) {
             diags.push(d);
         }
-        for (at, name, addend) in relocs.into_iter().rev() {
-            out.data.relocs.push(DataReloc { section, offset: off + at, symbol: name, addend });
+        let kinds: Vec<(DataSection, bool)> = relocs.iter().map(|r| (section, r.2 != 0)).collect();
+        reloc_kinds.insert(v.name.name.as_str(), kinds);
+        for (at, name, addend, resolved) in relocs.into_iter().rev() {
+            if !resolved {
+                out.data.relocs.push(DataReloc { section, offset: off + at, symbol: name, addend });
+            }
+        }
+    }
+    // The relocation sections in the order ptxas 11.8 creates them: walking the variables
+    // from the last created to the first, each one's addresses from the first element,
+    // `.const` addresses included although ptxas resolves them itself (a module with
+    // `pc = cp` last creates `.rel.nv.global.init` first: probe module
+    // `address_initializers` of tests/cubin_globals.rs).
+    for v in creation.iter().rev() {
+        for k in reloc_kinds.get(v.name.name.as_str()).into_iter().flatten() {
+            if !out.data.reloc_sections.contains(k) {
+                out.data.reloc_sections.push(*k);
+            }
         }
     }
     out
 }
 
 /// Writes the initializer of `v` into `out` (its bytes, little-endian elements) and
-/// collects its address initializers of `.global` variables as (byte offset, symbol,
-/// addend), in element order. Errors: more values than elements, an element type that
+/// collects its address initializers as (byte offset, symbol, addend, resolved here), in
+/// element order: a `.global` variable's address is a relocation, a `.const` variable's
+/// (its offset in bank 3) is resolved here. Errors: more values than elements, an element type that
 /// takes no initializer, an address in an element that is not `.u64`, a name that is not a
 /// `.global` or `.const` variable, `generic()` of a `.const` variable.
 fn init_bytes(
@@ -284,7 +304,7 @@ fn init_bytes(
     init: &Init,
     out: &mut [u8],
     targets: &HashMap<&str, Target>,
-    relocs: &mut Vec<(u64, String, i64)>,
+    relocs: &mut Vec<(u64, String, i64, bool)>,
 ) -> Result<(), Diag> {
     let ty = v.ty;
     let n = ty.bytes() as usize;
@@ -350,7 +370,7 @@ fn init_bytes(
                 }
                 match what {
                     Target::Global => {
-                        relocs.push((at as u64, name.name.clone(), *offset));
+                        relocs.push((at as u64, name.name.clone(), *offset, false));
                         0
                     }
                     Target::Const(_) if *generic => {
@@ -363,7 +383,10 @@ fn init_bytes(
                         )
                         .note("ptx2sass maps no constant window into the generic space (as for `cvta.const`)"));
                     }
-                    Target::Const(o) => o.wrapping_add(*offset as u64),
+                    Target::Const(o) => {
+                        relocs.push((at as u64, name.name.clone(), *offset, true));
+                        o.wrapping_add(*offset as u64)
+                    }
                     Target::Other(kind) => {
                         let mut d = Diag::error(
                             name.span,

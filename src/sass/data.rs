@@ -133,7 +133,7 @@ pub struct ModuleData {
     pub bss_size: u64,
     /// Alignment of `.nv.global`.
     pub bss_align: u64,
-    /// Alignment of `.nv.constant3` (the largest of the `.const` variables, at least 4).
+    /// Alignment of `.nv.constant3` (the largest of the `.const` variables).
     pub const_align: u64,
     /// The variables' symbols (`.const` and `.global`), in the order ptxas 11.8 creates
     /// them: the variables with linkage (`GLOBAL` and `WEAK`), then the `LOCAL` ones, each
@@ -142,6 +142,11 @@ pub struct ModuleData {
     /// Address initializers: per variable in [`Self::symbols`] order, its pointers from the
     /// last element to the first (the order of ptxas 11.8's relocation entries).
     pub relocs: Vec<DataReloc>,
+    /// The relocation sections as (data section, with addend: `.rela`), in the order the
+    /// cubin lists them (ptxas 11.8: met walking the variables from the last created to
+    /// the first); groups missing here follow in the order of [`Self::relocs`]; groups
+    /// without entries are not written.
+    pub reloc_sections: Vec<(DataSection, bool)>,
 }
 
 /// Where a loader put the data sections.
@@ -222,6 +227,7 @@ impl ModuleData {
     ///     //   .section .nv.global.init 0x24 bytes, align 8
     ///     //   counter: .local .nv.global.init+0x20, 4 bytes = 07000000
     ///     //   ptr: .local .nv.global.init+0x0, 8 bytes = {table+0x8}
+    ///     //   .relocations .rel.nv.global.init
     /// ```
     ///
     /// Initial bytes are hex, at most 8 bytes per group; `{sym}` / `{sym+0xN}` is an
@@ -234,7 +240,7 @@ impl ModuleData {
         let mut out = format!("\t{LISTING_TITLE}\n");
         let section_line = |out: &mut String, s: DataSection| {
             let (size, align) = match s {
-                DataSection::Const3 => (const_bank.len() as u64, self.const_align.max(4)),
+                DataSection::Const3 => (const_bank.len() as u64, self.const_align.max(1)),
                 DataSection::GlobalInit => (self.init.len() as u64, self.init_align.max(1)),
                 DataSection::Global => (self.bss_size, self.bss_align.max(1)),
             };
@@ -309,6 +315,14 @@ impl ModuleData {
             }
             out.push('\n');
         }
+        if !self.reloc_sections.is_empty() {
+            let names: Vec<String> = self
+                .reloc_sections
+                .iter()
+                .map(|(s, rela)| format!("{}{}", if *rela { ".rela" } else { ".rel" }, s.name()))
+                .collect();
+            let _ = writeln!(out, "\t//   .relocations {}", names.join(" "));
+        }
         out
     }
 
@@ -353,6 +367,18 @@ impl ModuleData {
                         data.bss_size = size;
                         data.bss_align = align;
                     }
+                }
+                continue;
+            }
+            if let Some(rest) = body.strip_prefix(".relocations ") {
+                for w in rest.split_whitespace() {
+                    let (rela, name) = match w.strip_prefix(".rela") {
+                        Some(n) => (true, n),
+                        None => (false, w.strip_prefix(".rel").unwrap_or(w)),
+                    };
+                    let s = DataSection::from_name(name)
+                        .ok_or_else(|| err(format!("`{w}`: not a relocation section of a data section")))?;
+                    data.reloc_sections.push((s, rela));
                 }
                 continue;
             }
