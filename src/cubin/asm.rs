@@ -123,6 +123,7 @@ pub fn assemble(listing: &str) -> Result<Vec<u8>, Vec<AsmError>> {
         Ok(d) => d.unwrap_or_default(),
         Err((line, col, message)) => return Err(vec![AsmError { line, col, message }]),
     };
+    let known: std::collections::HashSet<&str> = data.symbols.iter().map(|s| s.name.as_str()).collect();
     let mut errors = vec![];
     let mut kernels = vec![];
     for (k, f) in funcs.iter().enumerate() {
@@ -133,8 +134,8 @@ pub fn assemble(listing: &str) -> Result<Vec<u8>, Vec<AsmError>> {
         }
         match encode::encode_function(f) {
             // Relocated operands name module variables the data block defines.
-            Ok(code) if code.relocs.iter().any(|(_, r)| data.symbol(&r.symbol).is_none()) => {
-                for (addr, r) in code.relocs.iter().filter(|(_, r)| data.symbol(&r.symbol).is_none()) {
+            Ok(code) if code.relocs.iter().any(|(_, r)| !known.contains(r.symbol.as_str())) => {
+                for (addr, r) in code.relocs.iter().filter(|(_, r)| !known.contains(r.symbol.as_str())) {
                     if let Some(i) = f.instrs.iter().find(|i| i.addr == *addr) {
                         let needle = format!("({})", r.symbol);
                         errors.push(AsmError {

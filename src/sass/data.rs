@@ -188,7 +188,12 @@ impl ModuleData {
     pub fn place(&self, p: &Placement, init: &mut [u8], consts: &mut [u8]) -> Result<HashMap<String, u64>, String> {
         let mut addrs = HashMap::new();
         for s in &self.symbols {
-            addrs.insert(s.name.clone(), self.address(p, &s.name).expect("own symbol"));
+            let base = match s.section {
+                DataSection::Const3 => 0,
+                DataSection::GlobalInit => p.init_base,
+                DataSection::Global => p.bss_base,
+            };
+            addrs.insert(s.name.clone(), base + s.offset);
         }
         for r in &self.relocs {
             let a = addrs.get(&r.symbol).ok_or_else(|| format!("relocation against unknown symbol `{}`", r.symbol))?;
@@ -246,6 +251,10 @@ impl ModuleData {
             };
             let _ = writeln!(out, "\t//   .section {} 0x{size:x} bytes, align {align}", s.name());
         };
+        let mut relocs: HashMap<(DataSection, u64), &DataReloc> = HashMap::new();
+        for r in &self.relocs {
+            relocs.insert((r.section, r.offset), r);
+        }
         let mut seen: Vec<DataSection> = vec![];
         let mut sections = vec![];
         if !const_bank.is_empty() {
@@ -284,13 +293,12 @@ impl ModuleData {
                 DataSection::Global => None,
             };
             if let Some(bytes) = bytes {
-                let relocs: HashMap<u64, &DataReloc> =
-                    self.relocs.iter().filter(|r| r.section == v.section).map(|r| (r.offset, r)).collect();
+                let reloc_at = |k: u64| relocs.get(&(v.section, k));
                 out.push_str(" =");
                 let mut k = v.offset;
                 let end = v.offset + v.size;
                 while k < end {
-                    if let Some(r) = relocs.get(&k) {
+                    if let Some(r) = reloc_at(k) {
                         match r.addend {
                             0 => {
                                 let _ = write!(out, " {{{}}}", r.symbol);
@@ -307,7 +315,7 @@ impl ModuleData {
                     }
                     out.push(' ');
                     let stop = (k + 8).min(end);
-                    while k < stop && !relocs.contains_key(&k) {
+                    while k < stop && reloc_at(k).is_none() {
                         let _ = write!(out, "{:02x}", bytes.get(k as usize).copied().unwrap_or(0));
                         k += 1;
                     }
@@ -337,6 +345,8 @@ impl ModuleData {
         let mut data = ModuleData::default();
         let mut const_bank = vec![];
         let mut sizes: HashMap<DataSection, u64> = HashMap::new();
+        // Where each address initializer was written, to report unknown symbols.
+        let mut reloc_lines: Vec<(usize, usize)> = vec![];
         for (k, raw) in lines {
             let line = raw.trim();
             let Some(body) = line.strip_prefix("//") else { break };
@@ -432,6 +442,7 @@ impl ModuleData {
                             None => (t, 0),
                         };
                         data.relocs.push(DataReloc { section, offset: at, symbol: symbol.to_string(), addend });
+                        reloc_lines.push((k + 1, raw.find(tok).unwrap_or(0) + 1));
                         at += 8;
                     } else {
                         if tok.len() % 2 != 0 {
@@ -453,20 +464,21 @@ impl ModuleData {
             }
             data.symbols.push(DataSymbol { name, section, offset, size, binding });
         }
+        let names: std::collections::HashSet<&str> = data.symbols.iter().map(|s| s.name.as_str()).collect();
+        for (r, &(line, col)) in data.relocs.iter().zip(&reloc_lines) {
+            if !names.contains(r.symbol.as_str()) {
+                return Err((line, col, format!("`{}` is not a variable of the module data", r.symbol)));
+            }
+        }
         // Each variable's relocations from its last element to its first (the order
         // lowering produces and ptxas writes).
-        let mut ordered = vec![];
+        let mut by_place: Vec<DataReloc> = std::mem::take(&mut data.relocs);
+        by_place.sort_by_key(|r| (r.section, r.offset));
         for s in &data.symbols {
-            let mut mine: Vec<DataReloc> = data
-                .relocs
-                .iter()
-                .filter(|r| r.section == s.section && r.offset >= s.offset && r.offset < s.offset + s.size)
-                .cloned()
-                .collect();
-            mine.reverse();
-            ordered.extend(mine);
+            let first = by_place.partition_point(|r| (r.section, r.offset) < (s.section, s.offset));
+            let end = by_place.partition_point(|r| (r.section, r.offset) < (s.section, s.offset + s.size));
+            data.relocs.extend(by_place[first..end].iter().rev().cloned());
         }
-        data.relocs = ordered;
         Ok(Some((data, const_bank)))
     }
 }
