@@ -225,7 +225,7 @@ fn facts(cuobjdump: &Path, cubin: &Path, kernels: usize) -> Facts {
         } else if block == ".section .symtab" && w.len() >= 6 && w[0] != "index" {
             // index value size info other shndx name
             let name = w.get(6).copied().unwrap_or("");
-            let sec = names.get(&w[5].trim_start_matches("0x").to_string()).cloned().unwrap_or(w[5].to_string());
+            let sec = names.get(w[5].trim_start_matches("0x")).cloned().unwrap_or(w[5].to_string());
             let size = if w[3] == "0x12" { "-" } else { w[2] };
             f.symbols.push(format!("{name} {} {size} {} {} {sec}", w[1], w[3], w[4]));
         } else if block.starts_with(".section .rel.text.") {

@@ -45,6 +45,8 @@
 //!   [`ExecError::Hazard`] naming the function, instruction index, address and text.
 //!   A wait on a barrier the warp never set is allowed and reported in
 //!   [`Report::notes`].
+//! * **Loading** (module `load`): the module's `.global` data is placed and initialized
+//!   and the code's relocated immediates are patched before the first CTA runs.
 //! * **Initial state**: registers, shared and local memory start as garbage drawn from
 //!   the seed, so results that depend on uninitialized state differ between seeds; a CTA
 //!   finds shared and local memory as the previous CTA left them (hardware does not clear
