@@ -218,6 +218,7 @@ pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
         functions: irm.functions.iter().map(|f| sched::schedule(f, &opts.sched)).collect(),
         const_bank: irm.const_bank.clone(),
         const_vars: irm.const_vars.clone(),
+        data: irm.data.clone(),
     };
     // Negations on operands whose encoding has no negate bit move to one that has.
     for f in program.functions.iter_mut() {

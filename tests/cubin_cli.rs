@@ -119,7 +119,7 @@ fn asm_reports_line_and_column() {
         ("LDG.E.64 R3, [R4]", "divisible by 2"),
         ("FADD R1, R2, 1.1", "not exactly representable"),
         ("FADD R1, R2, 1.10000002384185791015625", "low 12 bits"),
-        ("MOV32I R2, 32@lo(gvar)", "relocated operands"),
+        ("MOV32I R2, 32@lo(gvar)", "`gvar` is not a module variable"),
     ];
     for (ins, want) in cases {
         let listing = format!("\t\tFunction : k\n        /*0008*/                   {ins}   ?WAIT6 ;\n");
@@ -129,5 +129,98 @@ fn asm_reports_line_and_column() {
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(1), "{ins}: {err}");
         assert!(err.contains(":2:") && err.contains(want), "{ins}: {err}");
+    }
+}
+
+/// A module with `.global` and `.const` data: `compile -o X.sass` carries the module data
+/// block, `asm` of it gives the compiler's cubin byte for byte (sections, symbols,
+/// relocations), `disasm` prints the relocated operands and the data block again, and
+/// `asm` of the disassembly gives the same module data (its data sections and relocation
+/// sections equal the original's).
+#[test]
+fn module_data_survives_listing_asm_and_disasm() {
+    let ptx = tmp("globals.ptx");
+    std::fs::write(
+        &ptx,
+        ".version 7.8\n.target sm_50\n.address_size 64\n\
+         .global .align 8 .u64 tab[2] = {5, 6};\n.global .u64 p = generic(tab)+8;\n\
+         .visible .global .u32 hits;\n.const .u64 cp = tab;\n\
+         .visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<2>;\n.reg .b64 %rd<4>;\n\
+         ld.param.u64 %rd1, [out];\nld.global.u64 %rd2, [p];\nld.global.u64 %rd3, [%rd2];\n\
+         atom.global.add.u32 %r1, [hits], 1;\nld.const.u64 %rd2, [cp];\nadd.s64 %rd3, %rd3, %rd2;\n\
+         st.global.u64 [%rd1], %rd3;\nret;\n}\n",
+    )
+    .unwrap();
+    let (cubin, listing) = (tmp("globals.cubin"), tmp("globals.sass"));
+    assert!(run(bin().arg("compile").arg(&ptx).arg("-o").arg(&cubin)).status.success());
+    assert!(run(bin().arg("compile").arg(&ptx).arg("-o").arg(&listing)).status.success());
+    let text = std::fs::read_to_string(&listing).unwrap();
+    assert!(
+        text.contains("32@lo(hits)") && text.contains("p: .local .nv.global.init+0x0, 8 bytes = {tab+0x8}"),
+        "{text}"
+    );
+    let again = tmp("globals2.cubin");
+    let o = run(bin().arg("asm").arg(&listing).arg("-o").arg(&again));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read(&again).unwrap(), std::fs::read(&cubin).unwrap());
+    let dis = tmp("globals.dis");
+    assert!(run(bin().arg("disasm").arg(&cubin).arg("-o").arg(&dis)).status.success());
+    let d = std::fs::read_to_string(&dis).unwrap();
+    assert!(
+        d.contains("MOV32I")
+            && d.contains("32@hi(p)")
+            && d.contains("{tab+0x8}")
+            && d.contains("cp: .local .nv.constant3+0x0, 8 bytes = {tab}"),
+        "{d}"
+    );
+    let third = tmp("globals3.cubin");
+    let o = run(bin().arg("asm").arg(&dis).arg("-o").arg(&third));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let data = |p: &std::path::Path| ptx2sass::cubin::read::module_data(&std::fs::read(p).unwrap()).unwrap();
+    assert_eq!(data(&third), data(&cubin));
+}
+
+/// Malformed module data lines and relocated operands naming no variable of the data
+/// block: errors with line and column, exit 1.
+#[test]
+fn asm_reports_bad_module_data() {
+    let code = "\t\tFunction : k\n        /*0008*/                   MOV32I R2, 32@lo(g)   ?WAIT6 ;\n        /*0010*/                   EXIT   ?WAIT15 ;\n";
+    let title = "\t// module data (symbols in creation order):\n";
+    let cases = [
+        (
+            "\t//   .section .nv.global 0x4 bytes, align 4\n\t//   g: .local .nv.global+0x0, 8 bytes\n",
+            ":6:7:",
+            "outside .nv.global",
+        ),
+        (
+            "\t//   .section .nv.global.init 0x4 bytes, align 4\n\t//   g: .local .nv.global.init+0x0, 4 bytes = 0102\n",
+            ":6:7:",
+            "2 initial bytes for a variable of 4",
+        ),
+        ("\t//   g: .local .nv.global+0x0, 4 bytes\n", ":5:7:", "not declared before it"),
+        ("\t//   .section .nv.bogus 0x4 bytes, align 4\n", ":5:7:", "expected `.section NAME"),
+        (
+            "\t//   .section .nv.global.init 0x8 bytes, align 8\n\t//   h: .visible .nv.global.init+0x0, 8 bytes = {g}\n",
+            ":6:7:",
+            "expected `NAME: .local|.global|.weak",
+        ),
+        (
+            "\t//   .section .nv.global 0x4 bytes, align 4\n\t//   h: .local .nv.global+0x0, 4 bytes\n",
+            ":2:",
+            "`g` is not a module variable",
+        ),
+        (
+            "\t//   .section .nv.global.init 0x8 bytes, align 8\n\t//   g: .local .nv.global.init+0x0, 8 bytes = {nosuch}\n",
+            ":6:",
+            "`nosuch` is not a variable",
+        ),
+    ];
+    for (data, at, want) in cases {
+        let p = tmp("bad_data.sass");
+        std::fs::write(&p, format!("{code}{title}{data}")).unwrap();
+        let o = run(bin().arg("asm").arg(&p).arg("-o").arg(tmp("bad_data.cubin")));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{data}: {err}");
+        assert!(err.contains(at) && err.contains(want), "{data}: {err}");
     }
 }

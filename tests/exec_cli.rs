@@ -109,7 +109,7 @@ fn module_variables_take_initial_contents() {
     let o = run(&d, &["--arg", "zeros:4", "--init", &init, "--compare", "--block", "1", "--dump", &dump]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(dumped(&d, "arg0"), 3u32.to_le_bytes());
-    assert_error(&run(&d, &["--arg", "zeros:4", "--init", "nope=bytes:00"]), "no .const variable `nope`");
+    assert_error(&run(&d, &["--arg", "zeros:4", "--init", "nope=bytes:00"]), "no .const or .global variable `nope`");
     assert_error(&run(&d, &["--arg", "zeros:4", "--init", "table=zeros:17"]), "17 bytes");
     let o = run(&d, &["--arg", "zeros:4", "--init", "table"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));

@@ -616,6 +616,7 @@ fn sample_runs() -> Vec<SampleRun> {
           vec![b(1), b(2), f(3), d(4), Int(-5), Int(100), F32(2.5), F64(-1.0), Int(100)]),
         s("const_table", "const_table", g2, b64, vec![b(1), f(2), f(3), Int(100)]),
         s("daxpy", "daxpy", g2, b64, vec![Int(100), F64(1.5), d(1), d(2)]),
+        s("device_globals", "device_globals", g2, b64, vec![b(1), b(2), Int(100)]),
         s("generic_call", "generic_call", g2, b64, vec![f(1), f(2), f(3), f(4), Int(100)]),
         s("histogram_atomic", "histogram_atomic", g2, b64, vec![b(1), b(2), Int(1000)]),
         s("int_ops", "int_ops", g2, b64, vec![

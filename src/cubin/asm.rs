@@ -1,10 +1,13 @@
 //! `ptx2sass asm`: a listing in our syntax (as `compile` prints it, possibly edited by
-//! hand, or as `disasm` prints a cubin) → a cubin. Every instruction is checked against
+//! hand, or as `disasm` prints a cubin) → a cubin, with the module data (`.nv.constant3`,
+//! `.nv.global.init`, `.nv.global`, their symbols and relocations) of the listing's data
+//! block ([`ModuleData::listing`]). Every instruction is checked against
 //! the encoding table (opcode, modifiers, operand kinds and ranges) and against the
 //! register alignment the compiler guarantees (64-bit data and `.E` address pairs even,
 //! 128-bit data 4-aligned: `ptxas-sm50-findings.md` §3), with `line:col` errors.
 
 use super::{E_FLAGS, Kernel, PARAM_BASE, param_size, warp_wide, write};
+use crate::sass::data::ModuleData;
 use crate::sass::encode::{self, form::parse_reg};
 use crate::sass::text::{self, TextInstr};
 
@@ -116,6 +119,11 @@ pub fn assemble(listing: &str) -> Result<Vec<u8>, Vec<AsmError>> {
         }]);
     }
     let heads = headers(listing);
+    let (data, const_bank) = match ModuleData::parse_listing(listing) {
+        Ok(d) => d.unwrap_or_default(),
+        Err((line, col, message)) => return Err(vec![AsmError { line, col, message }]),
+    };
+    let known: std::collections::HashSet<&str> = data.symbols.iter().map(|s| s.name.as_str()).collect();
     let mut errors = vec![];
     let mut kernels = vec![];
     for (k, f) in funcs.iter().enumerate() {
@@ -125,18 +133,19 @@ pub fn assemble(listing: &str) -> Result<Vec<u8>, Vec<AsmError>> {
             }
         }
         match encode::encode_function(f) {
-            // The writer has no data sections or symbols for relocated operands yet
-            // (docs/cubin.md, `.global` data): refuse them rather than drop them.
-            Ok(code) if !code.relocs.is_empty() => {
-                for (addr, r) in &code.relocs {
+            // Relocated operands name module variables the data block defines.
+            Ok(code) if code.relocs.iter().any(|(_, r)| !known.contains(r.symbol.as_str())) => {
+                for (addr, r) in code.relocs.iter().filter(|(_, r)| !known.contains(r.symbol.as_str())) {
                     if let Some(i) = f.instrs.iter().find(|i| i.addr == *addr) {
                         let needle = format!("({})", r.symbol);
                         errors.push(AsmError {
                             line: i.line,
-                            col: col_of(listing, i, &needle),
+                            col: col_of(listing, i, &needle) + 1,
                             message: format!(
-                                "`{}`: relocated operands (symbol `{}`) are not supported: ptx2sass writes no `.global` data yet",
-                                i.text, r.symbol
+                                "`{}`: symbol `{}` is not a module variable of the listing's data block (`{}`)",
+                                i.text,
+                                r.symbol,
+                                crate::sass::data::LISTING_TITLE
                             ),
                         });
                     }
@@ -177,5 +186,5 @@ pub fn assemble(listing: &str) -> Result<Vec<u8>, Vec<AsmError>> {
         errors.sort_by_key(|e| (e.line, e.col));
         return Err(errors);
     }
-    Ok(write(&kernels, &[], E_FLAGS))
+    write(&kernels, &const_bank, &data, E_FLAGS).map_err(|m| vec![AsmError { line: 1, col: 1, message: m }])
 }

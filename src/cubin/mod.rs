@@ -5,11 +5,12 @@
 
 pub mod asm;
 pub mod read;
+pub mod write;
+
+pub use write::write;
 
 use crate::sass::encode::{self, Code, EncodeError};
 use crate::sass::program::Program;
-use object::elf;
-use object::write::elf::{FileHeader, ProgramHeader, SectionHeader, SectionIndex, Sym, Writer};
 
 /// `e_flags`: `EF_CUDA_SM50 | EF_CUDA_TEXMODE_UNIFIED | EF_CUDA_64BIT_ADDRESS |
 /// EF_CUDA_VIRTUAL_SM(SM50)` (§4.1; every ptxas 11.8 sm_50 cubin of a module without
@@ -41,7 +42,7 @@ pub const PARAM_BASE: u32 = 0x140;
 /// `.nv.rel.action`: byte-identical in all 42 executable cubins ptxas 11.8 wrote for the
 /// reference corpus (§4.2; these are the words of `samples/local_array`'s cubin). cuobjdump
 /// decodes it as the relocation-action table.
-const REL_ACTION: [u64; 28] = [
+pub(crate) const REL_ACTION: [u64; 28] = [
     0x000000000000004b,
     0x222f0a1008020200,
     0x0000000008000000,
@@ -109,7 +110,7 @@ fn rec_hval(out: &mut Vec<u8>, attr: u8, v: u16) {
     out.extend_from_slice(&v.to_le_bytes());
 }
 
-fn rec_sval(out: &mut Vec<u8>, attr: u8, words: &[u32]) {
+pub(crate) fn rec_sval(out: &mut Vec<u8>, attr: u8, words: &[u32]) {
     out.extend_from_slice(&[EIFMT_SVAL, attr]);
     out.extend_from_slice(&((words.len() * 4) as u16).to_le_bytes());
     for w in words {
@@ -171,13 +172,6 @@ pub fn from_program(p: &Program, target: &[String]) -> Result<Vec<u8>, Vec<Encod
     }
     for (f, l) in p.functions.iter().zip(&listing) {
         match encode::encode_function(l) {
-            // No `.global` data sections or symbols yet (docs/cubin.md): a relocated
-            // operand would be left unpatched.
-            Ok(code) if !code.relocs.is_empty() => errors.push(EncodeError {
-                line: 0,
-                text: code.relocs[0].1.symbol.clone(),
-                message: "relocated operands need `.global` data, which the cubin writer does not write yet".into(),
-            }),
             Ok(code) => kernels.push(Kernel {
                 name: f.name.clone(),
                 warp_wide: warp_wide(l),
@@ -193,7 +187,8 @@ pub fn from_program(p: &Program, target: &[String]) -> Result<Vec<u8>, Vec<Encod
     if !errors.is_empty() {
         return Err(errors);
     }
-    Ok(write(&kernels, &p.const_bank, e_flags(target)))
+    write(&kernels, &p.const_bank, &p.data, e_flags(target))
+        .map_err(|m| vec![EncodeError { line: 0, text: String::new(), message: m }])
 }
 
 /// Offsets of the SHFL and VOTE instructions of a listing function.
@@ -201,251 +196,7 @@ pub fn warp_wide(f: &crate::sass::text::TextFunction) -> Vec<u32> {
     f.instrs.iter().filter(|i| matches!(i.opcode.as_str(), "SHFL" | "VOTE")).map(|i| i.addr).collect()
 }
 
-/// Writes the cubin: ELF64, ET_EXEC, EM_CUDA, sections in ptxas 11.8's order (§4.2:
-/// `.shstrtab .strtab .symtab .nv.info .nv.info.<k>… .nv.rel.action [.nv.constant3]
-/// .nv.constant0.<k>… .text.<k>… [.nv.shared.<k>…]`), symbols (§4.4), `.nv.info` records
-/// (§4.5) and program headers after the section headers (§4.3).
-pub fn write(kernels: &[Kernel], const_bank: &[u8], e_flags: u32) -> Vec<u8> {
-    let mut buf = Vec::new();
-    let mut w = Writer::new(object::Endianness::Little, true, &mut buf);
-    // Section names and indices, in file order.
-    let names: Vec<(String, String, String, String)> = kernels
-        .iter()
-        .map(|k| {
-            (
-                format!(".nv.info.{}", k.name),
-                format!(".nv.constant0.{}", k.name),
-                format!(".text.{}", k.name),
-                format!(".nv.shared.{}", k.name),
-            )
-        })
-        .collect();
-    let leak = |s: &str| -> &'static [u8] { Box::leak(s.as_bytes().to_vec().into_boxed_slice()) };
-    w.reserve_null_section_index();
-    w.reserve_shstrtab_section_index();
-    w.reserve_strtab_section_index();
-    w.reserve_symtab_section_index();
-    let info_name = w.add_section_name(b".nv.info");
-    let _info_idx = w.reserve_section_index();
-    let kinfo: Vec<(_, SectionIndex)> =
-        names.iter().map(|n| (w.add_section_name(leak(&n.0)), w.reserve_section_index())).collect();
-    let relact_name = w.add_section_name(b".nv.rel.action");
-    let relact_idx = w.reserve_section_index();
-    let c3 = (!const_bank.is_empty()).then(|| (w.add_section_name(b".nv.constant3"), w.reserve_section_index()));
-    let kc0: Vec<(_, SectionIndex)> =
-        names.iter().map(|n| (w.add_section_name(leak(&n.1)), w.reserve_section_index())).collect();
-    let ktext: Vec<(_, SectionIndex)> =
-        names.iter().map(|n| (w.add_section_name(leak(&n.2)), w.reserve_section_index())).collect();
-    let kshared: Vec<Option<(_, SectionIndex)>> = names
-        .iter()
-        .zip(kernels)
-        .map(|(n, k)| (k.shared_bytes > 0).then(|| (w.add_section_name(leak(&n.3)), w.reserve_section_index())))
-        .collect();
-
-    // Symbols: null, the section symbols (local, named after their sections as ptxas names
-    // them), then the kernels (global).
-    w.reserve_null_symbol_index();
-    let mut local_syms = vec![];
-    let text_sym: Vec<_> = ktext
-        .iter()
-        .zip(&names)
-        .map(|(t, n)| {
-            let s = w.reserve_symbol_index(None);
-            local_syms.push((w.add_string(leak(&n.2)), t.1));
-            s
-        })
-        .collect();
-    for (sh, n) in kshared.iter().zip(&names) {
-        if let Some(sh) = sh {
-            w.reserve_symbol_index(None);
-            local_syms.push((w.add_string(leak(&n.3)), sh.1));
-        }
-    }
-    if let Some(c3) = &c3 {
-        w.reserve_symbol_index(None);
-        local_syms.push((w.add_string(b".nv.constant3"), c3.1));
-    }
-    let c0_sym: Vec<_> = kc0
-        .iter()
-        .zip(&names)
-        .map(|(c, n)| {
-            let s = w.reserve_symbol_index(None);
-            local_syms.push((w.add_string(leak(&n.1)), c.1));
-            s
-        })
-        .collect();
-    w.reserve_symbol_index(None);
-    local_syms.push((w.add_string(b".nv.rel.action"), relact_idx));
-    let num_local = local_syms.len() as u32 + 1;
-    let kernel_sym: Vec<_> =
-        kernels.iter().map(|k| (w.reserve_symbol_index(None), w.add_string(leak(&k.name)))).collect();
-    let _ = &text_sym;
-
-    // Contents.
-    let mut info = vec![];
-    for (k, (sym, _)) in kernels.iter().zip(&kernel_sym) {
-        rec_sval(&mut info, eiattr::REGCOUNT, &[sym.0, k.regs]);
-        rec_sval(&mut info, eiattr::MAX_STACK_SIZE, &[sym.0, 0]);
-        rec_sval(&mut info, eiattr::MIN_STACK_SIZE, &[sym.0, k.frame_bytes]);
-        rec_sval(&mut info, eiattr::FRAME_SIZE, &[sym.0, k.frame_bytes]);
-    }
-    let kinfo_data: Vec<Vec<u8>> = kernels.iter().zip(&c0_sym).map(|(k, c0)| kernel_info(k, c0.0)).collect();
-    let c0_size: Vec<u64> = kernels.iter().map(|k| (PARAM_BASE + param_bytes(k)) as u64).collect();
-
-    // Layout, in file order (§4.2).
-    w.reserve_file_header();
-    w.reserve_shstrtab().expect("section names fit a 32-bit string table");
-    w.reserve_strtab().expect("symbol names fit a 32-bit string table");
-    w.reserve_symtab();
-    let info_off = w.reserve(info.len() as u64, 4);
-    let kinfo_off: Vec<u64> = kinfo_data.iter().map(|d| w.reserve(d.len() as u64, 4)).collect();
-    let relact_off = w.reserve(REL_ACTION.len() as u64 * 8, 8);
-    let c3_off = c3.as_ref().map(|_| w.reserve(const_bank.len() as u64, 4));
-    let c0_off: Vec<u64> = c0_size.iter().map(|s| w.reserve(*s, 4)).collect();
-    let text_off: Vec<u64> = kernels.iter().map(|k| w.reserve(k.code.bytes.len() as u64, 32)).collect();
-    let load_start = c3_off.unwrap_or_else(|| c0_off.first().copied().unwrap_or(0));
-    let load_end = w.reserved_len();
-    let shared_off = w.reserved_len();
-    w.reserve_section_headers();
-    let has_rw = kshared.iter().any(Option::is_some);
-    let nph = if has_rw { 4 } else { 3 };
-    w.reserve_program_headers(nph);
-    let ph_off = w.reserved_len() - nph as u64 * 56;
-
-    // Write.
-    w.write_file_header(&FileHeader {
-        os_abi: elf::OsAbi(OSABI_CUDA),
-        abi_version: ABI_VERSION,
-        e_type: elf::FileType(elf::ET_EXEC.0),
-        e_machine: elf::EM_CUDA,
-        e_entry: 0,
-        e_flags: elf::FileFlags(e_flags),
-    })
-    .expect("a 64-bit ELF header");
-    w.write_shstrtab();
-    w.write_strtab();
-    w.write_null_symbol();
-    for (name, sec) in &local_syms {
-        w.write_symbol(&Sym {
-            section: Some(sec.0),
-            st_name: w.string_offset(Some(*name)),
-            st_info: elf::SymbolInfo(elf::STT_SECTION.0),
-            st_other: elf::SymbolOther(0),
-            st_shndx: elf::SymbolSection(0),
-            st_value: 0,
-            st_size: 0,
-        });
-    }
-    for ((k, (_, name)), t) in kernels.iter().zip(&kernel_sym).zip(&ktext) {
-        w.write_symbol(&Sym {
-            section: Some(t.1.0),
-            st_name: w.string_offset(Some(*name)),
-            st_info: elf::SymbolInfo((elf::STB_GLOBAL.0 << 4) | elf::STT_FUNC.0),
-            st_other: elf::SymbolOther(STO_CUDA_ENTRY),
-            st_shndx: elf::SymbolSection(0),
-            st_value: 0,
-            st_size: k.code.bytes.len() as u64,
-        });
-    }
-    w.write_align(4);
-    w.write(&info);
-    for d in &kinfo_data {
-        w.write_align(4);
-        w.write(d);
-    }
-    w.write_align(8);
-    for x in REL_ACTION {
-        w.write(&x.to_le_bytes());
-    }
-    if c3.is_some() {
-        w.write_align(4);
-        w.write(const_bank);
-    }
-    for s in &c0_size {
-        w.write_align(4);
-        w.write(&vec![0u8; *s as usize]);
-    }
-    for k in kernels {
-        w.write_align(32);
-        w.write(&k.code.bytes);
-    }
-    w.write_null_section_header();
-    w.write_shstrtab_section_header();
-    w.write_strtab_section_header();
-    w.write_symtab_section_header(num_local);
-    let symtab = w.symtab_index().0;
-    let hdr = |w: &mut Writer, name, ty: u32, flags: u64, off: u64, size: u64, link, info, align, ent| {
-        w.write_section_header(&SectionHeader {
-            sh_name: w.section_name_offset(Some(name)),
-            sh_type: elf::SectionType(ty),
-            sh_flags: elf::SectionFlags(flags),
-            sh_addr: 0,
-            sh_offset: off,
-            sh_size: size,
-            sh_link: link,
-            sh_info: info,
-            sh_addralign: align,
-            sh_entsize: ent,
-        });
-    };
-    hdr(&mut w, info_name, SHT_CUDA_INFO, 0, info_off, info.len() as u64, symtab, 0, 4, 0);
-    for ((n, _), (off, (d, t))) in kinfo.iter().zip(kinfo_off.iter().zip(kinfo_data.iter().zip(&ktext))) {
-        hdr(&mut w, *n, SHT_CUDA_INFO, 0, *off, d.len() as u64, symtab, t.1.0, 4, 0);
-    }
-    hdr(&mut w, relact_name, SHT_CUDA_RELOCINFO, 0, relact_off, REL_ACTION.len() as u64 * 8, 0, 0, 8, 8);
-    if let (Some((n, _)), Some(off)) = (&c3, c3_off) {
-        hdr(&mut w, *n, elf::SHT_PROGBITS.0, elf::SHF_ALLOC.0, off, const_bank.len() as u64, 0, 0, 4, 0);
-    }
-    for (((n, _), off), (s, t)) in kc0.iter().zip(&c0_off).zip(c0_size.iter().zip(&ktext)) {
-        hdr(&mut w, *n, elf::SHT_PROGBITS.0, elf::SHF_ALLOC.0, *off, *s, 0, t.1.0, 4, 0);
-    }
-    for (((n, _), off), (k, (sym, _))) in ktext.iter().zip(&text_off).zip(kernels.iter().zip(&kernel_sym)) {
-        // sh_flags: AX | barriers << 20; sh_info: registers << 24 | kernel symbol (§4.2).
-        let flags = (elf::SHF_ALLOC.0 | elf::SHF_EXECINSTR.0) | ((k.code.barriers as u64 & 0x7f) << 20);
-        let info = (k.regs << 24) | sym.0;
-        hdr(&mut w, *n, elf::SHT_PROGBITS.0, flags, *off, k.code.bytes.len() as u64, symtab, info, 32, 0);
-    }
-    for ((sh, t), k) in kshared.iter().zip(&ktext).zip(kernels) {
-        if let Some((n, _)) = sh {
-            let wa = elf::SHF_WRITE.0 | elf::SHF_ALLOC.0;
-            hdr(&mut w, *n, elf::SHT_NOBITS.0, wa, shared_off, k.shared_bytes as u64, 0, t.1.0, 16, 0);
-        }
-    }
-    let ph = |w: &mut Writer, flags: u32, off: u64, filesz: u64, memsz: u64| {
-        w.write_program_header(&ProgramHeader {
-            p_type: elf::PT_LOAD,
-            p_flags: elf::ProgramFlags(flags),
-            p_offset: off,
-            p_vaddr: 0,
-            p_paddr: 0,
-            p_filesz: filesz,
-            p_memsz: memsz,
-            p_align: 8,
-        });
-    };
-    w.write_program_header(&ProgramHeader {
-        p_type: elf::PT_PHDR,
-        p_flags: elf::ProgramFlags(elf::PF_R.0 | elf::PF_X.0),
-        p_offset: ph_off,
-        p_vaddr: 0,
-        p_paddr: 0,
-        p_filesz: nph as u64 * 56,
-        p_memsz: nph as u64 * 56,
-        p_align: 8,
-    });
-    ph(&mut w, 5, load_start, load_end - load_start, load_end - load_start);
-    if has_rw {
-        let shared: u64 = kernels.iter().map(|k| k.shared_bytes as u64).sum();
-        ph(&mut w, 6, shared_off, 0, shared);
-    }
-    ph(&mut w, 5, ph_off, nph as u64 * 56, nph as u64 * 56);
-    drop(w);
-    // The writer sets e_version to EV_CURRENT (1); ptxas writes the toolkit version.
-    buf[0x14..0x18].copy_from_slice(&E_VERSION.to_le_bytes());
-    buf
-}
-
-fn param_bytes(k: &Kernel) -> u32 {
+pub(crate) fn param_bytes(k: &Kernel) -> u32 {
     k.params.iter().map(|(o, s)| o + s).max().unwrap_or(0)
 }
 
@@ -453,7 +204,7 @@ fn param_bytes(k: &Kernel) -> u32 {
 /// PARAM_CBANK, CBANK_PARAM_SIZE, KPARAM_INFO (last parameter first), MAXREG_COUNT,
 /// INT_WARP_WIDE offsets, S2RCTAID offsets, EXIT offsets, CTAIDZ_USED,
 /// INDIRECT_BRANCH_TARGETS, CRS_STACK_SIZE.
-fn kernel_info(k: &Kernel, c0_sym: u32) -> Vec<u8> {
+pub(crate) fn kernel_info(k: &Kernel, c0_sym: u32) -> Vec<u8> {
     let mut d = vec![];
     rec_sval(&mut d, eiattr::CUDA_API_VERSION, &[E_VERSION]);
     rec_nval(&mut d, eiattr::SW2393858_WAR);
@@ -510,5 +261,7 @@ pub fn disasm(data: &[u8]) -> Result<(String, Vec<String>), read::ReadError> {
         out.push_str(&encode::disasm::listing(&t.name, &lines, &t.branch_targets));
         out.push_str("\t\t..........\n\n");
     }
+    let (data, const_bank) = read::module_data(data)?;
+    out.push_str(&data.listing(&const_bank));
     Ok((out, warnings))
 }

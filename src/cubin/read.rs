@@ -1,8 +1,10 @@
 //! Reading cubins (ours or ptxas's) with the `object` crate's ELF reader: the code
-//! sections and their relocations, for `ptx2sass disasm` and the tests.
+//! sections and their relocations, and the module data, for `ptx2sass disasm` and the
+//! tests.
 
+use crate::sass::data::{Binding, DataReloc, DataSection, DataSymbol, ModuleData, R_CUDA_G64};
 use object::elf;
-use object::read::elf::{FileHeader, Rel as _, SectionHeader};
+use object::read::elf::{FileHeader, Rel as _, Rela as _, SectionHeader, Sym as _};
 use std::collections::HashMap;
 
 /// One `.text.<name>` section.
@@ -121,4 +123,78 @@ pub fn text_sections(data: &[u8]) -> Result<Vec<TextSection>, ReadError> {
             t
         })
         .collect())
+}
+
+/// The module data of a cubin (`.nv.constant3`, `.nv.global.init`, `.nv.global`): their
+/// sizes and alignments, the `OBJECT` symbols in them (in symbol-table order) and the
+/// `R_CUDA_G64` relocations of `.rel`/`.rela` sections applying to them. Returns the data
+/// and bank 3's contents. Errors: damaged tables (the file was checked by
+/// [`text_sections`]).
+pub fn module_data(data: &[u8]) -> Result<(ModuleData, Vec<u8>), ReadError> {
+    let h = elf::FileHeader64::<object::Endianness>::parse(data).map_err(err("not a 64-bit ELF file"))?;
+    let e = h.endian().map_err(err("bad ELF header"))?;
+    let sections = h.sections(e, data).map_err(err("bad section table"))?;
+    let symbols = sections.symbols(e, data, elf::SHT_SYMTAB).map_err(err("bad symbol table"))?;
+    let mut out = ModuleData::default();
+    let mut const_bank = vec![];
+    let mut kinds: HashMap<usize, DataSection> = HashMap::new();
+    for (idx, s) in sections.enumerate() {
+        let name = sections.section_name(e, s).map_err(err("bad section name"))?;
+        let Some(kind) = DataSection::from_name(&String::from_utf8_lossy(name)) else { continue };
+        kinds.insert(idx.0, kind);
+        let align = s.sh_addralign(e);
+        match kind {
+            DataSection::Global => {
+                out.bss_size = s.sh_size(e);
+                out.bss_align = align;
+            }
+            _ => {
+                let bytes = s.data(e, data).map_err(err("section data out of the file"))?.to_vec();
+                if kind == DataSection::Const3 {
+                    const_bank = bytes;
+                    out.const_align = align;
+                } else {
+                    out.init = bytes;
+                    out.init_align = align;
+                }
+            }
+        }
+    }
+    for sym in symbols.iter() {
+        if sym.st_type() != elf::STT_OBJECT {
+            continue;
+        }
+        let Some(&section) = kinds.get(&(sym.st_shndx(e).0 as usize)) else { continue };
+        let name = String::from_utf8_lossy(symbols.symbol_name(e, sym).map_err(err("bad symbol name"))?).into_owned();
+        let binding = Binding::from_stb(sym.st_bind().0).unwrap_or(Binding::Global);
+        out.symbols.push(DataSymbol { name, section, offset: sym.st_value(e), size: sym.st_size(e), binding });
+    }
+    let sym_name = |k: u32| -> Result<String, ReadError> {
+        let sym = symbols.symbol(object::SymbolIndex(k as usize)).map_err(err("bad relocation symbol"))?;
+        Ok(String::from_utf8_lossy(symbols.symbol_name(e, sym).map_err(err("bad symbol name"))?).into_owned())
+    };
+    for s in sections.iter() {
+        let Some(&section) = kinds.get(&(s.sh_info(e) as usize)) else { continue };
+        if matches!(s.sh_type(e), elf::SHT_REL | elf::SHT_RELA) {
+            out.reloc_sections.push((section, s.sh_type(e) == elf::SHT_RELA));
+        }
+        if s.sh_type(e) == elf::SHT_REL {
+            let (rels, _) = s.rel(e, data).map_err(err("bad relocation section"))?.ok_or(ReadError("no REL".into()))?;
+            for r in rels.iter().filter(|r| r.r_type(e).0 == R_CUDA_G64) {
+                out.relocs.push(DataReloc { section, offset: r.r_offset(e), symbol: sym_name(r.r_sym(e))?, addend: 0 });
+            }
+        } else if s.sh_type(e) == elf::SHT_RELA {
+            let (rels, _) =
+                s.rela(e, data).map_err(err("bad relocation section"))?.ok_or(ReadError("no RELA".into()))?;
+            for r in rels.iter().filter(|r| r.r_type(e, false).0 == R_CUDA_G64) {
+                out.relocs.push(DataReloc {
+                    section,
+                    offset: r.r_offset(e),
+                    symbol: sym_name(r.r_sym(e, false))?,
+                    addend: r.r_addend(e),
+                });
+            }
+        }
+    }
+    Ok((out, const_bank))
 }

@@ -290,10 +290,9 @@ pub fn param_layout(params: &[ParamDecl]) -> Result<(Vec<ParamSlot>, u32), ExecE
 
 /// Runs `launch` on both executors: the PTX interpreter on `module` and the simulator on
 /// `program` (compiled from it). Returns both outcomes (interpreter first) and the
-/// differences in the launch's global buffers after the launch (empty when they agree bit
-/// for bit; the interpreter's module `.global` variables, which the compiler does not
-/// support, are not compared) and in their `printf` output (sorted: region `printf`, the
-/// index of the first differing text).
+/// differences after the launch ([`differences`]: the launch's buffers and the module's
+/// `.global` variables; empty when they agree) and in their `printf` output (sorted:
+/// region `printf`, the index of the first differing text).
 /// Errors: the first executor's failure, prefixed with `interpreter: ` or `simulator: `.
 pub fn compare(
     module: &crate::ptx::ast::Module,
@@ -302,9 +301,7 @@ pub fn compare(
 ) -> Result<(Outcome, Outcome, Vec<Difference>), String> {
     let want = ptx::run(module, launch).map_err(|e| format!("interpreter: {e}"))?;
     let got = sim::run(program, launch).map_err(|e| format!("simulator: {e}"))?;
-    let buffers: std::collections::HashSet<&str> = launch.global.regions().map(|(n, _, _)| n).collect();
-    let mut diff: Vec<Difference> =
-        want.global.diff(&got.global).into_iter().filter(|d| buffers.contains(d.region.as_str())).collect();
+    let mut diff = differences(&want.global, &got.global);
     // printf output: the same texts, in any order (threads print in no fixed order).
     let (mut a, mut b) = (want.output.clone(), got.output.clone());
     a.sort();
@@ -315,4 +312,66 @@ pub fn compare(
         diff.push(Difference { region: "printf".into(), offset: k as u64, left: text(&a), right: text(&b) });
     }
     Ok((want, got, diff))
+}
+
+/// Name prefix of the allocation of a module `.global` variable, in both executors.
+pub const MODULE_VAR_PREFIX: &str = "var_";
+
+/// Where the interpreter's memory `a` and the simulator's `b` differ after a launch: per
+/// allocation of `a` (the launch's buffers, which both place at the same addresses, and
+/// the module's `.global` variables `var_NAME`, which each executor places where it
+/// likes), the first differing byte of the allocation of the same name in `b`. Because
+/// module variables have different addresses in the two, an aligned 8-byte word that holds
+/// an address within (or just past) a module variable is compared as that variable and
+/// offset: a pointer initializer `p = table+8`, or a kernel storing `&table[1]`, agrees.
+pub fn differences(a: &Memory, b: &Memory) -> Vec<Difference> {
+    let vars = |m: &Memory| -> Vec<(u64, u64, String)> {
+        let mut v: Vec<(u64, u64, String)> = m
+            .regions()
+            .filter(|(n, _, _)| n.starts_with(MODULE_VAR_PREFIX))
+            .map(|(n, base, d)| (base, d.len() as u64, n.to_string()))
+            .collect();
+        v.sort();
+        v
+    };
+    let (va, vb) = (vars(a), vars(b));
+    // The variable and offset an address points into (one past the end included).
+    let canon = |vs: &[(u64, u64, String)], x: u64| -> Option<(String, u64)> {
+        let k = vs.partition_point(|(base, _, _)| *base <= x);
+        let (base, len, name) = vs.get(k.checked_sub(1)?)?;
+        (x - base <= *len).then(|| (name.clone(), x - base))
+    };
+    let theirs: std::collections::HashMap<&str, &[u8]> = b.regions().map(|(n, _, d)| (n, d)).collect();
+    let mut out = vec![];
+    for (name, _, left) in a.regions() {
+        let right: &[u8] = theirs.get(name).copied().unwrap_or(&[]);
+        let mut first = (left.len() != right.len()).then_some(0usize);
+        if first.is_none() {
+            let mut k = 0;
+            while k < left.len() {
+                let n = (left.len() - k).min(8);
+                let (l, r) = (&left[k..k + n], &right[k..k + n]);
+                let same = if n == 8 {
+                    let word = |x: &[u8]| u64::from_le_bytes(x.try_into().expect("8 bytes"));
+                    match (canon(&va, word(l)), canon(&vb, word(r))) {
+                        (Some(x), Some(y)) => x == y,
+                        (None, None) => l == r,
+                        _ => false,
+                    }
+                } else {
+                    l == r
+                };
+                if !same {
+                    first = Some(k + l.iter().zip(r).position(|(x, y)| x != y).unwrap_or(0));
+                    break;
+                }
+                k += 8;
+            }
+        }
+        if let Some(k) = first {
+            let take = |v: &[u8]| v.iter().skip(k).take(16).copied().collect::<Vec<u8>>();
+            out.push(Difference { region: name.to_string(), offset: k as u64, left: take(left), right: take(right) });
+        }
+    }
+    out
 }

@@ -300,6 +300,8 @@ pub struct Module {
     pub const_bank: Vec<u8>,
     /// The `.const` module variables in bank 3: (name, byte offset, size in bytes).
     pub const_vars: Vec<(String, u32, u32)>,
+    /// The `.global` data sections, every variable's symbol and the address initializers.
+    pub data: crate::sass::data::ModuleData,
 }
 
 impl VRegNames for Function {

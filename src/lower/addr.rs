@@ -9,7 +9,7 @@ use crate::diag::Diag;
 use crate::ptx::ast::{AddrBase, Instruction, Operand};
 use crate::ptx::instr::Cvta;
 use crate::ptx::types::StateSpace;
-use crate::sass::instr::{Dst, Instr, Reg, RegRef, Src};
+use crate::sass::instr::{Dst, Instr, Reg, RegRef, Src, SymPart};
 use crate::sass::op::{LogicOp, Op};
 
 /// LDG/STG/LDS/STS/LDL/STL immediate offsets are 24-bit signed (findings section 5).
@@ -187,13 +187,46 @@ impl Lowerer<'_> {
             VarLoc::ParamSlot(_) => {
                 return self.error(at, "taking the address of a call parameter is not supported");
             }
-            VarLoc::Global => {
-                return self.error(at, "`.global` variables need relocations, which ptx2sass does not produce yet");
-            }
+            VarLoc::Global => return Ok(self.global_var_base(name)),
         };
         let t = self.tmp(2);
         self.emit(Instr::new(Op::Join, vec![Dst::reg(t, 2)], vec![lo, Src::rz()]));
         Ok(RegRef::new(t, 2))
+    }
+
+    /// The 64-bit address of module `.global` variable `name` in a register pair, as
+    /// ptxas 11.8 materializes it: `MOV32I Rlo, 32@lo(name)` and `MOV32I Rhi, 32@hi(name)`,
+    /// immediates the loader patches (R_CUDA_ABS32_LO_20/HI_20, `sm50-encoding-and-cubin.md`
+    /// §4.6); offsets stay in the memory instruction (`LDG.E R4, [R4+0x8]` for `[table+8]`,
+    /// `docs/cubin.md`). One pair per variable and block: later uses in the block reuse it,
+    /// as ptxas reuses one pair for every access of a variable.
+    pub fn global_var_base(&mut self, name: &str) -> RegRef {
+        let key = (self.cur, name.to_string());
+        if let Some(r) = self.global_bases.get(&key) {
+            return *r;
+        }
+        let id = self.f.symbol(name);
+        let (lo, hi) = (self.tmp(1), self.tmp(1));
+        self.op(Op::Mov32i, Dst::reg(lo, 1), vec![Src::sym(id, SymPart::Lo)]);
+        self.op(Op::Mov32i, Dst::reg(hi, 1), vec![Src::sym(id, SymPart::Hi)]);
+        let t = self.tmp(2);
+        self.emit(Instr::new(Op::Join, vec![Dst::reg(t, 2)], vec![Src::r32(lo), Src::r32(hi)]));
+        let r = RegRef::new(t, 2);
+        self.global_bases.insert(key, r);
+        r
+    }
+
+    /// An access to a module `.global` variable as a register access: `[var+off]` becomes
+    /// `[pair+off]` with the variable's address in `pair` ([`Self::global_var_base`]).
+    /// Other addresses are returned as they are.
+    pub fn global_var_as_reg(&mut self, a: Address) -> Address {
+        match a {
+            Address::Var { loc: VarLoc::Global, offset, name } => {
+                let reg = self.global_var_base(&name);
+                Address::Reg { reg, offset, name }
+            }
+            a => a,
+        }
     }
 
     /// Lowers `cvta` (PTX ISA 9.7.9.19) with the window arithmetic of findings section 4.

@@ -161,6 +161,7 @@ impl Lowerer<'_> {
         let space = match (f.space, &addr) {
             (Some(s), _) => s,
             (None, Address::Var { loc: VarLoc::Shared(_), .. }) => Space::Shared,
+            (None, Address::Var { loc: VarLoc::Global, .. }) => Space::Global,
             (None, Address::Reg { name, .. }) => match self.facts.get(name).space {
                 Some(Space::Global) => Space::Global,
                 Some(Space::Shared) => Space::Shared,
@@ -191,6 +192,7 @@ impl Lowerer<'_> {
             self.emit(Instr::new(Op::Membar(l), vec![], vec![]));
         }
         let at = addr_op.span();
+        let addr = self.global_var_as_reg(addr);
         match space {
             Space::Global => {
                 let Address::Reg { reg, offset, .. } = addr else {

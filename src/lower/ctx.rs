@@ -36,7 +36,8 @@ pub enum VarLoc {
     Shared(u32),
     /// `.const` variable at this byte offset in constant bank 3.
     Const(u32),
-    /// `.global` variable (needs a relocation; not supported without cubin output).
+    /// A module `.global` variable: its address is materialized from relocated immediates
+    /// ([`Lowerer::global_var_base`]).
     Global,
 }
 
@@ -174,6 +175,9 @@ pub struct Lowerer<'a> {
     /// The f64 slow paths the function calls ([`super::float_slow::SlowPath`]), compiled
     /// once per module.
     pub slow_paths: std::collections::HashSet<super::float_slow::SlowPath>,
+    /// The register pair holding a `.global` variable's address, per (block, variable),
+    /// reused by later accesses in the same block ([`Lowerer::global_var_base`]).
+    pub global_bases: HashMap<(BlockId, String), RegRef>,
 }
 
 /// A lowering failure for one instruction; already recorded as a diagnostic.
@@ -223,6 +227,7 @@ impl<'a> Lowerer<'a> {
             protos: HashMap::new(),
             last_label: None,
             slow_paths: Default::default(),
+            global_bases: HashMap::new(),
         }
     }
 

@@ -31,6 +31,7 @@ impl Lowerer<'_> {
         };
         let at = op.span();
         let addr = self.address(op)?;
+        let addr = self.global_var_as_reg(addr);
         let (base, off) = if local {
             self.window_addr(&addr, at)?
         } else {

@@ -615,8 +615,10 @@ impl Lowerer<'_> {
                     let (b, o) = self.window_addr(&shifted, at)?;
                     (b, o, None)
                 }
-                (_, Address::Var { loc: VarLoc::Global, .. }) => {
-                    return self.error(at, "`.global` variables need relocations, which ptx2sass does not produce yet");
+                (Access::Global, Address::Var { loc: VarLoc::Global, offset, name }) => {
+                    let reg = self.global_var_base(name);
+                    let (b, o) = self.global_addr(reg, offset + extra, at)?;
+                    (b, o, None)
                 }
                 _ => return self.error(at, "unsupported address for this state space"),
             });

@@ -22,6 +22,7 @@ pub mod div;
 pub mod facts;
 pub mod float;
 pub mod float_slow;
+pub mod globals;
 pub mod hints;
 pub mod ifconv;
 pub mod inline;
@@ -40,9 +41,9 @@ pub mod warp;
 
 use crate::diag::Diag;
 use crate::ir::{self, EdgeKind, Function, ParamSlot};
-use crate::ptx::ast::{self, Block, FuncKind, Init, InitValue, Instruction, Item, Statement};
+use crate::ptx::ast::{self, Block, FuncKind, Instruction, Item, Statement};
 use crate::ptx::instr::InstrKind;
-use crate::ptx::types::{ScalarType, StateSpace};
+use crate::ptx::types::StateSpace;
 use crate::sass::instr::{Instr, Reg, Src};
 use crate::sass::op::Op;
 use ctx::{Failed, LResult, Lowerer, ModuleLayout, VarLoc};
@@ -73,7 +74,11 @@ fn align_up(x: u32, a: u32) -> u32 {
 pub fn lower(m: &ast::Module, opts: &Options) -> Result<(ir::Module, Vec<Diag>), Vec<Diag>> {
     let mut diags = vec![];
     let mut out = ir::Module::default();
-    let mut layout = module_layout(m, &mut out.const_bank, &mut out.const_vars, &mut diags);
+    let placed = globals::place(m, &mut diags);
+    let mut layout = placed.layout;
+    out.const_bank = placed.const_bank;
+    out.const_vars = placed.const_vars;
+    out.data = placed.data;
     layout.calls = callgraph::CallGraph::new(m);
     layout.inline = opts.inline;
     // Every function by name, a definition over a declaration.
@@ -129,82 +134,6 @@ pub fn lower(m: &ast::Module, opts: &Options) -> Result<(ir::Module, Vec<Diag>),
         }
     }
     if diags.iter().any(Diag::is_error) { Err(diags) } else { Ok((out, diags)) }
-}
-
-/// Places `.const` variables in bank 3 (with their initial bytes) and records `.global`
-/// variables (`.shared` ones are placed per kernel, [`shared`]).
-fn module_layout(
-    m: &ast::Module,
-    bank: &mut Vec<u8>,
-    const_vars: &mut Vec<(String, u32, u32)>,
-    diags: &mut Vec<Diag>,
-) -> ModuleLayout {
-    let mut layout = ModuleLayout::default();
-    for item in &m.items {
-        let Item::Var(v) = item else { continue };
-        layout.align.insert(v.name.name.clone(), v.alignment());
-        match v.space {
-            StateSpace::Const => {
-                let off = align_up(bank.len() as u32, v.alignment());
-                bank.resize(off as usize, 0);
-                let mut bytes = vec![0u8; v.size() as usize];
-                if let Some(init) = &v.init {
-                    let mut pos = 0usize;
-                    if let Err(e) = init_bytes(init, v.ty, &mut bytes, &mut pos) {
-                        diags.push(Diag::error(v.span, e));
-                    }
-                }
-                bank.extend_from_slice(&bytes);
-                if bank.len() > 0x10000 {
-                    diags.push(
-                        Diag::error(
-                            v.span,
-                            format!("too much `.const` data: {} bytes, bank 3 holds 65536", bank.len()),
-                        )
-                        .note("the same limit as ptxas: `File uses too much global constant data`"),
-                    );
-                }
-                layout.consts.insert(v.name.name.clone(), off);
-                const_vars.push((v.name.name.clone(), off, bytes.len() as u32));
-            }
-            StateSpace::Global => {
-                layout.globals.insert(v.name.name.clone(), v.ty);
-            }
-            _ => {}
-        }
-    }
-    layout
-}
-
-/// Serializes an initializer into little-endian element bytes.
-fn init_bytes(init: &Init, ty: ScalarType, out: &mut [u8], pos: &mut usize) -> Result<(), String> {
-    match init {
-        Init::List(items, _) => {
-            for i in items {
-                init_bytes(i, ty, out, pos)?;
-            }
-            Ok(())
-        }
-        Init::Scalar(InitValue::Imm(i)) => {
-            let n = ty.bytes() as usize;
-            let bits = match (i.value, ty.is_float()) {
-                (ast::ImmValue::Int(v), false) => v as u64,
-                (ast::ImmValue::Int(v), true) if n == 4 => (v as f32).to_bits() as u64,
-                (ast::ImmValue::Int(v), true) => (v as f64).to_bits(),
-                (v, _) if n == 4 => ctx::imm_bits32(v) as u64,
-                (v, _) => ctx::imm_bits64(v),
-            };
-            if *pos + n > out.len() {
-                return Err("initializer has more elements than the variable".into());
-            }
-            out[*pos..*pos + n].copy_from_slice(&bits.to_le_bytes()[..n]);
-            *pos += n;
-            Ok(())
-        }
-        Init::Scalar(InitValue::Addr { name, .. }) => {
-            Err(format!("address initializers (`{}`) are not supported: they need relocations", name.name))
-        }
-    }
 }
 
 /// Lowers one kernel or device function (with its inlined callees) to SSA IR.

@@ -2,6 +2,7 @@
 //! nvdisasm-syntax printer, and the final scheduled program that `sched` produces.
 
 pub mod abi;
+pub mod data;
 pub mod encode;
 pub mod instr;
 pub mod legal;

@@ -8,7 +8,7 @@
 
 use super::instr::{Instr, SrcKind, SymPart};
 use super::op::Op;
-use super::print::{Symbols, instr_text};
+use super::print::{Symbols, VRegNames, instr_text};
 use std::fmt::{self, Write};
 
 /// The scheduling control fields of one instruction (ptxas findings section 7: stall
@@ -139,6 +139,9 @@ pub struct Program {
     /// The `.const` module variables in bank 3: (name, byte offset, size in bytes), for a
     /// launch that sets their contents (`ptx2sass run --init`).
     pub const_vars: Vec<(String, u32, u32)>,
+    /// The `.global` data sections, every module variable's symbol and the address
+    /// initializers ([`crate::sass::data`]).
+    pub data: super::data::ModuleData,
 }
 
 /// Byte address of instruction `k`: Maxwell puts one control word before every three
@@ -182,9 +185,22 @@ impl SassFunction {
                         && s.instr
                             .srcs
                             .first()
-                            .is_some_and(|x| matches!(x.kind, super::instr::SrcKind::Label(t) if t as usize == *k)))
+                            .is_some_and(|x| matches!(x.kind, SrcKind::Label(t) if t as usize == *k)))
             })
             .count()
+    }
+}
+
+/// Physical registers only; symbols by the function's names.
+impl VRegNames for SassFunction {
+    fn prefix(&self, _: u32) -> &'static str {
+        "%v"
+    }
+    fn width(&self, _: u32) -> u8 {
+        1
+    }
+    fn symbol(&self, id: u32) -> String {
+        self.symbols.get(id as usize).cloned().unwrap_or_else(|| format!("sym{id}"))
     }
 }
 
@@ -279,6 +295,7 @@ impl fmt::Display for Program {
             writeln!(f, "\t\t..........")?;
             writeln!(f)?;
         }
-        Ok(())
+        // The module's data, in comments (`asm` reads them back).
+        f.write_str(&self.data.listing(&self.const_bank))
     }
 }

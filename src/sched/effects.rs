@@ -52,15 +52,17 @@ pub enum Queue {
     Global,
     /// Shared memory: `LDS ATOMS STS`.
     Shared,
-    /// Conversions: `F2F F2I I2F I2I`.
+    /// Conversions `F2F F2I I2F I2I` with population count `POPC` and find-leading-one
+    /// `FLO`, one in-order queue. ptxas 11.8 relies on it: `samples/int_ops` reads
+    /// `POPC R28, R4` (no barrier) after waiting on a younger `POPC R14, R5 &wr4`;
+    /// `samples/device_globals` has `FLO.U32 R12, R11 &wr0`, then `POPC R11, R11` with no
+    /// barrier overwriting FLO's late-read source 2 cycles later (safe only if POPC writes
+    /// after FLO has read), and `@P0 RED.E.ADD [R4], R11` reads that POPC result with no
+    /// wait of its own, after `STG .. &req={0}` waited for the younger
+    /// `F2I.S32.F32.TRUNC R8, R8 &wr0`.
     Conversion,
     /// Double precision: `DADD DMUL DFMA DMNMX DSETP DSET`.
     Fp64,
-    /// Population count `POPC`: ptxas 11.8 reads a POPC result without a write barrier of
-    /// its own once a younger POPC's barrier has been waited for (`samples/int_ops`:
-    /// `POPC R28, R4` with no barrier, `POPC R14, R5 &wr4`, then `IADD R28, R28, R14
-    /// &req={4}`).
-    Popc,
     /// The multi-function unit `MUFU`: ptxas 11.8 reads a MUFU result without a write
     /// barrier of its own once a younger MUFU's barrier has been waited for
     /// (`samples/float_math`: `MUFU.COS R19, R19` with no barrier, `MUFU.SIN R18, R22 &wr3`,
@@ -245,8 +247,7 @@ pub const TABLE: &[(&[&str], Row)] = {
         (&["LDC"], late(true, None, 2)),
         (&["SHFL"], late(true, None, 2)),
         (&["MUFU"], late(true, Some(Mufu), 4)),
-        (&["POPC"], late(true, Some(Popc), 4)),
-        (&["FLO"], late(true, None, 4)),
+        (&["POPC", "FLO"], late(true, Some(Conversion), 4)),
         (&["BREV"], late(true, None, 0)),
         (&["DADD", "DMUL", "DFMA", "DMNMX", "DSETP", "DSET"], late(true, Some(Fp64), 0)),
         (&["F2F", "F2I", "I2F", "I2I"], late(true, Some(Conversion), 4)),

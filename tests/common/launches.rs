@@ -232,6 +232,12 @@ pub fn sample_launch_shape(name: &str, sh: Shape, rng: &mut Rng) -> (Program, La
             let (k, x, y) = (s.buf(rng.u32s(n)), s.buf(rng.f32s(n)), s.buf(vec![0; 4 * n]));
             s.launch(&p, name, g, b, &[Val::I(k), Val::I(x), Val::I(y), nn])
         }
+        "device_globals" => {
+            // The hit counter and the bins (module `.global` variables, compared by name)
+            // are sums of atomic increments: the same in any order.
+            let (i, o) = (s.buf(rng.u32s(n)), s.buf(vec![0; 4 * n]));
+            s.launch(&p, name, g, b, &[Val::I(i), Val::I(o), nn])
+        }
         "daxpy" => {
             let (x, y) = (s.buf(rng.f64s(n)), s.buf(rng.f64s(n)));
             s.launch(&p, name, g, b, &[nn, Val::F64(1.5), Val::I(x), Val::I(y)])
@@ -471,6 +477,7 @@ pub const SAMPLES: &[&str] = &[
     "clamp_select",
     "const_table",
     "daxpy",
+    "device_globals",
     "float_math",
     "generic_call",
     "histogram_atomic",

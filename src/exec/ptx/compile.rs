@@ -573,6 +573,9 @@ impl<'c, 'm> FnCx<'c, 'm> {
                         Ok(Addr { base: Src::LocalAddr(o), offset: offset + LOCAL_WINDOW as i64 })
                     }
                     (Src::Imm(a), Some(_)) => Ok(Addr { base: Src::Imm(to_generic(vs, a)), offset: *offset }),
+                    // The global space is the identity in the generic one (PTX ISA 5.1:
+                    // `cvta.global` leaves a global address unchanged).
+                    (Src::Imm(a), None) if vs == Space::Global => Ok(Addr { base: Src::Imm(a), offset: *offset }),
                     _ => Err(format!("a generic access to {} variable `{}`", vs.name(), n.name)),
                 }
             }

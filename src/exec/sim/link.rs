@@ -84,6 +84,10 @@ pub fn link(program: &Program, kernel: &SassFunction) -> Result<Image, ExecError
                                 }
                                 Src::sym(ext(&mut externs) as u32, SymPart::Target)
                             }
+                            // A module variable's address: the loader's (`super::load`).
+                            (SymPart::Lo | SymPart::Hi, None) if program.data.symbol(&name).is_some() => {
+                                Src::sym(ext(&mut externs) as u32, part)
+                            }
                             (SymPart::Lo, Some(t)) => Src::imm(address(t) as u32),
                             (SymPart::Lo, None) => Src::imm(EXTERN_BASE + 16 * ext(&mut externs) as u32),
                             (SymPart::Hi, _) => Src::imm(0),

@@ -7,6 +7,7 @@
 //! | `[SHARED_WINDOW, +16 MiB)` | the CTA's shared memory at offset `addr - SHARED_WINDOW` (`c[0x0][0x0]`): the kernel's static data (`shared_bytes`), then `Launch::dynamic_shared` bytes |
 //! | `[LOCAL_WINDOW, +16 MiB)` | the thread's local memory at offset `addr - LOCAL_WINDOW` (`c[0x0][0x4]`) |
 //! | `>= GLOBAL_BASE` (4 GiB) | global buffers of `Launch::global` |
+//! | `>= MODULE_DATA_BASE` (2^44) | the module's `.global` variables, placed by the loader (`load`) |
 //!
 //! Both windows are 16 MiB aligned, as findings §4's window arithmetic requires
 //! (`cvta.shared` = `LOP.OR lo, off, c[0x0][0x0]`, `cvta.to.shared` = `LOP32I.AND lo,

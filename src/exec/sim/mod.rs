@@ -45,6 +45,8 @@
 //!   [`ExecError::Hazard`] naming the function, instruction index, address and text.
 //!   A wait on a barrier the warp never set is allowed and reported in
 //!   [`Report::notes`].
+//! * **Loading** (module `load`): the module's `.global` data is placed and initialized
+//!   and the code's relocated immediates are patched before the first CTA runs.
 //! * **Initial state**: registers, shared and local memory start as garbage drawn from
 //!   the seed, so results that depend on uninitialized state differ between seeds; a CTA
 //!   finds shared and local memory as the previous CTA left them (hardware does not clear
@@ -72,6 +74,7 @@ mod control;
 mod float;
 mod int;
 pub mod link;
+pub mod load;
 mod mem;
 mod mufu;
 mod state;
@@ -85,7 +88,7 @@ use super::{ExecError, Launch, Memory, Outcome};
 use crate::exec::Rng;
 use crate::sass::instr::{Dst, Instr, SrcKind};
 use crate::sass::op::Op;
-use crate::sass::print::{NoVRegs, instr_text};
+use crate::sass::print::instr_text;
 use crate::sass::program::{Program, SassFunction, address};
 use mem::{ConstBanks, CtaMem};
 use state::{RegSet, Warp, WarpStatus};
@@ -260,25 +263,10 @@ pub fn run_report(program: &Program, launch: &Launch) -> Result<Report, ExecErro
         "one CTA's shared, local and register memory",
         shared.saturating_add(frame_bytes.saturating_mul(threads)).saturating_add(regs),
     )?;
-    let mut const_bank = program.const_bank.clone();
-    for (name, bytes) in &launch.module_init {
-        let Some((_, off, size)) = program.const_vars.iter().find(|(n, _, _)| n == name) else {
-            return Err(ExecError::Launch(format!(
-                "--init {name}: the program has no .const variable `{name}` (the compiler rejects .global variables)"
-            )));
-        };
-        if bytes.len() as u64 > *size as u64 {
-            return Err(ExecError::Launch(format!(
-                "--init {name}: {} bytes for a variable of {size} bytes",
-                bytes.len()
-            )));
-        }
-        let at = *off as usize;
-        if const_bank.len() < at + bytes.len() {
-            const_bank.resize(at + bytes.len(), 0);
-        }
-        const_bank[at..at + bytes.len()].copy_from_slice(bytes);
-    }
+    // The loader: module data placed and initialized, code and data relocated.
+    let mut global = launch.global.clone();
+    let loaded = load::load(program, func, launch, &mut global)?;
+    let func = &loaded.func;
     for (off, ty, name) in &func.params {
         if let Some(size) = param_size(ty) {
             let end = (*off as usize).saturating_sub(PARAM_BASE) + size as usize;
@@ -305,8 +293,8 @@ pub fn run_report(program: &Program, launch: &Launch) -> Result<Report, ExecErro
         image: &image,
         output: vec![],
         info: func.code.iter().map(|s| decode(&s.instr)).collect(),
-        banks: ConstBanks::new(block, grid, frame as u32, launch.dynamic_shared, &launch.params, &const_bank),
-        global: launch.global.clone(),
+        banks: ConstBanks::new(block, grid, frame as u32, launch.dynamic_shared, &launch.params, &loaded.const_bank),
+        global,
         rng: Rng::new(launch.seed),
         garbage: Rng::new(launch.seed ^ 0x9a4b_a9e5_eed0_0f00),
         notes: vec![],
@@ -454,7 +442,7 @@ impl Sim<'_> {
     fn hazard(&self, k: usize, c: Conflict) -> ExecError {
         let text = |j: usize| {
             self.func.code.get(j).map_or(String::from("?"), |s| {
-                instr_text(&s.instr, &NoVRegs, &|t| format!("0x{:x}", address(t as usize)))
+                instr_text(&s.instr, self.func, &|t| format!("0x{:x}", address(t as usize)))
             })
         };
         let (owner, local) = self.image.owner(k);
