@@ -2,12 +2,15 @@
 //!
 //! `ptx::parse` (AST) → `lower::lower` (SSA IR) → `regalloc::allocate` (IR on physical
 //! registers) → `sched::schedule` (SASS with control fields). Each stage's output can be
-//! printed (`--emit ast|ir|ir-alloc|dot|sass`).
+//! printed (`--emit ast|ir|ir-alloc|dot|sass`), and timed (`--time-passes`,
+//! [`crate::timing`]).
 
 use crate::diag::{Diag, line_col};
 use crate::ptx::ast::Span;
 use crate::sass::program::Program;
+use crate::timing::PassTimer;
 use crate::{ir, lower, ptx, regalloc, sass, sched};
+use rayon::prelude::*;
 
 /// Which representation to stop at and print.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -105,11 +108,21 @@ pub fn decode(bytes: &[u8]) -> Result<&str, Diag> {
 
 /// Runs the pipeline on PTX source text.
 pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
-    let (module, mut warnings) = ptx::parse(src)?;
+    compile_timed(src, opts, &mut PassTimer::new(false))
+}
+
+/// [`compile`], timing each stage with `timer` (`--time-passes`). Functions are compiled
+/// in parallel (rayon's global pool, `--threads`); the output does not depend on the
+/// number of threads.
+pub fn compile_timed(src: &str, opts: &Options, timer: &mut PassTimer) -> Result<Output, Vec<Diag>> {
+    let (module, mut warnings) = timer.time("parse", || ptx::parse(src))?;
     if opts.emit == Emit::Ast {
         return Ok(Output { text: module.to_string(), stats: vec![], warnings, program: None });
     }
-    let (mut irm, w) = lower::lower(&module, &opts.lower)?;
+    let mut staged = timer.time("lower", || lower::build(&module, &opts.lower));
+    timer.time("clean-up", || lower::clean_up(&mut staged, &opts.lower));
+    timer.time("reconverge", || lower::reconverge(&mut staged));
+    let (mut irm, w) = lower::finish(staged)?;
     warnings.extend(w);
     match opts.emit {
         Emit::Ir => {
@@ -120,46 +133,45 @@ pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
         }
         _ => {}
     }
+    let max_regs = opts.regalloc.max_regs;
     if opts.sched.reorder {
-        for f in irm.functions.iter_mut() {
-            sched::list::reorder(f, opts.regalloc.max_regs);
-        }
+        timer.time("list-sched", || irm.functions.par_iter_mut().for_each(|f| sched::list::reorder(f, max_regs)));
     }
     if opts.emit == Emit::IrSched {
         return Ok(Output { text: irm.to_string(), stats: vec![], warnings, program: None });
     }
-    let mut errors = vec![];
-    for f in irm.functions.iter_mut() {
-        if let Err(e) = regalloc::allocate(f, &opts.regalloc) {
-            errors.push(Diag::error(
-                Span::default(),
-                format!("internal error in register allocation of `{}`: {e}", f.name),
-            ));
-        }
-    }
+    let errors: Vec<Diag> = timer.time("regalloc", || {
+        irm.functions
+            .par_iter_mut()
+            .filter_map(|f| {
+                regalloc::allocate(f, &opts.regalloc).err().map(|e| {
+                    Diag::error(Span::default(), format!("internal error in register allocation of `{}`: {e}", f.name))
+                })
+            })
+            .collect()
+    });
     if !errors.is_empty() {
         return Err(errors);
     }
     if opts.sched.reorder {
         // Again on physical registers, where spill code now exists (reloads hoisted).
-        for f in irm.functions.iter_mut() {
-            sched::list::reorder(f, opts.regalloc.max_regs);
-        }
+        timer.time("list-sched-post", || irm.functions.par_iter_mut().for_each(|f| sched::list::reorder(f, max_regs)));
     }
     if opts.emit == Emit::IrAlloc {
         return Ok(Output { text: irm.to_string(), stats: vec![], warnings, program: None });
     }
-    let program = Program {
-        functions: irm.functions.iter().map(|f| sched::schedule(f, &opts.sched)).collect(),
+    let program = timer.time("annotate", || Program {
+        functions: irm.functions.par_iter().map(|f| sched::schedule(f, &opts.sched)).collect(),
         const_bank: irm.const_bank.clone(),
-    };
-    let text = program.to_string();
+    });
+    let text = timer.time("print", || program.to_string());
     // The printed listing read back: what the hazard checker and the estimate see.
-    let listing = sass::text::parse(&text).map_err(|e| {
+    let listing = timer.time("read-back", || sass::text::parse(&text)).map_err(|e| {
         vec![Diag::error(Span::default(), format!("internal error: the SASS listing does not read back: {e}"))]
     })?;
     if opts.check_hazards {
-        let hazards = sched::check::check(&listing)
+        let hazards = timer
+            .time("hazard-check", || sched::check::check(&listing))
             .map_err(|e| vec![Diag::error(Span::default(), format!("internal error in the hazard checker: {e}"))])?;
         if !hazards.is_empty() {
             return Err(hazards
@@ -168,12 +180,13 @@ pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
                 .collect());
         }
     }
+    let cycles: Vec<u64> = timer.time("estimate", || listing.par_iter().map(sched::estimate::cycles).collect());
     let stats = program
         .functions
         .iter()
-        .zip(&listing)
-        .map(|(f, l)| FunctionStats {
-            cycles: sched::estimate::cycles(l),
+        .zip(cycles)
+        .map(|(f, cycles)| FunctionStats {
+            cycles,
             name: f.name.clone(),
             regs: f.regs,
             instrs: f.instr_count(),

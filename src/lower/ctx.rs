@@ -53,6 +53,9 @@ pub struct ModuleLayout {
     pub globals: HashMap<String, ScalarType>,
     /// Alignment in bytes of module variables.
     pub align: HashMap<String, u32>,
+    /// Names of the module's functions with bodies (for the diagnostic on taking their
+    /// address); one set for all kernels.
+    pub func_names: std::collections::HashSet<String>,
 }
 
 /// State of lowering one function.
@@ -101,8 +104,6 @@ pub struct Lowerer<'a> {
     pub facts: super::facts::FactTable,
     /// Alignment in bytes of named variables (scoped names).
     pub var_align: HashMap<String, u32>,
-    /// Names of the module's functions (for the diagnostic on taking their address).
-    pub func_names: std::collections::HashSet<String>,
     /// sm_70+ features emulated on SPA 5.0 are errors instead of warnings.
     pub deny_emulation: bool,
     /// The IR variable holding PTX's carry flag `CC.CF` as 0 or 1 (PTX ISA 9.7.2), written
@@ -147,7 +148,6 @@ impl<'a> Lowerer<'a> {
             facts: Default::default(),
             var_align: HashMap::new(),
             deny_emulation: false,
-            func_names: Default::default(),
             carry_var: None,
             carry_at: None,
         }
@@ -215,7 +215,7 @@ impl<'a> Lowerer<'a> {
             return Ok(*r);
         }
         let Some(ty) = self.lookup_reg_type(&key) else {
-            if self.func_names.contains(&id.name) {
+            if self.layout.func_names.contains(&id.name) {
                 return self.fail(
                     Diag::error(id.span, format!("the address of function `{}` cannot be taken", id.name))
                         .note("ptx2sass inlines device functions: indirect calls are not supported"),

@@ -58,10 +58,45 @@ fn align_up(x: u32, a: u32) -> u32 {
 }
 
 /// Lowers every kernel of `m`. Returns the IR module and warnings, or every error.
+/// Kernels are lowered in parallel (rayon); the result does not depend on the number of
+/// threads.
 pub fn lower(m: &ast::Module, opts: &Options) -> Result<(ir::Module, Vec<Diag>), Vec<Diag>> {
+    let mut staged = build(m, opts);
+    clean_up(&mut staged, opts);
+    reconverge(&mut staged);
+    finish(staged)
+}
+
+/// One kernel between the lowering's stages: its function, until a stage fails.
+#[derive(Debug)]
+pub struct Kernel {
+    /// The function, `None` once a stage reported an error.
+    pub func: Option<Function>,
+    /// Its diagnostics so far (warnings, and the errors that stopped it).
+    pub diags: Vec<Diag>,
+    /// The kernel's name in the source, where internal errors point.
+    pub span: ast::Span,
+}
+
+/// The module between the lowering's stages ([`build`], [`clean_up`], [`reconverge`],
+/// [`finish`]), which the driver times one by one (`--time-passes`).
+#[derive(Debug)]
+pub struct Staged {
+    /// The kernels in source order.
+    pub kernels: Vec<Kernel>,
+    /// Initial contents of constant bank 3.
+    pub const_bank: Vec<u8>,
+    /// Diagnostics of module-scope declarations.
+    pub diags: Vec<Diag>,
+}
+
+/// Stage 1: module layout, then every kernel (in parallel) lowered, its critical edges
+/// split and put in SSA form ([`ssa::construct`]).
+pub fn build(m: &ast::Module, opts: &Options) -> Staged {
+    use rayon::prelude::*;
     let mut diags = vec![];
-    let mut out = ir::Module::default();
-    let layout = module_layout(m, &mut out.const_bank, &mut diags);
+    let mut const_bank = vec![];
+    let mut layout = module_layout(m, &mut const_bank, &mut diags);
     let funcs: HashMap<&str, &ast::Function> = m
         .items
         .iter()
@@ -70,18 +105,82 @@ pub fn lower(m: &ast::Module, opts: &Options) -> Result<(ir::Module, Vec<Diag>),
             _ => None,
         })
         .collect();
-    for item in &m.items {
-        let Item::Function(f) = item else { continue };
-        if f.kind != FuncKind::Entry || f.body.is_none() {
-            continue;
+    layout.func_names = funcs.keys().map(|n| n.to_string()).collect();
+    let kernels: Vec<&ast::Function> = m
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Function(f) if f.kind == FuncKind::Entry && f.body.is_some() => Some(f),
+            _ => None,
+        })
+        .collect();
+    let kernels = kernels
+        .par_iter()
+        .map(|f| match lower_kernel(f, &funcs, &layout, opts) {
+            Ok((func, d)) => Kernel { func: Some(func), diags: d, span: f.name.span },
+            Err(d) => Kernel { func: None, diags: d, span: f.name.span },
+        })
+        .collect();
+    Staged { kernels, const_bank, diags }
+}
+
+/// Stage 2: the clean-up passes on every kernel (unless `opts.no_opt`): copy
+/// propagation, folding and dead code ([`opt`]), memory-address rewrites ([`memopt`]),
+/// three-input fusion ([`combine`]), if-conversion ([`ifconv`]).
+pub fn clean_up(st: &mut Staged, opts: &Options) {
+    use rayon::prelude::*;
+    if opts.no_opt {
+        return;
+    }
+    st.kernels.par_iter_mut().filter_map(|k| k.func.as_mut()).for_each(clean_up_function);
+}
+
+fn clean_up_function(func: &mut Function) {
+    opt::run(func);
+    let mut again = memopt::reuse_plg(func);
+    while memopt::scaled_index(func) {
+        again = true;
+    }
+    again |= memopt::fuse_generic_add(func);
+    again |= memopt::uniform_loads(func);
+    if again {
+        opt::run(func);
+    }
+    if combine::run(func) {
+        opt::run(func);
+    }
+    if ifconv::run(func) {
+        opt::run(func);
+    }
+}
+
+/// Stage 3: reconvergence points for divergent branches ([`reconverge::insert`]) and the
+/// IR verifier on every kernel.
+pub fn reconverge(st: &mut Staged) {
+    use rayon::prelude::*;
+    st.kernels.par_iter_mut().for_each(|k| {
+        let Some(func) = &mut k.func else { return };
+        let failed = match reconverge::insert(func, k.span) {
+            Err(d) => Some(d),
+            Ok(()) => ir::verify::verify(func)
+                .err()
+                .map(|e| Diag::error(k.span, format!("internal error after lowering: {e}"))),
+        };
+        if let Some(d) = failed {
+            k.diags.push(d);
+            k.func = None;
         }
-        match lower_kernel(f, &funcs, &layout, opts) {
-            Ok((func, d)) => {
-                diags.extend(d);
-                out.functions.push(func);
-            }
-            Err(d) => diags.extend(d),
-        }
+    });
+}
+
+/// The lowered module and warnings, or every diagnostic (in source order) when a kernel
+/// failed.
+pub fn finish(st: Staged) -> Result<(ir::Module, Vec<Diag>), Vec<Diag>> {
+    let mut diags = st.diags;
+    let mut out = ir::Module { functions: vec![], const_bank: st.const_bank };
+    for k in st.kernels {
+        diags.extend(k.diags);
+        out.functions.extend(k.func);
     }
     if diags.iter().any(Diag::is_error) { Err(diags) } else { Ok((out, diags)) }
 }
@@ -168,7 +267,6 @@ fn lower_kernel(
 ) -> Result<(Function, Vec<Diag>), Vec<Diag>> {
     let mut lw = Lowerer::new(Function::new(&k.name.name, FuncKind::Entry), layout);
     lw.deny_emulation = opts.deny_emulation;
-    lw.func_names = funcs.keys().map(|n| n.to_string()).collect();
     lw.facts = facts::FactTable::new(k);
     // Parameters: natural or declared alignment, from c[0x0][0x140].
     let mut off = PARAM_BASE;
@@ -206,37 +304,11 @@ fn lower_kernel(
         return Err(lw.diags);
     }
     let mut func = lw.f;
-    let mut diags = lw.diags;
+    let diags = lw.diags;
     opt::remove_unreachable(&mut func);
     opt::thread_exits(&mut func);
     opt::split_critical_edges(&mut func);
     ssa::construct(&mut func);
-    if !opts.no_opt {
-        opt::run(&mut func);
-        let mut again = memopt::reuse_plg(&mut func);
-        while memopt::scaled_index(&mut func) {
-            again = true;
-        }
-        again |= memopt::fuse_generic_add(&mut func);
-        again |= memopt::uniform_loads(&mut func);
-        if again {
-            opt::run(&mut func);
-        }
-        if combine::run(&mut func) {
-            opt::run(&mut func);
-        }
-        if ifconv::run(&mut func) {
-            opt::run(&mut func);
-        }
-    }
-    if let Err(d) = reconverge::insert(&mut func, k.name.span) {
-        diags.push(d);
-        return Err(diags);
-    }
-    if let Err(e) = ir::verify::verify(&func) {
-        diags.push(Diag::error(k.name.span, format!("internal error after lowering: {e}")));
-        return Err(diags);
-    }
     Ok((func, diags))
 }
 
