@@ -241,10 +241,13 @@ impl Pressure<'_> {
 /// Reorders every block of the SSA function `f` (see the module docs). `max_regs` is the
 /// register budget (`--maxrregcount`).
 pub fn reorder(f: &mut Function, max_regs: u32) {
-    let outs = crate::ir::liveness(f).live_out;
+    let outs = crate::ir::liveness(f);
     let target = PRESSURE_TARGET.min(max_regs.saturating_sub(8).max(8));
     for &b in &f.layout.clone() {
-        let mut live = outs[&b].clone();
+        let mut live = vec![false; f.vregs.len()];
+        for &v in outs.live_out(b) {
+            live[v as usize] = true;
+        }
         let instrs = std::mem::take(&mut f.cfg[b].instrs);
         let origins = std::mem::take(&mut f.cfg[b].origins);
         // Regions, last first, with the live set after each.
