@@ -135,10 +135,8 @@ pub fn reuse_plg(f: &mut Function) -> bool {
                     }
                 }
                 work.push(Step::Exit(undo));
-                if let Some(ch) = dom.children.get(&b) {
-                    for &c in ch.iter().rev() {
-                        work.push(Step::Enter(c));
-                    }
+                for &c in dom.children(b).iter().rev() {
+                    work.push(Step::Enter(c));
                 }
             }
         }

@@ -78,7 +78,7 @@ fn find(parent: &mut [u32], mut x: u32) -> u32 {
 
 /// Splits slots into webs (see the module documentation); renumbers operands to webs.
 fn split_webs(f: &mut Function) {
-    crate::lower::ssa::construct(f);
+    crate::lower::ssa::construct_with(f, false);
     let n = f.vregs.len();
     let mut parent: Vec<u32> = (0..n as u32).collect();
     for b in f.layout.clone() {
