@@ -38,7 +38,8 @@ pub enum Shape {
     IfRegions,
     /// Issue 20: empty kernels (`{ ret; }`), 4 lines each.
     EmptyKernels,
-    /// Issue 20: one nest of counted loops, about 6 lines per level.
+    /// Issue 20: nests of 200 counted loops (about 6 lines per level), one after the
+    /// other (one shallower nest at 1k lines).
     NestedLoops,
 }
 
@@ -181,7 +182,7 @@ impl Kernel {
                 Shape::PredAdd => self.pred_add(),
                 Shape::IfRegions => self.if_region(),
                 Shape::NestedLoops => {
-                    let depth = (target.saturating_sub(self.lines) / 6).max(1);
+                    let depth = (target.saturating_sub(self.lines) / 6).clamp(1, 200);
                     self.nest(depth);
                 }
                 Shape::EmptyKernels => unreachable!("a module shape"),
