@@ -22,8 +22,7 @@ fn sizes() -> Vec<usize> {
 }
 
 fn options() -> Options {
-    let mut o = Options::default();
-    o.check_hazards = false;
+    let mut o = Options { check_hazards: false, ..Options::default() };
     o.regalloc.verify = false;
     o
 }

@@ -501,8 +501,8 @@ mod tests {
                 .map(|_| {
                     let size = [MemSize::B32, MemSize::B64, MemSize::B128][(rng.next_u64() % 3) as usize];
                     let mut m = MemMods::new(size, true);
-                    m.keep = (rng.next_u64() % 12) == 0;
-                    let op = match (rng.next_u64() % 8) {
+                    m.keep = rng.next_u64().is_multiple_of(12);
+                    let op = match rng.next_u64() % 8 {
                         0 => Op::Ldg(m),
                         1 => Op::Stg(m),
                         2 => Op::Lds(m),

@@ -254,6 +254,10 @@ impl Pressure<'_> {
     }
 }
 
+/// A candidate waiting for its operands: (earliest cycle, height, candidate, version),
+/// the smallest first in a max-heap.
+type Pending = Reverse<(u32, Reverse<u32>, u32, u32)>;
+
 /// Candidates with equal [`Delta::key`]: heaps of entries `(.., candidate, version)`, an
 /// entry being current while the version matches the candidate's.
 #[derive(Default)]
@@ -263,7 +267,7 @@ struct Bucket {
     /// Ready at the current cycle, by (height, earlier first).
     avail: BinaryHeap<(u32, Reverse<u32>, u32)>,
     /// Not yet ready, by (earliest cycle, higher first, earlier first).
-    pend: BinaryHeap<Reverse<(u32, Reverse<u32>, u32, u32)>>,
+    pend: BinaryHeap<Pending>,
     /// All, by (height, earlier first).
     all: BinaryHeap<(u32, Reverse<u32>, u32)>,
 }
