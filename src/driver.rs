@@ -2,12 +2,15 @@
 //!
 //! `ptx::parse` (AST) → `lower::lower` (SSA IR) → `regalloc::allocate` (IR on physical
 //! registers) → `sched::schedule` (SASS with control fields). Each stage's output can be
-//! printed (`--emit ast|ir|ir-alloc|dot|sass`).
+//! printed (`--emit ast|ir|ir-alloc|dot|sass`), and timed (`--time-passes`,
+//! [`crate::timing`]).
 
 use crate::diag::{Diag, line_col};
 use crate::ptx::ast::Span;
 use crate::sass::program::Program;
+use crate::timing::PassTimer;
 use crate::{ir, lower, ptx, regalloc, sass, sched};
+use rayon::prelude::*;
 
 /// Which representation to stop at and print.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -147,11 +150,21 @@ fn maxnreg(module: &ptx::ast::Module, name: &str) -> Option<(u32, Span)> {
 
 /// Runs the pipeline on PTX source text.
 pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
-    let (module, mut warnings) = ptx::parse_with(src, &opts.front)?;
+    compile_timed(src, opts, &mut PassTimer::new(false))
+}
+
+/// [`compile`], timing each stage with `timer` (`--time-passes`). Functions are compiled
+/// in parallel (rayon's global pool, `--threads`); the output does not depend on the
+/// number of threads.
+pub fn compile_timed(src: &str, opts: &Options, timer: &mut PassTimer) -> Result<Output, Vec<Diag>> {
+    let (module, mut warnings) = timer.time("parse", || ptx::parse_with(src, &opts.front))?;
     if opts.emit == Emit::Ast {
         return Ok(Output { text: module.to_string(), stats: vec![], warnings, program: None, binary: None });
     }
-    let (mut irm, w) = lower::lower(&module, &opts.lower)?;
+    let mut staged = timer.time("lower", || lower::build(&module, &opts.lower));
+    timer.time("clean-up", || lower::clean_up(&mut staged, &opts.lower));
+    timer.time("reconverge", || lower::reconverge(&mut staged));
+    let (mut irm, w) = lower::finish(staged)?;
     warnings.extend(w);
     match opts.emit {
         Emit::Ir => {
@@ -184,42 +197,44 @@ pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
         })
         .collect();
     if opts.sched.reorder {
-        for (f, b) in irm.functions.iter_mut().zip(&budgets) {
-            sched::list::reorder(f, b.max_regs);
-        }
+        timer.time("list-sched", || {
+            irm.functions.par_iter_mut().zip(budgets.par_iter()).for_each(|(f, b)| sched::list::reorder(f, b.max_regs))
+        });
         cc_links_kept(&irm, opts, "list scheduling")?;
     }
     if opts.emit == Emit::IrSched {
         return Ok(Output { text: irm.to_string(), stats: vec![], warnings, program: None, binary: None });
     }
-    let mut errors = vec![];
-    for (f, b) in irm.functions.iter_mut().zip(&budgets) {
-        if let Err(e) = regalloc::allocate(f, b) {
-            errors.push(Diag::error(
-                Span::default(),
-                format!("internal error in register allocation of `{}`: {e}", f.name),
-            ));
-        }
-    }
+    let errors: Vec<Diag> = timer.time("regalloc", || {
+        irm.functions
+            .par_iter_mut()
+            .zip(budgets.par_iter())
+            .filter_map(|(f, b)| {
+                regalloc::allocate(f, b).err().map(|e| {
+                    Diag::error(Span::default(), format!("internal error in register allocation of `{}`: {e}", f.name))
+                })
+            })
+            .collect()
+    });
     if !errors.is_empty() {
         return Err(errors);
     }
     if opts.sched.reorder {
         // Again on physical registers, where spill code now exists (reloads hoisted).
-        for (f, b) in irm.functions.iter_mut().zip(&budgets) {
-            sched::list::reorder(f, b.max_regs);
-        }
+        timer.time("list-sched-post", || {
+            irm.functions.par_iter_mut().zip(budgets.par_iter()).for_each(|(f, b)| sched::list::reorder(f, b.max_regs))
+        });
         cc_links_kept(&irm, opts, "list scheduling after allocation")?;
     }
     if opts.emit == Emit::IrAlloc {
         return Ok(Output { text: irm.to_string(), stats: vec![], warnings, program: None, binary: None });
     }
-    let mut program = Program {
-        functions: irm.functions.iter().map(|f| sched::schedule(f, &opts.sched)).collect(),
+    let mut program = timer.time("annotate", || Program {
+        functions: irm.functions.par_iter().map(|f| sched::schedule(f, &opts.sched)).collect(),
         const_bank: irm.const_bank.clone(),
         const_vars: irm.const_vars.clone(),
         data: irm.data.clone(),
-    };
+    });
     // Negations on operands whose encoding has no negate bit move to one that has.
     for f in program.functions.iter_mut() {
         for s in f.code.iter_mut() {
@@ -227,13 +242,14 @@ pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
         }
     }
     program.propagate_register_counts();
-    let text = program.to_string();
+    let text = timer.time("print", || program.to_string());
     // The printed listing read back: what the hazard checker and the estimate see.
-    let listing = sass::text::parse(&text).map_err(|e| {
+    let listing = timer.time("read-back", || sass::text::parse(&text)).map_err(|e| {
         vec![Diag::error(Span::default(), format!("internal error: the SASS listing does not read back: {e}"))]
     })?;
     if opts.check_hazards {
-        let hazards = sched::check::check(&listing)
+        let hazards = timer
+            .time("hazard-check", || sched::check::check(&listing))
             .map_err(|e| vec![Diag::error(Span::default(), format!("internal error in the hazard checker: {e}"))])?;
         if !hazards.is_empty() {
             return Err(hazards
@@ -242,12 +258,13 @@ pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
                 .collect());
         }
     }
+    let cycles: Vec<u64> = timer.time("estimate", || listing.par_iter().map(sched::estimate::cycles).collect());
     let stats = program
         .functions
         .iter()
-        .zip(&listing)
-        .map(|(f, l)| FunctionStats {
-            cycles: sched::estimate::cycles(l),
+        .zip(cycles)
+        .map(|(f, cycles)| FunctionStats {
+            cycles,
             name: f.name.clone(),
             regs: f.regs,
             instrs: f.instr_count(),

@@ -19,3 +19,4 @@ pub mod ptx;
 pub mod regalloc;
 pub mod sass;
 pub mod sched;
+pub mod timing;

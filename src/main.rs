@@ -204,6 +204,13 @@ struct CompileArgs {
     /// recursive, large multi-call and `.pragma "noinline"` ones as calls.
     #[arg(long, value_enum, default_value = "auto")]
     inline: InlineArg,
+    /// Print the wall time and peak memory of each compilation stage on stderr.
+    #[arg(long)]
+    time_passes: bool,
+    /// Threads compiling functions in parallel (default: one per core; the output does
+    /// not depend on it).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    threads: Option<u32>,
 }
 
 /// `println!` to stdout that ends the program quietly (status 0) when the reader has
@@ -321,7 +328,16 @@ fn compile(args: CompileArgs) -> ExitCode {
     opts.front.allow_newer_target = args.allow_newer_target;
     opts.lower.inline = args.inline.into();
     let file = SourceFile::new(&name, src);
-    match driver::compile(src, &opts) {
+    if let Some(n) = args.threads {
+        // Only fails when the global pool was already built, which nothing does before.
+        let _ = rayon::ThreadPoolBuilder::new().num_threads(n as usize).build_global();
+    }
+    let mut timer = ptx2sass::timing::PassTimer::new(args.time_passes);
+    let result = driver::compile_timed(src, &opts, &mut timer);
+    if args.time_passes {
+        err!("{}", timer.report());
+    }
+    match result {
         Ok(out) => {
             err!("{}", file.render_all(&out.warnings));
             if args.verbose {

@@ -16,10 +16,12 @@
 //! `Display` prints the IR in SASS syntax with block headers; [`dot`] renders Graphviz.
 
 pub mod cc;
+pub mod defuse;
 pub mod dot;
 pub mod liveness;
 pub mod verify;
 
+pub use defuse::{DefSites, use_counts};
 pub use liveness::{Liveness, liveness};
 
 use crate::ptx::ast::{FuncKind, Span};

@@ -121,7 +121,9 @@ impl Lowerer<'_> {
                     let a = self.var_address(&name.name, loc, name.span)?;
                     return Ok(Val { lo: Src::reg(a.part(0)), hi: Some(Src::reg(a.part(1))), whole: Some(a) });
                 }
-                if self.func_names.contains(&name.name) && self.lookup_reg_type(&self.scoped(&name.name)).is_none() {
+                if self.layout.func_names.contains(&name.name)
+                    && self.lookup_reg_type(&self.scoped(&name.name)).is_none()
+                {
                     // A function's address (`mov.u64 %rd, f`).
                     let (lo, hi) = self.function_address(name)?;
                     return Ok(Val { lo, hi: Some(hi), whole: None });

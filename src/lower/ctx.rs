@@ -89,6 +89,9 @@ pub struct ModuleLayout {
     pub calls: super::callgraph::CallGraph,
     /// The `--inline` mode.
     pub inline: super::callgraph::Inline,
+    /// Names of the module's functions with bodies (for the diagnostic on taking their
+    /// address); one set for all kernels.
+    pub func_names: std::collections::HashSet<String>,
 }
 
 /// State of lowering one function.
@@ -135,8 +138,6 @@ pub struct Lowerer<'a> {
     pub facts: super::facts::FactTable,
     /// Alignment in bytes of named variables (scoped names).
     pub var_align: HashMap<String, u32>,
-    /// Names of the module's functions (for the diagnostic on taking their address).
-    pub func_names: std::collections::HashSet<String>,
     /// sm_70+ features emulated on SPA 5.0 are errors instead of warnings.
     pub deny_emulation: bool,
     /// The IR variable holding PTX's carry flag `CC.CF` as 0 or 1 (PTX ISA 9.7.2), written
@@ -213,7 +214,6 @@ impl<'a> Lowerer<'a> {
             facts: Default::default(),
             var_align: HashMap::new(),
             deny_emulation: false,
-            func_names: Default::default(),
             carry_var: None,
             carry_at: None,
             cc_now: None,
@@ -367,7 +367,7 @@ impl<'a> Lowerer<'a> {
             return Ok(*r);
         }
         let Some(ty) = self.lookup_reg_type(&key) else {
-            if self.func_names.contains(&id.name) {
+            if self.layout.func_names.contains(&id.name) {
                 return self.fail(
                     Diag::error(id.span, format!("function `{}` used where a register is expected", id.name))
                         .note("a function's address is taken with `mov.u64 %rd, name` (PTX ISA 9.7.9.1)"),

@@ -46,7 +46,6 @@ use crate::sass::instr::{Dst, Guard, Instr, Reg, RegRef, Src};
 use crate::sass::op::{Op, Unit};
 use petgraph::Direction;
 use petgraph::visit::EdgeRef;
-use std::collections::HashMap;
 
 /// The most (non-pseudo) instructions the two arms of a converted branch may hold together.
 /// Both arms issue on every path after conversion, so this bounds the issue slots spent
@@ -64,76 +63,156 @@ pub const MAX_SELECTS: usize = 4;
 
 /// Converts every eligible branch and merges straight-line chains. Returns true if the
 /// function changed. Needs SSA form (`f.ssa`), runs before `reconverge::insert`.
+///
+/// Chains are merged to a fixed point first; then the first eligible branch in layout
+/// order is converted, the chains it completes are merged, and so on. Only the blocks
+/// around a change are looked at again (a block's eligibility depends on itself, its
+/// successors and theirs), and renaming block parameters to the merged predecessor's
+/// arguments is done once at the end ([`Pass::resolve`] meanwhile), so the pass is
+/// `n log n` in the number of blocks plus linear in the instructions.
 pub fn run(f: &mut Function) -> bool {
-    let mut changed = merge_chains(f);
-    while convert_one(f) {
-        merge_chains(f);
-        changed = true;
-    }
-    changed
-}
-
-/// Applies `map` to every use of a virtual register in the function (instructions and
-/// edge arguments).
-fn rename_uses(f: &mut Function, map: &HashMap<u32, u32>) {
-    if map.is_empty() {
-        return;
-    }
+    let mut p = Pass::new(f);
     for b in f.layout.clone() {
-        for i in &mut f.cfg[b].instrs {
-            crate::ir::for_each_use_mut(i, |v| {
-                if let Some(n) = map.get(v) {
-                    *v = *n;
-                }
-            });
+        p.merge_queue.push(b);
+    }
+    p.merge_all(f);
+    for b in f.layout.clone() {
+        p.dirty(b);
+    }
+    while let Some(std::cmp::Reverse((_, a))) = p.convert_queue.pop() {
+        let a = BlockId::new(a);
+        if p.removed[a.index()] {
+            continue;
+        }
+        if let Some(conv) = eligible(f, &mut p, a) {
+            p.convert(f, a, conv);
+            p.merge_all(f);
         }
     }
-    for e in f.cfg.edge_indices().collect::<Vec<_>>() {
-        for a in &mut f.cfg[e].args {
-            if let Some(n) = map.get(a) {
-                *a = *n;
+    p.finish(f)
+}
+
+/// The state of [`run`]: the layout as a linked list, pending renames, work queues.
+struct Pass {
+    /// Position of each block in the initial layout (the conversion order).
+    pos: Vec<usize>,
+    next: Vec<Option<BlockId>>,
+    prev: Vec<Option<BlockId>>,
+    removed: Vec<bool>,
+    /// Block parameters renamed to the arguments of the edge they were merged through.
+    subst: Vec<u32>,
+    merge_queue: Vec<BlockId>,
+    convert_queue: std::collections::BinaryHeap<std::cmp::Reverse<(usize, usize)>>,
+    changed: bool,
+}
+
+/// A branch to convert: taken arm, fall-through arm, join.
+struct Conversion {
+    t: BlockId,
+    fl: BlockId,
+    l: BlockId,
+}
+
+impl Pass {
+    fn new(f: &Function) -> Pass {
+        let nb = petgraph::visit::NodeIndexable::node_bound(&f.cfg);
+        let mut pos = vec![usize::MAX; nb];
+        let mut next = vec![None; nb];
+        let mut prev = vec![None; nb];
+        for (k, &b) in f.layout.iter().enumerate() {
+            pos[b.index()] = k;
+            next[b.index()] = f.layout.get(k + 1).copied();
+            prev[b.index()] = k.checked_sub(1).map(|j| f.layout[j]);
+        }
+        Pass {
+            pos,
+            next,
+            prev,
+            removed: vec![false; nb],
+            subst: (0..f.vregs.len() as u32).collect(),
+            merge_queue: vec![],
+            convert_queue: Default::default(),
+            changed: false,
+        }
+    }
+
+    /// The current name of `v` (after the renames recorded so far).
+    fn resolve(&mut self, mut v: u32) -> u32 {
+        let mut path = vec![];
+        while (v as usize) < self.subst.len() && self.subst[v as usize] != v {
+            path.push(v);
+            v = self.subst[v as usize];
+        }
+        for p in path {
+            self.subst[p as usize] = v;
+        }
+        v
+    }
+
+    /// `b` changed: its eligibility, and that of its predecessors (for which it may be an
+    /// arm), are to be looked at again.
+    fn dirty(&mut self, b: BlockId) {
+        if let Some(&p) = self.pos.get(b.index())
+            && p != usize::MAX
+        {
+            self.convert_queue.push(std::cmp::Reverse((p, b.index())));
+        }
+    }
+    fn dirty_around(&mut self, f: &Function, b: BlockId) {
+        self.dirty(b);
+        for e in f.cfg.edges_directed(b, Direction::Incoming) {
+            self.dirty(e.source());
+        }
+    }
+
+    /// Removes `b` from the layout; the block before it is looked at again for merging
+    /// (a block may absorb one ending in a conditional branch only if that one follows it).
+    fn unlink(&mut self, b: BlockId) {
+        self.removed[b.index()] = true;
+        let (p, n) = (self.prev[b.index()], self.next[b.index()]);
+        if let Some(p) = p {
+            self.next[p.index()] = n;
+            self.merge_queue.push(p);
+        }
+        if let Some(n) = n {
+            self.prev[n.index()] = p;
+        }
+    }
+
+    /// Merges every eligible chain reachable from the queue (to a fixed point).
+    fn merge_all(&mut self, f: &mut Function) {
+        while let Some(x) = self.merge_queue.pop() {
+            if self.removed[x.index()] {
+                continue;
+            }
+            while let Some(y) = self.mergeable(f, x) {
+                self.merge(f, x, y);
             }
         }
     }
-}
 
-/// The single successor of `b` when `b` ends in an unguarded `BRA`.
-fn jump_target(f: &Function, b: BlockId) -> Option<BlockId> {
-    let last = f.cfg[b].instrs.last()?;
-    if last.op != Op::Bra || last.guard.is_some() {
-        return None;
+    /// The block `x` can absorb: `x` ends in `BRA Y`, `Y` has no other predecessor and is
+    /// not the entry; when `Y` ends in a conditional branch, its fall-through block must
+    /// stay next in the layout, so `Y` must directly follow `X`.
+    fn mergeable(&self, f: &Function, x: BlockId) -> Option<BlockId> {
+        let y = jump_target(f, x)?;
+        let single_pred = f.cfg.edges_directed(y, Direction::Incoming).count() == 1;
+        let ok =
+            y != x && y != f.entry && single_pred && (!ends_in_cond_branch(f, y) || self.next[x.index()] == Some(y));
+        ok.then_some(y)
     }
-    let s = f.succs(b);
-    (s.len() == 1).then(|| s[0])
-}
 
-/// True if `b` ends in a guarded `BRA` (whose fall-through successor must follow it in
-/// the layout).
-fn ends_in_cond_branch(f: &Function, b: BlockId) -> bool {
-    f.cfg[b].instrs.last().is_some_and(|i| i.op == Op::Bra && i.guard.is_some())
-}
-
-/// Merges `Y` into `X` when `X` ends in `BRA Y` and `Y` has no other predecessor. When `Y`
-/// ends in a conditional branch, its fall-through block must stay next in the layout, so
-/// `Y` must directly follow `X` then.
-fn merge_chains(f: &mut Function) -> bool {
-    let mut changed = false;
-    let mut k = 0;
-    while k < f.layout.len() {
-        let x = f.layout[k];
-        let Some(y) = jump_target(f, x) else {
-            k += 1;
-            continue;
-        };
-        let next = f.layout.get(k + 1).copied();
-        if y == x || y == f.entry || f.preds(y).len() != 1 || (ends_in_cond_branch(f, y) && next != Some(y)) {
-            k += 1;
-            continue;
-        }
-        // Block parameters of Y become the arguments X passes.
+    /// Merges `Y` into `X` (`X` ends in `BRA Y`, `Y`'s only predecessor).
+    fn merge(&mut self, f: &mut Function, x: BlockId, y: BlockId) {
         let e = f.succ_edges(x)[0];
         let args = f.cfg[e].args.clone();
-        let map: HashMap<u32, u32> = f.cfg[y].params.iter().copied().zip(args).collect();
+        let params = f.cfg[y].params.clone();
+        for (p, a) in params.into_iter().zip(args) {
+            let a = self.resolve(a);
+            if a != p {
+                self.subst[p as usize] = a;
+            }
+        }
         let yb = std::mem::take(&mut f.cfg[y]);
         let xb = &mut f.cfg[x];
         xb.instrs.pop();
@@ -147,80 +226,17 @@ fn merge_chains(f: &mut Function) -> bool {
             f.cfg.add_edge(x, t, w);
         }
         f.cfg.remove_node(y);
-        f.layout.retain(|b| *b != y);
-        rename_uses(f, &map);
-        changed = true;
-        // Look at X again: it may continue into another chain.
+        self.unlink(y);
+        self.changed = true;
+        self.dirty_around(f, x);
     }
-    changed
-}
 
-/// The outgoing edges of `b` as (target, weight), in successor order.
-fn out_edges(f: &Function, b: BlockId) -> Vec<(BlockId, Edge)> {
-    f.succ_edges(b).into_iter().map(|e| (f.cfg.edge_endpoints(e).expect("edge exists").1, f.cfg[e].clone())).collect()
-}
-
-/// True if `b` can be an arm: single predecessor, ends in `BRA` to a single successor, no
-/// control instruction or guard before that, no block parameters.
-fn arm_ok(f: &Function, b: BlockId, a: BlockId) -> bool {
-    let blk = &f.cfg[b];
-    if b == f.entry || !blk.params.is_empty() || f.preds(b) != [a] || jump_target(f, b).is_none() {
-        return false;
-    }
-    let body = &blk.instrs[..blk.instrs.len() - 1];
-    body.iter().all(|i| {
-        i.guard.is_none() && !i.op.info().control && i.op.info().unit != Unit::Control && !matches!(i.op, Op::Call(_))
-    })
-}
-
-/// Instructions that issue (not pseudo-ops) in the body of arm `b`.
-fn issued(f: &Function, b: BlockId) -> usize {
-    let blk = &f.cfg[b];
-    blk.instrs[..blk.instrs.len() - 1].iter().filter(|i| !i.op.is_pseudo()).count()
-}
-
-/// Converts one eligible conditional branch. Returns false when there is none.
-fn convert_one(f: &mut Function) -> bool {
-    for a in f.layout.clone() {
-        if !ends_in_cond_branch(f, a) {
-            continue;
-        }
-        let edges = f.succ_edges(a);
-        if edges.len() != 2 || edges.iter().any(|e| !f.cfg[*e].args.is_empty()) {
-            continue;
-        }
-        let (t, fl) = (f.succs(a)[0], f.succs(a)[1]);
-        debug_assert_eq!(f.cfg[edges[0]].kind, EdgeKind::Taken);
-        if t == fl || !arm_ok(f, t, a) || !arm_ok(f, fl, a) {
-            continue;
-        }
-        let (Some(lt), Some(lf)) = (jump_target(f, t), jump_target(f, fl)) else { continue };
-        let (it, ifl) = (issued(f, t), issued(f, fl));
-        if lt != lf || lt == a || it + ifl > MAX_ARM_INSTRS {
-            continue;
-        }
-        // A cold arm (the call of an f64 slow path) much longer than the other would run on
-        // every path after conversion instead of almost never.
-        if (f.cfg[t].cold && it > ifl + COLD_SLACK) || (f.cfg[fl].cold && ifl > it + COLD_SLACK) {
-            continue;
-        }
-        let l = lt;
+    /// Converts the branch at the end of `a` (checked by [`eligible`]).
+    fn convert(&mut self, f: &mut Function, a: BlockId, c: Conversion) {
+        let Conversion { t, fl, l } = c;
         let arg_t = f.cfg[f.succ_edges(t)[0]].args.clone();
         let arg_f = f.cfg[f.succ_edges(fl)[0]].args.clone();
         let params = f.cfg[l].params.clone();
-        let mut words = 0;
-        let mut pred_param = false;
-        for (k, p) in params.iter().enumerate() {
-            if arg_t[k] != arg_f[k] {
-                match f.vregs[*p as usize] {
-                    VRegKind::Gpr(n) => words += n as usize,
-                    VRegKind::Pred => pred_param = true,
-                }
-            }
-        }
-        if pred_param || words > MAX_SELECTS {
-            continue;
-        }
         let br = f.cfg[a].instrs.last().expect("ends in a branch").clone();
         let g = br.guard.expect("conditional branch");
         let origin = *f.cfg[a].origins.last().expect("origins parallel instrs");
@@ -240,7 +256,7 @@ fn convert_one(f: &mut Function) -> bool {
         // Join arguments: one SEL per 32-bit word where the two arms pass different values.
         let mut args = vec![];
         for (k, p) in params.iter().enumerate() {
-            if arg_t[k] == arg_f[k] {
+            if self.resolve(arg_t[k]) == self.resolve(arg_f[k]) {
                 args.push(arg_t[k]);
                 continue;
             }
@@ -269,17 +285,129 @@ fn convert_one(f: &mut Function) -> bool {
             let Reg::V(v) = v else { unreachable!("virtual") };
             args.push(v);
         }
+        // New values are their own names.
+        let known = self.subst.len() as u32;
+        self.subst.extend(known..f.vregs.len() as u32);
         f.cfg[a].push(Instr::new(Op::Bra, vec![], vec![Src::label(l.index() as u32)]), origin);
         for e in f.cfg.edges_directed(a, Direction::Outgoing).map(|e| e.id()).collect::<Vec<_>>() {
             f.cfg.remove_edge(e);
         }
         f.cfg.remove_node(t);
         f.cfg.remove_node(fl);
-        f.layout.retain(|b| *b != t && *b != fl);
         f.cfg.add_edge(a, l, Edge { kind: EdgeKind::Taken, args });
-        return true;
+        self.unlink(t);
+        self.unlink(fl);
+        self.changed = true;
+        self.merge_queue.push(a);
+        self.dirty_around(f, a);
     }
-    false
+
+    /// Writes the layout back and applies the renames; returns whether anything changed.
+    fn finish(mut self, f: &mut Function) -> bool {
+        f.layout.retain(|b| !self.removed[b.index()]);
+        if !self.changed {
+            return false;
+        }
+        for v in 0..self.subst.len() as u32 {
+            self.resolve(v);
+        }
+        let subst = &self.subst;
+        for b in f.layout.clone() {
+            for i in &mut f.cfg[b].instrs {
+                crate::ir::for_each_use_mut(i, |v| *v = subst[*v as usize]);
+            }
+        }
+        for e in f.cfg.edge_indices().collect::<Vec<_>>() {
+            for a in &mut f.cfg[e].args {
+                *a = subst[*a as usize];
+            }
+        }
+        true
+    }
+}
+
+/// The single successor of `b` when `b` ends in an unguarded `BRA`.
+fn jump_target(f: &Function, b: BlockId) -> Option<BlockId> {
+    let last = f.cfg[b].instrs.last()?;
+    if last.op != Op::Bra || last.guard.is_some() {
+        return None;
+    }
+    let mut s = f.cfg.edges_directed(b, Direction::Outgoing);
+    let first = s.next()?;
+    s.next().is_none().then(|| first.target())
+}
+
+/// True if `b` ends in a guarded `BRA` (whose fall-through successor must follow it in
+/// the layout).
+fn ends_in_cond_branch(f: &Function, b: BlockId) -> bool {
+    f.cfg[b].instrs.last().is_some_and(|i| i.op == Op::Bra && i.guard.is_some())
+}
+
+/// The outgoing edges of `b` as (target, weight), in successor order.
+fn out_edges(f: &Function, b: BlockId) -> Vec<(BlockId, Edge)> {
+    f.succ_edges(b).into_iter().map(|e| (f.cfg.edge_endpoints(e).expect("edge exists").1, f.cfg[e].clone())).collect()
+}
+
+/// True if `b` can be an arm: single predecessor, ends in `BRA` to a single successor, no
+/// control instruction or guard before that, no block parameters.
+fn arm_ok(f: &Function, b: BlockId, a: BlockId) -> bool {
+    let blk = &f.cfg[b];
+    if b == f.entry || !blk.params.is_empty() || f.preds(b) != [a] || jump_target(f, b).is_none() {
+        return false;
+    }
+    let body = &blk.instrs[..blk.instrs.len() - 1];
+    body.iter().all(|i| {
+        i.guard.is_none() && !i.op.info().control && i.op.info().unit != Unit::Control && !matches!(i.op, Op::Call(_))
+    })
+}
+
+/// Instructions that issue (not pseudo-ops) in the body of arm `b`.
+fn issued(f: &Function, b: BlockId) -> usize {
+    let blk = &f.cfg[b];
+    blk.instrs[..blk.instrs.len() - 1].iter().filter(|i| !i.op.is_pseudo()).count()
+}
+
+/// Whether the branch ending `a` can be converted (see the module docs).
+fn eligible(f: &Function, p: &mut Pass, a: BlockId) -> Option<Conversion> {
+    if !ends_in_cond_branch(f, a) {
+        return None;
+    }
+    let edges = f.succ_edges(a);
+    if edges.len() != 2 || edges.iter().any(|e| !f.cfg[*e].args.is_empty()) {
+        return None;
+    }
+    let (t, fl) = (f.succs(a)[0], f.succs(a)[1]);
+    debug_assert_eq!(f.cfg[edges[0]].kind, EdgeKind::Taken);
+    if t == fl || !arm_ok(f, t, a) || !arm_ok(f, fl, a) {
+        return None;
+    }
+    let (Some(lt), Some(lf)) = (jump_target(f, t), jump_target(f, fl)) else { return None };
+    let (it, ifl) = (issued(f, t), issued(f, fl));
+    if lt != lf || lt == a || it + ifl > MAX_ARM_INSTRS {
+        return None;
+    }
+    // A cold arm (the call of an f64 slow path) much longer than the other would run on
+    // every path after conversion instead of almost never.
+    if (f.cfg[t].cold && it > ifl + COLD_SLACK) || (f.cfg[fl].cold && ifl > it + COLD_SLACK) {
+        return None;
+    }
+    let l = lt;
+    let arg_t = &f.cfg[f.succ_edges(t)[0]].args;
+    let arg_f = &f.cfg[f.succ_edges(fl)[0]].args;
+    let mut words = 0;
+    let mut pred_param = false;
+    for (k, v) in f.cfg[l].params.iter().enumerate() {
+        if p.resolve(arg_t[k]) != p.resolve(arg_f[k]) {
+            match f.vregs[*v as usize] {
+                VRegKind::Gpr(n) => words += n as usize,
+                VRegKind::Pred => pred_param = true,
+            }
+        }
+    }
+    if pred_param || words > MAX_SELECTS {
+        return None;
+    }
+    Some(Conversion { t, fl, l })
 }
 
 #[cfg(test)]

@@ -13,27 +13,19 @@
 //!   `LEA`/`LEA.HI.X` pair that computes Plg (spa50-LEA.txt examples).
 
 use super::ssa::DomInfo;
-use crate::ir::{BlockId, Function, for_each_def, for_each_use};
+use crate::ir::{BlockId, DefSites, Function, for_each_def, for_each_use};
 use crate::sass::instr::{Dst, Instr, Reg, RegRef, Src, SrcKind, SrcMods};
 use crate::sass::op::{MemSize, Op};
 use std::collections::HashMap;
 
 /// Definition sites of SSA values.
-fn defs(f: &Function) -> HashMap<u32, (BlockId, usize)> {
-    let mut m = HashMap::new();
-    for &b in &f.layout {
-        for (k, i) in f.cfg[b].instrs.iter().enumerate() {
-            for_each_def(i, |v| {
-                m.insert(v, (b, k));
-            });
-        }
-    }
-    m
+fn defs(f: &Function) -> DefSites {
+    DefSites::new(f)
 }
 
-fn def_instr<'f>(f: &'f Function, d: &HashMap<u32, (BlockId, usize)>, r: Reg) -> Option<&'f Instr> {
+fn def_instr<'f>(f: &'f Function, d: &DefSites, r: Reg) -> Option<&'f Instr> {
     let Reg::V(v) = r else { return None };
-    let &(b, k) = d.get(&v)?;
+    let (b, k) = d.get(v)?;
     let i = &f.cfg[b].instrs[k];
     i.guard.is_none().then_some(i)
 }
@@ -44,7 +36,7 @@ type BaseKey = (RegRef, RegRef);
 
 /// A generic address `t = base + off` with its Plg, as built by lowering: `LEA lo.CC,
 /// b.lo, off; LEA.HI.X P, hi, b.lo, RZ, b.hi; join t = {lo, hi}`.
-fn generic_address(f: &Function, d: &HashMap<u32, (BlockId, usize)>, t: Reg) -> Option<(BaseKey, i64, Reg)> {
+fn generic_address(f: &Function, d: &DefSites, t: Reg) -> Option<(BaseKey, i64, Reg)> {
     let j = def_instr(f, d, t)?;
     if j.op != Op::Join || j.srcs.len() != 2 {
         return None;
@@ -143,10 +135,8 @@ pub fn reuse_plg(f: &mut Function) -> bool {
                     }
                 }
                 work.push(Step::Exit(undo));
-                if let Some(ch) = dom.children.get(&b) {
-                    for &c in ch.iter().rev() {
-                        work.push(Step::Enter(c));
-                    }
+                for &c in dom.children(b).iter().rev() {
+                    work.push(Step::Enter(c));
                 }
             }
         }
@@ -233,7 +223,7 @@ struct Shifted {
 
 /// Recognizes `x.lo`/`x.hi` computed by `mul.wide` by 2^s (`SHL a, s; SHR{.U32} a, 32-s`)
 /// or `shl.b64` (`SHL y.lo, s; SHF.L.U64 y.lo, s, y.hi`).
-fn shifted(f: &Function, d: &HashMap<u32, (BlockId, usize)>, lo: Reg, hi: Reg) -> Option<Shifted> {
+fn shifted(f: &Function, d: &DefSites, lo: Reg, hi: Reg) -> Option<Shifted> {
     let l = def_instr(f, d, lo)?;
     let h = def_instr(f, d, hi)?;
     if l.op != Op::Shl || l.srcs[0].mods != SrcMods::default() {
@@ -261,17 +251,7 @@ fn shifted(f: &Function, d: &HashMap<u32, (BlockId, usize)>, lo: Reg, hi: Reg) -
 /// `x` per call; returns true if it did (call again until false).
 pub fn scaled_index(f: &mut Function) -> bool {
     let d = defs(f);
-    let mut uses: HashMap<u32, usize> = HashMap::new();
-    for &b in &f.layout {
-        for i in &f.cfg[b].instrs {
-            for_each_use(i, |v| *uses.entry(v).or_default() += 1);
-        }
-        for e in f.succ_edges(b) {
-            for a in &f.cfg[e].args {
-                *uses.entry(*a).or_default() += 1;
-            }
-        }
-    }
+    let mut uses = crate::ir::use_counts(f);
     // Candidate add pairs grouped by the shifted value (x.lo, x.hi); `swap` when the
     // shifted value is the second operand.
     type Site = (BlockId, usize, bool);
@@ -307,18 +287,37 @@ pub fn scaled_index(f: &mut Function) -> bool {
             }
         }
     }
+    // Groups in order of their shifted value, each decided on the use counts left by the
+    // rewrites before it (a rewrite reads `y`, which may be another group's `x`). The
+    // sign words are inserted at the end, so the definition sites stay valid meanwhile.
     let mut keys: Vec<_> = groups.keys().copied().collect();
     keys.sort();
+    let mut inserts: Vec<(BlockId, usize, Instr)> = vec![];
+    let mut changed = false;
     for key in keys {
         let sites = &groups[&key];
         let sh = shifted(f, &d, Reg::V(key.0), Reg::V(key.1)).expect("checked above");
-        let other_uses =
-            uses.get(&key.0).copied().unwrap_or(0) + uses.get(&key.1).copied().unwrap_or(0) > 2 * sites.len();
+        let other_uses = (uses[key.0 as usize] + uses[key.1 as usize]) as usize > 2 * sites.len();
         let shifts_saved = if other_uses { 0 } else { 2 };
         if usize::from(sh.y_hi.is_none()) >= shifts_saved {
             continue;
         }
+        changed = true;
         let s = Src::imm(sh.s);
+        let count = |src: &Src, uses: &mut Vec<u32>, k: u32| {
+            if let Some(r) = src.as_reg()
+                && let Reg::V(v) = r.reg
+            {
+                uses[v as usize] += k;
+            }
+        };
+        let n = sites.len() as u32;
+        uses[key.0 as usize] -= n;
+        uses[key.1 as usize] -= n;
+        count(&sh.y_lo, &mut uses, 2 * n);
+        if let Some(h) = &sh.y_hi {
+            count(h, &mut uses, n);
+        }
         for &(b, k, swap) in sites {
             let instrs = &mut f.cfg[b].instrs;
             let bi = usize::from(!swap);
@@ -331,28 +330,47 @@ pub fn scaled_index(f: &mut Function) -> bool {
         }
         if sh.y_hi.is_none() {
             // The sign word of a signed index, computed once right after the SHL.
-            let (db, dk) = d[&key.0];
+            let (db, dk) = d.get(key.0).expect("a shifted value has a definition");
             let sign = f.new_vreg(crate::ir::VRegKind::Gpr(1));
+            uses.push(n);
+            count(&sh.y_lo, &mut uses, 1);
             for &(b, k, _) in sites {
                 f.cfg[b].instrs[k + 1].srcs[2] = Src::r32(sign);
             }
             let ins = Instr::new(Op::Shr { u32: false }, vec![Dst::reg(sign, 1)], vec![sh.y_lo, Src::imm(31)]);
-            let origin = f.cfg[db].origins[dk];
-            f.cfg[db].instrs.insert(dk + 1, ins);
-            f.cfg[db].origins.insert(dk + 1, origin);
+            inserts.push((db, dk, ins));
         }
-        return true;
     }
-    false
+    insert_after(f, inserts);
+    changed
+}
+
+/// Inserts each instruction after the instruction `(block, index)` names (indices before
+/// any insertion), one pass over each block concerned.
+fn insert_after(f: &mut Function, mut inserts: Vec<(BlockId, usize, Instr)>) {
+    inserts.sort_by_key(|(b, k, _)| (b.index(), *k));
+    let mut it = inserts.into_iter().peekable();
+    while let Some(&(b, _, _)) = it.peek() {
+        let blk = &mut f.cfg[b];
+        let old_instrs = std::mem::take(&mut blk.instrs);
+        let old_origins = std::mem::take(&mut blk.origins);
+        for (k, (i, o)) in old_instrs.into_iter().zip(old_origins).enumerate() {
+            blk.push(i, o);
+            while it.peek().is_some_and(|(x, at, _)| *x == b && *at == k) {
+                let (_, _, ins) = it.next().expect("peeked");
+                blk.push(ins, o);
+            }
+        }
+    }
 }
 
 /// Where one 32-bit word `r` of a value is computed, looking through `join`s.
-fn word_site(f: &Function, d: &HashMap<u32, (BlockId, usize)>, r: RegRef) -> Option<(BlockId, usize)> {
+fn word_site(f: &Function, d: &DefSites, r: RegRef) -> Option<(BlockId, usize)> {
     if r.n != 1 {
         return None;
     }
     let Reg::V(v) = r.reg else { return None };
-    let &(b, k) = d.get(&v)?;
+    let (b, k) = d.get(v)?;
     let i = &f.cfg[b].instrs[k];
     if i.guard.is_some() {
         return None;
@@ -439,6 +457,18 @@ pub fn fuse_generic_add(f: &mut Function) -> bool {
             }
         }
     }
+    // The instructions whose address is based on each value.
+    let mut based: HashMap<u32, Vec<(BlockId, usize)>> = HashMap::new();
+    for &b in &f.layout {
+        for (k, i) in f.cfg[b].instrs.iter().enumerate() {
+            if let Some(SrcKind::Addr { base, .. }) = i.srcs.first().map(|s| s.kind)
+                && let Reg::V(t) = base.reg
+            {
+                based.entry(t).or_default().push((b, k));
+            }
+        }
+    }
+    let based_on = |t: u32| based.get(&t).map_or(&[][..], Vec::as_slice);
     let mut rewrites = vec![];
     for &b in &f.layout {
         let instrs = &f.cfg[b].instrs;
@@ -480,7 +510,7 @@ pub fn fuse_generic_add(f: &mut Function) -> bool {
             }
             let Some((lo_srcs, hi_srcs)) = scaled_add(&f.cfg[ba].instrs[ka], &f.cfg[bx].instrs[kx]) else { continue };
             let Reg::V(tv) = j.dsts[0].reg_of() else { continue };
-            if off != 0 && !(addr_only.get(&tv).copied().unwrap_or(true) && offsets_fit(f, tv, off)) {
+            if off != 0 && !(addr_only.get(&tv).copied().unwrap_or(true) && offsets_fit(f, based_on(tv), off)) {
                 continue;
             }
 
@@ -493,31 +523,28 @@ pub fn fuse_generic_add(f: &mut Function) -> bool {
         instrs[k].srcs = lo_srcs;
         instrs[k + 1].srcs = hi_srcs;
         if off != 0 {
-            move_offset(f, tv, off);
+            move_offset(f, based_on(tv), off);
         }
     }
     changed
 }
 
-/// Whether every `LD`/`ST` address based on `t` can take `off` more in its 32-bit
-/// immediate (spa50-LD.txt, spa50-ST.txt).
-fn offsets_fit(f: &Function, t: u32, off: i64) -> bool {
-    f.layout.iter().flat_map(|b| &f.cfg[*b].instrs).all(|i| match i.srcs.first().map(|s| s.kind) {
-        Some(SrcKind::Addr { base, offset }) if base.reg == Reg::V(t) => i32::try_from(offset as i64 + off).is_ok(),
+/// Whether every address at `sites` (the instructions based on one value) can take `off`
+/// more in its 32-bit immediate (spa50-LD.txt, spa50-ST.txt).
+fn offsets_fit(f: &Function, sites: &[(BlockId, usize)], off: i64) -> bool {
+    sites.iter().all(|&(b, k)| match f.cfg[b].instrs[k].srcs.first().map(|s| s.kind) {
+        Some(SrcKind::Addr { offset, .. }) => i32::try_from(offset as i64 + off).is_ok(),
         _ => true,
     })
 }
 
-/// Adds `off` to the immediate of every `LD`/`ST` address based on `t`.
-fn move_offset(f: &mut Function, t: u32, off: i64) {
-    for b in f.layout.clone() {
-        for i in f.cfg[b].instrs.iter_mut() {
-            if let Some(s) = i.srcs.first_mut()
-                && let SrcKind::Addr { base, offset } = &mut s.kind
-                && base.reg == Reg::V(t)
-            {
-                *offset = (*offset as i64 + off) as i32;
-            }
+/// Adds `off` to the immediate of every address at `sites`.
+fn move_offset(f: &mut Function, sites: &[(BlockId, usize)], off: i64) {
+    for &(b, k) in sites {
+        if let Some(s) = f.cfg[b].instrs[k].srcs.first_mut()
+            && let SrcKind::Addr { offset, .. } = &mut s.kind
+        {
+            *offset = (*offset as i64 + off) as i32;
         }
     }
 }

@@ -47,7 +47,7 @@ use crate::ptx::types::StateSpace;
 use crate::sass::instr::{Instr, Reg, Src};
 use crate::sass::op::Op;
 use ctx::{Failed, LResult, Lowerer, ModuleLayout, VarLoc};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// First byte of kernel parameters in constant bank 0 (ptxas findings section 6).
 pub const PARAM_BASE: u32 = 0x140;
@@ -70,15 +70,51 @@ fn align_up(x: u32, a: u32) -> u32 {
 /// Lowers every function of `m` that has a body, kernels and device functions alike
 /// (called or not: each is checked and compiled on its own; calls of it are inlined or
 /// real calls as [`callgraph`] decides). Returns the IR module and warnings, or every
-/// error.
+/// error. Functions are lowered in parallel (rayon); the result does not depend on the
+/// number of threads.
 pub fn lower(m: &ast::Module, opts: &Options) -> Result<(ir::Module, Vec<Diag>), Vec<Diag>> {
+    let mut staged = build(m, opts);
+    clean_up(&mut staged, opts);
+    reconverge(&mut staged);
+    finish(staged)
+}
+
+/// One function between the lowering's stages: its IR, until a stage fails.
+#[derive(Debug)]
+pub struct Kernel {
+    /// The function, `None` once a stage reported an error.
+    pub func: Option<Function>,
+    /// Its diagnostics so far (warnings, and the errors that stopped it).
+    pub diags: Vec<Diag>,
+    /// The function's name in the source, where internal errors point.
+    pub span: ast::Span,
+}
+
+/// The module between the lowering's stages ([`build`], [`clean_up`], [`reconverge`],
+/// [`finish`]), which the driver times one by one (`--time-passes`).
+#[derive(Debug)]
+pub struct Staged {
+    /// The functions with bodies in source order (kernels and device functions), then the
+    /// f64 slow paths they call ([`float_slow`]).
+    pub kernels: Vec<Kernel>,
+    /// Initial contents of constant bank 3.
+    pub const_bank: Vec<u8>,
+    /// The `.const` module variables in bank 3: (name, byte offset, size in bytes).
+    pub const_vars: Vec<(String, u32, u32)>,
+    /// The `.global` data ([`globals`]).
+    pub data: crate::sass::data::ModuleData,
+    /// Diagnostics of module-scope declarations.
+    pub diags: Vec<Diag>,
+}
+
+/// Stage 1: module layout, then every function (in parallel) lowered, its critical edges
+/// split and put in SSA form ([`ssa::construct`]); then the f64 slow paths the functions
+/// call, once each.
+pub fn build(m: &ast::Module, opts: &Options) -> Staged {
+    use rayon::prelude::*;
     let mut diags = vec![];
-    let mut out = ir::Module::default();
     let placed = globals::place(m, &mut diags);
     let mut layout = placed.layout;
-    out.const_bank = placed.const_bank;
-    out.const_vars = placed.const_vars;
-    out.data = placed.data;
     layout.calls = callgraph::CallGraph::new(m);
     layout.inline = opts.inline;
     // Every function by name, a definition over a declaration.
@@ -96,44 +132,118 @@ pub fn lower(m: &ast::Module, opts: &Options) -> Result<(ir::Module, Vec<Diag>),
             funcs.insert(a.name.as_str(), f);
         }
     }
+    layout.func_names = funcs.keys().map(|n| n.to_string()).collect();
     // Bounds on what inlining can produce (`inline`): every call counted as inlined, so a
     // function within them stays within them whatever `--inline` decides.
     let inlined = inline::measure(&funcs);
     let index = shared::ModuleIndex::new(m);
-    let mut slow_paths: std::collections::HashSet<float_slow::SlowPath> = Default::default();
-    for item in &m.items {
-        let Item::Function(f) = item else { continue };
-        if f.body.is_none() {
-            continue;
-        }
-        if let Some(d) = inline::check(f, &inlined) {
-            diags.push(d);
-            continue;
-        }
-        match lower_function(&index, f, &funcs, &layout, opts) {
-            Ok((func, d, slow)) => {
-                diags.extend(d);
-                out.functions.push(func);
-                slow_paths.extend(slow);
+    let bodies: Vec<&ast::Function> = m
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Function(f) if f.body.is_some() => Some(f),
+            _ => None,
+        })
+        .collect();
+    let lowered: Vec<(Kernel, HashSet<float_slow::SlowPath>)> = bodies
+        .par_iter()
+        .map(|f| {
+            let span = f.name.span;
+            if let Some(d) = inline::check(f, &inlined) {
+                return (Kernel { func: None, diags: vec![d], span }, HashSet::new());
             }
-            Err(d) => diags.extend(d),
-        }
+            match lower_function(&index, f, &funcs, &layout, opts) {
+                Ok((func, d, slow)) => (Kernel { func: Some(func), diags: d, span }, slow),
+                Err(d) => (Kernel { func: None, diags: d, span }, HashSet::new()),
+            }
+        })
+        .collect();
+    let mut kernels = vec![];
+    let mut slow_paths: HashSet<float_slow::SlowPath> = HashSet::new();
+    for (k, slow) in lowered {
+        kernels.push(k);
+        slow_paths.extend(slow);
     }
-    // The f64 slow paths the functions call, once each (`float_slow`).
+    // The f64 slow paths the functions call, once each (`float_slow`), in name order.
     let mut slow_paths: Vec<float_slow::SlowPath> = slow_paths.into_iter().collect();
     slow_paths.sort_by_key(|k| k.name());
     for kind in slow_paths {
         let mut lw = Lowerer::new(Function::new(&kind.name(), FuncKind::Func), &layout);
         lw.slow_path_body(kind);
-        match optimize(lw.f, vec![], opts, ast::Span::default()) {
-            Ok((func, d)) => {
-                diags.extend(d);
-                out.functions.push(func);
-            }
-            Err(d) => diags.extend(d),
+        kernels.push(Kernel { func: Some(prepare(lw.f)), diags: lw.diags, span: ast::Span::default() });
+    }
+    Staged { kernels, const_bank: placed.const_bank, const_vars: placed.const_vars, data: placed.data, diags }
+}
+
+/// Stage 2: the clean-up passes on every function (unless `opts.no_opt`): copy
+/// propagation, folding and dead code ([`opt`]), memory-address rewrites ([`memopt`]),
+/// three-input fusion ([`combine`]), if-conversion ([`ifconv`]).
+pub fn clean_up(st: &mut Staged, opts: &Options) {
+    use rayon::prelude::*;
+    if opts.no_opt {
+        return;
+    }
+    st.kernels.par_iter_mut().filter_map(|k| k.func.as_mut()).for_each(clean_up_function);
+}
+
+fn clean_up_function(func: &mut Function) {
+    opt::run(func);
+    let mut again = memopt::reuse_plg(func);
+    while memopt::scaled_index(func) {
+        again = true;
+    }
+    again |= memopt::fuse_generic_add(func);
+    again |= memopt::uniform_loads(func);
+    if again {
+        opt::run(func);
+    }
+    if combine::run(func) {
+        opt::run(func);
+    }
+    if ifconv::run(func) {
+        opt::run(func);
+    }
+}
+
+/// Stage 3: reconvergence points for divergent branches ([`reconverge::insert`]) and the
+/// IR verifier on every function.
+pub fn reconverge(st: &mut Staged) {
+    use rayon::prelude::*;
+    st.kernels.par_iter_mut().for_each(|k| {
+        let Some(func) = &mut k.func else { return };
+        let failed = match reconverge::insert(func, k.span) {
+            Err(d) => Some(d),
+            Ok(()) => ir::verify::verify(func)
+                .err()
+                .map(|e| Diag::error(k.span, format!("internal error after lowering: {e}"))),
+        };
+        if let Some(d) = failed {
+            k.diags.push(d);
+            k.func = None;
         }
+    });
+}
+
+/// The lowered module and warnings, or every diagnostic (in source order) when a function
+/// failed.
+pub fn finish(st: Staged) -> Result<(ir::Module, Vec<Diag>), Vec<Diag>> {
+    let mut diags = st.diags;
+    let mut out = ir::Module { functions: vec![], const_bank: st.const_bank, const_vars: st.const_vars, data: st.data };
+    for k in st.kernels {
+        diags.extend(k.diags);
+        out.functions.extend(k.func);
     }
     if diags.iter().any(Diag::is_error) { Err(diags) } else { Ok((out, diags)) }
+}
+
+/// The passes right after lowering a function: unreachable code, exits, critical edges,
+/// SSA form.
+fn prepare(mut func: Function) -> Function {
+    opt::remove_unreachable(&mut func);
+    opt::thread_exits(&mut func);
+    opt::split_critical_edges(&mut func);
+    ssa::construct(&mut func);
+    func
 }
 
 /// Lowers one kernel or device function (with its inlined callees) to SSA IR.
@@ -151,7 +261,6 @@ fn lower_function(
         _ => ir::Linkage::Internal,
     };
     lw.deny_emulation = opts.deny_emulation;
-    lw.func_names = funcs.keys().map(|n| n.to_string()).collect();
     lw.facts = facts::FactTable::new(k, funcs.values().copied().filter(|f| f.name.name != k.name.name));
     // Kernel parameters: natural or declared alignment, from c[0x0][0x140] (a device
     // function's arrive in registers, `realcall`).
@@ -209,49 +318,7 @@ fn lower_function(
         return Err(lw.diags);
     }
     let slow = std::mem::take(&mut lw.slow_paths);
-    let (func, diags) = optimize(lw.f, lw.diags, opts, k.name.span)?;
-    Ok((func, diags, slow))
-}
-
-/// The passes after lowering: unreachable code, exits, critical edges, SSA, clean-up,
-/// if-conversion, reconvergence, and the IR verifier (errors at `span`).
-fn optimize(
-    mut func: Function,
-    mut diags: Vec<Diag>,
-    opts: &Options,
-    span: ast::Span,
-) -> Result<(Function, Vec<Diag>), Vec<Diag>> {
-    opt::remove_unreachable(&mut func);
-    opt::thread_exits(&mut func);
-    opt::split_critical_edges(&mut func);
-    ssa::construct(&mut func);
-    if !opts.no_opt {
-        opt::run(&mut func);
-        let mut again = memopt::reuse_plg(&mut func);
-        while memopt::scaled_index(&mut func) {
-            again = true;
-        }
-        again |= memopt::fuse_generic_add(&mut func);
-        again |= memopt::uniform_loads(&mut func);
-        if again {
-            opt::run(&mut func);
-        }
-        if combine::run(&mut func) {
-            opt::run(&mut func);
-        }
-        if ifconv::run(&mut func) {
-            opt::run(&mut func);
-        }
-    }
-    if let Err(d) = reconverge::insert(&mut func, span) {
-        diags.push(d);
-        return Err(diags);
-    }
-    if let Err(e) = ir::verify::verify(&func) {
-        diags.push(Diag::error(span, format!("internal error after lowering: {e}")));
-        return Err(diags);
-    }
-    Ok((func, diags))
+    Ok((prepare(lw.f), lw.diags, slow))
 }
 
 impl Lowerer<'_> {

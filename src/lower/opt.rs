@@ -6,7 +6,7 @@
 //! of `join`), constant-operand folding (`MOV c[..]`/`MOV32I` into the consumer slots that
 //! can encode them, `sass::legal`), address-offset folding, and dead-code elimination.
 
-use crate::ir::{BlockId, EdgeKind, Function, for_each_use};
+use crate::ir::{BlockId, DefSites, EdgeKind, Function, for_each_use};
 use crate::sass::instr::{Dst, Instr, Reg, RegRef, Src, SrcKind};
 use crate::sass::legal;
 use crate::sass::op::{Op, Rnd};
@@ -91,6 +91,9 @@ pub fn thread_exits(f: &mut Function) {
 /// Splits every edge from a block with several successors to a block with several
 /// predecessors by inserting a block holding only `BRA`.
 pub fn split_critical_edges(f: &mut Function) {
+    // New blocks: after their source in the layout (fall-through edges), or at the end.
+    let mut after: Vec<Option<BlockId>> = vec![None; petgraph::visit::NodeIndexable::node_bound(&f.cfg)];
+    let mut at_end = vec![];
     for b in f.layout.clone() {
         let succs = f.succ_edges(b);
         if succs.len() < 2 {
@@ -109,16 +112,22 @@ pub fn split_critical_edges(f: &mut Function) {
             f.cfg.add_edge(b, mid, crate::ir::Edge { kind, args: vec![] });
             f.cfg.add_edge(mid, t, crate::ir::Edge { kind: EdgeKind::Taken, args: vec![] });
             if kind == EdgeKind::Fallthrough {
-                let pos = f.layout.iter().position(|x| *x == b).expect("in layout");
-                f.layout.insert(pos + 1, mid);
+                after[b.index()] = Some(mid);
             } else {
                 // Retarget the branch; the new block goes to the end of the layout.
                 let term = f.cfg[b].instrs.last_mut().expect("terminator");
                 term.srcs[0] = Src::label(mid.index() as u32);
-                f.layout.push(mid);
+                at_end.push(mid);
             }
         }
     }
+    let mut layout = Vec::with_capacity(f.layout.len() + at_end.len());
+    for &b in &f.layout {
+        layout.push(b);
+        layout.extend(after.get(b.index()).copied().flatten());
+    }
+    layout.extend(at_end);
+    f.layout = layout;
 }
 
 /// Runs the SSA clean-up passes to a fixed point (bounded).
@@ -137,24 +146,16 @@ pub fn run(f: &mut Function) {
 
 /// The virtual register number of `r` and its defining instruction, if that instruction is
 /// not guarded (a guarded definition tells nothing about the value).
-fn unguarded_def<'f>(f: &'f Function, defs: &HashMap<u32, (BlockId, usize)>, r: RegRef) -> Option<(u32, &'f Instr)> {
+fn unguarded_def<'f>(f: &'f Function, defs: &DefSites, r: RegRef) -> Option<(u32, &'f Instr)> {
     let Reg::V(v) = r.reg else { return None };
-    let &(b, k) = defs.get(&v)?;
+    let (b, k) = defs.get(v)?;
     let d = &f.cfg[b].instrs[k];
     d.guard.is_none().then_some((v, d))
 }
 
 /// The defining instruction of every SSA value: (block, index).
-fn def_sites(f: &Function) -> HashMap<u32, (BlockId, usize)> {
-    let mut m = HashMap::new();
-    for &b in &f.layout {
-        for (k, i) in f.cfg[b].instrs.iter().enumerate() {
-            crate::ir::for_each_def(i, |v| {
-                m.insert(v, (b, k));
-            });
-        }
-    }
-    m
+fn def_sites(f: &Function) -> DefSites {
+    DefSites::new(f)
 }
 
 /// Values read whole somewhere (as a source of full width, or as an edge argument).
@@ -181,7 +182,7 @@ fn whole_uses(f: &Function) -> HashSet<u32> {
 
 /// Context of [`forward`]: definition sites and values read whole.
 struct Defs {
-    sites: HashMap<u32, (BlockId, usize)>,
+    sites: DefSites,
     whole: HashSet<u32>,
 }
 
@@ -332,7 +333,7 @@ pub fn copy_prop(f: &mut Function) -> bool {
 }
 
 /// The constant (or constant-bank operand) a value of `n` words is known to hold.
-fn constant_of(f: &Function, defs: &HashMap<u32, (BlockId, usize)>, r: RegRef) -> Option<Src> {
+fn constant_of(f: &Function, defs: &DefSites, r: RegRef) -> Option<Src> {
     let (_, d) = unguarded_def(f, defs, r)?;
     match (d.op, r.n) {
         (Op::Mov | Op::Mov32i, 1) if r.comp == 0 => match d.srcs[0].kind {
@@ -552,7 +553,7 @@ pub fn fold_addresses(f: &mut Function) -> bool {
 
 /// If `r` = `x + c` for a constant `c` (64-bit `IADD32I.CC`/`.X` pair or 32-bit
 /// `IADD32I`), returns `(x, c)`.
-fn added_constant(f: &Function, defs: &HashMap<u32, (BlockId, usize)>, r: RegRef) -> Option<(RegRef, i64)> {
+fn added_constant(f: &Function, defs: &DefSites, r: RegRef) -> Option<(RegRef, i64)> {
     let (_, d) = unguarded_def(f, defs, r)?;
     match (d.op, r.n) {
         (Op::Iadd32i { cc: false, x: false } | Op::Iadd { cc: false, x: false }, 1) => {
@@ -570,8 +571,8 @@ fn added_constant(f: &Function, defs: &HashMap<u32, (BlockId, usize)>, r: RegRef
             let (Reg::V(lv), Reg::V(hv)) = (lo.reg, hi.reg) else {
                 return None;
             };
-            let &(lb, lk) = defs.get(&lv)?;
-            let &(hb, hk) = defs.get(&hv)?;
+            let (lb, lk) = defs.get(lv)?;
+            let (hb, hk) = defs.get(hv)?;
             let li = &f.cfg[lb].instrs[lk];
             let hi_i = &f.cfg[hb].instrs[hk];
             // One 64-bit add: the high word reads the low word's carry.
@@ -679,7 +680,7 @@ pub fn dce(f: &mut Function) -> bool {
                 if let Some(srcs) = param_sources.get(&v) {
                     work.extend(srcs.iter().map(|a| Val::V(*a)));
                 }
-                defs.get(&v).copied()
+                defs.get(v)
             }
             Val::Cc(c) => {
                 if std::mem::replace(&mut live_cc[c as usize], true) {

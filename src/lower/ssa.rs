@@ -3,7 +3,8 @@
 //!
 //! Semi-pruned SSA (Cytron et al. with Briggs' "global names"): phis are placed at the
 //! iterated dominance frontier of each variable's definitions, only for variables read in
-//! some block before being written there. Renaming walks the dominator tree (petgraph's
+//! some block before being written there, materialized as block parameters only where the
+//! variable is live (pruned SSA, see [`construct`]). Renaming walks the dominator tree (petgraph's
 //! `simple_fast` dominators). A read with no reaching definition gets an `undef` value at
 //! the entry block. Requires every block to be reachable.
 
@@ -11,29 +12,32 @@ use crate::ir::{BlockId, Function, VRegKind};
 use crate::sass::instr::{Dst, Instr, Reg};
 use crate::sass::op::Op;
 use petgraph::algo::dominators::{Dominators, simple_fast};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
-/// Dominator tree and dominance frontiers of a function's CFG.
+/// Dominator tree and dominance frontiers of a function's CFG, indexed by
+/// `BlockId::index()`.
 pub struct DomInfo {
     /// Immediate dominators.
     pub doms: Dominators<BlockId>,
     /// Children in the dominator tree, in layout order.
-    pub children: HashMap<BlockId, Vec<BlockId>>,
-    /// Dominance frontier of each block.
-    pub frontier: HashMap<BlockId, HashSet<BlockId>>,
+    children: Vec<Vec<BlockId>>,
+    /// Dominance frontier of each block, sorted.
+    frontier: Vec<Vec<BlockId>>,
 }
 
 impl DomInfo {
-    /// Computes dominators (Cooper-Harvey-Kennedy) and frontiers for `f`.
+    /// Computes dominators (Cooper-Harvey-Kennedy) and frontiers for `f` (Cytron et al.'s
+    /// runner walk: time proportional to the frontiers' total size).
     pub fn new(f: &Function) -> DomInfo {
         let doms = simple_fast(&f.cfg, f.entry);
-        let mut children: HashMap<BlockId, Vec<BlockId>> = HashMap::new();
+        let nb = petgraph::visit::NodeIndexable::node_bound(&f.cfg);
+        let mut children: Vec<Vec<BlockId>> = vec![vec![]; nb];
         for &b in &f.layout {
             if let Some(d) = doms.immediate_dominator(b) {
-                children.entry(d).or_default().push(b);
+                children[d.index()].push(b);
             }
         }
-        let mut frontier: HashMap<BlockId, HashSet<BlockId>> = HashMap::new();
+        let mut frontier: Vec<Vec<BlockId>> = vec![vec![]; nb];
         for &b in &f.layout {
             let preds = f.preds(b);
             if preds.len() < 2 {
@@ -45,7 +49,11 @@ impl DomInfo {
             for p in preds {
                 let mut runner = p;
                 while runner != idom {
-                    frontier.entry(runner).or_default().insert(b);
+                    // Pushes for `b` all happen now: a repeat is the list's last entry.
+                    let df = &mut frontier[runner.index()];
+                    if df.last() != Some(&b) {
+                        df.push(b);
+                    }
                     match doms.immediate_dominator(runner) {
                         Some(d) => runner = d,
                         None => break,
@@ -53,51 +61,83 @@ impl DomInfo {
                 }
             }
         }
+        for df in &mut frontier {
+            df.sort_unstable();
+            df.dedup();
+        }
         DomInfo { doms, children, frontier }
+    }
+
+    /// Children of `b` in the dominator tree, in layout order.
+    pub fn children(&self, b: BlockId) -> &[BlockId] {
+        self.children.get(b.index()).map_or(&[], Vec::as_slice)
+    }
+
+    /// The dominance frontier of `b`, sorted.
+    pub fn frontier(&self, b: BlockId) -> &[BlockId] {
+        self.frontier.get(b.index()).map_or(&[], Vec::as_slice)
     }
 }
 
 /// Builds SSA form in place and sets `f.ssa`.
+///
+/// A phi is placed where semi-pruned SSA places one (and its value named, so that the
+/// numbering of values is that of semi-pruned SSA), but only materialized as a block
+/// parameter where the variable is live on entry (pruned SSA, by [`crate::ir::liveness`]):
+/// the others would have no reader and were removed by dead-code elimination, and in deep
+/// loop nests they are quadratic in number (every loop counter at every enclosing header).
 pub fn construct(f: &mut Function) {
+    construct_with(f, true);
+}
+
+/// [`construct`], with every phi materialized when `prune` is false (semi-pruned SSA:
+/// `regalloc::pack` unites the values meeting at any join into one web).
+pub fn construct_with(f: &mut Function, prune: bool) {
     let dom = DomInfo::new(f);
+    let live = prune.then(|| crate::ir::liveness(f));
     let nv = f.vregs.len();
+    let nb = petgraph::visit::NodeIndexable::node_bound(&f.cfg);
     // Definition blocks and "global names" (read before written in some block).
     let mut def_blocks: Vec<Vec<BlockId>> = vec![vec![]; nv];
     let mut global = vec![false; nv];
+    let mut defined = vec![usize::MAX; nv];
     for &b in &f.layout {
-        let mut defined: HashSet<u32> = HashSet::new();
         for i in &f.cfg[b].instrs {
             crate::ir::for_each_use(i, |v| {
-                if !defined.contains(&v) {
+                if defined[v as usize] != b.index() {
                     global[v as usize] = true;
                 }
             });
             crate::ir::for_each_def(i, |v| {
-                if defined.insert(v) {
+                if defined[v as usize] != b.index() {
+                    defined[v as usize] = b.index();
                     def_blocks[v as usize].push(b);
                 }
             });
         }
     }
-    // Phi placement at the iterated dominance frontier.
-    let mut phis: HashMap<BlockId, Vec<u32>> = HashMap::new();
+    // Phi placement at the iterated dominance frontier: (variable, live on entry).
+    let mut phis: Vec<Vec<(u32, bool)>> = vec![vec![]; nb];
+    let mut has_phi = vec![u32::MAX; nb];
+    let mut ever = vec![u32::MAX; nb];
     for v in 0..nv {
         if !global[v] || def_blocks[v].is_empty() {
             continue;
         }
+        let mark = v as u32;
         let mut work: Vec<BlockId> = def_blocks[v].clone();
-        let mut has_phi: HashSet<BlockId> = HashSet::new();
-        let mut ever: HashSet<BlockId> = work.iter().copied().collect();
+        for b in &work {
+            ever[b.index()] = mark;
+        }
         while let Some(b) = work.pop() {
-            if let Some(df) = dom.frontier.get(&b) {
-                let mut df: Vec<BlockId> = df.iter().copied().collect();
-                df.sort();
-                for d in df {
-                    if has_phi.insert(d) {
-                        phis.entry(d).or_default().push(v as u32);
-                        if ever.insert(d) {
-                            work.push(d);
-                        }
+            for &d in dom.frontier(b) {
+                if has_phi[d.index()] != mark {
+                    has_phi[d.index()] = mark;
+                    let is_live = live.as_ref().is_none_or(|l| l.live_in(d).binary_search(&(v as u32)).is_ok());
+                    phis[d.index()].push((v as u32, is_live));
+                    if ever[d.index()] != mark {
+                        ever[d.index()] = mark;
+                        work.push(d);
                     }
                 }
             }
@@ -112,16 +152,20 @@ pub fn construct(f: &mut Function) {
         u
     };
     let entry = f.entry;
-    for (var, name) in undefs.into_iter().rev() {
-        let kind = f.vregs[var as usize];
-        let dst = match kind {
+    let block = &mut f.cfg[entry];
+    let mut instrs = Vec::with_capacity(undefs.len() + block.instrs.len());
+    for &(var, name) in &undefs {
+        let dst = match f.vregs[var as usize] {
             VRegKind::Pred => Dst::Pred(Reg::V(name)),
             VRegKind::Gpr(n) => Dst::reg(Reg::V(name), n),
         };
-        let block = &mut f.cfg[entry];
-        block.instrs.insert(0, Instr::new(Op::Undef, vec![dst], vec![]));
-        block.origins.insert(0, Default::default());
+        instrs.push(Instr::new(Op::Undef, vec![dst], vec![]));
     }
+    let mut origins = vec![Default::default(); undefs.len()];
+    instrs.append(&mut block.instrs);
+    origins.append(&mut block.origins);
+    block.instrs = instrs;
+    block.origins = origins;
     f.ssa = true;
 }
 
@@ -129,7 +173,7 @@ struct Renamer<'f> {
     stacks: Vec<Vec<u32>>,
     used_name: Vec<bool>,
     undefs: HashMap<u32, u32>,
-    phis: HashMap<BlockId, Vec<u32>>,
+    phis: Vec<Vec<(u32, bool)>>,
     f: &'f mut Function,
 }
 
@@ -175,14 +219,20 @@ impl Renamer<'_> {
                 }
                 Step::Enter(b) => {
                     let mut pushed = vec![];
-                    let params: Vec<u32> = self.phis.get(&b).cloned().unwrap_or_default();
+                    let params = std::mem::take(&mut self.phis[b.index()]);
                     let mut names = vec![];
-                    for &var in &params {
+                    for &(var, live) in &params {
+                        // Phis that are not live are named and visible like the others
+                        // (the numbering and the undefined values created stay those of
+                        // semi-pruned SSA), but get no parameter.
                         let n = self.fresh(var);
                         self.stacks[var as usize].push(n);
                         pushed.push(var);
-                        names.push(n);
+                        if live {
+                            names.push(n);
+                        }
                     }
+                    self.phis[b.index()] = params;
                     self.f.cfg[b].params = names;
                     let count = self.f.cfg[b].instrs.len();
                     for k in 0..count {
@@ -211,15 +261,20 @@ impl Renamer<'_> {
                     // Edge arguments for successors' phis.
                     for e in self.f.succ_edges(b) {
                         let (_, t) = self.f.cfg.edge_endpoints(e).expect("edge");
-                        let vars = self.phis.get(&t).cloned().unwrap_or_default();
-                        let args: Vec<u32> = vars.iter().map(|&v| self.current(v)).collect();
+                        let vars = std::mem::take(&mut self.phis[t.index()]);
+                        let mut args = vec![];
+                        for &(v, live) in &vars {
+                            let a = self.current(v);
+                            if live {
+                                args.push(a);
+                            }
+                        }
+                        self.phis[t.index()] = vars;
                         self.f.cfg[e].args = args;
                     }
                     work.push(Step::Exit(pushed));
-                    if let Some(ch) = dom.children.get(&b) {
-                        for &c in ch.iter().rev() {
-                            work.push(Step::Enter(c));
-                        }
+                    for &c in dom.children(b).iter().rev() {
+                        work.push(Step::Enter(c));
                     }
                 }
             }

@@ -74,12 +74,8 @@ fn intervals(f: &Function) -> Vec<Option<(u32, u32)>> {
         for p in &f.cfg[b].params {
             touch(*p, start);
         }
-        if let Some(l) = live.live_in.get(&b) {
-            for (v, x) in l.iter().enumerate() {
-                if *x {
-                    touch(v as u32, start);
-                }
-            }
+        for &v in live.live_in(b) {
+            touch(v, start);
         }
         for i in &f.cfg[b].instrs {
             for_each_use(i, |v| touch(v, pos));
@@ -87,10 +83,8 @@ fn intervals(f: &Function) -> Vec<Option<(u32, u32)>> {
             pos += 1;
         }
         let end = pos.saturating_sub(1).max(start);
-        for (v, x) in live.live_out.get(&b).into_iter().flatten().enumerate() {
-            if *x {
-                touch(v as u32, end);
-            }
+        for &v in live.live_out(b) {
+            touch(v, end);
         }
     }
     iv

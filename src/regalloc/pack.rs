@@ -24,7 +24,6 @@ use crate::ir::{Function, for_each_def, for_each_use};
 use crate::sass::abi::is_callee_saved;
 use crate::sass::instr::{Dst, Reg, SrcKind};
 use crate::sass::op::Op;
-use std::collections::HashMap;
 
 /// A growable bit set over web numbers.
 #[derive(Clone, Default, PartialEq)]
@@ -36,14 +35,6 @@ impl Bits {
     }
     fn insert(&mut self, v: u32) {
         self.0[v as usize / 64] |= 1 << (v % 64);
-    }
-    fn remove(&mut self, v: u32) {
-        self.0[v as usize / 64] &= !(1 << (v % 64));
-    }
-    fn union(&mut self, o: &Bits) {
-        for (a, b) in self.0.iter_mut().zip(&o.0) {
-            *a |= *b;
-        }
     }
     fn iter(&self) -> impl Iterator<Item = u32> + '_ {
         self.0.iter().enumerate().flat_map(|(w, bits)| {
@@ -57,6 +48,59 @@ impl Bits {
                 Some(w as u32 * 64 + t)
             })
         })
+    }
+}
+
+/// A set of register numbers (0..320: a base plus a component offset may pass R254).
+#[derive(Clone, Copy, Default)]
+struct RegMask([u64; 5]);
+
+impl RegMask {
+    fn set(&mut self, r: u32) {
+        if r < 320 {
+            self.0[r as usize / 64] |= 1 << (r % 64);
+        }
+    }
+    fn has(&self, r: u32) -> bool {
+        r < 320 && self.0[r as usize / 64] >> (r % 64) & 1 == 1
+    }
+}
+
+/// A set of units with insertion, removal and iteration in time proportional to its size.
+struct UnitSet {
+    pos: Vec<u32>,
+    items: Vec<u32>,
+}
+
+impl UnitSet {
+    fn new(n: usize) -> UnitSet {
+        UnitSet { pos: vec![u32::MAX; n], items: vec![] }
+    }
+    fn insert(&mut self, u: u32) {
+        if self.pos[u as usize] == u32::MAX {
+            self.pos[u as usize] = self.items.len() as u32;
+            self.items.push(u);
+        }
+    }
+    fn remove(&mut self, u: u32) {
+        let k = self.pos[u as usize];
+        if k != u32::MAX {
+            self.pos[u as usize] = u32::MAX;
+            let last = self.items.pop().expect("present");
+            if last != u {
+                self.items[k as usize] = last;
+                self.pos[last as usize] = k;
+            }
+        }
+    }
+    fn clear(&mut self) {
+        for &u in &self.items {
+            self.pos[u as usize] = u32::MAX;
+        }
+        self.items.clear();
+    }
+    fn iter(&self) -> std::slice::Iter<'_, u32> {
+        self.items.iter()
     }
 }
 
@@ -79,7 +123,7 @@ fn find(parent: &mut [u32], mut x: u32) -> u32 {
 
 /// Splits slots into webs (see the module documentation); renumbers operands to webs.
 fn split_webs(f: &mut Function) {
-    crate::lower::ssa::construct(f);
+    crate::lower::ssa::construct_with(f, false);
     let n = f.vregs.len();
     let mut parent: Vec<u32> = (0..n as u32).collect();
     for b in f.layout.clone() {
@@ -165,44 +209,37 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
             }
         }
     };
-    // Liveness across one instruction, backwards: its definitions die, its uses are live.
-    let step_back = |i: &crate::sass::instr::Instr, live: &mut Bits, buf: &mut Vec<u32>| {
-        for_each_def(i, |v| {
-            for c in 0..width(v) as u8 {
-                live.remove(unit(v, c));
-            }
-        });
-        buf.clear();
-        uses_of(i, buf);
-        for &u in buf.iter() {
-            live.insert(u);
-        }
-    };
-    let mut live_in: HashMap<petgraph::stable_graph::NodeIndex, Bits> = HashMap::new();
-    let live_out = |b, live_in: &HashMap<petgraph::stable_graph::NodeIndex, Bits>| {
-        let mut live = Bits::with_len(4 * n);
-        for s in f.succs(b) {
-            if let Some(l) = live_in.get(&s) {
-                live.union(l);
-            }
-        }
-        live
-    };
+    // Units live into and out of each block: sparse sets by path exploration
+    // ([`crate::ir::liveness::explore`]); a definition of a web ends every component.
+    let nb = petgraph::visit::NodeIndexable::node_bound(&f.cfg);
+    let mut preds: Vec<Vec<u32>> = vec![vec![]; nb];
+    let (mut ue, mut defs) = (vec![], vec![]);
+    let mut defined = vec![usize::MAX; n];
     let mut buf = vec![];
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for &b in blocks.iter().rev() {
-            let mut live = live_out(b, &live_in);
-            for i in f.cfg[b].instrs.iter().rev() {
-                step_back(i, &mut live, &mut buf);
+    for &b in &blocks {
+        let bi = b.index() as u32;
+        for s in f.succs(b) {
+            preds[s.index()].push(bi);
+        }
+        for i in &f.cfg[b].instrs {
+            buf.clear();
+            uses_of(i, &mut buf);
+            for &u in &buf {
+                if defined[(u / 4) as usize] != b.index() {
+                    ue.push((u, bi));
+                }
             }
-            if live_in.get(&b) != Some(&live) {
-                live_in.insert(b, live);
-                changed = true;
-            }
+            for_each_def(i, |v| {
+                if defined[v as usize] != b.index() {
+                    defined[v as usize] = b.index();
+                    for c in 0..width(v) {
+                        defs.push((unit(v, c as u8), bi));
+                    }
+                }
+            });
         }
     }
+    let (_, live_out) = crate::ir::liveness::explore(&preds, 4 * n, ue, defs, vec![], vec![]);
     // Conflicts: (other web, my component mask, its component mask): no register may hold
     // one of my masked components and one of its masked components.
     let mut adj: Vec<Vec<(u32, u8, u8)>> = vec![vec![]; n];
@@ -264,8 +301,12 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
     }
     // Webs live across a call: callee-saved registers only (`calls`).
     let mut across_call = vec![false; n];
+    let mut live = UnitSet::new(4 * n);
     for &b in &blocks {
-        let mut live = live_out(b, &live_in);
+        live.clear();
+        for &u in &live_out[b.index()] {
+            live.insert(u);
+        }
         for i in f.cfg[b].instrs.iter().rev() {
             if matches!(i.op, Op::Call(_)) {
                 let mut defs = vec![];
@@ -288,7 +329,7 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
             let mut defs = vec![];
             for_each_def(i, |d| defs.push(d));
             for &d in &defs {
-                for u in live.iter() {
+                for &u in live.iter() {
                     let (l, c) = (u / 4, (u % 4) as u8);
                     if !copy_src.is_some_and(|(s, n)| s == l && c < n) {
                         add(d, full(d), l, 1 << c, &mut adj);
@@ -325,10 +366,19 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
                 }
                 _ => {}
             }
-            step_back(i, &mut live, &mut buf);
+            for_each_def(i, |v| {
+                for c in 0..width(v) as u8 {
+                    live.remove(unit(v, c));
+                }
+            });
+            buf.clear();
+            uses_of(i, &mut buf);
+            for &u in buf.iter() {
+                live.insert(u);
+            }
         }
         // Units live into the block interfere with each other.
-        let li: Vec<u32> = live.iter().collect();
+        let li: Vec<u32> = live.iter().copied().collect();
         for (k, &x) in li.iter().enumerate() {
             for &y in &li[k + 1..] {
                 add(x / 4, 1 << (x % 4), y / 4, 1 << (y % 4), &mut adj);
@@ -358,35 +408,47 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
         let w = width(v);
         let saved_only = across_call[v as usize];
         let usable = |r: u32, w: u32| usable(r, w) && (!saved_only || all_saved(r, w));
-        let conflicts = |base: u32, color: &Vec<Option<u32>>| -> bool {
-            if complete {
-                // Static partition: every slot conflicts with every other.
-                return (0..n as u32)
-                    .any(|o| o != v && color[o as usize].is_some_and(|c| c < base + w && base < c + width(o)));
+        // Registers each component of `v` may not take, given the webs colored so far
+        // (the same test as checking every neighbour at every candidate, computed once).
+        let mut forbidden = [RegMask::default(); 4];
+        if complete {
+            // Static partition: every slot conflicts with every other.
+            let mut taken = RegMask::default();
+            for o in 0..n as u32 {
+                if o != v
+                    && let Some(c) = color[o as usize]
+                {
+                    for j in 0..width(o) {
+                        taken.set(c + j);
+                    }
+                }
             }
-            adj[v as usize].iter().any(|&(o, mine, theirs)| {
-                let Some(co) = color[o as usize] else { return false };
-                (0..w)
-                    .filter(|k| mine >> k & 1 == 1)
-                    .any(|k| (0..width(o)).any(|j| theirs >> j & 1 == 1 && base + k == co + j))
-            })
-        };
+            for m in forbidden.iter_mut().take(w as usize) {
+                *m = taken;
+            }
+        } else {
+            for &(o, mine, theirs) in &adj[v as usize] {
+                let Some(co) = color[o as usize] else { continue };
+                for k in (0..w).filter(|k| mine >> k & 1 == 1) {
+                    for j in (0..width(o)).filter(|j| theirs >> j & 1 == 1) {
+                        forbidden[k as usize].set(co + j);
+                    }
+                }
+            }
+        }
+        let conflicts = |base: u32| (0..w).any(|k| forbidden[k as usize].has(base + k));
         let mut chosen = None;
         if let Some(base) = abi_pref[v as usize]
             && base.is_multiple_of(w)
             && usable(base, w)
-            && !conflicts(base, &color)
+            && !conflicts(base)
         {
             chosen = Some(base);
         }
         for &(p, off) in prefs[v as usize].iter().filter(|_| chosen.is_none()) {
             if let Some(c) = color[p as usize] {
                 let base = c as i32 + off;
-                if base >= 0
-                    && (base as u32).is_multiple_of(w)
-                    && usable(base as u32, w)
-                    && !conflicts(base as u32, &color)
-                {
+                if base >= 0 && (base as u32).is_multiple_of(w) && usable(base as u32, w) && !conflicts(base as u32) {
                     chosen = Some(base as u32);
                     break;
                 }
@@ -395,37 +457,52 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
         if chosen.is_none() {
             // Lookahead for join destinations: prefer a base where every uncolored partner
             // (a join source) can later take its own register, so the join costs nothing.
-            let partners_fit = |base: u32, color: &Vec<Option<u32>>| {
-                prefs[v as usize].iter().all(|&(p, off)| {
+            // Per partner: the registers its first component may not take.
+            let partners: Vec<(i32, Option<RegMask>)> = prefs[v as usize]
+                .iter()
+                .map(|&(p, off)| {
                     if color[p as usize].is_some() || width(p) >= w {
-                        return true;
+                        return (off, None);
                     }
+                    let mut m = RegMask::default();
+                    for &(o, mine, theirs) in &adj[p as usize] {
+                        if let Some(co) = color[o as usize]
+                            && mine & 1 == 1
+                        {
+                            for j in (0..width(o)).filter(|j| theirs >> j & 1 == 1) {
+                                m.set(co + j);
+                            }
+                        }
+                    }
+                    (off, Some(m))
+                })
+                .collect();
+            let partners_fit = |base: u32| {
+                partners.iter().all(|&(off, m)| {
+                    let Some(m) = m else { return true };
                     let pos = base as i32 - off;
-                    pos >= 0
-                        && adj[p as usize].iter().all(|&(o, mine, theirs)| {
-                            let Some(co) = color[o as usize] else { return true };
-                            !(mine & 1 == 1 && (0..width(o)).any(|j| theirs >> j & 1 == 1 && pos as u32 == co + j))
-                        })
+                    pos >= 0 && !m.has(pos as u32)
                 })
             };
             // ... and keep clear of the registers that uncolored, interfering join sources
             // are expected to take (their partner's color plus offset).
-            let reserved_clear = |base: u32, color: &Vec<Option<u32>>| {
-                adj[v as usize].iter().all(|&(o, _, theirs)| {
-                    if color[o as usize].is_some() {
-                        return true;
+            let mut reserved = RegMask::default();
+            for &(o, _, theirs) in &adj[v as usize] {
+                if color[o as usize].is_some() {
+                    continue;
+                }
+                let Some(pos) =
+                    prefs[o as usize].iter().find_map(|&(p, off)| color[p as usize].map(|c| c as i32 + off))
+                else {
+                    continue;
+                };
+                for j in (0..width(o) as i32).filter(|j| theirs >> j & 1 == 1) {
+                    if pos + j >= 0 {
+                        reserved.set((pos + j) as u32);
                     }
-                    let Some(pos) =
-                        prefs[o as usize].iter().find_map(|&(p, off)| color[p as usize].map(|c| c as i32 + off))
-                    else {
-                        return true;
-                    };
-                    (0..width(o) as i32).filter(|j| theirs >> j & 1 == 1).all(|j| {
-                        let r = pos + j;
-                        r < base as i32 || r >= (base + w) as i32
-                    })
-                })
-            };
+                }
+            }
+            let reserved_clear = |base: u32| (base..base + w).all(|r| !reserved.has(r));
             for pass in 0..if device { 4 } else { 2 } {
                 let mut base = 0;
                 while base + w <= limit.min(255) {
@@ -435,8 +512,8 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
                         !device || pass >= 2 || saved_only || (!any_saved(base, w) && (abi_callable || base + w <= 16));
                     if usable(base, w)
                         && saved_ok
-                        && !conflicts(base, &color)
-                        && (pass % 2 == 1 || (partners_fit(base, &color) && reserved_clear(base, &color)))
+                        && !conflicts(base)
+                        && (pass % 2 == 1 || (partners_fit(base) && reserved_clear(base)))
                     {
                         chosen = Some(base);
                         break;

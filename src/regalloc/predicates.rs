@@ -29,12 +29,7 @@ fn live_sets(f: &Function) -> HashMap<BlockId, Vec<Vec<u32>>> {
     let liveness = crate::ir::liveness(f);
     let mut out = HashMap::new();
     for &b in &f.layout {
-        let mut live: HashSet<u32> = liveness.live_out[&b]
-            .iter()
-            .enumerate()
-            .filter(|(v, l)| **l && is_pred(f, *v as u32))
-            .map(|(v, _)| v as u32)
-            .collect();
+        let mut live: HashSet<u32> = liveness.live_out(b).iter().copied().filter(|&v| is_pred(f, v)).collect();
         let mut at = vec![];
         for i in f.cfg[b].instrs.iter().rev() {
             // Live across the instruction: live after it, plus its predicate results
@@ -70,12 +65,7 @@ fn live_across_calls(f: &Function) -> Vec<u32> {
     let liveness = crate::ir::liveness(f);
     let mut out: HashSet<u32> = HashSet::new();
     for &b in &f.layout {
-        let mut live: HashSet<u32> = liveness.live_out[&b]
-            .iter()
-            .enumerate()
-            .filter(|(v, l)| **l && is_pred(f, *v as u32))
-            .map(|(v, _)| v as u32)
-            .collect();
+        let mut live: HashSet<u32> = liveness.live_out(b).iter().copied().filter(|&v| is_pred(f, v)).collect();
         for i in f.cfg[b].instrs.iter().rev() {
             if matches!(i.op, Op::Call(_)) {
                 out.extend(live.iter().copied());

@@ -92,17 +92,25 @@ fn mem(w: usize) -> MemSize {
 pub fn spill(f: &mut Function, budget: usize) -> Spilled {
     let live = liveness(f);
     let mut done = Spilled::default();
-    // Values numbered from here on are reloads this pass adds (not live between blocks).
-    let n = f.vregs.len() as u32;
+    // Live-out marks of the block being looked at (set and cleared per block).
+    let mut out_mark = vec![false; f.vregs.len()];
     for b in f.layout.clone() {
-        let live_out: Vec<u32> = (0..n).filter(|&v| live.live_out[&b][v as usize] && width(f, v).is_some()).collect();
-        let mut entry: Vec<u32> = (0..n).filter(|&v| live.live_in[&b][v as usize] && width(f, v).is_some()).collect();
+        let live_out: Vec<u32> = live.live_out(b).iter().copied().filter(|&v| width(f, v).is_some()).collect();
+        let mut entry: Vec<u32> = live.live_in(b).iter().copied().filter(|&v| width(f, v).is_some()).collect();
         entry.extend(f.cfg[b].params.iter().copied().filter(|&v| width(f, v).is_some()));
         let units = |vs: &[u32]| vs.iter().map(|&v| width(f, v).unwrap_or(0)).sum::<usize>();
         if units(&entry) > budget || units(&live_out) > budget {
             continue;
         }
-        if peak(f, b, &entry, &live.live_out[&b]) <= budget {
+        out_mark.resize(f.vregs.len(), false);
+        for &v in live.live_out(b) {
+            out_mark[v as usize] = true;
+        }
+        let fits = peak(f, b, &entry, &out_mark) <= budget;
+        for &v in live.live_out(b) {
+            out_mark[v as usize] = false;
+        }
+        if fits {
             continue;
         }
         let s = spill_block(f, b, &entry, &live_out, budget);

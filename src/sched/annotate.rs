@@ -188,18 +188,21 @@ impl Board {
     }
 }
 
-/// Whether an instruction after `k` in the same block (up to the block end) writes one of
-/// `regs`.
-fn overwritten_in_block(code: &[Scheduled], starts: &[bool], k: usize, regs: &Units) -> bool {
-    for (j, s) in code.iter().enumerate().skip(k + 1) {
-        if starts[j] {
-            return false;
-        }
-        if writes(&s.instr).intersects(regs) {
-            return true;
+/// For every instruction, the registers the instructions after it in the same block (up
+/// to the block end) write: one backward pass, so that asking whether a late-read source
+/// is overwritten in its block costs one intersection.
+fn written_later_in_block(code: &[Scheduled], starts: &[bool]) -> Vec<Units> {
+    let mut later = vec![Units::default(); code.len()];
+    let mut acc = Units::default();
+    for k in (0..code.len()).rev() {
+        later[k] = acc;
+        if starts[k] {
+            acc = Units::default();
+        } else {
+            acc.union(&writes(&code[k].instr));
         }
     }
-    false
+    later
 }
 
 /// Computes control fields for linear code; returns the code with `DEPBAR` instructions
@@ -219,6 +222,7 @@ pub(super) fn annotate(code: Vec<Scheduled>) -> Vec<Scheduled> {
             starts[k + 1] = true;
         }
     }
+    let written_later = written_later_in_block(&code, &starts);
     let mut out: Vec<Scheduled> = Vec::with_capacity(n + n / 8);
     let mut new_index = vec![0usize; n + 1];
     // Issue cycle of each emitted instruction.
@@ -344,7 +348,7 @@ pub(super) fn annotate(code: Vec<Scheduled>) -> Vec<Scheduled> {
             rr.pred = 0;
             rr.remove(&w);
             let late = t.reads_late && !rr.is_empty();
-            let own_rd = late && (w.is_empty() || overwritten_in_block(&code, &starts, k, &rr));
+            let own_rd = late && (w.is_empty() || written_later[k].intersects(&rr));
             let mut wr = None;
             if !w.is_empty() {
                 let tracked = if late && !own_rd { rr } else { Units::default() };

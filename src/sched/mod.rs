@@ -14,9 +14,11 @@
 
 mod annotate;
 pub mod check;
+mod dag;
 pub mod effects;
 pub mod estimate;
 pub mod list;
+mod ready;
 pub mod table;
 
 use crate::ir::Function;
