@@ -39,8 +39,15 @@ enum Executor {
 
 #[derive(clap::Args)]
 struct RunArgs {
-    /// Input PTX file.
-    input: PathBuf,
+    /// Input PTX file (optional with `--sass`, whose listing then gives the parameter
+    /// layout).
+    input: Option<PathBuf>,
+    /// Run this SASS listing instead of compiling the PTX: ptx2sass output,
+    /// `sass-ctrl.py` output, or `nvdisasm -hex` output of a cubin (which carries the
+    /// kernel's constant bank 2, shared size, frame and parameters). Facts the listing
+    /// lacks come from the PTX file.
+    #[arg(long, value_name = "LISTING")]
+    sass: Option<PathBuf>,
     /// The kernel (`.entry`) to launch.
     #[arg(long)]
     kernel: String,
@@ -294,7 +301,7 @@ fn check(args: CheckArgs) -> ExitCode {
 
 fn run(a: RunArgs) -> ExitCode {
     use ptx2sass::exec::{self, spec};
-    let name = a.input.display().to_string();
+    let name = a.input.as_ref().map_or_else(|| "<no PTX>".to_string(), |p| p.display().to_string());
     let usage = |m: String| {
         eprintln!("error: {m}");
         ExitCode::from(2)
@@ -326,23 +333,65 @@ fn run(a: RunArgs) -> ExitCode {
             Err(e) => return spec_error("--init", e),
         }
     }
-    let bytes = match read_input(&a.input) {
-        Ok(b) => b,
-        Err(e) => {
-            eprintln!("error: cannot read {name}: {e}");
-            return ExitCode::from(1);
-        }
+    let source = match &a.input {
+        Some(path) => match read_input(path) {
+            Ok(b) => Some(String::from_utf8_lossy(&b).into_owned()),
+            Err(e) => {
+                eprintln!("error: cannot read {name}: {e}");
+                return ExitCode::from(1);
+            }
+        },
+        None => None,
     };
-    let src = String::from_utf8_lossy(&bytes).into_owned();
-    let file = SourceFile::new(&name, &src);
-    let module = match ptx2sass::ptx::parse(&src) {
-        Ok((m, _)) => m,
-        Err(d) => {
-            eprint!("{}", file.render_all(&d));
-            return ExitCode::from(1);
-        }
+    let file = SourceFile::new(&name, source.as_deref().unwrap_or(""));
+    let module = match &source {
+        Some(src) => match ptx2sass::ptx::parse(src) {
+            Ok((m, _)) => Some(m),
+            Err(d) => {
+                eprint!("{}", file.render_all(&d));
+                return ExitCode::from(1);
+            }
+        },
+        None => None,
     };
-    let launch = match exec::ptx::args::launch(&module, &a.kernel, grid, block, &args, a.max_steps) {
+    let compiled = || match &source {
+        Some(src) => driver::compile(src, &driver::Options::default())
+            .map(|out| out.program.expect("SASS output has a program"))
+            .map_err(|d| file.render_all(&d)),
+        None => Err("no PTX input".to_string()),
+    };
+    // The program: the listing (`--sass`), its missing facts from the compiled PTX; or
+    // the compiled PTX. (A `--cubin` input, once the cubin reader exists, plugs in here:
+    // it yields the same `sass::listing` facts and code.)
+    let program = match &a.sass {
+        Some(path) => {
+            let text = match std::fs::read(path) {
+                Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+                Err(e) => {
+                    eprintln!("error: cannot read {}: {e}", path.display());
+                    return ExitCode::from(1);
+                }
+            };
+            let reference = compiled().ok();
+            match ptx2sass::sass::listing::load(&text, reference.as_ref()) {
+                Ok(p) => Some(p),
+                Err(e) => {
+                    eprintln!("error: {}:{e}", path.display());
+                    return ExitCode::from(1);
+                }
+            }
+        }
+        None => None,
+    };
+    if module.is_none() && (a.compare || a.exec == Executor::Ptx) {
+        return usage("the PTX interpreter (`--exec ptx`, `--compare`) needs the PTX input".into());
+    }
+    let built = match (&module, &program) {
+        (Some(m), _) => exec::ptx::args::launch(m, &a.kernel, grid, block, &args, a.max_steps),
+        (None, Some(p)) => listing_launch(p, &a.kernel, grid, block, &args, a.max_steps),
+        (None, None) => return usage("give a PTX input, or a listing with --sass".into()),
+    };
+    let launch = match built {
         Ok(l) => exec::Launch {
             seed: a.seed,
             dynamic_shared: a.dynamic_shared,
@@ -356,11 +405,14 @@ fn run(a: RunArgs) -> ExitCode {
         }
     };
     drop(args);
-    let compiled = || driver::compile(&src, &driver::Options::default()).map_err(|d| file.render_all(&d));
+    let program = || match &program {
+        Some(p) => Ok(p.clone()),
+        None => compiled(),
+    };
     let result = if a.compare {
-        compiled().and_then(|out| {
-            let program = out.program.expect("SASS output has a program");
-            let (want, got, d) = exec::compare(&module, &program, &launch)?;
+        program().and_then(|program| {
+            let module = module.as_ref().expect("checked above");
+            let (want, got, d) = exec::compare(module, &program, &launch)?;
             for x in &d {
                 eprintln!(
                     "difference: {} at byte {}: interpreter {:02x?}, simulator {:02x?}",
@@ -375,12 +427,9 @@ fn run(a: RunArgs) -> ExitCode {
             }
         })
     } else if a.exec == Executor::Ptx {
-        exec::ptx::run(&module, &launch).map_err(|e| format!("interpreter: {e}"))
+        exec::ptx::run(module.as_ref().expect("checked above"), &launch).map_err(|e| format!("interpreter: {e}"))
     } else {
-        compiled().and_then(|out| {
-            let program = out.program.expect("SASS output has a program");
-            exec::sim::run(&program, &launch).map_err(|e| format!("simulator: {e}"))
-        })
+        program().and_then(|program| exec::sim::run(&program, &launch).map_err(|e| format!("simulator: {e}")))
     };
     let out = match result {
         Ok(o) => o,
@@ -400,6 +449,39 @@ fn run(a: RunArgs) -> ExitCode {
         }
     }
     ExitCode::SUCCESS
+}
+
+/// A launch of `kernel` of a loaded listing, parameters laid out as the listing says
+/// (`.b8[N]` byte arrays receive buffers by value).
+fn listing_launch(
+    p: &ptx2sass::sass::program::Program,
+    kernel: &str,
+    grid: [u32; 3],
+    block: [u32; 3],
+    args: &[ptx2sass::exec::ptx::args::Arg],
+    max_steps: u64,
+) -> Result<ptx2sass::exec::Launch, ptx2sass::exec::ExecError> {
+    use ptx2sass::exec::{ExecError, ParamSlot, sim::PARAM_BASE};
+    let f = p
+        .functions
+        .iter()
+        .find(|f| f.name == kernel && f.kind == ".entry")
+        .ok_or_else(|| ExecError::Launch(format!("no kernel named `{kernel}` in the listing")))?;
+    let mut slots = vec![];
+    let mut arrays = vec![];
+    for (off, ty, name) in &f.params {
+        let (elem, n) = ty.split_once('[').unwrap_or((ty, "1]"));
+        let bits: u32 = elem.trim_start_matches('.').get(1..).and_then(|b| b.parse().ok()).unwrap_or(8);
+        let n: u32 = n.trim_end_matches(']').parse().unwrap_or(1);
+        let offset = (*off as usize)
+            .checked_sub(PARAM_BASE)
+            .ok_or_else(|| ExecError::Launch(format!("parameter `{name}` at 0x{off:x} lies below 0x{PARAM_BASE:x}")))?
+            as u32;
+        slots.push(ParamSlot { name: name.clone(), offset, size: bits / 8 * n });
+        arrays.push(ty.contains('['));
+    }
+    let total = slots.iter().map(|s| s.offset + s.size).max().unwrap_or(0);
+    ptx2sass::exec::ptx::args::launch_with_layout(kernel, (&slots, &arrays, total), grid, block, args, max_steps)
 }
 
 fn main() -> ExitCode {

@@ -1,8 +1,10 @@
 //! The SPA 5.0 instruction model (registers, operands, opcodes with modifiers), its
 //! nvdisasm-syntax printer, and the final scheduled program that `sched` produces.
 
+pub mod asm;
 pub mod instr;
 pub mod legal;
+pub mod listing;
 pub mod mods;
 pub mod op;
 pub mod print;

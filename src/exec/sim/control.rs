@@ -48,13 +48,24 @@ impl Sim<'_> {
         Ok(())
     }
 
-    /// Executes BRA, SSY, SYNC, PBK, BRK, EXIT and RET at instruction `k` for the threads
+    /// Executes BRA (also with a CC test), SSY, SYNC, PBK, BRK, EXIT, CAL and RET (a call
+    /// pushes a CAL entry holding the return point; `RET` works like `BRK` to it, the
+    /// model of the Fermi-to-Pascal call/return stack that envytools describes for
+    /// `call`/`ret`) at instruction `k` for the threads
     /// of `exec` (active and guard true). `w.pc` is already `k + 1`. Returns false for an
     /// opcode of another family.
     pub(super) fn exec_control(&mut self, w: &mut Warp, i: &Instr, k: usize, exec: u32) -> Result<bool, ExecError> {
         match i.op {
-            Op::Bra => {
+            Op::Bra | Op::BraCc { .. } => {
                 let t = target(i)?;
+                let mut exec = exec;
+                if let Op::BraCc { test } = i.op {
+                    for l in super::state::lanes(exec) {
+                        if !super::ext::cc_test(test, w.cc[l]) {
+                            exec &= !(1 << l);
+                        }
+                    }
+                }
                 if exec == w.active {
                     w.pc = t;
                 } else if exec != 0 {
@@ -115,12 +126,37 @@ impl Sim<'_> {
                     self.pop_resume(w)?;
                 }
             }
-            Op::Ret => {
+            Op::Cal => {
+                // A divergent call runs the calling threads first; the others resume after
+                // the call (as for a divergent branch).
                 if exec != 0 {
+                    let t = target(i)?;
+                    if exec != w.active {
+                        Self::push(w, StackEntry { kind: StackKind::Div, mask: w.active & !exec, pc: k + 1 })?;
+                        w.active = exec;
+                    }
+                    Self::push(w, StackEntry { kind: StackKind::Call, mask: exec, pc: k + 1 })?;
+                    w.pc = t;
+                }
+            }
+            Op::Ret => {
+                // Like BRK to the nearest CAL entry: returning threads wait at the return
+                // point until every calling thread has returned (or exited).
+                if exec == 0 {
+                    return Ok(true);
+                }
+                let Some(at) = w.stack.iter().rposition(|e| e.kind == StackKind::Call) else {
                     return Err(ExecError::Unsupported(format!(
-                        "RET at `{}` #{k}: calls are not modeled (SPA 5.0 CAL is not in the instruction model)",
+                        "`{}` #{k}: RET without a CAL entry on the reconvergence stack",
                         self.func.name
                     )));
+                };
+                for e in w.stack[at + 1..].iter_mut() {
+                    e.mask &= !exec;
+                }
+                w.active &= !exec;
+                if w.active == 0 {
+                    self.pop_resume(w)?;
                 }
             }
             _ => return Ok(false),

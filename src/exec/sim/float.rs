@@ -34,7 +34,7 @@ pub fn ftz32(x: f32) -> f32 {
 }
 
 /// Applies `|x|` then `-x` and, with `ftz`, flushes.
-fn in32(bits: u32, s: &Src, ftz: bool) -> f32 {
+pub(super) fn in32(bits: u32, s: &Src, ftz: bool) -> f32 {
     let mut x = f32::from_bits(bits);
     if s.mods.abs {
         x = x.abs();
@@ -45,7 +45,7 @@ fn in32(bits: u32, s: &Src, ftz: bool) -> f32 {
     if ftz { ftz32(x) } else { x }
 }
 
-fn in64(bits: u64, s: &Src) -> f64 {
+pub(super) fn in64(bits: u64, s: &Src) -> f64 {
     let mut x = f64::from_bits(bits);
     if s.mods.abs {
         x = x.abs();
@@ -364,6 +364,14 @@ pub fn int_value(v: u64, t: IType) -> i128 {
     }
 }
 
+/// An integer source value after its operand modifiers: `|x|`, then `-x` (ptxas 11.8:
+/// `I2I.S32.S32 R12, |R0|` for `abs.s32`, `I2I.S32.S32 R16, -|R0|`; exact in i128, the
+/// conversion then wraps or clamps as its type says).
+pub fn int_with_mods(x: i128, s: &Src) -> i128 {
+    let x = if s.mods.abs { x.abs() } else { x };
+    if s.mods.neg { -x } else { x }
+}
+
 fn int_range(t: IType) -> (i128, i128) {
     match t {
         IType::U8 => (0, 0xff),
@@ -552,8 +560,9 @@ impl Sim<'_> {
             }
             Op::I2f { dst, src: st, rnd } => {
                 let v = self.isrc(w, src(i, 0)?, st, mask)?;
+                let s = src(i, 0)?;
                 for l in lanes(mask) {
-                    let x = int_value(v[l], st);
+                    let x = int_with_mods(int_value(v[l], st), s);
                     match dst {
                         FType::F32 => out[l] = i2f32(x, rnd).to_bits(),
                         FType::F64 => out64[l] = i2f64(x, rnd).to_bits(),
@@ -607,8 +616,9 @@ impl Sim<'_> {
             }
             Op::I2i { dst, src: st } => {
                 let v = self.isrc(w, src(i, 0)?, st, mask)?;
+                let s = src(i, 0)?;
                 for l in lanes(mask) {
-                    out64[l] = int_bits(int_value(v[l], st), dst);
+                    out64[l] = int_bits(int_with_mods(int_value(v[l], st), s), dst);
                     out[l] = out64[l] as u32;
                 }
                 wide = dst.regs() == 2;

@@ -68,6 +68,7 @@
 
 mod alu;
 mod control;
+mod ext;
 mod float;
 mod int;
 mod mem;
@@ -107,6 +108,8 @@ struct Decoded {
     read_delay: u64,
     /// Needs a stall of at least [`timing::CONTROL_MIN_STALL`].
     control: bool,
+    /// In-order pipeline ([`timing::queue`]).
+    queue: Option<timing::Queue>,
 }
 
 fn decode(i: &Instr) -> Decoded {
@@ -148,8 +151,20 @@ fn decode(i: &Instr) -> Decoded {
         late = RegSet::default();
     }
     let unit = i.op.info().unit;
-    let control = matches!(i.op, Op::Bra | Op::Sync | Op::Brk | Op::Exit | Op::Bar { .. } | Op::BarRed(_));
-    Decoded { guard, reads, writes, late, lat, read_delay: timing::operand_read_delay(unit), control }
+    let control = matches!(
+        i.op,
+        Op::Bra | Op::BraCc { .. } | Op::Sync | Op::Brk | Op::Exit | Op::Cal | Op::Ret | Op::Bar { .. } | Op::BarRed(_)
+    );
+    Decoded {
+        guard,
+        reads,
+        writes,
+        late,
+        lat,
+        read_delay: timing::operand_read_delay(unit),
+        control,
+        queue: timing::queue(&i.op),
+    }
 }
 
 /// One launch in progress.
@@ -279,7 +294,14 @@ pub fn run_report(program: &Program, launch: &Launch) -> Result<Report, ExecErro
     let mut sim = Sim {
         func,
         info: func.code.iter().map(|s| decode(&s.instr)).collect(),
-        banks: ConstBanks::new(block, grid, func.frame_bytes, launch.dynamic_shared, &launch.params, &const_bank),
+        banks: ConstBanks::new(
+            block,
+            grid,
+            func.frame_bytes,
+            launch.dynamic_shared,
+            &launch.params,
+            (&const_bank, &func.compiler_consts),
+        ),
         global: launch.global.clone(),
         rng: Rng::new(launch.seed),
         garbage: Rng::new(launch.seed ^ 0x9a4b_a9e5_eed0_0f00),
@@ -493,7 +515,7 @@ impl Sim<'_> {
             None => u32::MAX,
         };
         let exec = w.active & guard;
-        w.sb.check_at(t, d.read_delay, &d.reads, exec, &d.writes, exec).map_err(|c| self.hazard(k, c))?;
+        w.sb.check_at(t, d.read_delay, &d.reads, exec, (&d.writes, exec), d.queue).map_err(|c| self.hazard(k, c))?;
         if d.control && s.ctrl.stall < timing::CONTROL_MIN_STALL {
             return Err(ExecError::Hazard(format!(
                 "`{}` #{k} /*{:04x}*/ `{}`: stall {} after a control instruction (at least {})",
@@ -512,7 +534,16 @@ impl Sim<'_> {
             Latency::Variable { min, max, .. } => {
                 let delay = self.rng.delay(min, max);
                 let read_delay = self.rng.range(1, delay.max(1));
-                w.sb.record_variable(k, t, (s.ctrl.wr, s.ctrl.rd), &d.writes, &d.late, exec, (delay, read_delay));
+                w.sb.record_variable(
+                    k,
+                    t,
+                    (s.ctrl.wr, s.ctrl.rd),
+                    &d.writes,
+                    &d.late,
+                    exec,
+                    (delay, read_delay),
+                    d.queue,
+                );
             }
         }
         Ok(())
@@ -594,6 +625,7 @@ impl Sim<'_> {
                     || self.exec_alu(w, i, exec)?
                     || self.exec_int(w, i, exec)?
                     || self.exec_float(w, i, exec)?
+                    || self.exec_ext(w, i, exec)?
                 {
                     Ok(())
                 } else {

@@ -140,6 +140,8 @@ pub enum StackKind {
     Brk,
     /// Pushed by a divergent `BRA`: the not-taken threads and where they resume.
     Div,
+    /// Pushed by `CAL`: the calling threads and the return point (`RET` leaves to it).
+    Call,
 }
 
 /// One reconvergence-stack entry: the threads it resumes and where.

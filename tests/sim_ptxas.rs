@@ -1,0 +1,125 @@
+//! The simulator validated on code it did not compile (issue 16): ptxas 11.8 compiles
+//! every sample, the simulator runs ptxas's SASS (loaded from `nvdisasm -hex`, control
+//! fields enforced) and the PTX interpreter runs the PTX, on every launch shape of the
+//! sample; all global memory must agree (within the sample's tolerance for `.approx`
+//! results). A disagreement is a simulator bug until shown otherwise: the simulator and
+//! the compiler could share a misreading of an instruction, ptxas and the interpreter
+//! cannot. Skipped, with a message, when the NVIDIA tools are absent.
+
+#[path = "common/launches.rs"]
+mod launches;
+#[path = "common/nvidia.rs"]
+mod nvidia;
+#[path = "common/ptxas.rs"]
+mod ptxas;
+
+use launches::*;
+use ptx2sass::exec::{self, Launch, Memory};
+use ptx2sass::sass::listing;
+
+fn source(name: &str) -> String {
+    std::fs::read_to_string(format!("{}/samples/{name}.ptx", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+/// The first difference between the interpreter's memory `want` and the simulator's `got`
+/// beyond the sample's tolerance `tol`, if any.
+fn difference(want: &Memory, got: &Memory, tol: Option<(&[Elem], f64)>) -> Option<String> {
+    let d = want.diff(got);
+    if d.is_empty() {
+        return None;
+    }
+    let Some((elems, t)) = tol else {
+        return Some(format!("{} difference(s), first {:?}", d.len(), d[0]));
+    };
+    for (k, (((_, base, wb), (_, _, gb)), e)) in want.regions().zip(got.regions()).zip(elems).enumerate() {
+        let size = match e {
+            Elem::Exact if wb != gb => return Some(format!("buffer {k} ({base:#x}) differs")),
+            Elem::Exact => continue,
+            Elem::F32 => 4,
+            Elem::F64 => 8,
+        };
+        for (i, (x, y)) in wb.chunks(size).zip(gb.chunks(size)).enumerate() {
+            let val = |c: &[u8]| {
+                if size == 4 {
+                    f32::from_le_bytes(c.try_into().unwrap()) as f64
+                } else {
+                    f64::from_le_bytes(c.try_into().unwrap())
+                }
+            };
+            let (a, b) = (val(x), val(y));
+            let ok =
+                if a.is_nan() || b.is_nan() { a.is_nan() && b.is_nan() } else { (a - b).abs() <= t * (a.abs() + 1.0) };
+            if !ok {
+                return Some(format!("buffer {k} element {i}: interpreter {a:e}, simulator {b:e}"));
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn ptxas_code_for_every_sample_matches_the_interpreter() {
+    let (mut launched, mut instrs, mut failures) = (0, 0, vec![]);
+    for name in SAMPLES {
+        let src = source(name);
+        let ours = sample(name);
+        let theirs = match ptxas::program(&src, &ours) {
+            Ok(p) => p,
+            Err(why) => {
+                eprintln!("SKIPPED: {why}");
+                return;
+            }
+        };
+        instrs += theirs.functions.iter().map(|f| f.code.len()).sum::<usize>();
+        let (module, _) = ptx2sass::ptx::parse(&src).unwrap();
+        for (k, sh) in sample_shapes(name).into_iter().enumerate() {
+            let mut rng = Rng::new(0x5eed + k as u64);
+            let (_, l, _) = sample_launch_shape(name, sh, &mut rng);
+            let l = Launch { seed: k as u64 + 1, ..l };
+            let want = exec::ptx::run(&module, &l).unwrap_or_else(|e| panic!("{name}: interpreter: {e}"));
+            match exec::sim::run(&theirs, &l) {
+                Ok(got) => {
+                    if let Some(d) = difference(&want.global, &got.global, sample_tolerance(name)) {
+                        failures.push(format!("{name} {sh:?}: {d}"));
+                    }
+                }
+                Err(e) => failures.push(format!("{name} {sh:?}: simulator on ptxas's code: {e}")),
+            }
+            launched += 1;
+        }
+    }
+    assert!(failures.is_empty(), "{} of {launched} launches:\n{}", failures.len(), failures.join("\n"));
+    assert!(instrs > 5000, "only {instrs} ptxas instructions loaded");
+    eprintln!("{} samples, {launched} launches of ptxas's code ({instrs} instructions) agree", SAMPLES.len());
+}
+
+/// The launch facts read from nvdisasm's data sections alone (no PTX) agree with the PTX:
+/// parameter offsets and sizes (`EIATTR_KPARAM_INFO`) and static shared memory
+/// (`.nv.shared.K`, which ptx2sass lays out as ptxas does).
+#[test]
+fn listing_facts_match_the_ptx() {
+    for name in SAMPLES {
+        let ours = sample(name);
+        let text = match ptxas::listing(&source(name)) {
+            Ok(t) => t,
+            Err(why) => {
+                eprintln!("SKIPPED: {why}");
+                return;
+            }
+        };
+        let theirs = listing::load(&text, None).unwrap_or_else(|e| panic!("{name}: {e}"));
+        for f in ours.functions.iter().filter(|f| f.kind == ".entry") {
+            let t = theirs.functions.iter().find(|t| t.name == f.name).unwrap_or_else(|| panic!("{name}: {}", f.name));
+            assert_eq!(t.kind, ".entry", "{name}: {}", f.name);
+            assert_eq!(t.shared_bytes, f.shared_bytes, "{name}: {} shared bytes", f.name);
+            let size = |ty: &str| -> u32 {
+                let (elem, n) = ty.split_once('[').unwrap_or((ty, "1]"));
+                elem.trim_start_matches('.')[1..].parse::<u32>().unwrap() / 8
+                    * n.trim_end_matches(']').parse::<u32>().unwrap()
+            };
+            let shape = |p: &[(u32, String, String)]| p.iter().map(|(o, ty, _)| (*o, size(ty))).collect::<Vec<_>>();
+            assert_eq!(shape(&t.params), shape(&f.params), "{name}: {} parameters", f.name);
+            assert!(t.regs <= 255 && t.regs > 0, "{name}: registers");
+        }
+    }
+}
