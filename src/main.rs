@@ -48,6 +48,12 @@ struct RunArgs {
     /// lacks come from the PTX file.
     #[arg(long, value_name = "LISTING")]
     sass: Option<PathBuf>,
+    /// The simulator's MUFU estimates: `perturbed` (within the PTX ISA bound of each
+    /// `.approx` instruction, chosen per seed) or `nearest` (correctly rounded). Default:
+    /// `nearest` with `--sass` (ptxas 11.8's IEEE division and square root sequences need
+    /// estimates tighter than the PTX bounds), `perturbed` otherwise.
+    #[arg(long, value_enum)]
+    mufu: Option<MufuArg>,
     /// The kernel (`.entry`) to launch.
     #[arg(long)]
     kernel: String,
@@ -89,6 +95,14 @@ struct RunArgs {
     /// Write each buffer after the launch to DIR/argK.bin.
     #[arg(long)]
     dump: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum MufuArg {
+    /// Moved within the PTX ISA bound, per seed.
+    Perturbed,
+    /// Correctly rounded.
+    Nearest,
 }
 
 #[derive(clap::Args)]
@@ -397,6 +411,12 @@ fn run(a: RunArgs) -> ExitCode {
             dynamic_shared: a.dynamic_shared,
             module_init: inits,
             memory_limit: a.max_memory,
+            mufu: match a.mufu {
+                Some(MufuArg::Nearest) => exec::MufuModel::Nearest,
+                Some(MufuArg::Perturbed) => exec::MufuModel::Perturbed,
+                None if a.sass.is_some() => exec::MufuModel::Nearest,
+                None => exec::MufuModel::Perturbed,
+            },
             ..l
         },
         Err(e) => {

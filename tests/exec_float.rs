@@ -24,6 +24,10 @@
 mod forms;
 #[path = "common/launches.rs"]
 mod launches;
+#[path = "common/nvidia.rs"]
+mod nvidia;
+#[path = "common/ptxas.rs"]
+mod ptxas;
 
 use forms::{SLOT, THREADS, int_core, int_edges, with_garbage};
 
@@ -275,6 +279,8 @@ fn check(f: &Form, sets: u64) {
     let program = compile(&src);
     let (module, _) = ptx2sass::ptx::parse(&src).unwrap_or_else(|_| panic!("parses:\n{src}"));
     forms::assert_hazard_free(&program, &f.text);
+    // With PTX2SASS_PTXAS=1: ptxas's code for the form too (`tests/sim_ptxas.rs`).
+    let theirs = ptxas::form_program(&src, &program);
     for set in 0..sets {
         let mut rng = Rng::new(0x1717 + set * 104_729 + f.text.len() as u64);
         let input = inputs(f, &mut rng);
@@ -285,6 +291,22 @@ fn check(f: &Form, sets: u64) {
         let l = Launch { seed: set * 7 + 3, step_limit: 50_000_000, ..l };
         let (want, got, diff) =
             exec::compare(&module, &program, &l).unwrap_or_else(|e| panic!("{}: {e}\n{src}", f.text));
+        // ptxas's code is judged like ours, once ours agrees.
+        let (got, diff, who, program) = match &theirs {
+            Some(t) if diff.is_empty() && f.tol.is_none() => {
+                let g = exec::sim::run(t, &Launch { mufu: exec::MufuModel::Nearest, ..l.clone() })
+                    .unwrap_or_else(|e| panic!("ptxas's code for `{}`: {e}\n{t}", f.text));
+                let d = want.global.diff(&g.global);
+                (g, d, "simulator on ptxas's code", t)
+            }
+            Some(t) => {
+                let g = exec::sim::run(t, &Launch { mufu: exec::MufuModel::Nearest, ..l.clone() })
+                    .unwrap_or_else(|e| panic!("ptxas's code for `{}`: {e}\n{t}", f.text));
+                within(f, f.tol.as_ref().expect("a tolerance"), &input, pout, &want.global, &g.global, set);
+                (got, diff, "simulator", &program)
+            }
+            None => (got, diff, "simulator", &program),
+        };
         if let Some(tol) = f.tol {
             within(f, &tol, &input, pout, &want.global, &got.global, set);
             COMPARED.fetch_add(THREADS as usize, Ordering::Relaxed);
@@ -307,7 +329,7 @@ fn check(f: &Form, sets: u64) {
                     .collect()
             };
             panic!(
-                "`{}` (input set {set}): thread {th}, operands {ops:?}: interpreter {:?}, simulator {:?} ({} differing region(s))\n{}",
+                "`{}` (input set {set}): thread {th}, operands {ops:?}: interpreter {:?}, {who} {:?} ({} differing region(s))\n{}",
                 f.text,
                 read(&want.global),
                 read(&got.global),

@@ -14,7 +14,7 @@ mod nvidia;
 mod ptxas;
 
 use launches::*;
-use ptx2sass::exec::{self, Launch, Memory};
+use ptx2sass::exec::{self, Launch, Memory, MufuModel};
 use ptx2sass::sass::listing;
 
 fn source(name: &str) -> String {
@@ -75,7 +75,8 @@ fn ptxas_code_for_every_sample_matches_the_interpreter() {
         for (k, sh) in sample_shapes(name).into_iter().enumerate() {
             let mut rng = Rng::new(0x5eed + k as u64);
             let (_, l, _) = sample_launch_shape(name, sh, &mut rng);
-            let l = Launch { seed: k as u64 + 1, ..l };
+            // ptxas's IEEE sequences need correctly rounded MUFU estimates (`MufuModel`).
+            let l = Launch { seed: k as u64 + 1, mufu: MufuModel::Nearest, ..l };
             let want = exec::ptx::run(&module, &l).unwrap_or_else(|e| panic!("{name}: interpreter: {e}"));
             match exec::sim::run(&theirs, &l) {
                 Ok(got) => {
@@ -122,4 +123,46 @@ fn listing_facts_match_the_ptx() {
             assert!(t.regs <= 255 && t.regs > 0, "{name}: registers");
         }
     }
+}
+
+/// ptxas 11.8's IEEE `rcp.rn.f32` refines a `MUFU.RCP` estimate with one FFMA step that
+/// needs the estimate correctly rounded: with an estimate 1 ulp off (inside the PTX bound
+/// of `rcp.approx.f32`, the simulator's default `MufuModel::Perturbed`), `rcp.rn.f32` of
+/// `0x3f7fffff` or of the smallest normal comes out one ulp off under some seed. The
+/// simulator therefore runs ptxas's code with `MufuModel::Nearest` (`run --sass`
+/// default); this test fails if it is `Perturbed`.
+#[test]
+fn ptxas_ieee_reciprocal_needs_correctly_rounded_estimates() {
+    let src = ".version 7.8\n.target sm_50\n.address_size 64\n\
+        .visible .entry k(.param .u64 p)\n{\n.reg .b32 %f<3>;\n.reg .b32 %r<2>;\n.reg .b64 %a<4>;\n\
+        ld.param.u64 %a1, [p];\nmov.u32 %r1, %tid.x;\nmul.wide.u32 %a2, %r1, 4;\nadd.s64 %a3, %a1, %a2;\n\
+        ld.global.f32 %f1, [%a3];\nrcp.rn.f32 %f2, %f1;\nst.global.f32 [%a3], %f2;\nret;\n}\n";
+    let ours = compile(src);
+    let theirs = match ptxas::program(src, &ours) {
+        Ok(p) => p,
+        Err(why) => {
+            eprintln!("SKIPPED: {why}");
+            return;
+        }
+    };
+    let (module, _) = ptx2sass::ptx::parse(src).unwrap();
+    let operands: Vec<u8> = [0x3f7f_ffffu32, 0x0080_0000, 0x3f80_0001, 0x4040_0000]
+        .iter()
+        .cycle()
+        .take(32)
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let (mut perturbed_differs, mut runs) = (false, 0);
+    for seed in 0..16 {
+        let mut s = Setup::new();
+        let buf = s.buf(operands.clone());
+        let l = Launch { seed, ..s.launch(&ours, "k", [1, 1, 1], [32, 1, 1], &[Val::I(buf)]) };
+        let want = exec::ptx::run(&module, &l).unwrap();
+        let nearest = exec::sim::run(&theirs, &Launch { mufu: MufuModel::Nearest, ..l.clone() }).unwrap();
+        assert!(want.global.diff(&nearest.global).is_empty(), "seed {seed}: ptxas's rcp.rn.f32 with exact MUFU.RCP");
+        let perturbed = exec::sim::run(&theirs, &Launch { mufu: MufuModel::Perturbed, ..l }).unwrap();
+        perturbed_differs |= !want.global.diff(&perturbed.global).is_empty();
+        runs += 1;
+    }
+    assert!(perturbed_differs, "{runs} seeds: a 1-ulp MUFU.RCP never changed ptxas's rcp.rn.f32");
 }

@@ -254,7 +254,13 @@ fn parse_op(t: &TextInstr, cc: bool) -> Result<Op, String> {
                 Op::Iadd { cc, x: m.take("X") }
             }
         }
-        "IADD32I" => Op::Iadd32i { cc, x: m.take("X") },
+        "IADD32I" => {
+            if m.take("SAT") {
+                no_cc(Op::Iadd32iSat)?
+            } else {
+                Op::Iadd32i { cc, x: m.take("X") }
+            }
+        }
         "IADD3" => {
             let x = m.take("X");
             let mode = if m.take("RS") {
@@ -448,6 +454,10 @@ fn parse_op(t: &TextInstr, cc: bool) -> Result<Op, String> {
             let bop = m.take_map(bop_of).ok_or("comparison without .AND/.OR/.XOR")?;
             if t.opcode == "FSETP" { no_cc(Op::Fsetp { cmp, ftz, bop })? } else { Op::Fset { cmp, ftz, bf, bop, cc } }
         }
+        "FCMP" => {
+            let cmp = m.take_map(cmp_of).ok_or("FCMP without a test")?;
+            no_cc(Op::Fcmp { cmp, ftz: m.take("FTZ") })?
+        }
         "FCHK" => {
             if !m.take("DIVIDE") {
                 return Err("FCHK without .DIVIDE".into());
@@ -515,7 +525,17 @@ fn parse_op(t: &TextInstr, cc: bool) -> Result<Op, String> {
         "I2I" => {
             let dst = m.take_map(itype_of).unwrap_or(IType::S32);
             let src = m.take_map(itype_of).unwrap_or(IType::S32);
-            if cc { Op::I2iCc { dst, src } } else { Op::I2i { dst, src } }
+            match (cc, m.take("SAT")) {
+                (false, false) => Op::I2i { dst, src },
+                (true, false) => Op::I2iCc { dst, src },
+                (false, true) => Op::I2iSat { dst, src },
+                (true, true) => return Err("I2I.SAT with .CC is not modelled".into()),
+            }
+        }
+        "IMAD" => {
+            let u32 = m.take("U32");
+            m.take("S32");
+            no_cc(Op::Imad { u32, hi: m.take("HI"), sat: m.take("SAT") })?
         }
         "LD" => Op::Ld(mem_mods(&mut m, false)),
         "ST" => Op::St(mem_mods(&mut m, false)),
@@ -673,7 +693,7 @@ enum ImmKind {
 fn imm_kind(op: &Op) -> ImmKind {
     use Opcode::*;
     match op.opcode() {
-        Fadd | Fadd32i | Fmul | Fmul32i | Ffma | Ffma32i | Fmnmx | Fsetp | Fset | Fchk => ImmKind::F32,
+        Fadd | Fadd32i | Fmul | Fmul32i | Ffma | Ffma32i | Fmnmx | Fsetp | Fset | Fchk | Fcmp => ImmKind::F32,
         Dadd | Dmul | Dfma | Dmnmx | Dsetp | Dset => ImmKind::F64Hi,
         _ => ImmKind::Int,
     }
@@ -828,6 +848,14 @@ fn source(text: &str, op: &Op, width: u8, target: &dyn Fn(&Target) -> Option<u32
             (true, ImmKind::Int) => v.wrapping_neg(),
             (true, _) => v ^ 0x8000_0000,
         };
+        // IADD3's immediate is a signed 20-bit field that nvdisasm prints unsigned
+        // (`IADD3 R6, R6, 0xfffff, R4` adds -1: ptxas 11.8's `__cuda_sm3x_div_rn_noftz_f32_
+        // slowpath`; envytools `iadd3 ... S20_2`): no positive value beyond 0x7ffff fits.
+        let v = if matches!(op, Op::Iadd3(_) | Op::Iadd3C { .. }) && (0x8_0000..0x10_0000).contains(&v) {
+            v | 0xfff0_0000
+        } else {
+            v
+        };
         SrcKind::Imm(v)
     };
     Ok(Src { kind, mods })
@@ -889,7 +917,7 @@ fn widths(op: &Op, nsrc: usize) -> Widths {
             src[0] = s.regs();
             dst.regs()
         }
-        Op::I2i { dst, src: s } | Op::I2iCc { dst, src: s } => {
+        Op::I2i { dst, src: s } | Op::I2iCc { dst, src: s } | Op::I2iSat { dst, src: s } => {
             src[0] = s.regs();
             dst.regs()
         }
@@ -1075,6 +1103,10 @@ mod tests {
             ("VOTE.ANY R8, PT, PT", None),
             ("F2I.FTZ.U32.F32.TRUNC R0, R0", None),
             ("ISCADD32I R10, R14, -0x3f800000, 0x17", None),
+            ("IMAD.HI.SAT R6, R0, R6, R7", None),
+            ("FCMP.LEU R9, RZ, c[0x2][0x0], R6", None),
+            ("IADD32I.SAT R6, R2, -0x80000000", None),
+            ("I2I.U16.U32.SAT R6, R6", None),
             ("@!P0 BRA CC.NEU, `(.L_x_0)", Some("@!P0 BRA CC.NEU, #7")),
             ("LOP3.LUT.NZ P0, RZ, R8, R9, R7, 0xc8", None),
             ("LOP.XOR RZ.CC, R5.reuse, R7", Some("LOP.XOR RZ.CC, R5, R7")),
@@ -1106,6 +1138,10 @@ mod tests {
         assert_eq!(i.srcs[1], Src::imm(u32::MAX));
         let i = assemble(&f[0].instrs[1], &none).unwrap().instr;
         assert_eq!(i.srcs[1], Src::imm((-3.0f32).to_bits()));
+        let listing = ".text.k:\n  /*0008*/ IADD3 R6, R6, 0xfffff, R4 ; ?WAIT1\n";
+        let f = crate::sass::text::parse(listing).unwrap();
+        let i = assemble(&f[0].instrs[0], &none).unwrap().instr;
+        assert_eq!(i.srcs[1], Src::imm(u32::MAX), "20-bit immediate sign-extended");
     }
 
     #[test]

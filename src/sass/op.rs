@@ -330,6 +330,26 @@ pub enum Op {
     Fchk,
     /// VABSDIFF{.types}{.SD}{.SAT}{.ACC} Rd, Ra, Sb, Rc: `|a - b|` (+ c).
     Vabsdiff(VabsdiffMods),
+    /// IMAD{.U32}{.HI}{.SAT} Rd, Ra, Sb, Rc: `a * b` (its high word with `.HI`) plus `c`,
+    /// clamped to the s32 range with `.SAT`.
+    Imad {
+        u32: bool,
+        hi: bool,
+        sat: bool,
+    },
+    /// FCMP.cmp{.FTZ} Rd, Ra, Sb, Rc: `Rd = (Rc cmp 0.0) ? Ra : Sb`.
+    Fcmp {
+        cmp: Cmp,
+        ftz: bool,
+    },
+    /// IADD32I.SAT Rd, Ra, imm32: `IADD.SAT` with a 32-bit immediate (ptxas 11.8 for
+    /// `add.sat.s32` with a constant).
+    Iadd32iSat,
+    /// I2I.dst.src.SAT Rd, Ra: a conversion that clamps to the destination's range.
+    I2iSat {
+        dst: IType,
+        src: IType,
+    },
 }
 
 /// The bare opcode, indexing [`OPCODE_INFO`] and the scheduler's latency table.
@@ -431,6 +451,10 @@ pub enum Opcode {
     I2iCc,
     Fchk,
     Vabsdiff,
+    Imad,
+    Fcmp,
+    Iadd32iSat,
+    I2iSat,
 }
 
 /// What kind of unit executes an opcode; the scheduler's latency table is keyed by it.
@@ -587,6 +611,10 @@ pub const OPCODE_INFO: &[OpcodeInfo] = &[
     info!(I2iCc, "I2I", Conv),
     info!(Fchk, "FCHK", Alu),
     info!(Vabsdiff, "VABSDIFF", Alu),
+    info!(Imad, "IMAD", Alu),
+    info!(Fcmp, "FCMP", Alu),
+    info!(Iadd32iSat, "IADD32I", Alu),
+    info!(I2iSat, "I2I", Conv),
 ];
 
 impl Op {
@@ -689,6 +717,10 @@ impl Op {
             I2iCc { .. } => Opcode::I2iCc,
             Fchk => Opcode::Fchk,
             Vabsdiff(_) => Opcode::Vabsdiff,
+            Imad { .. } => Opcode::Imad,
+            Fcmp { .. } => Opcode::Fcmp,
+            Iadd32iSat => Opcode::Iadd32iSat,
+            I2iSat { .. } => Opcode::I2iSat,
         }
     }
 
@@ -816,7 +848,7 @@ impl Op {
                     s.push_str(".SH");
                 }
             }
-            IaddSat => s.push_str(".SAT"),
+            IaddSat | Iadd32iSat => s.push_str(".SAT"),
             Iadd3(m) => s.push_str(match m {
                 Iadd3Mode::Plain => "",
                 Iadd3Mode::Rs => ".RS",
@@ -1030,6 +1062,28 @@ impl Op {
                 s.push_str(src.name());
             }
             Fchk => s.push_str(".DIVIDE"),
+            Fcmp { cmp, ftz } => {
+                s.push_str(cmp.name());
+                if ftz {
+                    s.push_str(".FTZ");
+                }
+            }
+            Imad { u32, hi, sat } => {
+                if u32 {
+                    s.push_str(".U32");
+                }
+                if hi {
+                    s.push_str(".HI");
+                }
+                if sat {
+                    s.push_str(".SAT");
+                }
+            }
+            I2iSat { dst, src } => {
+                s.push_str(dst.name());
+                s.push_str(src.name());
+                s.push_str(".SAT");
+            }
             BraCc { .. } => {}
             Vabsdiff(m) => {
                 if m.a_unsigned || m.b_unsigned {

@@ -60,11 +60,10 @@ enum ImmStyle {
 fn imm_style(op: &Op) -> ImmStyle {
     use Opcode::*;
     match op.opcode() {
-        Fadd | Fadd32i | Fmul | Fmul32i | Ffma | Ffma32i | Fmnmx | Fsetp | Fset | Fchk => ImmStyle::F32,
+        Fadd | Fadd32i | Fmul | Fmul32i | Ffma | Ffma32i | Fmnmx | Fsetp | Fset | Fchk | Fcmp => ImmStyle::F32,
         Dadd | Dmul | Dfma | Dmnmx | Dsetp | Dset => ImmStyle::F64Hi,
-        Iadd | IaddSat | Iadd32i | Iadd3 | Iadd3C | Iscadd | Iscadd32i | Isetp | Iset | Icmp | Imnmx | ImnmxX | Sel => {
-            ImmStyle::Signed
-        }
+        Iadd | IaddSat | Iadd32i | Iadd32iSat | Iadd3 | Iadd3C | Iscadd | Iscadd32i | Isetp | Iset | Icmp | Imnmx
+        | ImnmxX | Imad | Sel => ImmStyle::Signed,
         _ => ImmStyle::Unsigned,
     }
 }

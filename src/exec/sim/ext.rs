@@ -40,7 +40,17 @@
 //!   operands with moderate exponents. ptxas branches to a full-precision slow path when
 //!   it is true, so the model is conservative: it answers true whenever either operand is
 //!   zero, denormal, infinite or NaN, or an exponent (or their difference) is beyond
-//!   ±100, which can only cost time, never change a result.
+//!   ±100, which can only cost time, never change a result (a zero dividend must take
+//!   the slow path: the fast path turns `-0 / 1` into +0).
+//! * `IMAD{.U32}{.HI}{.SAT} d, a, b, c`: the 64-bit product (signed unless `.U32`), its
+//!   low or (`.HI`) high word, plus `c`, clamped to the s32 range with `.SAT` (ptxas
+//!   11.8 emits `IMAD.HI.SAT` for PTX `mad.hi.sat.s32`, PTX ISA 9.7.1.6: "d =
+//!   saturate(t<63..32> + c)").
+//! * `FCMP.cmp{.FTZ} d, a, b, c`: `d = (c cmp 0.0) ? a : b` (CUDA Binary Utilities: "FCMP:
+//!   FP32 Compare to Zero and Select Source"; ptxas 11.8: `FCMP.LEU R9, RZ, c[0x2][0x0],
+//!   R6` for a select on a float sign).
+//! * `I2I.dst.src.SAT`: the conversion clamped to the destination's range (PTX `cvt.sat`,
+//!   ptxas: `I2I.U16.U32.SAT` for `cvt.sat.u16.u32`).
 //! * `VABSDIFF{.U32.U32}{.SD}{.SAT}.ACC d, a, b, c`: PTX `vabsdiff` (PTX ISA 9.7.16.1,
 //!   scalar video instructions): `|a - b|` of the operands extended per their type, plus
 //!   `c` with `.ACC`, saturated to the destination's type with `.SAT` (ptxas 11.8:
@@ -128,11 +138,10 @@ pub fn fchk_divide(a: u32, b: u32) -> bool {
     let (ea, eb) = (exp(a), exp(b));
     let normal = |e: i32| e != 0 && e != 255;
     let a_zero = a & 0x7fff_ffff == 0;
-    if !normal(eb) || (eb - 127).abs() > 100 {
+    // A zero dividend is slow-path too: ptxas's fast path computes `-0 / 1` as +0 (its
+    // `FFMA q, a, rcp, RZ` adds +0), which PTX's `div.rn` must not.
+    if a_zero || !normal(eb) || (eb - 127).abs() > 100 {
         return true;
-    }
-    if a_zero {
-        return false;
     }
     !normal(ea) || (ea - 127).abs() > 100 || (ea - eb).abs() > 100
 }
@@ -239,6 +248,14 @@ impl Sim<'_> {
                 }
                 pred_out = logic_outputs(w, &out, mask, pred, cc);
             }
+            Op::Fcmp { cmp, ftz } => {
+                let (a, b, c) = (g(w, self, 0)?, g(w, self, 1)?, g(w, self, 2)?);
+                let sc = src(i, 2)?;
+                for l in lanes(mask) {
+                    let x = super::float::in32(c[l], sc, ftz) as f64;
+                    out[l] = if fcmp(cmp, x, 0.0) { a[l] } else { b[l] };
+                }
+            }
             Op::Icmp { cmp, u32 } => {
                 let (a, b, c) = (g(w, self, 0)?, g(w, self, 1)?, g(w, self, 2)?);
                 for l in lanes(mask) {
@@ -323,6 +340,38 @@ impl Sim<'_> {
                 }
                 return Ok(true);
             }
+            Op::Imad { u32, hi, sat } => {
+                let (a, b, c) = (g(w, self, 0)?, g(w, self, 1)?, g(w, self, 2)?);
+                for l in lanes(mask) {
+                    let ext = |v: u32| if u32 { v as i64 } else { v as i32 as i64 };
+                    let p = ext(a[l]) as i128 * ext(b[l]) as i128;
+                    let part = if hi { (p >> 32) as i64 } else { p as u32 as i64 };
+                    out[l] = if sat {
+                        let part = if hi { part } else { part as u32 as i32 as i64 };
+                        (part + c[l] as i32 as i64).clamp(i32::MIN as i64, i32::MAX as i64) as u32
+                    } else {
+                        (part as u32).wrapping_add(c[l])
+                    };
+                }
+            }
+            Op::I2iSat { dst, src: st } => {
+                let s = src(i, 0)?;
+                let v = if st.regs() == 2 {
+                    w.gather64(s, &self.banks)?
+                } else {
+                    w.gather(s, &self.banks, mask)?.map(u64::from)
+                };
+                if dst.regs() == 2 {
+                    return Err(ExecError::Unsupported("I2I.SAT to a 64-bit type".into()));
+                }
+                for l in lanes(mask) {
+                    let x = super::float::int_with_mods(super::float::int_value(v[l], st), s);
+                    out[l] = super::float::int_bits(
+                        x.clamp(super::float::int_range(dst).0, super::float::int_range(dst).1),
+                        dst,
+                    ) as u32;
+                }
+            }
             Op::Vabsdiff(m) => {
                 let (a, b) = (g(w, self, 0)?, g(w, self, 1)?);
                 let c = if m.acc { g(w, self, 2)? } else { [0; WARP_SIZE] };
@@ -394,7 +443,7 @@ mod tests {
     fn fchk_is_false_only_in_the_safe_range() {
         let f = |x: f32| x.to_bits();
         assert!(!fchk_divide(f(1.0), f(3.0)));
-        assert!(!fchk_divide(0, f(3.0)));
+        assert!(fchk_divide(0x8000_0000, f(1.0)));
         assert!(fchk_divide(f(1.0), 0));
         assert!(fchk_divide(f(1e38), f(1e-10)));
         assert!(fchk_divide(1, f(2.0)));

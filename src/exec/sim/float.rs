@@ -372,7 +372,7 @@ pub fn int_with_mods(x: i128, s: &Src) -> i128 {
     if s.mods.neg { -x } else { x }
 }
 
-fn int_range(t: IType) -> (i128, i128) {
+pub(super) fn int_range(t: IType) -> (i128, i128) {
     match t {
         IType::U8 => (0, 0xff),
         IType::S8 => (-0x80, 0x7f),

@@ -118,7 +118,7 @@ impl Sim<'_> {
                     out[l] = prmt(mode, a[l], sel[l], c[l]);
                 }
             }
-            Op::IaddSat => {
+            Op::IaddSat | Op::Iadd32iSat => {
                 let (sa, sb) = (src(i, 0)?, src(i, 1)?);
                 let (a, b) = (g(w, self, 0)?, g(w, self, 1)?);
                 for l in lanes(mask) {

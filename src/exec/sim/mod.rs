@@ -186,8 +186,9 @@ pub(crate) struct Sim<'a> {
     /// The launch's grid and seed (atomic lane order, `exec::rng::atomic_lane_order`).
     grid: [u32; 3],
     seed: u64,
-    /// Chooses the MUFU error functions ([`mufu`]): `Launch::seed`.
-    mufu_seed: u64,
+    /// Chooses the MUFU error functions ([`mufu`]): `Launch::seed`, or `None` for
+    /// correctly rounded estimates ([`crate::exec::MufuModel::Nearest`]).
+    mufu_seed: Option<u64>,
     /// Warps of the current CTA that arrived at each barrier with BAR.ARV (without
     /// waiting) since its last release.
     arrived: [usize; 16],
@@ -312,7 +313,7 @@ pub fn run_report(program: &Program, launch: &Launch) -> Result<Report, ExecErro
         ctaid: [0; 3],
         grid,
         seed: launch.seed,
-        mufu_seed: launch.seed,
+        mufu_seed: (launch.mufu == crate::exec::MufuModel::Perturbed).then_some(launch.seed),
         arrived: [0; 16],
     };
     // One CTA's shared and local memory, garbage at the start and reused by every CTA (as
@@ -532,7 +533,10 @@ impl Sim<'_> {
         match d.lat {
             Latency::Fixed { .. } => w.sb.record_fixed(k, t, &d.writes, exec, d.lat),
             Latency::Variable { min, max, .. } => {
-                let delay = self.rng.delay(min, max);
+                // A result cannot be written before the instruction has read its
+                // operands (a MUFU that reads R4 4 cycles late and writes R4 completes after
+                // an older FMUL's write of R4, ptxas 11.8's `__cuda_sm20_div_u16`).
+                let delay = self.rng.delay(min, max).max(d.read_delay + 1);
                 let read_delay = self.rng.range(1, delay.max(1));
                 w.sb.record_variable(
                     k,

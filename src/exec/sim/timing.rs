@@ -23,7 +23,8 @@
 //!   when they set no barrier. ptxas 11.8 relies on this (the hazard checker documents
 //!   each case on its `Queue`: 17 `LDG.E.U8` in `samples/sha256` covered by one barrier,
 //!   POPC and MUFU results covered by a younger one's barrier, `DEPBAR {0}` covering an
-//!   older `LDS` in `samples/nvcc_scan`).
+//!   older `LDS` in `samples/nvcc_scan`, and a MUFU covering an older conversion,
+//!   [`Queue::Xu`]).
 //! * **Late reads are bounded**: a late source is fetched within [`LATE_READ_WINDOW`]
 //!   cycles of issue, so overwriting it later needs no read barrier (ptxas 11.8 relies on
 //!   this: `samples/nbody` rewrites the address of an `LDS.U.128` 14 cycles after it;
@@ -117,14 +118,16 @@ pub enum Queue {
     Global,
     /// Shared memory: LDS, STS, ATOMS.
     Shared,
-    /// Conversions: F2F, F2I, I2F, I2I.
-    Conversion,
+    /// The multi-function unit: MUFU and the conversions F2F, F2I, I2F, I2I. One queue:
+    /// ptxas 11.8 reads the result of an `I2F.F32.U16 R0, R0` that sets no barrier after
+    /// waiting on a younger `MUFU.RCP R5, R5 &wr0` (its `__cuda_sm20_div_u16`, PTX
+    /// `div.u16`); the hazard checker keeps conversions and MUFU apart and rejects that
+    /// code.
+    Xu,
     /// Double precision: DADD, DMUL, DFMA, DMNMX, DSETP, DSET.
     Fp64,
     /// POPC.
     Popc,
-    /// MUFU.
-    Mufu,
 }
 
 /// Which opcodes complete in order in which queue (sources: module docs).
@@ -141,11 +144,12 @@ pub const QUEUE_TABLE: &[(Opcode, Queue)] = &[
     (Opcode::Lds, Queue::Shared),
     (Opcode::Sts, Queue::Shared),
     (Opcode::Atoms, Queue::Shared),
-    (Opcode::F2f, Queue::Conversion),
-    (Opcode::F2i, Queue::Conversion),
-    (Opcode::I2f, Queue::Conversion),
-    (Opcode::I2i, Queue::Conversion),
-    (Opcode::I2iCc, Queue::Conversion),
+    (Opcode::F2f, Queue::Xu),
+    (Opcode::F2i, Queue::Xu),
+    (Opcode::I2f, Queue::Xu),
+    (Opcode::I2i, Queue::Xu),
+    (Opcode::I2iCc, Queue::Xu),
+    (Opcode::I2iSat, Queue::Xu),
     (Opcode::Dadd, Queue::Fp64),
     (Opcode::Dmul, Queue::Fp64),
     (Opcode::Dfma, Queue::Fp64),
@@ -153,7 +157,7 @@ pub const QUEUE_TABLE: &[(Opcode, Queue)] = &[
     (Opcode::Dsetp, Queue::Fp64),
     (Opcode::Dset, Queue::Fp64),
     (Opcode::Popc, Queue::Popc),
-    (Opcode::Mufu, Queue::Mufu),
+    (Opcode::Mufu, Queue::Xu),
 ];
 
 /// The in-order queue of `op`, from [`QUEUE_TABLE`].
