@@ -92,6 +92,10 @@ struct RunArgs {
     /// Seed of random buffers and of the simulator's completion order.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Also report the launch's cycles on the simulator's model GPU (a GTX 750 Ti: 5 SMs
+    /// of 4 warp schedulers; `exec::sim::cycles`), deterministic for a seed.
+    #[arg(long)]
+    cycles: bool,
     /// Write each buffer after the launch to DIR/argK.bin.
     #[arg(long)]
     dump: Option<PathBuf>,
@@ -397,6 +401,9 @@ fn run(a: RunArgs) -> ExitCode {
         }
         None => None,
     };
+    if a.cycles && a.exec == Executor::Ptx && !a.compare {
+        return usage("--cycles times the simulator's run; it does not apply to `--exec ptx`".into());
+    }
     if module.is_none() && (a.compare || a.exec == Executor::Ptx) {
         return usage("the PTX interpreter (`--exec ptx`, `--compare`) needs the PTX input".into());
     }
@@ -450,6 +457,22 @@ fn run(a: RunArgs) -> ExitCode {
         exec::ptx::run(module.as_ref().expect("checked above"), &launch).map_err(|e| format!("interpreter: {e}"))
     } else {
         program().and_then(|program| exec::sim::run(&program, &launch).map_err(|e| format!("simulator: {e}")))
+    };
+    let result = match result {
+        Ok(o) if a.cycles => program().and_then(|program| {
+            let (_, c) = exec::sim::run_cycles(&program, &launch).map_err(|e| format!("simulator: {e}"))?;
+            say!(
+                "cycles: {} ({} warp instructions; {} CTAs per SM, limited by {:?}; {} SMs x {} schedulers)",
+                c.cycles,
+                c.issued,
+                c.ctas_per_sm.0,
+                c.ctas_per_sm.1,
+                c.machine.sms,
+                c.machine.schedulers
+            );
+            Ok(o)
+        }),
+        r => r,
     };
     let out = match result {
         Ok(o) => o,

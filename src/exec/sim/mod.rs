@@ -68,6 +68,7 @@
 
 mod alu;
 mod control;
+pub mod cycles;
 mod ext;
 mod float;
 mod int;
@@ -192,6 +193,9 @@ pub(crate) struct Sim<'a> {
     /// Warps of the current CTA that arrived at each barrier with BAR.ARV (without
     /// waiting) since its last release.
     arrived: [usize; 16],
+    /// Per CTA, per warp: the instruction stream, when recording for the cycle model
+    /// ([`run_cycles`]).
+    traces: Option<cycles::LaunchTraces>,
 }
 
 /// Byte size of a scalar parameter type such as `.u64` (None for other spellings).
@@ -231,6 +235,27 @@ pub fn run(program: &Program, launch: &Launch) -> Result<Outcome, ExecError> {
 
 /// [`run`], also returning the notes of the run ([`Report`]).
 pub fn run_report(program: &Program, launch: &Launch) -> Result<Report, ExecError> {
+    run_recording(program, launch, false).map(|(r, _)| r)
+}
+
+/// [`run_report`], and the launch's cycles on the model GPU [`cycles::GM107`] (module
+/// [`cycles`]: `ptx2sass run --cycles`). The warps' instruction streams are recorded, 4
+/// bytes per warp instruction.
+///
+/// Errors: those of [`run`], and [`ExecError::Launch`] when no CTA fits on an SM.
+pub fn run_cycles(program: &Program, launch: &Launch) -> Result<(Report, cycles::Cycles), ExecError> {
+    let (report, traces) = run_recording(program, launch, true)?;
+    let func = program.functions.iter().find(|f| f.name == launch.kernel).expect("the run found the kernel");
+    let c = cycles::replay(func, &traces.unwrap_or_default(), launch.dynamic_shared, &cycles::GM107)?;
+    Ok((report, c))
+}
+
+/// [`run_report`], recording the warps' instruction streams when `record`.
+fn run_recording(
+    program: &Program,
+    launch: &Launch,
+    record: bool,
+) -> Result<(Report, Option<cycles::LaunchTraces>), ExecError> {
     let func = program
         .functions
         .iter()
@@ -315,6 +340,7 @@ pub fn run_report(program: &Program, launch: &Launch) -> Result<Report, ExecErro
         seed: launch.seed,
         mufu_seed: (launch.mufu == crate::exec::MufuModel::Perturbed).then_some(launch.seed),
         arrived: [0; 16],
+        traces: record.then(Vec::new),
     };
     // One CTA's shared and local memory, garbage at the start and reused by every CTA (as
     // on hardware, which does not clear them between CTAs): a CTA costs what it executes,
@@ -329,11 +355,14 @@ pub fn run_report(program: &Program, launch: &Launch) -> Result<Report, ExecErro
             for x in 0..grid[0] {
                 sim.ctaid = [x, y, z];
                 sim.arrived = [0; 16];
+                if let Some(t) = sim.traces.as_mut() {
+                    t.push(vec![vec![]; warps as usize]);
+                }
                 sim.run_cta(block, &mut mem)?;
             }
         }
     }
-    Ok(Report { outcome: Outcome { global: sim.global, steps: sim.steps }, notes: sim.notes })
+    Ok((Report { outcome: Outcome { global: sim.global, steps: sim.steps }, notes: sim.notes }, sim.traces))
 }
 
 impl Sim<'_> {
@@ -530,6 +559,9 @@ impl Sim<'_> {
         w.pc = k + 1;
         w.next_issue = t + s.ctrl.stall as u64;
         self.exec(w, mem, &s.instr, k, exec)?;
+        if let Some(t) = self.traces.as_mut().and_then(|t| t.last_mut()) {
+            t[w.index].push(cycles::entry(k, exec, w.status));
+        }
         match d.lat {
             Latency::Fixed { .. } => w.sb.record_fixed(k, t, &d.writes, exec, d.lat),
             Latency::Variable { min, max, .. } => {
