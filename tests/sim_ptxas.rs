@@ -166,3 +166,75 @@ fn ptxas_ieee_reciprocal_needs_correctly_rounded_estimates() {
     }
     assert!(perturbed_differs, "{runs} seeds: a 1-ulp MUFU.RCP never changed ptxas's rcp.rn.f32");
 }
+
+/// The race of issue 16 (`scripts/compare-sim-cycles.sh`; ignored by default: it runs
+/// every sample launch twice through the cycle model): per sample kernel and launch, the
+/// simulated cycles of ptx2sass's code and of ptxas 11.8's code on the same inputs
+/// (`exec::sim::cycles`), their ratio, totals and the geometric mean; and whether
+/// ptxas's code is hazard-free under `ptx2sass check`. Prints a Markdown table.
+#[test]
+#[ignore]
+fn race_against_ptxas() {
+    let mut rows = vec![];
+    let (mut total_ours, mut total_theirs, mut log_sum) = (0u64, 0u64, 0f64);
+    let mut checks = vec![];
+    for name in SAMPLES {
+        let src = source(name);
+        let ours = sample(name);
+        let text = match ptxas::listing(&src) {
+            Ok(t) => t,
+            Err(why) => {
+                eprintln!("SKIPPED: {why}");
+                return;
+            }
+        };
+        let theirs = listing::load(&text, Some(&ours)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let funcs = ptx2sass::sass::text::parse(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let verdict = match ptx2sass::sched::check::check(&funcs) {
+            Ok(h) if h.is_empty() => "hazard-free".to_string(),
+            Ok(h) => format!("{} hazard(s): {}", h.len(), h[0]),
+            Err(e) => format!("not checked: {e}"),
+        };
+        checks.push(format!("| {name} | {verdict} |"));
+        for (k, sh) in sample_shapes(name).into_iter().enumerate() {
+            let mut rng = Rng::new(0x5eed + k as u64);
+            let (_, l, _) = sample_launch_shape(name, sh, &mut rng);
+            let l = Launch { seed: k as u64 + 1, mufu: MufuModel::Nearest, ..l };
+            let (_, a) = exec::sim::run_cycles(&ours, &l).unwrap_or_else(|e| panic!("{name} ours: {e}"));
+            let (_, b) = exec::sim::run_cycles(&theirs, &l).unwrap_or_else(|e| panic!("{name} ptxas: {e}"));
+            let ratio = a.cycles as f64 / b.cycles as f64;
+            total_ours += a.cycles;
+            total_theirs += b.cycles;
+            log_sum += ratio.ln();
+            rows.push((
+                ratio,
+                format!(
+                    "| {name} | {} | {:?}x{:?} | {} | {} | {ratio:.3} | {} | {} |",
+                    l.kernel, sh.grid, sh.block, a.cycles, b.cycles, a.issued, b.issued
+                ),
+            ));
+        }
+    }
+    println!("| sample | kernel | grid x block | ours | ptxas | ours/ptxas | our warp instrs | ptxas's |");
+    println!("|---|---|---|---:|---:|---:|---:|---:|");
+    for (_, r) in &rows {
+        println!("{r}");
+    }
+    let geomean = (log_sum / rows.len() as f64).exp();
+    println!(
+        "| **total** ({} launches) | | | {total_ours} | {total_theirs} | {:.3} | | |",
+        rows.len(),
+        total_ours as f64 / total_theirs as f64
+    );
+    println!("| **geomean** | | | | | {geomean:.3} | | |");
+    rows.sort_by(|a, b| b.0.total_cmp(&a.0));
+    println!("\nWorst launches:");
+    for (_, r) in rows.iter().take(8) {
+        println!("{r}");
+    }
+    println!("\n| sample | ptxas 11.8's code under `ptx2sass check` |");
+    println!("|---|---|");
+    for c in &checks {
+        println!("{c}");
+    }
+}
