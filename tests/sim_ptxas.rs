@@ -238,3 +238,45 @@ fn race_against_ptxas() {
         println!("{c}");
     }
 }
+
+/// `F2I` from an F16 source reads the low half of the register (ptxas 11.8 emits
+/// `F2I.U16.F16 R0, R0` for `cvt.rni.u16.f16` and `F2I.TRUNC.F16` for
+/// `cvt.rzi.s32.f16`); the simulator read the register as f64 bits, so every half
+/// converted to 0. ptx2sass itself converts through F32 (`F2F.F32.F16`), so its code
+/// was not affected. Found by the opt-in `PTX2SASS_PTXAS=1` sweep of `tests/exec_float.rs`.
+#[test]
+fn f2i_reads_a_half_source_from_the_low_half() {
+    for (cvt, dty) in [("cvt.rni.u16.f16", "u16"), ("cvt.rzi.s32.f16", "s32")] {
+        let src = format!(
+            ".version 7.8\n.target sm_50\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n\
+             .reg .b16 %h<2>;\n.reg .{dty} %o;\n.reg .b32 %r<3>;\n.reg .b64 %a<4>;\n\
+             ld.param.u64 %a1, [p];\nmov.u32 %r1, %tid.x;\nmul.wide.u32 %a2, %r1, 4;\nadd.s64 %a3, %a1, %a2;\n\
+             ld.global.u32 %r1, [%a3];\ncvt.u16.u32 %h1, %r1;\n{cvt} %o, %h1;\ncvt.u32.{dty} %r2, %o;\n\
+             st.global.u32 [%a3], %r2;\nret;\n}}\n"
+        );
+        let ours = compile(&src);
+        let theirs = match ptxas::program(&src, &ours) {
+            Ok(p) => p,
+            Err(why) => {
+                eprintln!("SKIPPED: {why}");
+                return;
+            }
+        };
+        assert!(theirs.to_string().contains(".F16"), "{cvt}: {theirs}");
+        let (module, _) = ptx2sass::ptx::parse(&src).unwrap();
+        // 85.3125, -2.5 (0xc100), 1.0 (0x3c00), 65504 (0x7bff) in the low halves.
+        let input: Vec<u8> = [0x79cf_5555u32, 0x1234_c100, 0x0000_3c00, 0xffff_7bff]
+            .iter()
+            .cycle()
+            .take(32)
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        let mut s = Setup::new();
+        let buf = s.buf(input);
+        let l = s.launch(&ours, "k", [1, 1, 1], [32, 1, 1], &[Val::I(buf)]);
+        let want = exec::ptx::run(&module, &l).unwrap();
+        let got = exec::sim::run(&theirs, &Launch { mufu: MufuModel::Nearest, ..l }).unwrap();
+        let d = want.global.diff(&got.global);
+        assert!(d.is_empty(), "{cvt}: {:?}", d.first());
+    }
+}

@@ -575,9 +575,13 @@ impl Sim<'_> {
                 let v = self.fsrc(w, src(i, 0)?, st, mask)?;
                 let s = src(i, 0)?;
                 for l in lanes(mask) {
+                    // An F16 source is the low half of the register (ptxas 11.8:
+                    // `F2I.U16.F16 R0, R0` for `cvt.rni.u16.f16`; was read as the bits
+                    // of an f64, giving 0 for every half).
                     let x = match st {
                         FType::F32 => in32(v[l] as u32, s, ftz) as f64,
-                        _ => in64(v[l], s),
+                        FType::F16 => in64(f16_value(v[l] as u16).to_bits(), s),
+                        FType::F64 => in64(v[l], s),
                     };
                     out64[l] = int_bits(f2i(x, dst, rnd), dst);
                     out[l] = out64[l] as u32;
