@@ -280,3 +280,42 @@ fn f2i_reads_a_half_source_from_the_low_half() {
         assert!(d.is_empty(), "{cvt}: {:?}", d.first());
     }
 }
+
+/// The FP64 unit reads its register sources late: ptxas 11.8's `cvt.rm.ftz.f32.f64`
+/// issues `DSETP.GT.AND P0, PT, R4, |R2|, PT` 4 cycles after `ICMP.EQ R4, ...` (a 6-cycle
+/// ALU result). The simulator called that a hazard when FP64 instructions read at
+/// issue; this test fails then. (ptx2sass's scheduler keeps 6 cycles, so its code did
+/// not depend on it.)
+#[test]
+fn fp64_instructions_read_their_sources_late() {
+    let src = ".version 7.8\n.target sm_50\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n\
+        .reg .f32 %f;\n.reg .f64 %d;\n.reg .b32 %r<2>;\n.reg .b64 %a<4>;\n\
+        ld.param.u64 %a1, [p];\nmov.u32 %r1, %tid.x;\nmul.wide.u32 %a2, %r1, 8;\nadd.s64 %a3, %a1, %a2;\n\
+        ld.global.f64 %d, [%a3];\ncvt.rm.ftz.f32.f64 %f, %d;\nst.global.f32 [%a3], %f;\nret;\n}\n";
+    let ours = compile(src);
+    let theirs = match ptxas::program(src, &ours) {
+        Ok(p) => p,
+        Err(why) => {
+            eprintln!("SKIPPED: {why}");
+            return;
+        }
+    };
+    assert!(theirs.to_string().contains("DSETP"), "{theirs}");
+    let (module, _) = ptx2sass::ptx::parse(src).unwrap();
+    let input: Vec<u8> = [1.5f64, -1e300, 3e-310, -0.0, 1e-45, f64::INFINITY, 0.1, -7.25]
+        .iter()
+        .cycle()
+        .take(32)
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    for seed in 0..4 {
+        let mut s = Setup::new();
+        let buf = s.buf(input.clone());
+        let l = Launch { seed, ..s.launch(&ours, "k", [1, 1, 1], [32, 1, 1], &[Val::I(buf)]) };
+        let want = exec::ptx::run(&module, &l).unwrap();
+        let got = exec::sim::run(&theirs, &Launch { mufu: MufuModel::Nearest, ..l })
+            .unwrap_or_else(|e| panic!("ptxas's code: {e}\n{theirs}"));
+        let d = want.global.diff(&got.global);
+        assert!(d.is_empty(), "seed {seed}: {:?}", d.first());
+    }
+}

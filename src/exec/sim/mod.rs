@@ -34,7 +34,7 @@
 //!   `max(previous issue + previous stall, completion of the barriers it waits on)`;
 //!   fixed-latency results (ALU 6, predicates 13, CC 6 cycles: findings §7, Mesa NAK
 //!   `instr_latency`/`paw_latency` for SM < 70) may not be read earlier, except that
-//!   LDG/STG/LD/ST/LDL/STL read their registers 4 cycles and LDS/STS/LDC 2 cycles after
+//!   LDG/STG/LD/ST/LDL/STL read their registers 4 cycles and LDS/STS/LDC/FP64 2 cycles after
 //!   issue (findings §7: ptxas separates an ALU producer from them by 2 and 4);
 //!   control instructions need a stall of at least 13 (NAK `exec_latency`); variable-
 //!   latency results (memory, LDC, S2R, conversions, fp64, MUFU/POPC/FLO) arrive after a delay drawn

@@ -98,11 +98,13 @@ pub const LATENCY_TABLE: &[(Unit, Latency)] = &[
 /// also read 4 cycles late (ptxas 11.8: `SHR.U32 R8, R8, 0x8 ?WAIT2` then `I2F.F32.U32
 /// R8, R8`; `ICMP.EQ.U32 R17, ... ?WAIT2` then `FLO.U32 R17, R17`; an FMUL result read by
 /// `MUFU.RCP` 2 cycles later in `samples/black_scholes`; the hazard checker's table).
+/// The FP64 unit reads at least 2 cycles late (ptxas 11.8 for `cvt.rm.ftz.f32.f64`:
+/// `ICMP.EQ R4, RZ, c[0x2][0x0], R4 ?WAIT4` then `DSETP.GT.AND P0, PT, R4, |R2|, PT`).
 /// Everything else reads at issue.
 pub fn operand_read_delay(unit: Unit) -> u64 {
     match unit {
         Unit::Mem | Unit::Conv | Unit::Xu => ALU_LATENCY - 2,
-        Unit::Shared | Unit::Const => ALU_LATENCY - 4,
+        Unit::Shared | Unit::Const | Unit::Fp64 => ALU_LATENCY - 4,
         _ => 0,
     }
 }
