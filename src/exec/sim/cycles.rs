@@ -389,7 +389,8 @@ pub(super) fn replay(
             }
         }
         // CTA barriers: release when every unfinished warp of the CTA waits.
-        for &(c, _, live) in &running {
+        let barriers = warps.iter().any(|w| w.at_bar);
+        for &(c, _, live) in running.iter().filter(|_| barriers) {
             let waiting = warps.iter().filter(|w| w.cta == c && w.at_bar).count();
             if waiting > 0 && waiting == live {
                 for w in warps.iter_mut().filter(|w| w.cta == c) {
