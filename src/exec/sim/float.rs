@@ -14,7 +14,8 @@
 //! range (NaN gives 0), F2F between F32 and F64 with IEEE rounding (`.ROUND/.FLOOR/
 //! .CEIL/.TRUNC` round to an integral value first, as `cvt.rni/.rmi/.rpi/.rzi` do; a
 //! same-type F2F without them copies), I2I between integer widths by truncation and
-//! extension. F16 appears only in F2F (`F2F.F16.F32`, `F2F.F32.F16`; [`f16_bits`]).
+//! extension. F16 appears in F2F (`F2F.F16.F32`, `F2F.F32.F16`; [`f16_bits`]), I2F.F16 and
+//! F2I from F16 (ptxas's code; the half in the low 16 bits).
 
 use super::Sim;
 use super::state::{Lanes, Lanes64, WARP_SIZE, Warp, lanes};
@@ -566,7 +567,10 @@ impl Sim<'_> {
                     match dst {
                         FType::F32 => out[l] = i2f32(x, rnd).to_bits(),
                         FType::F64 => out64[l] = i2f64(x, rnd).to_bits(),
-                        FType::F16 => return Err(ExecError::Unsupported("I2F.F16".into())),
+                        // The half in the low 16 bits, as F2F.F16 writes it (ptxas 11.8:
+                        // `I2F.F16.U16` for `cvt.rn.f16.u16`). Exact: an integer beyond
+                        // 2^53, where the f64 rounds, overflows binary16 either way.
+                        FType::F16 => out[l] = f16_bits(x as f64, rnd) as u32,
                     }
                 }
                 wide = dst == FType::F64;

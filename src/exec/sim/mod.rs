@@ -59,7 +59,7 @@
 //! # Not modeled
 //!
 //! Instructions outside [`crate::sass::op::Op`] (SHFL, ATOM/RED, CAL/JCAL, PCNT/
-//! CONT, VOTE, ...), `BAR.ARV`, `RET` (calls), predicated `SSY`/`PBK`, F16 conversions,
+//! CONT, VOTE, ...), `BAR.ARV`, `RET` (calls), predicated `SSY`/`PBK`,
 //! `DFMA` with a directed rounding, `LDC.128`, constant banks other than 0 and 3, and
 //! loads without a write barrier that rely on in-order completion behind a later waited
 //! load (ptxas does this; the simulator calls the result never waited for). These are
