@@ -357,3 +357,43 @@ fn i2f_to_half() {
         assert!(d.is_empty(), "{cvt}: {:?}", d.first());
     }
 }
+
+/// `F2F...SAT` (ptxas 11.8 for `cvt.rni.sat.f32.f32`, `cvt.rm.sat.f16.f32`): the
+/// conversion clamped to [0, 1], NaN and -0 to +0. The listing loader rejected `.SAT`.
+#[test]
+fn f2f_saturates() {
+    for (cvt, dty, conv) in
+        [("cvt.rni.sat.f32.f32", "f32", "mov.b32 %r2, %o;"), ("cvt.rm.sat.f16.f32", "b16", "cvt.u32.u16 %r2, %o;")]
+    {
+        let src = format!(
+            ".version 7.8\n.target sm_50\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n\
+             .reg .f32 %f;\n.reg .{dty} %o;\n.reg .b32 %r<3>;\n.reg .b64 %a<4>;\n\
+             ld.param.u64 %a1, [p];\nmov.u32 %r1, %tid.x;\nmul.wide.u32 %a2, %r1, 4;\nadd.s64 %a3, %a1, %a2;\n\
+             ld.global.f32 %f, [%a3];\n{cvt} %o, %f;\n{conv}\nst.global.u32 [%a3], %r2;\nret;\n}}\n"
+        );
+        let ours = compile(&src);
+        let theirs = match ptxas::program(&src, &ours) {
+            Ok(p) => p,
+            Err(why) => {
+                eprintln!("SKIPPED: {why}");
+                return;
+            }
+        };
+        assert!(theirs.to_string().contains(".SAT"), "{cvt}: {theirs}");
+        let (module, _) = ptx2sass::ptx::parse(&src).unwrap();
+        let input: Vec<u8> = [0.4f32, 0.6, 1.5, -0.0, -3.0, f32::NAN, 0.99999, 7e-41]
+            .iter()
+            .cycle()
+            .take(32)
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        let mut s = Setup::new();
+        let buf = s.buf(input);
+        let l = s.launch(&ours, "k", [1, 1, 1], [32, 1, 1], &[Val::I(buf)]);
+        let want = exec::ptx::run(&module, &l).unwrap();
+        let got = exec::sim::run(&theirs, &Launch { mufu: MufuModel::Nearest, ..l })
+            .unwrap_or_else(|e| panic!("{cvt}: ptxas's code: {e}\n{theirs}"));
+        let d = want.global.diff(&got.global);
+        assert!(d.is_empty(), "{cvt}: {:?}", d.first());
+    }
+}

@@ -520,7 +520,11 @@ fn parse_op(t: &TextInstr, cc: bool) -> Result<Op, String> {
             } else {
                 (Rnd::Rn, false)
             };
-            no_cc(Op::F2f { dst, src, rnd, ftz, int })?
+            if m.take("SAT") {
+                no_cc(Op::F2fSat { dst, src, rnd, ftz, int })?
+            } else {
+                no_cc(Op::F2f { dst, src, rnd, ftz, int })?
+            }
         }
         "I2I" => {
             let dst = m.take_map(itype_of).unwrap_or(IType::S32);
@@ -913,7 +917,7 @@ fn widths(op: &Op, nsrc: usize) -> Widths {
             src[0] = s.regs();
             dst.regs()
         }
-        Op::F2f { dst, src: s, .. } => {
+        Op::F2f { dst, src: s, .. } | Op::F2fSat { dst, src: s, .. } => {
             src[0] = s.regs();
             dst.regs()
         }
@@ -1107,6 +1111,8 @@ mod tests {
             ("FCMP.LEU R9, RZ, c[0x2][0x0], R6", None),
             ("IADD32I.SAT R6, R2, -0x80000000", None),
             ("I2I.U16.U32.SAT R6, R6", None),
+            ("F2F.FTZ.F32.F32.TRUNC.SAT R6, R2", None),
+            ("F2F.F16.F32.RM.SAT R0, R0", None),
             ("@!P0 BRA CC.NEU, `(.L_x_0)", Some("@!P0 BRA CC.NEU, #7")),
             ("LOP3.LUT.NZ P0, RZ, R8, R9, R7, 0xc8", None),
             ("LOP.XOR RZ.CC, R5.reuse, R7", Some("LOP.XOR RZ.CC, R5, R7")),

@@ -350,6 +350,15 @@ pub enum Op {
         dst: IType,
         src: IType,
     },
+    /// F2F{.FTZ}.dst.src{.rnd}.SAT Rd, Sa: [`Op::F2f`] with the result clamped to
+    /// [0.0, 1.0], NaN to +0 (ptxas 11.8 for `cvt.rni.sat.f32.f32`, `cvt.rn.sat.f16.f32`).
+    F2fSat {
+        dst: FType,
+        src: FType,
+        rnd: Rnd,
+        ftz: bool,
+        int: bool,
+    },
 }
 
 /// The bare opcode, indexing [`OPCODE_INFO`] and the scheduler's latency table.
@@ -455,6 +464,7 @@ pub enum Opcode {
     Fcmp,
     Iadd32iSat,
     I2iSat,
+    F2fSat,
 }
 
 /// What kind of unit executes an opcode; the scheduler's latency table is keyed by it.
@@ -615,6 +625,7 @@ pub const OPCODE_INFO: &[OpcodeInfo] = &[
     info!(Fcmp, "FCMP", Alu),
     info!(Iadd32iSat, "IADD32I", Alu),
     info!(I2iSat, "I2I", Conv),
+    info!(F2fSat, "F2F", Conv),
 ];
 
 impl Op {
@@ -721,6 +732,7 @@ impl Op {
             Fcmp { .. } => Opcode::Fcmp,
             Iadd32iSat => Opcode::Iadd32iSat,
             I2iSat { .. } => Opcode::I2iSat,
+            F2fSat { .. } => Opcode::F2fSat,
         }
     }
 
@@ -926,7 +938,7 @@ impl Op {
                     IRnd::Trunc => ".TRUNC",
                 });
             }
-            F2f { dst, src, rnd, ftz, int } => {
+            F2f { dst, src, rnd, ftz, int } | F2fSat { dst, src, rnd, ftz, int } => {
                 if ftz {
                     s.push_str(".FTZ");
                 }
@@ -939,6 +951,9 @@ impl Op {
                     (true, Rnd::Rp) => ".CEIL",
                     (true, Rnd::Rz) => ".TRUNC",
                 });
+                if matches!(self, F2fSat { .. }) {
+                    s.push_str(".SAT");
+                }
             }
             I2i { dst, src } => {
                 s.push_str(dst.name());

@@ -592,7 +592,9 @@ impl Sim<'_> {
                 }
                 wide = dst.regs() == 2;
             }
-            Op::F2f { dst, src: st, rnd, ftz, int } => {
+            Op::F2f { dst, src: st, rnd, ftz, int } | Op::F2fSat { dst, src: st, rnd, ftz, int } => {
+                // `.SAT`: clamped to [0, 1], NaN to +0 (PTX ISA 9.7.9.21 `cvt` `.sat`).
+                let sat = matches!(i.op, Op::F2fSat { .. });
                 let v = self.fsrc(w, src(i, 0)?, st, mask)?;
                 let s = src(i, 0)?;
                 for l in lanes(mask) {
@@ -611,13 +613,14 @@ impl Sim<'_> {
                     } else {
                         x
                     };
+                    let clamped = if x.is_nan() || x <= 0.0 { 0.0 } else { x.min(1.0) };
                     match dst {
                         FType::F32 => {
                             let r = if st == FType::F64 { f64_to_f32(x, rnd) } else { x as f32 };
-                            out[l] = out32(r, FMods { ftz, ..Default::default() });
+                            out[l] = out32(r, FMods { ftz, sat, ..Default::default() });
                         }
-                        FType::F64 => out64[l] = bits64(x),
-                        FType::F16 => out[l] = f16_bits(x, rnd) as u32,
+                        FType::F64 => out64[l] = bits64(if sat { clamped } else { x }),
+                        FType::F16 => out[l] = f16_bits(if sat { clamped } else { x }, rnd) as u32,
                     }
                 }
                 wide = dst == FType::F64;

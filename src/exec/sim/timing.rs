@@ -152,6 +152,7 @@ pub const QUEUE_TABLE: &[(Opcode, Queue)] = &[
     (Opcode::I2i, Queue::Xu),
     (Opcode::I2iCc, Queue::Xu),
     (Opcode::I2iSat, Queue::Xu),
+    (Opcode::F2fSat, Queue::Xu),
     (Opcode::Dadd, Queue::Fp64),
     (Opcode::Dmul, Queue::Fp64),
     (Opcode::Dfma, Queue::Fp64),
