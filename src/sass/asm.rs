@@ -66,6 +66,22 @@ impl<'a> Mods<'a> {
     }
 }
 
+/// The signedness of IMAD/IMUL's two operands: `.U32`/`.S32` for `a` then `b`, or both
+/// signed when nvdisasm prints neither (ptxas 11.8: `IMAD.HI.SAT` for `mad.hi.sat.s32`,
+/// `IMUL32I.U32.U32.HI` for an unsigned high product).
+fn operand_signs(m: &mut Mods) -> Result<(bool, bool), String> {
+    let sign = |s: &str| match s {
+        "U32" => Some(false),
+        "S32" => Some(true),
+        _ => None,
+    };
+    match (m.take_map(sign), m.take_map(sign)) {
+        (None, None) => Ok((true, true)),
+        (Some(a), Some(b)) => Ok((a, b)),
+        _ => Err(format!("{} with one operand type is not modelled", m.opcode)),
+    }
+}
+
 fn cmp_of(m: &str) -> Option<Cmp> {
     use Cmp::*;
     Some(match m {
@@ -537,9 +553,12 @@ fn parse_op(t: &TextInstr, cc: bool) -> Result<Op, String> {
             }
         }
         "IMAD" => {
-            let u32 = m.take("U32");
-            m.take("S32");
-            no_cc(Op::Imad { u32, hi: m.take("HI"), sat: m.take("SAT") })?
+            let signed = operand_signs(&mut m)?;
+            no_cc(Op::Imad { signed, hi: m.take("HI"), sat: m.take("SAT") })?
+        }
+        "IMUL" | "IMUL32I" => {
+            let (signed, hi) = (operand_signs(&mut m)?, m.take("HI"));
+            no_cc(if t.opcode == "IMUL" { Op::Imul { signed, hi } } else { Op::Imul32i { signed, hi } })?
         }
         "LD" => Op::Ld(mem_mods(&mut m, false)),
         "ST" => Op::St(mem_mods(&mut m, false)),
@@ -1108,6 +1127,9 @@ mod tests {
             ("F2I.FTZ.U32.F32.TRUNC R0, R0", None),
             ("ISCADD32I R10, R14, -0x3f800000, 0x17", None),
             ("IMAD.HI.SAT R6, R0, R6, R7", None),
+            ("IMAD.U32.U32.HI R6, R0, R6, R7", None),
+            ("@P0 IMUL32I.U32.U32.HI R11, R8, 0x8", None),
+            ("IMUL.S32.U32 R11, R8, R9", None),
             ("FCMP.LEU R9, RZ, c[0x2][0x0], R6", None),
             ("IADD32I.SAT R6, R2, -0x80000000", None),
             ("I2I.U16.U32.SAT R6, R6", None),

@@ -330,12 +330,25 @@ pub enum Op {
     Fchk,
     /// VABSDIFF{.types}{.SD}{.SAT}{.ACC} Rd, Ra, Sb, Rc: `|a - b|` (+ c).
     Vabsdiff(VabsdiffMods),
-    /// IMAD{.U32}{.HI}{.SAT} Rd, Ra, Sb, Rc: `a * b` (its high word with `.HI`) plus `c`,
-    /// clamped to the s32 range with `.SAT`.
+    /// IMAD{.ta.tb}{.HI}{.SAT} Rd, Ra, Sb, Rc: `a * b` (its high word with `.HI`) plus
+    /// `c`, clamped to the s32 range with `.SAT`; `signed` per operand (`.U32`/`.S32`,
+    /// both signed when nvdisasm prints neither).
     Imad {
-        u32: bool,
+        signed: (bool, bool),
         hi: bool,
         sat: bool,
+    },
+    /// IMUL{.ta.tb}{.HI} Rd, Ra, Sb: the low (high with `.HI`) word of the 64-bit product,
+    /// `signed` per operand as for [`Op::Imad`].
+    Imul {
+        signed: (bool, bool),
+        hi: bool,
+    },
+    /// IMUL32I{.ta.tb}{.HI} Rd, Ra, imm32: [`Op::Imul`] with a 32-bit immediate (ptxas
+    /// 11.8: `IMUL32I.U32.U32.HI R11, R8, 0x8`).
+    Imul32i {
+        signed: (bool, bool),
+        hi: bool,
     },
     /// FCMP.cmp{.FTZ} Rd, Ra, Sb, Rc: `Rd = (Rc cmp 0.0) ? Ra : Sb`.
     Fcmp {
@@ -461,6 +474,8 @@ pub enum Opcode {
     Fchk,
     Vabsdiff,
     Imad,
+    Imul,
+    Imul32i,
     Fcmp,
     Iadd32iSat,
     I2iSat,
@@ -622,6 +637,8 @@ pub const OPCODE_INFO: &[OpcodeInfo] = &[
     info!(Fchk, "FCHK", Alu),
     info!(Vabsdiff, "VABSDIFF", Alu),
     info!(Imad, "IMAD", Alu),
+    info!(Imul, "IMUL", Alu),
+    info!(Imul32i, "IMUL32I", Alu),
     info!(Fcmp, "FCMP", Alu),
     info!(Iadd32iSat, "IADD32I", Alu),
     info!(I2iSat, "I2I", Conv),
@@ -729,6 +746,8 @@ impl Op {
             Fchk => Opcode::Fchk,
             Vabsdiff(_) => Opcode::Vabsdiff,
             Imad { .. } => Opcode::Imad,
+            Imul { .. } => Opcode::Imul,
+            Imul32i { .. } => Opcode::Imul32i,
             Fcmp { .. } => Opcode::Fcmp,
             Iadd32iSat => Opcode::Iadd32iSat,
             I2iSat { .. } => Opcode::I2iSat,
@@ -1083,14 +1102,15 @@ impl Op {
                     s.push_str(".FTZ");
                 }
             }
-            Imad { u32, hi, sat } => {
-                if u32 {
-                    s.push_str(".U32");
+            Imad { signed, hi, .. } | Imul { signed, hi } | Imul32i { signed, hi } => {
+                if signed != (true, true) {
+                    s.push_str(if signed.0 { ".S32" } else { ".U32" });
+                    s.push_str(if signed.1 { ".S32" } else { ".U32" });
                 }
                 if hi {
                     s.push_str(".HI");
                 }
-                if sat {
+                if let Imad { sat: true, .. } = self {
                     s.push_str(".SAT");
                 }
             }

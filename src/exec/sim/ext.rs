@@ -42,7 +42,8 @@
 //!   zero, denormal, infinite or NaN, or an exponent (or their difference) is beyond
 //!   ±100, which can only cost time, never change a result (a zero dividend must take
 //!   the slow path: the fast path turns `-0 / 1` into +0).
-//! * `IMAD{.U32}{.HI}{.SAT} d, a, b, c`: the 64-bit product (signed unless `.U32`), its
+//! * `IMUL{32I}{.ta.tb}{.HI} d, a, b` and `IMAD{.ta.tb}{.HI}{.SAT} d, a, b, c`: the
+//!   64-bit product (each operand `.S32` or `.U32`, both signed when neither is printed), its
 //!   low or (`.HI`) high word, plus `c`, clamped to the s32 range with `.SAT` (ptxas
 //!   11.8 emits `IMAD.HI.SAT` for PTX `mad.hi.sat.s32`, PTX ISA 9.7.1.6: "d =
 //!   saturate(t<63..32> + c)").
@@ -130,6 +131,13 @@ pub fn iadd3_carry(v: [u32; 3], neg: [bool; 3], x: bool, cc_in: u8) -> (u32, u8)
         f &= !ZF;
     }
     (res, f)
+}
+
+/// The 64-bit product of `a` and `b`, each sign- or zero-extended per `signed` (IMAD,
+/// IMUL: `.S32`/`.U32` per operand).
+fn product(a: u32, b: u32, signed: (bool, bool)) -> i64 {
+    let ext = |v: u32, s: bool| if s { v as i32 as i64 } else { v as i64 };
+    (ext(a, signed.0) as i128 * ext(b, signed.1) as i128) as i64
 }
 
 /// FCHK.DIVIDE: true unless `a / b` is safely in the fast path's range (module docs).
@@ -340,11 +348,17 @@ impl Sim<'_> {
                 }
                 return Ok(true);
             }
-            Op::Imad { u32, hi, sat } => {
+            Op::Imul { signed, hi } | Op::Imul32i { signed, hi } => {
+                let (a, b) = (g(w, self, 0)?, g(w, self, 1)?);
+                for l in lanes(mask) {
+                    let p = product(a[l], b[l], signed);
+                    out[l] = if hi { (p >> 32) as u32 } else { p as u32 };
+                }
+            }
+            Op::Imad { signed, hi, sat } => {
                 let (a, b, c) = (g(w, self, 0)?, g(w, self, 1)?, g(w, self, 2)?);
                 for l in lanes(mask) {
-                    let ext = |v: u32| if u32 { v as i64 } else { v as i32 as i64 };
-                    let p = ext(a[l]) as i128 * ext(b[l]) as i128;
+                    let p = product(a[l], b[l], signed) as i128;
                     let part = if hi { (p >> 32) as i64 } else { p as u32 as i64 };
                     out[l] = if sat {
                         let part = if hi { part } else { part as u32 as i32 as i64 };
@@ -437,6 +451,17 @@ mod tests {
         assert!(cc_test(CcTest::Lt, SF) && !cc_test(CcTest::Lt, SF | OF));
         assert!(cc_test(CcTest::Neu, 0) && !cc_test(CcTest::Neu, ZF));
         assert!(cc_test(CcTest::Hi, CF) && !cc_test(CcTest::Hi, CF | ZF));
+    }
+
+    #[test]
+    fn products_extend_each_operand_by_its_type() {
+        let hi = |a: u32, b: u32, s| (product(a, b, s) >> 32) as u32;
+        // 0xffffffff is 2^32 - 1 unsigned, -1 signed.
+        assert_eq!(hi(u32::MAX, 8, (false, false)), 7);
+        assert_eq!(hi(u32::MAX, 8, (true, true)), u32::MAX);
+        assert_eq!(hi(u32::MAX, u32::MAX, (false, false)), 0xffff_fffe);
+        assert_eq!(hi(u32::MAX, u32::MAX, (true, false)), u32::MAX);
+        assert_eq!(product(u32::MAX, 3, (true, true)) as u32, 0xffff_fffd);
     }
 
     #[test]
