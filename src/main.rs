@@ -62,8 +62,21 @@ enum Executor {
 
 #[derive(clap::Args)]
 struct RunArgs {
-    /// Input PTX file.
-    input: PathBuf,
+    /// Input PTX file (optional with `--sass`, whose listing then gives the parameter
+    /// layout).
+    input: Option<PathBuf>,
+    /// Run this SASS listing instead of compiling the PTX: ptx2sass output,
+    /// `sass-ctrl.py` output, or `nvdisasm -hex` output of a cubin (which carries the
+    /// kernel's constant bank 2, shared size, frame and parameters). Facts the listing
+    /// lacks come from the PTX file.
+    #[arg(long, value_name = "LISTING")]
+    sass: Option<PathBuf>,
+    /// The simulator's MUFU estimates: `perturbed` (within the PTX ISA bound of each
+    /// `.approx` instruction, chosen per seed) or `nearest` (correctly rounded). Default:
+    /// `nearest` with `--sass` (ptxas 11.8's IEEE division and square root sequences need
+    /// estimates tighter than the PTX bounds), `perturbed` otherwise.
+    #[arg(long, value_enum)]
+    mufu: Option<MufuArg>,
     /// The kernel (`.entry`) to launch.
     #[arg(long)]
     kernel: String,
@@ -102,6 +115,10 @@ struct RunArgs {
     /// Seed of random buffers and of the simulator's completion order.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Also report the launch's cycles on the simulator's model GPU (a GTX 750 Ti: 5 SMs
+    /// of 4 warp schedulers; `exec::sim::cycles`), deterministic for a seed.
+    #[arg(long)]
+    cycles: bool,
     /// Write each buffer after the launch to DIR/argK.bin.
     #[arg(long)]
     dump: Option<PathBuf>,
@@ -139,6 +156,14 @@ impl From<InlineArg> for ptx2sass::lower::callgraph::Inline {
             InlineArg::Auto => Self::Auto,
         }
     }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum MufuArg {
+    /// Moved within the PTX ISA bound, per seed.
+    Perturbed,
+    /// Correctly rounded.
+    Nearest,
 }
 
 #[derive(clap::Args)]
@@ -418,7 +443,7 @@ fn check(args: CheckArgs) -> ExitCode {
 
 fn run(a: RunArgs) -> ExitCode {
     use ptx2sass::exec::{self, spec};
-    let name = a.input.display().to_string();
+    let name = a.input.as_ref().map_or_else(|| "<no PTX>".to_string(), |p| p.display().to_string());
     let usage = |m: String| {
         errln!("error: {m}");
         ExitCode::from(2)
@@ -450,30 +475,83 @@ fn run(a: RunArgs) -> ExitCode {
             Err(e) => return spec_error("--init", e),
         }
     }
-    let bytes = match read_input(&a.input) {
-        Ok(b) => b,
-        Err(e) => {
-            errln!("error: cannot read {name}: {e}");
-            return ExitCode::from(1);
-        }
+    let source = match &a.input {
+        Some(path) => match read_input(path) {
+            Ok(b) => Some(String::from_utf8_lossy(&b).into_owned()),
+            Err(e) => {
+                errln!("error: cannot read {name}: {e}");
+                return ExitCode::from(1);
+            }
+        },
+        None => None,
     };
-    let src = String::from_utf8_lossy(&bytes).into_owned();
-    let file = SourceFile::new(&name, &src);
+    let file = SourceFile::new(&name, source.as_deref().unwrap_or(""));
     let front = ptx2sass::ptx::target::Options { allow_newer_target: a.allow_newer_target };
-    let module = match ptx2sass::ptx::parse_with(&src, &front) {
-        Ok((m, _)) => m,
-        Err(d) => {
-            err!("{}", file.render_all(&d));
-            return ExitCode::from(1);
-        }
+    let mut copts = driver::Options { front, ..driver::Options::default() };
+    copts.lower.inline = a.inline.into();
+    let module = match &source {
+        Some(src) => match ptx2sass::ptx::parse_with(src, &front) {
+            Ok((m, _)) => Some(m),
+            Err(d) => {
+                err!("{}", file.render_all(&d));
+                return ExitCode::from(1);
+            }
+        },
+        None => None,
     };
-    let launch = match exec::ptx::args::launch(&module, &a.kernel, grid, block, &args, a.max_steps) {
+    let compiled = || match &source {
+        Some(src) => driver::compile(src, &copts)
+            .map(|out| out.program.expect("SASS output has a program"))
+            .map_err(|d| file.render_all(&d)),
+        None => Err("no PTX input".to_string()),
+    };
+    // The program: the listing (`--sass`), its missing facts from the compiled PTX; or
+    // the compiled PTX. (A `--cubin` input, once the cubin reader exists, plugs in here:
+    // it yields the same `sass::listing` facts and code.)
+    let program = match &a.sass {
+        Some(path) => {
+            let text = match std::fs::read(path) {
+                Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+                Err(e) => {
+                    eprintln!("error: cannot read {}: {e}", path.display());
+                    return ExitCode::from(1);
+                }
+            };
+            let reference = compiled().ok();
+            match ptx2sass::sass::listing::load(&text, reference.as_ref()) {
+                Ok(p) => Some(p),
+                Err(e) => {
+                    eprintln!("error: {}:{e}", path.display());
+                    return ExitCode::from(1);
+                }
+            }
+        }
+        None => None,
+    };
+    if a.cycles && a.exec == Executor::Ptx && !a.compare {
+        return usage("--cycles times the simulator's run; it does not apply to `--exec ptx`".into());
+    }
+    if module.is_none() && (a.compare || a.exec == Executor::Ptx) {
+        return usage("the PTX interpreter (`--exec ptx`, `--compare`) needs the PTX input".into());
+    }
+    let built = match (&module, &program) {
+        (Some(m), _) => exec::ptx::args::launch(m, &a.kernel, grid, block, &args, a.max_steps),
+        (None, Some(p)) => listing_launch(p, &a.kernel, grid, block, &args, a.max_steps),
+        (None, None) => return usage("give a PTX input, or a listing with --sass".into()),
+    };
+    let launch = match built {
         Ok(l) => exec::Launch {
             seed: a.seed,
             dynamic_shared: a.dynamic_shared,
             module_init: inits,
             memory_limit: a.max_memory,
             stack_bytes: a.stack_size,
+            mufu: match a.mufu {
+                Some(MufuArg::Nearest) => exec::MufuModel::Nearest,
+                Some(MufuArg::Perturbed) => exec::MufuModel::Perturbed,
+                None if a.sass.is_some() => exec::MufuModel::Nearest,
+                None => exec::MufuModel::Perturbed,
+            },
             ..l
         },
         Err(e) => {
@@ -482,13 +560,14 @@ fn run(a: RunArgs) -> ExitCode {
         }
     };
     drop(args);
-    let mut copts = driver::Options { front, ..driver::Options::default() };
-    copts.lower.inline = a.inline.into();
-    let compiled = || driver::compile(&src, &copts).map_err(|d| file.render_all(&d));
+    let program = || match &program {
+        Some(p) => Ok(p.clone()),
+        None => compiled(),
+    };
     let result = if a.compare {
-        compiled().and_then(|out| {
-            let program = out.program.expect("SASS output has a program");
-            let (want, got, d) = exec::compare(&module, &program, &launch)?;
+        program().and_then(|program| {
+            let module = module.as_ref().expect("checked above");
+            let (want, got, d) = exec::compare(module, &program, &launch)?;
             for x in &d {
                 errln!(
                     "difference: {} at byte {}: interpreter {:02x?}, simulator {:02x?}",
@@ -506,12 +585,25 @@ fn run(a: RunArgs) -> ExitCode {
             }
         })
     } else if a.exec == Executor::Ptx {
-        exec::ptx::run(&module, &launch).map_err(|e| format!("interpreter: {e}"))
+        exec::ptx::run(module.as_ref().expect("checked above"), &launch).map_err(|e| format!("interpreter: {e}"))
     } else {
-        compiled().and_then(|out| {
-            let program = out.program.expect("SASS output has a program");
-            exec::sim::run(&program, &launch).map_err(|e| format!("simulator: {e}"))
-        })
+        program().and_then(|program| exec::sim::run(&program, &launch).map_err(|e| format!("simulator: {e}")))
+    };
+    let result = match result {
+        Ok(o) if a.cycles => program().and_then(|program| {
+            let (_, c) = exec::sim::run_cycles(&program, &launch).map_err(|e| format!("simulator: {e}"))?;
+            say!(
+                "cycles: {} ({} warp instructions; {} CTAs per SM, limited by {:?}; {} SMs x {} schedulers)",
+                c.cycles,
+                c.issued,
+                c.ctas_per_sm.0,
+                c.ctas_per_sm.1,
+                c.machine.sms,
+                c.machine.schedulers
+            );
+            Ok(o)
+        }),
+        r => r,
     };
     let out = match result {
         Ok(o) => o,
@@ -588,6 +680,39 @@ fn asm(args: AsmArgs) -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// A launch of `kernel` of a loaded listing, parameters laid out as the listing says
+/// (`.b8[N]` byte arrays receive buffers by value).
+fn listing_launch(
+    p: &ptx2sass::sass::program::Program,
+    kernel: &str,
+    grid: [u32; 3],
+    block: [u32; 3],
+    args: &[ptx2sass::exec::ptx::args::Arg],
+    max_steps: u64,
+) -> Result<ptx2sass::exec::Launch, ptx2sass::exec::ExecError> {
+    use ptx2sass::exec::{ExecError, ParamSlot, sim::PARAM_BASE};
+    let f = p
+        .functions
+        .iter()
+        .find(|f| f.name == kernel && f.kind == ".entry")
+        .ok_or_else(|| ExecError::Launch(format!("no kernel named `{kernel}` in the listing")))?;
+    let mut slots = vec![];
+    let mut arrays = vec![];
+    for (off, ty, name) in &f.params {
+        let (elem, n) = ty.split_once('[').unwrap_or((ty, "1]"));
+        let bits: u32 = elem.trim_start_matches('.').get(1..).and_then(|b| b.parse().ok()).unwrap_or(8);
+        let n: u32 = n.trim_end_matches(']').parse().unwrap_or(1);
+        let offset = (*off as usize)
+            .checked_sub(PARAM_BASE)
+            .ok_or_else(|| ExecError::Launch(format!("parameter `{name}` at 0x{off:x} lies below 0x{PARAM_BASE:x}")))?
+            as u32;
+        slots.push(ParamSlot { name: name.clone(), offset, size: bits / 8 * n });
+        arrays.push(ty.contains('['));
+    }
+    let total = slots.iter().map(|s| s.offset + s.size).max().unwrap_or(0);
+    ptx2sass::exec::ptx::args::launch_with_layout(kernel, (&slots, &arrays, total), grid, block, args, max_steps)
 }
 
 fn main() -> ExitCode {

@@ -24,6 +24,10 @@
 
 #[path = "common/launches.rs"]
 mod launches;
+#[path = "common/nvidia.rs"]
+mod nvidia;
+#[path = "common/ptxas.rs"]
+mod ptxas;
 
 use launches::*;
 use ptx2sass::exec::{self, Launch};
@@ -44,6 +48,15 @@ fn run(src: &str, what: &str, bufs: &[Vec<u8>], seeds: u64) {
     let funcs = ptx2sass::sass::text::parse(&listing).expect("listing parses");
     let hazards = ptx2sass::sched::check::check(&funcs).expect("every opcode is in the checker's table");
     assert!(hazards.is_empty(), "{what}: {:?}\n{listing}", hazards.iter().map(|h| h.to_string()).collect::<Vec<_>>());
+    // With PTX2SASS_PTXAS=1: ptxas's code for the form too (`tests/sim_ptxas.rs`), except
+    // where ptxas 11.8's code does not do what the PTX ISA says:
+    // * `brkpt` becomes `BPT.TRAP 0x1` (ending the launch without a debugger, where PTX's
+    //   `brkpt` only suspends under one);
+    // * `atom`/`red` `.add.f32` on shared memory (and generic addresses, which may be
+    //   shared) becomes an `ATOMS.CAS` loop around a plain `FADD`, which keeps subnormal
+    //   operands that PTX's `atom.add.f32` flushes (PTX ISA 9.7.13.5).
+    let deviates = what == "brkpt" || (what.contains(".add.f32") && !what.contains(".global."));
+    let theirs = if deviates { None } else { ptxas::form_program(src, &program) };
     for seed in 0..seeds {
         let mut s = Setup::new();
         let vals: Vec<Val> = bufs.iter().map(|b| Val::I(s.buf(b.clone()))).collect();
@@ -51,6 +64,12 @@ fn run(src: &str, what: &str, bufs: &[Vec<u8>], seeds: u64) {
         let l = Launch { seed: seed * 31 + 1, step_limit: 50_000_000, ..l };
         let before = l.global.clone();
         let (want, _, diff) = exec::compare(&module, &program, &l).unwrap_or_else(|e| panic!("{what}: {e}\n{src}"));
+        if let Some(t) = &theirs {
+            let g = exec::sim::run(t, &Launch { mufu: exec::MufuModel::Nearest, ..l.clone() })
+                .unwrap_or_else(|e| panic!("ptxas's code for {what}: {e}"));
+            let d = want.global.diff(&g.global);
+            assert!(d.is_empty(), "ptxas's code for {what} (seed {seed}): {:?}", d.first());
+        }
         assert!(
             diff.is_empty(),
             "{what} (seed {seed}): {} difference(s), first {:?}\n{src}\n{listing}",

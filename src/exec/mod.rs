@@ -87,6 +87,24 @@ pub struct Launch {
     /// bound (recursion, indirect calls), beyond the kernel's frame (CUDA's
     /// `cudaLimitStackSize`); a deeper stack is an out-of-bounds local access.
     pub stack_bytes: u32,
+    /// How the simulator's `MUFU` estimates deviate from the exact functions
+    /// ([`MufuModel`]; the interpreter ignores it).
+    pub mufu: MufuModel,
+}
+
+/// The simulator's model of `MUFU` estimates (module `exec::sim::mufu`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MufuModel {
+    /// Moved by up to 2 ulp within the PTX ISA's bound of each `.approx` instruction,
+    /// chosen per seed: code that needs a particular rounding of the estimate fails under
+    /// some seed (the check for ptx2sass's own code).
+    #[default]
+    Perturbed,
+    /// The correctly rounded value: ptxas 11.8's IEEE `div/rcp/sqrt` sequences need
+    /// estimates closer than the PTX bounds (`rcp.rn.f32` of `0x3f7fffff` and of the
+    /// smallest normal come out one ulp off with a 1-ulp `MUFU.RCP`), so its code runs with
+    /// this model (`tests/sim_ptxas.rs`, `ptx2sass run --mufu nearest`).
+    Nearest,
 }
 
 impl Launch {
@@ -105,6 +123,7 @@ impl Launch {
             module_init: vec![],
             memory_limit: DEFAULT_MEMORY_LIMIT,
             stack_bytes: DEFAULT_STACK_BYTES,
+            mufu: MufuModel::default(),
         }
     }
 

@@ -56,6 +56,8 @@ pub struct CallGraph {
     pub defined: HashSet<String>,
     /// `.weak` functions.
     pub weak: HashSet<String>,
+    /// The direct callees of each function with a body, each once, in first-call order.
+    pub callees: HashMap<String, Vec<String>>,
 }
 
 /// What one body contains: instruction count, direct callees, names used, pragmas.
@@ -153,7 +155,12 @@ impl CallGraph {
             }
             facts.insert(&f.name.name, bf);
         }
-        for bf in facts.values() {
+        for (name, bf) in &facts {
+            let mut seen = HashSet::new();
+            // Through `.alias` to the function itself.
+            let direct =
+                bf.callees.iter().map(|c| m.resolve_alias(c)).filter(|c| seen.insert(*c)).map(str::to_string).collect();
+            g.callees.insert(name.to_string(), direct);
             for c in &bf.callees {
                 *g.sites.entry(c.to_string()).or_default() += 1;
             }
@@ -195,6 +202,22 @@ impl CallGraph {
             }
         }
         g
+    }
+
+    /// The functions `root` calls directly or through others (not `root` itself unless it
+    /// is recursive), each once: a walk over [`CallGraph::callees`], linear in what it
+    /// reaches.
+    pub fn reachable(&self, root: &str) -> Vec<&str> {
+        let mut seen: HashSet<&str> = HashSet::new();
+        let mut out = vec![];
+        let mut work: Vec<&str> = self.callees.get(root).into_iter().flatten().map(String::as_str).collect();
+        while let Some(f) = work.pop() {
+            if seen.insert(f) {
+                out.push(f);
+                work.extend(self.callees.get(f).into_iter().flatten().map(String::as_str));
+            }
+        }
+        out
     }
 
     /// Whether a direct call of `callee` is inlined in `mode`, given that `on_stack`

@@ -261,7 +261,11 @@ fn lower_function(
         _ => ir::Linkage::Internal,
     };
     lw.deny_emulation = opts.deny_emulation;
-    lw.facts = facts::FactTable::new(k, funcs.values().copied().filter(|f| f.name.name != k.name.name));
+    // Definitions are counted in the functions that may be inlined into `k` (those it
+    // reaches by calls), not in the whole module: one kernel's facts cost what it reaches.
+    let reached = layout.calls.reachable(&k.name.name);
+    lw.facts =
+        facts::FactTable::new(k, reached.iter().filter(|n| **n != k.name.name).filter_map(|n| funcs.get(n).copied()));
     // Kernel parameters: natural or declared alignment, from c[0x0][0x140] (a device
     // function's arrive in registers, `realcall`).
     let mut off = PARAM_BASE;

@@ -2,10 +2,12 @@
 //! nvdisasm-syntax printer, and the final scheduled program that `sched` produces.
 
 pub mod abi;
+pub mod asm;
 pub mod data;
 pub mod encode;
 pub mod instr;
 pub mod legal;
+pub mod listing;
 pub mod mods;
 pub mod op;
 pub mod print;

@@ -66,6 +66,9 @@ pub enum CacheOp {
     Cs,
     /// `.WT`: write-through (stores).
     Wt,
+    /// `.LU`: last use (`LDL.LU`, ptxas 11.8's spill reloads: the line may be evicted
+    /// after this read; no architectural effect).
+    Lu,
 }
 
 impl CacheOp {
@@ -78,6 +81,7 @@ impl CacheOp {
             CacheOp::Cv => ".CV",
             CacheOp::Cs => ".CS",
             CacheOp::Wt => ".WT",
+            CacheOp::Lu => ".LU",
         }
     }
 }
@@ -243,7 +247,8 @@ impl LogicOp {
 }
 
 /// How XMAD forms its addend (`.CBCC`: c + (b << 16); `.CHI`: c >> 16; `.CLO`: c & 0xffff;
-/// none: c).
+/// `.CSFU`: c minus 0x10000 for each negative (signed) factor when both are non-zero,
+/// envytools `maxwell/cuda/int.rst`; none: c).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[allow(missing_docs)]
 pub enum XmadC {
@@ -252,6 +257,8 @@ pub enum XmadC {
     Cbcc,
     Chi,
     Clo,
+    /// Sign fix-up: ptxas 11.8 uses `XMAD.S16.S16.CSFU` in `mul.hi.s32` (`samples/int_ops`).
+    Csfu,
 }
 
 /// XMAD modifiers: a 16x16-bit multiply-add (the Maxwell integer multiply).
@@ -476,4 +483,88 @@ pub enum MembarLevel {
     Gl,
     /// `.SYS.IVALLD` (system).
     Sys,
+}
+
+/// A condition-code test of `CSETP` (envytools `envydis/gm107.c`, the 32 tests in encoding
+/// order): the comparisons read CC as the flags of a subtraction (`LT` = SF xor OF), the
+/// others test single flags (`SFT` sign true, `LO` carry clear, `HI` carry and not zero,
+/// ...).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum CcTest {
+    F,
+    Lt,
+    Eq,
+    Le,
+    Gt,
+    Ne,
+    Ge,
+    /// Not equal or unordered: CC's zero flag clear (`BRA CC.NEU` after `ISET.EQ RZ.CC`).
+    Neu,
+    /// Equal or unordered: the zero flag set.
+    Equ,
+    T,
+    /// Overflow flag false.
+    Off,
+    /// Carry flag false.
+    Lo,
+    /// Sign flag false.
+    Sff,
+    /// Carry false or zero.
+    Ls,
+    /// Carry true and not zero.
+    Hi,
+    /// Sign flag true.
+    Sft,
+    /// Carry flag true.
+    Hs,
+    /// Overflow flag true.
+    Oft,
+}
+
+impl CcTest {
+    /// Every test with its nvdisasm spelling (without the dot).
+    pub const ALL: [(CcTest, &'static str); 18] = [
+        (CcTest::F, "F"),
+        (CcTest::Lt, "LT"),
+        (CcTest::Eq, "EQ"),
+        (CcTest::Le, "LE"),
+        (CcTest::Gt, "GT"),
+        (CcTest::Ne, "NE"),
+        (CcTest::Ge, "GE"),
+        (CcTest::Neu, "NEU"),
+        (CcTest::Equ, "EQU"),
+        (CcTest::T, "T"),
+        (CcTest::Off, "OFF"),
+        (CcTest::Lo, "LO"),
+        (CcTest::Sff, "SFF"),
+        (CcTest::Ls, "LS"),
+        (CcTest::Hi, "HI"),
+        (CcTest::Sft, "SFT"),
+        (CcTest::Hs, "HS"),
+        (CcTest::Oft, "OFT"),
+    ];
+
+    /// The nvdisasm spelling, e.g. `SFT`.
+    pub fn name(self) -> &'static str {
+        CcTest::ALL.iter().find(|(t, _)| *t == self).map_or("?", |(_, n)| n)
+    }
+}
+
+/// Modifiers of `VABSDIFF` (the scalar video instruction behind PTX `sad`, ptxas 11.8:
+/// `sad.u32` is `VABSDIFF.U32.U32.ACC d, a, b, c`, `sad.s32` is `VABSDIFF.SD.ACC`): the
+/// operand types (`.S32` when not printed), a signed destination (`.SD`, which only
+/// matters with `.SAT`), saturation and accumulation of the third operand (`.ACC`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct VabsdiffMods {
+    /// Operand a is unsigned (`.U32` first type).
+    pub a_unsigned: bool,
+    /// Operand b is unsigned (`.U32` second type).
+    pub b_unsigned: bool,
+    /// `.SD`: signed destination.
+    pub sd: bool,
+    /// `.SAT`: clamp to the destination's range.
+    pub sat: bool,
+    /// `.ACC`: add the third operand.
+    pub acc: bool,
 }

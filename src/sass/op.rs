@@ -258,6 +258,137 @@ pub enum Op {
         sb: u8,
         count: u8,
     },
+
+    // ---- forms ptxas 11.8 emits and ptx2sass does not: they occur only in listings ----
+    // ---- loaded for the simulator (`sass::listing`); semantics in `exec::sim::ext` ----
+    /// BRA CC.test, target: a branch taken where the guard holds and CC passes `test`
+    /// (ptxas 11.8: `@!P0 BRA CC.NEU, `(.L_x_1)` after `ISET.EQ.AND RZ.CC, ...`).
+    BraCc {
+        test: CcTest,
+    },
+    /// ISCADD32I Rd, Ra, imm32, shift: `(Ra << shift) + imm32`.
+    Iscadd32i,
+    /// SHL.W Rd, Ra, Sb: shift left by `Sb & 31`.
+    ShlW,
+    /// SHR{.U32}.W Rd, Ra, Sb: shift right by `Sb & 31`.
+    ShrW {
+        u32: bool,
+    },
+    /// IADD3{.X} Rd{.CC}, Ra, Sb, Rc: three-operand add with carry in and/or out.
+    Iadd3C {
+        x: bool,
+        cc: bool,
+    },
+    /// IMNMX{.U32}.XHI Rd.CC, Ra, Sb, Pp / IMNMX.U32.XLO Rd, Ra, Sb, Pp: the high and then
+    /// the low word of a 64-bit min/max, linked through CC.
+    ImnmxX {
+        u32: bool,
+        hi: bool,
+    },
+    /// LOP.op{.Z,.NZ} {Pd,} Rd{.CC}, Ra, Sb: a logic operation that also sets `Pd` to the
+    /// result being zero (`pred` = `Some(false)`, `.Z`) or not (`Some(true)`, `.NZ`),
+    /// and/or CC from the result (`cc`).
+    LopX {
+        op: LogicOp,
+        pred: Option<bool>,
+        cc: bool,
+    },
+    /// LOP32I.op{.Z,.NZ} {Pd,} Rd{.CC}, Ra, imm32.
+    Lop32iX {
+        op: LogicOp,
+        pred: Option<bool>,
+        cc: bool,
+    },
+    /// LOP3.LUT{.Z,.NZ} {Pd,} Rd{.CC}, Ra, Sb, Rc, lut.
+    Lop3X {
+        pred: Option<bool>,
+        cc: bool,
+    },
+    /// ICMP.cmp{.U32} Rd, Ra, Sb, Rc: `Rd = (Rc cmp 0) ? Ra : Sb`.
+    Icmp {
+        cmp: Cmp,
+        u32: bool,
+    },
+    /// ISET{.BF}.cmp{.U32}{.X}.bop Rd{.CC}, Ra, Sb, Pc: the comparison as a value (all ones,
+    /// or 1.0 with `.BF`).
+    Iset {
+        cmp: Cmp,
+        u32: bool,
+        x: bool,
+        bf: bool,
+        bop: BoolOp,
+        cc: bool,
+    },
+    /// FSET{.BF}.cmp{.FTZ}.bop Rd{.CC}, Ra, Sb, Pc.
+    Fset {
+        cmp: Cmp,
+        ftz: bool,
+        bf: bool,
+        bop: BoolOp,
+        cc: bool,
+    },
+    /// DSET{.BF}.cmp.bop Rd, Ra, Sb, Pc (64-bit operands).
+    Dset {
+        cmp: Cmp,
+        bf: bool,
+        bop: BoolOp,
+    },
+    /// CSETP.test.bop Pd, Qd, CC, Pc: a condition-code test.
+    Csetp {
+        test: CcTest,
+        bop: BoolOp,
+    },
+    /// I2I.dst.src RZ.CC, Ra: a conversion that also writes CC.
+    I2iCc {
+        dst: IType,
+        src: IType,
+    },
+    /// FCHK.DIVIDE Pd, Ra, Rb: whether `Ra / Rb` needs the slow path.
+    Fchk,
+    /// VABSDIFF{.types}{.SD}{.SAT}{.ACC} Rd, Ra, Sb, Rc: `|a - b|` (+ c).
+    Vabsdiff(VabsdiffMods),
+    /// IMAD{.ta.tb}{.HI}{.SAT} Rd, Ra, Sb, Rc: `a * b` (its high word with `.HI`) plus
+    /// `c`, clamped to the s32 range with `.SAT`; `signed` per operand (`.U32`/`.S32`,
+    /// both signed when nvdisasm prints neither).
+    Imad {
+        signed: (bool, bool),
+        hi: bool,
+        sat: bool,
+    },
+    /// IMUL{.ta.tb}{.HI} Rd, Ra, Sb: the low (high with `.HI`) word of the 64-bit product,
+    /// `signed` per operand as for [`Op::Imad`].
+    Imul {
+        signed: (bool, bool),
+        hi: bool,
+    },
+    /// IMUL32I{.ta.tb}{.HI} Rd, Ra, imm32: [`Op::Imul`] with a 32-bit immediate (ptxas
+    /// 11.8: `IMUL32I.U32.U32.HI R11, R8, 0x8`).
+    Imul32i {
+        signed: (bool, bool),
+        hi: bool,
+    },
+    /// FCMP.cmp{.FTZ} Rd, Ra, Sb, Rc: `Rd = (Rc cmp 0.0) ? Ra : Sb`.
+    Fcmp {
+        cmp: Cmp,
+        ftz: bool,
+    },
+    /// IADD32I.SAT Rd, Ra, imm32: `IADD.SAT` with a 32-bit immediate (ptxas 11.8 for
+    /// `add.sat.s32` with a constant).
+    Iadd32iSat,
+    /// I2I.dst.src.SAT Rd, Ra: a conversion that clamps to the destination's range.
+    I2iSat {
+        dst: IType,
+        src: IType,
+    },
+    /// F2F{.FTZ}.dst.src{.rnd}.SAT Rd, Sa: [`Op::F2f`] with the result clamped to
+    /// [0.0, 1.0], NaN to +0 (ptxas 11.8 for `cvt.rni.sat.f32.f32`, `cvt.rn.sat.f16.f32`).
+    F2fSat {
+        dst: FType,
+        src: FType,
+        rnd: Rnd,
+        ftz: bool,
+        int: bool,
+    },
 }
 
 /// The bare opcode, indexing [`OPCODE_INFO`] and the scheduler's latency table.
@@ -347,6 +478,30 @@ pub enum Opcode {
     Bpt,
     Nop,
     Depbar,
+    BraCc,
+    Iscadd32i,
+    ShlW,
+    ShrW,
+    Iadd3C,
+    ImnmxX,
+    LopX,
+    Lop32iX,
+    Lop3X,
+    Icmp,
+    Iset,
+    Fset,
+    Dset,
+    Csetp,
+    I2iCc,
+    Fchk,
+    Vabsdiff,
+    Imad,
+    Imul,
+    Imul32i,
+    Fcmp,
+    Iadd32iSat,
+    I2iSat,
+    F2fSat,
 }
 
 /// What kind of unit executes an opcode; the scheduler's latency table is keyed by it.
@@ -491,6 +646,30 @@ pub const OPCODE_INFO: &[OpcodeInfo] = &[
     info!(Bpt, "BPT", Control),
     info!(Nop, "NOP", Alu),
     info!(Depbar, "DEPBAR", Control),
+    info!(BraCc, "BRA", Control, control),
+    info!(Iscadd32i, "ISCADD32I", Alu),
+    info!(ShlW, "SHL", Alu),
+    info!(ShrW, "SHR", Alu),
+    info!(Iadd3C, "IADD3", Alu),
+    info!(ImnmxX, "IMNMX", Alu),
+    info!(LopX, "LOP", Alu),
+    info!(Lop32iX, "LOP32I", Alu),
+    info!(Lop3X, "LOP3", Alu),
+    info!(Icmp, "ICMP", Alu),
+    info!(Iset, "ISET", Alu),
+    info!(Fset, "FSET", Alu),
+    info!(Dset, "DSET", Fp64),
+    info!(Csetp, "CSETP", Alu),
+    info!(I2iCc, "I2I", Conv),
+    info!(Fchk, "FCHK", Alu),
+    info!(Vabsdiff, "VABSDIFF", Alu),
+    info!(Imad, "IMAD", Alu),
+    info!(Imul, "IMUL", Alu),
+    info!(Imul32i, "IMUL32I", Alu),
+    info!(Fcmp, "FCMP", Alu),
+    info!(Iadd32iSat, "IADD32I", Alu),
+    info!(I2iSat, "I2I", Conv),
+    info!(F2fSat, "F2F", Conv),
 ];
 
 impl Op {
@@ -581,6 +760,30 @@ impl Op {
             Bpt { .. } => Opcode::Bpt,
             Nop => Opcode::Nop,
             Depbar { .. } => Opcode::Depbar,
+            BraCc { .. } => Opcode::BraCc,
+            Iscadd32i => Opcode::Iscadd32i,
+            ShlW => Opcode::ShlW,
+            ShrW { .. } => Opcode::ShrW,
+            Iadd3C { .. } => Opcode::Iadd3C,
+            ImnmxX { .. } => Opcode::ImnmxX,
+            LopX { .. } => Opcode::LopX,
+            Lop32iX { .. } => Opcode::Lop32iX,
+            Lop3X { .. } => Opcode::Lop3X,
+            Icmp { .. } => Opcode::Icmp,
+            Iset { .. } => Opcode::Iset,
+            Fset { .. } => Opcode::Fset,
+            Dset { .. } => Opcode::Dset,
+            Csetp { .. } => Opcode::Csetp,
+            I2iCc { .. } => Opcode::I2iCc,
+            Fchk => Opcode::Fchk,
+            Vabsdiff(_) => Opcode::Vabsdiff,
+            Imad { .. } => Opcode::Imad,
+            Imul { .. } => Opcode::Imul,
+            Imul32i { .. } => Opcode::Imul32i,
+            Fcmp { .. } => Opcode::Fcmp,
+            Iadd32iSat => Opcode::Iadd32iSat,
+            I2iSat { .. } => Opcode::I2iSat,
+            F2fSat { .. } => Opcode::F2fSat,
         }
     }
 
@@ -604,6 +807,14 @@ impl Op {
                 | Op::Iadd32i { cc: true, .. }
                 | Op::Iscadd { cc: true }
                 | Op::Lea { cc: true, .. }
+                | Op::Iadd3C { cc: true, .. }
+                | Op::ImnmxX { hi: true, .. }
+                | Op::Iset { cc: true, .. }
+                | Op::Fset { cc: true, .. }
+                | Op::I2iCc { .. }
+                | Op::LopX { cc: true, .. }
+                | Op::Lop32iX { cc: true, .. }
+                | Op::Lop3X { cc: true, .. }
         ) || matches!(self, Op::Xmad(m) if m.cc)
     }
 
@@ -615,6 +826,11 @@ impl Op {
                 | Op::Iadd32i { x: true, .. }
                 | Op::Lea { x: true, .. }
                 | Op::Isetp { x: true, .. }
+                | Op::Iadd3C { x: true, .. }
+                | Op::ImnmxX { hi: false, .. }
+                | Op::Iset { x: true, .. }
+                | Op::Csetp { .. }
+                | Op::BraCc { .. }
         ) || matches!(self, Op::Xmad(m) if m.x)
     }
 
@@ -666,6 +882,7 @@ impl Op {
                     XmadC::Cbcc => ".CBCC",
                     XmadC::Chi => ".CHI",
                     XmadC::Clo => ".CLO",
+                    XmadC::Csfu => ".CSFU",
                 });
                 if m.mrg {
                     s.push_str(".MRG");
@@ -695,7 +912,7 @@ impl Op {
                     s.push_str(".SH");
                 }
             }
-            IaddSat => s.push_str(".SAT"),
+            IaddSat | Iadd32iSat => s.push_str(".SAT"),
             Iadd3(m) => s.push_str(match m {
                 Iadd3Mode::Plain => "",
                 Iadd3Mode::Rs => ".RS",
@@ -773,7 +990,7 @@ impl Op {
                     IRnd::Trunc => ".TRUNC",
                 });
             }
-            F2f { dst, src, rnd, ftz, int } => {
+            F2f { dst, src, rnd, ftz, int } | F2fSat { dst, src, rnd, ftz, int } => {
                 if ftz {
                     s.push_str(".FTZ");
                 }
@@ -786,6 +1003,9 @@ impl Op {
                     (true, Rnd::Rp) => ".CEIL",
                     (true, Rnd::Rz) => ".TRUNC",
                 });
+                if matches!(self, F2fSat { .. }) {
+                    s.push_str(".SAT");
+                }
             }
             I2i { dst, src } => {
                 s.push_str(dst.name());
@@ -802,7 +1022,13 @@ impl Op {
                 s.push_str(".U");
                 s.push_str(m.size.suffix(true));
             }
-            Sts(m) | Ldl(m) | Stl(m) => s.push_str(m.size.suffix(false)),
+            Ldl(m) => {
+                if m.cop == CacheOp::Lu {
+                    s.push_str(".LU");
+                }
+                s.push_str(m.size.suffix(false));
+            }
+            Sts(m) | Stl(m) => s.push_str(m.size.suffix(false)),
             Ldc { size, mode } => {
                 s.push_str(size.suffix(false));
                 s.push_str(match mode {
@@ -831,6 +1057,117 @@ impl Op {
                 s.push_str(m.suffix());
             }
             B2r => s.push_str(".RESULT"),
+            ShlW => s.push_str(".W"),
+            ShrW { u32 } => s.push_str(if u32 { ".U32.W" } else { ".W" }),
+            Iadd3C { x, .. } => {
+                if x {
+                    s.push_str(".X");
+                }
+            }
+            ImnmxX { u32, hi } => {
+                if u32 {
+                    s.push_str(".U32");
+                }
+                s.push_str(if hi { ".XHI" } else { ".XLO" });
+            }
+            LopX { op, pred, .. } | Lop32iX { op, pred, .. } => {
+                s.push_str(op.name());
+                s.push_str(match pred {
+                    Some(true) => ".NZ",
+                    Some(false) => ".Z",
+                    None => "",
+                });
+            }
+            Lop3X { pred, .. } => s.push_str(match pred {
+                Some(true) => ".LUT.NZ",
+                Some(false) => ".LUT.Z",
+                None => ".LUT",
+            }),
+            Icmp { cmp, u32 } => {
+                s.push_str(cmp.name());
+                if u32 {
+                    s.push_str(".U32");
+                }
+            }
+            Iset { cmp, u32, x, bf, bop, .. } => {
+                if bf {
+                    s.push_str(".BF");
+                }
+                s.push_str(cmp.name());
+                if u32 {
+                    s.push_str(".U32");
+                }
+                if x {
+                    s.push_str(".X");
+                }
+                s.push_str(bop.name());
+            }
+            Fset { cmp, ftz, bf, bop, .. } => {
+                if bf {
+                    s.push_str(".BF");
+                }
+                s.push_str(cmp.name());
+                if ftz {
+                    s.push_str(".FTZ");
+                }
+                s.push_str(bop.name());
+            }
+            Dset { cmp, bf, bop } => {
+                if bf {
+                    s.push_str(".BF");
+                }
+                s.push_str(cmp.name());
+                s.push_str(bop.name());
+            }
+            Csetp { test, bop } => {
+                s.push('.');
+                s.push_str(test.name());
+                s.push_str(bop.name());
+            }
+            I2iCc { dst, src } => {
+                s.push_str(dst.name());
+                s.push_str(src.name());
+            }
+            Fchk => s.push_str(".DIVIDE"),
+            Fcmp { cmp, ftz } => {
+                s.push_str(cmp.name());
+                if ftz {
+                    s.push_str(".FTZ");
+                }
+            }
+            Imad { signed, hi, .. } | Imul { signed, hi } | Imul32i { signed, hi } => {
+                if signed != (true, true) {
+                    s.push_str(if signed.0 { ".S32" } else { ".U32" });
+                    s.push_str(if signed.1 { ".S32" } else { ".U32" });
+                }
+                if hi {
+                    s.push_str(".HI");
+                }
+                if let Imad { sat: true, .. } = self {
+                    s.push_str(".SAT");
+                }
+            }
+            I2iSat { dst, src } => {
+                s.push_str(dst.name());
+                s.push_str(src.name());
+                s.push_str(".SAT");
+            }
+            BraCc { .. } => {}
+            Vabsdiff(m) => {
+                if m.a_unsigned || m.b_unsigned {
+                    s.push_str(if m.a_unsigned { ".U32" } else { ".S32" });
+                    s.push_str(if m.b_unsigned { ".U32" } else { ".S32" });
+                }
+                if m.sd {
+                    s.push_str(".SD");
+                }
+                if m.sat {
+                    s.push_str(".SAT");
+                }
+                if m.acc {
+                    s.push_str(".ACC");
+                }
+            }
             Bpt { trap } => s.push_str(if trap { ".TRAP" } else { ".INT" }),
             Copy
             | Join
@@ -858,7 +1195,8 @@ impl Op {
             | Sync
             | Pbk
             | Brk
-            | Nop => {}
+            | Nop
+            | Iscadd32i => {}
         }
         write!(s, "")
     }

@@ -79,9 +79,10 @@ enum ImmStyle {
 fn imm_style(op: &Op) -> ImmStyle {
     use Opcode::*;
     match op.opcode() {
-        Fadd | Fadd32i | Fmul | Fmul32i | Ffma | Ffma32i | Fmnmx | Fsetp => ImmStyle::F32,
-        Dadd | Dmul | Dfma | Dmnmx | Dsetp => ImmStyle::F64Hi,
-        Iadd | IaddSat | Iadd32i | Iadd3 | Iscadd | Isetp | Imnmx | Sel => ImmStyle::Signed,
+        Fadd | Fadd32i | Fmul | Fmul32i | Ffma | Ffma32i | Fmnmx | Fsetp | Fset | Fchk | Fcmp => ImmStyle::F32,
+        Dadd | Dmul | Dfma | Dmnmx | Dsetp | Dset => ImmStyle::F64Hi,
+        Iadd | IaddSat | Iadd32i | Iadd32iSat | Iadd3 | Iadd3C | Iscadd | Iscadd32i | Isetp | Iset | Icmp | Imnmx
+        | ImnmxX | Imad | Sel => ImmStyle::Signed,
         _ => ImmStyle::Unsigned,
     }
 }
@@ -228,6 +229,18 @@ pub fn instr_text(i: &Instr, names: &dyn VRegNames, label: &dyn Fn(u32) -> Strin
             }
             Dst::Pred(p) => s.push_str(&reg_name(*p, 0, 1, names)),
         }
+    }
+    match i.op {
+        // `CSETP.test.bop Pd, Qd, CC, Pc`: the condition code is an operand in nvdisasm.
+        Op::Csetp { .. } => {
+            s.push_str(if first { " CC" } else { ", CC" });
+            first = false;
+        }
+        Op::BraCc { test } => {
+            let _ = write!(s, " CC.{}", test.name());
+            first = false;
+        }
+        _ => {}
     }
     for (k, src) in i.srcs.iter().enumerate() {
         s.push_str(if first { " " } else { ", " });

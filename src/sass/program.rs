@@ -79,6 +79,9 @@ pub struct SassFunction {
     pub shared_bytes: u32,
     /// Parameter layout: (offset in bank 0, type, name).
     pub params: Vec<(u32, String, String)>,
+    /// Constant bank 2: compiler-generated constants (ptxas's `.nv.constant2.K`, read as
+    /// `c[0x2][..]`; empty for ptx2sass's code, which builds such constants in registers).
+    pub compiler_consts: Vec<u8>,
     /// The code.
     pub code: Vec<Scheduled>,
     /// Names of the symbols the code refers to ([`SrcKind::Sym`] ids index this).

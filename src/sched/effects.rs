@@ -52,25 +52,26 @@ pub enum Queue {
     Global,
     /// Shared memory: `LDS ATOMS STS`.
     Shared,
-    /// Conversions `F2F F2I I2F I2I` with population count `POPC` and find-leading-one
-    /// `FLO`, one in-order queue. ptxas 11.8 relies on it: `samples/int_ops` reads
-    /// `POPC R28, R4` (no barrier) after waiting on a younger `POPC R14, R5 &wr4`;
-    /// `samples/device_globals` has `FLO.U32 R12, R11 &wr0`, then `POPC R11, R11` with no
-    /// barrier overwriting FLO's late-read source 2 cycles later (safe only if POPC writes
-    /// after FLO has read), and `@P0 RED.E.ADD [R4], R11` reads that POPC result with no
-    /// wait of its own, after `STG .. &req={0}` waited for the younger
-    /// `F2I.S32.F32.TRUNC R8, R8 &wr0`.
+    /// The XU queue: conversions `F2F F2I I2F I2I`, `MUFU`, population count `POPC` and
+    /// find-leading-one `FLO` complete in issue order. ptxas 11.8 relies on it:
+    /// * `samples/int_ops` reads `POPC R28, R4` (no barrier) after waiting on a younger
+    ///   `POPC R14, R5 &wr4`;
+    /// * `samples/device_globals` has `FLO.U32 R12, R11 &wr0`, then `POPC R11, R11` with no
+    ///   barrier overwriting FLO's late-read source 2 cycles later (safe only if POPC writes
+    ///   after FLO has read), and `@P0 RED.E.ADD [R4], R11` reads that POPC result with no
+    ///   wait of its own, after `STG .. &req={0}` waited for the younger
+    ///   `F2I.S32.F32.TRUNC R8, R8 &wr0`;
+    /// * `samples/float_math`: `MUFU.COS R19, R19` with no barrier, `MUFU.SIN R18, R22 &wr3`,
+    ///   then `FADD R19, R18, R19 &req={3}`; `MUFU.EX2 R9, R23` and `MUFU.RCP R12, R12` with
+    ///   no barrier covered by `MUFU.RSQ R15, R15 &wr4` and `&req={4}`; in the slow-path
+    ///   subroutine `__cuda_sm20_rcp_rn_f32_slowpath`, `@!P0 MUFU.RCP R10, R9` with no
+    ///   barrier covered by `@P0 MUFU.RCP R12, R11 &wr0` and `&req={0}`;
+    /// * `__cuda_sm20_div_u16` (PTX `div.u16`) reads the result of an `I2F.F32.U16 R0, R0`
+    ///   that sets no barrier after waiting on a younger `MUFU.RCP R5, R5 &wr0` (found by
+    ///   the simulator on ptxas's code, `exec::sim::timing::Queue::Xu`).
     Conversion,
     /// Double precision: `DADD DMUL DFMA DMNMX DSETP DSET`.
     Fp64,
-    /// The multi-function unit `MUFU`: ptxas 11.8 reads a MUFU result without a write
-    /// barrier of its own once a younger MUFU's barrier has been waited for
-    /// (`samples/float_math`: `MUFU.COS R19, R19` with no barrier, `MUFU.SIN R18, R22 &wr3`,
-    /// then `FADD R19, R18, R19 &req={3}`; `MUFU.EX2 R9, R23` and `MUFU.RCP R12, R12` with no
-    /// barrier covered by `MUFU.RSQ R15, R15 &wr4` and `&req={4}`; in the slow-path
-    /// subroutine `__cuda_sm20_rcp_rn_f32_slowpath`, `@!P0 MUFU.RCP R10, R9` with no barrier
-    /// covered by `@P0 MUFU.RCP R12, R11 &wr0` and `&req={0}`).
-    Mufu,
 }
 
 /// Fixed latency of a GPR or CC result, cycles.
@@ -246,7 +247,7 @@ pub const TABLE: &[(&[&str], Row)] = {
         (&["STS"], late(false, Some(Shared), 2)),
         (&["LDC"], late(true, None, 2)),
         (&["SHFL"], late(true, None, 2)),
-        (&["MUFU"], late(true, Some(Mufu), 4)),
+        (&["MUFU"], late(true, Some(Conversion), 4)),
         (&["POPC", "FLO"], late(true, Some(Conversion), 4)),
         (&["BREV"], late(true, None, 0)),
         (&["DADD", "DMUL", "DFMA", "DMNMX", "DSETP", "DSET"], late(true, Some(Fp64), 0)),

@@ -231,6 +231,7 @@ pub fn schedule(f: &Function, opts: &Options) -> SassFunction {
         spill_bytes: f.spill_bytes,
         shared_bytes: f.shared_bytes,
         params: f.params.iter().map(|p| (p.offset, p.ty.clone(), p.name.clone())).collect(),
+        compiler_consts: vec![],
         code,
         symbols: f.symbols.clone(),
         linkage: f.linkage,

@@ -8,7 +8,7 @@
 //! [`BUFFER_SPACING`] after the previous one, so that an access just past a buffer's end
 //! is out of bounds rather than inside the next buffer.
 
-use crate::exec::{ExecError, GLOBAL_BASE, Launch, Memory, param_layout};
+use crate::exec::{ExecError, GLOBAL_BASE, Launch, Memory, ParamSlot, param_layout};
 use crate::ptx::ast::{FuncKind, Item, Module};
 
 /// One kernel argument.
@@ -52,6 +52,21 @@ pub fn launch(
         })
         .ok_or_else(|| ExecError::Launch(format!("no kernel named `{kernel}`")))?;
     let (slots, total) = param_layout(&f.params)?;
+    let by_value: Vec<bool> = f.params.iter().map(|p| p.array.is_some()).collect();
+    launch_with_layout(kernel, (&slots, &by_value, total), grid, block, args, step_limit)
+}
+
+/// [`launch`] for a kernel known only by its parameter layout (a SASS listing run without
+/// its PTX): `slots` and their total size as [`param_layout`] gives them, and per slot
+/// whether it is a byte array that receives a buffer by value.
+pub fn launch_with_layout(
+    kernel: &str,
+    (slots, by_value_array, total): (&[ParamSlot], &[bool], u32),
+    grid: [u32; 3],
+    block: [u32; 3],
+    args: &[Arg],
+    step_limit: u64,
+) -> Result<Launch, ExecError> {
     if slots.len() != args.len() {
         return Err(ExecError::Launch(format!("`{kernel}` takes {} arguments, not {}", slots.len(), args.len())));
     }
@@ -64,11 +79,11 @@ pub fn launch(
         global.alloc(&name, at, bytes)?;
         Ok(at.to_le_bytes())
     };
-    for (k, ((slot, arg), decl)) in slots.iter().zip(args).zip(&f.params).enumerate() {
+    for (k, ((slot, arg), array)) in slots.iter().zip(args).zip(by_value_array).enumerate() {
         let bytes: Vec<u8> = match arg {
             // A byte-array parameter is a structure passed by value (PTX ISA 5.1.6.1): it
             // receives a buffer's bytes, not a pointer to them.
-            Arg::Buf(b) if decl.array.is_some() => b.clone(),
+            Arg::Buf(b) if *array => b.clone(),
             Arg::Buf(b) => alloc(format!("arg{k}"), b.clone())?.to_vec(),
             Arg::Table(rows) => {
                 let mut ptrs = vec![];
@@ -82,7 +97,7 @@ pub fn launch(
             Arg::F64(v) => v.to_le_bytes().to_vec(),
             Arg::Bytes(b) => b.clone(),
         };
-        let by_value = matches!(arg, Arg::Bytes(_)) || (decl.array.is_some() && matches!(arg, Arg::Buf(_)));
+        let by_value = matches!(arg, Arg::Bytes(_)) || (*array && matches!(arg, Arg::Buf(_)));
         if by_value && bytes.len() > slot.size as usize {
             return Err(ExecError::Launch(format!(
                 "argument {k}: {} bytes for parameter `{}` of {} bytes",

@@ -48,8 +48,11 @@ impl Sim<'_> {
         Ok(())
     }
 
-    /// Executes BRA, SSY, SYNC, PBK, BRK, EXIT, the calls (CAL, JCAL, PRET + JMX) and RET
-    /// at instruction `k` for the threads of `exec` (active and guard true). `w.pc` is already `k + 1`. Returns false for an
+    /// Executes BRA (also with a CC test), SSY, SYNC, PBK, BRK, EXIT, the calls (CAL, JCAL,
+    /// PRET + JMX) and RET (a call pushes a CAL entry holding the return point; `RET` works
+    /// like `BRK` to it, the model of the Fermi-to-Pascal call/return stack that envytools
+    /// describes for `call`/`ret`) at instruction `k` for the threads of `exec` (active and
+    /// guard true). `w.pc` is already `k + 1`. Returns false for an
     /// opcode of another family.
     pub(super) fn exec_control(
         &mut self,
@@ -60,8 +63,16 @@ impl Sim<'_> {
         exec: u32,
     ) -> Result<bool, ExecError> {
         match i.op {
-            Op::Bra => {
+            Op::Bra | Op::BraCc { .. } => {
                 let t = target(i)?;
+                let mut exec = exec;
+                if let Op::BraCc { test } = i.op {
+                    for l in super::state::lanes(exec) {
+                        if !super::ext::cc_test(test, w.cc[l]) {
+                            exec &= !(1 << l);
+                        }
+                    }
+                }
                 if exec == w.active {
                     w.pc = t;
                 } else if exec != 0 {
@@ -126,19 +137,25 @@ impl Sim<'_> {
                 if exec == 0 {
                     return Ok(true);
                 }
-                if exec != w.active {
-                    return Err(ExecError::Unsupported(format!("`{}` #{k}: a predicated call", self.func.name)));
-                }
                 match i.srcs.first().map(|s| s.kind) {
                     Some(SrcKind::Label(t)) => {
-                        Self::push(w, StackEntry { kind: StackKind::Call, mask: w.active, pc: k + 1 })?;
+                        // A divergent call runs the calling threads first; the others resume
+                        // after the call (as for a divergent branch).
+                        if exec != w.active {
+                            Self::push(w, StackEntry { kind: StackKind::Div, mask: w.active & !exec, pc: k + 1 })?;
+                            w.active = exec;
+                        }
+                        Self::push(w, StackEntry { kind: StackKind::Call, mask: exec, pc: k + 1 })?;
                         w.pc = t as usize;
+                    }
+                    Some(SrcKind::Sym { .. }) if exec != w.active => {
+                        return Err(ExecError::Unsupported(format!("`{}` #{k}: a predicated JCAL", self.func.name)));
                     }
                     Some(SrcKind::Sym { id, .. }) => {
                         let name = self.image.externs.get(id as usize).cloned().unwrap_or_default();
                         if !self.builtin(w, mem, &name, exec)? {
                             return Err(ExecError::Unsupported(format!(
-                                "JCAL of `{name}`, which is neither in the program nor a runtime function the                                  simulator provides (vprintf, __assertfail)"
+                                "JCAL of `{name}`, which is neither in the program nor a runtime function the simulator provides (vprintf, __assertfail)"
                             )));
                         }
                     }

@@ -14,7 +14,8 @@
 //! range (NaN gives 0), F2F between F32 and F64 with IEEE rounding (`.ROUND/.FLOOR/
 //! .CEIL/.TRUNC` round to an integral value first, as `cvt.rni/.rmi/.rpi/.rzi` do; a
 //! same-type F2F without them copies), I2I between integer widths by truncation and
-//! extension. F16 appears only in F2F (`F2F.F16.F32`, `F2F.F32.F16`; [`f16_bits`]).
+//! extension. F16 appears in F2F (`F2F.F16.F32`, `F2F.F32.F16`; [`f16_bits`]), I2F.F16 and
+//! F2I from F16 (ptxas's code; the half in the low 16 bits).
 
 use super::Sim;
 use super::state::{Lanes, Lanes64, WARP_SIZE, Warp, lanes};
@@ -34,7 +35,7 @@ pub fn ftz32(x: f32) -> f32 {
 }
 
 /// Applies `|x|` then `-x` and, with `ftz`, flushes.
-fn in32(bits: u32, s: &Src, ftz: bool) -> f32 {
+pub(super) fn in32(bits: u32, s: &Src, ftz: bool) -> f32 {
     let mut x = f32::from_bits(bits);
     if s.mods.abs {
         x = x.abs();
@@ -45,7 +46,7 @@ fn in32(bits: u32, s: &Src, ftz: bool) -> f32 {
     if ftz { ftz32(x) } else { x }
 }
 
-fn in64(bits: u64, s: &Src) -> f64 {
+pub(super) fn in64(bits: u64, s: &Src) -> f64 {
     let mut x = f64::from_bits(bits);
     if s.mods.abs {
         x = x.abs();
@@ -364,7 +365,15 @@ pub fn int_value(v: u64, t: IType) -> i128 {
     }
 }
 
-fn int_range(t: IType) -> (i128, i128) {
+/// An integer source value after its operand modifiers: `|x|`, then `-x` (ptxas 11.8:
+/// `I2I.S32.S32 R12, |R0|` for `abs.s32`, `I2I.S32.S32 R16, -|R0|`; exact in i128, the
+/// conversion then wraps or clamps as its type says).
+pub fn int_with_mods(x: i128, s: &Src) -> i128 {
+    let x = if s.mods.abs { x.abs() } else { x };
+    if s.mods.neg { -x } else { x }
+}
+
+pub(super) fn int_range(t: IType) -> (i128, i128) {
     match t {
         IType::U8 => (0, 0xff),
         IType::S8 => (-0x80, 0x7f),
@@ -552,12 +561,16 @@ impl Sim<'_> {
             }
             Op::I2f { dst, src: st, rnd } => {
                 let v = self.isrc(w, src(i, 0)?, st, mask)?;
+                let s = src(i, 0)?;
                 for l in lanes(mask) {
-                    let x = int_value(v[l], st);
+                    let x = int_with_mods(int_value(v[l], st), s);
                     match dst {
                         FType::F32 => out[l] = i2f32(x, rnd).to_bits(),
                         FType::F64 => out64[l] = i2f64(x, rnd).to_bits(),
-                        FType::F16 => return Err(ExecError::Unsupported("I2F.F16".into())),
+                        // The half in the low 16 bits, as F2F.F16 writes it (ptxas 11.8:
+                        // `I2F.F16.U16` for `cvt.rn.f16.u16`). Exact: an integer beyond
+                        // 2^53, where the f64 rounds, overflows binary16 either way.
+                        FType::F16 => out[l] = f16_bits(x as f64, rnd) as u32,
                     }
                 }
                 wide = dst == FType::F64;
@@ -566,16 +579,22 @@ impl Sim<'_> {
                 let v = self.fsrc(w, src(i, 0)?, st, mask)?;
                 let s = src(i, 0)?;
                 for l in lanes(mask) {
+                    // An F16 source is the low half of the register (ptxas 11.8:
+                    // `F2I.U16.F16 R0, R0` for `cvt.rni.u16.f16`; was read as the bits
+                    // of an f64, giving 0 for every half).
                     let x = match st {
                         FType::F32 => in32(v[l] as u32, s, ftz) as f64,
-                        _ => in64(v[l], s),
+                        FType::F16 => in64(f16_value(v[l] as u16).to_bits(), s),
+                        FType::F64 => in64(v[l], s),
                     };
                     out64[l] = int_bits(f2i(x, dst, rnd), dst);
                     out[l] = out64[l] as u32;
                 }
                 wide = dst.regs() == 2;
             }
-            Op::F2f { dst, src: st, rnd, ftz, int } => {
+            Op::F2f { dst, src: st, rnd, ftz, int } | Op::F2fSat { dst, src: st, rnd, ftz, int } => {
+                // `.SAT`: clamped to [0, 1], NaN to +0 (PTX ISA 9.7.9.21 `cvt` `.sat`).
+                let sat = matches!(i.op, Op::F2fSat { .. });
                 let v = self.fsrc(w, src(i, 0)?, st, mask)?;
                 let s = src(i, 0)?;
                 for l in lanes(mask) {
@@ -594,21 +613,23 @@ impl Sim<'_> {
                     } else {
                         x
                     };
+                    let clamped = if x.is_nan() || x <= 0.0 { 0.0 } else { x.min(1.0) };
                     match dst {
                         FType::F32 => {
                             let r = if st == FType::F64 { f64_to_f32(x, rnd) } else { x as f32 };
-                            out[l] = out32(r, FMods { ftz, ..Default::default() });
+                            out[l] = out32(r, FMods { ftz, sat, ..Default::default() });
                         }
-                        FType::F64 => out64[l] = bits64(x),
-                        FType::F16 => out[l] = f16_bits(x, rnd) as u32,
+                        FType::F64 => out64[l] = bits64(if sat { clamped } else { x }),
+                        FType::F16 => out[l] = f16_bits(if sat { clamped } else { x }, rnd) as u32,
                     }
                 }
                 wide = dst == FType::F64;
             }
             Op::I2i { dst, src: st } => {
                 let v = self.isrc(w, src(i, 0)?, st, mask)?;
+                let s = src(i, 0)?;
                 for l in lanes(mask) {
-                    out64[l] = int_bits(int_value(v[l], st), dst);
+                    out64[l] = int_bits(int_with_mods(int_value(v[l], st), s), dst);
                     out[l] = out64[l] as u32;
                 }
                 wide = dst.regs() == 2;

@@ -118,7 +118,7 @@ impl Sim<'_> {
                     out[l] = prmt(mode, a[l], sel[l], c[l]);
                 }
             }
-            Op::IaddSat => {
+            Op::IaddSat | Op::Iadd32iSat => {
                 let (sa, sb) = (src(i, 0)?, src(i, 1)?);
                 let (a, b) = (g(w, self, 0)?, g(w, self, 1)?);
                 for l in lanes(mask) {
@@ -127,11 +127,16 @@ impl Sim<'_> {
             }
             Op::Mufu(f) => {
                 let a = g(w, self, 0)?;
-                if src(i, 0)?.mods != Default::default() {
-                    return Err(ExecError::Unsupported(format!("MUFU {f:?} with operand modifiers")));
+                // `|x|` and `-x` on the f32 operand (ptxas 11.8: `MUFU.RSQ R0, |R1|` in
+                // `samples/float_math`): clear, then flip the sign bit.
+                let m = src(i, 0)?.mods;
+                if m.inv || m.h1 {
+                    return Err(ExecError::Unsupported(format!("MUFU {f:?} with operand modifiers {m:?}")));
                 }
                 for l in lanes(mask) {
-                    out[l] = super::mufu::mufu(f, a[l], self.mufu_seed);
+                    let x = if m.abs { a[l] & 0x7fff_ffff } else { a[l] };
+                    let x = if m.neg { x ^ 0x8000_0000 } else { x };
+                    out[l] = super::mufu::mufu(f, x, self.mufu_seed);
                 }
             }
             Op::Rro { ex2 } => {

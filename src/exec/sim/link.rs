@@ -111,6 +111,7 @@ pub fn link(program: &Program, kernel: &SassFunction) -> Result<Image, ExecError
         code,
         symbols: externs.clone(),
         linkage: kernel.linkage,
+        compiler_consts: kernel.compiler_consts.clone(),
     };
     Ok(Image { func, starts, by_addr, externs, calls })
 }

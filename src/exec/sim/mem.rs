@@ -50,10 +50,12 @@ pub fn in_local_window(addr: u64) -> bool {
     addr >> 32 == 0 && (addr as u32 & WINDOW_MASK) == LOCAL_WINDOW
 }
 
-/// Constant banks 0 (driver constants and parameters) and 3 (user `.const` data).
+/// Constant banks 0 (driver constants and parameters), 2 (compiler constants of a loaded
+/// ptxas listing) and 3 (user `.const` data).
 #[derive(Clone, Debug)]
 pub struct ConstBanks {
     bank0: Vec<u8>,
+    bank2: Vec<u8>,
     bank3: Vec<u8>,
 }
 
@@ -62,14 +64,14 @@ impl ConstBanks {
     /// `0x8..0x10` `%ntid`, `0x14..0x1c` `%nctaid`, `0x20` initial stack pointer
     /// (`stack_top`), `0xfc` the launch's dynamic shared bytes (ptxas 11.8 reads
     /// `%dynamic_smem_size` as `MOV R4, c[0x0][0xfc]`), parameters from `0x140`; bank 3
-    /// is `const_bank`.
+    /// is `const_bank`, bank 2 `compiler_consts`.
     pub fn new(
         block: [u32; 3],
         grid: [u32; 3],
         stack_top: u32,
         dynamic_shared: u32,
         params: &[u8],
-        const_bank: &[u8],
+        (const_bank, compiler_consts): (&[u8], &[u8]),
     ) -> ConstBanks {
         let mut bank0 = vec![0u8; (PARAM_BASE + params.len()).div_ceil(4) * 4];
         let mut put = |off: usize, v: u32| bank0[off..off + 4].copy_from_slice(&v.to_le_bytes());
@@ -82,12 +84,13 @@ impl ConstBanks {
         put(0x20, stack_top);
         put(0xfc, dynamic_shared);
         bank0[PARAM_BASE..PARAM_BASE + params.len()].copy_from_slice(params);
-        ConstBanks { bank0, bank3: const_bank.to_vec() }
+        ConstBanks { bank0, bank2: compiler_consts.to_vec(), bank3: const_bank.to_vec() }
     }
 
     fn image(&self, bank: i64) -> Option<&[u8]> {
         match bank {
             0 => Some(&self.bank0),
+            2 => Some(&self.bank2),
             3 => Some(&self.bank3),
             _ => None,
         }
@@ -98,6 +101,13 @@ impl ConstBanks {
     /// compiler bug).
     pub fn operand(&self, bank: u8, offset: i64, len: usize) -> Result<u64, ExecError> {
         let oob = ExecError::OutOfBounds { space: "const", addr: (bank as u64) << 16 | offset as u64, len: len as u64 };
+        if bank == 2 && self.bank2.is_empty() {
+            return Err(ExecError::Unsupported(
+                "c[0x2][..]: constant bank 2 is empty (a listing printed with `nvdisasm -c` has no \
+                 .nv.constant2 section; use `nvdisasm -hex` output)"
+                    .into(),
+            ));
+        }
         let img = self.image(bank as i64).ok_or(oob.clone())?;
         if offset < 0 || offset as usize + len > img.len() {
             return Err(oob);

@@ -34,7 +34,7 @@
 //!   `max(previous issue + previous stall, completion of the barriers it waits on)`;
 //!   fixed-latency results (ALU 6, predicates 13, CC 6 cycles: findings §7, Mesa NAK
 //!   `instr_latency`/`paw_latency` for SM < 70) may not be read earlier, except that
-//!   LDG/STG/LD/ST/LDL/STL read their registers 4 cycles and LDS/STS/LDC 2 cycles after
+//!   LDG/STG/LD/ST/LDL/STL read their registers 4 cycles and LDS/STS/LDC/FP64 2 cycles after
 //!   issue (findings §7: ptxas separates an ALU producer from them by 2 and 4);
 //!   control instructions need a stall of at least 13 (NAK `exec_latency`); variable-
 //!   latency results (memory, LDC, S2R, conversions, fp64, MUFU/POPC/FLO) arrive after a delay drawn
@@ -61,7 +61,7 @@
 //! # Not modeled
 //!
 //! Instructions outside [`crate::sass::op::Op`] (SHFL, ATOM/RED, CAL/JCAL, PCNT/
-//! CONT, VOTE, ...), `BAR.ARV`, `RET` (calls), predicated `SSY`/`PBK`, F16 conversions,
+//! CONT, VOTE, ...), `BAR.ARV`, `RET` (calls), predicated `SSY`/`PBK`,
 //! `DFMA` with a directed rounding, `LDC.128`, constant banks other than 0 and 3, and
 //! loads without a write barrier that rely on in-order completion behind a later waited
 //! load (ptxas does this; the simulator calls the result never waited for). These are
@@ -71,6 +71,8 @@
 mod alu;
 mod builtin;
 mod control;
+pub mod cycles;
+mod ext;
 mod float;
 mod int;
 pub mod link;
@@ -112,6 +114,8 @@ struct Decoded {
     read_delay: u64,
     /// Needs a stall of at least [`timing::CONTROL_MIN_STALL`].
     control: bool,
+    /// In-order pipeline ([`timing::queue`]).
+    queue: Option<timing::Queue>,
 }
 
 fn decode(i: &Instr) -> Decoded {
@@ -156,6 +160,7 @@ fn decode(i: &Instr) -> Decoded {
     let control = matches!(
         i.op,
         Op::Bra
+            | Op::BraCc { .. }
             | Op::Sync
             | Op::Brk
             | Op::Exit
@@ -166,7 +171,16 @@ fn decode(i: &Instr) -> Decoded {
             | Op::Bar { .. }
             | Op::BarRed(_)
     );
-    Decoded { guard, reads, writes, late, lat, read_delay: timing::operand_read_delay(unit), control }
+    Decoded {
+        guard,
+        reads,
+        writes,
+        late,
+        lat,
+        read_delay: timing::operand_read_delay(unit),
+        control,
+        queue: timing::queue(&i.op),
+    }
 }
 
 /// One launch in progress.
@@ -192,11 +206,15 @@ pub(crate) struct Sim<'a> {
     /// The launch's grid and seed (atomic lane order, `exec::rng::atomic_lane_order`).
     grid: [u32; 3],
     seed: u64,
-    /// Chooses the MUFU error functions ([`mufu`]): `Launch::seed`.
-    mufu_seed: u64,
+    /// Chooses the MUFU error functions ([`mufu`]): `Launch::seed`, or `None` for
+    /// correctly rounded estimates ([`crate::exec::MufuModel::Nearest`]).
+    mufu_seed: Option<u64>,
     /// Warps of the current CTA that arrived at each barrier with BAR.ARV (without
     /// waiting) since its last release.
     arrived: [usize; 16],
+    /// Per CTA, per warp: the instruction stream, when recording for the cycle model
+    /// ([`run_cycles`]).
+    traces: Option<cycles::LaunchTraces>,
 }
 
 /// Byte size of a scalar parameter type such as `.u64` (None for other spellings).
@@ -236,6 +254,28 @@ pub fn run(program: &Program, launch: &Launch) -> Result<Outcome, ExecError> {
 
 /// [`run`], also returning the notes of the run ([`Report`]).
 pub fn run_report(program: &Program, launch: &Launch) -> Result<Report, ExecError> {
+    run_recording(program, launch, false).map(|(r, _)| r)
+}
+
+/// [`run_report`], and the launch's cycles on the model GPU [`cycles::GM107`] (module
+/// [`cycles`]: `ptx2sass run --cycles`). The warps' instruction streams are recorded, 4
+/// bytes per warp instruction, and replayed on the linked and relocated code that ran.
+///
+/// Errors: those of [`run`], and [`ExecError::Launch`] when no CTA fits on an SM.
+pub fn run_cycles(program: &Program, launch: &Launch) -> Result<(Report, cycles::Cycles), ExecError> {
+    let (report, recorded) = run_recording(program, launch, true)?;
+    let (traces, func) = recorded.ok_or_else(|| ExecError::Launch("the launch recorded no trace".into()))?;
+    let c = cycles::replay(&func, &traces, launch.dynamic_shared, &cycles::GM107)?;
+    Ok((report, c))
+}
+
+/// [`run_report`], recording the warps' instruction streams when `record` (with the code
+/// they index).
+fn run_recording(
+    program: &Program,
+    launch: &Launch,
+    record: bool,
+) -> Result<(Report, Option<(cycles::LaunchTraces, SassFunction)>), ExecError> {
     let kernel = program
         .functions
         .iter()
@@ -293,7 +333,14 @@ pub fn run_report(program: &Program, launch: &Launch) -> Result<Report, ExecErro
         image: &image,
         output: vec![],
         info: func.code.iter().map(|s| decode(&s.instr)).collect(),
-        banks: ConstBanks::new(block, grid, frame as u32, launch.dynamic_shared, &launch.params, &loaded.const_bank),
+        banks: ConstBanks::new(
+            block,
+            grid,
+            frame as u32,
+            launch.dynamic_shared,
+            &launch.params,
+            (&loaded.const_bank, &func.compiler_consts),
+        ),
         global,
         rng: Rng::new(launch.seed),
         garbage: Rng::new(launch.seed ^ 0x9a4b_a9e5_eed0_0f00),
@@ -304,8 +351,9 @@ pub fn run_report(program: &Program, launch: &Launch) -> Result<Report, ExecErro
         ctaid: [0; 3],
         grid,
         seed: launch.seed,
-        mufu_seed: launch.seed,
+        mufu_seed: (launch.mufu == crate::exec::MufuModel::Perturbed).then_some(launch.seed),
         arrived: [0; 16],
+        traces: record.then(Vec::new),
     };
     // One CTA's shared and local memory, garbage at the start and reused by every CTA (as
     // on hardware, which does not clear them between CTAs): a CTA costs what it executes,
@@ -320,11 +368,18 @@ pub fn run_report(program: &Program, launch: &Launch) -> Result<Report, ExecErro
             for x in 0..grid[0] {
                 sim.ctaid = [x, y, z];
                 sim.arrived = [0; 16];
+                if let Some(t) = sim.traces.as_mut() {
+                    t.push(vec![vec![]; warps as usize]);
+                }
                 sim.run_cta(block, &mut mem)?;
             }
         }
     }
-    Ok(Report { outcome: Outcome { global: sim.global, steps: sim.steps, output: sim.output }, notes: sim.notes })
+    let recorded = sim.traces.map(|t| (t, func.clone()));
+    Ok((
+        Report { outcome: Outcome { global: sim.global, steps: sim.steps, output: sim.output }, notes: sim.notes },
+        recorded,
+    ))
 }
 
 impl Sim<'_> {
@@ -508,7 +563,7 @@ impl Sim<'_> {
             None => u32::MAX,
         };
         let exec = w.active & guard;
-        w.sb.check_at(t, d.read_delay, &d.reads, exec, &d.writes, exec).map_err(|c| self.hazard(k, c))?;
+        w.sb.check_at(t, d.read_delay, &d.reads, exec, (&d.writes, exec), d.queue).map_err(|c| self.hazard(k, c))?;
         if d.control && s.ctrl.stall < timing::CONTROL_MIN_STALL {
             return Err(ExecError::Hazard(format!(
                 "`{}` #{k} /*{:04x}*/ `{}`: stall {} after a control instruction (at least {})",
@@ -522,12 +577,27 @@ impl Sim<'_> {
         w.pc = k + 1;
         w.next_issue = t + s.ctrl.stall as u64;
         self.exec(w, mem, &s.instr, k, exec)?;
+        if let Some(t) = self.traces.as_mut().and_then(|t| t.last_mut()) {
+            t[w.index].push(cycles::entry(k, exec, w.status));
+        }
         match d.lat {
             Latency::Fixed { .. } => w.sb.record_fixed(k, t, &d.writes, exec, d.lat),
             Latency::Variable { min, max, .. } => {
-                let delay = self.rng.delay(min, max);
+                // A result cannot be written before the instruction has read its
+                // operands (a MUFU that reads R4 4 cycles late and writes R4 completes after
+                // an older FMUL's write of R4, ptxas 11.8's `__cuda_sm20_div_u16`).
+                let delay = self.rng.delay(min, max).max(d.read_delay + 1);
                 let read_delay = self.rng.range(1, delay.max(1));
-                w.sb.record_variable(k, t, (s.ctrl.wr, s.ctrl.rd), &d.writes, &d.late, exec, (delay, read_delay));
+                w.sb.record_variable(
+                    k,
+                    t,
+                    (s.ctrl.wr, s.ctrl.rd),
+                    &d.writes,
+                    &d.late,
+                    exec,
+                    (delay, read_delay),
+                    d.queue,
+                );
             }
         }
         Ok(())
@@ -609,6 +679,7 @@ impl Sim<'_> {
                     || self.exec_alu(w, i, exec)?
                     || self.exec_int(w, i, exec)?
                     || self.exec_float(w, i, exec)?
+                    || self.exec_ext(w, i, exec)?
                 {
                     Ok(())
                 } else {

@@ -138,9 +138,10 @@ fn high_word(r: f64, k: i32) -> u32 {
     }
 }
 
-/// `MUFU.f` of the 32-bit operand `a` under the perturbation seed `seed` (module notes).
-pub fn mufu(f: MufuOp, a: u32, seed: u64) -> u32 {
-    let k = steps(f, a, seed);
+/// `MUFU.f` of the 32-bit operand `a` under the perturbation seed `seed` (module notes), or
+/// correctly rounded with `None`.
+pub fn mufu(f: MufuOp, a: u32, seed: Option<u64>) -> u32 {
+    let k = seed.map_or(0, |seed| steps(f, a, seed));
     let x = ftz(a) as f64;
     let f32r = |r: f64| perturb32(r, k, max_error(f, x, r), f64::INFINITY);
     match f {
@@ -225,7 +226,7 @@ mod tests {
         for seed in 0..6 {
             for &a in &operands() {
                 let x = a as f64;
-                let got = |f: MufuOp, v: f32| f32::from_bits(mufu(f, v.to_bits(), seed)) as f64;
+                let got = |f: MufuOp, v: f32| f32::from_bits(mufu(f, v.to_bits(), Some(seed))) as f64;
                 // rcp.approx.f32: 1 ulp (PTX ISA 9.7.3.13).
                 let e = 1.0 / x;
                 if (e as f32).is_normal() {
@@ -236,8 +237,8 @@ mod tests {
                 let e = 1.0 / x.sqrt();
                 assert!((got(MufuOp::Rsq, a) - e).abs() <= 2f64.powf(-22.9) * e, "rsqrt {a:e}");
                 // sqrt.approx.f32 = RCP(RSQ(x)): relative 2^-23 (9.7.3.15).
-                let q = mufu(MufuOp::Rsq, a.to_bits(), seed);
-                let s = f32::from_bits(mufu(MufuOp::Rcp, q, seed)) as f64;
+                let q = mufu(MufuOp::Rsq, a.to_bits(), Some(seed));
+                let s = f32::from_bits(mufu(MufuOp::Rcp, q, Some(seed))) as f64;
                 let e = x.sqrt();
                 if (e as f32).is_normal() && f32::from_bits(q).is_normal() {
                     assert!((s - e).abs() <= 2f64.powi(-23) * e * (1.0 + 1e-6), "sqrt {a:e} seed {seed}");
@@ -250,7 +251,7 @@ mod tests {
                 let t = a.min(100.0) * if seed % 2 == 0 { 1.0 } else { -1.0 };
                 let cr = (t as f64).exp2() as f32;
                 if cr.is_normal() {
-                    let d = (mufu(MufuOp::Ex2, t.to_bits(), seed) as i64 - cr.to_bits() as i64).abs();
+                    let d = (mufu(MufuOp::Ex2, t.to_bits(), Some(seed)) as i64 - cr.to_bits() as i64).abs();
                     assert!(d <= 2, "ex2 {t:e}");
                 }
                 // sin/cos.approx.f32 through RRO: 2^-20.5 absolute on [-2pi, 2pi], never
@@ -258,7 +259,7 @@ mod tests {
                 let angle = (a % 6.25) * if seed % 3 == 0 { -1.0 } else { 1.0 };
                 let t = rro(false, angle.to_bits());
                 for (f, e) in [(MufuOp::Sin, (angle as f64).sin()), (MufuOp::Cos, (angle as f64).cos())] {
-                    let y = f32::from_bits(mufu(f, t, seed)) as f64;
+                    let y = f32::from_bits(mufu(f, t, Some(seed))) as f64;
                     assert!((y - e).abs() <= 2f64.powf(-20.5), "{f:?} {angle:e}: {y} vs {e}");
                     assert!(y.abs() <= 1.0, "{f:?} {angle:e}: {y}");
                 }
@@ -269,37 +270,38 @@ mod tests {
     #[test]
     fn special_values_are_exact() {
         for seed in 0..20 {
-            assert_eq!(mufu(MufuOp::Cos, 0, seed), 1.0f32.to_bits());
-            assert_eq!(mufu(MufuOp::Cos, 0x8000_0000, seed), 1.0f32.to_bits());
-            assert_eq!(mufu(MufuOp::Ex2, 0, seed), 1.0f32.to_bits());
-            assert_eq!(mufu(MufuOp::Sin, 0x8000_0000, seed), 0x8000_0000);
-            assert_eq!(mufu(MufuOp::Lg2, 1.0f32.to_bits(), seed), 0);
+            assert_eq!(mufu(MufuOp::Cos, 0, Some(seed)), 1.0f32.to_bits());
+            assert_eq!(mufu(MufuOp::Cos, 0x8000_0000, Some(seed)), 1.0f32.to_bits());
+            assert_eq!(mufu(MufuOp::Ex2, 0, Some(seed)), 1.0f32.to_bits());
+            assert_eq!(mufu(MufuOp::Sin, 0x8000_0000, Some(seed)), 0x8000_0000);
+            assert_eq!(mufu(MufuOp::Lg2, 1.0f32.to_bits(), Some(seed)), 0);
         }
-        assert_eq!(mufu(MufuOp::Rcp, 0, 1), f32::INFINITY.to_bits());
-        assert_eq!(mufu(MufuOp::Rcp, f32::NEG_INFINITY.to_bits(), 1), (-0.0f32).to_bits());
-        assert_eq!(mufu(MufuOp::Rsq, 0x8000_0000, 1), f32::NEG_INFINITY.to_bits());
-        assert_eq!(mufu(MufuOp::Lg2, 0, 1), f32::NEG_INFINITY.to_bits());
-        assert_eq!(mufu(MufuOp::Ex2, f32::NEG_INFINITY.to_bits(), 1), 0);
-        assert_eq!(mufu(MufuOp::Rcp64h, 0, 1), 0x7ff0_0000);
+        assert_eq!(mufu(MufuOp::Rcp, 0, Some(1)), f32::INFINITY.to_bits());
+        assert_eq!(mufu(MufuOp::Rcp, f32::NEG_INFINITY.to_bits(), Some(1)), (-0.0f32).to_bits());
+        assert_eq!(mufu(MufuOp::Rsq, 0x8000_0000, Some(1)), f32::NEG_INFINITY.to_bits());
+        assert_eq!(mufu(MufuOp::Lg2, 0, Some(1)), f32::NEG_INFINITY.to_bits());
+        assert_eq!(mufu(MufuOp::Ex2, f32::NEG_INFINITY.to_bits(), Some(1)), 0);
+        assert_eq!(mufu(MufuOp::Rcp64h, 0, Some(1)), 0x7ff0_0000);
     }
 
     #[test]
     fn estimates_still_vary_with_the_seed() {
         // The perturbation is bounded, not gone: over seeds an operand sees several results.
         for (f, a) in [(MufuOp::Rcp, 3.0f32), (MufuOp::Rsq, 0.3), (MufuOp::Ex2, 0.3), (MufuOp::Lg2, 3.0)] {
-            let seen: std::collections::HashSet<u32> = (0..50).map(|s| mufu(f, a.to_bits(), s)).collect();
+            let seen: std::collections::HashSet<u32> = (0..50).map(|s| mufu(f, a.to_bits(), Some(s))).collect();
             assert!(seen.len() >= 2, "{f:?}");
         }
-        let seen: std::collections::HashSet<u32> = (0..50).map(|s| mufu(MufuOp::Ex2, 0.3f32.to_bits(), s)).collect();
+        let seen: std::collections::HashSet<u32> =
+            (0..50).map(|s| mufu(MufuOp::Ex2, 0.3f32.to_bits(), Some(s))).collect();
         assert_eq!(seen.len(), 5);
     }
 
     #[test]
     fn sine_needs_its_range_reduction() {
         let x = 1.0f32;
-        let s = f32::from_bits(mufu(MufuOp::Sin, rro(false, x.to_bits()), 3));
+        let s = f32::from_bits(mufu(MufuOp::Sin, rro(false, x.to_bits()), Some(3)));
         assert!((s as f64 - 1f64.sin()).abs() < 1e-6);
-        let wrong = f32::from_bits(mufu(MufuOp::Sin, x.to_bits(), 3));
+        let wrong = f32::from_bits(mufu(MufuOp::Sin, x.to_bits(), Some(3)));
         assert!((wrong as f64 - 1f64.sin()).abs() > 0.1);
     }
 
@@ -307,7 +309,7 @@ mod tests {
     fn reciprocal_high_word_is_about_20_bits() {
         for seed in 0..8 {
             let b = 3.0f64;
-            let hi = mufu(MufuOp::Rcp64h, (b.to_bits() >> 32) as u32, seed);
+            let hi = mufu(MufuOp::Rcp64h, (b.to_bits() >> 32) as u32, Some(seed));
             let r = f64::from_bits((hi as u64) << 32);
             assert!((r * b - 1.0).abs() < 1e-5, "{r}");
         }

@@ -17,12 +17,25 @@
 //! * **Barriers count** (SB0..SB5): several instructions may set one barrier; waiting on
 //!   it waits for all of them; completions on one barrier are in issue order (as ptxas
 //!   relies on for SB5), so `DEPBAR.LE SBb, k` guarantees all but the `k` youngest.
+//! * **In-order pipelines** ([`Queue`], [`queue`]): the instructions of one queue write
+//!   their results and fetch their late sources in issue order, so waiting for a younger
+//!   one's write (read) barrier also acknowledges the older ones' results (sources), even
+//!   when they set no barrier. ptxas 11.8 relies on this (the hazard checker documents
+//!   each case on its `Queue`: 17 `LDG.E.U8` in `samples/sha256` covered by one barrier,
+//!   POPC and MUFU results covered by a younger one's barrier, `DEPBAR {0}` covering an
+//!   older `LDS` in `samples/nvcc_scan`, and a MUFU covering an older conversion,
+//!   [`Queue::Xu`]).
+//! * **Late reads are bounded**: a late source is fetched within [`LATE_READ_WINDOW`]
+//!   cycles of issue, so overwriting it later needs no read barrier (ptxas 11.8 relies on
+//!   this: `samples/nbody` rewrites the address of an `LDS.U.128` 14 cycles after it;
+//!   `sched::effects::LATE_READ_WINDOW`). Our scheduler gives every late reader a read
+//!   barrier.
 //!
 //! Hazards are tracked per lane: a result written by some threads of a divergent path
 //! does not constrain other threads.
 
 use super::state::{RegSet, WARP_SIZE, lanes};
-use crate::sass::op::Unit;
+use crate::sass::op::{Op, Opcode, Unit};
 use std::collections::VecDeque;
 
 /// Fixed latency in cycles of a general-purpose result of an ALU instruction (findings
@@ -84,21 +97,91 @@ pub const LATENCY_TABLE: &[(Unit, Latency)] = &[
 /// register sources, as far as fixed-latency producers are concerned. Findings §7 (ptxas
 /// 11.8 control words): an ALU result feeding the address or data of LDG/STG/LDL/STL
 /// needs a stall of only 2 (so these read 4 cycles late), one feeding LDS/STS/LDC needs 4
-/// (2 cycles late), against 6 for an ALU consumer. Everything else reads at issue.
+/// (2 cycles late), against 6 for an ALU consumer. Conversions and the MUFU/POPC/FLO unit
+/// also read 4 cycles late (ptxas 11.8: `SHR.U32 R8, R8, 0x8 ?WAIT2` then `I2F.F32.U32
+/// R8, R8`; `ICMP.EQ.U32 R17, ... ?WAIT2` then `FLO.U32 R17, R17`; an FMUL result read by
+/// `MUFU.RCP` 2 cycles later in `samples/black_scholes`; the hazard checker's table).
+/// The FP64 unit reads at least 2 cycles late (ptxas 11.8 for `cvt.rm.ftz.f32.f64`:
+/// `ICMP.EQ R4, RZ, c[0x2][0x0], R4 ?WAIT4` then `DSETP.GT.AND P0, PT, R4, |R2|, PT`).
+/// Everything else reads at issue.
 pub fn operand_read_delay(unit: Unit) -> u64 {
     match unit {
-        Unit::Mem => ALU_LATENCY - 2,
-        Unit::Shared | Unit::Const => ALU_LATENCY - 4,
+        Unit::Mem | Unit::Conv | Unit::Xu => ALU_LATENCY - 2,
+        Unit::Shared | Unit::Const | Unit::Fp64 => ALU_LATENCY - 4,
         _ => 0,
     }
 }
 
-/// Smallest stall count after a control transfer (BRA, SYNC, BRK, EXIT) or BAR.SYNC: Mesa
-/// NAK's `exec_latency` for SM < 70 gives 13 for these, and ptxas 11.8 uses 13
-/// (predicated) or 15 (findings §7). `SSY` and `PBK` only push a target on the
-/// reconvergence stack: ptxas 11.8 issues the next instruction 1 cycle after them
-/// (`SSY ... ?WAIT1` in all 5 of its SSYs for our samples), so they are not held to this.
-pub const CONTROL_MIN_STALL: u8 = 13;
+/// Cycles within which an instruction has fetched its late sources (module docs; the
+/// hazard checker's `LATE_READ_WINDOW`, measured on ptxas 11.8's code).
+pub const LATE_READ_WINDOW: u64 = 14;
+
+/// An in-order pipeline (module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Queue {
+    /// Global, local and generic memory: loads, stores, atomics, reductions, prefetches.
+    Global,
+    /// Shared memory: LDS, STS, ATOMS.
+    Shared,
+    /// The multi-function unit: MUFU, the conversions F2F, F2I, I2F, I2I, POPC and FLO.
+    /// One queue: ptxas 11.8 reads the result of an `I2F.F32.U16 R0, R0` that sets no
+    /// barrier after waiting on a younger `MUFU.RCP R5, R5 &wr0` (its `__cuda_sm20_div_u16`,
+    /// PTX `div.u16`), and in `samples/device_globals` overwrites the source of
+    /// `FLO.U32 R12, R11 &wr0` with a barrier-less `POPC R11, R11` 2 cycles later, whose
+    /// result it reads after waiting only for a younger `F2I &wr0` (the hazard checker's
+    /// `sched::effects::Queue::Conversion` is the same queue).
+    Xu,
+    /// Double precision: DADD, DMUL, DFMA, DMNMX, DSETP, DSET.
+    Fp64,
+}
+
+/// Which opcodes complete in order in which queue (sources: module docs).
+pub const QUEUE_TABLE: &[(Opcode, Queue)] = &[
+    (Opcode::Ld, Queue::Global),
+    (Opcode::Ldg, Queue::Global),
+    (Opcode::Ldl, Queue::Global),
+    (Opcode::St, Queue::Global),
+    (Opcode::Stg, Queue::Global),
+    (Opcode::Stl, Queue::Global),
+    (Opcode::Atom, Queue::Global),
+    (Opcode::Red, Queue::Global),
+    (Opcode::Cctl, Queue::Global),
+    (Opcode::Lds, Queue::Shared),
+    (Opcode::Sts, Queue::Shared),
+    (Opcode::Atoms, Queue::Shared),
+    (Opcode::F2f, Queue::Xu),
+    (Opcode::F2i, Queue::Xu),
+    (Opcode::I2f, Queue::Xu),
+    (Opcode::I2i, Queue::Xu),
+    (Opcode::I2iCc, Queue::Xu),
+    (Opcode::I2iSat, Queue::Xu),
+    (Opcode::F2fSat, Queue::Xu),
+    (Opcode::Dadd, Queue::Fp64),
+    (Opcode::Dmul, Queue::Fp64),
+    (Opcode::Dfma, Queue::Fp64),
+    (Opcode::Dmnmx, Queue::Fp64),
+    (Opcode::Dsetp, Queue::Fp64),
+    (Opcode::Dset, Queue::Fp64),
+    (Opcode::Popc, Queue::Xu),
+    (Opcode::Flo, Queue::Xu),
+    (Opcode::Mufu, Queue::Xu),
+];
+
+/// The in-order queue of `op`, from [`QUEUE_TABLE`].
+pub fn queue(op: &Op) -> Option<Queue> {
+    let o = op.opcode();
+    QUEUE_TABLE.iter().find(|(x, _)| *x == o).map(|(_, q)| *q)
+}
+
+/// Smallest stall count after a control transfer (BRA, SYNC, BRK, EXIT, CAL, RET) or
+/// BAR.SYNC. ptxas 11.8 mostly uses 13 (predicated) or 15 (findings §7; Mesa NAK's
+/// `exec_latency` for SM < 70 is 13), but also less where the next instruction does not
+/// depend on the transfer: `SYNC ?WAIT5` (`samples/bitonic_sort`), `@P2 SYNC ?WAIT8`, `@!P0
+/// BRA ?WAIT6` (`samples/nvcc_matvec`), 5 being the smallest in its code for every
+/// sample. `SSY` and `PBK` only push a target on the reconvergence stack: ptxas 11.8
+/// issues the next instruction 1 cycle after them (`SSY ... ?WAIT1`), so they are not
+/// held to this.
+pub const CONTROL_MIN_STALL: u8 = 5;
 
 /// The latency class of `unit`, from [`LATENCY_TABLE`].
 pub fn latency(unit: Unit) -> Latency {
@@ -157,6 +240,10 @@ struct LiveOp {
     reads: RegSet,
     w_pending: bool,
     r_pending: bool,
+    /// Its in-order queue.
+    queue: Option<Queue>,
+    /// Cycle by which its late sources have been fetched ([`LATE_READ_WINDOW`]).
+    read_by: u64,
 }
 
 /// Most live operations kept separately; older ones with the same barriers are merged
@@ -205,6 +292,8 @@ pub struct Scoreboard {
     issued: [u64; 6],
     /// Completion cycle of the last operation counted on each barrier.
     last_done: [u64; 6],
+    /// Completion cycle of the last operation of each in-order queue ([`Queue`] order).
+    queue_done: [u64; 6],
     live: Vec<LiveOp>,
     gpr: Ready,
     pred: Ready,
@@ -224,6 +313,7 @@ impl Scoreboard {
             inflight: Default::default(),
             issued: [0; 6],
             last_done: [0; 6],
+            queue_done: [0; 6],
             live: vec![],
             gpr: Ready::new(),
             pred: Ready::new(),
@@ -259,13 +349,38 @@ impl Scoreboard {
             }
             None => false,
         };
-        for op in self.live.iter_mut() {
+        // Youngest acknowledged write and read per queue: older ops of the queue are done
+        // too (in-order completion and operand fetch).
+        let mut done_upto: [Option<usize>; 6] = [None; 6];
+        let mut read_upto: [Option<usize>; 6] = [None; 6];
+        for (j, op) in self.live.iter_mut().enumerate() {
             if covers(op.wr, op.wr_ord) {
                 op.w_pending = false;
                 op.r_pending = false;
+                if let Some(q) = op.queue {
+                    done_upto[q as usize] = Some(j);
+                    read_upto[q as usize] = Some(j);
+                }
             }
             if covers(op.rd, op.rd_ord) {
                 op.r_pending = false;
+                if let Some(q) = op.queue {
+                    read_upto[q as usize] = read_upto[q as usize].max(Some(j));
+                }
+            }
+            if t >= op.read_by {
+                op.r_pending = false;
+            }
+        }
+        for (j, op) in self.live.iter_mut().enumerate() {
+            if let Some(q) = op.queue {
+                if done_upto[q as usize].is_some_and(|u| j < u) {
+                    op.w_pending = false;
+                    op.r_pending = false;
+                }
+                if read_upto[q as usize].is_some_and(|u| j < u) {
+                    op.r_pending = false;
+                }
             }
         }
         self.live.retain(|op| op.w_pending || op.r_pending);
@@ -288,20 +403,22 @@ impl Scoreboard {
         writes: &RegSet,
         write_lanes: u32,
     ) -> Result<(), Conflict> {
-        self.check_at(t, 0, reads, read_lanes, writes, write_lanes)
+        self.check_at(t, 0, reads, read_lanes, (writes, write_lanes), None)
     }
 
-    /// [`Scoreboard::check`] for an instruction that reads its general-purpose sources
-    /// `gpr_delay` cycles after issue ([`operand_read_delay`]); predicates and CC are read
-    /// at issue.
+    /// [`Scoreboard::check`] for an instruction of in-order queue `queue` that reads its
+    /// general-purpose sources `gpr_delay` cycles after issue ([`operand_read_delay`]);
+    /// predicates and CC are read at issue. An instruction of a queue may overwrite the
+    /// results and late sources of older instructions of the same queue: its own results
+    /// arrive after theirs, and after they fetched their sources (module docs).
     pub fn check_at(
         &self,
         t: u64,
         gpr_delay: u64,
         reads: &RegSet,
         read_lanes: u32,
-        writes: &RegSet,
-        write_lanes: u32,
+        (writes, write_lanes): (&RegSet, u32),
+        queue: Option<Queue>,
     ) -> Result<(), Conflict> {
         if read_lanes != 0 {
             let tg = t + gpr_delay;
@@ -333,7 +450,7 @@ impl Scoreboard {
                     });
                 }
                 let waw = op.writes.and(writes);
-                if op.lanes & write_lanes != 0 && !waw.is_empty() {
+                if op.lanes & write_lanes != 0 && !waw.is_empty() && (queue.is_none() || op.queue != queue) {
                     return Err(Conflict::Unwaited {
                         reg: waw.first_name(),
                         producer: op.k,
@@ -342,7 +459,7 @@ impl Scoreboard {
                     });
                 }
             }
-            if op.r_pending {
+            if op.r_pending && t < op.read_by && (queue.is_none() || op.queue != queue) {
                 let war = op.reads.and(writes);
                 if op.lanes & write_lanes != 0 && !war.is_empty() {
                     return Err(Conflict::StillRead { reg: war.first_name(), reader: op.k, barrier: op.rd });
@@ -376,9 +493,10 @@ impl Scoreboard {
         self.issued[b]
     }
 
-    /// Records variable-latency instruction `k` issued at `t` in the lanes of `mask`: its
-    /// results (`writes`) arrive after `delay` cycles on write barrier `wr`, its late
-    /// sources (`reads`) are read within `read_delay` cycles on read barrier `rd`.
+    /// Records variable-latency instruction `k` of in-order queue `queue` issued at `t` in
+    /// the lanes of `mask`: its results (`writes`) arrive after `delay` cycles (not before
+    /// the older results of its queue) on write barrier `wr`, its late sources (`reads`)
+    /// are read within `read_delay` cycles on read barrier `rd`.
     #[allow(clippy::too_many_arguments)]
     pub fn record_variable(
         &mut self,
@@ -389,12 +507,25 @@ impl Scoreboard {
         reads: &RegSet,
         mask: u32,
         (delay, read_delay): (u64, u64),
+        queue: Option<Queue>,
     ) {
-        let wr_ord = wr.map_or(0, |b| self.count(b, t + delay));
+        let mut done = t + delay;
+        if let Some(q) = queue {
+            done = done.max(self.queue_done[q as usize]);
+            self.queue_done[q as usize] = done;
+        }
+        let read_delay = read_delay.min(LATE_READ_WINDOW);
+        let wr_ord = wr.map_or(0, |b| self.count(b, done));
         let rd_ord = rd.map_or(0, |b| self.count(b, t + read_delay));
-        if mask == 0 || (writes.is_empty() && reads.is_empty()) {
+        // An instruction of an in-order queue keeps its place even with no lane executing
+        // or nothing to track: a wait on its barriers acknowledges the older ones (ptxas
+        // 11.8, `samples/reduce_sum`: `@!P0 LDG.E R0` without a barrier is covered by
+        // `@!P1 LDG.E R5 &wr5` and `&req={5}` when no lane has P1 false).
+        let marker = queue.is_some() && (wr.is_some() || rd.is_some());
+        if (mask == 0 || (writes.is_empty() && reads.is_empty())) && !marker {
             return;
         }
+        let (writes, reads) = if mask == 0 { (&RegSet::default(), &RegSet::default()) } else { (writes, reads) };
         self.live.push(LiveOp {
             k,
             wr,
@@ -404,18 +535,23 @@ impl Scoreboard {
             lanes: mask,
             writes: *writes,
             reads: *reads,
-            w_pending: !writes.is_empty(),
-            r_pending: !reads.is_empty(),
+            w_pending: !writes.is_empty() || (marker && wr.is_some()),
+            r_pending: !reads.is_empty() || (marker && rd.is_some()),
+            queue,
+            read_by: t + LATE_READ_WINDOW,
         });
         if self.live.len() > MAX_LIVE {
             let old = self.live[0].clone();
-            if let Some(j) = (1..self.live.len()).find(|&j| self.live[j].wr == old.wr && self.live[j].rd == old.rd) {
+            if let Some(j) = (1..self.live.len())
+                .find(|&j| self.live[j].wr == old.wr && self.live[j].rd == old.rd && self.live[j].queue == old.queue)
+            {
                 let y = &mut self.live[j];
                 y.lanes |= old.lanes;
                 y.writes.union(&old.writes);
                 y.reads.union(&old.reads);
                 y.w_pending |= old.w_pending;
                 y.r_pending |= old.r_pending;
+                y.read_by = y.read_by.max(old.read_by);
                 self.live.remove(0);
             }
         }
@@ -445,7 +581,7 @@ mod tests {
     fn counting_barriers_and_depbar() {
         let mut sb = Scoreboard::new();
         for (k, r) in [(0usize, 1u8), (1, 2), (2, 3)] {
-            sb.record_variable(k, k as u64, (Some(5), None), &set(r), &RegSet::default(), 1, (100, 0));
+            sb.record_variable(k, k as u64, (Some(5), None), &set(r), &RegSet::default(), 1, (100, 0), None);
         }
         // DEPBAR.LE SB5, 1: the two oldest are done and acknowledged.
         let t = sb.issue(3, 0, Some((5, 1)));
@@ -458,12 +594,38 @@ mod tests {
     }
 
     #[test]
+    fn in_order_queue_covers_older_results() {
+        let mut sb = Scoreboard::new();
+        // An LDG without a barrier, then one on SB5: waiting on SB5 covers both.
+        sb.record_variable(0, 0, (None, None), &set(1), &RegSet::default(), 1, (50, 0), Some(Queue::Global));
+        sb.record_variable(1, 1, (Some(5), None), &set(2), &RegSet::default(), 1, (10, 0), Some(Queue::Global));
+        assert!(matches!(sb.check(2, &set(1), 1, &RegSet::default(), 0), Err(Conflict::Unwaited { .. })));
+        let t = sb.issue(2, 1 << 5, None);
+        // In-order completion: the younger load cannot complete before the older one.
+        assert_eq!(t, 50);
+        assert!(sb.check(t, &set(1), 1, &RegSet::default(), 0).is_ok());
+        // Another queue is not covered.
+        sb.record_variable(2, t, (None, None), &set(3), &RegSet::default(), 1, (50, 0), Some(Queue::Shared));
+        sb.record_variable(3, t, (Some(4), None), &set(4), &RegSet::default(), 1, (5, 0), Some(Queue::Global));
+        let t = sb.issue(t, 1 << 4, None);
+        assert!(matches!(sb.check(t, &set(3), 1, &RegSet::default(), 0), Err(Conflict::Unwaited { .. })));
+    }
+
+    #[test]
+    fn late_reads_end_within_the_window() {
+        let mut sb = Scoreboard::new();
+        sb.record_variable(0, 0, (None, None), &RegSet::default(), &set(7), 1, (0, 100), None);
+        assert!(matches!(sb.check(13, &RegSet::default(), 0, &set(7), 1), Err(Conflict::StillRead { .. })));
+        assert!(sb.check(LATE_READ_WINDOW, &RegSet::default(), 0, &set(7), 1).is_ok());
+    }
+
+    #[test]
     fn read_barrier_protects_sources() {
         let mut sb = Scoreboard::new();
-        sb.record_variable(0, 0, (None, Some(0)), &RegSet::default(), &set(7), 1, (0, 20));
+        sb.record_variable(0, 0, (None, Some(0)), &RegSet::default(), &set(7), 1, (0, 12), None);
         assert!(matches!(sb.check(5, &RegSet::default(), 0, &set(7), 1), Err(Conflict::StillRead { .. })));
         let t = sb.issue(5, 1, None);
-        assert_eq!(t, 20);
+        assert_eq!(t, 12);
         assert!(sb.check(t, &RegSet::default(), 0, &set(7), 1).is_ok());
     }
 }
