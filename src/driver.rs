@@ -153,6 +153,13 @@ pub fn compile(src: &str, opts: &Options) -> Result<Output, Vec<Diag>> {
         functions: irm.functions.iter().map(|f| sched::schedule(f, &opts.sched)).collect(),
         const_bank: irm.const_bank.clone(),
     };
+    if opts.lower.check_reconvergence {
+        for f in &program.functions {
+            lower::cfg::check::check_code(f).map_err(|e| {
+                vec![Diag::error(Span::default(), format!("internal error: reconvergence in the scheduled code: {e}"))]
+            })?;
+        }
+    }
     let text = program.to_string();
     // The printed listing read back: what the hazard checker and the estimate see.
     let listing = sass::text::parse(&text).map_err(|e| {

@@ -107,7 +107,8 @@ struct CompileArgs {
     #[arg(long, default_value_t = 255, value_parser = clap::value_parser!(u32).range(16..=255))]
     maxrregcount: u32,
     /// Run regalloc2's checker and the independent allocation verifier on every
-    /// allocation, and the hazard checker on the scheduled program.
+    /// allocation, the reconvergence checker on every lowered function, and the hazard
+    /// checker on the scheduled program.
     #[arg(long)]
     verify: bool,
     /// Safe scheduling: wait for every variable-latency result and source read right
@@ -198,6 +199,7 @@ fn compile(args: CompileArgs) -> ExitCode {
     opts.regalloc.max_regs = args.maxrregcount;
     opts.regalloc.verify |= args.verify;
     opts.check_hazards |= args.verify;
+    opts.lower.check_reconvergence |= args.verify;
     opts.sched.serial = args.serial;
     opts.sched.reorder = !args.no_reorder;
     opts.lower.deny_emulation = args.deny_emulation;

@@ -12,6 +12,7 @@ pub mod atom;
 pub mod barrier;
 pub mod bits;
 pub mod call;
+pub mod cfg;
 pub mod combine;
 pub mod ctx;
 pub mod cvt;
@@ -45,12 +46,23 @@ use std::collections::HashMap;
 pub const PARAM_BASE: u32 = 0x140;
 
 /// Options that change what lowering emits.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Options {
     /// Stop after SSA construction (no cleanup passes), for debugging lowering.
     pub no_opt: bool,
     /// Make every emulated sm_70+ feature (and dropped hint) an error instead of a warning.
     pub deny_emulation: bool,
+    /// Run the reconvergence checker ([`cfg::check`]) on every lowered function and fail
+    /// with an internal error if it finds a violation. On by default in debug builds (so
+    /// every program compiled in the test suite is checked); the CLI's `--verify` turns
+    /// it on.
+    pub check_reconvergence: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { no_opt: false, deny_emulation: false, check_reconvergence: cfg!(debug_assertions) }
+    }
 }
 
 fn align_up(x: u32, a: u32) -> u32 {
@@ -209,6 +221,7 @@ fn lower_kernel(
     let mut diags = lw.diags;
     opt::remove_unreachable(&mut func);
     opt::thread_exits(&mut func);
+    cfg::reducible::make_reducible(&mut func);
     opt::split_critical_edges(&mut func);
     ssa::construct(&mut func);
     if !opts.no_opt {
@@ -235,6 +248,12 @@ fn lower_kernel(
     }
     if let Err(e) = ir::verify::verify(&func) {
         diags.push(Diag::error(k.name.span, format!("internal error after lowering: {e}")));
+        return Err(diags);
+    }
+    if opts.check_reconvergence
+        && let Err(e) = cfg::check::check(&func)
+    {
+        diags.push(Diag::error(k.name.span, format!("internal error: reconvergence: {e}")));
         return Err(diags);
     }
     Ok((func, diags))

@@ -12,7 +12,9 @@
 //!   instruction names (after `copy`/`join`, which make values equal); its results then
 //!   hold the SSA results;
 //! * a move copies what its source holds (`LOP.XOR` swaps are followed symbolically);
-//! * along an edge, registers holding a block argument also hold the block parameter;
+//! * along an edge, registers holding a block argument also hold the block parameter (a
+//!   parameter whose argument is `undef` is unspecified on that path: any location may be
+//!   taken to hold it);
 //! * at a join of control flow a location keeps only what every predecessor agrees on.
 //!
 //! Two values that are live at once in one register would make a later read fail, so
@@ -45,6 +47,19 @@ const PRED_BASE: Loc = 256;
 const SPILL_BASE: Loc = 512;
 
 type State = HashMap<Loc, Content>;
+
+/// A pseudo-location holding the values that are unspecified on every path to this point
+/// (block parameters entered with an `undef` argument, as restructured control flow gives
+/// a landing's parameters on the exits that do not use them): any location may be taken
+/// to hold them there, so they constrain nothing at a join.
+const WILD: Loc = u32::MAX;
+
+fn wild(s: &State) -> BTreeSet<u32> {
+    match s.get(&WILD) {
+        Some(Content::Vals(v)) => v.clone(),
+        _ => BTreeSet::new(),
+    }
+}
 
 /// Canonical value numbers of the SSA function's virtual-register components, merged
 /// through `copy` and `join` (which only move values).
@@ -168,15 +183,42 @@ fn gpr_locs(r: RegRef) -> Option<Vec<Loc>> {
     }
 }
 
+/// What holds on both sides of a join: per location, the values both sides agree on, a
+/// side's unspecified values ([`WILD`]) agreeing with anything.
 fn meet(a: &mut State, b: &State) {
+    let (wa, wb) = (wild(a), wild(b));
+    for (loc, cb) in b {
+        if *loc != WILD
+            && !a.contains_key(loc)
+            && let Content::Vals(y) = cb
+        {
+            let keep: BTreeSet<u32> = y.intersection(&wa).copied().collect();
+            if !keep.is_empty() {
+                a.insert(*loc, Content::Vals(keep));
+            }
+        }
+    }
     a.retain(|loc, ca| match (ca, b.get(loc)) {
+        _ if *loc == WILD => true,
         (Content::Vals(x), Some(Content::Vals(y))) => {
-            x.retain(|v| y.contains(v));
+            let from_b: Vec<u32> = y.intersection(&wa).copied().collect();
+            x.retain(|v| y.contains(v) || wb.contains(v));
+            x.extend(from_b);
+            !x.is_empty()
+        }
+        (Content::Vals(x), None) => {
+            x.retain(|v| wb.contains(v));
             !x.is_empty()
         }
         (x, Some(y)) => *x == *y,
         (_, None) => false,
     });
+    let w: BTreeSet<u32> = wa.intersection(&wb).copied().collect();
+    if w.is_empty() {
+        a.remove(&WILD);
+    } else {
+        a.insert(WILD, Content::Vals(w));
+    }
 }
 
 /// `a ^ b`: a term on both sides cancels. A term is the set of value numbers a location
@@ -219,6 +261,9 @@ impl Checker<'_> {
 
     fn holds(&mut self, s: &State, loc: Loc, want: u32) -> bool {
         if self.values.undef[want as usize] {
+            return true;
+        }
+        if wild(s).iter().any(|x| self.values.find(*x) == want) {
             return true;
         }
         match self.content(s, loc) {
@@ -427,6 +472,17 @@ impl Checker<'_> {
             };
             for c in 0..w {
                 let (pv, av) = (self.values.of(*p, c), self.values.of(*a, c));
+                if self.values.undef[av as usize] {
+                    match out.get_mut(&WILD) {
+                        Some(Content::Vals(set)) => {
+                            set.insert(pv);
+                        }
+                        _ => {
+                            out.insert(WILD, Content::Vals(BTreeSet::from([pv])));
+                        }
+                    }
+                    continue;
+                }
                 for content in out.values_mut() {
                     if let Content::Vals(set) = content
                         && set.iter().any(|x| self.values.find(*x) == av)
