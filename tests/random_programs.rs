@@ -464,3 +464,16 @@ fn vector_heavy_programs_allocate_in_tight_budgets() {
         }
     }
 }
+
+/// A loop whose exit became `@P BRK` with the jump-only back edge as its fall-through:
+/// linearization dropped the jump block (it kept only those after a guarded `BRA`), so
+/// the loop fell out of itself into its PBK target (found by the arbitrary-CFG
+/// generator: "the reconvergence stack differs between paths" in the scheduled code).
+#[test]
+fn loop_exit_brk_keeps_its_back_edge() {
+    regression(
+        "@!%p0 bra L1;\nmov.u32 %g0, 1;\nL3:\nmov.u32 %g1, 1;\nL6:\nsub.u32 %g1, %g1, 1;\n\
+         setp.eq.u32 %qf, %g1, 0;\n@%qf bra L8;\nbra L6;\nL8:\nsub.u32 %g0, %g0, 1;\n\
+         setp.eq.u32 %qf, %g0, 0;\n@%qf bra L1;\n@%p0 bra L3;\nL1:\n",
+    );
+}
