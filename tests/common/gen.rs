@@ -105,6 +105,8 @@ pub enum Stmt {
     /// `activemask` and a `vote.sync.ballot` over it into pool register `r` (top level
     /// only: the warp must be whole again, or the simulator's ballot sees fewer lanes).
     Vote(u8, u8),
+    /// `d = helper(a, b)` on pool registers (the device function of [`Program::func`]).
+    Call(u8, u8, u8),
 }
 
 /// A block of a [`Stmt::Goto`] region: statements, then a terminator.
@@ -149,6 +151,33 @@ pub struct Program {
     pub tail: Vec<Stmt>,
     /// Seed of the inputs, parameters, constant table and simulator order.
     pub seed: u64,
+    /// The device function [`Stmt::Call`] calls (inlined by the compiler).
+    pub func: Vec<FBlock>,
+}
+
+/// A block of the device function `helper(a, b)`: operations on its registers `%x0..3`
+/// (`%x0 = a`, `%x1 = b`), then a terminator.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FBlock {
+    /// `(kind, destination, source)` choices of simple integer operations.
+    pub ops: Vec<(u8, u8, u8)>,
+    /// How the block ends.
+    pub term: FTerm,
+}
+
+/// The end of an [`FBlock`]; conditions test bit `bit % 32` of `%x(reg % 4)` (data
+/// dependent: divergent); targets are block indices modulo the block count plus one (the
+/// function's normal end).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FTerm {
+    /// Fall through.
+    Next,
+    /// `@c bra target` (a backward one pays fuel: loops, irreducible ones too).
+    Br(u8, u8, u8),
+    /// `bra target`.
+    Jump(u8),
+    /// `@c` return `%x(value % 4)` at once (from inside the function's loops).
+    Ret(u8, u8, u8),
 }
 
 fn inst() -> impl Strategy<Value = Inst> {
@@ -215,6 +244,7 @@ fn stmts_at(
     if top {
         alts.push((1, (any::<u8>(), any::<u8>()).prop_map(|(r, p)| Stmt::Vote(r, p)).boxed()));
     }
+    alts.push((1, (any::<u8>(), any::<u8>(), any::<u8>()).prop_map(|(d, a, b)| Stmt::Call(d, a, b)).boxed()));
     if depth > 0 {
         let arm = || stmts(depth - 1, loops, brk, exit, 0..5);
         alts.push((2, (cond(), arm(), arm()).prop_map(|(c, t, e)| Stmt::If(c, t, e)).boxed()));
@@ -242,8 +272,80 @@ fn stmts(depth: u32, loops: u32, brk: bool, exit: bool, len: std::ops::Range<usi
 pub fn program() -> impl Strategy<Value = Program> {
     let phase = (stmts_at(3, 2, false, false, true, 0..6), prop::collection::vec(any::<[u16; 8]>(), 2..6))
         .prop_map(|(s, ch)| (s, Exchange { ch }));
-    (prop::collection::vec(phase, 0..3), stmts_at(3, 2, false, true, true, 2..12), any::<u64>())
-        .prop_map(|(phases, tail, seed)| Program { phases, tail, seed })
+    let fterm = prop_oneof![
+        2 => Just(FTerm::Next),
+        5 => (any::<u8>(), any::<u8>(), any::<u8>()).prop_map(|(r, b, t)| FTerm::Br(r, b, t)),
+        1 => any::<u8>().prop_map(FTerm::Jump),
+        3 => (any::<u8>(), any::<u8>(), any::<u8>()).prop_map(|(r, b, v)| FTerm::Ret(r, b, v)),
+    ];
+    let fblock =
+        (prop::collection::vec(any::<(u8, u8, u8)>(), 0..4), fterm).prop_map(|(ops, term)| FBlock { ops, term });
+    (
+        prop::collection::vec(phase, 0..3),
+        stmts_at(3, 2, false, true, true, 2..12),
+        any::<u64>(),
+        prop::collection::vec(fblock, 1..6),
+    )
+        .prop_map(|(phases, tail, seed, func)| Program { phases, tail, seed, func })
+}
+
+/// The device function `helper` (see [`FBlock`]): a region of blocks with forward and
+/// backward branches (at most 6 backward ones taken per call) and returns from anywhere.
+fn helper(blocks: &[FBlock]) -> String {
+    let mut s = String::from(
+        ".func (.param .b32 hr) helper(.param .b32 ha, .param .b32 hb)\n{\n\
+         .reg .b32 %x<4>, %xt, %xf;\n.reg .pred %y;\n\
+         ld.param.b32 %x0, [ha];\nld.param.b32 %x1, [hb];\nxor.b32 %x2, %x0, %x1;\nmov.u32 %x3, 7;\nmov.u32 %xf, 6;\n",
+    );
+    let n = blocks.len();
+    let label = |k: usize| format!("H{k}");
+    let cond = |s: &mut String, r: u8, b: u8| {
+        s.push_str(&format!("and.b32 %xt, %x{}, {};\nsetp.ne.u32 %y, %xt, 0;\n", r % 4, 1u32 << (b % 32)));
+    };
+    let mut rets = vec![];
+    for (i, b) in blocks.iter().enumerate() {
+        s.push_str(&format!("{}:\n", label(i)));
+        for &(k, d, a) in &b.ops {
+            let (d, a) = (d % 4, a % 4);
+            s.push_str(&match k % 5 {
+                0 => format!("add.u32 %x{d}, %x{d}, %x{a};\n"),
+                1 => format!("xor.b32 %x{d}, %x{d}, %x{a};\n"),
+                2 => format!("mul.lo.u32 %x{d}, %x{a}, -1640531535;\n"),
+                3 => format!("shr.u32 %x{d}, %x{a}, {};\n", 1 + k % 7),
+                _ => format!("add.u32 %x{d}, %x{d}, {};\n", k),
+            });
+        }
+        let pay = |s: &mut String, t: usize| {
+            if t <= i {
+                s.push_str(&format!("sub.u32 %xf, %xf, 1;\nsetp.eq.u32 %y, %xf, 0;\n@%y bra {};\n", label(n)));
+            }
+        };
+        match b.term {
+            FTerm::Next => {}
+            FTerm::Br(r, bit, t) => {
+                let t = t as usize % (n + 1);
+                pay(&mut s, t);
+                cond(&mut s, r, bit);
+                s.push_str(&format!("@%y bra {};\n", label(t)));
+            }
+            FTerm::Jump(t) => {
+                let t = t as usize % (n + 1);
+                pay(&mut s, t);
+                s.push_str(&format!("bra {};\n", label(t)));
+            }
+            FTerm::Ret(r, bit, v) => {
+                cond(&mut s, r, bit);
+                s.push_str(&format!("@%y bra R{i};\n"));
+                rets.push((i, v % 4));
+            }
+        }
+    }
+    s.push_str(&format!("{}:\nst.param.b32 [hr], %x0;\nret;\n", label(n)));
+    for (i, v) in rets {
+        s.push_str(&format!("R{i}:\nst.param.b32 [hr], %x{v};\nret;\n"));
+    }
+    s.push_str("}\n\n");
+    s
 }
 
 /// Prints statements, tracking labels and the enclosing loops.
@@ -383,6 +485,13 @@ impl Printer {
                 self.out.push_str(&format!("{end}:\n"));
             }
             Stmt::Goto(blocks, fuel) => self.goto(blocks, fuel, depth),
+            Stmt::Call(d, a, b) => {
+                let (d, a, b) = (reg(R, *d as usize), reg(R, *a as usize), reg(R, *b as usize));
+                self.out.push_str(&format!(
+                    "{{\n.param .b32 ca;\n.param .b32 cb;\n.param .b32 cr;\nst.param.b32 [ca], {a};\n\
+                     st.param.b32 [cb], {b};\ncall (cr), helper, (ca, cb);\nld.param.b32 {d}, [cr];\n}}\n"
+                ));
+            }
             Stmt::Vote(r, p) => {
                 let (d, p) = (reg(R, *r as usize), reg(P, *p as usize));
                 self.out.push_str(&format!("activemask.b32 %ai;\nvote.sync.ballot.b32 {d}, {p}, %ai;\n"));
@@ -599,7 +708,7 @@ impl Program {
         }
         p.stmts(&self.tail, 1);
         p.out.push_str(&epilogue());
-        p.out
+        p.out.replacen(".visible .entry fuzz", &format!("{}.visible .entry fuzz", helper(&self.func)), 1)
     }
 }
 
