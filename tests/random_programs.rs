@@ -112,7 +112,8 @@ fn run_random_programs(default_cases: u32, max_regs: u32) {
         cases,
         rng_seed: RngSeed::Fixed(seed),
         failure_persistence: None,
-        max_shrink_iters: 2000,
+        // Shrinking a slow failure can take long: `PROPTEST_MAX_SHRINK_ITERS` bounds it.
+        max_shrink_iters: std::env::var("PROPTEST_MAX_SHRINK_ITERS").ok().and_then(|v| v.parse().ok()).unwrap_or(2000),
         ..Config::default()
     };
     let mut runner = TestRunner::new(config);
