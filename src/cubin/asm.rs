@@ -163,13 +163,10 @@ pub fn assemble(listing: &str) -> Result<Vec<u8>, Vec<AsmError>> {
                         .map_or(0, |r| r as u32 + 1)
                 });
                 kernels.push(Kernel {
-                    name: f.name.clone(),
                     warp_wide: warp_wide(f),
-                    code,
-                    regs,
-                    frame_bytes: h.map_or(0, |h| h.frame),
                     shared_bytes: h.map_or(0, |h| h.shared),
                     params: h.map_or(vec![], |h| h.params.clone()),
+                    ..Kernel::new(f.name.clone(), code, regs, h.map_or(0, |h| h.frame))
                 })
             }
             Err(es) => {

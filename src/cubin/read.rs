@@ -91,6 +91,7 @@ pub fn text_sections(data: &[u8]) -> Result<Vec<TextSection>, ReadError> {
                 let text = match r.r_type(e).0 {
                     43 => format!("32@lo({sname})"),
                     44 => format!("32@hi({sname})"),
+                    42 => format!("`({sname})"),
                     _ => sname.into_owned(),
                 };
                 relocs.entry(target).or_default().insert(r.r_offset(e) as u32, text);

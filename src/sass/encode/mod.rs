@@ -250,7 +250,7 @@ pub fn encode_text(
     // nvdisasm's branch-target notes on SYNC/BRK are comments, not operands.
     operands.retain(|o| !o.starts_with("(*"));
     if let (Some(Target::Label(l)), Some(last)) = (&i.target, operands.last_mut())
-        && matches!(i.opcode.as_str(), "BRA" | "SSY" | "PBK" | "CAL" | "PCNT")
+        && matches!(i.opcode.as_str(), "BRA" | "SSY" | "PBK" | "CAL" | "PCNT" | "PRET")
         && last.contains(l.as_str())
     {
         *last = l.clone();
