@@ -4,8 +4,9 @@
 //! and `.weak` functions, a function's address, `vprintf`) the same sections, the same
 //! `FUNC` symbols (names, binding, `st_other`, section) in the same order, the same code
 //! relocations (type and symbol), the same `.nv.info` records naming the same functions
-//! in the same order, the same EXTERNS and CRS_STACK_SIZE. Values that depend on the code
-//! (offsets, sizes) are not compared: ptxas's code is not ours.
+//! in the same order, the same EXTERNS and CRS_STACK_SIZE; nvdisasm reads ours without a
+//! warning. Values that depend on the code (offsets, sizes) are not compared: ptxas's
+//! code is not ours.
 //!
 //! Needs ptxas and cuobjdump (see `tests/common/nvidia.rs`); skipped with a message
 //! without them.
@@ -92,10 +93,11 @@ fn facts(text: &str) -> Facts {
                     }
                     // MIN_STACK_SIZE with recursion: ptxas's "cannot be statically
                     // determined" marker.
-                    if attr == "EIATTR_MIN_STACK_SIZE" && v.ends_with("0xffffffff") {
-                        if let Some(last) = f.info.last_mut() {
-                            last.push_str(" unbounded");
-                        }
+                    if attr == "EIATTR_MIN_STACK_SIZE"
+                        && v.ends_with("0xffffffff")
+                        && let Some(last) = f.info.last_mut()
+                    {
+                        last.push_str(" unbounded");
                     }
                 }
             }
@@ -196,6 +198,13 @@ fn real_call_cubins_match_ptxas() {
         want.sort();
         if rel != want {
             bad.push(format!("{name}: relocations\n  ours  {rel:?}\n  ptxas {want:?}"));
+        }
+        // nvdisasm reads ours without a warning (it warns about an indirect branch, our
+        // JMX, without an EIATTR_INDIRECT_BRANCH_TARGETS record).
+        let dis = Command::new(bin.join("nvdisasm")).arg(&ours).output().expect("nvdisasm runs");
+        let err = String::from_utf8_lossy(&dis.stderr);
+        if !dis.status.success() || !err.trim().is_empty() {
+            bad.push(format!("{name}: nvdisasm: {err}"));
         }
         n += 1;
     }

@@ -346,9 +346,17 @@ pub(crate) fn kernel_info(k: &Kernel, c0_sym: u32, externs: &[u32]) -> Vec<u8> {
     if k.code.ctaid_z {
         rec_nval(&mut d, eiattr::CTAIDZ_USED);
     }
-    if !k.code.sync_targets.is_empty() {
-        // Per SYNC/BRK: offset, 0 (always 0 in ptxas's files), one target, the target.
-        let words: Vec<u32> = k.code.sync_targets.iter().flat_map(|&(a, t)| [a, 0, 1, t]).collect();
+    if !k.code.sync_targets.is_empty() || !k.code.indirect_calls.is_empty() {
+        // Per SYNC/BRK: offset, kind 0, one target, the target. Per indirect call (JMX):
+        // offset, kind 1 (cuobjdump: "kind_call"), no target — ptxas 11.8 writes
+        // `58 1 0` for its `BRX R2 -0x60 (*"INDIRECT_CALL"*)` at 0x58 (probe
+        // `calls.ptx`), and nvdisasm warns about an indirect branch without a record.
+        // In address order.
+        let mut entries: Vec<(u32, Vec<u32>)> =
+            k.code.sync_targets.iter().map(|&(a, t)| (a, vec![a, 0, 1, t])).collect();
+        entries.extend(k.code.indirect_calls.iter().map(|&a| (a, vec![a, 1, 0])));
+        entries.sort_by_key(|e| e.0);
+        let words: Vec<u32> = entries.into_iter().flat_map(|e| e.1).collect();
         rec_sval(&mut d, eiattr::INDIRECT_BRANCH_TARGETS, &words);
     }
     // ptxas's formula is unknown (`sm50-encoding-and-cubin.md` §4.5). For SSY/PBK nesting
