@@ -118,6 +118,18 @@ pub fn assemble(listing: &str) -> Result<Vec<u8>, Vec<AsmError>> {
             message: "no function (`Function : NAME`) in the listing".into(),
         }]);
     }
+    // `compile` lists a device function compiled on its own as a function of its own
+    // (`// .func f: ...`); the cubin places it in its callers' sections with symbols and
+    // stack records (`super::link`) that a listing does not carry yet.
+    if let Some((k, _)) = listing.lines().enumerate().find(|(_, l)| l.trim_start().starts_with("// .func ")) {
+        return Err(vec![AsmError {
+            line: k + 1,
+            col: 1,
+            message: "device functions compiled on their own (`.func`) cannot be assembled from a listing yet; \
+                      compile the PTX to a cubin instead"
+                .into(),
+        }]);
+    }
     let heads = headers(listing);
     let (data, const_bank) = match ModuleData::parse_listing(listing) {
         Ok(d) => d.unwrap_or_default(),
@@ -163,13 +175,10 @@ pub fn assemble(listing: &str) -> Result<Vec<u8>, Vec<AsmError>> {
                         .map_or(0, |r| r as u32 + 1)
                 });
                 kernels.push(Kernel {
-                    name: f.name.clone(),
                     warp_wide: warp_wide(f),
-                    code,
-                    regs,
-                    frame_bytes: h.map_or(0, |h| h.frame),
                     shared_bytes: h.map_or(0, |h| h.shared),
                     params: h.map_or(vec![], |h| h.params.clone()),
+                    ..Kernel::new(f.name.clone(), code, regs, h.map_or(0, |h| h.frame))
                 })
             }
             Err(es) => {

@@ -47,7 +47,10 @@ fn branch_targets(info: &[u8]) -> HashMap<u32, Vec<u32>> {
         while let (Some(off), Some(n)) = (word(payload, k), word(payload, k + 2)) {
             let targets: Vec<u32> = (0..n as usize).filter_map(|j| word(payload, k + 3 + j)).collect();
             k += 3 + n as usize;
-            out.insert(off, targets);
+            // Indirect calls (kind 1) have no target: nothing to name.
+            if !targets.is_empty() {
+                out.insert(off, targets);
+            }
         }
     }
     out
@@ -91,6 +94,7 @@ pub fn text_sections(data: &[u8]) -> Result<Vec<TextSection>, ReadError> {
                 let text = match r.r_type(e).0 {
                     43 => format!("32@lo({sname})"),
                     44 => format!("32@hi({sname})"),
+                    42 => format!("`({sname})"),
                     _ => sname.into_owned(),
                 };
                 relocs.entry(target).or_default().insert(r.r_offset(e) as u32, text);
