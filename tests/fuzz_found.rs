@@ -1,6 +1,7 @@
 //! Reproducers of what the fuzz targets (`fuzz/`, docs/fuzzing.md) found, one test each,
 //! minimised by hand from the crashing input; each fails (panics) without its fix.
 
+use ptx2sass::cubin::{self, read};
 use ptx2sass::sass::text;
 use ptx2sass::sched::check;
 
@@ -18,4 +19,26 @@ fn check_listing_ending_without_branch() {
         // No panic; what it reports does not matter here.
         let _ = check::check(&funcs);
     }
+}
+
+/// `fuzz/ disasm`: a cubin whose control field names scoreboard 6 (nvdisasm accepts the
+/// index, SPA 5.0 has SB0-SB5) disassembled to a listing `check` rejects, with no word
+/// of warning. Now disasm warns, and the listing reader's error is a diagnostic.
+#[test]
+fn disasm_warns_of_scoreboard_6() {
+    let listing = "\t\tFunction : f\n/*0008*/ S2R R0, SR_TID.X &wr0 ?WAIT1 ;\n/*0010*/ EXIT ?WAIT15 ;\n/*0018*/ BRA 0x18 ?WAIT15 ;\n";
+    let mut bytes = cubin::asm::assemble(listing).expect("assembles");
+    let (clean, warnings) = cubin::disasm(&bytes).expect("disassembles");
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert!(clean.contains("&wr0"), "{clean}");
+    // The bundle's control word is the first 8 bytes of `.text.f`; S2R's write scoreboard
+    // is bits 5..7 of its 21-bit field (sm50-encoding-and-cubin.md §2).
+    let code = read::text_sections(&bytes).expect("reads")[0].bytes.clone();
+    let at = bytes.windows(code.len()).position(|w| w == code.as_slice()).expect("the code is in the cubin");
+    bytes[at] |= 6 << 5;
+    let (listing6, warnings) = cubin::disasm(&bytes).expect("disassembles");
+    assert!(listing6.contains("&wr6"), "{listing6}");
+    assert!(warnings.iter().any(|w| w.contains("scoreboard 6") && w.contains("0x0008")), "{warnings:?}");
+    let e = text::parse(&listing6).expect_err("the listing reader rejects SB6");
+    assert!(e.to_string().contains("bad write barrier `&wr6`"), "{e}");
 }

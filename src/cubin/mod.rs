@@ -494,6 +494,16 @@ pub fn disasm(data: &[u8]) -> Result<(String, Vec<String>), read::ReadError> {
         for l in lines.iter().filter(|l| !l.known) {
             warnings.push(format!(".text.{} at 0x{:04x}: unknown instruction word 0x{:016x}", t.name, l.addr, l.word));
         }
+        // A scoreboard field of 6 (7 is none): nvdisasm prints it without complaint
+        // (sm50-encoding-and-cubin.md §2, `barrier_ok.py`), but SPA 5.0 has scoreboards
+        // 0-5, so `check` and `asm` reject the listing; say so here (found by fuzz/
+        // `disasm` on mutated cubins).
+        for l in lines.iter().filter(|l| l.ctrl.wr == Some(6) || l.ctrl.rd == Some(6)) {
+            warnings.push(format!(
+                ".text.{} at 0x{:04x}: scoreboard 6 in the control field (SPA 5.0 has SB0-SB5); `check` and `asm` reject this listing",
+                t.name, l.addr
+            ));
+        }
         out.push_str(&encode::disasm::listing(&t.name, &lines, &t.branch_targets));
         out.push_str("\t\t..........\n\n");
     }
