@@ -20,7 +20,7 @@ status=0
 for t in "${targets[@]}"; do
   mkdir -p "corpus/$t"
   # -timeout: one input may take this long (s); -rss_limit_mb: memory of the process.
-  if ! cargo fuzz run -O -a -s none "$t" -- -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 \
+  if ! cargo fuzz run -O -a -s none "$t" -- -max_total_time="$secs" -timeout=60 -rss_limit_mb=2048 \
     -print_final_stats=1 >"logs/$t.log" 2>&1; then
     echo "fuzz/run.sh: $t failed; tail of fuzz/logs/$t.log:" >&2
     tail -n 40 "logs/$t.log" >&2

@@ -27,8 +27,11 @@ fuzz_target!(|data: &[u8]| {
     };
     let raw = |k: usize| u32::from_le_bytes([hdr[4 + 4 * k], hdr[5 + 4 * k], hdr[6 + 4 * k], hdr[7 + 4 * k]]);
     let grid = if hdr[0] & 0x80 != 0 { [raw(0), raw(1), raw(2)] } else { [1 + u32::from(hdr[1]) % 3, 1, 1] };
-    let block =
-        if hdr[0] & 0x40 != 0 { [raw(2), raw(1), raw(0)] } else { [1 + u32::from(hdr[2]) % 96, 1 + u32::from(hdr[1] >> 6), 1] };
+    let block = if hdr[0] & 0x40 != 0 {
+        [raw(2), raw(1), raw(0)]
+    } else {
+        [1 + u32::from(hdr[2]) % 96, 1 + u32::from(hdr[1] >> 6), 1]
+    };
     let mut rng = Rng::new(u64::from(hdr[3]));
     let fill = |n: usize, rng: &mut Rng| (0..n).map(|_| rng.next_u64() as u8).collect::<Vec<u8>>();
     let arguments: Vec<Arg> = kernel

@@ -1,5 +1,5 @@
 //! Structure-aware: a well-defined random kernel from the differential tests' generator
-//! (`tests/common/gen.rs`, choices taken from the fuzz input) compiled with `--verify` in a
+//! (`tests/common/gen.rs`, seeded by the fuzz input) compiled with `--verify` in a
 //! random register budget and schedule mode, then run on the PTX interpreter and on the
 //! SPA 5.0 simulator with one of the generator's launch shapes. Oracles: no panic, no
 //! compile error of any kind (the program is valid PTX), no internal error, both
@@ -25,7 +25,7 @@ struct Input {
     no_reorder: bool,
     /// The generator's strategy with carry chains.
     carry: bool,
-    /// The generator's random choices.
+    /// Seed of the generator's random choices ([`program_from_bytes`]).
     choices: Vec<u8>,
 }
 
@@ -50,8 +50,9 @@ fuzz_target!(|input: Input| {
     let program = out.program.expect("SASS output has a program");
     let (module, _) = ptx2sass::ptx::parse(&src).expect("the interpreter parses what the compiler compiled");
     let shape = &SHAPES[usize::from(input.shape) % SHAPES.len()];
-    let launch = exec::ptx::args::launch(&module, "fuzz", shape.grid, shape.block, &generator::args(p.seed, shape), 20_000_000)
-        .expect("the generator's launch is valid");
+    let launch =
+        exec::ptx::args::launch(&module, "fuzz", shape.grid, shape.block, &generator::args(p.seed, shape), 20_000_000)
+            .expect("the generator's launch is valid");
     let launch = exec::Launch { seed: p.seed, memory_limit: MAX_MEMORY, ..launch };
     match exec::compare(&module, &program, &launch) {
         Ok((_, _, diffs)) => assert!(
