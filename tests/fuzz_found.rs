@@ -42,3 +42,28 @@ fn disasm_warns_of_scoreboard_6() {
     let e = text::parse(&listing6).expect_err("the listing reader rejects SB6");
     assert!(e.to_string().contains("bad write barrier `&wr6`"), "{e}");
 }
+
+/// `fuzz/ asm`: the register count of a listing's header comment went into sh_info, but
+/// `disasm` did not print it, so `asm` of the disassembly counted the registers named
+/// (here R0 → 1) instead: asm(disasm(asm(x))) had another `.text` than asm(x). Now disasm
+/// prints `// .text.k: N registers` and asm reads it back.
+#[test]
+fn asm_of_disasm_keeps_the_register_count() {
+    let listing = "\t\tFunction : k\n\t// .entry k: 12 registers, 0 bytes stack frame (0 spill), 0 bytes shared\n/*0008*/ S2R R0, SR_TID.X &wr0 ?WAIT1 ;\n/*0010*/ EXIT ?WAIT15 ;\n/*0018*/ BRA 0x18 ?WAIT15 ;\n";
+    let once = cubin::asm::assemble(listing).expect("assembles");
+    assert_eq!(read::text_sections(&once).expect("reads")[0].regs, 12);
+    let (dis, _) = cubin::disasm(&once).expect("disassembles");
+    assert!(dis.contains("// .text.k: 12 registers"), "{dis}");
+    let twice = cubin::asm::assemble(&dis).expect("the disassembly assembles");
+    assert_eq!(read::text_sections(&twice).expect("reads")[0].regs, 12, "{dis}");
+}
+
+/// `fuzz/ asm`: a header comment's register count above 255 wrapped silently in sh_info's
+/// eight bits (300 registers became 44); it is an error now.
+#[test]
+fn asm_rejects_more_than_255_registers() {
+    let listing =
+        "\t\tFunction : k\n\t// .entry k: 300 registers\n/*0008*/ EXIT ?WAIT15 ;\n/*0010*/ BRA 0x10 ?WAIT15 ;\n";
+    let e = cubin::asm::assemble(listing).expect_err("300 registers do not fit");
+    assert!(e.iter().any(|e| e.message.contains("300 registers") && e.message.contains("at most 255")), "{e:?}");
+}

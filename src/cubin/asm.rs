@@ -40,7 +40,12 @@ fn headers(listing: &str) -> Vec<Header> {
         let Some(h) = out.last_mut() else { continue };
         let Some(c) = line.strip_prefix("//") else { continue };
         let c = c.trim();
-        if let Some(rest) = c.strip_prefix(".entry ").or_else(|| c.strip_prefix(".func ")) {
+        // `compile` writes `// .entry k: 8 registers, ...`; `disasm` writes
+        // `// .text.k: 8 registers` (the count of sh_info, so that `asm` of a disassembly
+        // keeps it).
+        if let Some(rest) =
+            c.strip_prefix(".entry ").or_else(|| c.strip_prefix(".func ")).or_else(|| c.strip_prefix(".text."))
+        {
             let num = |key: &str| -> Option<u32> {
                 let at = rest.find(key)?;
                 rest[..at].split_whitespace().last()?.parse().ok()
@@ -144,6 +149,20 @@ pub fn assemble(listing: &str) -> Result<Vec<u8>, Vec<AsmError>> {
             }
             Ok(code) => {
                 let h = heads.get(k);
+                // sh_info keeps the count in bits 24..31 (sm50-encoding-and-cubin.md §4.2),
+                // and SPA 5.0 has at most 255 registers per thread (R0..R254): a larger
+                // count in a header comment would wrap silently (found by fuzz/ asm).
+                if let Some(n) = h.and_then(|h| h.regs).filter(|n| *n > 255) {
+                    errors.push(AsmError {
+                        line: f.instrs.first().map_or(1, |i| i.line),
+                        col: 1,
+                        message: format!(
+                            "`{}`: {n} registers in the header comment; at most 255 fit (R0..R254)",
+                            f.name
+                        ),
+                    });
+                    continue;
+                }
                 // Without a header, the register count is the highest register named + 1.
                 let regs = h.and_then(|h| h.regs).unwrap_or_else(|| {
                     f.instrs

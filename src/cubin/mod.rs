@@ -504,7 +504,7 @@ pub fn disasm(data: &[u8]) -> Result<(String, Vec<String>), read::ReadError> {
                 t.name, l.addr
             ));
         }
-        out.push_str(&encode::disasm::listing(&t.name, &lines, &t.branch_targets));
+        out.push_str(&encode::disasm::listing(&t.name, t.regs, &lines, &t.branch_targets));
         out.push_str("\t\t..........\n\n");
     }
     Ok((out, warnings))
