@@ -67,3 +67,37 @@ fn asm_rejects_more_than_255_registers() {
     let e = cubin::asm::assemble(listing).expect_err("300 registers do not fit");
     assert!(e.iter().any(|e| e.message.contains("300 registers") && e.message.contains("at most 255")), "{e:?}");
 }
+
+/// `fuzz/ disasm`: an INDIRECT_BRANCH_TARGETS record (`.nv.info.k`, attribute 0x34)
+/// whose target count is 2^32 - 1 was walked word by word (seconds for a 6 KB cubin,
+/// the target's timeout). The count is now checked against the record first.
+#[test]
+fn disasm_branch_target_count_beyond_the_record() {
+    let listing = "\t\tFunction : k\n/*0008*/ EXIT ?WAIT15 ;\n/*0010*/ BRA 0x10 ?WAIT15 ;\n";
+    let mut bytes = cubin::asm::assemble(listing).expect("assembles");
+    // The first 16 bytes of `.nv.info.k` become one record: format 4, attribute 0x34,
+    // 12 bytes of payload: offset 8, 0, count 0xffffffff.
+    let record = [4u8, 0x34, 12, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff];
+    let at = info_section(&bytes, "k");
+    bytes[at..at + record.len()].copy_from_slice(&record);
+    let start = std::time::Instant::now();
+    let (listing, _) = cubin::disasm(&bytes).expect("disassembles");
+    assert!(listing.contains("EXIT"), "{listing}");
+    // Walking 2^32 words takes seconds even optimized; the checked reader microseconds.
+    assert!(start.elapsed() < std::time::Duration::from_millis(500), "{:?}", start.elapsed());
+}
+
+/// File offset of `.nv.info.NAME`'s data in an ELF64 cubin, for patching.
+fn info_section(elf: &[u8], name: &str) -> usize {
+    use object::read::elf::{FileHeader, SectionHeader};
+    let h = object::elf::FileHeader64::<object::Endianness>::parse(elf).expect("ELF");
+    let e = h.endian().expect("endian");
+    let sections = h.sections(e, elf).expect("sections");
+    let want = format!(".nv.info.{name}");
+    let s = sections
+        .iter()
+        .find(|s| sections.section_name(e, s).is_ok_and(|n| n == want.as_bytes()))
+        .expect("the section exists");
+    assert!(s.sh_size(e) >= 16, "room for the record");
+    s.sh_offset(e) as usize
+}
