@@ -3,6 +3,9 @@
 //! the encoding table (opcode, modifiers, operand kinds and ranges) and against the
 //! register alignment the compiler guarantees (64-bit data and `.E` address pairs even,
 //! 128-bit data 4-aligned: `ptxas-sm50-findings.md` §3), with `line:col` errors.
+// Input is hostile (`run` arguments, disasm/asm input): no panicking shortcuts here
+// (issue 20, docs/fuzzing.md "No-panic discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use super::{E_FLAGS, Kernel, PARAM_BASE, param_size, warp_wide, write};
 use crate::sass::encode::{self, form::parse_reg};
@@ -66,8 +69,8 @@ fn headers(listing: &str) -> Vec<Header> {
 }
 
 fn col_of(listing: &str, i: &TextInstr, needle: &str) -> usize {
-    let line = listing.lines().nth(i.line - 1).unwrap_or("");
-    line.find(needle).or_else(|| line.find(&i.text)).map_or(1, |c| c + 1)
+    let line = listing.lines().nth(i.line.saturating_sub(1)).unwrap_or("");
+    line.find(needle).or_else(|| line.find(&i.text)).map_or(1, |c| c.saturating_add(1))
 }
 
 /// The register number of an operand such as `R4`, `[R4+0x8]`.
@@ -93,11 +96,11 @@ fn alignment(i: &TextInstr) -> Option<(String, String)> {
     };
     if let Some(d) = data
         && let Some(r) = first_reg(d)
-        && r % width != 0
+        && !r.is_multiple_of(width)
     {
         return Some((
             d.clone(),
-            format!("a {}-bit operand must start at a register divisible by {width}", 32 * width),
+            format!("a {}-bit operand must start at a register divisible by {width}", width.saturating_mul(32)),
         ));
     }
     if i.mods.iter().any(|m| m == "E")
@@ -170,7 +173,7 @@ pub fn assemble(listing: &str) -> Result<Vec<u8>, Vec<AsmError>> {
                         .flat_map(|i| i.operands.iter())
                         .filter_map(|o| first_reg(o.trim_start_matches(['-', '|', '~', '!'])))
                         .max()
-                        .map_or(0, |r| r as u32 + 1)
+                        .map_or(0, |r| (r as u32).saturating_add(1))
                 });
                 kernels.push(Kernel {
                     name: f.name.clone(),

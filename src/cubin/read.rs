@@ -1,5 +1,8 @@
 //! Reading cubins (ours or ptxas's) with the `object` crate's ELF reader: the code
 //! sections and their relocations, for `ptx2sass disasm` and the tests.
+// Input is hostile (`run` arguments, disasm/asm input): no panicking shortcuts here
+// (issue 20, docs/fuzzing.md "No-panic discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use object::elf;
 use object::read::elf::{FileHeader, Rel as _, SectionHeader};
