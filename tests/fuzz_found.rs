@@ -136,3 +136,17 @@ fn carry_pair_under_one_guard_with_undefined_predicate() {
     let e = internal_errors("carry_guard_undef_pred.ptx");
     assert!(e.is_empty(), "{e:?}");
 }
+
+/// A parameter comment naming `c[0x0][0xffffffff]` overflowed the cubin writer's
+/// constant-bank size (a panic with overflow checks, a wrapped size without); found while
+/// applying `clippy::arithmetic_side_effects` to `src/cubin/`. Now an `asm` error.
+#[test]
+fn asm_rejects_parameters_beyond_the_parameter_space() {
+    let listing = "\t\tFunction : k\n\t//   c[0x0][0xffffffff]  .u64     p\n/*0008*/ EXIT ?WAIT15 ;\n/*0010*/ BRA 0x10 ?WAIT15 ;\n";
+    let e = cubin::asm::assemble(listing).expect_err("beyond the parameter space");
+    assert!(e.iter().any(|e| e.message.contains("beyond the 0x1100 bytes of parameter space")), "{e:?}");
+    // The last 8 bytes of the space are fine.
+    let ok =
+        "\t\tFunction : k\n\t//   c[0x0][0x1238]  .u64     p\n/*0008*/ EXIT ?WAIT15 ;\n/*0010*/ BRA 0x10 ?WAIT15 ;\n";
+    cubin::asm::assemble(ok).expect("within the parameter space");
+}

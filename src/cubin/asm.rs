@@ -155,6 +155,24 @@ pub fn assemble(listing: &str) -> Result<Vec<u8>, Vec<AsmError>> {
                 // sh_info keeps the count in bits 24..31 (sm50-encoding-and-cubin.md §4.2),
                 // and SPA 5.0 has at most 255 registers per thread (R0..R254): a larger
                 // count in a header comment would wrap silently (found by fuzz/ asm).
+                // Parameters end within the parameter space, 0x1100 bytes from c[0x0][0x140]
+                // (ptx::limits::KERNEL_PARAM_BYTES, ptxas 11.8's limit); a header comment
+                // naming c[0x0][0xffffffff] overflowed the writer's constant bank size
+                // (found with clippy::arithmetic_side_effects).
+                if let Some((off, size)) = h.into_iter().flat_map(|h| &h.params).find(|(off, size)| {
+                    u64::from(*off).saturating_add(u64::from(*size)) > crate::ptx::limits::KERNEL_PARAM_BYTES
+                }) {
+                    errors.push(AsmError {
+                        line: f.instrs.first().map_or(1, |i| i.line),
+                        col: 1,
+                        message: format!(
+                            "`{}`: a {size}-byte parameter at c[0x0][{:#x}] in the header comment ends beyond the 0x1100 bytes of parameter space",
+                            f.name,
+                            u64::from(*off).saturating_add(u64::from(PARAM_BASE))
+                        ),
+                    });
+                    continue;
+                }
                 if let Some(n) = h.and_then(|h| h.regs).filter(|n| *n > 255) {
                     errors.push(AsmError {
                         line: f.instrs.first().map_or(1, |i| i.line),
