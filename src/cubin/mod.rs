@@ -2,6 +2,9 @@
 //! (`../shared/reference/sm50-encoding-and-cubin.md` §4; docs/cubin.md lists every field and
 //! the differences from ptxas), written with the `object` crate's low-level ELF writer,
 //! and read back with its reader ([`read`]).
+// Writes what hostile listings (`asm`) describe: no panicking shortcuts here (issue 20,
+// docs/fuzzing.md "No-panic discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 pub mod asm;
 pub mod read;
@@ -38,6 +41,10 @@ pub const STO_CUDA_ENTRY: u8 = 0x10;
 /// Kernel parameters start at this offset of constant bank 0 (findings §6).
 pub const PARAM_BASE: u32 = 0x140;
 
+/// Bytes of one ELF64 program header.
+const PH_BYTES: u64 = 56;
+/// Bytes of [`REL_ACTION`].
+const REL_ACTION_BYTES: u64 = 28 * 8;
 /// `.nv.rel.action`: byte-identical in all 42 executable cubins ptxas 11.8 wrote for the
 /// reference corpus (§4.2; these are the words of `samples/local_array`'s cubin). cuobjdump
 /// decodes it as the relocation-action table.
@@ -111,7 +118,7 @@ fn rec_hval(out: &mut Vec<u8>, attr: u8, v: u16) {
 
 fn rec_sval(out: &mut Vec<u8>, attr: u8, words: &[u32]) {
     out.extend_from_slice(&[EIFMT_SVAL, attr]);
-    out.extend_from_slice(&((words.len() * 4) as u16).to_le_bytes());
+    out.extend_from_slice(&(words.len().saturating_mul(4) as u16).to_le_bytes());
     for w in words {
         out.extend_from_slice(&w.to_le_bytes());
     }
@@ -145,7 +152,7 @@ pub fn param_size(ty: &str) -> Option<u32> {
         None => (t, 1),
     };
     let bits: u32 = base.get(2..)?.parse().ok()?;
-    Some(bits / 8 * count)
+    (bits / 8).checked_mul(count)
 }
 
 /// Encodes every function of `p` (through its printed listing, which is what the
@@ -162,7 +169,7 @@ pub fn from_program(p: &Program, target: &[String]) -> Result<Vec<u8>, Vec<Encod
             // operand would be left unpatched.
             Ok(code) if !code.relocs.is_empty() => errors.push(EncodeError {
                 line: 0,
-                text: code.relocs[0].1.symbol.clone(),
+                text: code.relocs.first().map(|r| r.1.symbol.clone()).unwrap_or_default(),
                 message: "relocated operands need `.global` data, which the cubin writer does not write yet".into(),
             }),
             Ok(code) => kernels.push(Kernel {
@@ -172,7 +179,11 @@ pub fn from_program(p: &Program, target: &[String]) -> Result<Vec<u8>, Vec<Encod
                 regs: f.regs,
                 frame_bytes: f.frame_bytes,
                 shared_bytes: f.shared_bytes,
-                params: f.params.iter().map(|(off, ty, _)| (off - PARAM_BASE, param_size(ty).unwrap_or(4))).collect(),
+                params: f
+                    .params
+                    .iter()
+                    .map(|(off, ty, _)| (off.saturating_sub(PARAM_BASE), param_size(ty).unwrap_or(4)))
+                    .collect(),
             }),
             Err(e) => errors.extend(e),
         }
@@ -263,7 +274,7 @@ pub fn write(kernels: &[Kernel], const_bank: &[u8], e_flags: u32) -> Vec<u8> {
         .collect();
     w.reserve_symbol_index(None);
     local_syms.push((w.add_string(b".nv.rel.action"), relact_idx));
-    let num_local = local_syms.len() as u32 + 1;
+    let num_local = (local_syms.len() as u32).saturating_add(1);
     let kernel_sym: Vec<_> =
         kernels.iter().map(|k| (w.reserve_symbol_index(None), w.add_string(leak(&k.name)))).collect();
     let _ = &text_sym;
@@ -277,16 +288,21 @@ pub fn write(kernels: &[Kernel], const_bank: &[u8], e_flags: u32) -> Vec<u8> {
         rec_sval(&mut info, eiattr::FRAME_SIZE, &[sym.0, k.frame_bytes]);
     }
     let kinfo_data: Vec<Vec<u8>> = kernels.iter().zip(&c0_sym).map(|(k, c0)| kernel_info(k, c0.0)).collect();
-    let c0_size: Vec<u64> = kernels.iter().map(|k| (PARAM_BASE + param_bytes(k)) as u64).collect();
+    let c0_size: Vec<u64> =
+        kernels.iter().map(|k| u64::from(PARAM_BASE).saturating_add(u64::from(param_bytes(k)))).collect();
 
     // Layout, in file order (§4.2).
     w.reserve_file_header();
-    w.reserve_shstrtab().expect("section names fit a 32-bit string table");
-    w.reserve_strtab().expect("symbol names fit a 32-bit string table");
+    // The string tables fail only beyond 4 GiB of names.
+    #[allow(clippy::expect_used)]
+    {
+        w.reserve_shstrtab().expect("section names fit a 32-bit string table");
+        w.reserve_strtab().expect("symbol names fit a 32-bit string table");
+    }
     w.reserve_symtab();
     let info_off = w.reserve(info.len() as u64, 4);
     let kinfo_off: Vec<u64> = kinfo_data.iter().map(|d| w.reserve(d.len() as u64, 4)).collect();
-    let relact_off = w.reserve(REL_ACTION.len() as u64 * 8, 8);
+    let relact_off = w.reserve(REL_ACTION_BYTES, 8);
     let c3_off = c3.as_ref().map(|_| w.reserve(const_bank.len() as u64, 4));
     let c0_off: Vec<u64> = c0_size.iter().map(|s| w.reserve(*s, 4)).collect();
     let text_off: Vec<u64> = kernels.iter().map(|k| w.reserve(k.code.bytes.len() as u64, 32)).collect();
@@ -297,9 +313,11 @@ pub fn write(kernels: &[Kernel], const_bank: &[u8], e_flags: u32) -> Vec<u8> {
     let has_rw = kshared.iter().any(Option::is_some);
     let nph = if has_rw { 4 } else { 3 };
     w.reserve_program_headers(nph);
-    let ph_off = w.reserved_len() - nph as u64 * 56;
+    let ph_bytes = PH_BYTES.saturating_mul(u64::from(nph));
+    let ph_off = w.reserved_len().saturating_sub(ph_bytes);
 
-    // Write.
+    // Write. (The header fails only for a 32-bit class or an out-of-range e_type.)
+    #[allow(clippy::expect_used)]
     w.write_file_header(&FileHeader {
         os_abi: elf::OsAbi(OSABI_CUDA),
         abi_version: ABI_VERSION,
@@ -379,7 +397,7 @@ pub fn write(kernels: &[Kernel], const_bank: &[u8], e_flags: u32) -> Vec<u8> {
     for ((n, _), (off, (d, t))) in kinfo.iter().zip(kinfo_off.iter().zip(kinfo_data.iter().zip(&ktext))) {
         hdr(&mut w, *n, SHT_CUDA_INFO, 0, *off, d.len() as u64, symtab, t.1.0, 4, 0);
     }
-    hdr(&mut w, relact_name, SHT_CUDA_RELOCINFO, 0, relact_off, REL_ACTION.len() as u64 * 8, 0, 0, 8, 8);
+    hdr(&mut w, relact_name, SHT_CUDA_RELOCINFO, 0, relact_off, REL_ACTION_BYTES, 0, 0, 8, 8);
     if let (Some((n, _)), Some(off)) = (&c3, c3_off) {
         hdr(&mut w, *n, elf::SHT_PROGBITS.0, elf::SHF_ALLOC.0, off, const_bank.len() as u64, 0, 0, 4, 0);
     }
@@ -416,24 +434,26 @@ pub fn write(kernels: &[Kernel], const_bank: &[u8], e_flags: u32) -> Vec<u8> {
         p_offset: ph_off,
         p_vaddr: 0,
         p_paddr: 0,
-        p_filesz: nph as u64 * 56,
-        p_memsz: nph as u64 * 56,
+        p_filesz: ph_bytes,
+        p_memsz: ph_bytes,
         p_align: 8,
     });
-    ph(&mut w, 5, load_start, load_end - load_start, load_end - load_start);
+    ph(&mut w, 5, load_start, load_end.saturating_sub(load_start), load_end.saturating_sub(load_start));
     if has_rw {
         let shared: u64 = kernels.iter().map(|k| k.shared_bytes as u64).sum();
         ph(&mut w, 6, shared_off, 0, shared);
     }
-    ph(&mut w, 5, ph_off, nph as u64 * 56, nph as u64 * 56);
+    ph(&mut w, 5, ph_off, ph_bytes, ph_bytes);
     drop(w);
     // The writer sets e_version to EV_CURRENT (1); ptxas writes the toolkit version.
-    buf[0x14..0x18].copy_from_slice(&E_VERSION.to_le_bytes());
+    if let Some(v) = buf.get_mut(0x14..0x18) {
+        v.copy_from_slice(&E_VERSION.to_le_bytes());
+    }
     buf
 }
 
 fn param_bytes(k: &Kernel) -> u32 {
-    k.params.iter().map(|(o, s)| o + s).max().unwrap_or(0)
+    k.params.iter().map(|(o, s)| o.saturating_add(*s)).max().unwrap_or(0)
 }
 
 /// `.nv.info.<k>` (§4.5, in ptxas 11.8's order): CUDA_API_VERSION, the two WAR flags,
@@ -477,7 +497,11 @@ fn kernel_info(k: &Kernel, c0_sym: u32) -> Vec<u8> {
         // ptxas's formula is unknown (`sm50-encoding-and-cubin.md` §4.5); this bound is at
         // least every value ptxas 11.8 wrote for the samples (0x10..0x220): 0x200 plus one
         // 16-byte entry per nesting level and one more.
-        rec_sval(&mut d, eiattr::CRS_STACK_SIZE, &[0x200 + 0x10 * (k.code.crs_depth + 1)]);
+        rec_sval(
+            &mut d,
+            eiattr::CRS_STACK_SIZE,
+            &[k.code.crs_depth.saturating_add(1).saturating_mul(0x10).saturating_add(0x200)],
+        );
     }
     d
 }
