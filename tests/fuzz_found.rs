@@ -150,3 +150,12 @@ fn asm_rejects_parameters_beyond_the_parameter_space() {
         "\t\tFunction : k\n\t//   c[0x0][0x1238]  .u64     p\n/*0008*/ EXIT ?WAIT15 ;\n/*0010*/ BRA 0x10 ?WAIT15 ;\n";
     cubin::asm::assemble(ok).expect("within the parameter space");
 }
+
+/// `fuzz/ asm`: a function name with a NUL byte reached the ELF string tables, whose
+/// writer panicked (`object`'s assertion, then our `reserve_strtab().expect`).
+#[test]
+fn asm_rejects_a_nul_in_a_function_name() {
+    let listing = "\t\tFunction : st\0encil5\n/*0008*/ EXIT ?WAIT15 ;\n/*0010*/ BRA 0x10 ?WAIT15 ;\n";
+    let e = cubin::asm::assemble(listing).expect_err("NUL in a name");
+    assert!(e.iter().any(|e| e.message.contains("NUL")), "{e:?}");
+}

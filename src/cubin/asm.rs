@@ -127,6 +127,17 @@ pub fn assemble(listing: &str) -> Result<Vec<u8>, Vec<AsmError>> {
     let mut errors = vec![];
     let mut kernels = vec![];
     for (k, f) in funcs.iter().enumerate() {
+        // The name goes into NUL-terminated ELF string tables (section `.text.NAME` and the
+        // symbol; ELF gABI "String Table"): a NUL in it made the ELF writer panic (found by
+        // fuzz/ asm).
+        if f.name.is_empty() || f.name.contains('\0') {
+            errors.push(AsmError {
+                line: f.instrs.first().map_or(1, |i| i.line),
+                col: 1,
+                message: format!("function name `{}` is empty or has a NUL character", f.name.escape_debug()),
+            });
+            continue;
+        }
         for i in &f.instrs {
             if let Some((op, m)) = alignment(i) {
                 errors.push(AsmError { line: i.line, col: col_of(listing, i, &op), message: format!("`{op}`: {m}") });
