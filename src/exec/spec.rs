@@ -200,6 +200,7 @@ pub fn init(s: &str, rng: &mut Rng, budget: &mut Budget) -> Result<(String, Vec<
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;
 
