@@ -46,16 +46,25 @@ fn disasm_warns_of_scoreboard_6() {
 /// `fuzz/ asm`: the register count of a listing's header comment went into sh_info, but
 /// `disasm` did not print it, so `asm` of the disassembly counted the registers named
 /// (here R0 → 1) instead: asm(disasm(asm(x))) had another `.text` than asm(x). Now disasm
-/// prints `// .text.k: N registers` and asm reads it back.
+/// prints `// sh_info: N registers` and asm reads it back; a function name holding
+/// " registers" or an instruction's text does not confuse it (the name is not repeated in
+/// that line: `// .text.NAME: N registers`, the first form, read a count from the name).
 #[test]
 fn asm_of_disasm_keeps_the_register_count() {
     let listing = "\t\tFunction : k\n\t// .entry k: 12 registers, 0 bytes stack frame (0 spill), 0 bytes shared\n/*0008*/ S2R R0, SR_TID.X &wr0 ?WAIT1 ;\n/*0010*/ EXIT ?WAIT15 ;\n/*0018*/ BRA 0x18 ?WAIT15 ;\n";
     let once = cubin::asm::assemble(listing).expect("assembles");
     assert_eq!(read::text_sections(&once).expect("reads")[0].regs, 12);
     let (dis, _) = cubin::disasm(&once).expect("disassembles");
-    assert!(dis.contains("// .text.k: 12 registers"), "{dis}");
+    assert!(dis.contains("// sh_info: 12 registers"), "{dis}");
     let twice = cubin::asm::assemble(&dis).expect("the disassembly assembles");
     assert_eq!(read::text_sections(&twice).expect("reads")[0].regs, 12, "{dis}");
+    for name in ["k: 7 registers", "k /*0010*/ BRA 0x10 ?WAIT15 ;"] {
+        let listing = listing.replace("Function : k", &format!("Function : {name}"));
+        let once = cubin::asm::assemble(&listing).expect("assembles");
+        let (dis, _) = cubin::disasm(&once).expect("disassembles");
+        let twice = cubin::asm::assemble(&dis).expect("the disassembly assembles");
+        assert_eq!(read::text_sections(&twice).expect("reads")[0].regs, 12, "{dis}");
+    }
 }
 
 /// `fuzz/ asm`: a header comment's register count above 255 wrapped silently in sh_info's

@@ -44,10 +44,11 @@ fn headers(listing: &str) -> Vec<Header> {
         let Some(c) = line.strip_prefix("//") else { continue };
         let c = c.trim();
         // `compile` writes `// .entry k: 8 registers, ...`; `disasm` writes
-        // `// .text.k: 8 registers` (the count of sh_info, so that `asm` of a disassembly
-        // keeps it).
+        // `// sh_info: 8 registers` (the count of sh_info, so that `asm` of a disassembly
+        // keeps it; without the function's name, which may hold anything, " registers"
+        // included).
         if let Some(rest) =
-            c.strip_prefix(".entry ").or_else(|| c.strip_prefix(".func ")).or_else(|| c.strip_prefix(".text."))
+            c.strip_prefix(".entry ").or_else(|| c.strip_prefix(".func ")).or_else(|| c.strip_prefix("sh_info: "))
         {
             let num = |key: &str| -> Option<u32> {
                 let at = rest.find(key)?;
