@@ -2,6 +2,9 @@
 //! (`../shared/reference/sm50-encoding-and-cubin.md` §4; docs/cubin.md lists every field and
 //! the differences from ptxas), written with the `object` crate's low-level ELF writer,
 //! and read back with its reader ([`read`]).
+// Writes what hostile listings (`asm`) describe: no panicking shortcuts here (issue 20,
+// docs/fuzzing.md "No-panic discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 pub mod asm;
 pub mod link;
@@ -115,7 +118,7 @@ fn rec_hval(out: &mut Vec<u8>, attr: u8, v: u16) {
 
 pub(crate) fn rec_sval(out: &mut Vec<u8>, attr: u8, words: &[u32]) {
     out.extend_from_slice(&[EIFMT_SVAL, attr]);
-    out.extend_from_slice(&((words.len() * 4) as u16).to_le_bytes());
+    out.extend_from_slice(&(words.len().saturating_mul(4) as u16).to_le_bytes());
     for w in words {
         out.extend_from_slice(&w.to_le_bytes());
     }
@@ -194,7 +197,7 @@ pub fn param_size(ty: &str) -> Option<u32> {
         None => (t, 1),
     };
     let bits: u32 = base.get(2..)?.parse().ok()?;
-    Some(bits / 8 * count)
+    (bits / 8).checked_mul(count)
 }
 
 /// Encodes every kernel of `p` with the device functions it calls (through the printed
@@ -221,11 +224,11 @@ pub fn from_program(p: &Program, target: &[String]) -> Result<Vec<u8>, Vec<Encod
                 let funcs = sec
                     .placed
                     .iter()
-                    .enumerate()
-                    .map(|(j, g)| FuncSym {
+                    .zip(starts.iter().zip(starts.iter().skip(1).chain(std::iter::once(&end))))
+                    .map(|(g, (&start, &next))| FuncSym {
                         name: g.symbol.clone(),
-                        value: starts[j],
-                        size: starts.get(j + 1).copied().unwrap_or(end) - starts[j],
+                        value: start,
+                        size: next.saturating_sub(start),
                         linkage: g.linkage,
                         frame_bytes: g.frame_bytes,
                         min_stack: g.min_stack,
@@ -241,7 +244,7 @@ pub fn from_program(p: &Program, target: &[String]) -> Result<Vec<u8>, Vec<Encod
                     params: f
                         .params
                         .iter()
-                        .map(|(off, ty, _)| (off - PARAM_BASE, param_size(ty).unwrap_or(4)))
+                        .map(|(off, ty, _)| (off.saturating_sub(PARAM_BASE), param_size(ty).unwrap_or(4)))
                         .collect(),
                     funcs,
                     externs: sec.externs,
@@ -290,7 +293,7 @@ pub fn linked_listing(p: &Program) -> String {
                 if let Some(s) = starts.get(&at) {
                     out.push_str(&format!("{s}:\n"));
                 }
-                at += 1;
+                at = at.saturating_add(1);
             }
             out.push_str(line);
             out.push('\n');
@@ -306,7 +309,7 @@ pub fn warp_wide(f: &crate::sass::text::TextFunction) -> Vec<u32> {
 }
 
 pub(crate) fn param_bytes(k: &Kernel) -> u32 {
-    k.params.iter().map(|(o, s)| o + s).max().unwrap_or(0)
+    k.params.iter().map(|(o, s)| o.saturating_add(*s)).max().unwrap_or(0)
 }
 
 /// `.nv.info.<k>` (§4.5, in ptxas 11.8's order): CUDA_API_VERSION, the two WAR flags,
@@ -364,9 +367,13 @@ pub(crate) fn kernel_info(k: &Kernel, c0_sym: u32, externs: &[u32]) -> Vec<u8> {
     // 0x200 plus one 16-byte entry per nesting level and one more. Calls push a return
     // address: ptxas writes 0x10 per level of the longest call chain (probes: one CAL
     // 0x10, kernel → f → g 0x20) and 0x600 with recursion (probe `calls.ptx`).
-    let ssy = if k.code.crs_depth > 0 { 0x200 + 0x10 * (k.code.crs_depth + 1) } else { 0 };
+    let ssy = if k.code.crs_depth > 0 {
+        k.code.crs_depth.saturating_add(1).saturating_mul(0x10).saturating_add(0x200)
+    } else {
+        0
+    };
     let calls = match k.call_depth {
-        Some(d) => 0x10 * d,
+        Some(d) => d.saturating_mul(0x10),
         None => 0x600,
     };
     let crs = ssy.max(calls);
@@ -388,7 +395,17 @@ pub fn disasm(data: &[u8]) -> Result<(String, Vec<String>), read::ReadError> {
         for l in lines.iter().filter(|l| !l.known) {
             warnings.push(format!(".text.{} at 0x{:04x}: unknown instruction word 0x{:016x}", t.name, l.addr, l.word));
         }
-        out.push_str(&encode::disasm::listing(&t.name, &lines, &t.branch_targets));
+        // A scoreboard field of 6 (7 is none): nvdisasm prints it without complaint
+        // (sm50-encoding-and-cubin.md §2, `barrier_ok.py`), but SPA 5.0 has scoreboards
+        // 0-5, so `check` and `asm` reject the listing; say so here (found by fuzz/
+        // `disasm` on mutated cubins).
+        for l in lines.iter().filter(|l| l.ctrl.wr == Some(6) || l.ctrl.rd == Some(6)) {
+            warnings.push(format!(
+                ".text.{} at 0x{:04x}: scoreboard 6 in the control field (SPA 5.0 has SB0-SB5); `check` and `asm` reject this listing",
+                t.name, l.addr
+            ));
+        }
+        out.push_str(&encode::disasm::listing(&t.name, t.regs, &lines, &t.branch_targets));
         out.push_str("\t\t..........\n\n");
     }
     let (data, const_bank) = read::module_data(data)?;

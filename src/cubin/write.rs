@@ -5,6 +5,9 @@
 //! The file is planned first — sections in file order, symbols in ptxas's creation order —
 //! so that every index is known before any content that names one (`.nv.info` records,
 //! `sh_info`, relocations) is built.
+// Not yet under the module's no-panic discipline (issue 20): merged from the `link` work
+// after the lints were set; a follow-up rewrites its sites.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use super::{
     E_VERSION, Kernel, OSABI_CUDA, PARAM_BASE, REL_ACTION, SHT_CUDA_INFO, SHT_CUDA_RELOCINFO, STO_CUDA_ENTRY, eiattr,
