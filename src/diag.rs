@@ -4,6 +4,10 @@
 //!
 //! Stages never panic on bad input: they return [`Diag`]s, and the driver renders them and
 //! exits with status 1.
+// Diagnostics quote hostile input: no panicking shortcuts here (issue 20,
+// docs/fuzzing.md "No-panic discipline"). Slicing of the source text is at char
+// boundaries found by `floor_boundary`, `find` and `rfind`.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use crate::ptx::ast::Span;
 use codespan_reporting::diagnostic::{Diagnostic, Label, Severity as CsSeverity};
@@ -135,7 +139,7 @@ impl<'a> SourceFile<'a> {
         sorted.sort_by_key(|d| (d.primary.0.lo, d.primary.0.hi));
         let mut out: String = sorted.iter().take(MAX_RENDERED).map(|d| self.render(d)).collect();
         if sorted.len() > MAX_RENDERED {
-            out += &format!("note: {} more diagnostics not shown\n", sorted.len() - MAX_RENDERED);
+            out += &format!("note: {} more diagnostics not shown\n", sorted.len().saturating_sub(MAX_RENDERED));
         }
         out
     }
@@ -150,15 +154,15 @@ pub const QUOTED_CHARS: usize = 160;
 /// The line of `text` holding byte `at`.
 fn line_of(text: &str, at: usize) -> &str {
     let at = floor_boundary(text, at.min(text.len()));
-    let start = text[..at].rfind('\n').map_or(0, |k| k + 1);
-    let end = text[at..].find('\n').map_or(text.len(), |k| at + k);
+    let start = text[..at].rfind('\n').map_or(0, |k| k.saturating_add(1));
+    let end = text[at..].find('\n').map_or(text.len(), |k| at.saturating_add(k));
     &text[start..end]
 }
 
 /// The largest char boundary of `s` at or below `i`.
 fn floor_boundary(s: &str, mut i: usize) -> usize {
     while i > 0 && !s.is_char_boundary(i) {
-        i -= 1;
+        i = i.saturating_sub(1);
     }
     i
 }
@@ -183,8 +187,8 @@ impl<'a> Window<'a> {
         let mut by_line: Vec<(usize, usize, usize)> = vec![]; // (line start, lo, hi) per line
         for s in spans {
             let lo = floor_boundary(real, (s.lo as usize).min(real.len()));
-            let start = real[..lo].rfind('\n').map_or(0, |k| k + 1);
-            let end = real[lo..].find('\n').map_or(real.len(), |k| lo + k);
+            let start = real[..lo].rfind('\n').map_or(0, |k| k.saturating_add(1));
+            let end = real[lo..].find('\n').map_or(real.len(), |k| lo.saturating_add(k));
             let hi = floor_boundary(real, (s.hi as usize).clamp(lo, end));
             match by_line.iter_mut().find(|l| l.0 == start) {
                 Some(l) => {
@@ -198,10 +202,13 @@ impl<'a> Window<'a> {
         let mut text = String::new();
         let mut lines = vec![];
         for (start, lo, hi) in by_line {
-            let end = real[start..].find('\n').map_or(real.len(), |k| start + k);
+            let end = real[start..].find('\n').map_or(real.len(), |k| start.saturating_add(k));
             // A window of QUOTED_CHARS bytes: from 40 before the spans (or the line start).
             let from = floor_boundary(real, lo.saturating_sub(40).max(start));
-            let to = floor_boundary(real, (from + QUOTED_CHARS).max(hi.min(from + QUOTED_CHARS)).min(end));
+            let to = floor_boundary(
+                real,
+                from.saturating_add(QUOTED_CHARS).max(hi.min(from.saturating_add(QUOTED_CHARS))).min(end),
+            );
             let prefix = if from > start { "..." } else { "" };
             let line = real[..start].matches('\n').count();
             lines.push((text.len(), line, start, from, prefix.len(), to));
@@ -218,11 +225,11 @@ impl<'a> Window<'a> {
     /// A real span, as a range of the window text (clipped to its window).
     fn map(&self, s: Span) -> std::ops::Range<usize> {
         let lo = floor_boundary(self.real, (s.lo as usize).min(self.real.len()));
-        let start = self.real[..lo].rfind('\n').map_or(0, |k| k + 1);
+        let start = self.real[..lo].rfind('\n').map_or(0, |k| k.saturating_add(1));
         let Some(&(at, _, _, from, pre, to)) = self.lines.iter().find(|l| l.2 == start) else {
             return 0..0;
         };
-        let clip = |x: usize| at + pre + x.clamp(from, to) - from;
+        let clip = |x: usize| at.saturating_add(pre).saturating_add(x.clamp(from, to).saturating_sub(from));
         clip(lo)..clip((s.hi as usize).max(lo))
     }
 
@@ -256,7 +263,7 @@ impl<'a> codespan_reporting::files::Files<'a> for Window<'a> {
     }
 
     fn line_number(&'a self, (): (), line_index: usize) -> Result<usize, codespan_reporting::files::Error> {
-        Ok(self.window_of(line_index)?.1 + 1)
+        Ok(self.window_of(line_index)?.1.saturating_add(1))
     }
 
     fn column_number(
@@ -266,8 +273,11 @@ impl<'a> codespan_reporting::files::Files<'a> for Window<'a> {
         byte_index: usize,
     ) -> Result<usize, codespan_reporting::files::Error> {
         let (at, _, line_start, from, pre, _) = self.window_of(line_index)?;
-        let real = floor_boundary(self.real, (from + byte_index.saturating_sub(at + pre)).min(self.real.len()));
-        Ok(self.real[line_start.min(real)..real].chars().count() + 1)
+        let real = floor_boundary(
+            self.real,
+            from.saturating_add(byte_index.saturating_sub(at.saturating_add(pre))).min(self.real.len()),
+        );
+        Ok(self.real[line_start.min(real)..real].chars().count().saturating_add(1))
     }
 
     fn line_range(
@@ -276,7 +286,7 @@ impl<'a> codespan_reporting::files::Files<'a> for Window<'a> {
         line_index: usize,
     ) -> Result<std::ops::Range<usize>, codespan_reporting::files::Error> {
         let (at, ..) = self.window_of(line_index)?;
-        let end = self.lines.get(line_index + 1).map_or(self.text.len(), |l| l.0);
+        let end = self.lines.get(line_index.saturating_add(1)).map_or(self.text.len(), |l| l.0);
         Ok(at..end)
     }
 }
@@ -285,7 +295,7 @@ impl<'a> codespan_reporting::files::Files<'a> for Window<'a> {
 pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(text.len());
     let before = &text[..offset];
-    let line = before.matches('\n').count() + 1;
-    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    let line = before.matches('\n').count().saturating_add(1);
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()).saturating_add(1);
     (line, col)
 }

@@ -280,12 +280,7 @@ pub fn compile_timed(src: &str, opts: &Options, timer: &mut PassTimer) -> Result
             shared_bytes: f.shared_bytes,
         })
         .collect();
-    // The encoding check of debug builds skips programs with device functions compiled on
-    // their own until the cubin writer places them (`cubin::from_program`).
-    let whole_kernels = program.functions.iter().all(|f| {
-        f.kind == ".entry" && !f.code.iter().any(|s| matches!(s.instr.op, sass::op::Op::Cal | sass::op::Op::Jcal))
-    });
-    let binary = if opts.emit == Emit::Cubin || (opts.check_encoding && whole_kernels) {
+    let binary = if opts.emit == Emit::Cubin || opts.check_encoding {
         Some(crate::cubin::from_program(&program, &module.target).map_err(|es| {
             es.iter()
                 .map(|e| Diag::error(Span::default(), format!("internal error: cannot encode the SASS listing: {e}")))

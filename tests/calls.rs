@@ -130,6 +130,22 @@ fn param_vectors_in_and_out() {
     }
 }
 
+/// A `.local` array written before a call and read after it: the caller's frame pointer
+/// `R1` comes back from the callee unchanged (docs/abi.md), which the allocation checker
+/// did not know (`--inline=never` failed with "reads the frame pointer from somewhere
+/// else"; found by the random programs of arbitrary control flow).
+#[test]
+fn local_array_read_after_a_call() {
+    let funcs = ".func (.reg .u32 r) twice(.reg .u32 a) { add.u32 r, a, a; ret; }";
+    let body = "{\n.local .align 8 .b8 loc[16];\nst.local.u32 [loc], %x;\nst.local.u32 [loc+4], 5;\n\
+        call (%r0), twice, (%x);\nld.local.u32 %r1, [loc];\nld.local.u32 %r2, [loc+4];\n\
+        add.u32 %r3, %r0, %r1;\nadd.u32 %r3, %r3, %r2;\nst.global.u32 [%o], %r3;\n}";
+    for (t, out) in run(&kernel(funcs, body)).iter().enumerate() {
+        let x = input(t as u32);
+        assert_eq!(out[0], 3 * x + 5, "thread {t}");
+    }
+}
+
 /// A predicate argument or return variable for a non-predicate parameter (or a register
 /// of another size) is a diagnostic, as in ptxas, not an internal error.
 #[test]

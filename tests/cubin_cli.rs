@@ -224,3 +224,25 @@ fn asm_reports_bad_module_data() {
         assert!(err.contains(at) && err.contains(want), "{data}: {err}");
     }
 }
+
+#[test]
+fn real_calls_compile_to_a_cubin_and_their_listing_is_refused_by_asm() {
+    let src = format!("{}/tests/data/calls/mixed_calls.ptx", env!("CARGO_MANIFEST_DIR"));
+    let cubin = tmp("calls.cubin");
+    let o = run(bin().args(["compile", &src, "-o"]).arg(&cubin));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // disasm reads the kernels' sections (callees inside) and check accepts them.
+    let dis = tmp("calls.dis");
+    assert!(run(bin().arg("disasm").arg(&cubin).arg("-o").arg(&dis)).status.success());
+    let text = std::fs::read_to_string(&dis).unwrap();
+    assert!(text.contains("Function : k1") && text.contains("JCAL `(vprintf)") && text.contains("CAL "), "{text}");
+    let o = run(bin().arg("check").arg(&dis));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // The compile listing has the device functions on their own: a clear error, exit 1.
+    let listing = tmp("calls.sass");
+    assert!(run(bin().args(["compile", &src, "-o"]).arg(&listing)).status.success());
+    let o = run(bin().arg("asm").arg(&listing).arg("-o").arg(tmp("calls2.cubin")));
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("cannot be assembled from a listing yet"), "{err}");
+}

@@ -23,6 +23,7 @@ mod inst;
 #[path = "common/nvidia.rs"]
 mod nvidia;
 
+use ptx2sass::cubin;
 use ptx2sass::driver::{self, Emit, Options};
 use ptx2sass::sass::text::{self, Target, TextFunction, TextInstr};
 use std::path::{Path, PathBuf};
@@ -89,7 +90,7 @@ fn normalize(f: &TextFunction, i: &TextInstr) -> Vec<String> {
         })
         .collect();
     if let (Some(Target::Label(l)), Some(last)) = (&i.target, ops.last_mut())
-        && matches!(i.opcode.as_str(), "BRA" | "SSY" | "PBK" | "CAL")
+        && matches!(i.opcode.as_str(), "BRA" | "SSY" | "PBK" | "CAL" | "PRET")
         && let Some(&k) = f.labels.get(l)
     {
         *last = format!("0x{:x}", f.instrs[k].addr);
@@ -149,18 +150,12 @@ fn every_sample_cubin_reads_back_as_our_listing() {
     let mut bad = vec![];
     for p in samples() {
         let src = std::fs::read_to_string(&p).unwrap();
-        let out = match driver::compile(&src, &Options { emit: Emit::Cubin, ..Options::default() }) {
-            Ok(out) => out,
-            // Until the cubin writer places device functions compiled on their own.
-            Err(d) if d.iter().any(|d| d.message.contains("(real calls) is not supported yet")) => {
-                eprintln!("skipped {}: real calls in a cubin are not supported yet", p.display());
-                continue;
-            }
-            Err(_) => panic!("{} compiles", p.display()),
-        };
+        let out = driver::compile(&src, &Options { emit: Emit::Cubin, ..Options::default() })
+            .unwrap_or_else(|_| panic!("{} compiles", p.display()));
         let cubin = dir.join(p.file_stem().unwrap()).with_extension("cubin");
         std::fs::write(&cubin, out.binary.as_ref().unwrap()).unwrap();
-        let ours = text::parse(&out.text).unwrap();
+        // Each kernel's section as the cubin holds it: the kernel and its callees.
+        let ours = text::parse(&cubin::linked_listing(out.program.as_ref().unwrap())).unwrap();
         let theirs = nvdisasm_listing(&bin, &sc, &cubin);
         let (n, b) = compare(&ours, &theirs, &p.file_name().unwrap().to_string_lossy());
         total += n;
@@ -270,7 +265,7 @@ fn round_trip(bin: &Path, sc: &Path, dir: &Path, name: &str, src: &str) -> (usiz
     };
     let cubin = dir.join(format!("{name}.cubin"));
     std::fs::write(&cubin, out.binary.as_ref().unwrap()).unwrap();
-    let ours = text::parse(&out.text).unwrap();
+    let ours = text::parse(&cubin::linked_listing(out.program.as_ref().unwrap())).unwrap();
     let theirs = nvdisasm_listing(bin, sc, &cubin);
     compare(&ours, &theirs, name)
 }
@@ -295,9 +290,14 @@ fn random_and_kept_programs_read_back_as_our_listing() {
         total += c;
         bad.extend(b);
     }
-    let kept = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/programs");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&kept).unwrap().map(|e| e.unwrap().path()).collect();
-    files.sort();
+    let mut files = vec![];
+    // The kept programs and the real-call probes of `tests/cubin_calls.rs`.
+    for d in ["tests/programs", "tests/data/calls"] {
+        let kept = Path::new(env!("CARGO_MANIFEST_DIR")).join(d);
+        let mut v: Vec<PathBuf> = std::fs::read_dir(&kept).unwrap().map(|e| e.unwrap().path()).collect();
+        v.sort();
+        files.extend(v);
+    }
     for f in files.iter().filter(|f| f.extension().is_some_and(|e| e == "ptx")) {
         let name = f.file_stem().unwrap().to_string_lossy().to_string();
         let (c, b) = round_trip(&bin, &sc, &dir, &name, &std::fs::read_to_string(f).unwrap());
@@ -372,8 +372,18 @@ fn cuobjdump_agrees(bin: &Path, cubin: &Path, ours: &[TextFunction], bad: &mut V
         };
         for i in &f.instrs {
             n += 1;
-            let branch = matches!(i.opcode.as_str(), "BRA" | "SSY" | "PBK" | "CAL");
-            let mine = norm(&i.text, branch);
+            let branch = matches!(i.opcode.as_str(), "BRA" | "SSY" | "PBK" | "CAL" | "PRET");
+            // cuobjdump prints call targets as addresses (`CAL 0x1038` for
+            // `` CAL `($k$f) ``) and a JCAL's unrelocated field (`JCAL 0x0`).
+            let text = match &i.target {
+                Some(Target::Label(l)) if branch => match f.labels.get(l) {
+                    Some(&k) => i.text.replace(&format!("`({l})"), &format!("0x{:x}", f.instrs[k].addr)),
+                    None => i.text.clone(),
+                },
+                Some(Target::Label(l)) if i.opcode == "JCAL" => i.text.replace(&format!("`({l})"), "0x0"),
+                _ => i.text.clone(),
+            };
+            let mine = norm(&text, branch);
             let iadd3_imm = |v: &mut Vec<String>| {
                 if (v[0].ends_with("IADD3") || v[0].contains("IADD3."))
                     && let Some(o) = v.get_mut(3)

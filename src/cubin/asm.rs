@@ -5,6 +5,9 @@
 //! the encoding table (opcode, modifiers, operand kinds and ranges) and against the
 //! register alignment the compiler guarantees (64-bit data and `.E` address pairs even,
 //! 128-bit data 4-aligned: `ptxas-sm50-findings.md` §3), with `line:col` errors.
+// Input is hostile (`run` arguments, disasm/asm input): no panicking shortcuts here
+// (issue 20, docs/fuzzing.md "No-panic discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use super::{E_FLAGS, Kernel, PARAM_BASE, param_size, warp_wide, write};
 use crate::sass::data::ModuleData;
@@ -43,7 +46,13 @@ fn headers(listing: &str) -> Vec<Header> {
         let Some(h) = out.last_mut() else { continue };
         let Some(c) = line.strip_prefix("//") else { continue };
         let c = c.trim();
-        if let Some(rest) = c.strip_prefix(".entry ").or_else(|| c.strip_prefix(".func ")) {
+        // `compile` writes `// .entry k: 8 registers, ...`; `disasm` writes
+        // `// sh_info: 8 registers` (the count of sh_info, so that `asm` of a disassembly
+        // keeps it; without the function's name, which may hold anything, " registers"
+        // included).
+        if let Some(rest) =
+            c.strip_prefix(".entry ").or_else(|| c.strip_prefix(".func ")).or_else(|| c.strip_prefix("sh_info: "))
+        {
             let num = |key: &str| -> Option<u32> {
                 let at = rest.find(key)?;
                 rest[..at].split_whitespace().last()?.parse().ok()
@@ -64,8 +73,8 @@ fn headers(listing: &str) -> Vec<Header> {
 }
 
 fn col_of(listing: &str, i: &TextInstr, needle: &str) -> usize {
-    let line = listing.lines().nth(i.line - 1).unwrap_or("");
-    line.find(needle).or_else(|| line.find(&i.text)).map_or(1, |c| c + 1)
+    let line = listing.lines().nth(i.line.saturating_sub(1)).unwrap_or("");
+    line.find(needle).or_else(|| line.find(&i.text)).map_or(1, |c| c.saturating_add(1))
 }
 
 /// The register number of an operand such as `R4`, `[R4+0x8]`.
@@ -91,11 +100,11 @@ fn alignment(i: &TextInstr) -> Option<(String, String)> {
     };
     if let Some(d) = data
         && let Some(r) = first_reg(d)
-        && r % width != 0
+        && !r.is_multiple_of(width)
     {
         return Some((
             d.clone(),
-            format!("a {}-bit operand must start at a register divisible by {width}", 32 * width),
+            format!("a {}-bit operand must start at a register divisible by {width}", width.saturating_mul(32)),
         ));
     }
     if i.mods.iter().any(|m| m == "E")
@@ -118,6 +127,18 @@ pub fn assemble(listing: &str) -> Result<Vec<u8>, Vec<AsmError>> {
             message: "no function (`Function : NAME`) in the listing".into(),
         }]);
     }
+    // `compile` lists a device function compiled on its own as a function of its own
+    // (`// .func f: ...`); the cubin places it in its callers' sections with symbols and
+    // stack records (`super::link`) that a listing does not carry yet.
+    if let Some((k, _)) = listing.lines().enumerate().find(|(_, l)| l.trim_start().starts_with("// .func ")) {
+        return Err(vec![AsmError {
+            line: k.saturating_add(1),
+            col: 1,
+            message: "device functions compiled on their own (`.func`) cannot be assembled from a listing yet; \
+                      compile the PTX to a cubin instead"
+                .into(),
+        }]);
+    }
     let heads = headers(listing);
     let (data, const_bank) = match ModuleData::parse_listing(listing) {
         Ok(d) => d.unwrap_or_default(),
@@ -127,6 +148,17 @@ pub fn assemble(listing: &str) -> Result<Vec<u8>, Vec<AsmError>> {
     let mut errors = vec![];
     let mut kernels = vec![];
     for (k, f) in funcs.iter().enumerate() {
+        // The name goes into NUL-terminated ELF string tables (section `.text.NAME` and the
+        // symbol; ELF gABI "String Table"): a NUL in it made the ELF writer panic (found by
+        // fuzz/ asm).
+        if f.name.is_empty() || f.name.contains('\0') {
+            errors.push(AsmError {
+                line: f.instrs.first().map_or(1, |i| i.line),
+                col: 1,
+                message: format!("function name `{}` is empty or has a NUL character", f.name.escape_debug()),
+            });
+            continue;
+        }
         for i in &f.instrs {
             if let Some((op, m)) = alignment(i) {
                 errors.push(AsmError { line: i.line, col: col_of(listing, i, &op), message: format!("`{op}`: {m}") });
@@ -140,7 +172,7 @@ pub fn assemble(listing: &str) -> Result<Vec<u8>, Vec<AsmError>> {
                         let needle = format!("({})", r.symbol);
                         errors.push(AsmError {
                             line: i.line,
-                            col: col_of(listing, i, &needle) + 1,
+                            col: col_of(listing, i, &needle).saturating_add(1),
                             message: format!(
                                 "`{}`: symbol `{}` is not a module variable of the listing's data block (`{}`)",
                                 i.text,
@@ -153,6 +185,38 @@ pub fn assemble(listing: &str) -> Result<Vec<u8>, Vec<AsmError>> {
             }
             Ok(code) => {
                 let h = heads.get(k);
+                // sh_info keeps the count in bits 24..31 (sm50-encoding-and-cubin.md §4.2),
+                // and SPA 5.0 has at most 255 registers per thread (R0..R254): a larger
+                // count in a header comment would wrap silently (found by fuzz/ asm).
+                // Parameters end within the parameter space, 0x1100 bytes from c[0x0][0x140]
+                // (ptx::limits::KERNEL_PARAM_BYTES, ptxas 11.8's limit); a header comment
+                // naming c[0x0][0xffffffff] overflowed the writer's constant bank size
+                // (found with clippy::arithmetic_side_effects).
+                if let Some((off, size)) = h.into_iter().flat_map(|h| &h.params).find(|(off, size)| {
+                    u64::from(*off).saturating_add(u64::from(*size)) > crate::ptx::limits::KERNEL_PARAM_BYTES
+                }) {
+                    errors.push(AsmError {
+                        line: f.instrs.first().map_or(1, |i| i.line),
+                        col: 1,
+                        message: format!(
+                            "`{}`: a {size}-byte parameter at c[0x0][{:#x}] in the header comment ends beyond the 0x1100 bytes of parameter space",
+                            f.name,
+                            u64::from(*off).saturating_add(u64::from(PARAM_BASE))
+                        ),
+                    });
+                    continue;
+                }
+                if let Some(n) = h.and_then(|h| h.regs).filter(|n| *n > 255) {
+                    errors.push(AsmError {
+                        line: f.instrs.first().map_or(1, |i| i.line),
+                        col: 1,
+                        message: format!(
+                            "`{}`: {n} registers in the header comment; at most 255 fit (R0..R254)",
+                            f.name
+                        ),
+                    });
+                    continue;
+                }
                 // Without a header, the register count is the highest register named + 1.
                 let regs = h.and_then(|h| h.regs).unwrap_or_else(|| {
                     f.instrs
@@ -160,16 +224,13 @@ pub fn assemble(listing: &str) -> Result<Vec<u8>, Vec<AsmError>> {
                         .flat_map(|i| i.operands.iter())
                         .filter_map(|o| first_reg(o.trim_start_matches(['-', '|', '~', '!'])))
                         .max()
-                        .map_or(0, |r| r as u32 + 1)
+                        .map_or(0, |r| (r as u32).saturating_add(1))
                 });
                 kernels.push(Kernel {
-                    name: f.name.clone(),
                     warp_wide: warp_wide(f),
-                    code,
-                    regs,
-                    frame_bytes: h.map_or(0, |h| h.frame),
                     shared_bytes: h.map_or(0, |h| h.shared),
                     params: h.map_or(vec![], |h| h.params.clone()),
+                    ..Kernel::new(f.name.clone(), code, regs, h.map_or(0, |h| h.frame))
                 })
             }
             Err(es) => {

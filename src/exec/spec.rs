@@ -19,6 +19,9 @@
 //! Data of buffers and module-variable contents (`--init NAME=SPEC`, SPEC one of `file:`,
 //! `bytes:`, `zeros:`, `rand:`) count against one byte [`Budget`]; a file is read only up
 //! to it (so `file:/dev/zero` stops with an error instead of filling memory).
+// Input is hostile (`run` arguments, disasm/asm input): no panicking shortcuts here
+// (issue 20, docs/fuzzing.md "No-panic discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use super::Rng;
 use super::ptx::args::Arg;
@@ -68,7 +71,7 @@ impl Budget {
                 self.left, self.limit
             )));
         }
-        self.left -= n;
+        self.left = self.left.saturating_sub(n);
         Ok(())
     }
 }
@@ -80,8 +83,8 @@ pub fn dims(s: &str) -> Result<[u32; 3], String> {
         return Err(format!("`{s}`: expected X, X,Y or X,Y,Z"));
     }
     let mut d = [1u32; 3];
-    for (k, p) in parts.iter().enumerate() {
-        d[k] = p.trim().parse().ok().filter(|v| *v >= 1).ok_or_else(|| format!("`{p}` is not a positive integer"))?;
+    for (slot, p) in d.iter_mut().zip(&parts) {
+        *slot = p.trim().parse().ok().filter(|v| *v >= 1).ok_or_else(|| format!("`{p}` is not a positive integer"))?;
     }
     Ok(d)
 }
@@ -102,7 +105,10 @@ fn hex(s: &str) -> Result<Vec<u8>, SpecError> {
     if !s.len().is_multiple_of(2) || !s.bytes().all(|b| b.is_ascii_hexdigit()) {
         return usage(format!("`{s}`: expected hex digits, two per byte"));
     }
-    Ok((0..s.len()).step_by(2).map(|k| u8::from_str_radix(&s[k..k + 2], 16).unwrap_or(0)).collect())
+    Ok(s.as_bytes()
+        .chunks(2)
+        .map(|pair| std::str::from_utf8(pair).ok().and_then(|d| u8::from_str_radix(d, 16).ok()).unwrap_or(0))
+        .collect())
 }
 
 /// The bytes of the file `path`, read only up to what `budget` allows.
@@ -142,7 +148,7 @@ fn data(s: &str, rng: &mut Rng, budget: &mut Budget) -> Result<Option<Vec<u8>>, 
                 _ => return usage(format!("`{ty}`: expected u8, u16, u32, u64, f32 or f64")),
             };
             budget.take(&format!("`{s}`"), n.saturating_mul(size))?;
-            let mut out = Vec::with_capacity((n * size) as usize);
+            let mut out = Vec::with_capacity(n.saturating_mul(size) as usize);
             for _ in 0..n {
                 let r = rng.next_u64();
                 match ty {
@@ -194,6 +200,7 @@ pub fn init(s: &str, rng: &mut Rng, budget: &mut Budget) -> Result<(String, Vec<
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;
 

@@ -278,8 +278,11 @@ impl Checker<'_> {
             }
         }
         if matches!(o.op, Op::Call(_)) {
-            // The callee may change every caller-saved register and predicate.
+            // The callee may change every caller-saved register and predicate. R1, the
+            // stack pointer, comes back as it went (docs/abi.md: a function moves it down
+            // on entry and back before `RET`, as ptxas 11.8 does).
             s.retain(|loc, _| match *loc {
+                1 => true,
                 l if l < 255 => crate::sass::abi::is_callee_saved(l as u8),
                 l if (PRED_BASE..SPILL_BASE).contains(&l) => false,
                 _ => true,

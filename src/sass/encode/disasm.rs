@@ -68,18 +68,19 @@ pub fn disassemble(bytes: &[u8], relocs: &HashMap<u32, String>) -> Result<Vec<Li
     Ok(out)
 }
 
-/// The lines of one function as listing text (`\t\tFunction : NAME` header first).
-/// `targets` are the indirect-branch targets of SYNC/BRK (the cubin's
+/// The lines of one function as listing text (`\t\tFunction : NAME` header first, then
+/// `\t// sh_info: N registers` with the section's register count `regs`, which `asm`
+/// reads back; the name is not repeated there, since it may hold anything). `targets` are the indirect-branch targets of SYNC/BRK (the cubin's
 /// EIATTR_INDIRECT_BRANCH_TARGETS): each target gets a label line `.L_x_N:` and the
 /// instruction nvdisasm's note `(*"BRANCH_TARGETS .L_x_N"*)`, which the hazard checker
 /// follows. A target at a bundle's address names the bundle's first instruction.
-pub fn listing(name: &str, lines: &[Line], targets: &HashMap<u32, Vec<u32>>) -> String {
+pub fn listing(name: &str, regs: u32, lines: &[Line], targets: &HashMap<u32, Vec<u32>>) -> String {
     let at = |t: u32| if t.is_multiple_of(32) { t + 8 } else { t };
     let mut addrs: Vec<u32> = targets.values().flatten().map(|&t| at(t)).collect();
     addrs.sort_unstable();
     addrs.dedup();
     let label: HashMap<u32, String> = addrs.iter().enumerate().map(|(k, &a)| (a, format!(".L_x_{k}"))).collect();
-    let mut s = format!("\t\tFunction : {name}\n");
+    let mut s = format!("\t\tFunction : {name}\n\t// sh_info: {regs} registers\n");
     for l in lines {
         if let Some(lb) = label.get(&l.addr) {
             let _ = writeln!(s, "{lb}:");

@@ -165,6 +165,9 @@ pub struct Code {
     /// lists them in EIATTR_INDIRECT_BRANCH_TARGETS (targets in ptxas's convention: a
     /// bundle's first instruction is named by the bundle's address).
     pub sync_targets: Vec<(u32, u32)>,
+    /// Offsets of every `JMX` (an indirect call: EIATTR_INDIRECT_BRANCH_TARGETS lists it
+    /// with kind 1, "kind_call", and no target, as ptxas 11.8 lists its `BRX` calls).
+    pub indirect_calls: Vec<u32>,
     /// Deepest nesting of `SSY`/`PBK` regions (a region runs from the instruction to its
     /// target).
     pub crs_depth: u32,
@@ -250,7 +253,7 @@ pub fn encode_text(
     // nvdisasm's branch-target notes on SYNC/BRK are comments, not operands.
     operands.retain(|o| !o.starts_with("(*"));
     if let (Some(Target::Label(l)), Some(last)) = (&i.target, operands.last_mut())
-        && matches!(i.opcode.as_str(), "BRA" | "SSY" | "PBK" | "CAL" | "PCNT")
+        && matches!(i.opcode.as_str(), "BRA" | "SSY" | "PBK" | "CAL" | "PCNT" | "PRET")
         && last.contains(l.as_str())
     {
         *last = l.clone();
@@ -306,6 +309,7 @@ fn crs_regions(code: &mut Code, f: &TextFunction) {
 fn note(code: &mut Code, i: &TextInstr, addr: u32) {
     match i.opcode.as_str() {
         "EXIT" => code.exits.push(addr),
+        "JMX" => code.indirect_calls.push(addr),
         "S2R" if i.operands.get(1).is_some_and(|o| o.starts_with("SR_CTAID")) => {
             code.s2r_ctaid.push(addr);
             code.ctaid_z |= i.operands[1] == "SR_CTAID.Z";

@@ -623,12 +623,16 @@ fn parse_mem(s: &str) -> Option<(u64, i64)> {
     }
 }
 
-/// `32@lo(sym)`, `32@hi(sym)`: the halves of a symbol's address, patched at load time.
+/// `32@lo(sym)`, `32@hi(sym)`: the halves of a symbol's address, patched at load time;
+/// `` `(sym) ``: a `JCAL`'s absolute target, R_CUDA_ABS32_20 (ptxas 11.8 `JCAL `(vprintf)`,
+/// `sm50-encoding-and-cubin.md` §3).
 fn parse_reloc(s: &str) -> Option<Reloc> {
     let (kind, rest) = if let Some(r) = s.strip_prefix("32@lo(") {
         (43, r)
     } else if let Some(r) = s.strip_prefix("32@hi(") {
         (44, r)
+    } else if let Some(r) = s.strip_prefix("`(") {
+        (42, r)
     } else {
         return None;
     };

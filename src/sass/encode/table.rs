@@ -565,6 +565,13 @@ pub const ROWS: &[Row] = &[
     One(0xe260, 0xfff0, "CAL noguard =6=1 =0:6=0 : T"),
     // JCAL: an absolute 32-bit target, patched by R_CUDA_ABS32_20 (`exp/elf/k_call.cubin`).
     One(0xe220, 0xfff0, "JCAL noguard =6=1 =0:6=0 : U32"),
+    // PRET pushes the return address for the indirect call (JMX) after it: ptxas 11.8
+    // `0xe270000000800040` PRET `(.L_x_0)` before `BRX R2 -0x60 (*"INDIRECT_CALL"*)` (probe
+    // `calls.ptx`); bit 6 as in CAL.
+    One(0xe270, 0xfff0, "PRET noguard =6=1 =0:6=0 : T"),
+    // JMX Ra: nvdisasm 11.8 `-b SM50` prints `0xe20000000007020f` as `JMX R2` (condition
+    // code in 0..4 as BRA's; the offset field 20..43 is kept 0, the only value we emit).
+    One(0xe200, 0xfff0, "JMX =20:24=0 : ?CC@0, R@8"),
     One(0xf0f8, 0xfff8, "SYNC : ?CC@0"),
     One(0xe340, 0xfff0, "BRK : ?CC@0"),
     One(0xe350, 0xfff0, "CONT : ?CC@0"),

@@ -669,7 +669,9 @@ impl Analysis<'_> {
     fn block_end(&self, k: usize) -> bool {
         !matches!(self.nodes[k].fx.flow, Flow::Next | Flow::Push)
             || self.head.get(k + 1).is_none_or(|h| *h)
-            || self.nodes[k + 1].func != self.nodes[k].func
+            // The listing's last instruction may fall through (a truncated or hand-written
+            // listing): it ends its block (found by fuzz/ `check`).
+            || self.nodes.get(k + 1).is_none_or(|n| n.func != self.nodes[k].func)
     }
 }
 
