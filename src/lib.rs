@@ -13,6 +13,7 @@ pub mod cubin;
 pub mod diag;
 pub mod driver;
 pub mod exec;
+pub mod explore;
 pub mod ir;
 pub mod lower;
 pub mod ptx;

@@ -6,6 +6,7 @@
 use clap::{Parser, Subcommand, ValueEnum};
 use ptx2sass::diag::SourceFile;
 use ptx2sass::driver::{self, Emit};
+use ptx2sass::sass::source_map::{SourceMap, annotated_listing};
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -32,6 +33,21 @@ enum Command {
     Disasm(DisasmArgs),
     /// Assemble a listing (`compile` output, possibly edited) into a cubin.
     Asm(AsmArgs),
+    /// Write a self-contained HTML report: PTX, IR after lowering and SASS side by side,
+    /// lines linked by provenance, control fields in words, statistics, CFGs.
+    Explore(ExploreArgs),
+}
+
+#[derive(clap::Args)]
+struct ExploreArgs {
+    /// Input PTX file.
+    input: PathBuf,
+    /// The HTML file to write.
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Maximum registers per thread (like ptxas's --maxrregcount).
+    #[arg(long, default_value_t = 255, value_parser = clap::value_parser!(u32).range(16..=255))]
+    maxrregcount: u32,
 }
 
 #[derive(clap::Args)]
@@ -233,6 +249,11 @@ struct CompileArgs {
     /// Print the wall time and peak memory of each compilation stage on stderr.
     #[arg(long)]
     time_passes: bool,
+    /// Before each run of SASS instructions, print the PTX statement they implement
+    /// (`// k.ptx:42  ld.global.f32 %f1, [%rd4];`) and, where the PTX has `.loc`
+    /// directives, the source line, as comments (SASS listing only).
+    #[arg(long)]
+    annotate: bool,
     /// Threads compiling functions in parallel (default: one per core; the output does
     /// not depend on it).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
@@ -343,6 +364,10 @@ fn compile(args: CompileArgs) -> ExitCode {
         EmitArg::Sass => Emit::Sass,
         EmitArg::Cubin => Emit::Cubin,
     };
+    if args.annotate && emit != Emit::Sass {
+        errln!("error: --annotate annotates the SASS listing; it cannot be used with --emit other than sass");
+        return ExitCode::from(1);
+    }
     let mut opts = driver::Options { emit, ..driver::Options::default() };
     opts.regalloc.max_regs = args.maxrregcount;
     opts.regalloc.verify |= args.verify;
@@ -381,7 +406,12 @@ fn compile(args: CompileArgs) -> ExitCode {
                     errln!("ptx2sass info    : Estimated {} cycles (one pass through the code)", s.cycles);
                 }
             }
-            let bytes = out.binary.as_deref().unwrap_or(out.text.as_bytes());
+            let annotated = match (&out.program, args.annotate && out.binary.is_none()) {
+                (Some(p), true) => Some(annotated_listing(p, &SourceMap::new(src), &name)),
+                _ => None,
+            };
+            let text = annotated.as_deref().unwrap_or(&out.text);
+            let bytes = out.binary.as_deref().unwrap_or(text.as_bytes());
             if let Err(e) = write_output(args.output.as_ref(), bytes) {
                 if e.kind() == std::io::ErrorKind::BrokenPipe {
                     // The reader stopped early (`| head`): not an error, as for Unix tools.
@@ -717,6 +747,42 @@ fn listing_launch(
     ptx2sass::exec::ptx::args::launch_with_layout(kernel, (&slots, &arrays, total), grid, block, args, max_steps)
 }
 
+fn explore(args: ExploreArgs) -> ExitCode {
+    let name = args.input.display().to_string();
+    let bytes = match read_input(&args.input) {
+        Ok(b) => b,
+        Err(e) => {
+            errln!("error: cannot read {name}: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let src = match driver::decode(&bytes) {
+        Ok(s) => s,
+        Err(d) => {
+            let lossy = String::from_utf8_lossy(&bytes);
+            err!("{}", SourceFile::new(&name, &lossy).render(&d));
+            return ExitCode::from(1);
+        }
+    };
+    let mut opts = driver::Options::default();
+    opts.regalloc.max_regs = args.maxrregcount;
+    let short = args.input.file_name().map_or(name.clone(), |n| n.to_string_lossy().into_owned());
+    match ptx2sass::explore::report(src, &short, &opts) {
+        Ok(html) => match write_output(Some(&args.output), html.as_bytes()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                errln!("error: cannot write {}: {e}", args.output.display());
+                ExitCode::from(1)
+            }
+        },
+        Err(diags) => {
+            err!("{}", SourceFile::new(&name, src).render_all(&diags));
+            errln!("error: {name} does not compile; no report written");
+            ExitCode::from(1)
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
@@ -725,5 +791,6 @@ fn main() -> ExitCode {
         Command::Run(args) => run(args),
         Command::Disasm(args) => disasm(args),
         Command::Asm(args) => asm(args),
+        Command::Explore(args) => explore(args),
     }
 }

@@ -281,7 +281,9 @@ pub struct CcLink {
 
 /// One instruction: optional guard, opcode with typed modifiers, destinations and sources
 /// in nvdisasm operand order (destinations first).
-#[derive(Clone, Debug, PartialEq)]
+///
+/// Equality ignores [`Instr::origin`]: provenance is not part of what the instruction does.
+#[derive(Clone, Debug)]
 pub struct Instr {
     /// Guard predicate.
     pub guard: Option<Guard>,
@@ -293,12 +295,30 @@ pub struct Instr {
     pub srcs: Vec<Src>,
     /// The CC values it writes and reads (IR only).
     pub cc: CcLink,
+    /// Provenance: the byte offset in the PTX source of the statement this instruction
+    /// implements, or `None` (listings read back, code the compiler adds on its own such as
+    /// the final self-branch). In the IR the same fact lives in `ir::Block::origins`;
+    /// [`crate::sched::schedule`] copies it here, and `sass::source_map` maps it
+    /// to PTX lines and `.loc` source lines.
+    pub origin: Option<u32>,
+}
+
+impl PartialEq for Instr {
+    fn eq(&self, o: &Instr) -> bool {
+        self.guard == o.guard && self.op == o.op && self.dsts == o.dsts && self.srcs == o.srcs && self.cc == o.cc
+    }
 }
 
 impl Instr {
-    /// An unguarded instruction.
+    /// An unguarded instruction (no provenance).
     pub fn new(op: Op, dsts: Vec<Dst>, srcs: Vec<Src>) -> Instr {
-        Instr { guard: None, op, dsts, srcs, cc: CcLink::default() }
+        Instr { guard: None, op, dsts, srcs, cc: CcLink::default(), origin: None }
+    }
+
+    /// With provenance `origin` (a PTX byte offset, see [`Instr::origin`]).
+    pub fn from_origin(mut self, origin: Option<u32>) -> Instr {
+        self.origin = origin;
+        self
     }
 
     /// With a guard predicate.

@@ -12,5 +12,6 @@ pub mod mods;
 pub mod op;
 pub mod print;
 pub mod program;
+pub mod source_map;
 pub mod sync;
 pub mod text;

@@ -322,7 +322,8 @@ pub(super) fn annotate(code: Vec<Scheduled>) -> Vec<Scheduled> {
         // `DEPBAR.LE SB5, j` before the instruction.
         if let Some(count) = depbar {
             let d = Scheduled {
-                instr: Instr::new(Op::Depbar { sb: COUNTED_BARRIER, count }, vec![], vec![]),
+                // Attributed to the instruction it waits for the operands of.
+                instr: Instr::new(Op::Depbar { sb: COUNTED_BARRIER, count }, vec![], vec![]).from_origin(ins.origin),
                 ctrl: Ctrl { stall: DEPBAR_STALL, ..Ctrl::default() },
                 label: None,
             };

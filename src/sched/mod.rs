@@ -71,7 +71,10 @@ fn linearize(f: &Function) -> Vec<Scheduled> {
             if last && i.op == Op::Bra && i.guard.is_none() && Some(target_of(f.succs(b)[0])) == next {
                 continue;
             }
-            code.push(Scheduled { instr: i.clone(), ctrl: Ctrl::default(), label: label.take() });
+            // Provenance: the PTX statement the IR instruction came from (`Block::origins`;
+            // `Span::default()`, offset 0 with an empty span, is "none").
+            let o = blk.origins.get(k).filter(|s| s.hi > s.lo).map(|s| s.lo);
+            code.push(Scheduled { instr: i.clone().from_origin(o), ctrl: Ctrl::default(), label: label.take() });
         }
     }
     for s in code.iter_mut() {
@@ -127,7 +130,7 @@ fn peephole(mut code: Vec<Scheduled>) -> Vec<Scheduled> {
             && ts.instr.guard.is_none()
             && matches!(ts.instr.op, Op::Sync | Op::Brk | Op::Exit)
         {
-            code[k].instr = Instr::new(ts.instr.op, vec![], vec![]).guarded(g.pred, g.neg);
+            code[k].instr = Instr::new(ts.instr.op, vec![], vec![]).guarded(g.pred, g.neg).from_origin(i.origin);
             continue;
         }
         if t == k + 2
