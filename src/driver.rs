@@ -121,14 +121,14 @@ pub fn decode(bytes: &[u8]) -> Result<&str, Diag> {
 
 /// With verification on (`--verify`, debug builds), checks that `stage` kept every carry
 /// flag reader reading its own writer's value ([`ir::cc::verify`]).
-fn cc_links_kept(irm: &ir::Module, opts: &Options, stage: &str) -> Result<(), Vec<Diag>> {
+fn cc_links_kept(irm: &ir::Module, opts: &Options, stage: &str, allocated: bool) -> Result<(), Vec<Diag>> {
     if !opts.regalloc.verify {
         return Ok(());
     }
     let errors: Vec<Diag> = irm
         .functions
         .iter()
-        .filter_map(|f| ir::cc::verify(f).err())
+        .filter_map(|f| if allocated { ir::cc::verify_allocated(f) } else { ir::cc::verify(f) }.err())
         .map(|e| Diag::error(Span::default(), format!("internal error after {stage}: {e}")))
         .collect();
     if errors.is_empty() { Ok(()) } else { Err(errors) }
@@ -163,7 +163,7 @@ pub fn compile_timed(src: &str, opts: &Options, timer: &mut PassTimer) -> Result
     }
     let mut staged = timer.time("lower", || lower::build(&module, &opts.lower));
     timer.time("clean-up", || lower::clean_up(&mut staged, &opts.lower));
-    timer.time("reconverge", || lower::reconverge(&mut staged));
+    timer.time("reconverge", || lower::reconverge(&mut staged, &opts.lower));
     let (mut irm, w) = lower::finish(staged)?;
     warnings.extend(w);
     match opts.emit {
@@ -200,7 +200,7 @@ pub fn compile_timed(src: &str, opts: &Options, timer: &mut PassTimer) -> Result
         timer.time("list-sched", || {
             irm.functions.par_iter_mut().zip(budgets.par_iter()).for_each(|(f, b)| sched::list::reorder(f, b.max_regs))
         });
-        cc_links_kept(&irm, opts, "list scheduling")?;
+        cc_links_kept(&irm, opts, "list scheduling", false)?;
     }
     if opts.emit == Emit::IrSched {
         return Ok(Output { text: irm.to_string(), stats: vec![], warnings, program: None, binary: None });
@@ -224,7 +224,7 @@ pub fn compile_timed(src: &str, opts: &Options, timer: &mut PassTimer) -> Result
         timer.time("list-sched-post", || {
             irm.functions.par_iter_mut().zip(budgets.par_iter()).for_each(|(f, b)| sched::list::reorder(f, b.max_regs))
         });
-        cc_links_kept(&irm, opts, "list scheduling after allocation")?;
+        cc_links_kept(&irm, opts, "list scheduling after allocation", true)?;
     }
     if opts.emit == Emit::IrAlloc {
         return Ok(Output { text: irm.to_string(), stats: vec![], warnings, program: None, binary: None });
@@ -242,6 +242,13 @@ pub fn compile_timed(src: &str, opts: &Options, timer: &mut PassTimer) -> Result
         }
     }
     program.propagate_register_counts();
+    if opts.lower.check_reconvergence {
+        for f in &program.functions {
+            lower::cfg::check::check_code(f).map_err(|e| {
+                vec![Diag::error(Span::default(), format!("internal error: reconvergence in the scheduled code: {e}"))]
+            })?;
+        }
+    }
     let text = timer.time("print", || program.to_string());
     // The printed listing read back: what the hazard checker and the estimate see.
     let listing = timer.time("read-back", || sass::text::parse(&text)).map_err(|e| {

@@ -53,7 +53,7 @@ fn lowered_ir(src: &str, opts: &Options) -> Result<ir::Module, Vec<Diag>> {
     let (module, _) = ptx::parse_with(src, &opts.front)?;
     let mut staged = lower::build(&module, &opts.lower);
     lower::clean_up(&mut staged, &opts.lower);
-    lower::reconverge(&mut staged);
+    lower::reconverge(&mut staged, &opts.lower);
     Ok(lower::finish(staged)?.0)
 }
 

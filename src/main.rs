@@ -223,7 +223,8 @@ struct CompileArgs {
     #[arg(long, default_value_t = 255, value_parser = clap::value_parser!(u32).range(16..=255))]
     maxrregcount: u32,
     /// Run regalloc2's checker and the independent allocation verifier on every
-    /// allocation, the hazard checker on the scheduled program, and encode it.
+    /// allocation, the reconvergence checker on every lowered function, the hazard
+    /// checker on the scheduled program, and encode it.
     #[arg(long)]
     verify: bool,
     /// Safe scheduling: wait for every variable-latency result and source read right
@@ -372,6 +373,7 @@ fn compile(args: CompileArgs) -> ExitCode {
     opts.regalloc.verify |= args.verify;
     opts.check_hazards |= args.verify;
     opts.check_encoding |= args.verify;
+    opts.lower.check_reconvergence |= args.verify;
     opts.sched.serial = args.serial;
     opts.sched.reorder = !args.no_reorder;
     opts.lower.deny_emulation = args.deny_emulation;

@@ -146,6 +146,28 @@ fn local_array_read_after_a_call() {
     }
 }
 
+/// Predicates joined at block parameters (a loop-carried predicate, one redefined in one
+/// arm of an `if`) and live across a kept call: every predicate register is caller-saved,
+/// so they go to general-purpose registers with their whole phi web (it was an internal
+/// error "more than 7 predicates that cannot be kept in general-purpose registers"; found
+/// by the random programs of arbitrary control flow).
+#[test]
+fn predicates_joined_at_blocks_live_across_calls() {
+    let funcs = ".func (.reg .u32 r) twice(.reg .u32 a) { add.u32 r, a, a; ret; }";
+    let body = "mov.u32 %r0, %x;\nmov.u32 %r1, 0;\nsetp.lt.u32 %p0, %x, 10;\n\
+        setp.eq.u32 %p1, %x, 3;\n@%p1 bra SKIP;\nadd.u32 %r0, %r0, 1;\nmul.lo.u32 %r0, %r0, 3;\n\
+        xor.b32 %r0, %r0, 5;\nsetp.gt.u32 %p1, %x, 15;\nSKIP:\n\
+        LOOP:\ncall (%r0), twice, (%r0);\nnot.pred %p0, %p0;\nadd.u32 %r1, %r1, 1;\n\
+        setp.lt.u32 %p2, %r1, 3;\n@%p2 bra LOOP;\n\
+        selp.u32 %r2, 1, 0, %p0;\nselp.u32 %r3, 1, 0, %p1;\nst.global.v4.u32 [%o], {%r0, %r2, %r3, %x};";
+    for (t, out) in run(&kernel(funcs, body)).iter().enumerate() {
+        let x = input(t as u32);
+        let r0 = if x == 3 { x } else { ((x + 1) * 3) ^ 5 };
+        // Three negations of `x < 10`; `p1` is `x > 15` unless x == 3 (then true).
+        assert_eq!(out[..3], [r0.wrapping_mul(8), u32::from(x >= 10), u32::from(x == 3 || x > 15)], "thread {t}");
+    }
+}
+
 /// A predicate argument or return variable for a non-predicate parameter (or a register
 /// of another size) is a diagnostic, as in ptxas, not an internal error.
 #[test]

@@ -243,6 +243,12 @@ pub enum ExecError {
     /// Threads of a CTA that can never all reach the same barrier.
     #[error("deadlock: {0}")]
     Deadlock(String),
+    /// Missing reconvergence (simulator only): a barrier reached by part of a warp while
+    /// its other live threads wait on the reconvergence stack, or an `SSY`/`PBK` pushed
+    /// again while its earlier entry still holds threads (a region left without its
+    /// `SYNC`/`BRK`).
+    #[error("divergence: {0}")]
+    Divergence(String),
     /// The launch itself is invalid (no such kernel, bad shape, wrong parameter bytes).
     #[error("invalid launch: {0}")]
     Launch(String),

@@ -15,6 +15,7 @@ pub mod barrier;
 pub mod bits;
 pub mod call;
 pub mod callgraph;
+pub mod cfg;
 pub mod combine;
 pub mod ctx;
 pub mod cvt;
@@ -53,7 +54,7 @@ use std::collections::{HashMap, HashSet};
 pub const PARAM_BASE: u32 = 0x140;
 
 /// Options that change what lowering emits.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Options {
     /// Stop after SSA construction (no cleanup passes), for debugging lowering.
     pub no_opt: bool,
@@ -61,6 +62,22 @@ pub struct Options {
     pub deny_emulation: bool,
     /// Which calls are inlined (`--inline`, [`callgraph::Inline`]).
     pub inline: callgraph::Inline,
+    /// Run the reconvergence checker ([`cfg::check`]) on every lowered function and fail
+    /// with an internal error if it finds a violation. On by default in debug builds (so
+    /// every program compiled in the test suite is checked); the CLI's `--verify` turns
+    /// it on.
+    pub check_reconvergence: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            no_opt: false,
+            deny_emulation: false,
+            inline: callgraph::Inline::default(),
+            check_reconvergence: cfg!(debug_assertions),
+        }
+    }
 }
 
 fn align_up(x: u32, a: u32) -> u32 {
@@ -75,7 +92,7 @@ fn align_up(x: u32, a: u32) -> u32 {
 pub fn lower(m: &ast::Module, opts: &Options) -> Result<(ir::Module, Vec<Diag>), Vec<Diag>> {
     let mut staged = build(m, opts);
     clean_up(&mut staged, opts);
-    reconverge(&mut staged);
+    reconverge(&mut staged, opts);
     finish(staged)
 }
 
@@ -205,17 +222,22 @@ fn clean_up_function(func: &mut Function) {
     }
 }
 
-/// Stage 3: reconvergence points for divergent branches ([`reconverge::insert`]) and the
-/// IR verifier on every function.
-pub fn reconverge(st: &mut Staged) {
+/// Stage 3: reconvergence points for divergent branches ([`reconverge::insert`]), the
+/// IR verifier and (with `opts.check_reconvergence`) the reconvergence checker
+/// ([`cfg::check`]) on every function.
+pub fn reconverge(st: &mut Staged, opts: &Options) {
     use rayon::prelude::*;
     st.kernels.par_iter_mut().for_each(|k| {
         let Some(func) = &mut k.func else { return };
         let failed = match reconverge::insert(func, k.span) {
             Err(d) => Some(d),
-            Ok(()) => ir::verify::verify(func)
-                .err()
-                .map(|e| Diag::error(k.span, format!("internal error after lowering: {e}"))),
+            Ok(()) => match ir::verify::verify(func) {
+                Err(e) => Some(Diag::error(k.span, format!("internal error after lowering: {e}"))),
+                Ok(()) if opts.check_reconvergence => cfg::check::check(func)
+                    .err()
+                    .map(|e| Diag::error(k.span, format!("internal error: reconvergence: {e}"))),
+                Ok(()) => None,
+            },
         };
         if let Some(d) = failed {
             k.diags.push(d);
@@ -236,11 +258,12 @@ pub fn finish(st: Staged) -> Result<(ir::Module, Vec<Diag>), Vec<Diag>> {
     if diags.iter().any(Diag::is_error) { Err(diags) } else { Ok((out, diags)) }
 }
 
-/// The passes right after lowering a function: unreachable code, exits, critical edges,
-/// SSA form.
+/// The passes right after lowering a function: unreachable code, exits, irreducible
+/// regions made reducible ([`cfg::reducible`]), critical edges, SSA form.
 fn prepare(mut func: Function) -> Function {
     opt::remove_unreachable(&mut func);
     opt::thread_exits(&mut func);
+    cfg::reducible::make_reducible(&mut func);
     opt::split_critical_edges(&mut func);
     ssa::construct(&mut func);
     func

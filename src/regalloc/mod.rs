@@ -52,8 +52,8 @@ pub enum Error {
     #[error("regalloc2's checker rejected the allocation: {0}")]
     Checker(String),
     /// More than P0..P6 would be needed at once by predicates that cannot be demoted to
-    /// general-purpose registers (block parameters, edge arguments, conditional
-    /// definitions).
+    /// general-purpose registers (the short-lived ones demotion creates,
+    /// [`predicates::demote`]).
     #[error("more than 7 predicates that cannot be kept in general-purpose registers are live at once")]
     PredicatePressure,
     /// The allocation could not be turned into instructions.

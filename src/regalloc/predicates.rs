@@ -8,8 +8,11 @@
 //! * before each reader of `p`: `ISETP.NE.AND q, PT, g, RZ, PT`, and the reader uses `q`.
 //!
 //! Neither instruction touches the condition code, so they may sit inside `.CC`/`.X`
-//! chains. Predicates that are block parameters or edge arguments are not demoted (they
-//! are rare: predicates merged at joins); if those alone exceed seven, allocation fails.
+//! chains. Predicates merged at joins (block parameters and the edge arguments passed to
+//! them) are demoted together, as one phi web: the parameters become general-purpose
+//! block parameters. An if-converted (guarded) definition is saved under its own guard.
+//! Only the short-lived predicates demotion creates are never demoted; if those alone
+//! exceeded seven at some instruction, allocation would fail.
 
 use super::Error;
 use crate::ir::{BlockId, Function, VRegKind, for_each_def, for_each_use};
@@ -85,26 +88,89 @@ fn live_across_calls(f: &Function) -> Vec<u32> {
     v
 }
 
-/// Demotes predicates of the SSA function `f` that live across a call, and more until at
-/// most [`PRED_REGS`] are live at any instruction. Returns how many were demoted; errors if the remaining ones (block
-/// parameters and edge arguments, which are not demoted) still need more.
-pub fn demote(f: &mut Function) -> Result<usize, Error> {
-    let mut demoted = 0;
-    let mut fixed: HashSet<u32> = HashSet::new();
-    for &b in &f.layout {
-        fixed.extend(f.cfg[b].params.iter().copied());
-        for e in f.succ_edges(b) {
-            fixed.extend(f.cfg[e].args.iter().copied());
+/// The predicate values joined through block parameters: each block parameter with the
+/// arguments every incoming edge passes it, transitively (a union-find over parameters and
+/// arguments). A phi web is demoted as a whole: its parameters become general-purpose
+/// block parameters and its arguments general-purpose values, so no predicate has to
+/// cross an edge.
+struct Webs {
+    parent: HashMap<u32, u32>,
+}
+
+impl Webs {
+    fn new(f: &Function) -> Webs {
+        let mut w = Webs { parent: HashMap::new() };
+        for &b in &f.layout {
+            for e in f.pred_edges(b) {
+                for (&p, &a) in f.cfg[b].params.iter().zip(&f.cfg[e].args) {
+                    if is_pred(f, p) {
+                        w.union(p, a);
+                    }
+                }
+            }
+        }
+        w
+    }
+
+    fn find(&mut self, v: u32) -> u32 {
+        let mut r = v;
+        while let Some(&p) = self.parent.get(&r)
+            && p != r
+        {
+            r = p;
+        }
+        // Path compression.
+        let mut x = v;
+        while let Some(&p) = self.parent.get(&x)
+            && p != r
+        {
+            self.parent.insert(x, r);
+            x = p;
+        }
+        r
+    }
+
+    fn union(&mut self, a: u32, b: u32) {
+        self.parent.entry(a).or_insert(a);
+        self.parent.entry(b).or_insert(b);
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra != rb {
+            self.parent.insert(ra.max(rb), ra.min(rb));
         }
     }
+
+    /// Every value of `v`'s web (`v` alone when it meets no block parameter).
+    fn members(&mut self, v: u32) -> Vec<u32> {
+        if !self.parent.contains_key(&v) {
+            return vec![v];
+        }
+        let r = self.find(v);
+        let keys: Vec<u32> = self.parent.keys().copied().collect();
+        let mut out: Vec<u32> = keys.into_iter().filter(|&x| self.find(x) == r).collect();
+        out.sort_unstable();
+        out
+    }
+}
+
+/// Demotes predicates of the SSA function `f` that live across a call, and more until at
+/// most [`PRED_REGS`] are live at any instruction; a value joined with others through
+/// block parameters is demoted with its whole web ([`Webs`]). Returns how many webs were
+/// demoted; errors if the predicates that cannot be demoted (the short-lived ones
+/// demotion itself creates) still need more.
+pub fn demote(f: &mut Function) -> Result<usize, Error> {
+    let mut demoted = 0;
+    let mut webs = Webs::new(f);
+    // Values already demoted, and the short-lived predicates that replace them.
+    let mut fixed: HashSet<u32> = HashSet::new();
     // Predicates live across a call: every predicate register is caller-saved.
     for v in live_across_calls(f) {
         if fixed.contains(&v) {
-            return Err(Error::PredicatePressure);
+            continue;
         }
+        let web = webs.members(v);
         let first_new = f.vregs.len() as u32;
-        demote_one(f, v)?;
-        fixed.insert(v);
+        demote_web(f, &web)?;
+        fixed.extend(web);
         fixed.extend(first_new..f.vregs.len() as u32);
         demoted += 1;
     }
@@ -131,60 +197,99 @@ pub fn demote(f: &mut Function) -> Result<usize, Error> {
         let Some((&v, _)) = score.iter().max_by_key(|(v, n)| (**n, std::cmp::Reverse(**v))) else {
             return Err(Error::PredicatePressure);
         };
+        let web = webs.members(v);
         let first_new = f.vregs.len() as u32;
-        demote_one(f, v)?;
-        // The value and the short-lived predicates that replace it are final.
-        fixed.insert(v);
+        demote_web(f, &web)?;
+        // The values and the short-lived predicates that replace them are final.
+        fixed.extend(web);
         fixed.extend(first_new..f.vregs.len() as u32);
         demoted += 1;
     }
 }
 
-/// Keeps predicate `v` in a GPR from its definition on (see the module documentation).
-fn demote_one(f: &mut Function, v: u32) -> Result<(), Error> {
-    let g = f.new_vreg(VRegKind::Gpr(1));
-    let p = Reg::V(v);
+/// Keeps the predicates of `web` in GPRs (see the module documentation): each value `x`
+/// gets a GPR `gx` holding 0/1, written right after `x`'s defining instruction under
+/// that instruction's guard (an if-converted definition is read only under the same
+/// guard, `lower::ifconv`), or received as a block parameter in place of `x`; edge
+/// arguments pass `gx`; every instruction reading `x` reads a predicate rematerialized
+/// from `gx` just before it.
+fn demote_web(f: &mut Function, web: &[u32]) -> Result<(), Error> {
+    let mut gpr: HashMap<u32, u32> = HashMap::new();
+    for &x in web {
+        let Reg::V(g) = f.new_vreg(VRegKind::Gpr(1)) else { unreachable!("new_vreg gives a virtual register") };
+        gpr.insert(x, g);
+    }
     for b in f.layout.clone() {
+        for p in f.cfg[b].params.iter_mut() {
+            if let Some(&g) = gpr.get(p) {
+                *p = g;
+            }
+        }
+        for e in f.pred_edges(b) {
+            for a in f.cfg[e].args.iter_mut() {
+                if let Some(&g) = gpr.get(a) {
+                    *a = g;
+                }
+            }
+        }
         let mut k = 0;
         while k < f.cfg[b].instrs.len() {
             let i = f.cfg[b].instrs[k].clone();
             let origin = f.cfg[b].origins[k];
-            let mut reads = false;
-            for_each_use(&i, |u| reads |= u == v);
-            let mut writes = false;
-            for_each_def(&i, |d| writes |= d == v);
-            if reads && !writes {
-                let q = f.new_vreg(VRegKind::Pred);
-                let remat = Instr::new(
-                    Op::Isetp { cmp: Cmp::Ne, u32: true, x: false, bop: BoolOp::And },
-                    vec![Dst::Pred(q), Dst::Pred(PT)],
-                    vec![Src::r32(g), Src::rz(), Src::pt()],
-                );
-                let ins = &mut f.cfg[b].instrs[k];
-                if let Some(gd) = &mut ins.guard
-                    && gd.pred == p
-                {
-                    gd.pred = q;
+            let mut read = None;
+            for_each_use(&i, |u| {
+                if gpr.contains_key(&u) {
+                    read = Some(u);
                 }
-                for s in ins.srcs.iter_mut() {
-                    if let crate::sass::instr::SrcKind::Pred(x) = &mut s.kind
-                        && *x == p
-                    {
-                        *x = q;
+            });
+            let mut written = None;
+            for_each_def(&i, |d| {
+                if gpr.contains_key(&d) {
+                    written = Some(d);
+                }
+            });
+            if read.is_some() {
+                // Each web value the instruction reads, from a fresh predicate.
+                let mut used = vec![];
+                for_each_use(&i, |u| {
+                    if gpr.contains_key(&u) && !used.contains(&u) {
+                        used.push(u);
                     }
+                });
+                for u in used {
+                    let q = f.new_vreg(VRegKind::Pred);
+                    let p = Reg::V(u);
+                    let remat = Instr::new(
+                        Op::Isetp { cmp: Cmp::Ne, u32: true, x: false, bop: BoolOp::And },
+                        vec![Dst::Pred(q), Dst::Pred(PT)],
+                        vec![Src::r32(Reg::V(gpr[&u])), Src::rz(), Src::pt()],
+                    );
+                    let ins = &mut f.cfg[b].instrs[k];
+                    if let Some(gd) = &mut ins.guard
+                        && gd.pred == p
+                    {
+                        gd.pred = q;
+                    }
+                    for s in ins.srcs.iter_mut() {
+                        if let crate::sass::instr::SrcKind::Pred(x) = &mut s.kind
+                            && *x == p
+                        {
+                            *x = q;
+                        }
+                    }
+                    f.cfg[b].instrs.insert(k, remat);
+                    f.cfg[b].origins.insert(k, origin);
+                    k += 1;
                 }
-                f.cfg[b].instrs.insert(k, remat);
-                f.cfg[b].origins.insert(k, origin);
-                k += 2;
-                continue;
             }
-            if writes {
-                if reads || i.guard.is_some() {
-                    // A conditional or self-reading definition keeps its old value in
-                    // part: not demotable.
-                    return Err(Error::PredicatePressure);
-                }
-                let save = Instr::new(Op::Sel, vec![Dst::reg(g, 1)], vec![Src::rz(), Src::imm(1), Src::pred(p, true)]);
+            if let Some(x) = written {
+                // Under the guard the (rewritten) definition has.
+                let mut save = Instr::new(
+                    Op::Sel,
+                    vec![Dst::reg(Reg::V(gpr[&x]), 1)],
+                    vec![Src::rz(), Src::imm(1), Src::pred(Reg::V(x), true)],
+                );
+                save.guard = f.cfg[b].instrs[k].guard;
                 f.cfg[b].instrs.insert(k + 1, save);
                 f.cfg[b].origins.insert(k + 1, origin);
                 k += 2;

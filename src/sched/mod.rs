@@ -21,7 +21,7 @@ pub mod list;
 mod ready;
 pub mod table;
 
-use crate::ir::Function;
+use crate::ir::{EdgeKind, Function};
 use crate::sass::instr::{Instr, SrcKind};
 use crate::sass::op::Op;
 use crate::sass::program::{Ctrl, SassFunction, Scheduled};
@@ -46,11 +46,12 @@ fn linearize(f: &Function) -> Vec<Scheduled> {
         }
         b
     };
+    // A block entered by a fall-through edge: the not-taken path of a guarded `BRA`, and
+    // also of a guarded `BRK`/`SYNC`/`EXIT` (reconvergence turns a loop's exit branch into
+    // `@P BRK`, whose fall-through may be the jump-only back edge: dropping it let the
+    // loop fall out of itself, found by the arbitrary-CFG generator).
     let is_fallthrough_succ = |b: crate::ir::BlockId| {
-        f.preds(b).iter().any(|p| {
-            f.cfg[*p].instrs.last().is_some_and(|i| i.op == Op::Bra && i.guard.is_some())
-                && f.succs(*p).get(1) == Some(&b)
-        })
+        f.cfg.edges_directed(b, petgraph::Direction::Incoming).any(|e| e.weight().kind == EdgeKind::Fallthrough)
     };
     let surviving: Vec<crate::ir::BlockId> = f
         .layout

@@ -92,6 +92,46 @@ pub enum Stmt {
     Break(Cond),
     /// Exit the thread (`ret` or `exit`) when the condition holds.
     Exit(Cond, bool),
+    /// Leave (`true`) or continue (`false`) the enclosing loop `levels % loops` further
+    /// out than the innermost one (a `goto` out of several loops, or to the next iteration
+    /// of an outer loop).
+    Jump(Cond, u8, bool),
+    /// `if (c0) s0 else if (c1) s1 ... else els`.
+    Chain(Vec<(Cond, Vec<Stmt>)>, Vec<Stmt>),
+    /// An arbitrary CFG ([`GBlock`]s with `goto`s forward and backward: irreducible
+    /// regions, loops with several exits and entries); the fuel bounds the backward
+    /// `goto`s taken per entry into the region (1..=8, or data dependent).
+    Goto(Vec<GBlock>, Trip),
+    /// `activemask` and a `vote.sync.ballot` over it into pool register `r` (top level
+    /// only: the warp must be whole again, or the simulator's ballot sees fewer lanes).
+    Vote(u8, u8),
+    /// `d = helper(a, b)` on pool registers (the device function of [`Program::func`]).
+    Call(u8, u8, u8),
+}
+
+/// A block of a [`Stmt::Goto`] region: statements, then a terminator.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GBlock {
+    /// The block's statements (structured, possibly nested regions).
+    pub body: Vec<Stmt>,
+    /// How the block ends.
+    pub term: GTerm,
+}
+
+/// The end of a [`GBlock`]; targets are block indices modulo the region's size plus one
+/// (the last value is the region's end).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GTerm {
+    /// Fall through to the next block.
+    Next,
+    /// `@c bra target`, else fall through.
+    Br(Cond, u8),
+    /// `bra target`.
+    Jump(u8),
+    /// `@c bra` out of the enclosing loops ([`Stmt::Jump`]), else fall through.
+    Loop(Cond, u8, bool),
+    /// `@c ret` / `@c exit`, else fall through (where exits are allowed).
+    Exit(Cond, bool),
 }
 
 /// A shared-memory exchange at the top level: each thread fills its 16-byte slot, then
@@ -111,6 +151,33 @@ pub struct Program {
     pub tail: Vec<Stmt>,
     /// Seed of the inputs, parameters, constant table and simulator order.
     pub seed: u64,
+    /// The device function [`Stmt::Call`] calls (inlined by the compiler).
+    pub func: Vec<FBlock>,
+}
+
+/// A block of the device function `helper(a, b)`: operations on its registers `%x0..3`
+/// (`%x0 = a`, `%x1 = b`), then a terminator.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FBlock {
+    /// `(kind, destination, source)` choices of simple integer operations.
+    pub ops: Vec<(u8, u8, u8)>,
+    /// How the block ends.
+    pub term: FTerm,
+}
+
+/// The end of an [`FBlock`]; conditions test bit `bit % 32` of `%x(reg % 4)` (data
+/// dependent: divergent); targets are block indices modulo the block count plus one (the
+/// function's normal end).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FTerm {
+    /// Fall through.
+    Next,
+    /// `@c bra target` (a backward one pays fuel: loops, irreducible ones too).
+    Br(u8, u8, u8),
+    /// `bra target`.
+    Jump(u8),
+    /// `@c` return `%x(value % 4)` at once (from inside the function's loops).
+    Ret(u8, u8, u8),
 }
 
 fn inst() -> impl Strategy<Value = Inst> {
@@ -138,9 +205,33 @@ fn trip() -> impl Strategy<Value = Trip> {
     ]
 }
 
+/// The terminator of a goto block (`brk`: inside a loop, `exit`: exits allowed).
+fn gterm(brk: bool, exit: bool) -> BoxedStrategy<GTerm> {
+    let mut alts: Vec<(u32, BoxedStrategy<GTerm>)> = vec![
+        (2, Just(GTerm::Next).boxed()),
+        (6, (cond(), any::<u8>()).prop_map(|(c, t)| GTerm::Br(c, t)).boxed()),
+        (2, any::<u8>().prop_map(GTerm::Jump).boxed()),
+    ];
+    if brk {
+        alts.push((2, (cond(), any::<u8>(), any::<bool>()).prop_map(|(c, l, b)| GTerm::Loop(c, l, b)).boxed()));
+    }
+    if exit {
+        alts.push((1, (cond(), any::<bool>()).prop_map(|(c, r)| GTerm::Exit(c, r)).boxed()));
+    }
+    prop::strategy::Union::new_weighted(alts).boxed()
+}
+
 /// Statement lists: `depth` more levels of nesting allowed, `loops` more loop levels,
-/// `brk` breaks allowed (inside a loop, at any depth of if/else), `exit` exits allowed.
-fn stmts(depth: u32, loops: u32, brk: bool, exit: bool, len: std::ops::Range<usize>) -> BoxedStrategy<Vec<Stmt>> {
+/// `brk` breaks allowed (inside a loop, at any depth of if/else), `exit` exits allowed,
+/// `top`: at the top level of the kernel (warp-wide votes allowed).
+fn stmts_at(
+    depth: u32,
+    loops: u32,
+    brk: bool,
+    exit: bool,
+    top: bool,
+    len: std::ops::Range<usize>,
+) -> BoxedStrategy<Vec<Stmt>> {
     let leaf = inst().prop_map(Stmt::I).boxed();
     let mut alts: Vec<(u32, BoxedStrategy<Stmt>)> = vec![(12, leaf)];
     if exit {
@@ -148,10 +239,22 @@ fn stmts(depth: u32, loops: u32, brk: bool, exit: bool, len: std::ops::Range<usi
     }
     if brk {
         alts.push((1, cond().prop_map(Stmt::Break).boxed()));
+        alts.push((1, (cond(), any::<u8>(), any::<bool>()).prop_map(|(c, l, b)| Stmt::Jump(c, l, b)).boxed()));
     }
+    if top {
+        alts.push((1, (any::<u8>(), any::<u8>()).prop_map(|(r, p)| Stmt::Vote(r, p)).boxed()));
+    }
+    alts.push((1, (any::<u8>(), any::<u8>(), any::<u8>()).prop_map(|(d, a, b)| Stmt::Call(d, a, b)).boxed()));
     if depth > 0 {
         let arm = || stmts(depth - 1, loops, brk, exit, 0..5);
         alts.push((2, (cond(), arm(), arm()).prop_map(|(c, t, e)| Stmt::If(c, t, e)).boxed()));
+        let link = (cond(), stmts(depth - 1, loops, brk, exit, 0..3));
+        alts.push((1, (prop::collection::vec(link, 2..6), arm()).prop_map(|(l, e)| Stmt::Chain(l, e)).boxed()));
+        // Blocks two levels shallower: nested regions multiply the code (and its tail
+        // duplication) quickly.
+        let block = (stmts(depth.saturating_sub(2), loops, brk, exit, 0..3), gterm(brk, exit))
+            .prop_map(|(body, term)| GBlock { body, term });
+        alts.push((2, (prop::collection::vec(block, 2..6), trip()).prop_map(|(b, f)| Stmt::Goto(b, f)).boxed()));
         if loops > 0 {
             let body = stmts(depth - 1, loops - 1, true, exit, 1..6);
             alts.push((2, (trip(), any::<bool>(), body).prop_map(|(t, top, b)| Stmt::Loop(t, top, b)).boxed()));
@@ -160,12 +263,89 @@ fn stmts(depth: u32, loops: u32, brk: bool, exit: bool, len: std::ops::Range<usi
     prop::collection::vec(prop::strategy::Union::new_weighted(alts), len).boxed()
 }
 
+/// [`stmts_at`] below the top level.
+fn stmts(depth: u32, loops: u32, brk: bool, exit: bool, len: std::ops::Range<usize>) -> BoxedStrategy<Vec<Stmt>> {
+    stmts_at(depth, loops, brk, exit, false, len)
+}
+
 /// Random programs: up to two shared exchanges, then a tail that may exit.
 pub fn program() -> impl Strategy<Value = Program> {
-    let phase = (stmts(3, 2, false, false, 0..8), prop::collection::vec(any::<[u16; 8]>(), 2..6))
+    let phase = (stmts_at(3, 2, false, false, true, 0..6), prop::collection::vec(any::<[u16; 8]>(), 2..6))
         .prop_map(|(s, ch)| (s, Exchange { ch }));
-    (prop::collection::vec(phase, 0..3), stmts(3, 2, false, true, 2..16), any::<u64>())
-        .prop_map(|(phases, tail, seed)| Program { phases, tail, seed })
+    let fterm = prop_oneof![
+        2 => Just(FTerm::Next),
+        5 => (any::<u8>(), any::<u8>(), any::<u8>()).prop_map(|(r, b, t)| FTerm::Br(r, b, t)),
+        1 => any::<u8>().prop_map(FTerm::Jump),
+        3 => (any::<u8>(), any::<u8>(), any::<u8>()).prop_map(|(r, b, v)| FTerm::Ret(r, b, v)),
+    ];
+    let fblock =
+        (prop::collection::vec(any::<(u8, u8, u8)>(), 0..4), fterm).prop_map(|(ops, term)| FBlock { ops, term });
+    (
+        prop::collection::vec(phase, 0..3),
+        stmts_at(3, 2, false, true, true, 2..12),
+        any::<u64>(),
+        prop::collection::vec(fblock, 1..6),
+    )
+        .prop_map(|(phases, tail, seed, func)| Program { phases, tail, seed, func })
+}
+
+/// The device function `helper` (see [`FBlock`]): a region of blocks with forward and
+/// backward branches (at most 6 backward ones taken per call) and returns from anywhere.
+fn helper(blocks: &[FBlock]) -> String {
+    let mut s = String::from(
+        ".func (.param .b32 hr) helper(.param .b32 ha, .param .b32 hb)\n{\n\
+         .reg .b32 %x<4>, %xt, %xf;\n.reg .pred %y;\n\
+         ld.param.b32 %x0, [ha];\nld.param.b32 %x1, [hb];\nxor.b32 %x2, %x0, %x1;\nmov.u32 %x3, 7;\nmov.u32 %xf, 6;\n",
+    );
+    let n = blocks.len();
+    let label = |k: usize| format!("H{k}");
+    let cond = |s: &mut String, r: u8, b: u8| {
+        s.push_str(&format!("and.b32 %xt, %x{}, {};\nsetp.ne.u32 %y, %xt, 0;\n", r % 4, 1u32 << (b % 32)));
+    };
+    let mut rets = vec![];
+    for (i, b) in blocks.iter().enumerate() {
+        s.push_str(&format!("{}:\n", label(i)));
+        for &(k, d, a) in &b.ops {
+            let (d, a) = (d % 4, a % 4);
+            s.push_str(&match k % 5 {
+                0 => format!("add.u32 %x{d}, %x{d}, %x{a};\n"),
+                1 => format!("xor.b32 %x{d}, %x{d}, %x{a};\n"),
+                2 => format!("mul.lo.u32 %x{d}, %x{a}, -1640531535;\n"),
+                3 => format!("shr.u32 %x{d}, %x{a}, {};\n", 1 + k % 7),
+                _ => format!("add.u32 %x{d}, %x{d}, {};\n", k),
+            });
+        }
+        let pay = |s: &mut String, t: usize| {
+            if t <= i {
+                s.push_str(&format!("sub.u32 %xf, %xf, 1;\nsetp.eq.u32 %y, %xf, 0;\n@%y bra {};\n", label(n)));
+            }
+        };
+        match b.term {
+            FTerm::Next => {}
+            FTerm::Br(r, bit, t) => {
+                let t = t as usize % (n + 1);
+                pay(&mut s, t);
+                cond(&mut s, r, bit);
+                s.push_str(&format!("@%y bra {};\n", label(t)));
+            }
+            FTerm::Jump(t) => {
+                let t = t as usize % (n + 1);
+                pay(&mut s, t);
+                s.push_str(&format!("bra {};\n", label(t)));
+            }
+            FTerm::Ret(r, bit, v) => {
+                cond(&mut s, r, bit);
+                s.push_str(&format!("@%y bra R{i};\n"));
+                rets.push((i, v % 4));
+            }
+        }
+    }
+    s.push_str(&format!("{}:\nst.param.b32 [hr], %x0;\nret;\n", label(n)));
+    for (i, v) in rets {
+        s.push_str(&format!("R{i}:\nst.param.b32 [hr], %x{v};\nret;\n"));
+    }
+    s.push_str("}\n\n");
+    s
 }
 
 /// Random programs with PTX carry chains (issue 22 item 1): [`program`] with carry-outs
@@ -243,6 +423,10 @@ struct Printer {
     labels: u32,
     /// End labels of the enclosing loops, innermost last.
     loop_ends: Vec<String>,
+    /// Continue labels of the enclosing loops (before the count's increment).
+    loop_conts: Vec<String>,
+    /// Enclosing goto regions (each has its fuel register `%g<k>`).
+    gotos: usize,
 }
 
 impl Printer {
@@ -323,22 +507,24 @@ impl Printer {
                     }
                     Trip::Uni => self.out.push_str(&format!("and.b32 {t}, %uni, 3;\n")),
                 }
-                let (head, end) = (self.label(), self.label());
+                let (head, cont, end) = (self.label(), self.label(), self.label());
                 self.out.push_str(&format!("mov.u32 {c}, 0;\n"));
                 let q = format!("%q{depth}");
                 self.loop_ends.push(end.clone());
+                self.loop_conts.push(cont.clone());
                 if *top {
                     self.out.push_str(&format!("{head}:\nsetp.ge.u32 {q}, {c}, {t};\n@{q} bra {end};\n"));
                     self.stmts(body, depth + 1);
-                    self.out.push_str(&format!("add.u32 {c}, {c}, 1;\nbra.uni {head};\n{end}:\n"));
+                    self.out.push_str(&format!("{cont}:\nadd.u32 {c}, {c}, 1;\nbra.uni {head};\n{end}:\n"));
                 } else {
                     self.out.push_str(&format!("add.u32 {t}, {t}, 1;\n{head}:\n"));
                     self.stmts(body, depth + 1);
                     self.out.push_str(&format!(
-                        "add.u32 {c}, {c}, 1;\nsetp.lt.u32 {q}, {c}, {t};\n@{q} bra {head};\n{end}:\n"
+                        "{cont}:\nadd.u32 {c}, {c}, 1;\nsetp.lt.u32 {q}, {c}, {t};\n@{q} bra {head};\n{end}:\n"
                     ));
                 }
                 self.loop_ends.pop();
+                self.loop_conts.pop();
             }
             Stmt::Break(c) => {
                 let g = self.cond(c, depth);
@@ -349,7 +535,102 @@ impl Printer {
                 let g = self.cond(c, depth);
                 self.out.push_str(&format!("{} {};\n", Self::guard(&g, false), if *ret { "ret" } else { "exit" }));
             }
+            Stmt::Jump(c, levels, brk) => {
+                let g = self.cond(c, depth);
+                let target = self.loop_target(*levels, *brk);
+                self.out.push_str(&format!("{} bra {target};\n", Self::guard(&g, false)));
+            }
+            Stmt::Chain(links, els) => {
+                let end = self.label();
+                for (c, body) in links {
+                    let g = self.cond(c, depth);
+                    let next = self.label();
+                    let uni = if matches!(c, Cond::Uni(..)) { ".uni" } else { "" };
+                    self.out.push_str(&format!("{} bra{uni} {next};\n", Self::guard(&g, true)));
+                    self.stmts(body, depth + 1);
+                    self.out.push_str(&format!("bra.uni {end};\n{next}:\n"));
+                }
+                self.stmts(els, depth + 1);
+                self.out.push_str(&format!("{end}:\n"));
+            }
+            Stmt::Goto(blocks, fuel) => self.goto(blocks, fuel, depth),
+            Stmt::Call(d, a, b) => {
+                let (d, a, b) = (reg(R, *d as usize), reg(R, *a as usize), reg(R, *b as usize));
+                self.out.push_str(&format!(
+                    "{{\n.param .b32 ca;\n.param .b32 cb;\n.param .b32 cr;\nst.param.b32 [ca], {a};\n\
+                     st.param.b32 [cb], {b};\ncall (cr), helper, (ca, cb);\nld.param.b32 {d}, [cr];\n}}\n"
+                ));
+            }
+            Stmt::Vote(r, p) => {
+                let (d, p) = (reg(R, *r as usize), reg(P, *p as usize));
+                self.out.push_str(&format!("activemask.b32 %ai;\nvote.sync.ballot.b32 {d}, {p}, %ai;\n"));
+            }
         }
+    }
+
+    /// The label of the loop `levels` (modulo the enclosing loops) out from the innermost:
+    /// its end (`brk`) or its continue label.
+    fn loop_target(&self, levels: u8, brk: bool) -> String {
+        let n = self.loop_ends.len();
+        let k = n - 1 - levels as usize % n;
+        if brk { self.loop_ends[k].clone() } else { self.loop_conts[k].clone() }
+    }
+
+    /// A goto region: blocks `G0..Gk-1` and the end, every backward `goto` paying one unit
+    /// of the region's fuel (`%g<n>`; out of fuel, the region is left).
+    fn goto(&mut self, blocks: &[GBlock], fuel: &Trip, depth: usize) {
+        let g = format!("%g{}", self.gotos);
+        match fuel {
+            Trip::Const(k) => self.out.push_str(&format!("mov.u32 {g}, {};\n", 1 + 2 * k)),
+            Trip::Data(r) => {
+                self.out.push_str(&format!("and.b32 {g}, {}, 7;\nadd.u32 {g}, {g}, 1;\n", reg(R, *r as usize)))
+            }
+            Trip::Tid(k) => self
+                .out
+                .push_str(&format!("shr.u32 {g}, %ltid, {};\nand.b32 {g}, {g}, 7;\nadd.u32 {g}, {g}, 1;\n", k % 4)),
+            Trip::Uni => self.out.push_str(&format!("and.b32 {g}, %uni, 7;\nadd.u32 {g}, {g}, 1;\n")),
+        }
+        let labels: Vec<String> = (0..=blocks.len()).map(|_| self.label()).collect();
+        let end = labels[blocks.len()].clone();
+        self.gotos += 1;
+        for (i, b) in blocks.iter().enumerate() {
+            self.out.push_str(&format!("{}:\n", labels[i]));
+            self.stmts(&b.body, depth + 1);
+            let target = |t: u8| t as usize % labels.len();
+            // A backward goto (or one to the block itself) pays fuel first.
+            let pay = |p: &mut Self, t: usize| {
+                if t <= i {
+                    p.out.push_str(&format!("sub.u32 {g}, {g}, 1;\nsetp.eq.u32 %qf, {g}, 0;\n@%qf bra {end};\n"));
+                }
+            };
+            match &b.term {
+                GTerm::Next => {}
+                GTerm::Br(c, t) => {
+                    let t = target(*t);
+                    pay(self, t);
+                    let gd = self.cond(c, depth);
+                    let uni = if matches!(c, Cond::Uni(..)) { ".uni" } else { "" };
+                    self.out.push_str(&format!("{} bra{uni} {};\n", Self::guard(&gd, false), labels[t]));
+                }
+                GTerm::Jump(t) => {
+                    let t = target(*t);
+                    pay(self, t);
+                    self.out.push_str(&format!("bra {};\n", labels[t]));
+                }
+                GTerm::Loop(c, levels, brk) => {
+                    let gd = self.cond(c, depth);
+                    let t = self.loop_target(*levels, *brk);
+                    self.out.push_str(&format!("{} bra {t};\n", Self::guard(&gd, false)));
+                }
+                GTerm::Exit(c, ret) => {
+                    let gd = self.cond(c, depth);
+                    let e = if *ret { "ret" } else { "exit" };
+                    self.out.push_str(&format!("{} {e};\n", Self::guard(&gd, false)));
+                }
+            }
+        }
+        self.gotos -= 1;
+        self.out.push_str(&format!("{end}:\n"));
     }
 
     /// A shared exchange (see [`Exchange`]).
@@ -437,7 +718,7 @@ fn prologue(seed: u64) -> String {
         s.push_str(&format!(".reg {t} {p}<{n}>;\n"));
     }
     s.push_str(
-        ".reg .pred %q<8>;\n.reg .b32 %c<3>, %t<3>;\n\
+        ".reg .pred %q<8>, %qf;\n.reg .b32 %c<3>, %t<3>, %g<8>;\n\
          .reg .b32 %tx, %ty, %ltid, %nthr, %cta, %gid, %n, %m, %uni, %nb, %ai;\n\
          .reg .b64 %in0, %inb, %ing, %outb, %outg, %locb, %ctb, %shb, %shme, %a0, %a1;\n\
          .local .align 16 .b8 loc[64];\n\n",
@@ -489,14 +770,14 @@ fn epilogue() -> String {
 impl Program {
     /// The kernel `fuzz` as a PTX module.
     pub fn ptx(&self) -> String {
-        let mut p = Printer { out: prologue(self.seed), labels: 0, loop_ends: vec![] };
+        let mut p = Printer { out: prologue(self.seed), labels: 0, loop_ends: vec![], loop_conts: vec![], gotos: 0 };
         for (ss, x) in &self.phases {
             p.stmts(ss, 1);
             p.exchange(x);
         }
         p.stmts(&self.tail, 1);
         p.out.push_str(&epilogue());
-        p.out
+        p.out.replacen(".visible .entry fuzz", &format!("{}.visible .entry fuzz", helper(&self.func)), 1)
     }
 }
 

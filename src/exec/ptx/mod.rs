@@ -10,8 +10,8 @@
 //!   order in both executors).
 //! * Within a warp, each thread has its own program counter; a warp instruction executes
 //!   the instruction at the smallest program counter among its runnable threads, for every
-//!   runnable thread at that counter. Converged threads thus run in lockstep, diverged ones
-//!   reconverge as soon as their counters meet.
+//!   runnable thread at that counter. Only warp-collective instructions can observe this
+//!   order; for everything else PTX threads are independent (PTX ISA 2.2).
 //! * `bar.sync a{, b}` / `barrier.sync` makes the thread wait until `b` threads (all
 //!   non-exited threads of the CTA without `b`) have arrived at barrier `a`; `bar.arrive a, b`
 //!   arrives without waiting. Arrivals are counted per thread. `bar.red.popc/.and/.or`
@@ -21,7 +21,18 @@
 //!   threads have not exited, the launch fails with [`ExecError::Deadlock`].
 //! * `membar`/`fence` have no effect: every access is immediately visible to all threads.
 //! * Warp-collective instructions (`shfl`, `vote`, `activemask`, see [`warp`]) execute once
-//!   for all lanes of the warp at their program counter.
+//!   for a group of lanes. A lane that reaches one waits there until every runnable lane
+//!   of its warp waits at one too (the others exited or wait at a barrier): the group is
+//!   then every lane at one such instruction that no lane waiting at another one can still
+//!   reach (reachability in the program's control-flow graph), or, when they all can
+//!   (inside one loop), the one with the smallest program counter. So the lanes that
+//!   come to an instruction execute it together whatever the code layout or the shape of
+//!   the control flow (irreducible loops, exits from loops, `goto`s backwards), as
+//!   `shfl.sync`/`vote.sync` require of the lanes of their membermask (PTX ISA 9.7.8.6:
+//!   "wait until all non-exited threads corresponding to membermask have executed"); a
+//!   membermask naming a lane that is not in the group is undefined behavior and an
+//!   error. This shares nothing with the compiler's reconvergence analysis: no
+//!   post-dominators, only "who can still arrive".
 //! * `atom`/`red` are trivially atomic: one thread instruction runs at a time; the lanes of
 //!   one warp's atomic run in the order [`crate::exec::rng::atomic_lane_order`] draws from
 //!   [`Launch::seed`], the simulator's order, so order-dependent results (old values of
@@ -96,7 +107,8 @@ pub fn run(module: &Module, launch: &Launch) -> Result<Outcome, ExecError> {
     let mut global = launch.global.clone();
     init_module(&mut prog, &mut global, launch)?;
     let local_limit = memory::LOCAL_LIMIT.min((launch.memory_limit / threads.max(1)) as usize);
-    let mut run = Run { prog: &prog, launch, global, steps: 0, local_limit, output: vec![] };
+    let mut run =
+        Run { prog: &prog, launch, global, steps: 0, local_limit, output: vec![], reach_cache: Default::default() };
     let [gx, gy, gz] = launch.grid;
     for z in 0..gz {
         for y in 0..gy {
@@ -160,6 +172,8 @@ struct Run<'a> {
     local_limit: usize,
     /// `printf` output so far.
     output: Vec<String>,
+    /// [`Run::reaches`] answers.
+    reach_cache: std::collections::HashMap<(u32, u32), bool>,
 }
 
 struct Cta {
@@ -255,9 +269,18 @@ impl Run<'_> {
             let mut progress = false;
             for w in 0..warps {
                 let lanes = w * 32..n.min(w * 32 + 32);
-                while let Some(pc) =
-                    cta.threads[lanes.clone()].iter().filter(|t| t.state == State::Ready).map(|t| t.pc).min()
-                {
+                loop {
+                    let ready: Vec<u32> =
+                        cta.threads[lanes.clone()].iter().filter(|t| t.state == State::Ready).map(|t| t.pc).collect();
+                    if ready.is_empty() {
+                        break;
+                    }
+                    let collective = |pc: u32| matches!(self.prog.insts[pc as usize].op, program::Op::Warp(_));
+                    // Lanes at a warp-collective instruction wait for the others.
+                    let pc = match ready.iter().copied().filter(|pc| !collective(*pc)).min() {
+                        Some(pc) => pc,
+                        None => self.collective_to_run(&ready),
+                    };
                     progress = true;
                     self.warp_instr(&mut cta, &mut env, w, lanes.clone(), pc)?;
                 }
@@ -322,6 +345,83 @@ impl Run<'_> {
             self.event(cta, l, ev)?;
         }
         Ok(())
+    }
+
+    /// Which of the warp-collective instructions its runnable lanes all wait at (program
+    /// counters `pcs`) runs first: one that no lane waiting at another can reach, else
+    /// the smallest program counter.
+    fn collective_to_run(&mut self, pcs: &[u32]) -> u32 {
+        let mut at: Vec<u32> = pcs.to_vec();
+        at.sort_unstable();
+        at.dedup();
+        if at.len() == 1 {
+            return at[0];
+        }
+        for &x in &at {
+            if !at.iter().any(|&y| y != x && self.reaches(y, x)) {
+                return x;
+            }
+        }
+        at[0]
+    }
+
+    /// True if a thread past the instruction at `from` can come to the one at `to`
+    /// (breadth-first over the program's instructions: fall-through, branch targets,
+    /// callee entries, and the instructions after every call of a function for its `ret`).
+    fn reaches(&mut self, from: u32, to: u32) -> bool {
+        if let Some(r) = self.reach_cache.get(&(from, to)) {
+            return *r;
+        }
+        let insts = &self.prog.insts;
+        let func_of = |pc: u32| self.prog.funcs.iter().rposition(|f| f.entry <= pc).unwrap_or(0);
+        let mut seen = vec![false; insts.len()];
+        let mut work: Vec<u32> = vec![];
+        let push_succs = |pc: u32, work: &mut Vec<u32>| {
+            let i = &insts[pc as usize];
+            let next = (pc as usize + 1 < insts.len()).then_some(pc + 1);
+            match &i.op {
+                program::Op::Bra(t) => {
+                    work.push(*t);
+                    if i.guard.is_some() {
+                        work.extend(next);
+                    }
+                }
+                program::Op::Exit => {
+                    if i.guard.is_some() {
+                        work.extend(next);
+                    }
+                }
+                program::Op::Ret => {
+                    if i.guard.is_some() {
+                        work.extend(next);
+                    }
+                    let f = func_of(pc) as u32;
+                    for (c, ci) in insts.iter().enumerate() {
+                        if matches!(ci.op, program::Op::Call { callee, .. } if callee == f) {
+                            work.push(c as u32 + 1);
+                        }
+                    }
+                }
+                program::Op::Call { callee, .. } => {
+                    work.push(self.prog.funcs[*callee as usize].entry);
+                    work.extend(next);
+                }
+                _ => work.extend(next),
+            }
+        };
+        push_succs(from, &mut work);
+        let mut found = false;
+        while let Some(pc) = work.pop() {
+            if pc == to {
+                found = true;
+                break;
+            }
+            if (pc as usize) < insts.len() && !std::mem::replace(&mut seen[pc as usize], true) {
+                push_succs(pc, &mut work);
+            }
+        }
+        self.reach_cache.insert((from, to), found);
+        found
     }
 
     fn event(&self, cta: &mut Cta, l: usize, ev: Event) -> Result<(), ExecError> {

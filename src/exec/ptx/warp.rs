@@ -1,8 +1,10 @@
 //! Warp-collective instructions: `shfl{.sync}` (PTX ISA 9.7.8.6), `vote{.sync}` (9.7.13.8)
 //! and `activemask` (9.7.13.12).
 //!
-//! The scheduler ([`super::run`]) executes such an instruction once for all lanes of a warp
-//! whose program counter is at it: those lanes (with a true guard) are the active lanes.
+//! The scheduler ([`super::run`]) executes such an instruction once for the group of lanes
+//! of a warp that wait at it (every lane that can still come has come): those lanes (with
+//! a true guard) are the active lanes. With `.sync`, every non-exited lane of each active
+//! lane's membermask must be active too.
 //! Reading a value from a lane that is not active (`shfl` with an in-range source lane that
 //! did not execute the instruction) is undefined in PTX and reported as
 //! [`ExecError::Unsupported`]; so is an executing lane missing from its own `membermask`.
@@ -10,7 +12,7 @@
 
 use super::compile::FnCx;
 use super::program::{ShflMode, Src, VoteMode, WarpOp};
-use super::thread::{Env, Thread};
+use super::thread::{Env, State, Thread};
 use crate::exec::ExecError;
 use crate::ptx::ast::{Instruction, Operand};
 use crate::ptx::types::ScalarType;
@@ -80,10 +82,25 @@ pub(super) fn exec(
     let bit = |l: usize| 1u32 << threads[l].lane;
     let active_mask = active.iter().fold(0u32, |m, &l| m | bit(l));
     let undefined = |what: String| ExecError::Unsupported(format!("undefined warp-collective use: {what}"));
+    // The warp's threads that have not exited (a partial last warp has fewer than 32).
+    let live = lanes.first().map_or(0, |&l0| {
+        let warp = threads[l0].warp;
+        threads.iter().filter(|t| t.warp == warp && t.state != State::Exited).fold(0u32, |m, t| m | 1 << t.lane)
+    });
     let mask_of = |t: &Thread, m: &Option<Src>| -> Result<u32, ExecError> {
-        let m = m.map_or(u32::MAX, |m| t.read(env, m) as u32);
+        let Some(src) = m else { return Ok(u32::MAX) };
+        let m = t.read(env, *src) as u32;
         if m & (1 << t.lane) == 0 {
             return Err(undefined(format!("lane {} is not in its membermask {m:#x}", t.lane)));
+        }
+        // `.sync`: every non-exited thread of the membermask executes the instruction
+        // together with this one (PTX ISA 9.7.8.6, 9.7.13.8).
+        let missing = m & live & !active_mask;
+        if missing != 0 {
+            return Err(undefined(format!(
+                "lanes {missing:#x} of lane {}'s membermask {m:#x} did not execute it with it",
+                t.lane
+            )));
         }
         Ok(m)
     };

@@ -86,7 +86,27 @@ impl Sim<'_> {
                     return Err(ExecError::Unsupported(format!("predicated {}", i.op.name())));
                 }
                 let kind = if i.op == Op::Ssy { StackKind::Sync } else { StackKind::Brk };
-                Self::push(w, StackEntry { kind, mask: w.active, pc: target(i)? })?;
+                let pc = target(i)?;
+                // The same reconvergence point twice: the threads of the earlier entry
+                // left its region without SYNC/BRK (hardware would silently reconverge
+                // them at the wrong time, or never). Only the current call's entries count:
+                // a recursive call runs the same SSY/PBK again while its caller's entry
+                // waits below the call's return entry (ptxas 11.8's recursive `fact`,
+                // docs/abi.md).
+                let frame = w.stack.iter().rposition(|e| e.kind == StackKind::Call).map_or(0, |c| c + 1);
+                if let Some(e) =
+                    w.stack[frame..].iter().find(|e| e.kind == kind && e.pc == pc && e.mask & !w.exited != 0)
+                {
+                    return Err(ExecError::Divergence(format!(
+                        "`{}` #{k}: {} to #{pc} while an earlier entry for #{pc} still holds threads 0x{:08x}: \
+                         a region was left without its {}",
+                        self.func.name,
+                        i.op.name(),
+                        e.mask & !w.exited,
+                        if kind == StackKind::Sync { "SYNC" } else { "BRK" }
+                    )));
+                }
+                Self::push(w, StackEntry { kind, mask: w.active, pc })?;
             }
             Op::Sync => {
                 if exec == 0 {

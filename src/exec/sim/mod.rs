@@ -30,6 +30,12 @@
 //!     the other side of a branch; a SYNC entry reconverges everyone at the SSY target; a
 //!     BRK entry resumes the loop's threads at the PBK target. An empty stack with
 //!     threads still waiting is a [`ExecError::Deadlock`].
+//!   - Missing reconvergence is an [`ExecError::Divergence`] rather than a plausible
+//!     result: a `BAR` executed by part of a warp's live threads (the others parked on
+//!     the stack; the hardware counts the warp as arrived and runs them after the
+//!     release), and an `SSY`/`PBK` pushed while an entry for the same target still holds
+//!     threads (a region left without `SYNC`/`BRK`: a loop would grow the stack, an `if`
+//!     would reconverge at the wrong place).
 //! * **Timing** (module `timing`): each warp issues in order at
 //!   `max(previous issue + previous stall, completion of the barriers it waits on)`;
 //!   fixed-latency results (ALU 6, predicates 13, CC 6 cycles: findings §7, Mesa NAK
@@ -605,6 +611,19 @@ impl Sim<'_> {
 
     /// The semantics of instruction `k` for the threads of `exec`.
     fn exec(&mut self, w: &mut Warp, mem: &mut CtaMem, i: &Instr, k: usize, exec: u32) -> Result<(), ExecError> {
+        // SPA 5.0 barriers count warps: a warp arriving with some of its live threads
+        // parked on the reconvergence stack counts as all of them, and those threads run
+        // later, after the barrier released (missing reconvergence).
+        if matches!(i.op, Op::Bar { .. } | Op::BarRed(_)) && exec != 0 && exec != !w.exited {
+            return Err(ExecError::Divergence(format!(
+                "`{}` #{k} /*{:04x}*/ `{}` reached by threads 0x{exec:08x} of warp {} whose live threads are 0x{:08x}",
+                self.func.name,
+                address(k),
+                i.op.name(),
+                w.index,
+                !w.exited
+            )));
+        }
         match i.op {
             // CCTL prefetches: no architectural effect.
             Op::Nop | Op::Membar(_) | Op::Depbar { .. } | Op::Cctl { .. } => Ok(()),

@@ -1,0 +1,503 @@
+//! CFG analyses and edits shared by the control-flow passes: reverse post-order,
+//! dominators, post-dominators (also modulo exits that do nothing warp-synchronous), the
+//! natural-loop forest, and edge surgery that keeps the IR's terminator/edge/layout
+//! invariants ([`crate::ir`]).
+//!
+//! Every analysis is computed once per use (linear, or `O(n log n)` for the dominator
+//! trees of petgraph's Cooper-Harvey-Kennedy `simple_fast`); passes that edit the CFG
+//! recompute them between rounds, never per query.
+
+use crate::ir::{BlockId, Edge, EdgeKind, Function};
+use crate::sass::instr::{Instr, Src, SrcKind};
+use crate::sass::op::Op;
+use petgraph::algo::dominators::{Dominators, simple_fast};
+use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
+use petgraph::visit::NodeIndexable;
+use std::collections::HashSet;
+
+/// True for the instructions whose effect depends on which threads of the warp execute
+/// them together: `BAR.SYNC`/`BAR.ARV`/`BAR.RED` (SPA 5.0 barriers count warps, so a warp
+/// arriving in parts counts as all of it), `SHFL` and `VOTE` (they read other lanes'
+/// values or the active mask). The one place this property is defined: reconvergence must
+/// be complete before them (`docs/reconvergence.md`, invariant 3).
+pub fn warp_synchronous(op: Op) -> bool {
+    matches!(op, Op::Bar { .. } | Op::BarRed(_) | Op::Shfl(_) | Op::Vote(_))
+}
+
+/// Blocks in reverse post-order from the entry (unreachable blocks are left out).
+pub fn reverse_post_order(f: &Function) -> Vec<BlockId> {
+    let n = f.cfg.node_bound();
+    let mut seen = vec![false; n];
+    let mut post = Vec::with_capacity(n);
+    // Iterative DFS: (block, successors, next successor index).
+    let mut stack: Vec<(BlockId, Vec<BlockId>, usize)> = vec![];
+    seen[f.entry.index()] = true;
+    stack.push((f.entry, f.succs(f.entry), 0));
+    while let Some((b, succs, k)) = stack.last_mut() {
+        if *k < succs.len() {
+            let s = succs[*k];
+            *k += 1;
+            if !seen[s.index()] {
+                seen[s.index()] = true;
+                let ss = f.succs(s);
+                stack.push((s, ss, 0));
+            }
+        } else {
+            post.push(*b);
+            stack.pop();
+        }
+    }
+    post.reverse();
+    post
+}
+
+/// Dominators of the CFG from the entry.
+pub fn dominators(f: &Function) -> Dominators<BlockId> {
+    simple_fast(&f.cfg, f.entry)
+}
+
+/// True if `a` dominates `b` (reflexive).
+pub fn dominates(doms: &Dominators<BlockId>, a: BlockId, b: BlockId) -> bool {
+    doms.dominators(b).is_some_and(|mut it| it.any(|d| d == a))
+}
+
+/// Post-dominators: dominators of the reversed CFG rooted at a virtual exit. Node `i` is
+/// block `i`; the virtual exit is node `node_bound`.
+pub struct PostDom {
+    doms: Dominators<NodeIndex>,
+    exit: NodeIndex,
+}
+
+impl PostDom {
+    /// Post-dominators of the whole CFG: every block without successors (EXIT/RET) flows
+    /// into the virtual exit.
+    pub fn new(f: &Function) -> PostDom {
+        PostDom::build(f, |b| {
+            let succs = f.succs(b);
+            Some(if succs.is_empty() { vec![None] } else { succs.into_iter().map(Some).collect() })
+        })
+    }
+
+    /// Post-dominators modulo quiet exits: blocks from which no warp-synchronous
+    /// instruction can be reached (`quiet`, see [`quiet_blocks`]) are left out, and a
+    /// block with no other successor flows into the virtual exit. Threads that take such a
+    /// path only exit, so where they would "meet" the others does not matter; the others'
+    /// join is where they meet among themselves.
+    pub fn modulo_quiet(f: &Function, quiet: &[bool]) -> PostDom {
+        PostDom::build(f, |b| {
+            if quiet[b.index()] {
+                return None;
+            }
+            let succs: Vec<Option<BlockId>> = f.succs(b).into_iter().filter(|s| !quiet[s.index()]).map(Some).collect();
+            Some(if succs.is_empty() { vec![None] } else { succs })
+        })
+    }
+
+    /// `succs(b)`: the successors of block `b` (`None` for the virtual exit), or `None` to
+    /// leave `b` out.
+    fn build(f: &Function, succs: impl Fn(BlockId) -> Option<Vec<Option<BlockId>>>) -> PostDom {
+        let n = f.cfg.node_bound();
+        let mut g: DiGraph<(), ()> = DiGraph::with_capacity(n + 1, 0);
+        for _ in 0..=n {
+            g.add_node(());
+        }
+        let exit = NodeIndex::new(n);
+        for &b in &f.layout {
+            for s in succs(b).unwrap_or_default() {
+                let to = s.map_or(exit, |s| NodeIndex::new(s.index()));
+                g.add_edge(to, NodeIndex::new(b.index()), ());
+            }
+        }
+        PostDom { doms: simple_fast(&g, exit), exit }
+    }
+
+    /// The immediate post-dominator of `b`; `None` if every path from `b` ends the thread
+    /// without meeting the others (or `b` was left out).
+    pub fn ipdom(&self, b: BlockId) -> Option<BlockId> {
+        let p = self.doms.immediate_dominator(NodeIndex::new(b.index()))?;
+        (p != self.exit).then(|| BlockId::new(p.index()))
+    }
+
+    /// True if `a` post-dominates `b` (reflexive).
+    pub fn post_dominates(&self, a: BlockId, b: BlockId) -> bool {
+        self.doms.dominators(NodeIndex::new(b.index())).is_some_and(|mut it| it.any(|d| d.index() == a.index()))
+    }
+
+    /// The nearest common post-dominator of `blocks` (`None` if it is the virtual exit or
+    /// a block was left out).
+    pub fn common(&self, blocks: &[BlockId]) -> Option<BlockId> {
+        let chain = |b: BlockId| -> Option<Vec<usize>> {
+            let it = self.doms.dominators(NodeIndex::new(b.index()))?;
+            Some(it.map(|d| d.index()).collect())
+        };
+        let mut common: Option<Vec<usize>> = None;
+        for &b in blocks {
+            let c = chain(b)?;
+            common = Some(match common {
+                None => c,
+                Some(prev) => {
+                    // Keep the suffix of `prev` (root last) that `c` also has.
+                    let set: HashSet<usize> = c.into_iter().collect();
+                    prev.into_iter().filter(|x| set.contains(x)).collect()
+                }
+            });
+        }
+        let first = *common?.first()?;
+        (first != self.exit.index()).then(|| BlockId::new(first))
+    }
+}
+
+/// Where a block's paths meet within one iteration of a loop ([`IterationPostDom`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IterMeet {
+    /// At this block of the loop.
+    Block(BlockId),
+    /// Only at the loop's header, in the next iteration.
+    NextIteration,
+    /// Nowhere in the loop (they all leave it, or exit).
+    Never,
+}
+
+/// Post-dominators within one iteration of a loop: the graph of the loop's body where
+/// edges back to the header go to a "next iteration" node and edges leaving the loop are
+/// left out (the threads taking them wait at the loop's PBK target, or leave the loop
+/// together when it needs none). Built on the body alone: `O(|body|)` per loop.
+pub struct IterationPostDom {
+    doms: Dominators<NodeIndex>,
+    index: std::collections::HashMap<BlockId, NodeIndex>,
+    blocks: Vec<BlockId>,
+    next: NodeIndex,
+    root: NodeIndex,
+}
+
+impl IterationPostDom {
+    /// The analysis for the loop `body` with header `header`.
+    pub fn new(f: &Function, body: &HashSet<BlockId>, header: BlockId) -> IterationPostDom {
+        let mut blocks: Vec<BlockId> = body.iter().copied().collect();
+        blocks.sort();
+        let index: std::collections::HashMap<BlockId, NodeIndex> =
+            blocks.iter().enumerate().map(|(i, b)| (*b, NodeIndex::new(i))).collect();
+        let n = blocks.len();
+        let mut g: DiGraph<(), ()> = DiGraph::with_capacity(n + 2, 0);
+        for _ in 0..n + 2 {
+            g.add_node(());
+        }
+        let (next, root) = (NodeIndex::new(n), NodeIndex::new(n + 1));
+        g.add_edge(root, next, ());
+        for &b in &blocks {
+            for s in f.succs(b) {
+                let to = if s == header {
+                    next
+                } else if let Some(&t) = index.get(&s) {
+                    t
+                } else {
+                    continue;
+                };
+                g.add_edge(to, index[&b], ());
+            }
+        }
+        IterationPostDom { doms: simple_fast(&g, root), index, blocks, next, root }
+    }
+
+    /// Where the paths from `b` (in the loop) meet within the iteration.
+    pub fn ipdom(&self, b: BlockId) -> IterMeet {
+        let Some(&i) = self.index.get(&b) else { return IterMeet::Never };
+        match self.doms.immediate_dominator(i) {
+            None => IterMeet::Never,
+            Some(p) if p == self.root => IterMeet::Never,
+            Some(p) if p == self.next => IterMeet::NextIteration,
+            Some(p) => IterMeet::Block(self.blocks[p.index()]),
+        }
+    }
+}
+
+/// Blocks from which no warp-synchronous instruction ([`warp_synchronous`]) can be
+/// reached, indexed by `NodeIndex::index()`: threads there only compute, access memory and
+/// exit, so they never need to wait for the rest of the warp. One backward search.
+pub fn quiet_blocks(f: &Function) -> Vec<bool> {
+    let n = f.cfg.node_bound();
+    let mut loud = vec![false; n];
+    let mut work: Vec<BlockId> =
+        f.layout.iter().copied().filter(|&b| f.cfg[b].instrs.iter().any(|i| warp_synchronous(i.op))).collect();
+    for b in &work {
+        loud[b.index()] = true;
+    }
+    while let Some(b) = work.pop() {
+        for p in f.preds(b) {
+            if !loud[p.index()] {
+                loud[p.index()] = true;
+                work.push(p);
+            }
+        }
+    }
+    let mut quiet = vec![false; n];
+    for &b in &f.layout {
+        quiet[b.index()] = !loud[b.index()];
+    }
+    quiet
+}
+
+/// One natural loop of the loop-nesting forest.
+#[derive(Clone, Debug)]
+pub struct Loop {
+    /// The loop header (dominates the body).
+    pub header: BlockId,
+    /// Blocks of the loop, header included.
+    pub body: HashSet<BlockId>,
+    /// Index of the innermost enclosing loop.
+    pub parent: Option<usize>,
+}
+
+/// The natural loops of a reducible CFG (one per header: back edges to the same header
+/// share a loop), outermost first.
+#[derive(Clone, Debug, Default)]
+pub struct LoopForest {
+    /// Loops, sorted by decreasing body size (parents before children).
+    pub loops: Vec<Loop>,
+    /// Innermost loop of each block, indexed by `NodeIndex::index()`.
+    pub innermost: Vec<Option<usize>>,
+}
+
+impl LoopForest {
+    /// The loops of `f`. Back edges are edges to a dominator; in a reducible CFG
+    /// (`cfg::reducible`) every cycle has one.
+    pub fn new(f: &Function, doms: &Dominators<BlockId>) -> LoopForest {
+        let mut by_header: std::collections::HashMap<BlockId, HashSet<BlockId>> = Default::default();
+        for &b in &f.layout {
+            for h in f.succs(b) {
+                if !dominates(doms, h, b) {
+                    continue;
+                }
+                // Back edge b -> h: the body is h plus everything reaching b without h.
+                let body = by_header.entry(h).or_insert_with(|| [h].into_iter().collect());
+                let mut work = vec![b];
+                while let Some(x) = work.pop() {
+                    if body.insert(x) {
+                        work.extend(f.preds(x));
+                    }
+                }
+            }
+        }
+        let mut loops: Vec<Loop> =
+            by_header.into_iter().map(|(header, body)| Loop { header, body, parent: None }).collect();
+        loops.sort_by_key(|l| (std::cmp::Reverse(l.body.len()), l.header.index()));
+        let mut innermost = vec![None; f.cfg.node_bound()];
+        for k in 0..loops.len() {
+            loops[k].parent = innermost[loops[k].header.index()];
+            for b in &loops[k].body {
+                innermost[b.index()] = Some(k);
+            }
+        }
+        LoopForest { loops, innermost }
+    }
+
+    /// True if loop `l` contains block `b`.
+    pub fn contains(&self, l: usize, b: BlockId) -> bool {
+        self.loops[l].body.contains(&b)
+    }
+
+    /// The loops containing `b`, innermost first.
+    pub fn enclosing(&self, b: BlockId) -> Vec<usize> {
+        let mut out = vec![];
+        let mut l = self.innermost.get(b.index()).copied().flatten();
+        while let Some(k) = l {
+            out.push(k);
+            l = self.loops[k].parent;
+        }
+        out
+    }
+
+    /// The edges leaving loop `l`: (from, to), sorted.
+    pub fn exits(&self, f: &Function, l: usize) -> Vec<(BlockId, BlockId)> {
+        let body = &self.loops[l].body;
+        let mut v: Vec<(BlockId, BlockId)> = body
+            .iter()
+            .flat_map(|b| f.succs(*b).into_iter().filter(|s| !body.contains(s)).map(move |s| (*b, s)))
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// The loop's preheader: its header's only predecessor outside the loop, when that
+    /// block has the header as its only successor.
+    pub fn preheader(&self, f: &Function, l: usize) -> Option<BlockId> {
+        let lp = &self.loops[l];
+        let outside: Vec<BlockId> = f.preds(lp.header).into_iter().filter(|p| !lp.body.contains(p)).collect();
+        (outside.len() == 1 && f.succs(outside[0]).len() == 1).then(|| outside[0])
+    }
+}
+
+/// Sets the label of `b`'s terminator (a `BRA`, `SYNC` or `BRK` with a taken edge) to `t`.
+fn set_label(f: &mut Function, b: BlockId, t: BlockId) {
+    let term = f.cfg[b].instrs.last_mut().expect("a block with a taken edge ends in a branch");
+    if term.op == Op::Bra {
+        term.srcs[0] = Src::label(t.index() as u32);
+    }
+}
+
+/// Moves edge `e` to target `to` (same source, kind and arguments), retargeting the
+/// branch of a taken edge. A fall-through edge must then be fixed with
+/// [`fix_fallthroughs`] unless `to` follows the source in the layout. Returns the new edge.
+pub fn retarget(f: &mut Function, e: EdgeIndex<u32>, to: BlockId) -> EdgeIndex<u32> {
+    let (from, _) = f.cfg.edge_endpoints(e).expect("edge");
+    let w = f.cfg.remove_edge(e).expect("edge");
+    if w.kind == EdgeKind::Taken {
+        set_label(f, from, to);
+    }
+    f.cfg.add_edge(from, to, w)
+}
+
+/// Puts a new block holding `instrs` and then `BRA target` on edge `e` (the edge's
+/// arguments move to the new block's edge). A block on a fall-through edge goes right
+/// after its source in the layout, one on a taken edge at the end. Returns it.
+pub fn split_edge(f: &mut Function, e: EdgeIndex<u32>, instrs: Vec<Instr>) -> BlockId {
+    let (from, to) = f.cfg.edge_endpoints(e).expect("edge");
+    let origin = f.cfg[from].origins.last().copied().unwrap_or_default();
+    let n = f.new_block("");
+    for i in instrs {
+        f.cfg[n].push(i, origin);
+    }
+    f.cfg[n].push(Instr::new(Op::Bra, vec![], vec![Src::label(to.index() as u32)]), origin);
+    let Edge { kind, args } = f.cfg.remove_edge(e).expect("edge");
+    f.cfg.add_edge(from, n, Edge { kind, args: vec![] });
+    f.cfg.add_edge(n, to, Edge { kind: EdgeKind::Taken, args });
+    if kind == EdgeKind::Taken {
+        set_label(f, from, n);
+        f.layout.push(n);
+    } else {
+        let pos = f.layout.iter().position(|x| *x == from).expect("in layout");
+        f.layout.insert(pos + 1, n);
+    }
+    n
+}
+
+/// Restores "a fall-through successor follows its block in the layout": a block whose
+/// fall-through successor is elsewhere gets a jump block after it. Returns true if any
+/// was added.
+pub fn fix_fallthroughs(f: &mut Function) -> bool {
+    let mut changed = false;
+    let mut k = 0;
+    while k < f.layout.len() {
+        let b = f.layout[k];
+        let next = f.layout.get(k + 1).copied();
+        let ft = f.succ_edges(b).into_iter().find(|e| f.cfg[*e].kind == EdgeKind::Fallthrough);
+        if let Some(e) = ft {
+            let (_, t) = f.cfg.edge_endpoints(e).expect("edge");
+            if Some(t) != next {
+                split_edge(f, e, vec![]);
+                changed = true;
+            }
+        }
+        k += 1;
+    }
+    changed
+}
+
+/// The label operand of a branch-like instruction.
+pub fn label_of(i: &Instr) -> Option<BlockId> {
+    match i.srcs.first().map(|s| s.kind) {
+        Some(SrcKind::Label(t)) => Some(BlockId::new(t as usize)),
+        _ => None,
+    }
+}
+
+/// Forward reach from the blocks `from` (included unless `stop` holds for them), never
+/// entering blocks for which `stop` holds; the blocks reached, in discovery order.
+pub fn reach(f: &Function, from: &[BlockId], stop: impl Fn(BlockId) -> bool) -> Vec<BlockId> {
+    let mut seen: HashSet<BlockId> = HashSet::new();
+    let mut order = vec![];
+    let mut work: Vec<BlockId> = from.iter().rev().copied().collect();
+    while let Some(b) = work.pop() {
+        if stop(b) || !seen.insert(b) {
+            continue;
+        }
+        order.push(b);
+        for s in f.succs(b).into_iter().rev() {
+            if !seen.contains(&s) {
+                work.push(s);
+            }
+        }
+    }
+    order
+}
+
+/// Copies `blocks` (instructions, origins, `uni` flags; not block parameters, so before
+/// SSA): edges between copied blocks go between the copies, the others keep their
+/// targets. Copies are appended to the layout in the order given (a fall-through pair
+/// stays adjacent when consecutive there). Returns the map from block to copy.
+pub fn copy_blocks(f: &mut Function, blocks: &[BlockId]) -> std::collections::HashMap<BlockId, BlockId> {
+    let mut map = std::collections::HashMap::new();
+    for &b in blocks {
+        let c = f.new_block(String::new());
+        let src = f.cfg[b].clone();
+        f.cfg[c].instrs = src.instrs;
+        // Each copy of a carry-flag writer defines a value of its own (`ir::cc`: a value
+        // is defined once; CC values never cross a block, so the copy's readers are the
+        // ones to follow).
+        let mut renamed: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+        for k in 0..f.cfg[c].instrs.len() {
+            if let Some(r) = f.cfg[c].instrs[k].cc.read
+                && let Some(&n) = renamed.get(&r)
+            {
+                f.cfg[c].instrs[k].cc.read = Some(n);
+            }
+            if let Some(d) = f.cfg[c].instrs[k].cc.def {
+                let n = f.new_cc();
+                renamed.insert(d, n);
+                f.cfg[c].instrs[k].cc.def = Some(n);
+            }
+        }
+        f.cfg[c].origins = src.origins;
+        f.cfg[c].uni = src.uni;
+        map.insert(b, c);
+        f.layout.push(c);
+    }
+    for &b in blocks {
+        for edge in f.succ_edges(b) {
+            let (_, t) = f.cfg.edge_endpoints(edge).expect("edge");
+            let w = f.cfg[edge].clone();
+            let t2 = map.get(&t).copied().unwrap_or(t);
+            let c = map[&b];
+            if w.kind == EdgeKind::Taken {
+                set_label(f, c, t2);
+            }
+            f.cfg.add_edge(c, t2, w);
+        }
+    }
+    map
+}
+
+/// A chain of blocks dispatching on the selector `sel` (a 32-bit virtual register): the
+/// first tests `sel == targets.len() - 1`, ..., the last tests `sel == 1` and falls
+/// through to `targets[0]` (the caller places the chain, then [`fix_fallthroughs`]).
+/// Returns the chain, first block first; empty for a single target.
+pub fn dispatch_chain(
+    f: &mut Function,
+    sel: crate::sass::instr::Reg,
+    targets: &[BlockId],
+    origin: crate::ptx::ast::Span,
+) -> Vec<BlockId> {
+    use crate::ir::VRegKind;
+    use crate::sass::instr::{Dst, PT, RegRef};
+    use crate::sass::op::{BoolOp, Cmp};
+    let k = targets.len();
+    let chain: Vec<BlockId> = (1..k).map(|_| f.new_block("")).collect();
+    for (c, i) in (1..k).rev().enumerate() {
+        let b = chain[c];
+        let p = f.new_vreg(VRegKind::Pred);
+        f.cfg[b].push(
+            Instr::new(
+                Op::Isetp { cmp: Cmp::Eq, u32: true, x: false, bop: BoolOp::And },
+                vec![Dst::Pred(p), Dst::Pred(PT)],
+                vec![Src::reg(RegRef::new(sel, 1)), Src::imm(i as u32), Src::pt()],
+            ),
+            origin,
+        );
+        f.cfg[b]
+            .push(Instr::new(Op::Bra, vec![], vec![Src::label(targets[i].index() as u32)]).guarded(p, false), origin);
+        f.cfg.add_edge(b, targets[i], Edge { kind: EdgeKind::Taken, args: vec![] });
+        let next = chain.get(c + 1).copied().unwrap_or(targets[0]);
+        f.cfg.add_edge(b, next, Edge { kind: EdgeKind::Fallthrough, args: vec![] });
+    }
+    chain
+}

@@ -1,0 +1,19 @@
+//! Control-flow passes for SIMT reconvergence (`docs/reconvergence.md`):
+//!
+//! * [`reducible`] (before SSA): every cycle becomes a natural loop, by node splitting or
+//!   a dispatch variable;
+//! * [`plan`]: where each divergent branch and loop reconverges, as SSY/PBK entries with
+//!   their regions, or the shapes that prevent it;
+//! * [`restructure`]: rewrites those shapes (loop landings with a dispatch, tail
+//!   duplication of side-entered regions, preheaders) out of SSA form;
+//! * [`check`]: the invariant checker run on every compiled function in debug builds and
+//!   with `--verify`;
+//! * [`graph`]: the shared analyses and CFG edits.
+//!
+//! [`crate::lower::reconverge`] drives the post-SSA part.
+
+pub mod check;
+pub mod graph;
+pub mod plan;
+pub mod reducible;
+pub mod restructure;

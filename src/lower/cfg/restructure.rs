@@ -1,0 +1,597 @@
+//! Rewrites the shapes the reconvergence plan cannot handle ([`super::plan::Problem`]),
+//! on the IR taken out of SSA form (block parameters become copies on the incoming
+//! edges; [`crate::lower::ssa::construct`] rebuilds SSA afterwards), so that duplicated
+//! blocks and new selector variables need no SSA repair:
+//!
+//! * **No preheader**: a block `BRA header` takes the loop's entering edges.
+//! * **Loop exits that do not meet** (several exit targets meeting only outside an
+//!   enclosing loop, or never while one continues to a warp-synchronous instruction): a
+//!   landing block takes every exit edge, each setting a selector (`MOV32I sel, k`), and
+//!   dispatches to the targets (`ISETP.EQ.U32 P, sel, k; @P BRA target`). The loop then
+//!   has one exit (its PBK target); the landing lies in the enclosing loop, where targets
+//!   further out are that loop's exits, handled the same way in the next round. This is
+//!   ptxas's scheme for `find` (`tests/programs/find.ptx`): both exits `BRK` to one
+//!   target, then `@!P0 EXIT` dispatches on a predicate.
+//! * **Side entries** (a `goto` into the middle of an if/else region or of a loop's exit
+//!   paths): the blocks of the region reachable from the entered blocks are copied
+//!   (tail duplication), and the edges from outside go to the copies. The threads that
+//!   enter from outside then never execute the region's `SYNC`/`BRK`.
+//!
+//! Growth is bounded ([`GROWTH_LIMIT`]); every fix removes the problem it is for, and new
+//! problems (a landing's dispatch is itself divergent) are fixed in later rounds.
+
+use super::graph::{
+    LoopForest, copy_blocks, dispatch_chain, dominators, fix_fallthroughs, reach, retarget, split_edge,
+};
+use super::plan::Problem;
+use crate::ir::{BlockId, EdgeKind, Function, VRegKind, for_each_def, for_each_use_mut};
+use crate::sass::instr::{Dst, Instr, PT, Reg, RegRef, Src, SrcKind};
+use crate::sass::op::{BoolOp, Op};
+use std::collections::{HashMap, HashSet};
+
+/// Instructions tail duplication may add, as a multiple of the function's size (plus a
+/// constant for small functions); beyond it the function is rejected with a diagnostic.
+pub const GROWTH_LIMIT: usize = 4;
+
+/// Takes `f` out of SSA form: every block parameter becomes a variable assigned on each
+/// incoming edge, through a temporary so that the assignments of one edge act in parallel
+/// (`tmp_k = arg_k` for all k, then `param_k = tmp_k`). The copies go before the
+/// predecessor's final `BRA` when it has one successor, else on a new block on the edge.
+pub fn out_of_ssa(f: &mut Function) {
+    for t in f.layout.clone() {
+        let params = std::mem::take(&mut f.cfg[t].params);
+        if params.is_empty() {
+            continue;
+        }
+        for e in f.pred_edges(t) {
+            let args = std::mem::take(&mut f.cfg[e].args);
+            let (p, _) = f.cfg.edge_endpoints(e).expect("edge");
+            let tmps: Vec<u32> = params.iter().map(|q| new_vreg(f, f.vregs[*q as usize])).collect();
+            let mut copies: Vec<Instr> = tmps.iter().zip(&args).map(|(d, s)| copy(f, *d, *s)).collect();
+            copies.extend(params.iter().zip(&tmps).map(|(d, s)| copy(f, *d, *s)));
+            let last = f.cfg[p].instrs.last().expect("terminator");
+            if f.succs(p).len() == 1 && last.op == Op::Bra && last.guard.is_none() {
+                let blk = &mut f.cfg[p];
+                let at = blk.instrs.len() - 1;
+                let origin = blk.origins[at];
+                for (k, c) in copies.into_iter().enumerate() {
+                    blk.instrs.insert(at + k, c);
+                    blk.origins.insert(at + k, origin);
+                }
+            } else {
+                split_edge(f, e, copies);
+            }
+        }
+    }
+    f.ssa = false;
+}
+
+fn new_vreg(f: &mut Function, kind: VRegKind) -> u32 {
+    match f.new_vreg(kind) {
+        Reg::V(v) => v,
+        r => unreachable!("new_vreg gives a virtual register, not {r:?}"),
+    }
+}
+
+/// `dst = src` for virtual registers of one kind: `copy` for general-purpose registers,
+/// `PSETP.AND.AND dst, PT, src, PT, PT` for predicates (as `mov.pred` is lowered).
+fn copy(f: &Function, dst: u32, src: u32) -> Instr {
+    match f.vregs[dst as usize] {
+        VRegKind::Pred => Instr::new(
+            Op::Psetp { bop0: BoolOp::And, bop1: BoolOp::And },
+            vec![Dst::Pred(Reg::V(dst)), Dst::Pred(PT)],
+            vec![Src::pred(Reg::V(src), false), Src::pt(), Src::pt()],
+        ),
+        VRegKind::Gpr(n) => {
+            Instr::new(Op::Copy, vec![Dst::reg(Reg::V(dst), n)], vec![Src::reg(RegRef::new(Reg::V(src), n))])
+        }
+    }
+}
+
+/// Replaces reads of predicate copies (`PSETP.AND.AND d, PT, {!}s, PT, PT`, unguarded)
+/// by their sources, in SSA form (the optimiser forwards only general-purpose copies);
+/// the dead copies are left to dead-code elimination. Returns true if anything changed.
+pub fn forward_predicate_copies(f: &mut Function) -> bool {
+    let mut map: HashMap<u32, (Reg, bool)> = HashMap::new();
+    for &b in &f.layout {
+        for i in &f.cfg[b].instrs {
+            if i.guard.is_none()
+                && i.op == (Op::Psetp { bop0: BoolOp::And, bop1: BoolOp::And })
+                && i.dsts.len() == 2
+                && i.dsts[1] == Dst::Pred(PT)
+                && i.srcs.len() == 3
+                && i.srcs[1] == Src::pt()
+                && i.srcs[2] == Src::pt()
+                && let (Dst::Pred(Reg::V(d)), SrcKind::Pred(s)) = (i.dsts[0], i.srcs[0].kind)
+            {
+                map.insert(d, (s, i.srcs[0].mods.neg));
+            }
+        }
+    }
+    if map.is_empty() {
+        return false;
+    }
+    let resolve = |r: Reg, neg: bool| -> (Reg, bool) {
+        let (mut r, mut neg) = (r, neg);
+        for _ in 0..64 {
+            match r {
+                Reg::V(v) if map.contains_key(&v) => {
+                    let (s, n) = map[&v];
+                    r = s;
+                    neg ^= n;
+                }
+                _ => break,
+            }
+        }
+        (r, neg)
+    };
+    let mut changed = false;
+    for b in f.layout.clone() {
+        for i in &mut f.cfg[b].instrs {
+            if let Some(g) = &mut i.guard
+                && let Reg::V(v) = g.pred
+                && map.contains_key(&v)
+            {
+                (g.pred, g.neg) = resolve(g.pred, g.neg);
+                changed = true;
+            }
+            for s in &mut i.srcs {
+                if let SrcKind::Pred(Reg::V(v)) = s.kind
+                    && map.contains_key(&v)
+                {
+                    let (r, neg) = resolve(Reg::V(v), s.mods.neg);
+                    s.kind = SrcKind::Pred(r);
+                    s.mods.neg = neg;
+                    changed = true;
+                }
+            }
+        }
+        for e in f.succ_edges(b) {
+            for a in f.cfg[e].args.iter_mut() {
+                if map.contains_key(a)
+                    && let (Reg::V(v), false) = resolve(Reg::V(*a), false)
+                {
+                    *a = v;
+                    changed = true;
+                }
+            }
+        }
+    }
+    changed
+}
+
+/// Removes block parameters that nothing reads, also in cycles of parameters that only
+/// feed each other (SSA construction after restructuring places phis for the selector and
+/// the former parameters at every merge their definitions reach, e.g. loop headers;
+/// dead-code elimination keeps cycles through loop headers). Live: read by an
+/// instruction, or the argument of a live parameter. Returns true if any was removed.
+pub fn prune_dead_params(f: &mut Function) -> bool {
+    let mut live: HashSet<u32> = HashSet::new();
+    for &b in &f.layout {
+        for i in &f.cfg[b].instrs {
+            crate::ir::for_each_use(i, |v| {
+                live.insert(v);
+            });
+        }
+    }
+    // Parameter -> (block, position).
+    let mut param_at: HashMap<u32, (BlockId, usize)> = HashMap::new();
+    for &b in &f.layout {
+        for (k, p) in f.cfg[b].params.iter().enumerate() {
+            param_at.insert(*p, (b, k));
+        }
+    }
+    let mut work: Vec<u32> = live.iter().copied().filter(|v| param_at.contains_key(v)).collect();
+    while let Some(p) = work.pop() {
+        let (b, k) = param_at[&p];
+        for e in f.pred_edges(b) {
+            let a = f.cfg[e].args[k];
+            if live.insert(a) && param_at.contains_key(&a) {
+                work.push(a);
+            }
+        }
+    }
+    let mut changed = false;
+    for b in f.layout.clone() {
+        let keep: Vec<bool> = f.cfg[b].params.iter().map(|p| live.contains(p)).collect();
+        if keep.iter().all(|k| *k) {
+            continue;
+        }
+        changed = true;
+        let params = std::mem::take(&mut f.cfg[b].params);
+        f.cfg[b].params = params.into_iter().zip(&keep).filter(|(_, k)| **k).map(|(p, _)| p).collect();
+        for e in f.pred_edges(b) {
+            let args = std::mem::take(&mut f.cfg[e].args);
+            f.cfg[e].args = args.into_iter().zip(&keep).filter(|(_, k)| **k).map(|(a, _)| a).collect();
+        }
+    }
+    changed
+}
+
+/// Fixes the first problem of `problems` worth fixing now (preheaders first, then the
+/// innermost loop's exits, then the smallest side-entered region), on `f` out of SSA
+/// form. `divergent` gains the new divergent branches (dispatch chains, copies of
+/// divergent branches); `budget` is the tail-duplication allowance left, in instructions.
+/// Errors name a shape that would need more duplication than allowed.
+pub fn fix(
+    f: &mut Function,
+    problems: &[Problem],
+    divergent: &mut HashSet<BlockId>,
+    budget: &mut usize,
+) -> Result<(), String> {
+    debug_assert!(!f.ssa, "restructuring needs the IR out of SSA form");
+    let doms = dominators(f);
+    let forest = LoopForest::new(f, &doms);
+    let loop_of = |h: BlockId| forest.loops.iter().position(|l| l.header == h);
+    let pre: Vec<usize> =
+        problems.iter().filter_map(|p| if let Problem::NoPreheader(h) = p { loop_of(*h) } else { None }).collect();
+    if !pre.is_empty() {
+        for l in pre {
+            add_preheader(f, &forest, l);
+        }
+        fix_fallthroughs(f);
+        return Ok(());
+    }
+    // Innermost first: the smallest body.
+    if let Some(l) = problems
+        .iter()
+        .filter_map(|p| if let Problem::LoopExits(h) = p { loop_of(*h) } else { None })
+        .min_by_key(|l| (forest.loops[*l].body.len(), forest.loops[*l].header.index()))
+    {
+        add_landing(f, &forest, l, divergent);
+        fix_fallthroughs(f);
+        return Ok(());
+    }
+    if let Some((region, entered)) = problems
+        .iter()
+        .filter_map(|p| if let Problem::SideEntry { region, entered } = p { Some((region, entered)) } else { None })
+        .min_by_key(|(r, e)| (r.len(), e[0].index()))
+    {
+        duplicate(f, region, entered, divergent, budget)?;
+        fix_fallthroughs(f);
+        return Ok(());
+    }
+    match problems.first() {
+        Some(Problem::Unreachable(b)) => {
+            Err(format!("the divergent branch at the end of BB{} does not reach its join (internal error)", b.index()))
+        }
+        _ => Err("no fix for the reconvergence problems found (internal error)".into()),
+    }
+}
+
+/// A block `BRA header` taking the edges that enter loop `l` from outside, placed right
+/// before the header.
+fn add_preheader(f: &mut Function, forest: &LoopForest, l: usize) {
+    let lp = &forest.loops[l];
+    let h = lp.header;
+    let outside: Vec<_> =
+        f.pred_edges(h).into_iter().filter(|e| !lp.body.contains(&f.cfg.edge_endpoints(*e).expect("edge").0)).collect();
+    let origin = f.cfg[h].origins.first().copied().unwrap_or_default();
+    let ph = f.new_block("");
+    f.cfg[ph].push(Instr::new(Op::Bra, vec![], vec![Src::label(h.index() as u32)]), origin);
+    f.cfg.add_edge(ph, h, crate::ir::Edge { kind: EdgeKind::Taken, args: vec![] });
+    let at = f.layout.iter().position(|b| *b == h).expect("in layout");
+    f.layout.insert(at, ph);
+    for e in outside {
+        retarget(f, e, ph);
+    }
+}
+
+/// Routes every exit edge of loop `l` to a landing block that dispatches to the exit
+/// targets on a selector each edge sets (none for a single target).
+fn add_landing(f: &mut Function, forest: &LoopForest, l: usize, divergent: &mut HashSet<BlockId>) {
+    let body = &forest.loops[l].body;
+    let pos = f.layout_positions();
+    let mut exits = vec![];
+    for &b in body {
+        for e in f.succ_edges(b) {
+            let (_, s) = f.cfg.edge_endpoints(e).expect("edge");
+            if !body.contains(&s) {
+                exits.push((b, e, s));
+            }
+        }
+    }
+    exits.sort_by_key(|(b, _, s)| (pos[b.index()], pos[s.index()]));
+    let mut targets: Vec<BlockId> = exits.iter().map(|(_, _, s)| *s).collect();
+    targets.sort_by_key(|s| pos[s.index()]);
+    targets.dedup();
+    // The variables the landing carries to some target; an exit to another target makes
+    // them undefined, so that they are not live around the loop (their values from the
+    // other exits are never read: the dispatch sends those threads elsewhere).
+    let live = live_in_before_ssa(f);
+    // Only variables the loop (or its exit edges) defines: the others reach the landing
+    // from one definition before the loop and need nothing.
+    let mut loop_defs: HashSet<u32> = HashSet::new();
+    for &b in &f.layout {
+        let preds = f.preds(b);
+        let on_exit_edge = !preds.is_empty() && preds.iter().all(|p| body.contains(p));
+        if body.contains(&b) || on_exit_edge {
+            for i in &f.cfg[b].instrs {
+                crate::ir::for_each_def(i, |v| {
+                    loop_defs.insert(v);
+                });
+            }
+        }
+    }
+    let carried: HashSet<u32> =
+        targets.iter().flat_map(|t| live[&t.index()].iter().copied()).filter(|v| loop_defs.contains(v)).collect();
+    // Predicates cross the landing as 0/1 in general-purpose registers: a block parameter
+    // cannot be demoted by register allocation, and P0..P6 would not hold the predicates
+    // of every target at once.
+    let mut preds: Vec<u32> = carried.iter().copied().filter(|v| f.vregs[*v as usize] == VRegKind::Pred).collect();
+    preds.sort();
+    let carrier: HashMap<u32, u32> = preds.iter().map(|p| (*p, new_vreg(f, VRegKind::Gpr(1)))).collect();
+    let one = new_vreg(f, VRegKind::Gpr(1));
+    let origin = f.cfg[forest.loops[l].header].origins.first().copied().unwrap_or_default();
+    let sel = f.new_vreg(VRegKind::Gpr(1));
+    let chain = dispatch_chain(f, sel, &targets, origin);
+    let landing = match chain.first() {
+        Some(c) => *c,
+        None => {
+            let x = f.new_block("");
+            f.cfg[x].push(Instr::new(Op::Bra, vec![], vec![Src::label(targets[0].index() as u32)]), origin);
+            f.cfg.add_edge(x, targets[0], crate::ir::Edge { kind: EdgeKind::Taken, args: vec![] });
+            x
+        }
+    };
+    divergent.extend(chain.iter().copied());
+    // Each exit edge sets the selector in its source block, under the branch's guard (a
+    // `MOV32I` on an edge block would run with the stack entries of any region the
+    // branch is in, see `plan::stale_breaks`), and goes to the landing.
+    let mut by_block: Vec<(BlockId, Vec<(petgraph::stable_graph::EdgeIndex, usize)>)> = vec![];
+    for (b, e, s) in exits {
+        let k = targets.iter().position(|t| *t == s).expect("a target");
+        match by_block.iter_mut().find(|(x, _)| *x == b) {
+            Some((_, v)) => v.push((e, k)),
+            None => by_block.push((b, vec![(e, k)])),
+        }
+    }
+    for (b, edges) in by_block {
+        if targets.len() > 1 {
+            let term = f.cfg[b].instrs.last().cloned().expect("terminator");
+            let set = |k: usize| Instr::new(Op::Mov32i, vec![Dst::reg(sel, 1)], vec![Src::imm(k as u32)]);
+            let mut sets = vec![];
+            match (term.guard, edges.as_slice()) {
+                (None, [(_, k)]) => sets.push(set(*k)),
+                (Some(g), [(e, k)]) => {
+                    let taken = f.cfg[*e].kind == EdgeKind::Taken;
+                    let mut i = set(*k);
+                    i.guard = Some(crate::sass::instr::Guard { pred: g.pred, neg: g.neg == taken });
+                    sets.push(i);
+                }
+                (Some(g), [_, _]) => {
+                    // Both edges leave: `sel = P ? k_taken : k_fallthrough`.
+                    let k_of = |kind: EdgeKind| edges.iter().find(|(e, _)| f.cfg[*e].kind == kind).expect("edge").1;
+                    let (kt, kf) = (k_of(EdgeKind::Taken), k_of(EdgeKind::Fallthrough));
+                    let t = f.new_vreg(VRegKind::Gpr(1));
+                    sets.push(Instr::new(Op::Mov32i, vec![Dst::reg(t, 1)], vec![Src::imm(kt as u32)]));
+                    sets.push(Instr::new(
+                        Op::Sel,
+                        vec![Dst::reg(sel, 1)],
+                        vec![Src::reg(RegRef::new(t, 1)), Src::imm(kf as u32), Src::pred(g.pred, g.neg)],
+                    ));
+                }
+                _ => unreachable!("a block has at most two successors"),
+            }
+            let blk = &mut f.cfg[b];
+            let at = blk.instrs.len() - 1;
+            let origin = blk.origins[at];
+            for (j, i) in sets.into_iter().enumerate() {
+                blk.instrs.insert(at + j, i);
+                blk.origins.insert(at + j, origin);
+            }
+        }
+        for (e, k) in edges {
+            let needs = &live[&targets[k].index()];
+            let mut dead: Vec<u32> = carried.difference(needs).copied().collect();
+            dead.extend(preds.iter().filter(|p| !needs.contains(p)).map(|p| carrier[p]));
+            dead.sort();
+            let mut code: Vec<Instr> = dead.into_iter().map(|v| undef(f, v)).collect();
+            let kept: Vec<u32> = preds.iter().copied().filter(|p| needs.contains(p)).collect();
+            if !kept.is_empty() {
+                code.push(Instr::new(Op::Mov32i, vec![Dst::reg(Reg::V(one), 1)], vec![Src::imm(1)]));
+            }
+            for p in kept {
+                // `SEL c, 1, 0, p`.
+                code.push(Instr::new(
+                    Op::Sel,
+                    vec![Dst::reg(Reg::V(carrier[&p]), 1)],
+                    vec![Src::reg(RegRef::new(Reg::V(one), 1)), Src::imm(0), Src::pred(Reg::V(p), false)],
+                ));
+            }
+            if code.is_empty() {
+                retarget(f, e, landing);
+            } else {
+                let n = split_edge(f, e, code);
+                let ne = f.succ_edges(n)[0];
+                retarget(f, ne, landing);
+            }
+        }
+    }
+    // After the loop's last block.
+    let last = body.iter().map(|b| pos[b.index()]).max().expect("a loop has blocks");
+    let after = f.layout.iter().position(|b| pos.get(b.index()).is_some_and(|p| *p == last)).expect("in layout");
+    let mut at = after + 1;
+    // After the edge blocks just inserted there (blocks newer than `pos`).
+    while at < f.layout.len() && f.layout[at].index() >= pos.len() {
+        at += 1;
+    }
+    let blocks: Vec<BlockId> = if chain.is_empty() { vec![landing] } else { chain.clone() };
+    for (j, b) in blocks.into_iter().enumerate() {
+        f.layout.insert(at + j, b);
+    }
+    // Each target gets its predicates back from their carriers.
+    for (i, &t) in targets.iter().enumerate() {
+        let back: Vec<Instr> = preds
+            .iter()
+            .filter(|p| live[&t.index()].contains(p))
+            .map(|p| {
+                Instr::new(
+                    Op::Isetp { cmp: crate::sass::op::Cmp::Ne, u32: true, x: false, bop: BoolOp::And },
+                    vec![Dst::Pred(Reg::V(*p)), Dst::Pred(PT)],
+                    vec![Src::reg(RegRef::new(Reg::V(carrier[p]), 1)), Src::imm(0), Src::pt()],
+                )
+            })
+            .collect();
+        if back.is_empty() {
+            continue;
+        }
+        let from: Vec<BlockId> = if chain.is_empty() { vec![landing] } else { chain.clone() };
+        for b in from {
+            for e in f.succ_edges(b) {
+                if f.cfg.edge_endpoints(e).expect("edge").1 == targets[i] {
+                    split_edge(f, e, back.clone());
+                }
+            }
+        }
+    }
+}
+
+/// `undef v` (the pseudo-op SSA construction uses for reads without a definition).
+fn undef(f: &Function, v: u32) -> Instr {
+    let d = match f.vregs[v as usize] {
+        VRegKind::Pred => Dst::Pred(Reg::V(v)),
+        VRegKind::Gpr(n) => Dst::reg(Reg::V(v), n),
+    };
+    Instr::new(Op::Undef, vec![d], vec![])
+}
+
+/// Variables live on entry to each block of `f` out of SSA form (indexed by
+/// `NodeIndex::index()`), conservatively: only unguarded definitions of a whole variable
+/// end a live range.
+fn live_in_before_ssa(f: &Function) -> HashMap<usize, HashSet<u32>> {
+    let whole = |d: &Dst| match d {
+        Dst::Pred(Reg::V(v)) => Some(*v),
+        Dst::Reg(r) => match r.reg {
+            Reg::V(v) if r.comp == 0 && r.n == f.vregs[v as usize].width() => Some(v),
+            _ => None,
+        },
+        _ => None,
+    };
+    let mut live_in: HashMap<usize, HashSet<u32>> = f.layout.iter().map(|b| (b.index(), HashSet::new())).collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &b in f.layout.iter().rev() {
+            let mut live: HashSet<u32> = HashSet::new();
+            for s in f.succs(b) {
+                live.extend(live_in[&s.index()].iter().copied());
+            }
+            for i in f.cfg[b].instrs.iter().rev() {
+                if i.guard.is_none() {
+                    for d in &i.dsts {
+                        if let Some(v) = whole(d) {
+                            live.remove(&v);
+                        }
+                    }
+                }
+                crate::ir::for_each_use(i, |v| {
+                    live.insert(v);
+                });
+            }
+            if live.len() != live_in[&b.index()].len() {
+                live_in.insert(b.index(), live);
+                changed = true;
+            }
+        }
+    }
+    live_in
+}
+
+/// Moves the `undef` definitions to the start of the entry block (which dominates every
+/// use): landings define carried variables as undefined on the exit edges that do not
+/// use them, and those edge blocks must end up holding only their jump.
+pub fn hoist_undefs(f: &mut Function) {
+    // One `undef` per register kind: every value SSA construction left undefined reads
+    // it. Separate ones, each live from the entry to its use, filled the register file
+    // (156 of them gave 251 registers and failed allocation in 48 on a random program).
+    let mut canon: HashMap<VRegKind, u32> = HashMap::new();
+    let mut rename: HashMap<u32, u32> = HashMap::new();
+    let mut kept = vec![];
+    for b in f.layout.clone() {
+        let mut k = 0;
+        while k < f.cfg[b].instrs.len() {
+            if f.cfg[b].instrs[k].op != Op::Undef {
+                k += 1;
+                continue;
+            }
+            let i = f.cfg[b].instrs.remove(k);
+            let o = f.cfg[b].origins.remove(k);
+            let mut d = None;
+            for_each_def(&i, |v| d = Some(v));
+            let Some(v) = d else { continue };
+            let kind = f.vregs[v as usize];
+            match canon.get(&kind) {
+                Some(&c) => {
+                    rename.insert(v, c);
+                }
+                None => {
+                    canon.insert(kind, v);
+                    kept.push((i, o));
+                }
+            }
+        }
+    }
+    let entry = f.entry;
+    for (j, (i, o)) in kept.into_iter().enumerate() {
+        f.cfg[entry].instrs.insert(j, i);
+        f.cfg[entry].origins.insert(j, o);
+    }
+    if rename.is_empty() {
+        return;
+    }
+    for b in f.layout.clone() {
+        for i in f.cfg[b].instrs.iter_mut() {
+            for_each_use_mut(i, |v| {
+                if let Some(c) = rename.get(v) {
+                    *v = *c;
+                }
+            });
+        }
+    }
+    for e in f.cfg.edge_indices().collect::<Vec<_>>() {
+        for a in f.cfg[e].args.iter_mut() {
+            if let Some(c) = rename.get(a) {
+                *a = *c;
+            }
+        }
+    }
+}
+
+/// Tail duplication: copies the blocks of `region` reachable from `entered` and moves
+/// the edges from outside the region into `entered` to the copies.
+fn duplicate(
+    f: &mut Function,
+    region: &HashSet<BlockId>,
+    entered: &[BlockId],
+    divergent: &mut HashSet<BlockId>,
+    budget: &mut usize,
+) -> Result<(), String> {
+    let pos = f.layout_positions();
+    let mut blocks = reach(f, entered, |b| !region.contains(&b));
+    blocks.sort_by_key(|b| pos[b.index()]);
+    let size: usize = blocks.iter().map(|b| f.cfg[*b].instrs.len()).sum();
+    if size > *budget {
+        return Err(format!(
+            "control flow too irregular to reconverge: making a region with {} side entries single-entry \
+             would copy {size} more instructions (limit {GROWTH_LIMIT}x the function's size)",
+            entered.len()
+        ));
+    }
+    *budget -= size;
+    let map = copy_blocks(f, &blocks);
+    for b in &blocks {
+        if divergent.contains(b) {
+            divergent.insert(map[b]);
+        }
+    }
+    for &x in entered {
+        for pe in f.pred_edges(x) {
+            let (p, _) = f.cfg.edge_endpoints(pe).expect("edge");
+            if !region.contains(&p) && !map.values().any(|c| *c == p) {
+                retarget(f, pe, map[&x]);
+            }
+        }
+    }
+    Ok(())
+}
