@@ -1,10 +1,18 @@
 //! Three-input instruction formation: two dependent two-input logic operations become one
-//! `LOP3.LUT`, two dependent integer additions one `IADD3`.
+//! `LOP3.LUT`, two dependent integer additions one `IADD3`, and a comparison combined with
+//! another predicate one `ISETP`/`FSETP` using its boolean operand.
 //!
 //! ```text
 //! t = LOP.op1 a, b ; d = LOP.op2 t, c   ->   d = LOP3.LUT a, b, c, lut
 //! t = IADD a, b    ; d = IADD t, c      ->   d = IADD3 a, b, c
+//! t = ISETP.cmp.AND a, b, PT ; d = PSETP.op.AND t, q, PT   ->   d = ISETP.cmp.op a, b, q
 //! ```
+//!
+//! The last is ptxas 11.8's form for `and.pred`/`or.pred`/`xor.pred` of a comparison
+//! (`samples/sgemm_reg.ptx`: `ISETP.LT.AND P0, PT, R20, c[0x0][0x148], !P4`, no `PSETP`);
+//! `ISETP`/`FSETP` compute `(a cmp b) op q` (the simulator's `put_preds`). It saves an
+//! instruction and a 13-cycle predicate latency. Not for `ISETP.X`, which reads the
+//! condition code where it stands.
 //!
 //! Justification: ptxas 11.8 `-O3 -arch=sm_50` builds these for `samples/sha256.ptx` (47
 //! `IADD3` and 67 `LOP3.LUT` where we emitted 178 `IADD` and 288 `LOP`); both are
@@ -20,8 +28,8 @@
 //! sources carry no negation. Runs on SSA form after the clean-up passes.
 
 use crate::ir::{Function, for_each_use};
-use crate::sass::instr::{Instr, Reg, RegRef, Src, SrcKind};
-use crate::sass::op::{Iadd3Mode, LogicOp, Op};
+use crate::sass::instr::{Dst, Instr, PT, Reg, RegRef, Src, SrcKind};
+use crate::sass::op::{BoolOp, Iadd3Mode, LogicOp, Op};
 use std::collections::HashMap;
 
 /// Fuses every eligible pair in `f`. Returns true if anything changed (the first
@@ -34,11 +42,12 @@ pub fn run(f: &mut Function) -> bool {
         for k in 0..f.cfg[b].instrs.len() {
             let fused = {
                 let blk = &f.cfg[b].instrs;
-                fuse(&blk[k], |r| {
+                let def = |r: Reg| {
                     let Reg::V(v) = r else { return None };
                     let &j = defs.get(&v)?;
                     (uses.get(&v) == Some(&1) && blk[j].guard.is_none()).then_some(&blk[j])
-                })
+                };
+                fuse(&blk[k], def).or_else(|| fuse_setp(&blk[k], def))
             };
             if let Some(ins) = fused {
                 f.cfg[b].instrs[k] = ins;
@@ -52,6 +61,37 @@ pub fn run(f: &mut Function) -> bool {
         }
     }
     changed
+}
+
+/// `d = PSETP.op.AND t, q, PT` (or `q, t`) with `t` a plain comparison `ISETP/FSETP.cmp.AND
+/// t, PT, a, b, PT` read only here: `ISETP/FSETP.cmp.op d, PT, a, b, q` (see the module
+/// docs).
+fn fuse_setp<'a>(d: &Instr, def: impl Fn(Reg) -> Option<&'a Instr>) -> Option<Instr> {
+    let Op::Psetp { bop0, bop1: BoolOp::And } = d.op else { return None };
+    if d.guard.is_some() || d.srcs.len() != 3 || d.srcs[2] != Src::pt() || d.dsts.get(1) != Some(&Dst::Pred(PT)) {
+        return None;
+    }
+    for k in 0..2 {
+        let SrcKind::Pred(t @ Reg::V(_)) = d.srcs[k].kind else { continue };
+        if d.srcs[k].mods != Default::default() {
+            continue;
+        }
+        let Some(inner) = def(t) else { continue };
+        let op = match inner.op {
+            Op::Isetp { cmp, u32, x: false, bop: BoolOp::And } => Op::Isetp { cmp, u32, x: false, bop: bop0 },
+            Op::Fsetp { cmp, ftz, bop: BoolOp::And } => Op::Fsetp { cmp, ftz, bop: bop0 },
+            _ => continue,
+        };
+        if inner.srcs.len() != 3 || inner.srcs[2] != Src::pt() || inner.dsts.get(1) != Some(&Dst::Pred(PT)) {
+            continue;
+        }
+        let mut fused = inner.clone();
+        fused.op = op;
+        fused.dsts = d.dsts.clone();
+        fused.srcs[2] = d.srcs[1 - k];
+        return Some(fused);
+    }
+    None
 }
 
 /// How many times each virtual register is read (instructions and edge arguments).
