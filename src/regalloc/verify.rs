@@ -13,7 +13,11 @@
 //!   hold the SSA results;
 //! * a move copies what its source holds (`LOP.XOR` swaps are followed symbolically);
 //! * along an edge, registers holding a block argument also hold the block parameter;
-//! * at a join of control flow a location keeps only what every predecessor agrees on.
+//! * at a join of control flow a location keeps only what every predecessor agrees on;
+//! * an undefined value (an `undef`, PTX's never-written register) is held by every
+//!   location on the paths where it is undefined: whatever a register holds is a valid
+//!   value of it, and a join with a path on which it is defined keeps the locations
+//!   holding the defined value.
 //!
 //! Two values that are live at once in one register would make a later read fail, so
 //! this proves the allocation (within the SSA program's own semantics) and finds errors
@@ -183,33 +187,42 @@ fn anywhere(s: &State) -> BTreeSet<u32> {
 }
 
 /// `a` at a join with `b`: each location keeps what both sides agree it holds, counting
-/// the values a side holds everywhere ([`ANY_LOC`]) as held by each of its locations.
+/// the values a side holds everywhere ([`ANY_LOC`]) as held by each of its locations
+/// (whatever a register holds on a path where a value is undefined is a valid value of
+/// it: PTX leaves a never-written register's value undefined), and [`ANY_LOC`] keeps the
+/// values undefined on both sides. So a location holding value `v` on one side, where the
+/// other leaves `v` undefined, holds `v` after the join, whether or not that other side
+/// knows what the location holds (it dropped the location when it did).
 fn meet(a: &mut State, b: &State) {
     let (any_a, any_b) = (anywhere(a), anywhere(b));
-    if !any_a.is_empty() {
-        for (loc, cb) in b {
-            if let Content::Vals(y) = cb
-                && !a.contains_key(loc)
-            {
-                let z: BTreeSet<u32> = y.intersection(&any_a).copied().collect();
+    // What a side holds at `loc`, with its values held everywhere (a location mid-way
+    // through an XOR swap holds none of its own).
+    let side = |s: &State, any: &BTreeSet<u32>, loc: &Loc| -> BTreeSet<u32> {
+        match s.get(loc) {
+            Some(Content::Vals(x)) => x.union(any).copied().collect(),
+            _ => any.clone(),
+        }
+    };
+    let locs: BTreeSet<Loc> = a.keys().chain(b.keys()).copied().filter(|l| *l != ANY_LOC).collect();
+    let mut out = State::new();
+    for loc in locs {
+        match (a.get(&loc), b.get(&loc)) {
+            (Some(x @ Content::Xor(_)), Some(y)) if x == y => {
+                out.insert(loc, x.clone());
+            }
+            _ => {
+                let z: BTreeSet<u32> = side(a, &any_a, &loc).intersection(&side(b, &any_b, &loc)).copied().collect();
                 if !z.is_empty() {
-                    a.insert(*loc, Content::Vals(z));
+                    out.insert(loc, Content::Vals(z));
                 }
             }
         }
     }
-    a.retain(|loc, ca| match (ca, b.get(loc)) {
-        (Content::Vals(x), Some(Content::Vals(y))) => {
-            x.retain(|v| y.contains(v) || any_b.contains(v));
-            !x.is_empty()
-        }
-        (Content::Vals(x), None) => {
-            x.retain(|v| any_b.contains(v));
-            !x.is_empty()
-        }
-        (x, Some(y)) => *x == *y,
-        (_, None) => false,
-    });
+    let any: BTreeSet<u32> = any_a.intersection(&any_b).copied().collect();
+    if !any.is_empty() {
+        out.insert(ANY_LOC, Content::Vals(any));
+    }
+    *a = out;
 }
 
 /// `a ^ b`: a term on both sides cancels. A term is the set of value numbers a location
@@ -595,6 +608,24 @@ pub fn verify(before: &Function, after: &Function, moves: &Moves) -> Result<(), 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A value defined on one path into a join (in `R8`) and undefined on the other (held
+    /// everywhere, while that path's `R8` holds something else) is in `R8` after the
+    /// join, whichever side the meet starts from. Starting from the undefined side, the
+    /// location was dropped (tests/data/fuzz/regalloc_undef_phi.ptx: "R8 does not hold
+    /// the value"). Values undefined on both sides stay held everywhere.
+    #[test]
+    fn a_join_keeps_a_value_undefined_on_one_side() {
+        let vals = |v: &[u32]| Content::Vals(v.iter().copied().collect());
+        let undefined_side: State = HashMap::from([(8, vals(&[5])), (ANY_LOC, vals(&[7, 9]))]);
+        let defined_side: State = HashMap::from([(8, vals(&[3, 7])), (ANY_LOC, vals(&[9]))]);
+        let want: State = HashMap::from([(8, vals(&[7, 9])), (ANY_LOC, vals(&[9]))]);
+        for (a, b) in [(&undefined_side, &defined_side), (&defined_side, &undefined_side)] {
+            let mut m = a.clone();
+            meet(&mut m, b);
+            assert_eq!(m, want);
+        }
+    }
 
     /// A register known equal to two value numbers (one value) swapped by three XORs
     /// with another keeps both numbers.
