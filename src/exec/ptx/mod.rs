@@ -107,7 +107,8 @@ pub fn run(module: &Module, launch: &Launch) -> Result<Outcome, ExecError> {
     let mut global = launch.global.clone();
     init_module(&mut prog, &mut global, launch)?;
     let local_limit = memory::LOCAL_LIMIT.min((launch.memory_limit / threads.max(1)) as usize);
-    let mut run = Run { prog: &prog, launch, global, steps: 0, local_limit, output: vec![], reach_cache: Default::default() };
+    let mut run =
+        Run { prog: &prog, launch, global, steps: 0, local_limit, output: vec![], reach_cache: Default::default() };
     let [gx, gy, gz] = launch.grid;
     for z in 0..gz {
         for y in 0..gy {
