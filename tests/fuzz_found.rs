@@ -137,12 +137,15 @@ fn regalloc_value_undefined_on_one_path() {
     assert!(e.is_empty(), "{e:?}");
 }
 
-/// OPEN (found by `fuzz/ compile`, minimised from a mutant of samples/sgemm_reg4x4.ptx):
-/// a block guarded by an undefined predicate is if-converted with its 64-bit address add
-/// split across two different guards (`@P4 LEA R4.CC` / `@P3 LEA.HI.X`), and the checker
-/// reports a CC read that not every thread executes.
+/// Found by `fuzz/ compile` (minimised from a mutant of samples/sgemm_reg4x4.ptx): a block
+/// guarded by a never-written predicate is if-converted; with 18 undefined predicates
+/// live, predicate demotion rematerialized the guard before each reader, so the 64-bit
+/// address add's halves were guarded by two registers (`@P4 LEA R2.CC` / `@P6 LEA.HI.X`,
+/// both `ISETP.NE.U32.AND .., R8, RZ, PT`: one value), which the carry-flag check of
+/// allocated code compared by register. Now lowering defines every undefined predicate
+/// (one false value), the allocation checker proves each guard reads it, and the carry
+/// check compares guards by value (`ir::guards`). Runnable form in tests/regalloc.rs.
 #[test]
-#[ignore = "open: carry pair under two guards for an undefined predicate (docs/fuzzing.md)"]
 fn carry_pair_under_one_guard_with_undefined_predicate() {
     let e = internal_errors("carry_guard_undef_pred.ptx");
     assert!(e.is_empty(), "{e:?}");

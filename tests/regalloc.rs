@@ -516,3 +516,39 @@ fn value_defined_on_one_path_arrives_intact() {
         assert_eq!(got, want, "thread {t}");
     }
 }
+
+/// tests/data/fuzz/carry_guard_undef_pred.ptx's shape, runnable: a never-written
+/// predicate decides whether a 64-bit address is computed (a carry pair) and loaded from;
+/// if-conversion guards the pair and the load with it. Every read of the predicate must
+/// see one value (lowering defines it as false, as the interpreter reads it), else a
+/// thread could run the `.X` half without the `.CC` half or load from an uncomputed
+/// address; the allocation checker rejects a guard reading an undefined predicate. Also
+/// with eight more never-written predicates (the reproducer had 18, which demotion kept
+/// in general-purpose registers). Both executors.
+#[test]
+fn never_written_predicate_guards_a_carry_pair_as_one_value() {
+    for extra in [0, 8] {
+        let stores: String =
+            (0..extra).map(|k| format!("@%q{k} st.global.u32 [%rd1+{}], %r1;\n", 256 + 4 * k)).collect();
+        let src = format!(
+            ".version 7.0\n.target sm_50\n.address_size 64\n.visible .entry k(.param .u64 out)\n{{\n\
+            .reg .pred %p<3>;\n.reg .pred %q<9>;\n.reg .b32 %r<4>;\n.reg .f32 %f<3>;\n.reg .b64 %rd<8>;\n\
+            ld.param.u64 %rd1, [out];\nmov.u32 %r1, %tid.x;\nmov.f32 %f1, 0f3F800000;\n\
+            @!%p2 bra DONE;\nmul.wide.s32 %rd2, %r1, 4;\nadd.s64 %rd3, %rd1, %rd2;\nld.global.f32 %f1, [%rd3];\n\
+            DONE:\n{stores}mul.wide.u32 %rd4, %r1, 4;\nadd.s64 %rd5, %rd1, %rd4;\nst.global.f32 [%rd5+128], %f1;\n\
+            ret;\n}}\n"
+        );
+        let out = run_both(&src, 128 + 4 * 32 + 256, 32);
+        for t in 0..32 {
+            let at = 128 + 4 * t;
+            assert_eq!(f32::from_le_bytes(out[at..at + 4].try_into().unwrap()), 1.0, "{extra}: thread {t}");
+        }
+        assert!(out[256..].iter().all(|&b| b == 0xcd), "{extra}: a store under a never-written predicate ran");
+    }
+    let reproducer = std::fs::read_to_string("tests/data/fuzz/carry_guard_undef_pred.ptx").unwrap();
+    for f in lower(&reproducer) {
+        for budget in [255, 16] {
+            allocate(&f, budget);
+        }
+    }
+}

@@ -14,10 +14,14 @@
 //! * a move copies what its source holds (`LOP.XOR` swaps are followed symbolically);
 //! * along an edge, registers holding a block argument also hold the block parameter;
 //! * at a join of control flow a location keeps only what every predecessor agrees on;
-//! * an undefined value (an `undef`, PTX's never-written register) is held by every
-//!   location on the paths where it is undefined: whatever a register holds is a valid
-//!   value of it, and a join with a path on which it is defined keeps the locations
-//!   holding the defined value.
+//! * an undefined general-purpose value (an `undef`, PTX's never-written register) is
+//!   held by every location on the paths where it is undefined: whatever a register holds
+//!   is a valid value of it, and a join with a path on which it is defined keeps the
+//!   locations holding the defined value. An undefined predicate is an error: lowering
+//!   gives every predicate a value (`lower::ssa::define_undefined_predicates`), so that
+//!   the checker proves every guard of one predicate value reads the same value (which
+//!   the carry-flag check of allocated code, [`crate::ir::cc::verify_allocated`], relies
+//!   on).
 //!
 //! Two values that are live at once in one register would make a later read fail, so
 //! this proves the allocation (within the SSA program's own semantics) and finds errors
@@ -51,7 +55,7 @@ const SPILL_BASE: Loc = 512;
 /// path taken so far (a block parameter whose argument is an `undef`, as LLVM's `undef`
 /// in a loop's phi). Whatever a register holds is a valid value of such a value, so the
 /// allocator need not place it anywhere; reads of it are accepted from any location
-/// until a join with a path on which it is defined.
+/// until a join with a path on which it is defined. General-purpose values only.
 const ANY_LOC: Loc = u32::MAX;
 
 type State = HashMap<Loc, Content>;
@@ -62,6 +66,8 @@ struct Values {
     first: Vec<u32>,
     parent: Vec<u32>,
     undef: Vec<bool>,
+    /// Which value numbers are predicates.
+    pred: Vec<bool>,
     zero: u32,
     frame: u32,
 }
@@ -69,16 +75,21 @@ struct Values {
 impl Values {
     fn new(f: &Function) -> Values {
         let mut first = vec![];
+        let mut pred = vec![];
         let mut n = 0u32;
         for k in &f.vregs {
             first.push(n);
-            n += match k {
+            let w = match k {
                 VRegKind::Gpr(w) => *w as u32,
                 VRegKind::Pred => 1,
             };
+            pred.extend(std::iter::repeat_n(*k == VRegKind::Pred, w as usize));
+            n += w;
         }
+        pred.extend([false, false]);
         let (zero, frame) = (n, n + 1);
-        let mut v = Values { first, parent: (0..n + 2).collect(), undef: vec![false; n as usize + 2], zero, frame };
+        let undef = vec![false; n as usize + 2];
+        let mut v = Values { first, parent: (0..n + 2).collect(), undef, pred, zero, frame };
         for &b in &f.layout {
             for i in &f.cfg[b].instrs {
                 v.note_moves(i);
@@ -263,8 +274,12 @@ impl Checker<'_> {
         s.get(&loc).cloned()
     }
 
+    /// Whether `loc` holds value `want` in `s`. An undefined general-purpose value is held
+    /// by every location; an undefined predicate by none (every read of one predicate
+    /// value must agree, `lower::ssa::define_undefined_predicates`, which leaves none).
     fn holds(&mut self, s: &State, loc: Loc, want: u32) -> bool {
-        if self.values.undef[want as usize] || anywhere(s).iter().any(|x| self.values.find(*x) == want) {
+        let undefined = self.values.undef[want as usize] && !self.values.pred[want as usize];
+        if undefined || anywhere(s).iter().any(|x| self.values.find(*x) == want) {
             return true;
         }
         match self.content(s, loc) {
@@ -335,7 +350,8 @@ impl Checker<'_> {
                 if x != 7 && self.holds(s, PRED_BASE + x as u32, w) {
                     return Ok(());
                 }
-                Err(format!("P{x} does not hold the predicate `{i:?}` reads"))
+                let undefined = if self.values.undef[w as usize] { " (an undefined predicate)" } else { "" };
+                Err(format!("P{x} does not hold the predicate `{i:?}` reads{undefined}"))
             }
             (a, b) if a == b => Ok(()),
             _ => Err(format!("predicate operand of `{i:?}` is not the SSA one")),
@@ -471,8 +487,8 @@ impl Checker<'_> {
     }
 
     /// The state entering `succ` along edge `e` from a block ending in `s`: locations
-    /// holding a block argument also hold the matching parameter, and a parameter whose
-    /// argument is undefined is held everywhere ([`ANY_LOC`]).
+    /// holding a block argument also hold the matching parameter, and a general-purpose
+    /// parameter whose argument is undefined is held everywhere ([`ANY_LOC`]).
     fn along(&mut self, e: petgraph::stable_graph::EdgeIndex, s: &State) -> State {
         let to = self.before.cfg.edge_endpoints(e).expect("edge").1;
         let args = self.before.cfg[e].args.clone();
@@ -485,7 +501,8 @@ impl Checker<'_> {
             };
             for c in 0..w {
                 let (pv, av) = (self.values.of(*p, c), self.values.of(*a, c));
-                if self.values.undef[av as usize] || anywhere(s).iter().any(|x| self.values.find(*x) == av) {
+                let undefined = self.values.undef[av as usize] && !self.values.pred[av as usize];
+                if undefined || anywhere(s).iter().any(|x| self.values.find(*x) == av) {
                     match out.entry(ANY_LOC).or_insert_with(|| Content::Vals(BTreeSet::new())) {
                         Content::Vals(set) => {
                             set.insert(pv);
@@ -625,6 +642,46 @@ mod tests {
             meet(&mut m, b);
             assert_eq!(m, want);
         }
+    }
+
+    /// An undefined general-purpose value may be read from any register; an undefined
+    /// predicate from none (lowering defines every predicate, so that all readers of one
+    /// predicate value provably agree).
+    #[test]
+    fn undefined_predicates_are_not_held_anywhere() {
+        use crate::ptx::ast::{FuncKind, Span};
+        let mut before = Function::new("k", FuncKind::Entry);
+        let (p, r) = (before.new_vreg(VRegKind::Pred), before.new_vreg(VRegKind::Gpr(1)));
+        let b = before.entry;
+        before.cfg[b].push(Instr::new(Op::Undef, vec![Dst::Pred(p)], vec![]), Span::default());
+        before.cfg[b].push(Instr::new(Op::Undef, vec![Dst::reg(r, 1)], vec![]), Span::default());
+        let store = |g: Reg, v: Reg| {
+            Instr::new(
+                Op::Stg(crate::sass::op::MemMods::new(crate::sass::op::MemSize::B32, true)),
+                vec![],
+                vec![Src::addr(RegRef::rz(2), 0), Src::reg(RegRef::new(v, 1))],
+            )
+            .guarded(g, false)
+        };
+        before.cfg[b].push(store(p, r), Span::default());
+        before.cfg[b].push(Instr::new(Op::Exit, vec![], vec![]), Span::default());
+        let mut after = before.clone();
+        after.cfg[b].instrs = vec![store(Reg::P(0), Reg::R(5)), Instr::new(Op::Exit, vec![], vec![])];
+        let moves: Moves = HashMap::from([(b, vec![false, false])]);
+        let e = verify(&before, &after, &moves).expect_err("an undefined guard");
+        assert!(e.contains("P0 does not hold the predicate") && e.contains("undefined"), "{e}");
+        // The predicate defined, the stored value still undefined: accepted.
+        let def = Instr::new(
+            Op::Isetp { cmp: crate::sass::op::Cmp::Ne, u32: true, x: false, bop: BoolOp::And },
+            vec![Dst::Pred(p), Dst::Pred(PT)],
+            vec![Src::rz(), Src::rz(), Src::pt()],
+        );
+        before.cfg[b].instrs[0] = def.clone();
+        let mut pdef = def;
+        pdef.dsts[0] = Dst::Pred(Reg::P(0));
+        after.cfg[b].instrs.insert(0, pdef);
+        let moves: Moves = HashMap::from([(b, vec![false; 3])]);
+        assert_eq!(verify(&before, &after, &moves), Ok(()));
     }
 
     /// A register known equal to two value numbers (one value) swapped by three XORs
