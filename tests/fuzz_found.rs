@@ -124,23 +124,28 @@ fn internal_errors(name: &str) -> Vec<String> {
     }
 }
 
-/// OPEN (found by `fuzz/ exec`, minimised from a mutant of samples/int_ops.ptx; not fixed
-/// on this branch, register allocation is being changed by others): a value defined on
-/// one path into a join and undefined on the other (`%rd84`, with many undefined
-/// registers around it) fails the allocation checker ("R8 does not hold the value").
+/// Found by `fuzz/ exec` (minimised from a mutant of samples/int_ops.ptx): a value defined
+/// on one path into a join (`%rd84`, with many undefined registers around it) and
+/// undefined on the other failed the allocation checker ("R8 does not hold the value").
+/// The allocation was right (the defined path's `R8:R9` reaches the store intact; the
+/// other path's `R8` holds an unrelated value, a valid value of an undefined register);
+/// the checker's meet at the join dropped a location when it started from the side where
+/// the value is undefined (held everywhere). Runnable form in tests/regalloc.rs.
 #[test]
-#[ignore = "open: regalloc checker on an undefined-on-one-path value (docs/fuzzing.md)"]
 fn regalloc_value_undefined_on_one_path() {
     let e = internal_errors("regalloc_undef_phi.ptx");
     assert!(e.is_empty(), "{e:?}");
 }
 
-/// OPEN (found by `fuzz/ compile`, minimised from a mutant of samples/sgemm_reg4x4.ptx):
-/// a block guarded by an undefined predicate is if-converted with its 64-bit address add
-/// split across two different guards (`@P4 LEA R4.CC` / `@P3 LEA.HI.X`), and the checker
-/// reports a CC read that not every thread executes.
+/// Found by `fuzz/ compile` (minimised from a mutant of samples/sgemm_reg4x4.ptx): a block
+/// guarded by a never-written predicate is if-converted; with 18 undefined predicates
+/// live, predicate demotion rematerialized the guard before each reader, so the 64-bit
+/// address add's halves were guarded by two registers (`@P4 LEA R2.CC` / `@P6 LEA.HI.X`,
+/// both `ISETP.NE.U32.AND .., R8, RZ, PT`: one value), which the carry-flag check of
+/// allocated code compared by register. Now lowering defines every undefined predicate
+/// (one false value), the allocation checker proves each guard reads it, and the carry
+/// check compares guards by value (`ir::guards`). Runnable form in tests/regalloc.rs.
 #[test]
-#[ignore = "open: carry pair under two guards for an undefined predicate (docs/fuzzing.md)"]
 fn carry_pair_under_one_guard_with_undefined_predicate() {
     let e = internal_errors("carry_guard_undef_pred.ptx");
     assert!(e.is_empty(), "{e:?}");

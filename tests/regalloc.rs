@@ -463,3 +463,92 @@ fn verifier_rejects_a_wrong_loop_carried_register_after_an_undef() {
     }
     assert!(caught >= 2, "{caught} wrong loop-carried registers caught");
 }
+
+/// Compiles `src` with every checker on (both allocation checkers, the carry-flag and
+/// hazard checkers), runs kernel `k` with one buffer of `bytes` bytes (filled with 0xcd)
+/// on both executors, and returns the buffer as the interpreter left it, after checking
+/// that the simulator's agrees.
+fn run_both(src: &str, bytes: usize, threads: u32) -> Vec<u8> {
+    let mut opts = ptx2sass::driver::Options::default();
+    opts.regalloc.verify = true;
+    opts.check_hazards = true;
+    let out = ptx2sass::driver::compile(src, &opts)
+        .unwrap_or_else(|d| panic!("{:?}", d.iter().map(|d| &d.message).collect::<Vec<_>>()));
+    let program = out.program.expect("a program");
+    let (module, _) = ptx2sass::ptx::parse(src).expect("parses");
+    let arg = [ptx2sass::exec::ptx::args::Arg::Buf(vec![0xcd; bytes])];
+    let launch = ptx2sass::exec::ptx::args::launch(&module, "k", [1, 1, 1], [threads, 1, 1], &arg, 100_000).unwrap();
+    let (want, _, diff) = ptx2sass::exec::compare(&module, &program, &launch).expect("runs");
+    assert!(diff.is_empty(), "executors differ: {diff:?}\n{program}");
+    let at = want.global.regions().next().expect("the output buffer").1;
+    (0..bytes as u64).map(|k| want.global.read_uint("global", at + k, 1).unwrap() as u8).collect()
+}
+
+/// tests/data/fuzz/regalloc_undef_phi.ptx's shape, runnable: a 64-bit value defined on one
+/// path into a join (a carry pair, `sub.s64`) and undefined on the other, read after the
+/// join only by the threads that took the defined path. The allocation checker rejected
+/// such allocations ("R8 does not hold the value") when the meet at the join started from
+/// the undefined side; the defined value must arrive intact (both executors), at every
+/// budget.
+#[test]
+fn value_defined_on_one_path_arrives_intact() {
+    let src = ".version 7.0\n.target sm_50\n.address_size 64\n.visible .entry k(.param .u64 out)\n{\n\
+        .reg .pred %p<2>;\n.reg .b32 %r<4>;\n.reg .b64 %rd<8>;\n\
+        ld.param.u64 %rd1, [out];\nmov.u32 %r1, %tid.x;\nmul.wide.u32 %rd2, %r1, 8;\n\
+        add.s64 %rd3, %rd1, %rd2;\nsetp.lt.u32 %p1, %r1, 16;\n@%p1 bra SKIP;\n\
+        cvt.u64.u32 %rd4, %r1;\nmul.lo.s64 %rd5, %rd4, 4294967297;\nsub.s64 %rd6, %rd5, 12345;\n\
+        SKIP:\n@!%p1 st.global.u64 [%rd3], %rd6;\nret;\n}\n";
+    for f in lower(src) {
+        for budget in [255, 16] {
+            allocate(&f, budget);
+        }
+    }
+    let reproducer = std::fs::read_to_string("tests/data/fuzz/regalloc_undef_phi.ptx").unwrap();
+    for f in lower(&reproducer) {
+        for budget in [255, 16] {
+            allocate(&f, budget);
+        }
+    }
+    let out = run_both(src, 32 * 8, 32);
+    for t in 0..32u64 {
+        let got = u64::from_le_bytes(out[8 * t as usize..8 * t as usize + 8].try_into().unwrap());
+        let want = if t < 16 { 0xcdcd_cdcd_cdcd_cdcd } else { t.wrapping_mul(0x1_0000_0001).wrapping_sub(12345) };
+        assert_eq!(got, want, "thread {t}");
+    }
+}
+
+/// tests/data/fuzz/carry_guard_undef_pred.ptx's shape, runnable: a never-written
+/// predicate decides whether a 64-bit address is computed (a carry pair) and loaded from;
+/// if-conversion guards the pair and the load with it. Every read of the predicate must
+/// see one value (lowering defines it as false, as the interpreter reads it), else a
+/// thread could run the `.X` half without the `.CC` half or load from an uncomputed
+/// address; the allocation checker rejects a guard reading an undefined predicate. Also
+/// with eight more never-written predicates (the reproducer had 18, which demotion kept
+/// in general-purpose registers). Both executors.
+#[test]
+fn never_written_predicate_guards_a_carry_pair_as_one_value() {
+    for extra in [0, 8] {
+        let stores: String =
+            (0..extra).map(|k| format!("@%q{k} st.global.u32 [%rd1+{}], %r1;\n", 256 + 4 * k)).collect();
+        let src = format!(
+            ".version 7.0\n.target sm_50\n.address_size 64\n.visible .entry k(.param .u64 out)\n{{\n\
+            .reg .pred %p<3>;\n.reg .pred %q<9>;\n.reg .b32 %r<4>;\n.reg .f32 %f<3>;\n.reg .b64 %rd<8>;\n\
+            ld.param.u64 %rd1, [out];\nmov.u32 %r1, %tid.x;\nmov.f32 %f1, 0f3F800000;\n\
+            @!%p2 bra DONE;\nmul.wide.s32 %rd2, %r1, 4;\nadd.s64 %rd3, %rd1, %rd2;\nld.global.f32 %f1, [%rd3];\n\
+            DONE:\n{stores}mul.wide.u32 %rd4, %r1, 4;\nadd.s64 %rd5, %rd1, %rd4;\nst.global.f32 [%rd5+128], %f1;\n\
+            ret;\n}}\n"
+        );
+        let out = run_both(&src, 128 + 4 * 32 + 256, 32);
+        for t in 0..32 {
+            let at = 128 + 4 * t;
+            assert_eq!(f32::from_le_bytes(out[at..at + 4].try_into().unwrap()), 1.0, "{extra}: thread {t}");
+        }
+        assert!(out[256..].iter().all(|&b| b == 0xcd), "{extra}: a store under a never-written predicate ran");
+    }
+    let reproducer = std::fs::read_to_string("tests/data/fuzz/carry_guard_undef_pred.ptx").unwrap();
+    for f in lower(&reproducer) {
+        for budget in [255, 16] {
+            allocate(&f, budget);
+        }
+    }
+}

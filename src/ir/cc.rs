@@ -45,9 +45,14 @@ pub fn verify(f: &Function) -> Result<(), String> {
 
 /// [`verify`] on allocated code: the third invariant compares guards by register before
 /// allocation (one SSA value, one register), but after it a predicate value may sit in two
-/// registers (a writer guarded by `P0`, its reader by a copy in `P3`); that each guard
-/// still reads the value the unallocated code read is the allocation verifier's check
-/// (`regalloc::verify`), so here the guards are not compared.
+/// registers (a writer guarded by `P4`, its reader by a copy in `P3`, or both by
+/// rematerializations of one demoted predicate, `ISETP.NE.U32.AND P4, PT, R8, RZ, PT` and
+/// `.. P6, PT, R8, ..`), so the guards are compared by value: block-local value numbers
+/// ([`super::guards`]) must show that the reader's guard holds the writer's guard's value.
+/// This holds whatever the predicate's value in the PTX program (a never-written
+/// predicate too) and runs after every pass on allocated code (allocation and the
+/// post-allocation scheduler), where the allocation verifier (`regalloc::verify`, which
+/// proves each guard reads the SSA value) runs only after allocation.
 pub fn verify_allocated(f: &Function) -> Result<(), String> {
     verify_links(f, false)
 }
@@ -57,10 +62,16 @@ fn verify_links(f: &Function, same_guard: bool) -> Result<(), String> {
     let mut defined = vec![false; n];
     for &b in &f.layout {
         let here = || format!("{} in {}", f.block_label(b.index() as u32), f.name);
-        // The value in the flag, and its writer.
-        let mut cur: Option<(u32, &Instr)> = None;
+        // The value in the flag, its writer, and the value number of the writer's guard
+        // (allocated code).
+        let mut cur: Option<(u32, &Instr, Option<u32>)> = None;
+        let mut values = super::guards::GuardValues::new();
         for i in &f.cfg[b].instrs {
             let text = || f.instr_text(i);
+            let guard_value = match i.guard {
+                Some(g) if !same_guard && (i.cc.def.is_some() || i.cc.read.is_some()) => values.pred(g.pred),
+                _ => None,
+            };
             if i.op.reads_cc() != i.cc.read.is_some() || i.op.writes_cc() != i.cc.def.is_some() {
                 return Err(format!(
                     "{}: `{}` has CC links {:?} that do not match what it does with CC",
@@ -70,7 +81,7 @@ fn verify_links(f: &Function, same_guard: bool) -> Result<(), String> {
                 ));
             }
             if let Some(v) = i.cc.read {
-                let Some((c, w)) = cur else {
+                let Some((c, w, w_value)) = cur else {
                     return Err(format!("{}: `{}` reads CC not set earlier in the block", here(), text()));
                 };
                 if c != v {
@@ -81,7 +92,13 @@ fn verify_links(f: &Function, same_guard: bool) -> Result<(), String> {
                         f.instr_text(w)
                     ));
                 }
-                if same_guard && w.guard.is_some() && w.guard != i.guard {
+                let agree = match (w.guard, i.guard) {
+                    (None, _) => true,
+                    (Some(_), None) => false,
+                    (Some(x), Some(y)) if same_guard => x == y,
+                    (Some(x), Some(y)) => x.neg == y.neg && w_value.is_some() && w_value == guard_value,
+                };
+                if !agree {
                     return Err(format!(
                         "{}: `{}` reads the CC of `{}`, which not every thread that reads it executes",
                         here(),
@@ -96,8 +113,9 @@ fn verify_links(f: &Function, same_guard: bool) -> Result<(), String> {
                     Some(d) if *d => return Err(format!("{}: `{}` defines CC value {v} again", here(), text())),
                     Some(d) => *d = true,
                 }
-                cur = Some((v, i));
+                cur = Some((v, i, guard_value));
             }
+            values.step(i);
         }
     }
     Ok(())
@@ -138,7 +156,7 @@ mod tests {
     use super::verify;
     use crate::ir::{Function, VRegKind};
     use crate::ptx::ast::{FuncKind, Span};
-    use crate::sass::instr::{Dst, Instr, Src};
+    use crate::sass::instr::{Dst, Instr, PT, Reg, RegRef, Src};
     use crate::sass::op::Op;
 
     /// `IADD.CC` (writer) or `IADD.X` (reader) of fresh registers, linked to `def`/`read`.
@@ -207,6 +225,75 @@ mod tests {
         let body = vec![add(&mut f, Some(a), None), add(&mut f, Some(a), None)];
         func(&mut f, body);
         assert!(verify(&f).is_err_and(|e| e.contains("again")));
+    }
+
+    /// `ISETP.NE.U32.AND Pp, PT, Rg, RZ, PT`: predicate demotion's rematerialization.
+    fn remat(p: u8, g: u8) -> Instr {
+        Instr::new(
+            Op::Isetp { cmp: crate::sass::op::Cmp::Ne, u32: true, x: false, bop: crate::sass::op::BoolOp::And },
+            vec![Dst::Pred(Reg::P(p)), Dst::Pred(PT)],
+            vec![Src::reg(RegRef::new(Reg::R(g), 1)), Src::rz(), Src::pt()],
+        )
+    }
+
+    /// `@Pp IADD R2.CC` (writer) or `@Pp IADD.X R3` (reader) on physical registers.
+    fn phys_add(p: u8, def: Option<u32>, read: Option<u32>) -> Instr {
+        let d = if def.is_some() { 2 } else { 3 };
+        let mut i = Instr::new(
+            Op::Iadd { cc: def.is_some(), x: read.is_some() },
+            vec![Dst::reg(Reg::R(d), 1)],
+            vec![Src::rz(), Src::rz()],
+        )
+        .guarded(Reg::P(p), false);
+        i.cc.def = def;
+        i.cc.read = read;
+        i
+    }
+
+    /// Allocated code: a carry pair's writer and reader guarded by two registers are
+    /// accepted when they hold one value (rematerializations of one demoted predicate, a
+    /// predicate copy), rejected when they may not (rematerialized from two registers, or
+    /// the writer's register written in between). The first was the allocation of
+    /// tests/data/fuzz/carry_guard_undef_pred.ptx (`@P4 LEA R2.CC` / `@P6 LEA.HI.X`, both
+    /// from `R8`); the register comparison rejected it, and no comparison (this branch
+    /// before the fix) accepted all of them.
+    #[test]
+    fn allocated_guards_are_compared_by_value() {
+        let psetp_copy = |d: u8, s: u8| {
+            Instr::new(
+                Op::Psetp { bop0: crate::sass::op::BoolOp::And, bop1: crate::sass::op::BoolOp::And },
+                vec![Dst::Pred(Reg::P(d)), Dst::Pred(PT)],
+                vec![Src::pred(Reg::P(s), false), Src::pt(), Src::pt()],
+            )
+        };
+        let mov =
+            |d: u8, s: u8| Instr::new(Op::Mov, vec![Dst::reg(Reg::R(d), 1)], vec![Src::reg(RegRef::new(Reg::R(s), 1))]);
+        let run = |body: Vec<Instr>| {
+            let mut f = Function::new("k", FuncKind::Entry);
+            f.new_cc();
+            func(&mut f, body);
+            super::verify_allocated(&f)
+        };
+        let (w, r) = (|p| phys_add(p, Some(0), None), |p| phys_add(p, None, Some(0)));
+        let same = [
+            vec![remat(4, 8), remat(6, 8), w(4), r(6)],
+            vec![remat(4, 8), w(4), remat(6, 8), r(6)],
+            vec![w(0), psetp_copy(3, 0), r(3)],
+            vec![mov(9, 8), remat(4, 8), w(4), remat(6, 9), r(6)],
+            vec![w(5), r(5)],
+        ];
+        for body in same {
+            assert_eq!(run(body.clone()), Ok(()), "{body:?}");
+        }
+        let different = [
+            vec![remat(4, 8), remat(6, 9), w(4), r(6)],
+            vec![remat(4, 8), w(4), mov(8, 9), remat(6, 8), r(6)],
+            vec![w(4), remat(4, 8), r(4)],
+            vec![w(0), psetp_copy(3, 1), r(3)],
+        ];
+        for body in different {
+            assert!(run(body.clone()).is_err_and(|e| e.contains("not every thread")), "{body:?}");
+        }
     }
 
     #[test]

@@ -18,6 +18,7 @@
 pub mod cc;
 pub mod defuse;
 pub mod dot;
+pub mod guards;
 pub mod liveness;
 pub mod verify;
 

@@ -222,14 +222,15 @@ fn clean_up_function(func: &mut Function) {
     }
 }
 
-/// Stage 3: reconvergence points for divergent branches ([`reconverge::insert`]), the
-/// IR verifier and (with `opts.check_reconvergence`) the reconvergence checker
-/// ([`cfg::check`]) on every function.
+/// Stage 3: reconvergence points for divergent branches ([`reconverge::insert`]), a value
+/// for every undefined predicate ([`ssa::define_undefined_predicates`]), the IR verifier
+/// and (with `opts.check_reconvergence`) the reconvergence checker ([`cfg::check`]) on
+/// every function.
 pub fn reconverge(st: &mut Staged, opts: &Options) {
     use rayon::prelude::*;
     st.kernels.par_iter_mut().for_each(|k| {
         let Some(func) = &mut k.func else { return };
-        let failed = match reconverge::insert(func, k.span) {
+        let failed = match reconverge::insert(func, k.span).map(|()| ssa::define_undefined_predicates(func)) {
             Err(d) => Some(d),
             Ok(()) => match ir::verify::verify(func) {
                 Err(e) => Some(Diag::error(k.span, format!("internal error after lowering: {e}"))),

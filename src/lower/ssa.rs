@@ -9,8 +9,8 @@
 //! the entry block. Requires every block to be reachable.
 
 use crate::ir::{BlockId, Function, VRegKind};
-use crate::sass::instr::{Dst, Instr, Reg};
-use crate::sass::op::Op;
+use crate::sass::instr::{Dst, Instr, PT, Reg, Src};
+use crate::sass::op::{BoolOp, Cmp, Op};
 use petgraph::algo::dominators::{Dominators, simple_fast};
 use std::collections::HashMap;
 
@@ -277,6 +277,75 @@ impl Renamer<'_> {
                         work.push(Step::Enter(c));
                     }
                 }
+            }
+        }
+    }
+}
+
+/// Gives every undefined predicate a value: the `undef`s of predicates become one
+/// `ISETP.NE.U32.AND %p, PT, RZ, RZ, PT` (false) at the start of the entry block, which
+/// every reader of any of them reads. Runs after the last pass that creates `undef`s (SSA
+/// construction, the landings of [`super::cfg::restructure`]).
+///
+/// PTX leaves the value of a register that was never written undefined, but every read
+/// of one predicate value must see the same value: an if-converted arm guards a carry
+/// pair (`@P LEA R2.CC` / `@P LEA.HI.X R3`) and the load of its address with one
+/// predicate, and a thread that ran the `.X` half without the `.CC` half, or the load
+/// without the address, would read a stale flag or an uncomputed address, which no
+/// outcome of the PTX program does. Register allocation may hold a predicate in several
+/// registers (copies, and `regalloc::predicates`' rematerialization before each reader);
+/// its checker (`regalloc::verify`) proves that each holds the value the SSA code reads,
+/// which for an undefined value it could not (any register "holds" it), so a defined
+/// value is what makes the guards provably agree. ptxas 11.8 -O3 gives an undefined guard
+/// no definition (two never-written predicates of one kernel both read `P0`); false is
+/// what the PTX interpreter reads (`exec::ptx`: never-written registers read as 0), so
+/// both executors agree on such programs. One value for all of them costs one
+/// instruction and one predicate register, only in programs that read never-written
+/// predicates. Linear in the function's size.
+pub fn define_undefined_predicates(f: &mut Function) {
+    let mut undefined: HashMap<u32, u32> = HashMap::new();
+    let mut canon = None;
+    for b in f.layout.clone() {
+        let blk = &mut f.cfg[b];
+        if !blk.instrs.iter().any(|i| i.op == Op::Undef) {
+            continue;
+        }
+        let instrs = std::mem::take(&mut blk.instrs);
+        let origins = std::mem::take(&mut blk.origins);
+        for (i, o) in instrs.into_iter().zip(origins) {
+            match (i.op, i.dsts.first()) {
+                (Op::Undef, Some(&Dst::Pred(Reg::V(p)))) => {
+                    undefined.insert(p, *canon.get_or_insert(p));
+                }
+                _ => {
+                    blk.instrs.push(i);
+                    blk.origins.push(o);
+                }
+            }
+        }
+    }
+    let Some(c) = canon else { return };
+    let ne = Op::Isetp { cmp: Cmp::Ne, u32: true, x: false, bop: BoolOp::And };
+    let entry = f.entry;
+    let def = Instr::new(ne, vec![Dst::Pred(Reg::V(c)), Dst::Pred(PT)], vec![Src::rz(), Src::rz(), Src::pt()]);
+    // After a device function's `Params` (its incoming words, `lower::realcall`), which
+    // then stays the first instruction that does anything.
+    let at = f.cfg[entry].instrs.iter().position(|i| i.op == Op::Params).map_or(0, |k| k + 1);
+    f.cfg[entry].instrs.insert(at, def);
+    f.cfg[entry].origins.insert(at, Default::default());
+    for b in f.layout.clone() {
+        for i in f.cfg[b].instrs.iter_mut() {
+            crate::ir::for_each_use_mut(i, |v| {
+                if let Some(&to) = undefined.get(v) {
+                    *v = to;
+                }
+            });
+        }
+    }
+    for e in f.cfg.edge_indices().collect::<Vec<_>>() {
+        for a in f.cfg[e].args.iter_mut() {
+            if let Some(&to) = undefined.get(a) {
+                *a = to;
             }
         }
     }

@@ -13,7 +13,15 @@
 //!   hold the SSA results;
 //! * a move copies what its source holds (`LOP.XOR` swaps are followed symbolically);
 //! * along an edge, registers holding a block argument also hold the block parameter;
-//! * at a join of control flow a location keeps only what every predecessor agrees on.
+//! * at a join of control flow a location keeps only what every predecessor agrees on;
+//! * an undefined general-purpose value (an `undef`, PTX's never-written register) is
+//!   held by every location on the paths where it is undefined: whatever a register holds
+//!   is a valid value of it, and a join with a path on which it is defined keeps the
+//!   locations holding the defined value. An undefined predicate is an error: lowering
+//!   gives every predicate a value (`lower::ssa::define_undefined_predicates`), so that
+//!   the checker proves every guard of one predicate value reads the same value (which
+//!   the carry-flag check of allocated code, [`crate::ir::cc::verify_allocated`], relies
+//!   on).
 //!
 //! Two values that are live at once in one register would make a later read fail, so
 //! this proves the allocation (within the SSA program's own semantics) and finds errors
@@ -47,7 +55,7 @@ const SPILL_BASE: Loc = 512;
 /// path taken so far (a block parameter whose argument is an `undef`, as LLVM's `undef`
 /// in a loop's phi). Whatever a register holds is a valid value of such a value, so the
 /// allocator need not place it anywhere; reads of it are accepted from any location
-/// until a join with a path on which it is defined.
+/// until a join with a path on which it is defined. General-purpose values only.
 const ANY_LOC: Loc = u32::MAX;
 
 type State = HashMap<Loc, Content>;
@@ -58,6 +66,8 @@ struct Values {
     first: Vec<u32>,
     parent: Vec<u32>,
     undef: Vec<bool>,
+    /// Which value numbers are predicates.
+    pred: Vec<bool>,
     zero: u32,
     frame: u32,
 }
@@ -65,16 +75,21 @@ struct Values {
 impl Values {
     fn new(f: &Function) -> Values {
         let mut first = vec![];
+        let mut pred = vec![];
         let mut n = 0u32;
         for k in &f.vregs {
             first.push(n);
-            n += match k {
+            let w = match k {
                 VRegKind::Gpr(w) => *w as u32,
                 VRegKind::Pred => 1,
             };
+            pred.extend(std::iter::repeat_n(*k == VRegKind::Pred, w as usize));
+            n += w;
         }
+        pred.extend([false, false]);
         let (zero, frame) = (n, n + 1);
-        let mut v = Values { first, parent: (0..n + 2).collect(), undef: vec![false; n as usize + 2], zero, frame };
+        let undef = vec![false; n as usize + 2];
+        let mut v = Values { first, parent: (0..n + 2).collect(), undef, pred, zero, frame };
         for &b in &f.layout {
             for i in &f.cfg[b].instrs {
                 v.note_moves(i);
@@ -183,33 +198,42 @@ fn anywhere(s: &State) -> BTreeSet<u32> {
 }
 
 /// `a` at a join with `b`: each location keeps what both sides agree it holds, counting
-/// the values a side holds everywhere ([`ANY_LOC`]) as held by each of its locations.
+/// the values a side holds everywhere ([`ANY_LOC`]) as held by each of its locations
+/// (whatever a register holds on a path where a value is undefined is a valid value of
+/// it: PTX leaves a never-written register's value undefined), and [`ANY_LOC`] keeps the
+/// values undefined on both sides. So a location holding value `v` on one side, where the
+/// other leaves `v` undefined, holds `v` after the join, whether or not that other side
+/// knows what the location holds (it dropped the location when it did).
 fn meet(a: &mut State, b: &State) {
     let (any_a, any_b) = (anywhere(a), anywhere(b));
-    if !any_a.is_empty() {
-        for (loc, cb) in b {
-            if let Content::Vals(y) = cb
-                && !a.contains_key(loc)
-            {
-                let z: BTreeSet<u32> = y.intersection(&any_a).copied().collect();
+    // What a side holds at `loc`, with its values held everywhere (a location mid-way
+    // through an XOR swap holds none of its own).
+    let side = |s: &State, any: &BTreeSet<u32>, loc: &Loc| -> BTreeSet<u32> {
+        match s.get(loc) {
+            Some(Content::Vals(x)) => x.union(any).copied().collect(),
+            _ => any.clone(),
+        }
+    };
+    let locs: BTreeSet<Loc> = a.keys().chain(b.keys()).copied().filter(|l| *l != ANY_LOC).collect();
+    let mut out = State::new();
+    for loc in locs {
+        match (a.get(&loc), b.get(&loc)) {
+            (Some(x @ Content::Xor(_)), Some(y)) if x == y => {
+                out.insert(loc, x.clone());
+            }
+            _ => {
+                let z: BTreeSet<u32> = side(a, &any_a, &loc).intersection(&side(b, &any_b, &loc)).copied().collect();
                 if !z.is_empty() {
-                    a.insert(*loc, Content::Vals(z));
+                    out.insert(loc, Content::Vals(z));
                 }
             }
         }
     }
-    a.retain(|loc, ca| match (ca, b.get(loc)) {
-        (Content::Vals(x), Some(Content::Vals(y))) => {
-            x.retain(|v| y.contains(v) || any_b.contains(v));
-            !x.is_empty()
-        }
-        (Content::Vals(x), None) => {
-            x.retain(|v| any_b.contains(v));
-            !x.is_empty()
-        }
-        (x, Some(y)) => *x == *y,
-        (_, None) => false,
-    });
+    let any: BTreeSet<u32> = any_a.intersection(&any_b).copied().collect();
+    if !any.is_empty() {
+        out.insert(ANY_LOC, Content::Vals(any));
+    }
+    *a = out;
 }
 
 /// `a ^ b`: a term on both sides cancels. A term is the set of value numbers a location
@@ -250,8 +274,12 @@ impl Checker<'_> {
         s.get(&loc).cloned()
     }
 
+    /// Whether `loc` holds value `want` in `s`. An undefined general-purpose value is held
+    /// by every location; an undefined predicate by none (every read of one predicate
+    /// value must agree, `lower::ssa::define_undefined_predicates`, which leaves none).
     fn holds(&mut self, s: &State, loc: Loc, want: u32) -> bool {
-        if self.values.undef[want as usize] || anywhere(s).iter().any(|x| self.values.find(*x) == want) {
+        let undefined = self.values.undef[want as usize] && !self.values.pred[want as usize];
+        if undefined || anywhere(s).iter().any(|x| self.values.find(*x) == want) {
             return true;
         }
         match self.content(s, loc) {
@@ -322,7 +350,8 @@ impl Checker<'_> {
                 if x != 7 && self.holds(s, PRED_BASE + x as u32, w) {
                     return Ok(());
                 }
-                Err(format!("P{x} does not hold the predicate `{i:?}` reads"))
+                let undefined = if self.values.undef[w as usize] { " (an undefined predicate)" } else { "" };
+                Err(format!("P{x} does not hold the predicate `{i:?}` reads{undefined}"))
             }
             (a, b) if a == b => Ok(()),
             _ => Err(format!("predicate operand of `{i:?}` is not the SSA one")),
@@ -458,8 +487,8 @@ impl Checker<'_> {
     }
 
     /// The state entering `succ` along edge `e` from a block ending in `s`: locations
-    /// holding a block argument also hold the matching parameter, and a parameter whose
-    /// argument is undefined is held everywhere ([`ANY_LOC`]).
+    /// holding a block argument also hold the matching parameter, and a general-purpose
+    /// parameter whose argument is undefined is held everywhere ([`ANY_LOC`]).
     fn along(&mut self, e: petgraph::stable_graph::EdgeIndex, s: &State) -> State {
         let to = self.before.cfg.edge_endpoints(e).expect("edge").1;
         let args = self.before.cfg[e].args.clone();
@@ -472,7 +501,8 @@ impl Checker<'_> {
             };
             for c in 0..w {
                 let (pv, av) = (self.values.of(*p, c), self.values.of(*a, c));
-                if self.values.undef[av as usize] || anywhere(s).iter().any(|x| self.values.find(*x) == av) {
+                let undefined = self.values.undef[av as usize] && !self.values.pred[av as usize];
+                if undefined || anywhere(s).iter().any(|x| self.values.find(*x) == av) {
                     match out.entry(ANY_LOC).or_insert_with(|| Content::Vals(BTreeSet::new())) {
                         Content::Vals(set) => {
                             set.insert(pv);
@@ -595,6 +625,64 @@ pub fn verify(before: &Function, after: &Function, moves: &Moves) -> Result<(), 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A value defined on one path into a join (in `R8`) and undefined on the other (held
+    /// everywhere, while that path's `R8` holds something else) is in `R8` after the
+    /// join, whichever side the meet starts from. Starting from the undefined side, the
+    /// location was dropped (tests/data/fuzz/regalloc_undef_phi.ptx: "R8 does not hold
+    /// the value"). Values undefined on both sides stay held everywhere.
+    #[test]
+    fn a_join_keeps_a_value_undefined_on_one_side() {
+        let vals = |v: &[u32]| Content::Vals(v.iter().copied().collect());
+        let undefined_side: State = HashMap::from([(8, vals(&[5])), (ANY_LOC, vals(&[7, 9]))]);
+        let defined_side: State = HashMap::from([(8, vals(&[3, 7])), (ANY_LOC, vals(&[9]))]);
+        let want: State = HashMap::from([(8, vals(&[7, 9])), (ANY_LOC, vals(&[9]))]);
+        for (a, b) in [(&undefined_side, &defined_side), (&defined_side, &undefined_side)] {
+            let mut m = a.clone();
+            meet(&mut m, b);
+            assert_eq!(m, want);
+        }
+    }
+
+    /// An undefined general-purpose value may be read from any register; an undefined
+    /// predicate from none (lowering defines every predicate, so that all readers of one
+    /// predicate value provably agree).
+    #[test]
+    fn undefined_predicates_are_not_held_anywhere() {
+        use crate::ptx::ast::{FuncKind, Span};
+        let mut before = Function::new("k", FuncKind::Entry);
+        let (p, r) = (before.new_vreg(VRegKind::Pred), before.new_vreg(VRegKind::Gpr(1)));
+        let b = before.entry;
+        before.cfg[b].push(Instr::new(Op::Undef, vec![Dst::Pred(p)], vec![]), Span::default());
+        before.cfg[b].push(Instr::new(Op::Undef, vec![Dst::reg(r, 1)], vec![]), Span::default());
+        let store = |g: Reg, v: Reg| {
+            Instr::new(
+                Op::Stg(crate::sass::op::MemMods::new(crate::sass::op::MemSize::B32, true)),
+                vec![],
+                vec![Src::addr(RegRef::rz(2), 0), Src::reg(RegRef::new(v, 1))],
+            )
+            .guarded(g, false)
+        };
+        before.cfg[b].push(store(p, r), Span::default());
+        before.cfg[b].push(Instr::new(Op::Exit, vec![], vec![]), Span::default());
+        let mut after = before.clone();
+        after.cfg[b].instrs = vec![store(Reg::P(0), Reg::R(5)), Instr::new(Op::Exit, vec![], vec![])];
+        let moves: Moves = HashMap::from([(b, vec![false, false])]);
+        let e = verify(&before, &after, &moves).expect_err("an undefined guard");
+        assert!(e.contains("P0 does not hold the predicate") && e.contains("undefined"), "{e}");
+        // The predicate defined, the stored value still undefined: accepted.
+        let def = Instr::new(
+            Op::Isetp { cmp: crate::sass::op::Cmp::Ne, u32: true, x: false, bop: BoolOp::And },
+            vec![Dst::Pred(p), Dst::Pred(PT)],
+            vec![Src::rz(), Src::rz(), Src::pt()],
+        );
+        before.cfg[b].instrs[0] = def.clone();
+        let mut pdef = def;
+        pdef.dsts[0] = Dst::Pred(Reg::P(0));
+        after.cfg[b].instrs.insert(0, pdef);
+        let moves: Moves = HashMap::from([(b, vec![false; 3])]);
+        assert_eq!(verify(&before, &after, &moves), Ok(()));
+    }
 
     /// A register known equal to two value numbers (one value) swapped by three XORs
     /// with another keeps both numbers.
