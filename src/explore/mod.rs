@@ -117,7 +117,8 @@ pre{margin:0;font-family:monospace;font-size:12px}
 .n{color:#888}
 table{border-collapse:collapse;margin:6px 12px}td,th{border:1px solid #ccc;padding:2px 8px}
 .cfg{display:flex;flex-wrap:wrap;gap:16px;padding:0 12px}
-#sass .l{padding-left:84px;position:relative}
+#sass{flex:1.4}
+#sass .l{padding-left:94px;position:relative}
 .s{box-shadow:inset var(--g) 0 0 #9bd}
 .s::before{content:attr(data-g);position:absolute;left:62px;color:#468;font-size:10px}
 .s[data-q]::before{content:attr(data-g) " p" attr(data-q)}
@@ -149,6 +150,7 @@ const SCRIPT: &str = r#"
     var l = idx[p] || [];
     for (var i = 0; i < l.length; i++) if (l[i] !== t && l[i].closest('.col') !== t.closest('.col')) l[i].scrollIntoView({block:'nearest'});
   });
+  document.body.setAttribute('data-ready', '1');
 })();
 "#;
 
@@ -227,6 +229,13 @@ pub fn report(src: &str, name: &str, opts: &Options) -> Result<String, Vec<Diag>
             debug_assert!(line.contains(&format!("/*{:04x}*/", address(k))));
             let s = &code[k];
             let words = ctrl_words(&s.ctrl);
+            // The listing pads every address to the instruction's column; one space is enough
+            // here (the padding is the same on every line, so control fields stay aligned).
+            let line = line.trim_start();
+            let line = match line.find("*/") {
+                Some(e) => format!("{} {}", &line[..e + 2], line[e + 2..].trim_start()),
+                None => line.to_string(),
+            };
             let (lv, width) = strip.get(k).copied().unwrap_or_default();
             let bar = format!("--g:{width}px");
             let live_words = format!("{} registers and {} predicates occupied", lv.gprs, lv.preds);
@@ -234,9 +243,9 @@ pub fn report(src: &str, name: &str, opts: &Options) -> Result<String, Vec<Diag>
                 Some(at) => {
                     let p = map.line(at);
                     linked.insert(p);
-                    html! { span.l.s data-p=(p) data-g=(lv.gprs) data-q=[(lv.preds > 0).then_some(lv.preds)] style=(bar) title={ (words) "\n" (live_words) "\nPTX line " (p) ": " (map.statement(at)) } { (line.trim_start()) } }
+                    html! { span.l.s data-p=(p) data-g=(lv.gprs) data-q=[(lv.preds > 0).then_some(lv.preds)] style=(bar) title={ (words) "\n" (live_words) "\nPTX line " (p) ": " (map.statement(at)) } { (line) } }
                 }
-                None => html! { span.l.s data-g=(lv.gprs) data-q=[(lv.preds > 0).then_some(lv.preds)] style=(bar) title={ (words) "\n" (live_words) } { (line.trim_start()) } },
+                None => html! { span.l.s data-g=(lv.gprs) data-q=[(lv.preds > 0).then_some(lv.preds)] style=(bar) title={ (words) "\n" (live_words) } { (line) } },
             });
             k += 1;
         } else {
