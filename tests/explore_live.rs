@@ -74,6 +74,30 @@ fn sync_goes_to_its_ssy_target() {
     assert_eq!(counts(listing), want);
 }
 
+/// A call reads what its callee reads before writing it (the argument R4, `docs/abi.md`),
+/// and callee-saved registers (R16:R17) stay live across it. Without the callee's entry
+/// set the `CAL` would count 3.
+#[test]
+fn calls_read_the_callees_arguments() {
+    let listing = "\t\tFunction : k
+        /*0008*/                   MOV R1, c[0x0][0x20] ?WAIT6 ;
+        /*0010*/                   S2R R4, SR_TID.X &wr0 ?WAIT1 ;
+        /*0018*/                   MOV R16, c[0x0][0x140] ?WAIT6 ;
+        /*0028*/                   MOV R17, c[0x0][0x144] ?WAIT6 ;
+        /*0030*/                   CAL `(f) &req={0} ?WAIT15 ;
+        /*0038*/                   STG.E [R16], R4 ?WAIT1 ;
+        /*0048*/                   EXIT ?WAIT5 ;
+\t\tFunction : f
+        /*0008*/                   IADD32I R4, R4, 0x1 ?WAIT6 ;
+        /*0010*/                   RET ?WAIT5 ;
+";
+    let funcs = text::parse(listing).expect("reads");
+    let c = live_counts(&funcs).expect("analysed");
+    let gprs = |g: usize| c[g].iter().map(|l| l.gprs).collect::<Vec<_>>();
+    assert_eq!(gprs(0), [1, 2, 3, 4, 4, 4, 1]);
+    assert_eq!(gprs(1), [1, 0]);
+}
+
 /// On the code of every sample: each instruction counts at least the distinct registers it
 /// reads and writes, and no count exceeds the function's register count (every occupied
 /// register is one of `R0..R(regs-1)`); some instruction of each function that uses more
