@@ -12,11 +12,14 @@
 //! then touches only the lines of the statement under the pointer, so reports of thousands
 //! of lines stay responsive.
 
+pub mod live;
+
 use crate::diag::{Diag, Severity, line_col};
 use crate::driver::{self, Emit, Options};
 use crate::sass::program::{Ctrl, address};
 use crate::sass::source_map::SourceMap;
 use crate::{ir, lower, ptx};
+use live::Live;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -100,7 +103,7 @@ fn cfg_svg(f: &ir::Function) -> String {
 }
 
 const STYLE: &str = r#"
-body{font-family:sans-serif;margin:0;font-size:13px}
+body{font-family:sans-serif;margin:0;font-size:13px;padding-bottom:5em}
 header{padding:6px 12px;background:#223;color:#fff}
 .cols{display:flex;height:78vh}
 .col{flex:1;overflow:auto;border-right:1px solid #ccc}
@@ -114,6 +117,12 @@ pre{margin:0;font-family:monospace;font-size:12px}
 .n{color:#888}
 table{border-collapse:collapse;margin:6px 12px}td,th{border:1px solid #ccc;padding:2px 8px}
 .cfg{display:flex;flex-wrap:wrap;gap:16px;padding:0 12px}
+#sass{flex:1.4}
+#sass .l{padding-left:94px;position:relative}
+.s{box-shadow:inset var(--g) 0 0 #9bd}
+.s::before{content:attr(data-g);position:absolute;left:62px;color:#468;font-size:10px}
+.s[data-q]::before{content:attr(data-g) " p" attr(data-q)}
+#info{position:fixed;bottom:0;left:0;right:0;background:#223;color:#fff;padding:4px 12px;white-space:pre-wrap;min-height:3em;font-family:monospace;font-size:12px}
 "#;
 
 const SCRIPT: &str = r#"
@@ -127,7 +136,9 @@ const SCRIPT: &str = r#"
     lit = idx[p] || [];
     for (var i = 0; i < lit.length; i++) lit[i].classList.add('hl');
   }
+  var info = document.getElementById('info');
   document.addEventListener('mouseover', function(e) {
+    var d = e.target.closest('.l[title]'); if (d) info.textContent = d.title;
     if (pinned !== null) return;
     var t = e.target.closest('[data-p]'); if (t) show(t.getAttribute('data-p'));
   });
@@ -139,8 +150,30 @@ const SCRIPT: &str = r#"
     var l = idx[p] || [];
     for (var i = 0; i < l.length; i++) if (l[i] !== t && l[i].closest('.col') !== t.closest('.col')) l[i].scrollIntoView({block:'nearest'});
   });
+  document.body.setAttribute('data-ready', '1');
 })();
 "#;
+
+/// Per function of `program` (whose listing is `text`), per instruction: the occupied
+/// registers ([`live::live_counts`]) and the width in pixels of the strip's bar (the
+/// function's largest count is 60 px). Empty for a listing the analysis cannot read (the
+/// report then has no strip; it never fails for it).
+fn live_strip(program: &crate::sass::program::Program, text: &str) -> Vec<Vec<(Live, u32)>> {
+    let Some(counts) = crate::sass::text::parse(text).ok().and_then(|fs| live::live_counts(&fs).ok()) else {
+        return vec![];
+    };
+    counts
+        .into_iter()
+        .zip(&program.functions)
+        .map(|(c, f)| {
+            if c.len() != f.code.len() {
+                return vec![];
+            }
+            let top = c.iter().map(|l| u32::from(l.gprs)).max().unwrap_or(0).max(1);
+            c.into_iter().map(|l| (l, u32::from(l.gprs) * 60 / top)).collect()
+        })
+        .collect()
+}
 
 /// The report of PTX source `src` (named `name`) compiled with `opts` (whose `emit` is
 /// ignored), as one HTML document. Errors are the compiler's diagnostics.
@@ -179,26 +212,40 @@ pub fn report(src: &str, name: &str, opts: &Options) -> Result<String, Vec<Diag>
         }
     };
     let text = program.to_string();
-    let mut funcs = program.functions.iter();
+    let live = live_strip(program, &text);
+    let mut funcs = program.functions.iter().enumerate();
     let mut code: &[crate::sass::program::Scheduled] = &[];
+    let mut strip: &[(Live, u32)] = &[];
     let mut k = 0;
     let mut sass_lines: Vec<Markup> = Vec::new();
     for line in text.lines() {
         if line.starts_with("\t\tFunction : ") {
-            code = funcs.next().map_or(&[], |f| &f.code);
+            let (g, f) = funcs.next().map_or((usize::MAX, &[][..]), |(g, f)| (g, &f.code[..]));
+            code = f;
+            strip = live.get(g).map_or(&[], |v| &v[..]);
             k = 0;
         }
         if line.trim_start().starts_with("/*") && k < code.len() {
             debug_assert!(line.contains(&format!("/*{:04x}*/", address(k))));
             let s = &code[k];
             let words = ctrl_words(&s.ctrl);
+            // The listing pads every address to the instruction's column; one space is enough
+            // here (the padding is the same on every line, so control fields stay aligned).
+            let line = line.trim_start();
+            let line = match line.find("*/") {
+                Some(e) => format!("{} {}", &line[..e + 2], line[e + 2..].trim_start()),
+                None => line.to_string(),
+            };
+            let (lv, width) = strip.get(k).copied().unwrap_or_default();
+            let bar = format!("--g:{width}px");
+            let live_words = format!("{} registers and {} predicates occupied", lv.gprs, lv.preds);
             sass_lines.push(match s.instr.origin {
                 Some(at) => {
                     let p = map.line(at);
                     linked.insert(p);
-                    html! { span.l data-p=(p) title={ (words) "\nPTX line " (p) ": " (map.statement(at)) } { (line.trim_start()) } }
+                    html! { span.l.s data-p=(p) data-g=(lv.gprs) data-q=[(lv.preds > 0).then_some(lv.preds)] style=(bar) title={ (words) "\n" (live_words) "\nPTX line " (p) ": " (map.statement(at)) } { (line) } }
                 }
-                None => html! { span.l title=(words) { (line.trim_start()) } },
+                None => html! { span.l.s data-g=(lv.gprs) data-q=[(lv.preds > 0).then_some(lv.preds)] style=(bar) title={ (words) "\n" (live_words) } { (line) } },
             });
             k += 1;
         } else {
@@ -237,7 +284,7 @@ pub fn report(src: &str, name: &str, opts: &Options) -> Result<String, Vec<Diag>
                 div.cols {
                     div.col #ptx { h2 { "PTX" } pre { (ptx_col) } }
                     div.col #ir { h2 { "IR after lowering" } pre { (ir_col) } }
-                    div.col #sass { h2 { "SASS" } pre { @for l in &sass_lines { (l) } } }
+                    div.col #sass { h2 { "SASS (bar and number: registers occupied; pN: predicates)" } pre { @for l in &sass_lines { (l) } } }
                 }
                 h3 { "Control-flow graphs (IR after lowering)" }
                 div.cfg {
@@ -245,6 +292,7 @@ pub fn report(src: &str, name: &str, opts: &Options) -> Result<String, Vec<Diag>
                         div { b { (f.name) } br; (PreEscaped(cfg_svg(f))) }
                     }
                 }
+                div #info { "Hover a line: what it maps to; on a SASS line, its control fields in words." }
                 script { (PreEscaped(SCRIPT)) }
             }
         }
