@@ -51,9 +51,13 @@ impl DomInfo {
                 while runner != idom {
                     // Pushes for `b` all happen now: a repeat is the list's last entry.
                     let df = &mut frontier[runner.index()];
-                    if df.last() != Some(&b) {
-                        df.push(b);
+                    if df.last() == Some(&b) {
+                        // An earlier predecessor's walk passed here and went on up to
+                        // `idom`: the rest of this walk is done (without this stop, a
+                        // join of n branches along a dominator chain costs n^2 steps).
+                        break;
                     }
+                    df.push(b);
                     match doms.immediate_dominator(runner) {
                         Some(d) => runner = d,
                         None => break,

@@ -1094,7 +1094,11 @@ pub fn assemble(t: &TextInstr, target: &dyn Fn(&Target) -> Option<u32>) -> Resul
         srcs.push(s);
         k += 1;
     }
-    Ok(Assembled { instr: Instr { guard, op, dsts, srcs, cc: Default::default(), origin: Default::default() }, extra_wait, symbols })
+    Ok(Assembled {
+        instr: Instr { guard, op, dsts, srcs, cc: Default::default(), origin: Default::default() },
+        extra_wait,
+        symbols,
+    })
 }
 
 #[cfg(test)]

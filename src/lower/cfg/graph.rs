@@ -51,20 +51,88 @@ pub fn reverse_post_order(f: &Function) -> Vec<BlockId> {
     post
 }
 
-/// Dominators of the CFG from the entry.
-pub fn dominators(f: &Function) -> Dominators<BlockId> {
-    simple_fast(&f.cfg, f.entry)
+/// Pre- and post-order numbers of a depth-first walk of a tree given by parent links
+/// (a dominator tree), for `O(1)` ancestor queries: `a` is an ancestor of `b` (or `b`)
+/// when `a`'s interval `pre..=post` encloses `b`'s. Nodes not in the tree have none.
+/// Built in time linear in the number of nodes.
+struct TreeOrder {
+    /// Pre-order number of each node, `u32::MAX` for nodes not in the tree.
+    pre: Vec<u32>,
+    /// Largest pre-order number in each node's subtree.
+    last: Vec<u32>,
 }
 
-/// True if `a` dominates `b` (reflexive).
-pub fn dominates(doms: &Dominators<BlockId>, a: BlockId, b: BlockId) -> bool {
-    doms.dominators(b).is_some_and(|mut it| it.any(|d| d == a))
+impl TreeOrder {
+    /// The order of the tree over nodes `0..n` rooted at `root`, where `parent(x)` is the
+    /// parent of node `x` (`None` for the root and for nodes not in the tree).
+    fn new(n: usize, root: usize, parent: impl Fn(usize) -> Option<usize>) -> TreeOrder {
+        let mut children: Vec<Vec<usize>> = vec![vec![]; n];
+        for x in 0..n {
+            if let Some(p) = parent(x)
+                && p < n
+            {
+                children[p].push(x);
+            }
+        }
+        let mut pre = vec![u32::MAX; n];
+        let mut last = vec![u32::MAX; n];
+        let mut next = 0u32;
+        // Iterative DFS: (node, next child index).
+        let mut stack: Vec<(usize, usize)> = vec![];
+        if root < n {
+            pre[root] = next;
+            next += 1;
+            stack.push((root, 0));
+        }
+        while let Some((x, k)) = stack.last_mut() {
+            if let Some(&c) = children[*x].get(*k) {
+                *k += 1;
+                pre[c] = next;
+                next += 1;
+                stack.push((c, 0));
+            } else {
+                last[*x] = next - 1;
+                stack.pop();
+            }
+        }
+        TreeOrder { pre, last }
+    }
+
+    /// True if `a` is `b` or an ancestor of `b` (false when either is not in the tree).
+    fn ancestor(&self, a: usize, b: usize) -> bool {
+        match (self.pre.get(a), self.pre.get(b), self.last.get(a)) {
+            (Some(&pa), Some(&pb), Some(&la)) => pa != u32::MAX && pb != u32::MAX && pa <= pb && pb <= la,
+            _ => false,
+        }
+    }
+}
+
+/// Dominators of a function's CFG with `O(1)` dominance queries ([`dominates`]).
+pub struct DomTree {
+    /// Immediate dominators (petgraph's Cooper-Harvey-Kennedy `simple_fast`).
+    pub doms: Dominators<BlockId>,
+    order: TreeOrder,
+}
+
+/// Dominators of the CFG from the entry.
+pub fn dominators(f: &Function) -> DomTree {
+    let doms = simple_fast(&f.cfg, f.entry);
+    let order = TreeOrder::new(f.cfg.node_bound(), f.entry.index(), |x| {
+        doms.immediate_dominator(BlockId::new(x)).map(|d| d.index())
+    });
+    DomTree { doms, order }
+}
+
+/// True if `a` dominates `b` (reflexive; false when `b` is unreachable). `O(1)`.
+pub fn dominates(doms: &DomTree, a: BlockId, b: BlockId) -> bool {
+    doms.order.ancestor(a.index(), b.index())
 }
 
 /// Post-dominators: dominators of the reversed CFG rooted at a virtual exit. Node `i` is
 /// block `i`; the virtual exit is node `node_bound`.
 pub struct PostDom {
     doms: Dominators<NodeIndex>,
+    order: TreeOrder,
     exit: NodeIndex,
 }
 
@@ -108,7 +176,9 @@ impl PostDom {
                 g.add_edge(to, NodeIndex::new(b.index()), ());
             }
         }
-        PostDom { doms: simple_fast(&g, exit), exit }
+        let doms = simple_fast(&g, exit);
+        let order = TreeOrder::new(n + 1, n, |x| doms.immediate_dominator(NodeIndex::new(x)).map(|d| d.index()));
+        PostDom { doms, order, exit }
     }
 
     /// The immediate post-dominator of `b`; `None` if every path from `b` ends the thread
@@ -120,29 +190,31 @@ impl PostDom {
 
     /// True if `a` post-dominates `b` (reflexive).
     pub fn post_dominates(&self, a: BlockId, b: BlockId) -> bool {
-        self.doms.dominators(NodeIndex::new(b.index())).is_some_and(|mut it| it.any(|d| d.index() == a.index()))
+        self.order.ancestor(a.index(), b.index())
     }
 
     /// The nearest common post-dominator of `blocks` (`None` if it is the virtual exit or
     /// a block was left out).
     pub fn common(&self, blocks: &[BlockId]) -> Option<BlockId> {
-        let chain = |b: BlockId| -> Option<Vec<usize>> {
-            let it = self.doms.dominators(NodeIndex::new(b.index()))?;
-            Some(it.map(|d| d.index()).collect())
-        };
-        let mut common: Option<Vec<usize>> = None;
+        let mut common: Option<usize> = None;
         for &b in blocks {
-            let c = chain(b)?;
+            let i = b.index();
+            if !self.order.ancestor(i, i) {
+                return None;
+            }
             common = Some(match common {
-                None => c,
-                Some(prev) => {
-                    // Keep the suffix of `prev` (root last) that `c` also has.
-                    let set: HashSet<usize> = c.into_iter().collect();
-                    prev.into_iter().filter(|x| set.contains(x)).collect()
+                None => i,
+                Some(mut c) => {
+                    // Up from the common post-dominator so far to the first that also
+                    // post-dominates `b` (the virtual exit, the root, always does).
+                    while !self.order.ancestor(c, i) {
+                        c = self.doms.immediate_dominator(NodeIndex::new(c))?.index();
+                    }
+                    c
                 }
             });
         }
-        let first = *common?.first()?;
+        let first = common?;
         (first != self.exit.index()).then(|| BlockId::new(first))
     }
 }
@@ -261,7 +333,7 @@ pub struct LoopForest {
 impl LoopForest {
     /// The loops of `f`. Back edges are edges to a dominator; in a reducible CFG
     /// (`cfg::reducible`) every cycle has one.
-    pub fn new(f: &Function, doms: &Dominators<BlockId>) -> LoopForest {
+    pub fn new(f: &Function, doms: &DomTree) -> LoopForest {
         let mut by_header: std::collections::HashMap<BlockId, HashSet<BlockId>> = Default::default();
         for &b in &f.layout {
             for h in f.succs(b) {
