@@ -251,8 +251,8 @@ mod tests {
             let root = rand(n);
             let t = DomTree::new(&succs, root);
             let want = brute(&succs, root);
-            for x in 0..n {
-                assert_eq!(t.idom(x), want[x], "round {round}, node {x}, graph {succs:?} from {root}");
+            for (x, &w) in want.iter().enumerate() {
+                assert_eq!(t.idom(x), w, "round {round}, node {x}, graph {succs:?} from {root}");
                 for y in 0..n {
                     let by_chain = {
                         let mut c = Some(y);
