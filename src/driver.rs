@@ -11,6 +11,7 @@ use crate::sass::program::Program;
 use crate::timing::PassTimer;
 use crate::{ir, lower, ptx, regalloc, sass, sched};
 use rayon::prelude::*;
+use std::collections::HashMap;
 
 /// Which representation to stop at and print.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -134,18 +135,23 @@ fn cc_links_kept(irm: &ir::Module, opts: &Options, stage: &str, allocated: bool)
     if errors.is_empty() { Ok(()) } else { Err(errors) }
 }
 
-/// The `.maxnreg` of kernel `name` (PTX ISA 11.4 "Performance-Tuning Directives"), with
-/// where the kernel is named.
-fn maxnreg(module: &ptx::ast::Module, name: &str) -> Option<(u32, Span)> {
-    module.items.iter().find_map(|i| match i {
-        ptx::ast::Item::Function(f) if f.name.name == name && f.body.is_some() => {
-            f.tuning.iter().find_map(|t| match t {
-                ptx::ast::Tuning::Maxnreg(n) => Some((*n, f.name.span)),
+/// The `.maxnreg` of every kernel that has one (PTX ISA 11.4 "Performance-Tuning
+/// Directives"), with where the kernel is named, by kernel name: built once per module
+/// (a scan of the module per function was quadratic in the number of functions).
+fn maxnregs(module: &ptx::ast::Module) -> HashMap<&str, (u32, Span)> {
+    let mut out = HashMap::new();
+    for i in &module.items {
+        if let ptx::ast::Item::Function(f) = i
+            && f.body.is_some()
+            && let Some(n) = f.tuning.iter().find_map(|t| match t {
+                ptx::ast::Tuning::Maxnreg(n) => Some(*n),
                 _ => None,
             })
+        {
+            out.entry(f.name.name.as_str()).or_insert((n, f.name.span));
         }
-        _ => None,
-    })
+    }
+    out
 }
 
 /// Runs the pipeline on PTX source text.
@@ -178,12 +184,13 @@ pub fn compile_timed(src: &str, opts: &Options, timer: &mut PassTimer) -> Result
     // `.maxnreg N` bounds a kernel's registers like `--maxrregcount` (the smaller applies);
     // below 16 it is raised to 16 with a warning, as ptxas 11.8 does ("adjusting per thread
     // register count of 8 to lower bound of 16").
+    let maxnreg = maxnregs(&module);
     let budgets: Vec<regalloc::Options> = irm
         .functions
         .iter()
         .map(|f| {
             let mut o = opts.regalloc.clone();
-            if let Some((n, span)) = maxnreg(&module, &f.name) {
+            if let Some(&(n, span)) = maxnreg.get(f.name.as_str()) {
                 if n < 16 {
                     warnings.push(
                         Diag::warning(span, format!("`.maxnreg {n}` of `{}` raised to the lower bound of 16", f.name))

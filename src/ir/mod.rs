@@ -17,6 +17,7 @@
 
 pub mod cc;
 pub mod defuse;
+pub mod dom;
 pub mod dot;
 pub mod guards;
 pub mod liveness;

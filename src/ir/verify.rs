@@ -139,7 +139,7 @@ pub fn verify(f: &Function) -> Result<(), String> {
 /// argument by the end of the edge's source block.
 fn check_dominance(f: &Function) -> Result<(), String> {
     use std::collections::HashMap;
-    let doms = petgraph::algo::dominators::simple_fast(&f.cfg, f.entry);
+    let doms = crate::ir::dom::DomTree::of_cfg(f);
     let mut def_at: HashMap<u32, (crate::ir::BlockId, usize)> = HashMap::new();
     for &b in &f.layout {
         for &p in &f.cfg[b].params {
@@ -158,7 +158,7 @@ fn check_dominance(f: &Function) -> Result<(), String> {
         if db == b {
             return dpos <= pos;
         }
-        doms.dominators(b).is_some_and(|mut it| it.any(|d| d == db))
+        doms.dominates(db.index(), b.index())
     };
     for &b in &f.layout {
         for (k, i) in f.cfg[b].instrs.iter().enumerate() {

@@ -179,6 +179,12 @@ pub struct Lowerer<'a> {
     /// The register pair holding a `.global` variable's address, per (block, variable),
     /// reused by later accesses in the same block ([`Lowerer::global_var_base`]).
     pub global_bases: HashMap<(BlockId, String), RegRef>,
+    /// Blocks known to be in `f.layout`, by `BlockId::index()`, covering its first
+    /// `layout_seen` entries ([`Lowerer::in_layout`]; the layout only grows at its end
+    /// while a body is lowered).
+    pub layout_member: Vec<bool>,
+    /// How many entries of `f.layout` `layout_member` covers.
+    pub layout_seen: usize,
 }
 
 /// A lowering failure for one instruction; already recorded as a diagnostic.
@@ -228,6 +234,8 @@ impl<'a> Lowerer<'a> {
             last_label: None,
             slow_paths: Default::default(),
             global_bases: HashMap::new(),
+            layout_member: vec![],
+            layout_seen: 0,
         }
     }
 
@@ -283,6 +291,24 @@ impl<'a> Lowerer<'a> {
     /// Adds a CFG edge.
     pub fn edge(&mut self, from: BlockId, to: BlockId, kind: EdgeKind) {
         self.f.cfg.add_edge(from, to, Edge { kind, args: vec![] });
+    }
+
+    /// True if block `b` is in `f.layout`: amortized `O(1)` (a scan of the layout per
+    /// query was quadratic in the number of labels).
+    pub fn in_layout(&mut self, b: BlockId) -> bool {
+        if self.layout_seen > self.f.layout.len() {
+            // The layout shrank: start over.
+            self.layout_member.clear();
+            self.layout_seen = 0;
+        }
+        for &x in &self.f.layout[self.layout_seen..] {
+            if self.layout_member.len() <= x.index() {
+                self.layout_member.resize(x.index() + 1, false);
+            }
+            self.layout_member[x.index()] = true;
+        }
+        self.layout_seen = self.f.layout.len();
+        self.layout_member.get(b.index()).copied().unwrap_or(false)
     }
 
     /// Creates a block and appends it to the layout.

@@ -34,6 +34,9 @@ pub struct FactTable {
     facts: HashMap<String, Facts>,
     /// Registers written more than once (their facts end at labels).
     multi: HashSet<String>,
+    /// The keys of `facts` whose register is in `multi`: what [`FactTable::at_label`]
+    /// drops (a scan of every fact per label was quadratic in the kernel's size).
+    multi_keys: HashSet<String>,
     /// Kernel parameters with `.ptr` attributes: name → facts of the pointer they hold.
     pub param_ptrs: HashMap<String, Facts>,
 }
@@ -95,7 +98,7 @@ impl FactTable {
                 param_ptrs.insert(p.name.name.clone(), Facts { space, align: ptr.align.unwrap_or(1).max(1) });
             }
         }
-        FactTable { facts: HashMap::new(), multi, param_ptrs }
+        FactTable { facts: HashMap::new(), multi, multi_keys: HashSet::new(), param_ptrs }
     }
 
     /// Facts of a register (default: nothing known).
@@ -105,14 +108,18 @@ impl FactTable {
 
     /// At a label: registers with several definitions lose their facts.
     pub fn at_label(&mut self) {
-        let multi = &self.multi;
-        self.facts.retain(|k, _| !multi.contains(bare(k)));
+        for k in std::mem::take(&mut self.multi_keys) {
+            self.facts.remove(&k);
+        }
     }
 
     fn set(&mut self, key: String, f: Facts) {
         if f == (Facts { space: None, align: 1 }) {
             self.facts.remove(&key);
         } else {
+            if self.multi.contains(bare(&key)) {
+                self.multi_keys.insert(key.clone());
+            }
             self.facts.insert(key, f);
         }
     }

@@ -196,7 +196,7 @@ impl Pass {
     /// stay next in the layout, so `Y` must directly follow `X`.
     fn mergeable(&self, f: &Function, x: BlockId) -> Option<BlockId> {
         let y = jump_target(f, x)?;
-        let single_pred = f.cfg.edges_directed(y, Direction::Incoming).count() == 1;
+        let single_pred = f.cfg.edges_directed(y, Direction::Incoming).take(2).count() == 1;
         let ok =
             y != x && y != f.entry && single_pred && (!ends_in_cond_branch(f, y) || self.next[x.index()] == Some(y));
         ok.then_some(y)

@@ -478,7 +478,7 @@ impl Lowerer<'_> {
         if !self.terminated() {
             self.jump(target);
         }
-        if !self.f.layout.contains(&target) {
+        if !self.in_layout(target) {
             self.f.layout.push(target);
         }
         self.cur = target;
@@ -510,7 +510,8 @@ impl Lowerer<'_> {
     /// kernel), and labels that were referenced but never placed are an internal error.
     fn finish_body(&mut self) {
         let blocks: Vec<_> = self.f.layout.clone();
-        for b in blocks {
+        // `jump` and `emit` leave the layout as it is: `pos` is `b`'s place in it.
+        for (pos, b) in blocks.into_iter().enumerate() {
             let block = &self.f.cfg[b];
             let needs_exit = match block.instrs.last() {
                 None => true,
@@ -519,7 +520,6 @@ impl Lowerer<'_> {
             if needs_exit {
                 self.cur = b;
                 // A block falls through to the next in layout; the last one exits.
-                let pos = self.f.layout.iter().position(|x| *x == b).expect("in layout");
                 match self.f.layout.get(pos + 1).copied() {
                     Some(next) => self.jump(next),
                     None => self.emit(Instr::new(Op::Exit, vec![], vec![])),

@@ -94,6 +94,14 @@ pub fn split_critical_edges(f: &mut Function) {
     // New blocks: after their source in the layout (fall-through edges), or at the end.
     let mut after: Vec<Option<BlockId>> = vec![None; petgraph::visit::NodeIndexable::node_bound(&f.cfg)];
     let mut at_end = vec![];
+    // Predecessor counts, counted once (a split replaces an edge into `t` by another:
+    // the counts stay exact; counting per edge was quadratic on a join of many branches).
+    let mut preds = vec![0usize; petgraph::visit::NodeIndexable::node_bound(&f.cfg)];
+    for e in f.cfg.edge_indices() {
+        if let Some((_, t)) = f.cfg.edge_endpoints(e) {
+            preds[t.index()] += 1;
+        }
+    }
     for b in f.layout.clone() {
         let succs = f.succ_edges(b);
         if succs.len() < 2 {
@@ -101,7 +109,7 @@ pub fn split_critical_edges(f: &mut Function) {
         }
         for e in succs {
             let (_, t) = f.cfg.edge_endpoints(e).expect("edge");
-            if f.cfg.edges_directed(t, Direction::Incoming).count() < 2 {
+            if preds[t.index()] < 2 {
                 continue;
             }
             let kind = f.cfg[e].kind;

@@ -4,21 +4,21 @@
 //! Semi-pruned SSA (Cytron et al. with Briggs' "global names"): phis are placed at the
 //! iterated dominance frontier of each variable's definitions, only for variables read in
 //! some block before being written there, materialized as block parameters only where the
-//! variable is live (pruned SSA, see [`construct`]). Renaming walks the dominator tree (petgraph's
-//! `simple_fast` dominators). A read with no reaching definition gets an `undef` value at
+//! variable is live (pruned SSA, see [`construct`]). Renaming walks the dominator tree
+//! (Lengauer-Tarjan dominators, [`crate::ir::dom`]). A read with no reaching definition gets an `undef` value at
 //! the entry block. Requires every block to be reachable.
 
+use crate::ir::dom::DomTree;
 use crate::ir::{BlockId, Function, VRegKind};
 use crate::sass::instr::{Dst, Instr, PT, Reg, Src};
 use crate::sass::op::{BoolOp, Cmp, Op};
-use petgraph::algo::dominators::{Dominators, simple_fast};
 use std::collections::HashMap;
 
 /// Dominator tree and dominance frontiers of a function's CFG, indexed by
 /// `BlockId::index()`.
 pub struct DomInfo {
     /// Immediate dominators.
-    pub doms: Dominators<BlockId>,
+    pub doms: DomTree,
     /// Children in the dominator tree, in layout order.
     children: Vec<Vec<BlockId>>,
     /// Dominance frontier of each block, sorted.
@@ -26,14 +26,14 @@ pub struct DomInfo {
 }
 
 impl DomInfo {
-    /// Computes dominators (Cooper-Harvey-Kennedy) and frontiers for `f` (Cytron et al.'s
+    /// Computes dominators (Lengauer-Tarjan) and frontiers for `f` (Cytron et al.'s
     /// runner walk: time proportional to the frontiers' total size).
     pub fn new(f: &Function) -> DomInfo {
-        let doms = simple_fast(&f.cfg, f.entry);
+        let doms = DomTree::of_cfg(f);
         let nb = petgraph::visit::NodeIndexable::node_bound(&f.cfg);
         let mut children: Vec<Vec<BlockId>> = vec![vec![]; nb];
         for &b in &f.layout {
-            if let Some(d) = doms.immediate_dominator(b) {
+            if let Some(d) = doms.idom(b.index()).map(BlockId::new) {
                 children[d.index()].push(b);
             }
         }
@@ -43,7 +43,7 @@ impl DomInfo {
             if preds.len() < 2 {
                 continue;
             }
-            let Some(idom) = doms.immediate_dominator(b) else {
+            let Some(idom) = doms.idom(b.index()).map(BlockId::new) else {
                 continue;
             };
             for p in preds {
@@ -51,10 +51,14 @@ impl DomInfo {
                 while runner != idom {
                     // Pushes for `b` all happen now: a repeat is the list's last entry.
                     let df = &mut frontier[runner.index()];
-                    if df.last() != Some(&b) {
-                        df.push(b);
+                    if df.last() == Some(&b) {
+                        // An earlier predecessor's walk passed here and went on up to
+                        // `idom`: the rest of this walk is done (without this stop, a
+                        // join of n branches along a dominator chain costs n^2 steps).
+                        break;
                     }
-                    match doms.immediate_dominator(runner) {
+                    df.push(b);
+                    match doms.idom(runner.index()).map(BlockId::new) {
                         Some(d) => runner = d,
                         None => break,
                     }

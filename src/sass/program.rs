@@ -9,6 +9,7 @@
 use super::instr::{Instr, SrcKind, SymPart};
 use super::op::Op;
 use super::print::{Symbols, VRegNames, instr_text};
+use std::collections::{HashMap, HashSet};
 use std::fmt::{self, Write};
 
 /// The scheduling control fields of one instruction (ptxas findings section 7: stall
@@ -242,34 +243,31 @@ impl Program {
     /// `CAL`s or `JCAL`s and those whose address it takes (possible indirect callees).
     /// Indices into [`Program::functions`], `k` first.
     pub fn reachable(&self, k: usize) -> Vec<usize> {
-        let index: std::collections::HashMap<&str, usize> =
+        reachable_in(&self.callees(), k)
+    }
+
+    /// Per function (indices into [`Program::functions`]), the functions of the program
+    /// its relocations name, in relocation order (repeats kept): the call graph's edges,
+    /// built once (one pass over the code and one name index).
+    fn callees(&self) -> Vec<Vec<usize>> {
+        let index: HashMap<&str, usize> =
             self.functions.iter().enumerate().map(|(i, f)| (f.name.as_str(), i)).collect();
-        let mut seen = vec![false; self.functions.len()];
-        let mut out = vec![k];
-        seen[k] = true;
-        let mut at = 0;
-        while at < out.len() {
-            for r in self.functions[out[at]].relocations() {
-                if let Some(&g) = index.get(r.symbol.as_str())
-                    && !std::mem::replace(&mut seen[g], true)
-                {
-                    out.push(g);
-                }
-            }
-            at += 1;
-        }
-        out
+        self.functions
+            .iter()
+            .map(|f| f.relocations().iter().filter_map(|r| index.get(r.symbol.as_str()).copied()).collect())
+            .collect()
     }
 
     /// Gives every kernel the register count of the deepest need among the functions it
     /// may call (the hardware allocates a kernel's registers for all its callees; ptxas
     /// 11.8 reports the kernel of `fact` with fact's 5 registers).
     pub fn propagate_register_counts(&mut self) {
+        let callees = self.callees();
         for k in 0..self.functions.len() {
             if self.functions[k].kind != ".entry" {
                 continue;
             }
-            let regs = self.reachable(k).iter().map(|&g| self.functions[g].regs).max().unwrap_or(0);
+            let regs = reachable_in(&callees, k).iter().map(|&g| self.functions[g].regs).max().unwrap_or(0);
             self.functions[k].regs = regs;
         }
     }
@@ -278,16 +276,36 @@ impl Program {
     /// define (`.extern .func` declarations such as `vprintf`), in first-use order: what
     /// a linker must resolve (ptxas: `EIATTR_EXTERNS`).
     pub fn externs(&self) -> Vec<String> {
+        let defined: HashSet<&str> = self.functions.iter().map(|f| f.name.as_str()).collect();
+        let mut seen: HashSet<String> = HashSet::new();
         let mut out: Vec<String> = vec![];
         for f in &self.functions {
             for r in f.relocations() {
-                if !self.functions.iter().any(|g| g.name == r.symbol) && !out.contains(&r.symbol) {
+                if !defined.contains(r.symbol.as_str()) && seen.insert(r.symbol.clone()) {
                     out.push(r.symbol);
                 }
             }
         }
         out
     }
+}
+
+/// Breadth-first over the call graph `callees` (from [`Program::callees`]) from `k`:
+/// `k` first, then every function it reaches, each once, in discovery order.
+fn reachable_in(callees: &[Vec<usize>], k: usize) -> Vec<usize> {
+    let mut seen = vec![false; callees.len()];
+    let mut out = vec![k];
+    seen[k] = true;
+    let mut at = 0;
+    while at < out.len() {
+        for &g in &callees[out[at]] {
+            if !std::mem::replace(&mut seen[g], true) {
+                out.push(g);
+            }
+        }
+        at += 1;
+    }
+    out
 }
 
 impl fmt::Display for Program {

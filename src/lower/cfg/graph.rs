@@ -3,15 +3,15 @@
 //! natural-loop forest, and edge surgery that keeps the IR's terminator/edge/layout
 //! invariants ([`crate::ir`]).
 //!
-//! Every analysis is computed once per use (linear, or `O(n log n)` for the dominator
-//! trees of petgraph's Cooper-Harvey-Kennedy `simple_fast`); passes that edit the CFG
-//! recompute them between rounds, never per query.
+//! Every analysis is computed once per use (linear, or `O(m log n)` for the dominator
+//! trees, [`crate::ir::dom`]); passes that edit the CFG recompute them between rounds,
+//! never per query.
 
+pub use crate::ir::dom::DomTree;
 use crate::ir::{BlockId, Edge, EdgeKind, Function};
 use crate::sass::instr::{Instr, Src, SrcKind};
 use crate::sass::op::Op;
-use petgraph::algo::dominators::{Dominators, simple_fast};
-use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
+use petgraph::graph::EdgeIndex;
 use petgraph::visit::NodeIndexable;
 use std::collections::HashSet;
 
@@ -51,21 +51,21 @@ pub fn reverse_post_order(f: &Function) -> Vec<BlockId> {
     post
 }
 
-/// Dominators of the CFG from the entry.
-pub fn dominators(f: &Function) -> Dominators<BlockId> {
-    simple_fast(&f.cfg, f.entry)
+/// Dominators of the CFG from the entry (indexed by `BlockId::index()`).
+pub fn dominators(f: &Function) -> DomTree {
+    DomTree::of_cfg(f)
 }
 
-/// True if `a` dominates `b` (reflexive).
-pub fn dominates(doms: &Dominators<BlockId>, a: BlockId, b: BlockId) -> bool {
-    doms.dominators(b).is_some_and(|mut it| it.any(|d| d == a))
+/// True if `a` dominates `b` (reflexive; false when `b` is unreachable). `O(1)`.
+pub fn dominates(doms: &DomTree, a: BlockId, b: BlockId) -> bool {
+    doms.dominates(a.index(), b.index())
 }
 
 /// Post-dominators: dominators of the reversed CFG rooted at a virtual exit. Node `i` is
 /// block `i`; the virtual exit is node `node_bound`.
 pub struct PostDom {
-    doms: Dominators<NodeIndex>,
-    exit: NodeIndex,
+    doms: DomTree,
+    exit: usize,
 }
 
 impl PostDom {
@@ -97,53 +97,51 @@ impl PostDom {
     /// leave `b` out.
     fn build(f: &Function, succs: impl Fn(BlockId) -> Option<Vec<Option<BlockId>>>) -> PostDom {
         let n = f.cfg.node_bound();
-        let mut g: DiGraph<(), ()> = DiGraph::with_capacity(n + 1, 0);
-        for _ in 0..=n {
-            g.add_node(());
-        }
-        let exit = NodeIndex::new(n);
+        // The reversed CFG: node `i` is block `i`, node `n` the virtual exit.
+        let mut g: Vec<Vec<usize>> = vec![vec![]; n + 1];
         for &b in &f.layout {
             for s in succs(b).unwrap_or_default() {
-                let to = s.map_or(exit, |s| NodeIndex::new(s.index()));
-                g.add_edge(to, NodeIndex::new(b.index()), ());
+                g[s.map_or(n, |s| s.index())].push(b.index());
             }
         }
-        PostDom { doms: simple_fast(&g, exit), exit }
+        PostDom { doms: DomTree::new(&g, n), exit: n }
     }
 
     /// The immediate post-dominator of `b`; `None` if every path from `b` ends the thread
     /// without meeting the others (or `b` was left out).
     pub fn ipdom(&self, b: BlockId) -> Option<BlockId> {
-        let p = self.doms.immediate_dominator(NodeIndex::new(b.index()))?;
-        (p != self.exit).then(|| BlockId::new(p.index()))
+        let p = self.doms.idom(b.index())?;
+        (p != self.exit).then(|| BlockId::new(p))
     }
 
-    /// True if `a` post-dominates `b` (reflexive).
+    /// True if `a` post-dominates `b` (reflexive). `O(1)`.
     pub fn post_dominates(&self, a: BlockId, b: BlockId) -> bool {
-        self.doms.dominators(NodeIndex::new(b.index())).is_some_and(|mut it| it.any(|d| d.index() == a.index()))
+        self.doms.dominates(a.index(), b.index())
     }
 
     /// The nearest common post-dominator of `blocks` (`None` if it is the virtual exit or
     /// a block was left out).
     pub fn common(&self, blocks: &[BlockId]) -> Option<BlockId> {
-        let chain = |b: BlockId| -> Option<Vec<usize>> {
-            let it = self.doms.dominators(NodeIndex::new(b.index()))?;
-            Some(it.map(|d| d.index()).collect())
-        };
-        let mut common: Option<Vec<usize>> = None;
+        let mut common: Option<usize> = None;
         for &b in blocks {
-            let c = chain(b)?;
+            let i = b.index();
+            if !self.doms.contains(i) {
+                return None;
+            }
             common = Some(match common {
-                None => c,
-                Some(prev) => {
-                    // Keep the suffix of `prev` (root last) that `c` also has.
-                    let set: HashSet<usize> = c.into_iter().collect();
-                    prev.into_iter().filter(|x| set.contains(x)).collect()
+                None => i,
+                Some(mut c) => {
+                    // Up from the common post-dominator so far to the first that also
+                    // post-dominates `b` (the virtual exit, the root, always does).
+                    while !self.doms.dominates(c, i) {
+                        c = self.doms.idom(c)?;
+                    }
+                    c
                 }
             });
         }
-        let first = *common?.first()?;
-        (first != self.exit.index()).then(|| BlockId::new(first))
+        let first = common?;
+        (first != self.exit).then(|| BlockId::new(first))
     }
 }
 
@@ -163,11 +161,11 @@ pub enum IterMeet {
 /// left out (the threads taking them wait at the loop's PBK target, or leave the loop
 /// together when it needs none). Built on the body alone: `O(|body|)` per loop.
 pub struct IterationPostDom {
-    doms: Dominators<NodeIndex>,
-    index: std::collections::HashMap<BlockId, NodeIndex>,
+    doms: DomTree,
+    index: std::collections::HashMap<BlockId, usize>,
     blocks: Vec<BlockId>,
-    next: NodeIndex,
-    root: NodeIndex,
+    next: usize,
+    root: usize,
 }
 
 impl IterationPostDom {
@@ -175,16 +173,14 @@ impl IterationPostDom {
     pub fn new(f: &Function, body: &HashSet<BlockId>, header: BlockId) -> IterationPostDom {
         let mut blocks: Vec<BlockId> = body.iter().copied().collect();
         blocks.sort();
-        let index: std::collections::HashMap<BlockId, NodeIndex> =
-            blocks.iter().enumerate().map(|(i, b)| (*b, NodeIndex::new(i))).collect();
+        let index: std::collections::HashMap<BlockId, usize> =
+            blocks.iter().enumerate().map(|(i, b)| (*b, i)).collect();
         let n = blocks.len();
-        let mut g: DiGraph<(), ()> = DiGraph::with_capacity(n + 2, 0);
-        for _ in 0..n + 2 {
-            g.add_node(());
-        }
-        let (next, root) = (NodeIndex::new(n), NodeIndex::new(n + 1));
-        g.add_edge(root, next, ());
-        for &b in &blocks {
+        // The reversed body: node `i` is `blocks[i]`; `next` and `root` follow.
+        let mut g: Vec<Vec<usize>> = vec![vec![]; n + 2];
+        let (next, root) = (n, n + 1);
+        g[root].push(next);
+        for (i, &b) in blocks.iter().enumerate() {
             for s in f.succs(b) {
                 let to = if s == header {
                     next
@@ -193,20 +189,20 @@ impl IterationPostDom {
                 } else {
                     continue;
                 };
-                g.add_edge(to, index[&b], ());
+                g[to].push(i);
             }
         }
-        IterationPostDom { doms: simple_fast(&g, root), index, blocks, next, root }
+        IterationPostDom { doms: DomTree::new(&g, root), index, blocks, next, root }
     }
 
     /// Where the paths from `b` (in the loop) meet within the iteration.
     pub fn ipdom(&self, b: BlockId) -> IterMeet {
         let Some(&i) = self.index.get(&b) else { return IterMeet::Never };
-        match self.doms.immediate_dominator(i) {
+        match self.doms.idom(i) {
             None => IterMeet::Never,
             Some(p) if p == self.root => IterMeet::Never,
             Some(p) if p == self.next => IterMeet::NextIteration,
-            Some(p) => IterMeet::Block(self.blocks[p.index()]),
+            Some(p) => IterMeet::Block(self.blocks[p]),
         }
     }
 }
@@ -261,7 +257,7 @@ pub struct LoopForest {
 impl LoopForest {
     /// The loops of `f`. Back edges are edges to a dominator; in a reducible CFG
     /// (`cfg::reducible`) every cycle has one.
-    pub fn new(f: &Function, doms: &Dominators<BlockId>) -> LoopForest {
+    pub fn new(f: &Function, doms: &DomTree) -> LoopForest {
         let mut by_header: std::collections::HashMap<BlockId, HashSet<BlockId>> = Default::default();
         for &b in &f.layout {
             for h in f.succs(b) {
