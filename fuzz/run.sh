@@ -20,7 +20,10 @@ status=0
 for t in "${targets[@]}"; do
   mkdir -p "corpus/$t"
   # -timeout: one input may take this long (s); -rss_limit_mb: memory of the process.
+  # FUZZ_SEED fixes libFuzzer's random seed (CI: the same inputs in the same order on
+  # every run, so a smoke run fails only on a change, not by chance).
   if ! cargo fuzz run -O -a -s none "$t" -- -max_total_time="$secs" -timeout=60 -rss_limit_mb=2048 \
+    ${FUZZ_SEED:+-seed="$FUZZ_SEED"} \
     -print_final_stats=1 >"logs/$t.log" 2>&1; then
     echo "fuzz/run.sh: $t failed; tail of fuzz/logs/$t.log:" >&2
     tail -n 40 "logs/$t.log" >&2

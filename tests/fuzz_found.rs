@@ -173,3 +173,16 @@ fn asm_rejects_a_nul_in_a_function_name() {
     let e = cubin::asm::assemble(listing).expect_err("NUL in a name");
     assert!(e.iter().any(|e| e.message.contains("NUL")), "{e:?}");
 }
+
+/// `fuzz/ asm` (CI smoke run): a module-data line whose initial bytes hold a multi-byte
+/// character (`0\u{e9}0`, four bytes) was sliced by byte pairs inside the character (a
+/// panic in `sass::data`). Now an error naming the token.
+#[test]
+fn asm_rejects_non_hex_initial_bytes() {
+    let listing = "\t\tFunction : k\n/*0008*/ EXIT ?WAIT15 ;\n/*0010*/ BRA 0x10 ?WAIT15 ;\n\t\t..........\n\n\
+        \t// module data (symbols in creation order):\n\
+        \t//   .section .nv.constant3 0x4 bytes, align 4\n\
+        \t//   v: .global .nv.constant3+0x0, 4 bytes = 0\u{e9}0\n";
+    let e = cubin::asm::assemble(listing).expect_err("not hex");
+    assert!(e.iter().any(|e| e.message.contains("expected hex byte pairs")), "{e:?}");
+}

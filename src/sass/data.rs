@@ -445,7 +445,9 @@ impl ModuleData {
                         reloc_lines.push((k + 1, raw.find(tok).unwrap_or(0) + 1));
                         at += 8;
                     } else {
-                        if tok.len() % 2 != 0 {
+                        // Hex digits only, checked before slicing by byte pairs (a multi-byte
+                        // character split a pair: a panic found by fuzz/ asm).
+                        if tok.len() % 2 != 0 || !tok.bytes().all(|c| c.is_ascii_hexdigit()) {
                             return Err(err(format!("`{tok}`: expected hex byte pairs")));
                         }
                         for p in 0..tok.len() / 2 {
