@@ -177,7 +177,27 @@ pub fn dadd(a: f64, b: f64, rnd: Rnd) -> f64 {
     if e == 0.0 {
         return if r == 0.0 && rnd == Rnd::Rm && !(a.to_bits() == 0 && b.to_bits() == 0) { -0.0 } else { r };
     }
-    directed64(r, sign(e), rnd)
+    directed64(r, dadd_error_sign(a, b, e), rnd)
+}
+
+/// The sign of the rounding error of a finite `a + b`, given TwoSum's error `e`. Near the
+/// overflow threshold TwoSum's intermediate `s - a` can overflow (`DBL_MAX * 0.380859375 -
+/// DBL_MAX` gave an infinite `e` and rounded `.rp` away from +inf: found by the random
+/// programs); then the sum of the halves has the same error sign. Halving is exact except
+/// for an operand with a subnormal's last bit, which is then far below the other operand's
+/// ulp: the error has that operand's sign.
+fn dadd_error_sign(a: f64, b: f64, e: f64) -> Ordering {
+    if e.is_finite() {
+        return sign(e);
+    }
+    let (ha, hb) = (a * 0.5, b * 0.5);
+    if ha * 2.0 != a {
+        return sign(a);
+    }
+    if hb * 2.0 != b {
+        return sign(b);
+    }
+    sign(two_sum(ha, hb).1)
 }
 
 /// DMUL: `a * b` rounded per `rnd` (the sign of the error `fma(a, b, -r)` tells the
@@ -690,6 +710,13 @@ mod tests {
         assert_eq!(f2i(-1.0, IType::U32, IRnd::Trunc), 0);
         assert_eq!(f2i(f64::NAN, IType::S32, IRnd::Trunc), 0);
         assert_eq!(dadd(1.0, f64::EPSILON / 4.0, Rnd::Rp), 1.0f64.next_up());
+        // Near the overflow threshold (TwoSum's intermediate overflows): the exact
+        // difference lies between 0xffe3cfffffffffff and 0xffe3d00000000000 (checked with
+        // exact rationals); .rp takes the first, .rm and .rn the second.
+        let (a, b) = (f64::from_bits(0x7fd8_5fff_ffff_ffff), -f64::MAX);
+        assert_eq!(dadd(a, b, Rnd::Rp).to_bits(), 0xffe3_cfff_ffff_ffff);
+        assert_eq!(dadd(a, b, Rnd::Rz).to_bits(), 0xffe3_cfff_ffff_ffff);
+        assert_eq!(dadd(a, b, Rnd::Rm).to_bits(), 0xffe3_d000_0000_0000);
         assert_eq!(dmul(1.0 + f64::EPSILON, 1.0 + f64::EPSILON, Rnd::Rz), 1.0 + 2.0 * f64::EPSILON);
         assert_eq!(dmul(f64::MAX, 2.0, Rnd::Rz), f64::MAX);
         // A subnormal product whose error is below the smallest subnormal.
