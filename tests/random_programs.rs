@@ -285,6 +285,17 @@ fn shr_u64_by_64_is_zero() {
     regression("shr.u64 %rd0, %rd0, 64;\nshr.u64 %rd1, %rd1, 100;\nshr.s64 %rd2, %rd2, 64;\nshl.b64 %rd3, %rd1, 64;\n");
 }
 
+/// Shift amounts and bitfield controls held in registers set to constants beyond the
+/// 20-bit immediate field stay in registers (constant folding put `0x80000` into `SHR`'s
+/// immediate: an internal error in the encoder; found by a random-program sweep, seed 7).
+#[test]
+fn large_constant_shift_amounts_stay_in_registers() {
+    regression(
+        "mov.u32 %r4, 0x80000;\nshr.u32 %r0, %r0, %r4;\nshl.b32 %r1, %r1, %r4;\nshr.s32 %r2, %r2, %r4;\n\
+         mov.u32 %r5, 0xfff00808;\nbfe.u32 %r3, %r3, %r5, %r5;\n",
+    );
+}
+
 /// `cnot.b16` of a value whose register has upper bits set (here by a 16-bit multiply)
 /// tests the low 16 bits only (found by the generator).
 #[test]

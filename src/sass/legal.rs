@@ -31,7 +31,7 @@ pub enum ImmKind {
     F20,
     /// f64 whose low 44 bits are zero (stored as its high word).
     D20,
-    /// Any 32-bit value (`MOV32I`, and the shift/bitfield immediates).
+    /// Any 32-bit value (`MOV32I`).
     Any,
 }
 
@@ -66,7 +66,11 @@ pub fn slot(op: &Op, idx: usize, srcs: &[Src]) -> Slot {
         (Iadd { .. } | IaddSat | Isetp { .. } | Imnmx { .. } | Iscadd { .. } | Iadd3(_) | Sel | Prmt(_), 1) => {
             b(ImmKind::I20)
         }
-        (Shl | Shr { .. } | Bfe { .. } | Bfi, 1) => b(ImmKind::Any),
+        // The 20-bit signed immediate of the B operand (`sm50-encoding-and-cubin.md`; the
+        // encoder rejects more): a shift amount or bitfield control folded from a register
+        // may be any 32-bit value (`shr.u32 d, a, r` with `r = 0x80000` was an internal
+        // error in the encoder; found by the random programs).
+        (Shl | Shr { .. } | Bfe { .. } | Bfi, 1) => b(ImmKind::I20),
         (Lop(_), 1) => Slot { cbuf: true, imm: ImmKind::None },
         (Lea { hi: false, .. }, 1) => b(ImmKind::I20),
         (Lea { hi: true, .. }, 1) => Slot { cbuf: true, imm: ImmKind::None },
