@@ -236,10 +236,11 @@ fn demote_web(f: &mut Function, web: &[u32]) -> Result<(), Error> {
         while k < f.cfg[b].instrs.len() {
             let i = f.cfg[b].instrs[k].clone();
             let origin = f.cfg[b].origins[k];
-            let mut read = None;
+            // The web values the instruction reads, each once.
+            let mut used = vec![];
             for_each_use(&i, |u| {
-                if gpr.contains_key(&u) {
-                    read = Some(u);
+                if gpr.contains_key(&u) && !used.contains(&u) {
+                    used.push(u);
                 }
             });
             let mut written = None;
@@ -248,39 +249,31 @@ fn demote_web(f: &mut Function, web: &[u32]) -> Result<(), Error> {
                     written = Some(d);
                 }
             });
-            if read.is_some() {
-                // Each web value the instruction reads, from a fresh predicate.
-                let mut used = vec![];
-                for_each_use(&i, |u| {
-                    if gpr.contains_key(&u) && !used.contains(&u) {
-                        used.push(u);
-                    }
-                });
-                for u in used {
-                    let q = f.new_vreg(VRegKind::Pred);
-                    let p = Reg::V(u);
-                    let remat = Instr::new(
-                        Op::Isetp { cmp: Cmp::Ne, u32: true, x: false, bop: BoolOp::And },
-                        vec![Dst::Pred(q), Dst::Pred(PT)],
-                        vec![Src::r32(Reg::V(gpr[&u])), Src::rz(), Src::pt()],
-                    );
-                    let ins = &mut f.cfg[b].instrs[k];
-                    if let Some(gd) = &mut ins.guard
-                        && gd.pred == p
-                    {
-                        gd.pred = q;
-                    }
-                    for s in ins.srcs.iter_mut() {
-                        if let crate::sass::instr::SrcKind::Pred(x) = &mut s.kind
-                            && *x == p
-                        {
-                            *x = q;
-                        }
-                    }
-                    f.cfg[b].instrs.insert(k, remat);
-                    f.cfg[b].origins.insert(k, origin);
-                    k += 1;
+            // Each read from a fresh predicate rematerialized just before.
+            for u in used {
+                let q = f.new_vreg(VRegKind::Pred);
+                let p = Reg::V(u);
+                let remat = Instr::new(
+                    Op::Isetp { cmp: Cmp::Ne, u32: true, x: false, bop: BoolOp::And },
+                    vec![Dst::Pred(q), Dst::Pred(PT)],
+                    vec![Src::r32(Reg::V(gpr[&u])), Src::rz(), Src::pt()],
+                );
+                let ins = &mut f.cfg[b].instrs[k];
+                if let Some(gd) = &mut ins.guard
+                    && gd.pred == p
+                {
+                    gd.pred = q;
                 }
+                for s in ins.srcs.iter_mut() {
+                    if let crate::sass::instr::SrcKind::Pred(x) = &mut s.kind
+                        && *x == p
+                    {
+                        *x = q;
+                    }
+                }
+                f.cfg[b].instrs.insert(k, remat);
+                f.cfg[b].origins.insert(k, origin);
+                k += 1;
             }
             if let Some(x) = written {
                 // Under the guard the (rewritten) definition has.
