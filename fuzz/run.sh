@@ -20,10 +20,11 @@ status=0
 for t in "${targets[@]}"; do
   mkdir -p "corpus/$t"
   # -timeout: one input may take this long (s); -rss_limit_mb: memory of the process.
-  # FUZZ_SEED fixes libFuzzer's random seed (CI: the same inputs in the same order on
+  # FUZZ_RUNS stops each target after that many inputs (with FUZZ_SEED: the same inputs on
+  # every machine, whatever its speed). FUZZ_SEED fixes libFuzzer's random seed (CI: the same inputs in the same order on
   # every run, so a smoke run fails only on a change, not by chance).
   if ! cargo fuzz run -O -a -s none "$t" -- -max_total_time="$secs" -timeout=60 -rss_limit_mb=2048 \
-    ${FUZZ_SEED:+-seed="$FUZZ_SEED"} \
+    ${FUZZ_SEED:+-seed="$FUZZ_SEED"} ${FUZZ_RUNS:+-runs="$FUZZ_RUNS"} \
     -print_final_stats=1 >"logs/$t.log" 2>&1; then
     echo "fuzz/run.sh: $t failed; tail of fuzz/logs/$t.log:" >&2
     tail -n 40 "logs/$t.log" >&2
