@@ -247,15 +247,31 @@ pub fn dfma(a: f64, b: f64, c: f64, rnd: Rnd) -> f64 {
         let neg = a.is_sign_negative() != b.is_sign_negative();
         return directed64(r, if neg { Ordering::Less } else { Ordering::Greater }, rnd);
     }
-    let (mut x, mut z, mut rr) = (a, c, r);
+    let (mut x, mut y, mut z, mut rr) = (a, b, c, r);
     if p != 0.0 && p.abs() < f64::from_bits(0x07b0_0000_0000_0000) && c.abs() < f64::from_bits(0x58f0_0000_0000_0000) {
         let k = f64::from_bits(0x6570_0000_0000_0000); // 2^600
         x *= k;
         z *= k;
         rr *= k;
     }
-    let p = x * b;
-    let pe = x.mul_add(b, -p);
+    let huge = f64::from_bits(0x7fb0_0000_0000_0000); // 2^1020
+    if !p.is_finite() || p.abs() >= huge || c.abs() >= huge {
+        // Near the overflow threshold the product or a TwoSum intermediate overflows (a b
+        // above DBL_MAX cancelled by c gave a NaN expansion and no direction). Scale the
+        // larger factor, c and r by 2^-4: exact, since each is then at least 2^-537 (a
+        // nonzero p) or a multiple of a large ulp (r and c, when |a b| or |c| is >= 2^1020),
+        // and every term of the expansion stays below 2^1022.
+        let k = 0.0625;
+        if x.abs() >= y.abs() {
+            x *= k;
+        } else {
+            y *= k;
+        }
+        z *= k;
+        rr *= k;
+    }
+    let p = x * y;
+    let pe = x.mul_add(y, -p);
     let (s, se) = two_sum(p, z);
     let (d, de) = two_sum(s, -rr);
     let (t, te) = two_sum(d, se);
@@ -735,5 +751,45 @@ mod tests {
         assert_eq!(dadd(f64::INFINITY, 1.0, Rnd::Rz), f64::INFINITY);
         assert_eq!(f64_to_f32(1.0 + f64::EPSILON, Rnd::Rp), 1.0f32.next_up());
         assert_eq!(ffma(1.0, 1.0, f32::EPSILON / 4.0, Rnd::Rp), 1.0f32.next_up());
+    }
+
+    /// DFMA's directed roundings near the overflow threshold, against the PTX interpreter's
+    /// exact soft-float `fma` (an independent implementation): a product above DBL_MAX
+    /// cancelled by `c` (`(1 + 2^-52) 2^1000 * (2^24 + 3) - DBL_MAX` is inexact, halfway
+    /// between two doubles), and operands whose TwoSum intermediates overflow.
+    #[test]
+    fn dfma_directed_near_overflow() {
+        use crate::exec::ptx::float::{F64, Mode, fma};
+        let modes = [(Rnd::Rn, Mode::Rn), (Rnd::Rz, Mode::Rz), (Rnd::Rm, Mode::Rm), (Rnd::Rp, Mode::Rp)];
+        let a = f64::from_bits(0x7e70_0000_0000_0001);
+        let b = 16_777_219.0;
+        let c = -f64::MAX;
+        let check = |a: f64, b: f64, c: f64| {
+            for (rnd, mode) in modes {
+                let want = fma(a.to_bits(), b.to_bits(), c.to_bits(), F64, mode);
+                let got = dfma(a, b, c, rnd).to_bits();
+                assert_eq!(got, want, "dfma({a:e}, {b:e}, {c:e}, {rnd:?}): {got:#x}, exact rounding {want:#x}");
+            }
+        };
+        check(a, b, c);
+        check(-a, b, -c);
+        check(a, -b, -c);
+        let mut s = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        };
+        for _ in 0..20_000 {
+            // Exponents within 2^8 of the threshold: products from 2^1016 to beyond DBL_MAX.
+            let big = |r: u64, e: u64| f64::from_bits((r & 0x800f_ffff_ffff_ffff) | ((e & 0x7ff) << 52));
+            let (ra, rb, rc) = (next(), next(), next());
+            let ea = 0x3ff + 500 + (ra >> 20) % 24;
+            let eb = 0x3ff + 500 + (rb >> 20) % 24;
+            let ec = 0x7ef + (rc >> 20) % 16;
+            check(big(ra, ea), big(rb, eb), big(rc, ec));
+            check(big(ra, 0x7fe - (ra >> 30) % 3), big(rb, 0x3ff), big(rc, ec));
+        }
     }
 }
