@@ -356,6 +356,16 @@ impl FnCtx<'_> {
                     .label(if n > c.hi { "an operand too many" } else { "operands missing" })
                     .note(format!("syntax: `{}` (PTX ISA 9.7)", c.syntax)),
                 );
+            } else if let Some(rules) = super::shapes::other_shapes(instr)
+                && rules.len() == instr.operands.len()
+            {
+                for (op, rule) in instr.operands.iter().zip(rules) {
+                    match rule {
+                        Some(shape) => self.check_operand(op, shape, instr),
+                        None => self.resolve_all(std::slice::from_ref(op)),
+                    }
+                }
+                return;
             }
             self.resolve_all(&instr.operands);
             return;

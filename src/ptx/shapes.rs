@@ -197,3 +197,102 @@ pub(super) fn unsigned(bits: u32) -> ScalarType {
         _ => ScalarType::U32,
     }
 }
+
+/// Register rules for the operands of instructions `ptx::check` does not model as a typed
+/// [`InstrKind`] (their counts come from `ptx::operands`): `Some(shape)` for an operand
+/// whose register must match its instruction type, `None` for one checked only for
+/// existence. `None` overall for opcodes without such a table here. Each rule follows the
+/// instruction's syntax in the PTX ISA (chapter 9.7) and ptxas 11.8's "Arguments
+/// mismatch" for a register of another size or kind (`rsqrt.approx.f32` of `.f64`
+/// registers was accepted and reached lowering, which wrote a 32-bit result into a
+/// 64-bit value: an internal error found by fuzzing `lower`; verdicts compared with
+/// ptxas in `tests/operand_types.rs`). The operand count is checked first; a table for
+/// another count is not applied.
+pub(super) fn other_shapes(i: &super::ast::Instruction) -> Option<Vec<Option<Shape>>> {
+    use Shape::*;
+    let types: Vec<ScalarType> = i.mods.iter().filter_map(|m| ScalarType::from_dot(&m.text)).collect();
+    let has = |w: &str| i.mods.iter().any(|m| m.text == w);
+    let t = |k: usize| types.get(k).copied();
+    let typed = |ty: ScalarType| Some(Src(width_for(ty, false)));
+    let n = i.operands.len();
+    let policy = |v: &mut Vec<Option<Shape>>| {
+        if has(".L2::cache_hint") {
+            v.push(Some(Src(Width::Exact(64))));
+        }
+    };
+    let b32 = ScalarType::B32;
+    Some(match i.opcode.name.as_str() {
+        // PTX ISA 9.7.3.12-9.7.3.20, 9.7.4: `op.type d, a`.
+        "rcp" | "sqrt" | "rsqrt" | "sin" | "cos" | "lg2" | "ex2" | "tanh" if types.len() == 1 => {
+            let ty = t(0)?;
+            vec![Some(Dst(width_for(ty, false))), typed(ty)]
+        }
+        // 9.7.6.1 set: `set.CmpOp{.BoolOp}.dtype.stype d, a, b{, {!}c}`.
+        "set" if types.len() == 2 => {
+            let (d, s) = (t(0)?, t(1)?);
+            let mut v = vec![Some(Dst(width_for(d, false))), typed(s), typed(s)];
+            if n == 4 {
+                v.push(Some(PredSrc));
+            }
+            v
+        }
+        // 9.7.6.3 slct: `slct.dtype.ctype d, a, b, c` (`c` is `.s32` or `.f32`).
+        "slct" if types.len() == 2 => {
+            let (d, c) = (t(0)?, t(1)?);
+            vec![Some(Dst(width_for(d, false))), typed(d), typed(d), typed(c)]
+        }
+        // 9.7.8.6 lop3: `lop3.b32 d, a, b, c, immLut`.
+        "lop3" if n == 5 => vec![Some(Dst(width_for(b32, false))), typed(b32), typed(b32), typed(b32), typed(b32)],
+        // 9.7.13.5 atom: `atom{...}.op.type d, [a], b{, c}{, cache-policy}` (scalar types;
+        // the vector forms of newer targets are not checked here).
+        "atom" if types.len() == 1 && !i.mods.iter().any(|m| m.text.starts_with(".v")) => {
+            let ty = t(0)?;
+            let mut v = vec![Some(Dst(width_for(ty, false))), Some(Addr), typed(ty)];
+            if has(".cas") {
+                v.push(typed(ty));
+            }
+            policy(&mut v);
+            v
+        }
+        // 9.7.13.6 red: `red{...}.op.type [a], b{, cache-policy}`.
+        "red" if types.len() == 1 && !i.mods.iter().any(|m| m.text.starts_with(".v")) => {
+            let ty = t(0)?;
+            let mut v = vec![Some(Addr), typed(ty)];
+            policy(&mut v);
+            v
+        }
+        // 9.7.9.6 shfl: `shfl{.sync}.mode.b32 d{|p}, a, b, c{, membermask}` (a `d|p`
+        // destination pair is checked for existence only).
+        "shfl" => {
+            let d = match i.operands.first() {
+                Some(super::ast::Operand::PredPair(..)) => None,
+                _ => Some(Dst(width_for(b32, false))),
+            };
+            let mut v = vec![d, typed(b32), typed(b32), typed(b32)];
+            if has(".sync") {
+                v.push(typed(b32));
+            }
+            v
+        }
+        // 9.7.13.9 vote: `vote{.sync}.ballot.b32 d, {!}a{, membermask}`,
+        // `vote{.sync}.{all,any,uni}.pred d, {!}a{, membermask}`.
+        "vote" => {
+            let d = if has(".ballot") { Dst(width_for(b32, false)) } else { PredDst };
+            let mut v = vec![Some(d), Some(PredSrc)];
+            if has(".sync") {
+                v.push(typed(b32));
+            }
+            v
+        }
+        // 9.7.13.13 activemask: `activemask.b32 d`.
+        "activemask" => vec![Some(Dst(width_for(b32, false)))],
+        // 9.7.1.23-24 dp4a, dp2a: `d, a, b, c`, all 32-bit.
+        "dp4a" | "dp2a" => vec![
+            Some(Dst(Width::Exact(32))),
+            Some(Src(Width::Exact(32))),
+            Some(Src(Width::Exact(32))),
+            Some(Src(Width::Exact(32))),
+        ],
+        _ => return None,
+    })
+}
