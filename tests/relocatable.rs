@@ -361,3 +361,48 @@ fn relocatable_module_data_is_rejected() {
     let e = driver::compile(src, &opts).unwrap_err();
     assert!(e[0].message.contains("not supported yet"), "{}", e[0].message);
 }
+
+/// Our `-c` objects of the recursion and function-pointer probes, each linked alone by
+/// nvlink (the kernel's `JCAL `(fact)` and the `32@lo(add1)`/`32@lo(dbl)` addresses
+/// resolved by the link), read back with `disasm`, run on the simulator with the
+/// interpreter's results: fact(0), fact(5); add1(0) (n = 0), dbl(3).
+#[test]
+fn linked_recursion_and_function_pointers_run() {
+    let Some(bin) = tools() else { return };
+    let dir = scratch("e");
+    for (name, cases) in [("recursion", [(0u32, 1u32), (5, 120)]), ("fptr", [(0, 1), (3, 6)])] {
+        let ptx = data(&format!("{name}.ptx"));
+        let obj = dir.join(format!("{name}.ours.cubin"));
+        std::fs::write(&obj, ours(&std::fs::read_to_string(&ptx).unwrap(), Inline::Never)).unwrap();
+        let linked = dir.join(format!("{name}.linked.cubin"));
+        let bytes = nvlink(&bin, &[&obj], &linked);
+        let (listing, warnings) = ptx2sass::cubin::disasm(&bytes).unwrap();
+        assert!(warnings.is_empty(), "{name}: {warnings:?}");
+        let sass = dir.join(format!("{name}.sass"));
+        std::fs::write(&sass, listing).unwrap();
+        for (n, want) in cases {
+            let dump = dir.join(format!("{name}-{n}"));
+            std::fs::create_dir_all(&dump).unwrap();
+            for extra in [vec!["--compare"], vec!["--exec", "sim", "--dump", dump.to_str().unwrap()]] {
+                let out = Command::new(env!("CARGO_BIN_EXE_ptx2sass"))
+                    .arg("run")
+                    .arg(&ptx)
+                    .arg("--sass")
+                    .arg(&sass)
+                    .args(["--kernel", "k", "--block", "1", "--arg", "zeros:4", "--arg", &format!("i:{n}")])
+                    .args(&extra)
+                    .output()
+                    .unwrap();
+                assert!(
+                    out.status.success(),
+                    "{name} n={n} {extra:?}: {}{}",
+                    String::from_utf8_lossy(&out.stdout),
+                    String::from_utf8_lossy(&out.stderr)
+                );
+            }
+            let got = std::fs::read(dump.join("arg0.bin")).unwrap();
+            assert_eq!(u32::from_le_bytes(got[..4].try_into().unwrap()), want, "{name} n={n}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

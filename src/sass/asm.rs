@@ -636,6 +636,8 @@ fn parse_op(t: &TextInstr, cc: bool) -> Result<Op, String> {
         "RET" => Op::Ret,
         "CAL" => Op::Cal,
         "JCAL" => Op::Jcal,
+        "PRET" => Op::Pret,
+        "JMX" => Op::Jmx,
         "SSY" => Op::Ssy,
         "SYNC" => Op::Sync,
         "PBK" => Op::Pbk,
@@ -873,7 +875,7 @@ fn source(
         };
         SrcKind::Sym { id: id as u32, part: SymPart::Target }
     } else if t.starts_with("`(")
-        || (matches!(op, Op::Bra | Op::BraCc { .. } | Op::Ssy | Op::Pbk | Op::Cal) && t.starts_with("0x"))
+        || (matches!(op, Op::Bra | Op::BraCc { .. } | Op::Ssy | Op::Pbk | Op::Cal | Op::Pret) && t.starts_with("0x"))
     {
         let tg = if let Some(l) = t.strip_prefix("`(").and_then(|r| r.strip_suffix(')')) {
             Target::Label(l.to_string())
@@ -995,7 +997,7 @@ fn dst_count(op: &Op, operands: &[String], pred_first: bool) -> usize {
     use Opcode::*;
     match op.opcode() {
         St | Stg | Sts | Stl | Red | Cctl | Nop | Depbar | Bar | BarRed | Membar | Bpt | Bra | BraCc | Exit | Ret
-        | Cal | Jcal | Sync | Brk | Ssy | Pbk => 0,
+        | Cal | Jcal | Pret | Jmx | Sync | Brk | Ssy | Pbk => 0,
         Isetp | Fsetp | Dsetp | Psetp | Csetp | Shfl => 2,
         LopX | Lop32iX | Lop3X if pred_first => 2,
         Vote => operands.len().saturating_sub(1),
