@@ -406,3 +406,25 @@ fn linked_recursion_and_function_pointers_run() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The CLI: `compile -c` and `compile --relocatable` write the relocatable cubin
+/// (ET_REL); without the flag `-o X.cubin` is an executable (ET_EXEC). No NVIDIA tool.
+#[test]
+fn cli_relocatable_flag() {
+    let dir = scratch("cli");
+    let ptx = data("recursion.ptx");
+    for (flag, e_type) in [(Some("-c"), 1u8), (Some("--relocatable"), 1), (None, 2)] {
+        let out = dir.join("out.cubin");
+        let st = Command::new(env!("CARGO_BIN_EXE_ptx2sass"))
+            .arg("compile")
+            .args(flag)
+            .arg(&ptx)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(st.status.success(), "{flag:?}: {}", String::from_utf8_lossy(&st.stderr));
+        assert_eq!(std::fs::read(&out).unwrap()[16], e_type, "{flag:?}: e_type");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
