@@ -55,6 +55,10 @@ pub struct Options {
     /// by default in debug builds (every program the test suite compiles is encoded);
     /// `--verify` turns it on.
     pub check_encoding: bool,
+    /// Compile for separate compilation (`compile -c`, ptxas's `-c`): calls between
+    /// functions become `JCAL` with relocations ([`Program::make_relocatable`]), register
+    /// counts stay per function, and the cubin is relocatable ([`crate::cubin::rel`]).
+    pub relocatable: bool,
 }
 
 impl Default for Options {
@@ -67,6 +71,7 @@ impl Default for Options {
             check_hazards: cfg!(debug_assertions),
             sched: sched::Options::default(),
             check_encoding: cfg!(debug_assertions),
+            relocatable: false,
         }
     }
 }
@@ -248,7 +253,20 @@ pub fn compile_timed(src: &str, opts: &Options, timer: &mut PassTimer) -> Result
             sass::legal::encodable(&mut s.instr);
         }
     }
-    program.propagate_register_counts();
+    if opts.relocatable {
+        if !program.data.symbols.is_empty() || !program.const_bank.is_empty() {
+            return Err(vec![
+                Diag::error(
+                    Span::default(),
+                    "`-c` (relocatable output) of a module with `.global` or `.const` variables is not supported yet",
+                )
+                .note("ptxas -c writes module data differently (`.nv.global` of type SHT_CUDA_GLOBAL); docs/cubin.md"),
+            ]);
+        }
+        program.make_relocatable();
+    } else {
+        program.propagate_register_counts();
+    }
     if opts.lower.check_reconvergence {
         for f in &program.functions {
             lower::cfg::check::check_code(f).map_err(|e| {
@@ -288,7 +306,12 @@ pub fn compile_timed(src: &str, opts: &Options, timer: &mut PassTimer) -> Result
         })
         .collect();
     let binary = if opts.emit == Emit::Cubin || opts.check_encoding {
-        Some(crate::cubin::from_program(&program, &module.target).map_err(|es| {
+        let bytes = if opts.relocatable {
+            crate::cubin::rel::from_program(&program, &module.target, &crate::cubin::rel::prototypes(&module))
+        } else {
+            crate::cubin::from_program(&program, &module.target)
+        };
+        Some(bytes.map_err(|es| {
             es.iter()
                 .map(|e| Diag::error(Span::default(), format!("internal error: cannot encode the SASS listing: {e}")))
                 .collect::<Vec<_>>()

@@ -234,6 +234,11 @@ struct CompileArgs {
     /// Keep the lowering's instruction order (no pre-allocation list scheduling).
     #[arg(long)]
     no_reorder: bool,
+    /// Compile for separate compilation, like ptxas `-c`: a relocatable cubin (ET_REL)
+    /// with every function in its own section and calls as `JCAL` with relocations, for
+    /// `nvlink -arch=sm_50` (docs/cubin.md "Relocatable cubins").
+    #[arg(short = 'c', long = "relocatable", visible_alias = "compile-only")]
+    relocatable: bool,
     /// Reject sm_70+ features that would otherwise be emulated on SPA 5.0 with a warning
     /// (memory-model qualifiers, eviction priorities, cache hints, 256-bit accesses, ...).
     #[arg(long)]
@@ -379,6 +384,7 @@ fn compile(args: CompileArgs) -> ExitCode {
     opts.lower.deny_emulation = args.deny_emulation;
     opts.front.allow_newer_target = args.allow_newer_target;
     opts.lower.inline = args.inline.into();
+    opts.relocatable = args.relocatable;
     let file = SourceFile::new(&name, src);
     if let Some(n) = args.threads {
         // Only fails when the global pool was already built, which nothing does before.

@@ -9,6 +9,7 @@
 pub mod asm;
 pub mod link;
 pub mod read;
+pub mod rel;
 pub mod write;
 
 pub use write::write;
@@ -279,6 +280,16 @@ pub fn section_listing(p: &Program, k: usize) -> Result<(crate::sass::text::Text
     Ok((l, sec))
 }
 
+/// The first function of a printed listing, read back for the encoder. Errors: the text
+/// does not read back (a printer bug).
+pub(crate) fn section_text(text: &str) -> Result<crate::sass::text::TextFunction, Vec<EncodeError>> {
+    Ok(crate::sass::text::parse(text)
+        .map_err(|e| vec![EncodeError { line: e.line, text: String::new(), message: e.message }])?
+        .into_iter()
+        .next()
+        .unwrap_or_default())
+}
+
 /// Every kernel section of `p` as listing text: [`section_listing`]'s code, printed with
 /// a `$<k>$<f>:` label line before each callee, as nvdisasm prints the section.
 pub fn linked_listing(p: &Program) -> String {
@@ -317,11 +328,22 @@ pub(crate) fn param_bytes(k: &Kernel) -> u32 {
 /// INT_WARP_WIDE offsets, S2RCTAID offsets, EXIT offsets, CTAIDZ_USED,
 /// INDIRECT_BRANCH_TARGETS, CRS_STACK_SIZE.
 pub(crate) fn kernel_info(k: &Kernel, c0_sym: u32, externs: &[u32]) -> Vec<u8> {
+    info_records(k, Some(c0_sym), externs)
+}
+
+/// `.nv.info.<f>` of a kernel (`c0_sym` its `.nv.constant0` symbol) or, with `None`, of a
+/// device function in a relocatable cubin ([`rel`]): ptxas 11.8 `-c` writes
+/// CUDA_API_VERSION, the two WAR flags, EXTERNS and CRS_STACK_SIZE there (probe `g.ptx`
+/// in docs/cubin.md), none of the parameter records, MAXREG_COUNT or EXIT offsets.
+pub(crate) fn info_records(k: &Kernel, c0_sym: Option<u32>, externs: &[u32]) -> Vec<u8> {
     let mut d = vec![];
     rec_sval(&mut d, eiattr::CUDA_API_VERSION, &[E_VERSION]);
     rec_nval(&mut d, eiattr::SW2393858_WAR);
     rec_nval(&mut d, eiattr::SW1850030_WAR);
-    if !k.params.is_empty() {
+    let kernel = c0_sym.is_some();
+    if let Some(c0_sym) = c0_sym
+        && !k.params.is_empty()
+    {
         let bytes = param_bytes(k);
         rec_sval(&mut d, eiattr::PARAM_CBANK, &[c0_sym, (bytes << 16) | PARAM_BASE]);
         rec_hval(&mut d, eiattr::CBANK_PARAM_SIZE, bytes as u16);
@@ -330,7 +352,9 @@ pub(crate) fn kernel_info(k: &Kernel, c0_sym: u32, externs: &[u32]) -> Vec<u8> {
             rec_sval(&mut d, eiattr::KPARAM_INFO, &[0, (off << 16) | ord as u32, (size << 18) | (0x1f << 12)]);
         }
     }
-    rec_hval(&mut d, eiattr::MAXREG_COUNT, 0xff);
+    if kernel {
+        rec_hval(&mut d, eiattr::MAXREG_COUNT, 0xff);
+    }
     // ptxas 11.8 (probe `calls.ptx`): the symbols of the undefined functions the section
     // calls, right after MAXREG_COUNT.
     if !externs.is_empty() {
@@ -345,7 +369,9 @@ pub(crate) fn kernel_info(k: &Kernel, c0_sym: u32, externs: &[u32]) -> Vec<u8> {
     if !k.code.s2r_ctaid.is_empty() {
         rec_sval(&mut d, eiattr::S2RCTAID_INSTR_OFFSETS, &k.code.s2r_ctaid);
     }
-    rec_sval(&mut d, eiattr::EXIT_INSTR_OFFSETS, &k.code.exits);
+    if kernel {
+        rec_sval(&mut d, eiattr::EXIT_INSTR_OFFSETS, &k.code.exits);
+    }
     if k.code.ctaid_z {
         rec_nval(&mut d, eiattr::CTAIDZ_USED);
     }

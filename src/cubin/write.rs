@@ -20,28 +20,39 @@ use object::write::elf::{FileHeader, ProgramHeader, Rel, SectionHeader, Sym, Wri
 use std::collections::HashMap;
 
 /// What a section holds.
-enum Body {
+pub(super) enum Body {
     Bytes(Vec<u8>),
     NoBits(u64),
     /// Relocations: (offset, symbol index, type, addend); RELA when `rela`.
     Rel(Vec<(u64, u32, u32, i64)>, bool),
+    /// Pairs of 32-bit words, the second possibly the `.strtab` offset of a string
+    /// (`.nv.callgraph`, `.nv.prototype` of relocatable cubins, [`super::rel`]).
+    Pairs(Vec<(u32, Word)>),
+}
+
+/// The second word of a [`Body::Pairs`] entry.
+pub(super) enum Word {
+    /// This value.
+    Value(u32),
+    /// The `.strtab` offset of this string (added to the table).
+    Str(String),
 }
 
 /// One planned section (ELF fields as ptxas writes them).
-struct Sec {
-    name: String,
-    ty: u32,
-    flags: u64,
+pub(super) struct Sec {
+    pub(super) name: String,
+    pub(super) ty: u32,
+    pub(super) flags: u64,
     /// Links to `.symtab`.
-    link_symtab: bool,
-    info: u32,
-    align: u64,
-    entsize: u64,
-    body: Body,
+    pub(super) link_symtab: bool,
+    pub(super) info: u32,
+    pub(super) align: u64,
+    pub(super) entsize: u64,
+    pub(super) body: Body,
 }
 
 impl Sec {
-    fn new(name: String, ty: u32, flags: u64, align: u64, body: Body) -> Sec {
+    pub(super) fn new(name: String, ty: u32, flags: u64, align: u64, body: Body) -> Sec {
         Sec { name, ty, flags, link_symtab: false, info: 0, align, entsize: 0, body }
     }
     fn size(&self) -> u64 {
@@ -49,27 +60,28 @@ impl Sec {
             Body::Bytes(b) => b.len() as u64,
             Body::NoBits(n) => *n,
             Body::Rel(r, rela) => r.len() as u64 * if *rela { 24 } else { 16 },
+            Body::Pairs(p) => p.len() as u64 * 8,
         }
     }
 }
 
 /// One planned symbol.
-struct SymPlan {
-    name: String,
+pub(super) struct SymPlan {
+    pub(super) name: String,
     /// File-order index of its section (0 = undefined).
-    section: usize,
-    info: u8,
-    other: u8,
-    value: u64,
-    size: u64,
-    local: bool,
+    pub(super) section: usize,
+    pub(super) info: u8,
+    pub(super) other: u8,
+    pub(super) value: u64,
+    pub(super) size: u64,
+    pub(super) local: bool,
     /// The section or kernel it stands for (for the indices records and headers name).
-    of: Option<Key>,
+    pub(super) of: Option<Key>,
 }
 
 /// Section and symbol identities the plan needs to refer to.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-enum Key {
+pub(super) enum Key {
     Text(usize),
     Shared(usize),
     Const0(usize),
@@ -386,7 +398,7 @@ pub fn write(kernels: &[Kernel], const_bank: &[u8], data: &ModuleData, e_flags: 
             Key::RelAction => unreachable!("not in the data order"),
         });
     }
-    Ok(emit(&secs, &syms, num_local, e_flags))
+    Ok(emit(&secs, &syms, num_local, e_flags, false))
 }
 
 /// The data relocations grouped into sections as ptxas 11.8 writes them: one group per
@@ -410,8 +422,9 @@ fn data_reloc_groups(data: &ModuleData) -> Vec<((DataSection, bool), Vec<&DataRe
 /// Writes the planned sections and symbols: header, string tables, symbols, section
 /// contents in order, section headers, program headers (§4.3: PHDR, LOAD R X over the
 /// constant and code sections, LOAD RW over the data and shared sections when there are
-/// any, LOAD over the program headers).
-fn emit(secs: &[Sec], syms: &[SymPlan], num_local: u32, e_flags: u32) -> Vec<u8> {
+/// any, LOAD over the program headers). A `relocatable` file (`compile -c`, [`super::rel`])
+/// is ET_REL without program headers, as ptxas 11.8 `-c` writes it.
+pub(super) fn emit(secs: &[Sec], syms: &[SymPlan], num_local: u32, e_flags: u32, relocatable: bool) -> Vec<u8> {
     let mut buf = Vec::new();
     let mut w = Writer::new(object::Endianness::Little, true, &mut buf);
     let leak = |s: &str| -> &'static [u8] { Box::leak(s.as_bytes().to_vec().into_boxed_slice()) };
@@ -428,6 +441,19 @@ fn emit(secs: &[Sec], syms: &[SymPlan], num_local: u32, e_flags: u32) -> Vec<u8>
             w.add_string(leak(&s.name))
         })
         .collect();
+    // Strings the `.nv.callgraph`/`.nv.prototype` words name, added before the table is laid out.
+    let mut pair_strs: HashMap<String, object::write::StringId> = HashMap::new();
+    for s in secs {
+        if let Body::Pairs(p) = &s.body {
+            for (_, v) in p {
+                if let Word::Str(t) = v
+                    && !pair_strs.contains_key(t)
+                {
+                    pair_strs.insert(t.clone(), w.add_string(leak(t)));
+                }
+            }
+        }
+    }
     w.reserve_file_header();
     w.reserve_shstrtab().expect("section names fit a 32-bit string table");
     w.reserve_strtab().expect("symbol names fit a 32-bit string table");
@@ -450,14 +476,22 @@ fn emit(secs: &[Sec], syms: &[SymPlan], num_local: u32, e_flags: u32) -> Vec<u8>
     let is = |s: &Sec, p: &str| s.name.starts_with(p);
     let rw: Vec<usize> =
         (0..secs.len()).filter(|&k| is(&secs[k], ".nv.global") || is(&secs[k], ".nv.shared.")).collect();
-    let nph = if rw.is_empty() { 3 } else { 4 };
-    w.reserve_program_headers(nph);
+    let nph = if relocatable {
+        0
+    } else if rw.is_empty() {
+        3
+    } else {
+        4
+    };
+    if nph > 0 {
+        w.reserve_program_headers(nph);
+    }
     let ph_off = w.reserved_len() - nph as u64 * 56;
 
     w.write_file_header(&FileHeader {
         os_abi: elf::OsAbi(OSABI_CUDA),
         abi_version: super::ABI_VERSION,
-        e_type: elf::FileType(elf::ET_EXEC.0),
+        e_type: if relocatable { elf::ET_REL } else { elf::ET_EXEC },
         e_machine: elf::EM_CUDA,
         e_entry: 0,
         e_flags: elf::FileFlags(e_flags),
@@ -484,6 +518,17 @@ fn emit(secs: &[Sec], syms: &[SymPlan], num_local: u32, e_flags: u32) -> Vec<u8>
                 w.write(b);
             }
             Body::NoBits(_) => {}
+            Body::Pairs(p) => {
+                w.write_align(s.align.max(1));
+                for (a, v) in p {
+                    let b = match v {
+                        Word::Value(x) => *x,
+                        Word::Str(t) => pair_strs.get(t).map_or(0, |id| w.string_offset(Some(*id))),
+                    };
+                    w.write(&a.to_le_bytes());
+                    w.write(&b.to_le_bytes());
+                }
+            }
             Body::Rel(entries, rela) => {
                 w.write_align(s.align.max(1));
                 for &(off, sym, ty, addend) in entries {
@@ -527,6 +572,11 @@ fn emit(secs: &[Sec], syms: &[SymPlan], num_local: u32, e_flags: u32) -> Vec<u8>
         });
     };
     let phsize = nph as u64 * 56;
+    if relocatable {
+        drop(w);
+        buf[0x14..0x18].copy_from_slice(&E_VERSION.to_le_bytes());
+        return buf;
+    }
     ph(&mut w, elf::PT_PHDR, 5, ph_off, phsize, phsize);
     // R X: from the first constant section through the last code section.
     let code: Vec<usize> =

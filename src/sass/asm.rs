@@ -635,6 +635,9 @@ fn parse_op(t: &TextInstr, cc: bool) -> Result<Op, String> {
         "EXIT" => Op::Exit,
         "RET" => Op::Ret,
         "CAL" => Op::Cal,
+        "JCAL" => Op::Jcal,
+        "PRET" => Op::Pret,
+        "JMX" => Op::Jmx,
         "SSY" => Op::Ssy,
         "SYNC" => Op::Sync,
         "PBK" => Op::Pbk,
@@ -860,8 +863,19 @@ fn source(
     } else if let Some(inner) = t.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
         let (base, offset) = address(inner, width)?;
         SrcKind::Addr { base, offset }
+    } else if let Some(name) = t.strip_prefix("`(").and_then(|r| r.strip_suffix(')')).filter(|_| *op == Op::Jcal) {
+        // `JCAL `(f)`: an absolute call of a function by its symbol (R_CUDA_ABS32_20;
+        // `disasm` of a relocatable or nvlink-linked cubin), resolved by the loader.
+        let id = match symbols.iter().position(|s| s == name) {
+            Some(k) => k,
+            None => {
+                symbols.push(name.to_string());
+                symbols.len() - 1
+            }
+        };
+        SrcKind::Sym { id: id as u32, part: SymPart::Target }
     } else if t.starts_with("`(")
-        || (matches!(op, Op::Bra | Op::BraCc { .. } | Op::Ssy | Op::Pbk | Op::Cal) && t.starts_with("0x"))
+        || (matches!(op, Op::Bra | Op::BraCc { .. } | Op::Ssy | Op::Pbk | Op::Cal | Op::Pret) && t.starts_with("0x"))
     {
         let tg = if let Some(l) = t.strip_prefix("`(").and_then(|r| r.strip_suffix(')')) {
             Target::Label(l.to_string())
@@ -983,7 +997,7 @@ fn dst_count(op: &Op, operands: &[String], pred_first: bool) -> usize {
     use Opcode::*;
     match op.opcode() {
         St | Stg | Sts | Stl | Red | Cctl | Nop | Depbar | Bar | BarRed | Membar | Bpt | Bra | BraCc | Exit | Ret
-        | Cal | Sync | Brk | Ssy | Pbk => 0,
+        | Cal | Jcal | Pret | Jmx | Sync | Brk | Ssy | Pbk => 0,
         Isetp | Fsetp | Dsetp | Psetp | Csetp | Shfl => 2,
         LopX | Lop32iX | Lop3X if pred_first => 2,
         Vote => operands.len().saturating_sub(1),

@@ -272,6 +272,29 @@ impl Program {
         }
     }
 
+    /// Turns the program into what `ptxas -c` emits for a relocatable cubin: every `CAL`
+    /// of another function becomes `JCAL` of its symbol (an absolute target the linker
+    /// fills in, `R_CUDA_ABS32_20`); a function's calls of itself stay `CAL`, resolved
+    /// in its own section. ptxas 11.8 `-arch=sm_50 -O3 -c` (docs/abi.md): a kernel
+    /// calling the internal `fact` has `JCAL `(fact)` with an `R_CUDA_ABS32_20` against
+    /// the LOCAL `fact`, and `fact` calls itself with `CAL `(.text.fact)`.
+    pub fn make_relocatable(&mut self) {
+        for f in &mut self.functions {
+            for s in &mut f.code {
+                if s.instr.op != Op::Cal {
+                    continue;
+                }
+                let other = s.instr.srcs.iter().any(|src| {
+                    matches!(src.kind, SrcKind::Sym { id, part: SymPart::Target }
+                        if f.symbols.get(id as usize).is_some_and(|n| *n != f.name))
+                });
+                if other {
+                    s.instr.op = Op::Jcal;
+                }
+            }
+        }
+    }
+
     /// The functions the code calls or takes the address of that the program does not
     /// define (`.extern .func` declarations such as `vprintf`), in first-use order: what
     /// a linker must resolve (ptxas: `EIATTR_EXTERNS`).
