@@ -100,6 +100,7 @@ fn random_word(f: &Form, rng: &mut Rng, addr: u32) -> Option<u64> {
                 let t = ptx2sass::sass::encode::table::SREGS;
                 put(&mut w, &Field::at(20, 8), t[rng.below(t.len() as u64) as usize].0)
             }
+            Core::Word(fl, table) => put(&mut w, fl, table[rng.below(table.len() as u64) as usize].0),
             Core::Lit(_) => {}
         }
     }

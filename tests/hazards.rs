@@ -334,6 +334,15 @@ fn late_reader_form(op: &str) -> &'static str {
         "F2I" => "F2I.S32.F32 R6, R4",
         "I2F" => "I2F.F32.S32 R6, R4",
         "I2I" => "I2I.S32.S32 R6, R4",
+        // Texture and surface instructions (docs/textures.md): coordinates from R4.
+        "TEXS" => "TEXS RZ, R6, R4, R8, 0x50, 2D, R",
+        "TLDS" => "TLDS.LZ RZ, R6, R4, R8, 0x50, 2D, R",
+        "TLD4S" => "TLD4S.R R8, R6, R4, R10, 0x50",
+        "TEX" => "TEX.B R6, R4, R8, 0x0, 2D, 0x1",
+        "TLD4" => "TLD4.R.B R6, R4, R8, 0x0, 2D, 0x1",
+        "TXQ" => "TXQ R6, R4, TEX_HEADER_DIMENSION, 0x50, 0x1",
+        "SULD" => "SULD.D.BA.2D.TRAP R6, [R4], 0x50",
+        "SUST" => "SUST.D.BA.2D.TRAP [R4], R8, 0x50",
         _ => panic!("no test form for the late reader {op}"),
     }
 }

@@ -37,6 +37,7 @@ pub mod realcall;
 pub mod reconverge;
 pub mod shared;
 pub mod ssa;
+pub mod tex;
 pub mod video;
 pub mod warp;
 
@@ -680,6 +681,7 @@ impl Lowerer<'_> {
                 self.lower_video(i)
             }
             InstrKind::Other(name) if name == "isspacep" => self.lower_isspacep(i),
+            InstrKind::Other(name) if crate::ptx::texture::OPCODES.contains(&name.as_str()) => self.lower_texture(i),
             InstrKind::Other(name) if name == "trap" || name == "brkpt" => {
                 // ptxas 11.8: `trap` → `BPT.TRAP 0x1`. It also emits `BPT.TRAP 0x1` for
                 // `brkpt`; ptx2sass emits `BPT.INT 0x0` (a debugger breakpoint that

@@ -86,6 +86,10 @@ fn operand_names<'a>(op: &'a Operand, out: &mut HashSet<&'a str>) {
             }
         }
         Operand::List(ops, _) => ops.iter().for_each(|o| operand_names(o, out)),
+        Operand::Texture { image, parts, .. } => {
+            out.insert(&image.name);
+            parts.iter().for_each(|o| operand_names(o, out));
+        }
         Operand::PredPair(a, b, _) => {
             out.insert(&a.name);
             out.insert(&b.name);

@@ -428,6 +428,17 @@ pub enum Operand {
     },
     /// `%p|%q`: the two destinations of `setp`.
     PredPair(Ident, Ident, Span),
+    /// `[a, b]` or `[a, s, b]`: the texture or surface (`a`, a `.u64` handle or a
+    /// `.texref`/`.surfref` name), the sampler `s` (independent mode) and the coordinates `b`
+    /// of `tex`, `tld4`, `suld`, `sust` and `sured` (PTX ISA 9.7.9.3, 9.7.10).
+    Texture {
+        /// The texture or surface.
+        image: Ident,
+        /// What follows it: `[sampler,] coordinates`.
+        parts: Vec<Operand>,
+        /// The whole operand.
+        span: Span,
+    },
 }
 
 impl Operand {
@@ -439,7 +450,8 @@ impl Operand {
             | Operand::Vector(_, span)
             | Operand::Address { span, .. }
             | Operand::List(_, span)
-            | Operand::PredPair(_, _, span) => *span,
+            | Operand::PredPair(_, _, span)
+            | Operand::Texture { span, .. } => *span,
             Operand::Imm(i) => i.span,
         }
     }

@@ -443,6 +443,12 @@ impl FnCtx<'_> {
                     self.undeclared(n)
                 }
                 Operand::List(v, _) => self.resolve_all(v),
+                Operand::Texture { image, parts, .. } => {
+                    if self.lookup(&image.name).is_none() {
+                        self.undeclared(image);
+                    }
+                    self.resolve_all(parts);
+                }
                 Operand::VarPlus { name, .. } if self.lookup(&name.name).is_none() => self.undeclared(name),
                 Operand::PredPair(a, b, _) => {
                     for r in [a, b] {

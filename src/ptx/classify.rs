@@ -620,6 +620,18 @@ pub fn classify(instr: &mut Instruction) -> Vec<Diag> {
                     None
                 }
             },
+            // Texture and surface instructions (issue 18): checked by `ptx::texture`, kept as
+            // `Other` for lowering, which decodes them again.
+            _ if super::texture::OPCODES.contains(&op) => {
+                m.used.iter_mut().for_each(|u| *u = true);
+                match super::texture::decode(instr) {
+                    Ok(_) => Some(InstrKind::Other(op.to_string())),
+                    Err(d) => {
+                        m.diags.extend(d);
+                        None
+                    }
+                }
+            }
             _ if PTX_OPCODES.contains(&op) => {
                 // Known but not modelled: keep every modifier; lowering names the opcode.
                 m.used.iter_mut().for_each(|u| *u = true);

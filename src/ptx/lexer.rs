@@ -41,6 +41,11 @@ pub enum LexError {
     /// A dot word after `]` other than `.unified`.
     #[error("only `.unified` may follow an address operand")]
     NotUnified,
+    /// A `.param .texref`/`.samplerref`/`.surfref` parameter (issue 18: not lowered yet).
+    #[error(
+        "not supported yet: `.texref`, `.samplerref` and `.surfref` parameters (texture references); ptx2sass reads texture objects, `.u64` handles (docs/textures.md)"
+    )]
+    OpaqueParam,
 }
 
 /// A lexical or literal error with its span (the error type of the lalrpop parser).
@@ -173,6 +178,9 @@ pub enum Tok<'a> {
     /// Any other dot word: instruction modifiers (`.rn`, `.L2::cache_hint`, `.shared::cta`),
     /// special-register components (`.x`) and directives the grammar does not name.
     #[regex(r"\.[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z0-9_]+)*")]
+    // Texture and surface geometries that start with a digit (PTX ISA 9.7.9.3 `tex`):
+    // `.1d`, `.2d`, `.3d`, `.2dms`.
+    #[regex(r"\.([123]d|2dms)")]
     Dot(&'a str),
 
     /// Identifier (PTX ISA 4.4): `[a-zA-Z][a-zA-Z0-9_$]*` or `[_$%][a-zA-Z0-9_$]+`.

@@ -16,6 +16,7 @@ pub mod parser;
 pub mod print;
 pub mod shapes;
 pub mod target;
+pub mod texture;
 pub mod types;
 
 use crate::diag::Diag;

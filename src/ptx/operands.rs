@@ -83,8 +83,9 @@ pub fn counts(i: &Instruction) -> Option<Counts> {
         | "vmin4" | "vmax4" | "vset2" | "vset4" => c(4, 4, "vop2.dtype.atype.btype d, a, b, c"),
         // Texture, surface, matrix and asynchronous-copy instructions: ptx2sass lowers none of
         // them (their targets, or "not supported" in lowering); the widest forms bound them.
-        "tex" | "tld4" => c(2, 5, "tex.geom.dtype.ctype d, [a, c]{, e}{, f}"),
-        "txq" | "suq" => c(2, 2, "txq.query.b32 d, [a]"),
+        "tex" | "tld4" => c(2, 6, "tex.geom.dtype.ctype d, [a, c]{, lod | dPdx, dPdy}{, e}{, f}"),
+        "txq" => c(2, 3, "txq{.level}.query.b32 d, [a]{, lod}"),
+        "suq" => c(2, 2, "suq.query.b32 d, [a]"),
         "suld" => c(2, 2, "suld.b.geom d, [a, b]"),
         "sust" | "sured" => c(2, 3, "sust.b.geom [a, b], c"),
         "cp" | "mbarrier" | "ldmatrix" | "stmatrix" | "movmatrix" | "mma" | "wmma" | "wgmma" | "multimem"

@@ -27,6 +27,9 @@ pub enum TopItem {
     Vars(Vec<VarDecl>),
     /// `.alias alias, aliasee;` (PTX ISA "Linking Directives": `.alias`).
     Alias(Ident, Ident, Span),
+    /// `.global .texref t;`, `.samplerref`, `.surfref` (PTX ISA 5.3): the type word and
+    /// the declaration's span; recognised, not supported yet (issue 18).
+    Opaque(String, Span),
     /// Debug directives, pragmas, and statements skipped after an error.
     Ignored,
 }
@@ -270,6 +273,11 @@ fn assemble(items: Vec<TopItem>, src: &str, diags: &mut Vec<Diag>) -> Option<Mod
             TopItem::Item(i) => out.push(i),
             TopItem::Vars(vs) => out.extend(vs.into_iter().map(Item::Var)),
             TopItem::Alias(a, b, _) => aliases.push((a, b)),
+            TopItem::Opaque(ty, s) => diags.push(
+                Diag::error(s, format!("not supported yet: `{ty}` variables (texture, sampler and surface references)"))
+                    .label(format!("a `{ty}` variable"))
+                    .note("ptx2sass reads texture and surface objects (`.u64` handles), not `.texref`, `.samplerref` or `.surfref` variables (docs/textures.md)"),
+            ),
             TopItem::Ignored => {}
         }
     }

@@ -457,6 +457,13 @@ impl Display for Operand {
             }
             Operand::PredPair(a, b, _) => write!(f, "{}|{}", a.name, b.name),
             Operand::VarPlus { name, offset, .. } => write!(f, "{}+{offset}", name.name),
+            Operand::Texture { image, parts, .. } => {
+                write!(f, "[{}", image.name)?;
+                for p in parts {
+                    write!(f, ", {p}")?;
+                }
+                write!(f, "]")
+            }
         }
     }
 }

@@ -50,6 +50,14 @@ pub const UNITS: usize = 264;
 pub enum Queue {
     /// Global, local and generic memory: `LDG LD LDL ATOM RED STG ST STL`.
     Global,
+    /// Texture fetches and queries `TEXS TLDS TLD4S TEX TLD4 TXQ` complete in issue order:
+    /// ptxas 11.8 issues `TEX.B.T R4 .. &wr5`, `TEX.B.T R6 .. &wr5`, `TLD4.G.B.P R7 .. &wr5`
+    /// and waits for the first two with `DEPBAR.LE SB5, 0x1` before reading R4..R6
+    /// (`tests/data/textures/probe_masks.ptx`, docs/textures.md §1.3). Surface loads are in
+    /// the same queue: `TXQ.B R9, R6, ..` sets no barrier, `SULD.D.BA.1D.IGN R8, [R11], R6
+    /// &wr5` follows, and `STG.E.64 [R4], R8` reads R9 after only `&req={5}`
+    /// (`probe_refs.ptx`, kernel `reg_surf`).
+    Texture,
     /// Shared memory: `LDS ATOMS STS`.
     Shared,
     /// The XU queue: conversions `F2F F2I I2F I2I`, `MUFU`, population count `POPC` and
@@ -246,6 +254,13 @@ pub const TABLE: &[(&[&str], Row)] = {
         (&["LDS", "ATOMS"], late(true, Some(Shared), 2)),
         (&["STS"], late(false, Some(Shared), 2)),
         (&["LDC"], late(true, None, 2)),
+        // Texture and surface instructions read their registers 4 cycles after issue
+        // (ptxas 11.8: `MOV R5, c[0x0][0x154] ?WAIT2` then `TEXS R6, R4, R4, R5`,
+        // `TLD4S.R R6, R4, R4, R5`, `SULD.D.BA.2D.TRAP R0, [R4]`; `MOV R3, .. ?WAIT2` then
+        // `SUST.D.BA.2D.TRAP [R2], R0`); results come through a write barrier (`&wr5`,
+        // `&req={5}`). Operand widths: `sched::tex`.
+        (&["TEXS", "TLDS", "TLD4S", "TEX", "TLD4", "TXQ", "SULD"], late(true, Some(Texture), 4)),
+        (&["SUST"], late(false, None, 4)),
         (&["SHFL"], late(true, None, 2)),
         (&["MUFU"], late(true, Some(Conversion), 4)),
         (&["POPC", "FLO"], late(true, Some(Conversion), 4)),
@@ -357,6 +372,17 @@ pub fn effects(i: &TextInstr) -> Result<Effects, Unknown> {
         "SSY" | "PBK" => Flow::Push,
         _ => Flow::Next,
     };
+    if let Some(t) = super::tex::regs(i) {
+        for (tok, w) in t.writes {
+            if let Some((true, u)) = reg_unit(tok) {
+                e.writes.extend((0..w).map(|x| u + x).filter(|u| *u < 255));
+            }
+        }
+        for (tok, w) in t.reads {
+            add_regs(tok, w, &mut e.reads);
+        }
+        return Ok(e);
+    }
     let no_dst = matches!(
         op,
         "STG"

@@ -20,6 +20,7 @@ pub mod estimate;
 pub mod list;
 mod ready;
 pub mod table;
+pub mod tex;
 
 use crate::ir::{EdgeKind, Function};
 use crate::sass::instr::{Instr, SrcKind};

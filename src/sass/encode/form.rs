@@ -25,7 +25,7 @@
 //! signed/unsigned integer, `F@F`/`D@F` the high bits of an f32/f64 immediate, `T` a branch
 //! target (signed 24-bit byte offset at 20 from the next instruction), `SR` a special
 //! register (20:8), `M@BASE/OFF` an address `[Ra+imm]` (`M4@..`: offset in words),
-//! `K` an LDC address `c[bank 36:5][Ra+imm16]`, `SB@F` a scoreboard `SB0`..`SB5`, `SBL@F`
+//! `K` an LDC address `c[bank 36:5][Ra+imm16]`, `A@F` an address `[Ra]` without offset, `SB@F` a scoreboard `SB0`..`SB5`, `SBL@F`
 //! a scoreboard list `{5,1,0}`.
 
 use super::field::Field;
@@ -229,6 +229,11 @@ impl Form {
             && self.operands.iter().all(|o| match &o.core {
                 Core::Reg(f, k) if *k > 0 => {
                     f.get(w) + (*k as u64) < 255
+                }
+                // A word operand (texture geometry, query) must be one of its table's.
+                Core::Word(f, table) => {
+                    let v = f.get(w);
+                    table.iter().any(|e| e.0 == v)
                 }
                 _ => true,
             })

@@ -35,7 +35,13 @@ pub enum Core {
     Cc(Field),
     /// A fixed word such as `CC` (CSETP's condition-code source).
     Lit(&'static str),
+    /// One of a named table's words, e.g. a texture geometry `2D` (`{TEXDIM}@28:3`).
+    Word(Field, &'static [(u64, &'static str)]),
 }
+
+/// The words a template may name as a fixed operand (`'CC`; the texture forms' `'RZ`
+/// destination of one-register TEXS, the `'0x0` index of the bindless forms).
+const LIT_WORDS: &[&str] = &["CC", "RZ", "0x0"];
 
 /// One operand slot.
 #[derive(Clone, Debug)]
@@ -159,7 +165,14 @@ fn parse_core(tok: &str, t: &str) -> Result<Core, String> {
         "T" => Core::Target,
         "SR" => Core::SReg,
         "K" => Core::Ldc,
-        "'CC" => Core::Lit("CC"),
+        _ if tok.starts_with('\'') => {
+            Core::Lit(LIT_WORDS.iter().find(|l| **l == &tok[1..]).ok_or_else(|| bad(t, &format!("literal `{tok}`")))?)
+        }
+        _ if tok.starts_with('{') => {
+            let (name, f) = tok[1..].split_once("}@").ok_or_else(|| bad(t, &format!("operand `{tok}`")))?;
+            let table = super::table::enum_table(name).ok_or_else(|| bad(t, &format!("table `{name}`")))?;
+            Core::Word(field(f, t)?, table)
+        }
         "I20" => Core::Int(imm("20:19+56:1")?, true),
         "U20" => Core::Int(imm("20:19+56:1")?, false),
         "F20" => Core::Float(imm("20:19+56:1")?, false, 12),
@@ -182,6 +195,8 @@ fn parse_core(tok: &str, t: &str) -> Result<Core, String> {
                 "SB" => Core::Sb(field(&format!("{rest}:3"), t)?),
                 "SBL" => Core::SbList(field(&format!("{rest}:6"), t)?),
                 "CC" => Core::Cc(field(&format!("{rest}:5"), t)?),
+                // `[Ra]` without an offset (SULD/SUST): an offset field of no bits.
+                "A" => Core::Mem(field(&format!("{rest}:8"), t)?, Field(vec![]), 4, false),
                 "M" | "M4" | "MU4" => {
                     let (b, off) = rest.split_once('/').ok_or_else(|| bad(t, tok))?;
                     let unit = if kind == "M" { 1 } else { 4 };
@@ -338,6 +353,10 @@ pub(super) fn decode_operand(o: &Operand, w: u64, addr: u32) -> (String, Option<
             format!("CC{}", table::CCTEST.iter().find(|e| e.0 == v).map_or("", |e| e.1))
         }
         Core::Lit(l) => l.to_string(),
+        Core::Word(f, table) => {
+            let v = f.get(w);
+            table.iter().find(|e| e.0 == v).map_or_else(|| format!("INVALID{v}"), |e| e.1.to_string())
+        }
     };
     let mut s = String::new();
     if bit(&o.not) {
@@ -577,6 +596,10 @@ pub(super) fn encode_operand(
                 Err(format!("expected `{l}`"))
             }
         }
+        Core::Word(f, table) => match table.iter().find(|x| x.1 == body) {
+            Some(x) => e.put(f, x.0),
+            None => Err(format!("expected one of {}", table.iter().map(|x| x.1).collect::<Vec<_>>().join(", "))),
+        },
     }
 }
 

@@ -295,10 +295,51 @@ pub const SREGS: &[(u64, &str)] = &[
     (0x63, "SR_CIRCULARQUEUEENTRYADDRESSHIGH"),
 ];
 
+/// TEX/TLD4 geometry (bits 28..30; nvdisasm 11.8 sweep of `TEX.B R8, R8, R0, 0x0, 2D, 0xf`).
+const TEXDIM: &[(u64, &str)] = &[
+    (0, "1D"),
+    (1, "ARRAY_1D"),
+    (2, "2D"),
+    (3, "ARRAY_2D"),
+    (4, "3D"),
+    (5, "ARRAY_3D"),
+    (6, "CUBE"),
+    (7, "ARRAY_CUBE"),
+];
+/// TEXS geometry and level of detail (bits 53..56): only the forms without a level
+/// modifier (the others print `.LZ`/`.LL`/`.DC`, not modelled).
+const TEXSDIM: &[(u64, &str)] = &[(1, "2D"), (10, "3D")];
+/// TLDS.LZ geometry (bits 53..56 = 2: `TLDS.LZ ... 2D`, ptxas 11.8 for `tex.2d.v4.f32.s32`).
+const TLDSDIM: &[(u64, &str)] = &[(2, "2D")];
+/// TEXS/TLDS channels written, one destination pair (`Rd2` = RZ; bits 50..52).
+const TEXSR: &[(u64, &str)] = &[(0, "R"), (1, "G"), (2, "B"), (3, "A"), (4, "RG"), (5, "RA"), (6, "GA"), (7, "BA")];
+/// TEXS/TLDS channels written, two destination pairs (`Rd2` != RZ; bits 50..52).
+const TEXSRGBA: &[(u64, &str)] = &[(0, "RGB"), (1, "RGA"), (2, "RBA"), (3, "GBA"), (4, "RGBA")];
+/// TLD4S/TLD4 component (TLD4S bits 52..53, TLD4 bits 38..39).
+const TLD4C: &[(u64, &str)] = &[(0, ".R"), (1, ".G"), (2, ".B"), (3, ".A")];
+/// TXQ queries (bits 22..27; the values nvdisasm 11.8 names).
+const TXQQ: &[(u64, &str)] =
+    &[(1, "TEX_HEADER_DIMENSION"), (2, "TEX_HEADER_TEXTURE_TYPE"), (5, "TEX_HEADER_SAMPLER_POS")];
+/// SULD/SUST surface geometry (bits 33..35).
+const SUDIM: &[(u64, &str)] =
+    &[(0, ".1D"), (1, ".1D_BUFFER"), (2, ".1D_ARRAY"), (3, ".2D"), (4, ".2D_ARRAY"), (5, ".3D")];
+/// SULD/SUST out-of-range mode (bits 49..50): PTX `.zero` → `.IGN`, `.clamp` → none,
+/// `.trap` → `.TRAP` (ptxas 11.8, docs/textures.md).
+const SUCLAMP: &[(u64, &str)] = &[(0, ".IGN"), (1, ""), (2, ".TRAP")];
+
 /// The named enumeration tables of the templates.
 pub fn enum_table(name: &str) -> Option<&'static [(u64, &'static str)]> {
     Some(match name {
         "ICMP" => ICMP,
+        "TEXDIM" => TEXDIM,
+        "TEXSDIM" => TEXSDIM,
+        "TLDSDIM" => TLDSDIM,
+        "TEXSR" => TEXSR,
+        "TEXSRGBA" => TEXSRGBA,
+        "TLD4C" => TLD4C,
+        "TXQQ" => TXQQ,
+        "SUDIM" => SUDIM,
+        "SUCLAMP" => SUCLAMP,
         "FCMP" => FCMP,
         "BOOL" => BOOL,
         "RND" => RND,
@@ -555,6 +596,52 @@ pub const ROWS: &[Row] = &[
     One(0xef10, 0xfff8, "SHFL {SHFL}30:2 =28=0 =29=1 : P@48, R@0, R@8, R@20, U@34:13"),
     One(0xef10, 0xfff8, "SHFL {SHFL}30:2 =28=1 =29=1 : P@48, R@0, R@8, U@20:5, U@34:13"),
     One(0x50d8, 0xfff8, "VOTE {VOTE}48:2 : ?R@0, P@45, !42 P@39"),
+    // ---- textures and surfaces (docs/textures.md: ptxas 11.8 words, nvdisasm 11.8 sweeps) ---
+    // Bound forms name the texture by a word index into constant bank 0 (36:13); bindless
+    // `.B` forms take the handle in Rb (20) and print index `0x0`. `.P`/`.T` after the
+    // opcode in cuobjdump's text are the control word's reuse bits B/A (`?reuse=`), not
+    // instruction bits.
+    One(0xd800, 0xfe00, "TEXS [.NODEP]49 =28:8=255 : 'RZ, R@0, R@8, ?R@20, U@36:13, {TEXSDIM}@53:4, {TEXSR}@50:3"),
+    One(0xd800, 0xfe00, "TEXS [.NODEP]49 ^28:8=255 : R@28, R@0, R@8, ?R@20, U@36:13, {TEXSDIM}@53:4, {TEXSRGBA}@50:3"),
+    One(0xda00, 0xfe00, "TLDS .LZ [.NODEP]49 =28:8=255 : 'RZ, R@0, R@8, ?R@20, U@36:13, {TLDSDIM}@53:4, {TEXSR}@50:3"),
+    One(
+        0xda00,
+        0xfe00,
+        "TLDS .LZ [.NODEP]49 ^28:8=255 : R@28, R@0, R@8, ?R@20, U@36:13, {TLDSDIM}@53:4, {TEXSRGBA}@50:3",
+    ),
+    One(0xdf00, 0xffc0, "TLD4S {TLD4C}52:2 [.NODEP]49 =50:2=0 : R@28, R@0, R@8, R@20, U@36:13"),
+    One(
+        0xdeb8,
+        0xfff8,
+        "TEX .B =35:2=0 =37:3=0 =40=0 =41:8=0 [.NODEP]49 =50=0 : R@0, R@8, ?R@20, '0x0, {TEXDIM}@28:3, U@31:4",
+    ),
+    One(
+        0xdef8,
+        0xfff8,
+        "TLD4 {TLD4C}38:2 .B =35:3=0 =40=0 =41:8=0 [.NODEP]49 =50=0 : R@0, R@8, ?R@20, '0x0, {TEXDIM}@28:3, U@31:4",
+    ),
+    One(0xdf48, 0xfff8, "TXQ [.NODEP]49 =50=0 =20:2=0 =28:3=0 : R@0, R@8, {TXQQ}@22:6, U@36:13, U@31:4"),
+    One(0xdf50, 0xfff8, "TXQ .B [.NODEP]49 =50=0 =20:2=0 =28:3=0 =36:13=0 : R@0, R@8, {TXQQ}@22:6, '0x0, U@31:4"),
+    One(
+        0xeb00,
+        0xffe0,
+        "SULD .D =52=1 [.BA]23 {SUDIM}33:3 {LDCACHE}24:2 {SIZE6}20:3 {SUCLAMP}49:2 =26:7=0 =51=1 : R@0, A@8, U@36:13",
+    ),
+    One(
+        0xeb00,
+        0xffe0,
+        "SULD .D =52=1 [.BA]23 {SUDIM}33:3 {LDCACHE}24:2 {SIZE6}20:3 {SUCLAMP}49:2 =26:7=0 =51=0 =36:3=0 =47:2=0 : R@0, A@8, R@39",
+    ),
+    One(
+        0xeb20,
+        0xffe0,
+        "SUST .D =52=1 [.BA]23 {SUDIM}33:3 {STCACHE}24:2 {SIZE6}20:3 {SUCLAMP}49:2 =26:7=0 =51=1 : A@8, R@0, U@36:13",
+    ),
+    One(
+        0xeb20,
+        0xffe0,
+        "SUST .D =52=1 [.BA]23 {SUDIM}33:3 {STCACHE}24:2 {SIZE6}20:3 {SUCLAMP}49:2 =26:7=0 =51=0 =36:3=0 =47:2=0 : A@8, R@0, R@39",
+    ),
     // ---- control and synchronization ----------------------------------------------------
     One(0xe240, 0xfff0, "BRA [.U]7 [.LMT]6 =5=0 : ?CC@0, T"),
     One(0xe300, 0xfff0, "EXIT [.KEEPREFCOUNT]5 : ?CC@0"),
