@@ -1,6 +1,7 @@
 //! Lowering rules of the float special functions and divisions (`lower::float`): the
 //! MUFU sequences ptxas 11.8 uses for the `.approx` forms (observed with `ptxas -arch=sm_50
-//! -O3`), the subnormal scaling of the non-`.ftz` forms, and the shape of the IEEE forms.
+//! -O3`), the subnormal scaling of the non-`.ftz` forms, and the shape of the IEEE forms
+//! (`lower::float32`, `lower::float_slow`).
 //! Registers are normalized (`R#`, `P#`) as in `tests/lowering_rules.rs`.
 
 #[path = "common/listing.rs"]
@@ -75,18 +76,27 @@ fn f64_reciprocal_estimate_has_a_zero_low_word() {
 }
 
 #[test]
-fn ieee_f32_division_goes_through_f64() {
-    // Widened exactly, refined in f64, rounded once by the requested mode.
-    for (op, rnd) in
-        [("div.rn.f32 %f3, %f1, %f2;", ""), ("div.rz.f32 %f3, %f1, %f2;", ".RZ"), ("sqrt.rp.f32 %f3, %f1;", ".RP")]
-    {
+fn ieee_f32_division_has_an_f32_fast_path_and_an_f64_slow_path() {
+    // `lower::float32`: ptxas's fast path (MUFU, FFMA; FCHK.DIVIDE or ptxas's exponent
+    // test), then a CAL of the slow path, which is widened exactly, refined in f64 and
+    // rounded once by the requested mode.
+    for (op, rnd, guard) in [
+        ("div.rn.f32 %f3, %f1, %f2;", "", "FCHK.DIVIDE P#, R#, R#"),
+        ("div.rz.f32 %f3, %f1, %f2;", ".RZ", "FCHK.DIVIDE P#, R#, R#"),
+        ("div.full.f32 %f3, %f1, %f2;", "", "FCHK.DIVIDE P#, R#, R#"),
+        ("rcp.rm.f32 %f3, %f1;", ".RM", "ISETP.LE.U32.AND"),
+        ("sqrt.rp.f32 %f3, %f1;", ".RP", "ISETP.GT.U32.AND"),
+    ] {
         let code = sass(&kernel(op));
-        assert!(count(&code, "F2F.F64.F32") >= 1, "{op}: {code:?}");
-        assert!(count(&code, "DFMA") >= 5, "{op}: {code:?}");
-        assert_eq!(count(&code, &format!("F2F.F32.F64{rnd} ")), 1, "{op}: {code:?}");
+        let cal = code.iter().position(|l| l.starts_with("CAL ")).unwrap_or_else(|| panic!("{op}: {code:?}"));
+        let (fast, slow) = code.split_at(cal);
+        assert_eq!(count(fast, "DFMA") + count(fast, "F2F"), 0, "{op}: {code:?}");
+        assert_eq!(count(fast, guard), 1, "{op}: {code:?}");
+        assert!(count(fast, "MUFU.RCP R#") + count(fast, "MUFU.RSQ R#") == 1, "{op}: {code:?}");
+        assert!(count(slow, "F2F.F64.F32") >= 1, "{op}: {code:?}");
+        assert!(count(slow, "DFMA") >= 5, "{op}: {code:?}");
+        assert_eq!(count(slow, &format!("F2F.F32.F64{rnd} ")), 1, "{op}: {code:?}");
     }
-    let code = sass(&kernel("div.full.f32 %f3, %f1, %f2;"));
-    assert_eq!(count(&code, "MUFU.RCP64H"), 1);
 }
 
 #[test]

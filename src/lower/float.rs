@@ -19,24 +19,23 @@
 //!   which this approximate form does not have: f64 subnormal operands are flushed by
 //!   MUFU, see "Limits").
 //!
-//! **IEEE forms.** ptxas computes `div.rn.f32` in f32 (`MUFU.RCP`, FFMA Newton steps and
-//! a residual correction), guarded by `FCHK` which branches to a called slow path for
-//! subnormal, huge and special operands. We compute every IEEE-rounded f32 form
-//! (`div.{rn,rz,rm,rp}.f32`, `div.full.f32`, `rcp.{rn,rz,rm,rp}.f32`,
-//! `sqrt.{rn,rz,rm,rp}.f32`) in f64 instead, with no slow path: both operands are widened
+//! **IEEE f32 forms** (`div.{rn,rz,rm,rp}.f32`, `div.full.f32`, `rcp.{rn,rz,rm,rp}.f32`,
+//! `sqrt.{rn,rz,rm,rp}.f32`, each with or without `.ftz`) are `lower::float32`'s: an f32
+//! fast path as ptxas's (`MUFU.RCP`/`MUFU.RSQ`, FFMA refinement and residual
+//! correction, guarded by `FCHK.DIVIDE` or ptxas's exponent test), and a called slow path
+//! computed here through f64 (`div32_via64`, `sqrt32_via64`): both operands are widened
 //! exactly (`F2F.F64.F32`, subnormals become normal), the f64 quotient or root is
 //! computed by Newton steps to within 1 f64 ulp (exact when representable), and one
-//! `F2F.F32.F64` rounds it in the requested mode. This is correctly rounded: the exact
-//! quotient of two 24-bit significands is either representable or at least `2^-49`
-//! (relative) away from every f32 rounding boundary (a midpoint for RN, an f32 number for
-//! the directed modes), and a square root at least `2^-50` away, while the f64 estimate
-//! errs by less than `2^-52` (the double-rounding argument of Figueroa, "When is double
-//! rounding innocuous?", 1995, for `p' >= 2p + 2`). Zero, infinite and NaN operands are
-//! handled by a `SEL` on an `FSETP` test (a quotient `a * (1/b)` with the unrefined
-//! `MUFU.RCP64H` estimate, which is exact for those operands). Cost: about 20
-//! instructions, most of them fp64 (1/32 rate on GM107), against ptxas's ~10 f32 ones.
-//!
-//! `div.full.f32` (at most 2 ulp of error, PTX ISA 9.7.3.8) uses the `div.rn` sequence.
+//! `F2F.F32.F64` rounds it in the requested mode. This is correctly rounded for every
+//! operand: the exact quotient of two 24-bit significands is either representable or at
+//! least `2^-49` (relative) away from every f32 rounding boundary (a midpoint for RN, an
+//! f32 number for the directed modes), and a square root at least `2^-50` away, while
+//! the f64 estimate errs by less than `2^-52` (the double-rounding argument of Figueroa,
+//! "When is double rounding innocuous?", 1995, for `p' >= 2p + 2`). Zero, infinite and
+//! NaN operands are handled by a `SEL` on an `FSETP` test (a quotient `a * (1/b)` with the
+//! unrefined `MUFU.RCP64H` estimate, which is exact for those operands). About 20
+//! instructions, most of them fp64 (1/32 rate on GM107): too slow to run on every
+//! execution, which is why it is only the slow path.
 //!
 //! **f64 IEEE forms** (`div.{rn,rz,rm,rp}.f64`, `rcp.{rn,...}.f64`, `sqrt.{rn,...}.f64`)
 //! follow ptxas's fast path: `MUFU.RCP64H`/`MUFU.RSQ64H`, DFMA Newton steps (a cubic step
@@ -50,7 +49,7 @@
 //! infinities, NaNs, huge operands, quotients out of range), which scales the operands
 //! exactly into range, runs this fast path and scales back, rounding subnormal results on
 //! their own grid (see that module for the argument); the f32 forms computed through f64
-//! never leave the range and use the fast path alone. Within the range, the f64 Newton
+//! never leave the range and use the fast path alone (as slow paths of `lower::float32`). Within the range, the f64 Newton
 //! result is faithful (within 1 ulp), not correctly rounded in every case: Markstein's
 //! final correction `q + r (a - b q)` is correctly rounded only when `r` is the correctly
 //! rounded reciprocal, which the Newton steps do not guarantee for divisors with an
@@ -444,7 +443,8 @@ impl Lowerer<'_> {
         }
         let x = self.f32_operand(i, 1)?;
         let y = self.f32_operand(i, 2)?;
-        self.div32_via64(Some(x), y, rnd, a.ftz, d);
+        let q = self.div32_ieee(Some(x), y, rnd, a.ftz);
+        self.emit(Instr::new(Op::Copy, vec![Dst::reg(d.reg, 1)], vec![q]));
         Ok(())
     }
 
@@ -459,17 +459,18 @@ impl Lowerer<'_> {
         self.emit2(Op::F2f { dst: FType::F64, src: FType::F32, rnd: Rnd::Rn, ftz, int: false }, vec![x])
     }
 
-    /// Rounds the f64 `q` to f32 into `d` (`F2F.F32.F64.rnd`).
-    fn narrow(&mut self, q: Src, rnd: Rnd, ftz: bool, d: PtxReg) {
-        self.op(Op::F2f { dst: FType::F32, src: FType::F64, rnd, ftz, int: false }, Dst::reg(d.reg, 1), vec![q]);
+    /// Rounds the f64 `q` to f32 (`F2F.F32.F64.rnd`).
+    fn narrow(&mut self, q: Src, rnd: Rnd, ftz: bool) -> Src {
+        self.emit1(Op::F2f { dst: FType::F32, src: FType::F64, rnd, ftz, int: false }, vec![q])
     }
 
-    /// IEEE f32 `x / y` (or `1 / y` for `x` None) through f64 (module notes).
-    fn div32_via64(&mut self, x: Option<Src>, y: Src, rnd: Rnd, ftz: bool, d: PtxReg) {
+    /// IEEE f32 `x / y` (or `1 / y` for `x` None) through f64 (module notes): the slow
+    /// path of `lower::float32`.
+    pub(super) fn div32_via64(&mut self, x: Option<Src>, y: Src, rnd: Rnd, ftz: bool) -> Src {
         let b = self.widen(y, ftz);
         let a = x.map(|x| self.widen(x, ftz));
         let q = self.div64(a, b, Rnd::Rn, false, true);
-        self.narrow(q, rnd, ftz, d);
+        self.narrow(q, rnd, ftz)
     }
 
     /// `set.CmpOp{.BoolOp}{.ftz}.dtype.stype d, a, b{, {!}c}` (PTX ISA 9.7.8.6.2): the
@@ -524,11 +525,9 @@ impl Lowerer<'_> {
         let x = self.f32_operand(i, 1)?;
         let exact = !m.approx && matches!(name, "rcp" | "sqrt");
         if exact {
-            if name == "rcp" {
-                self.div32_via64(None, x, m.rnd, m.ftz, d);
-            } else {
-                self.sqrt32_via64(x, m.rnd, m.ftz, d);
-            }
+            let r =
+                if name == "rcp" { self.div32_ieee(None, x, m.rnd, m.ftz) } else { self.sqrt32_ieee(x, m.rnd, m.ftz) };
+            self.emit(Instr::new(Op::Copy, vec![Dst::reg(d.reg, 1)], vec![r]));
             return Ok(());
         }
         let plain = FMods::default();
@@ -588,20 +587,20 @@ impl Lowerer<'_> {
         Ok(())
     }
 
-    /// IEEE f32 square root through f64 (module notes). Operands other than `0 < x < inf`
-    /// select `x + -0` (`±0`, `+inf`, canonical NaN) or, below zero, the canonical NaN.
-    fn sqrt32_via64(&mut self, x: Src, rnd: Rnd, ftz: bool, d: PtxReg) {
+    /// IEEE f32 square root through f64 (module notes): the slow path of
+    /// `lower::float32`. Operands other than `0 < x < inf` select `x + -0` (`±0`, `+inf`,
+    /// canonical NaN) or, below zero, the canonical NaN.
+    pub(super) fn sqrt32_via64(&mut self, x: Src, rnd: Rnd, ftz: bool) -> Src {
         let wide = self.widen(x, ftz);
         let s = self.sqrt64_core(wide, Rnd::Rn);
-        let t = self.tmp(1);
-        self.op(Op::F2f { dst: FType::F32, src: FType::F64, rnd, ftz, int: false }, Dst::reg(t, 1), vec![s]);
+        let t = self.narrow(s, rnd, ftz);
         let ok = self.fsetp(Cmp::Gt, ftz, BoolOp::And, x, Src::rz(), Src::pt());
         let ok = self.fsetp(Cmp::Lt, ftz, BoolOp::And, x, Src::imm(INF32), ok);
         let neg = self.fsetp(Cmp::Lt, ftz, BoolOp::And, x, Src::rz(), Src::pt());
         let same = self.emit1(Op::Fadd(FMods { ftz, ..FMods::default() }), vec![x, Src::rz().negated()]);
         let nan = self.const32(NAN32);
         let special = self.emit1(Op::Sel, vec![nan, same, neg]);
-        self.op(Op::Sel, Dst::reg(d.reg, 1), vec![Src::r32(t), special, ok]);
+        self.emit1(Op::Sel, vec![t, special, ok])
     }
 
     /// The f64 forms: `rcp.{rn,rz,rm,rp}.f64`, `rcp.approx.ftz.f64`, `sqrt.{rn,...}.f64`,

@@ -101,63 +101,79 @@ impl Lowerer<'_> {
         self.fsetp(Cmp::Geu, false, BoolOp::Or, h.abs(), Src::imm(HIGH_HI), p)
     }
 
-    /// `fast` computes a pair and a predicate; `@p BRA slow` then skips to the cold block
-    /// that calls the module's one copy of slow path `kind` on the f64 pairs `args`
+    /// `fast` computes a result (a pair, or a word for the f32 kinds) and a predicate;
+    /// `@p BRA slow` then skips to the cold block that calls the module's one copy of slow
+    /// path `kind` on `args`
     /// (ptxas 11.8 `CAL`s its slow paths too: `div.rn.f64` twice, `sqrt.rn.f64` and
     /// `rcp.rn.f64` in one kernel give three subroutines and four `CAL`s); its pair
-    /// replaces the fast one; returns the pair both write.
-    fn branch64(&mut self, fast: impl FnOnce(&mut Self) -> (Src, Src), kind: SlowPath, args: &[Src]) -> Src {
-        let out = self.tmp(2);
+    /// replaces the fast one; returns the register both write.
+    pub(super) fn branch_slow(
+        &mut self,
+        fast: impl FnOnce(&mut Self) -> (Src, Src),
+        kind: SlowPath,
+        args: &[Src],
+    ) -> Src {
+        let n = kind.result_words() as u8;
+        let out = self.tmp(n);
         let slow_blk = self.f.new_block(String::new());
         self.f.cfg[slow_blk].cold = true;
         let join = self.f.new_block(String::new());
         let (q, p) = fast(self);
         let p = self.in_pred(p);
         self.branch_if(p, false, slow_blk);
-        self.emit(Instr::new(Op::Copy, vec![Dst::reg(out, 2)], vec![q]));
+        self.emit(Instr::new(Op::Copy, vec![Dst::reg(out, n)], vec![q]));
         self.jump(join);
         self.fallthrough_to(slow_blk);
         let q = self.call_slow_path(kind, args);
-        self.emit(Instr::new(Op::Copy, vec![Dst::reg(out, 2)], vec![q]));
+        self.emit(Instr::new(Op::Copy, vec![Dst::reg(out, n)], vec![q]));
         self.fallthrough_to(join);
-        Src::reg(RegRef::new(out, 2))
+        Src::reg(RegRef::new(out, n))
     }
 
-    /// A call of slow path `kind` with the f64 pairs `args` (in `R4:R5`, `R6:R7`, the
-    /// result in `R4:R5`, `sass::abi`); records that the module needs it.
-    fn call_slow_path(&mut self, kind: SlowPath, args: &[Src]) -> Src {
+    /// A call of slow path `kind` with the arguments `args` (f64 pairs or f32 words, in
+    /// consecutive registers from `R4`, the result in `R4` or `R4:R5`, `sass::abi`); records
+    /// that the module needs it.
+    pub(super) fn call_slow_path(&mut self, kind: SlowPath, args: &[Src]) -> Src {
         let mut srcs = vec![];
         let mut locs = vec![];
         let id = self.f.symbol(&kind.name());
         srcs.push(Src::sym(id, SymPart::Target));
-        for (k, a) in args.iter().enumerate() {
-            let r = a.as_reg().expect("pair");
-            srcs.extend([Src::reg(r.part(0)), Src::reg(r.part(1))]);
-            locs.extend([
-                AbiLoc::Reg(abi::FIRST_ARG_REG + 2 * k as u8),
-                AbiLoc::Reg(abi::FIRST_ARG_REG + 2 * k as u8 + 1),
-            ]);
+        for a in args {
+            let r = a.as_reg().expect("register argument");
+            for k in 0..r.n {
+                srcs.push(Src::reg(r.part(k)));
+                locs.push(AbiLoc::Reg(abi::FIRST_ARG_REG + locs.len() as u8));
+            }
         }
-        let (lo, hi) = (self.tmp(1), self.tmp(1));
+        let words = kind.result_words();
+        let outs: Vec<Reg> = (0..words).map(|_| self.tmp(1)).collect();
         let site = self.f.calls.len() as u32;
-        let rets = vec![abi::FIRST_ARG_REG, abi::FIRST_ARG_REG + 1];
+        let rets = (0..words as u8).map(|k| abi::FIRST_ARG_REG + k).collect();
         self.f.calls.push(CallSite { kind: CallKind::Internal, args: locs, rets, stack_bytes: 0 });
-        self.emit(Instr::new(Op::Call(site), vec![Dst::reg(lo, 1), Dst::reg(hi, 1)], srcs));
+        self.emit(Instr::new(Op::Call(site), outs.iter().map(|r| Dst::reg(*r, 1)).collect(), srcs));
         self.cc_now = None;
         self.slow_paths.insert(kind);
+        if words == 1 {
+            return Src::r32(outs[0]);
+        }
         let t = self.tmp(2);
-        self.emit(Instr::new(Op::Join, vec![Dst::reg(t, 2)], vec![Src::r32(lo), Src::r32(hi)]));
+        self.emit(Instr::new(Op::Join, vec![Dst::reg(t, 2)], vec![Src::r32(outs[0]), Src::r32(outs[1])]));
         Src::reg(RegRef::new(t, 2))
     }
 
     /// The body of slow path `kind` as a device function of the module: its parameter
-    /// words joined into f64 pairs, the slow computation, the result returned.
+    /// words (joined into f64 pairs for the f64 kinds), the slow computation, the result
+    /// returned.
     pub fn slow_path_body(&mut self, kind: SlowPath) {
         let n = kind.args();
-        let words: Vec<Reg> = (0..2 * n).map(|_| self.tmp(1)).collect();
+        let per = if kind.is_f32() { 1 } else { 2 };
+        let words: Vec<Reg> = (0..per * n).map(|_| self.tmp(1)).collect();
         self.emit(Instr::new(Op::Params, words.iter().map(|w| Dst::reg(*w, 1)).collect(), vec![]));
-        let pairs: Vec<Src> = (0..n)
+        let vals: Vec<Src> = (0..n)
             .map(|k| {
+                if per == 1 {
+                    return Src::r32(words[k]);
+                }
                 let t = self.tmp(2);
                 self.emit(Instr::new(
                     Op::Join,
@@ -168,16 +184,20 @@ impl Lowerer<'_> {
             })
             .collect();
         let q = match kind {
-            SlowPath::Div(rnd) => self.div64_slow(Some(pairs[0]), pairs[1], rnd),
-            SlowPath::Rcp(rnd) => self.div64_slow(None, pairs[0], rnd),
-            SlowPath::Sqrt(rnd) => self.sqrt64_slow(pairs[0], rnd),
+            SlowPath::Div(rnd) => self.div64_slow(Some(vals[0]), vals[1], rnd),
+            SlowPath::Rcp(rnd) => self.div64_slow(None, vals[0], rnd),
+            SlowPath::Sqrt(rnd) => self.sqrt64_slow(vals[0], rnd),
+            SlowPath::Div32(rnd, ftz) => self.div32_via64(Some(vals[0]), vals[1], rnd, ftz),
+            SlowPath::Rcp32(rnd, ftz) => self.div32_via64(None, vals[0], rnd, ftz),
+            SlowPath::Sqrt32(rnd, ftz) => self.sqrt32_via64(vals[0], rnd, ftz),
         };
-        let q = q.as_reg().expect("pair");
-        self.emit(Instr::new(Op::Ret, vec![], vec![Src::reg(q.part(0)), Src::reg(q.part(1))]));
+        let q = q.as_reg().expect("register result");
+        let ret = (0..q.n).map(|k| Src::reg(q.part(k))).collect();
+        self.emit(Instr::new(Op::Ret, vec![], ret));
         let base = abi::FIRST_ARG_REG;
         self.f.abi = Some(FuncAbi {
-            params: (0..2 * n as u8).map(|k| AbiLoc::Reg(base + k)).collect(),
-            rets: vec![base, base + 1],
+            params: (0..(per * n) as u8).map(|k| AbiLoc::Reg(base + k)).collect(),
+            rets: (0..kind.result_words() as u8).map(|k| base + k).collect(),
         });
     }
 
@@ -185,7 +205,7 @@ impl Lowerer<'_> {
     fn in_pred(&mut self, p: Src) -> Reg {
         match p.kind {
             SrcKind::Pred(r) if !p.mods.neg => r,
-            _ => unreachable!("branch64 predicates are plain"),
+            _ => unreachable!("branch_slow predicates are plain"),
         }
     }
 
@@ -196,7 +216,7 @@ impl Lowerer<'_> {
             Some(a) => (SlowPath::Div(rnd), vec![a, b]),
             None => (SlowPath::Rcp(rnd), vec![b]),
         };
-        self.branch64(
+        self.branch_slow(
             |s| {
                 let q = s.div64(a, b, rnd, true, false);
                 let p = s.out_of_range(b, Src::pred(PT, true));
@@ -317,7 +337,7 @@ impl Lowerer<'_> {
 
     /// IEEE `sqrt(x)` of an f64 pair in mode `rnd` over the whole range (module notes).
     pub(super) fn sqrt64_ieee(&mut self, x: Src, rnd: Rnd) -> Src {
-        self.branch64(
+        self.branch_slow(
             |s| {
                 let r = s.sqrt64_rounded(x, rnd);
                 // The signed high word: negative operands fail the test too.
@@ -354,8 +374,9 @@ impl Lowerer<'_> {
     }
 }
 
-/// One slow path of the IEEE f64 forms: compiled once per module as an internal device
-/// function (named by [`SlowPath::name`]) and called from the cold branch of each use.
+/// One slow path of the IEEE f64 and f32 forms: compiled once per module as an internal
+/// device function (named by [`SlowPath::name`]) and called from the cold branch of each
+/// use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SlowPath {
     /// `div.rnd.f64`: `(a, b) -> a / b`.
@@ -364,16 +385,25 @@ pub enum SlowPath {
     Rcp(Rnd),
     /// `sqrt.rnd.f64`: `x -> sqrt(x)`.
     Sqrt(Rnd),
+    /// `div.rnd{.ftz}.f32` (`true`: `.ftz`): `(a, b) -> a / b` (`lower::float32`).
+    Div32(Rnd, bool),
+    /// `rcp.rnd{.ftz}.f32`: `b -> 1 / b`.
+    Rcp32(Rnd, bool),
+    /// `sqrt.rnd{.ftz}.f32`: `x -> sqrt(x)`.
+    Sqrt32(Rnd, bool),
 }
 
 impl SlowPath {
-    /// The function's name (ptxas names its subroutines `__internal_...`; these cannot
-    /// clash with PTX names, which do not start with `$`).
+    /// The function's name (ptxas names its subroutines `__internal_...` or
+    /// `__cuda_sm20_...`; these cannot clash with PTX names, which do not start with `$`).
     pub fn name(self) -> String {
-        let (op, rnd) = match self {
-            SlowPath::Div(r) => ("div", r),
-            SlowPath::Rcp(r) => ("rcp", r),
-            SlowPath::Sqrt(r) => ("sqrt", r),
+        let (op, rnd, ty) = match self {
+            SlowPath::Div(r) => ("div", r, "f64"),
+            SlowPath::Rcp(r) => ("rcp", r, "f64"),
+            SlowPath::Sqrt(r) => ("sqrt", r, "f64"),
+            SlowPath::Div32(r, ftz) => ("div", r, if ftz { "ftz_f32" } else { "f32" }),
+            SlowPath::Rcp32(r, ftz) => ("rcp", r, if ftz { "ftz_f32" } else { "f32" }),
+            SlowPath::Sqrt32(r, ftz) => ("sqrt", r, if ftz { "ftz_f32" } else { "f32" }),
         };
         let rnd = match rnd {
             Rnd::Rn => "rn",
@@ -381,11 +411,21 @@ impl SlowPath {
             Rnd::Rp => "rp",
             Rnd::Rz => "rz",
         };
-        format!("$__ptx2sass_{op}_{rnd}_f64_slowpath")
+        format!("$__ptx2sass_{op}_{rnd}_{ty}_slowpath")
     }
 
-    /// Number of f64 arguments.
+    /// Number of arguments (f64 pairs, or f32 words for the f32 kinds).
     pub fn args(self) -> usize {
-        if matches!(self, SlowPath::Div(_)) { 2 } else { 1 }
+        if matches!(self, SlowPath::Div(_) | SlowPath::Div32(..)) { 2 } else { 1 }
+    }
+
+    /// Whether the operands and the result are f32 words (else f64 pairs).
+    pub fn is_f32(self) -> bool {
+        matches!(self, SlowPath::Div32(..) | SlowPath::Rcp32(..) | SlowPath::Sqrt32(..))
+    }
+
+    /// Registers of the result (1 or 2).
+    pub fn result_words(self) -> usize {
+        if self.is_f32() { 1 } else { 2 }
     }
 }

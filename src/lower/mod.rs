@@ -22,6 +22,7 @@ pub mod cvt;
 pub mod div;
 pub mod facts;
 pub mod float;
+pub mod float32;
 pub mod float_slow;
 pub mod globals;
 pub mod hints;

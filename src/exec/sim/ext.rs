@@ -41,7 +41,14 @@
 //!   it is true, so the model is conservative: it answers true whenever either operand is
 //!   zero, denormal, infinite or NaN, or an exponent (or their difference) is beyond
 //!   ±100, which can only cost time, never change a result (a zero dividend must take
-//!   the slow path: the fast path turns `-0 / 1` into +0).
+//!   the slow path: the fast path turns `-0 / 1` into +0). ptx2sass emits FCHK too
+//!   (`lower::float32`); its fast path is correct well beyond this model's range (`|a|`
+//!   from `2^-100`, `b` within `2^±120`, normal quotients: the emulation test
+//!   `fast_paths` in [`super::mufu`]), so a hardware FCHK that passes more pairs than the
+//!   model, up to that range, is covered too. A model passing every pair of normal
+//!   operands is too permissive: `tests/f32_ieee.rs` then fails (`0x00800001 /
+//!   0x3eaaaaab`: the residual `a - b q0` is subnormal and inexact), as it does when FCHK
+//!   always answers false (`0 / inf`).
 //! * `IMUL{32I}{.ta.tb}{.HI} d, a, b` and `IMAD{.ta.tb}{.HI}{.SAT} d, a, b, c`: the
 //!   64-bit product (each operand `.S32` or `.U32`, both signed when neither is printed), its
 //!   low or (`.HI`) high word, plus `c`, clamped to the s32 range with `.SAT` (ptxas

@@ -315,3 +315,194 @@ mod tests {
         }
     }
 }
+
+/// The f32 IEEE fast paths of `lower::float32` emulated instruction by instruction with
+/// the simulator's own FFMA/FMUL and every MUFU estimate the model allows (not one seed's
+/// choice): exhaustive over the significands (`PTX2SASS_EXHAUSTIVE=1`), strided otherwise.
+#[cfg(test)]
+mod fast_paths {
+    use super::super::float::{ffma, fmul};
+    use super::max_error;
+    use crate::exec::ptx::float::{self as exact, F32, Mode};
+    use crate::sass::op::{MufuOp, Rnd};
+
+    const MODES: [(Rnd, Mode); 4] =
+        [(Rnd::Rn, Mode::Rn), (Rnd::Rz, Mode::Rz), (Rnd::Rm, Mode::Rm), (Rnd::Rp, Mode::Rp)];
+
+    /// Every f32 the model may return for `MUFU.f` of `x` (exact value `v`); for `RCP`
+    /// every one the PTX ISA allows (`rcp.approx.f32`: 1 ulp, 9.7.3.13), a superset.
+    fn estimates(f: MufuOp, x: f32, v: f64) -> Vec<f32> {
+        let rn = v as f32;
+        let bound = if f == MufuOp::Rcp { super::ulp32(v) } else { max_error(f, x as f64, v).unwrap() };
+        (-3i64..=3)
+            .map(|k| f32::from_bits((rn.to_bits() as i64 + k) as u32))
+            .filter(|y| y.is_normal() && ((*y as f64) - v).abs() <= bound)
+            .collect()
+    }
+
+    fn stride() -> u32 {
+        if std::env::var("PTX2SASS_EXHAUSTIVE").is_ok() { 1 } else { 97 }
+    }
+
+    /// `rcp.rnd.f32` fast path (`lower::float32`): `r0 = RCP(b)`, `e = FFMA(-b, r0, 1)`,
+    /// `r1 = FFMA(r0, e, r0)` (ptxas 11.8's `.rn` result), then the midpoint test: `r1+`
+    /// (one ulp up in magnitude) when `FFMA(-b, r1, 1) > -FFMA(-b, r1+, 1)`; directed:
+    /// `FFMA.rnd(r, rem, r)` with `rem` the residual of the chosen `r`.
+    pub(crate) fn rcp(b: f32, r0: f32, rnd: Rnd) -> f32 {
+        let e = ffma(-b, r0, 1.0, Rnd::Rn);
+        let r1 = ffma(r0, e, r0, Rnd::Rn);
+        let e1 = ffma(-b, r1, 1.0, Rnd::Rn);
+        let up = f32::from_bits(r1.to_bits() + 1);
+        let e2 = ffma(-b, up, 1.0, Rnd::Rn);
+        let (r, rem) = if e1 > -e2 { (up, e2) } else { (r1, e1) };
+        if rnd == Rnd::Rn {
+            return r;
+        }
+        ffma(r, rem, r, rnd)
+    }
+
+    #[test]
+    fn rcp_is_correctly_rounded_for_every_estimate() {
+        let mut bad = vec![];
+        // Every 97th significand and the all-ones one (exhaustive with PTX2SASS_EXHAUSTIVE).
+        let ms = (0..1u32 << 23).step_by(stride() as usize).chain([0x7f_ffff]);
+        for b in ms.flat_map(|m| [f32::from_bits(0x3f80_0000 | m), f32::from_bits(0xbf80_0000 | m)]) {
+            for r0 in estimates(MufuOp::Rcp, b, 1.0 / b as f64) {
+                for (rnd, mode) in MODES {
+                    let want = exact::div(1.0f32.to_bits() as u64, b.to_bits() as u64, F32, mode) as u32;
+                    if rcp(b, r0, rnd).to_bits() != want && bad.len() < 10 {
+                        bad.push((b, r0, rnd));
+                    }
+                }
+            }
+        }
+        assert!(bad.is_empty(), "{bad:?}");
+    }
+
+    /// `sqrt.rnd.f32` fast path: ptxas 11.8's `.rn` sequence `y = RSQ(x)`, `s = x y`,
+    /// `h = y / 2`, `r = FFMA(FFMA(-s, s, x), h, s)`; directed: one ulp down (`.rz`,
+    /// `.rm`) when `FFMA(-r, r, x) < 0`, up (`.rp`) when it is `> 0`.
+    pub(crate) fn sqrt(x: f32, y: f32, rnd: Rnd) -> f32 {
+        let s = fmul(y, x, Rnd::Rn);
+        let h = fmul(y, 0.5, Rnd::Rn);
+        let e = ffma(-s, s, x, Rnd::Rn);
+        let r = ffma(e, h, s, Rnd::Rn);
+        let d = ffma(r, -r, x, Rnd::Rn);
+        match rnd {
+            Rnd::Rn => r,
+            Rnd::Rp if d > 0.0 => f32::from_bits(r.to_bits() + 1),
+            Rnd::Rz | Rnd::Rm if d < 0.0 => f32::from_bits(r.to_bits() - 1),
+            _ => r,
+        }
+    }
+
+    #[test]
+    fn sqrt_is_correctly_rounded_for_every_estimate() {
+        let mut bad = vec![];
+        // Both exponent parities: [1, 4).
+        for m in (0..1u32 << 24).step_by(stride() as usize) {
+            let x = f32::from_bits(0x3f80_0000 + m);
+            for y in estimates(MufuOp::Rsq, x, 1.0 / (x as f64).sqrt()) {
+                for (rnd, mode) in MODES {
+                    let want = exact::sqrt(x.to_bits() as u64, F32, mode) as u32;
+                    if sqrt(x, y, rnd).to_bits() != want && bad.len() < 10 {
+                        bad.push((x, y, rnd));
+                    }
+                }
+            }
+        }
+        assert!(bad.is_empty(), "{bad:?}");
+    }
+
+    /// `div.rnd.f32` fast path (`lower::float32`): `r = rcp.rn(b)`, `q0 = a r`,
+    /// `q = FFMA(r, FFMA(q0, -b, a), q0)` (ptxas 11.8's `.rn` sequence but for the
+    /// corrected `r`); directed: `FFMA.rnd(r, FFMA(q, -b, a), q)`.
+    pub(crate) fn div(a: f32, b: f32, r0: f32, rnd: Rnd) -> f32 {
+        let r = rcp(b, r0, Rnd::Rn);
+        let q0 = fmul(a, r, Rnd::Rn);
+        let rem = ffma(q0, -b, a, Rnd::Rn);
+        let q = ffma(r, rem, q0, Rnd::Rn);
+        if rnd == Rnd::Rn {
+            return q;
+        }
+        let rem = ffma(q, -b, a, Rnd::Rn);
+        ffma(r, rem, q, rnd)
+    }
+
+    /// ptxas 11.8's `div.rn.f32` fast path as it is (`r1` uncorrected).
+    fn div_ptxas(a: f32, b: f32, r0: f32) -> f32 {
+        let e = ffma(-b, r0, 1.0, Rnd::Rn);
+        let r1 = ffma(r0, e, r0, Rnd::Rn);
+        let q0 = fmul(a, r1, Rnd::Rn);
+        ffma(r1, ffma(q0, -b, a, Rnd::Rn), q0, Rnd::Rn)
+    }
+
+    /// ptxas's `div.rn.f32` fast path needs a better `MUFU.RCP` than the PTX ISA's 1 ulp
+    /// (and than the simulator's `2^-24`): an estimate one ulp below `1/b` for an
+    /// all-ones divisor significand gives a wrong quotient.
+    #[test]
+    fn ptxas_div_needs_a_good_estimate() {
+        let mut n = 0;
+        for bm in [0x7f_ffffu32, 0x7f_fffe, 0x7f_fffd, 0x55_5555, 0x2a_aaab] {
+            let b = f32::from_bits(0x3f80_0000 | bm);
+            for r0 in estimates(MufuOp::Rcp, b, 1.0 / b as f64) {
+                for k in (0..1u32 << 23).step_by(stride() as usize) {
+                    let a = f32::from_bits(0x3f80_0000 | k);
+                    let want = exact::div(a.to_bits() as u64, b.to_bits() as u64, F32, Mode::Rn) as u32;
+                    assert_eq!(div(a, b, r0, Rnd::Rn).to_bits(), want);
+                    if div_ptxas(a, b, r0).to_bits() != want {
+                        n += 1;
+                    }
+                }
+            }
+        }
+        assert!(n > 0, "{n}");
+        // For one: 1 / (2 - 2^-23) with the estimate 0.5 (2^-24 below, relative).
+        let (b, r0) = (f32::from_bits(0x3fff_ffff), 0.5f32);
+        assert_ne!(div_ptxas(1.0, b, r0), (1.0 / b as f64) as f32);
+        assert_eq!(div(1.0, b, r0, Rnd::Rn), (1.0 / b as f64) as f32);
+    }
+
+    /// Random significand pairs (hard classes: all-ones, short, quotients next to a
+    /// midpoint) with `|a|` from `2^-100`, `b` within `2^±120` and normal quotients:
+    /// wider than the simulator's FCHK model (`2^±100`), so what the hardware's test may
+    /// let through (a smaller `a` makes the residual `a - b q0` subnormal, inexact: the
+    /// test fails there); every estimate of `RCP(b)`, every mode.
+    #[test]
+    fn div_is_correctly_rounded_for_every_estimate() {
+        let mut rng = crate::exec::Rng::new(0xd1f);
+        let n: u64 = if stride() == 1 { 20_000_000 } else { 200_000 };
+        let mut bad = vec![];
+        for k in 0..n {
+            let sig = |rng: &mut crate::exec::Rng| match rng.next_u64() % 4 {
+                0 => 0x7f_ffff,
+                1 => (rng.next_u64() as u32 & 0xfff) << 11,
+                _ => rng.next_u64() as u32 & 0x7f_ffff,
+            };
+            let eb = 127 - 120 + (rng.next_u64() % 241) as u32;
+            let b = f32::from_bits(eb << 23 | sig(&mut rng));
+            let a = if k.is_multiple_of(2) {
+                let ea = 127 - 100 + (rng.next_u64() % 221) as u32;
+                f32::from_bits(ea << 23 | sig(&mut rng))
+            } else {
+                // a = b (q + ulp/2) rounded: the quotient next to a midpoint.
+                let q = f32::from_bits(0x3f80_0000 | sig(&mut rng)) as f64 + 2f64.powi(-24);
+                (b as f64 * q * 2f64.powi((rng.next_u64() % 81) as i32 - 40)) as f32
+            };
+            let a = if rng.next_u64().is_multiple_of(2) { -a } else { a };
+            let qe = a.abs() as f64 / b as f64;
+            if !(a.abs() >= 2f32.powi(-100) && qe > 2f64.powi(-125) && qe < 2f64.powi(127)) {
+                continue;
+            }
+            for r0 in estimates(MufuOp::Rcp, b, 1.0 / b as f64) {
+                for (rnd, mode) in MODES {
+                    let want = exact::div(a.to_bits() as u64, b.to_bits() as u64, F32, mode) as u32;
+                    if div(a, b, r0, rnd).to_bits() != want && bad.len() < 10 {
+                        bad.push((a, b, r0, rnd));
+                    }
+                }
+            }
+        }
+        assert!(bad.is_empty(), "{bad:?}");
+    }
+}
