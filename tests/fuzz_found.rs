@@ -96,6 +96,34 @@ fn disasm_branch_target_count_beyond_the_record() {
     assert!(start.elapsed() < std::time::Duration::from_millis(500), "{:?}", start.elapsed());
 }
 
+/// `fuzz/ disasm` (`tests/data/fuzz/disasm_oom.bin`, a mutant of a cubin with a
+/// `.nv.constant3` table): the symbol `sha256_k` claims 0x1f00000000000100 bytes of its
+/// 0x100-byte section, and the module-data listing printed a variable's bytes one by one
+/// up to its size, past 2 GB (libFuzzer's RSS limit). The reader now checks a symbol's
+/// offset and size against its section; `module_data` fails first, so without the check
+/// this test fails at once instead of allocating.
+#[test]
+fn disasm_rejects_a_symbol_larger_than_its_section() {
+    let path = format!("{}/tests/data/fuzz/disasm_oom.bin", env!("CARGO_MANIFEST_DIR"));
+    let mut bytes = std::fs::read(path).expect("reproducer");
+    let e = read::module_data(&bytes).expect_err("the symbol runs past its section");
+    assert!(e.0.contains("symbol `sha256_k`") && e.0.contains("run past its section .nv.constant3"), "{e}");
+    let e = cubin::disasm(&bytes).expect_err("disasm reports it");
+    assert!(e.0.contains("0x1f00000000000100 bytes at offset 0x0"), "{e}");
+    // Offset + size beyond 2^64 (an overflow, not a large allocation): the symbol's
+    // `st_value` and `st_size` are at 0x1b8 and 0x1c0 of this file (its second symbol).
+    bytes[0x1b8..0x1c0].copy_from_slice(&0x10u64.to_le_bytes());
+    bytes[0x1c0..0x1c8].copy_from_slice(&u64::MAX.to_le_bytes());
+    let e = read::module_data(&bytes).expect_err("offset + size overflows");
+    assert!(e.0.contains("at offset 0x10 run past"), "{e}");
+    // The same symbol within its section reads and lists its 0x100 bytes.
+    bytes[0x1b8..0x1c0].copy_from_slice(&0u64.to_le_bytes());
+    bytes[0x1c0..0x1c8].copy_from_slice(&0x100u64.to_le_bytes());
+    let (data, bank) = read::module_data(&bytes).expect("a symbol within its section");
+    assert_eq!((data.symbols.len(), bank.len()), (1, 0x100));
+    assert!(data.listing(&bank).contains("sha256_k"));
+}
+
 /// File offset of `.nv.info.NAME`'s data in an ELF64 cubin, for patching.
 fn info_section(elf: &[u8], name: &str) -> usize {
     use object::read::elf::{FileHeader, SectionHeader};

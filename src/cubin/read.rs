@@ -63,6 +63,13 @@ fn branch_targets(info: &[u8]) -> HashMap<u32, Vec<u32>> {
     out
 }
 
+/// Relocation texts (`32@lo(NAME)`, one per relocation, kept for the listing) may hold at
+/// most this many bytes per byte of the file: every relocation names a symbol, so without
+/// a bound a file of n bytes with n/16 relocations of a symbol named by n/2 bytes asks for
+/// n²/32 bytes (a 1 MB file: 32 GB). Real cubins name each symbol a few times in short
+/// names, far below the bound.
+const MAX_RELOC_TEXT_PER_BYTE: usize = 64;
+
 /// A file that is not an sm_50..sm_53 cubin, or is damaged.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
@@ -88,6 +95,9 @@ pub fn text_sections(data: &[u8]) -> Result<Vec<TextSection>, ReadError> {
     let symbols = sections.symbols(e, data, elf::SHT_SYMTAB).map_err(err("bad symbol table"))?;
     let mut out = vec![];
     let mut relocs: HashMap<usize, HashMap<u32, String>> = HashMap::new();
+    // Bytes of relocation text held so far ([`MAX_RELOC_TEXT_PER_BYTE`]).
+    let mut reloc_text: usize = 0;
+    let reloc_budget = data.len().saturating_mul(MAX_RELOC_TEXT_PER_BYTE);
     let mut infos: HashMap<String, HashMap<u32, Vec<u32>>> = HashMap::new();
     for (idx, s) in sections.enumerate() {
         let name = sections.section_name(e, s).map_err(err("bad section name"))?;
@@ -104,7 +114,17 @@ pub fn text_sections(data: &[u8]) -> Result<Vec<TextSection>, ReadError> {
                     42 => format!("`({sname})"),
                     _ => sname.into_owned(),
                 };
-                relocs.entry(target).or_default().insert(r.r_offset(e) as u32, text);
+                reloc_text = reloc_text.saturating_add(text.len());
+                if reloc_text > reloc_budget {
+                    return Err(ReadError(format!(
+                        "relocation symbol names of more than {reloc_budget} bytes in all \
+                         ({MAX_RELOC_TEXT_PER_BYTE} per byte of the {}-byte file): damaged relocations",
+                        data.len()
+                    )));
+                }
+                let offset = u32::try_from(r.r_offset(e))
+                    .map_err(|_| ReadError(format!("relocation offset {:#x} beyond 4 GiB", r.r_offset(e))))?;
+                relocs.entry(target).or_default().insert(offset, text);
             }
             continue;
         }
@@ -148,19 +168,21 @@ pub fn module_data(data: &[u8]) -> Result<(ModuleData, Vec<u8>), ReadError> {
     let symbols = sections.symbols(e, data, elf::SHT_SYMTAB).map_err(err("bad symbol table"))?;
     let mut out = ModuleData::default();
     let mut const_bank = vec![];
-    let mut kinds: HashMap<usize, DataSection> = HashMap::new();
+    // Section index → (kind, size in bytes: the data's, or `sh_size` of `.nv.global`).
+    let mut kinds: HashMap<usize, (DataSection, u64)> = HashMap::new();
     for (idx, s) in sections.enumerate() {
         let name = sections.section_name(e, s).map_err(err("bad section name"))?;
         let Some(kind) = DataSection::from_name(&String::from_utf8_lossy(name)) else { continue };
-        kinds.insert(idx.0, kind);
         let align = s.sh_addralign(e);
         match kind {
             DataSection::Global => {
                 out.bss_size = s.sh_size(e);
                 out.bss_align = align;
+                kinds.insert(idx.0, (kind, s.sh_size(e)));
             }
             _ => {
                 let bytes = s.data(e, data).map_err(err("section data out of the file"))?.to_vec();
+                kinds.insert(idx.0, (kind, bytes.len() as u64));
                 if kind == DataSection::Const3 {
                     const_bank = bytes;
                     out.const_align = align;
@@ -175,17 +197,27 @@ pub fn module_data(data: &[u8]) -> Result<(ModuleData, Vec<u8>), ReadError> {
         if sym.st_type() != elf::STT_OBJECT {
             continue;
         }
-        let Some(&section) = kinds.get(&(sym.st_shndx(e).0 as usize)) else { continue };
+        let Some(&(section, section_size)) = kinds.get(&(sym.st_shndx(e).0 as usize)) else { continue };
         let name = String::from_utf8_lossy(symbols.symbol_name(e, sym).map_err(err("bad symbol name"))?).into_owned();
         let binding = Binding::from_stb(sym.st_bind().0).unwrap_or(Binding::Global);
-        out.symbols.push(DataSymbol { name, section, offset: sym.st_value(e), size: sym.st_size(e), binding });
+        let (offset, size) = (sym.st_value(e), sym.st_size(e));
+        // The listing prints a variable's bytes one by one: a size from the file must lie
+        // within its section (a `.nv.constant3` symbol of 0x1f00000000000100 bytes in a
+        // 10 KB file made the listing grow past 2 GB; found by fuzz/ disasm).
+        if offset.checked_add(size).is_none_or(|end| end > section_size) {
+            return Err(ReadError(format!(
+                "symbol `{name}`: {size:#x} bytes at offset {offset:#x} run past its section {} of {section_size:#x} bytes",
+                section.name()
+            )));
+        }
+        out.symbols.push(DataSymbol { name, section, offset, size, binding });
     }
     let sym_name = |k: u32| -> Result<String, ReadError> {
         let sym = symbols.symbol(object::SymbolIndex(k as usize)).map_err(err("bad relocation symbol"))?;
         Ok(String::from_utf8_lossy(symbols.symbol_name(e, sym).map_err(err("bad symbol name"))?).into_owned())
     };
     for s in sections.iter() {
-        let Some(&section) = kinds.get(&(s.sh_info(e) as usize)) else { continue };
+        let Some(&(section, _)) = kinds.get(&(s.sh_info(e) as usize)) else { continue };
         if matches!(s.sh_type(e), elf::SHT_REL | elf::SHT_RELA) {
             out.reloc_sections.push((section, s.sh_type(e) == elf::SHT_RELA));
         }

@@ -117,8 +117,8 @@ impl Scope {
 /// `%r12` → (`%r`, 12): the prefix and index a name has as a member of a `%r<N>` range
 /// (PTX ISA 5.4.2 "Parameterized Variable Names": `%r0` .. `%r{N-1}`, no leading zeros).
 fn range_index(name: &str) -> Option<(&str, u64)> {
-    let digits = name.len() - name.bytes().rev().take_while(u8::is_ascii_digit).count();
-    let (prefix, num) = name.split_at(digits);
+    let digits = name.len().saturating_sub(name.bytes().rev().take_while(u8::is_ascii_digit).count());
+    let (prefix, num) = name.split_at_checked(digits)?;
     if num.is_empty() || (num.len() > 1 && num.starts_with('0')) {
         return None;
     }
@@ -137,7 +137,10 @@ impl FnCtx<'_> {
     /// as a member of a `%r<N>` range) is an error, as in ptxas 11.8 ("Duplicate definition
     /// of variable '%r1'" for `.reg .u32 %r<3>; .reg .u32 %r1;`).
     fn declare(&mut self, d: &VarDecl) {
-        let scope = self.scopes.last_mut().expect("a scope is open");
+        let Some(scope) = self.scopes.last_mut() else {
+            self.diags.push(Diag::error(d.name.span, "internal error: a declaration outside every scope"));
+            return;
+        };
         let clash = match d.range {
             None => scope.find(&d.name.name).map(|x| x.2),
             Some(n) => scope.ranges.get(&d.name.name).map(|x| x.2).or_else(|| {
@@ -381,21 +384,24 @@ impl FnCtx<'_> {
             for (k, op) in instr.operands.iter().enumerate().take(2) {
                 if let Operand::Vector(elems, span) = op {
                     let n = elems.len() as u32;
-                    if !matches!(n, 2 | 4) || ty.bits() / n < 8 || vectors > 1 || ty == ScalarType::Pred {
+                    let elem_bits = ty.bits().checked_div(n.max(1)).unwrap_or(0);
+                    if !matches!(n, 2 | 4) || elem_bits < 8 || vectors > 1 || ty == ScalarType::Pred {
                         self.diags.push(
                             Diag::error(*span, format!("`{}` cannot pack or unpack this vector", instr_text(instr)))
                                 .label(if vectors > 1 {
                                     "only one operand of `mov` may be a vector".to_string()
                                 } else {
-                                    format!("{n} element(s) of {} bits", ty.bits() / n.max(1))
+                                    format!("{n} element(s) of {elem_bits} bits")
                                 })
                                 .note("`mov.bN` packs or unpacks 2 or 4 elements of N/2 or N/4 bits, at least 8 (PTX ISA 9.7.9.1 mov)"),
                         );
                         self.resolve_all(&instr.operands);
                         return;
                     }
-                    let w = Width::Exact(ty.bits() / n);
-                    shapes[k] = if k == 0 { Shape::VecDst(n, w) } else { Shape::VecSrc(n, w) };
+                    let w = Width::Exact(elem_bits);
+                    if let Some(s) = shapes.get_mut(k) {
+                        *s = if k == 0 { Shape::VecDst(n, w) } else { Shape::VecSrc(n, w) };
+                    }
                 }
             }
         }

@@ -167,17 +167,16 @@ impl<'a> Mods<'a> {
     /// Claims the words `parse` recognises. More than one is a duplicate (same word) or a
     /// conflict (`what` names the slot, e.g. "state space").
     fn one<T: Copy>(&mut self, what: &str, parse: impl Fn(&str) -> Option<T>) -> Option<(T, Span)> {
-        let mut found: Option<(T, usize)> = None;
-        for (i, m) in self.mods.iter().enumerate() {
-            if self.used[i] {
+        let mut found: Option<(T, &Modifier)> = None;
+        for (m, used) in self.mods.iter().zip(self.used.iter_mut()) {
+            if *used {
                 continue;
             }
             let Some(v) = parse(&m.text) else { continue };
-            self.used[i] = true;
+            *used = true;
             match found {
-                None => found = Some((v, i)),
-                Some((_, first)) => {
-                    let f = &self.mods[first];
+                None => found = Some((v, m)),
+                Some((_, f)) => {
                     let d = if f.text == m.text {
                         Diag::error(m.span, format!("duplicate modifier `{}` on `{}`", m.text, self.opcode))
                             .label("given again here")
@@ -192,7 +191,7 @@ impl<'a> Mods<'a> {
                 }
             }
         }
-        found.map(|(v, i)| (v, self.mods[i].span))
+        found.map(|(v, m)| (v, m.span))
     }
 
     /// Claims one of the listed words, returning its index in `words`.
@@ -208,9 +207,9 @@ impl<'a> Mods<'a> {
     /// Claims every unclaimed word in `words` and reports it as misplaced, with `why` (the
     /// rule it breaks).
     fn misplaced(&mut self, words: &[&str], why: impl Fn(&str) -> String) {
-        for (i, m) in self.mods.iter().enumerate() {
-            if !self.used[i] && words.contains(&m.text.as_str()) {
-                self.used[i] = true;
+        for (m, used) in self.mods.iter().zip(self.used.iter_mut()) {
+            if !*used && words.contains(&m.text.as_str()) {
+                *used = true;
                 self.diags.push(
                     Diag::error(m.span, format!("`{}` is not allowed on `{}`", m.text, self.opcode))
                         .label("not a modifier of this instruction")
@@ -223,11 +222,9 @@ impl<'a> Mods<'a> {
     /// Claims every type word, in source order (for `cvt`, whose two types are ordered).
     fn types(&mut self) -> Vec<(ScalarType, Span)> {
         let mut out = vec![];
-        for (i, m) in self.mods.iter().enumerate() {
-            if !self.used[i]
-                && let Some(t) = ScalarType::from_dot(&m.text)
-            {
-                self.used[i] = true;
+        for (m, used) in self.mods.iter().zip(self.used.iter_mut()) {
+            if !*used && let Some(t) = ScalarType::from_dot(&m.text) {
+                *used = true;
                 out.push((t, m.span));
             }
         }
@@ -249,8 +246,8 @@ impl<'a> Mods<'a> {
 
     /// Reports every unclaimed word and returns all diagnostics.
     fn finish(mut self) -> Vec<Diag> {
-        for (i, m) in self.mods.iter().enumerate() {
-            if !self.used[i] {
+        for (m, used) in self.mods.iter().zip(&self.used) {
+            if !*used {
                 self.diags.push(
                     Diag::error(m.span, format!("unknown modifier `{}` for `{}`", m.text, self.opcode))
                         .label("not a modifier of this instruction"),
@@ -424,227 +421,230 @@ pub fn classify(instr: &mut Instruction) -> Vec<Diag> {
     let op = instr.opcode.name.as_str();
     let at = instr.opcode.span;
     let mut m = Mods::new(op, &instr.mods);
-    let kind =
-        match op {
-            "ld" => classify_ldst(&mut m, true, at).map(InstrKind::Ld),
-            // `ldu{.global}` (PTX ISA 9.7.9.11) reads like `ld`: ptxas 11.8 emits a plain
-            // `LDG.E` (`ldu.global.u32` → `LDG.E`, `ldu.global.v2.f32` → `LDG.E.64`).
-            "ldu" => classify_ldst(&mut m, true, at).and_then(|l| {
-                if matches!(l.space, None | Some(crate::ptx::types::StateSpace::Global)) {
-                    Some(InstrKind::Ld(l))
-                } else {
-                    m.diags.push(Diag::error(at, "`ldu` reads `.global` or generic addresses only (PTX ISA 9.7.9.11)"));
-                    None
-                }
-            }),
-            "st" => classify_ldst(&mut m, false, at).map(InstrKind::St),
-            "mov" => m.ty(at).map(InstrKind::Mov),
-            "selp" => m.ty(at).map(InstrKind::Selp),
-            "add" => arith(&mut m, ArithOp::Add, at),
-            "sub" => arith(&mut m, ArithOp::Sub, at),
-            "mul" => arith(&mut m, ArithOp::Mul, at),
-            "mad" => arith(&mut m, ArithOp::Mad, at),
-            "fma" => arith(&mut m, ArithOp::Fma, at),
-            "div" => arith(&mut m, ArithOp::Div, at),
-            "rem" => arith(&mut m, ArithOp::Rem, at),
-            "min" => arith(&mut m, ArithOp::Min, at),
-            "max" => arith(&mut m, ArithOp::Max, at),
-            "neg" => arith(&mut m, ArithOp::Neg, at),
-            "abs" => arith(&mut m, ArithOp::Abs, at),
-            "not" => arith(&mut m, ArithOp::Not, at),
-            "cnot" => arith(&mut m, ArithOp::Cnot, at),
-            "and" => arith(&mut m, ArithOp::And, at),
-            "or" => arith(&mut m, ArithOp::Or, at),
-            "xor" => arith(&mut m, ArithOp::Xor, at),
-            "shl" => arith(&mut m, ArithOp::Shl, at),
-            "shr" => arith(&mut m, ArithOp::Shr, at),
-            "addc" => arith(&mut m, ArithOp::Addc, at),
-            "subc" => arith(&mut m, ArithOp::Subc, at),
-            "madc" => arith(&mut m, ArithOp::Madc, at),
-            "mul24" => arith(&mut m, ArithOp::Mul24, at),
-            "mad24" => arith(&mut m, ArithOp::Mad24, at),
-            "sad" => arith(&mut m, ArithOp::Sad, at),
-            "popc" | "clz" | "brev" | "bfind" | "bfe" | "bfi" => {
-                let op = match op {
-                    "popc" => BitOp::Popc,
-                    "clz" => BitOp::Clz,
-                    "brev" => BitOp::Brev,
-                    "bfind" => BitOp::Bfind { shiftamt: m.flag(".shiftamt") },
-                    "bfe" => BitOp::Bfe,
-                    _ => BitOp::Bfi,
-                };
-                m.ty(at).map(|ty| InstrKind::Bit { op, ty })
+    let kind = match op {
+        "ld" => classify_ldst(&mut m, true, at).map(InstrKind::Ld),
+        // `ldu{.global}` (PTX ISA 9.7.9.11) reads like `ld`: ptxas 11.8 emits a plain
+        // `LDG.E` (`ldu.global.u32` → `LDG.E`, `ldu.global.v2.f32` → `LDG.E.64`).
+        "ldu" => classify_ldst(&mut m, true, at).and_then(|l| {
+            if matches!(l.space, None | Some(crate::ptx::types::StateSpace::Global)) {
+                Some(InstrKind::Ld(l))
+            } else {
+                m.diags.push(Diag::error(at, "`ldu` reads `.global` or generic addresses only (PTX ISA 9.7.9.11)"));
+                None
             }
-            "prmt" => {
-                let mode = m.word("permute mode", &[".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"]).map(|(k, _)| {
-                    [PrmtMode::F4e, PrmtMode::B4e, PrmtMode::Rc8, PrmtMode::Ecl, PrmtMode::Ecr, PrmtMode::Rc16][k]
-                });
-                m.ty(at).map(|_| InstrKind::Prmt(mode))
+        }),
+        "st" => classify_ldst(&mut m, false, at).map(InstrKind::St),
+        "mov" => m.ty(at).map(InstrKind::Mov),
+        "selp" => m.ty(at).map(InstrKind::Selp),
+        "add" => arith(&mut m, ArithOp::Add, at),
+        "sub" => arith(&mut m, ArithOp::Sub, at),
+        "mul" => arith(&mut m, ArithOp::Mul, at),
+        "mad" => arith(&mut m, ArithOp::Mad, at),
+        "fma" => arith(&mut m, ArithOp::Fma, at),
+        "div" => arith(&mut m, ArithOp::Div, at),
+        "rem" => arith(&mut m, ArithOp::Rem, at),
+        "min" => arith(&mut m, ArithOp::Min, at),
+        "max" => arith(&mut m, ArithOp::Max, at),
+        "neg" => arith(&mut m, ArithOp::Neg, at),
+        "abs" => arith(&mut m, ArithOp::Abs, at),
+        "not" => arith(&mut m, ArithOp::Not, at),
+        "cnot" => arith(&mut m, ArithOp::Cnot, at),
+        "and" => arith(&mut m, ArithOp::And, at),
+        "or" => arith(&mut m, ArithOp::Or, at),
+        "xor" => arith(&mut m, ArithOp::Xor, at),
+        "shl" => arith(&mut m, ArithOp::Shl, at),
+        "shr" => arith(&mut m, ArithOp::Shr, at),
+        "addc" => arith(&mut m, ArithOp::Addc, at),
+        "subc" => arith(&mut m, ArithOp::Subc, at),
+        "madc" => arith(&mut m, ArithOp::Madc, at),
+        "mul24" => arith(&mut m, ArithOp::Mul24, at),
+        "mad24" => arith(&mut m, ArithOp::Mad24, at),
+        "sad" => arith(&mut m, ArithOp::Sad, at),
+        "popc" | "clz" | "brev" | "bfind" | "bfe" | "bfi" => {
+            let op = match op {
+                "popc" => BitOp::Popc,
+                "clz" => BitOp::Clz,
+                "brev" => BitOp::Brev,
+                "bfind" => BitOp::Bfind { shiftamt: m.flag(".shiftamt") },
+                "bfe" => BitOp::Bfe,
+                _ => BitOp::Bfi,
+            };
+            m.ty(at).map(|ty| InstrKind::Bit { op, ty })
+        }
+        "prmt" => {
+            let mode = m.word("permute mode", &[".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"]).and_then(|(k, _)| {
+                [PrmtMode::F4e, PrmtMode::B4e, PrmtMode::Rc8, PrmtMode::Ecl, PrmtMode::Ecr, PrmtMode::Rc16]
+                    .get(k)
+                    .copied()
+            });
+            m.ty(at).map(|_| InstrKind::Prmt(mode))
+        }
+        "shf" => {
+            let dir = m.word("shift direction", &[".l", ".r"]);
+            let how = m.word("shift mode", &[".wrap", ".clamp"]);
+            let ty = m.ty(at);
+            if dir.is_none() || how.is_none() {
+                m.diags.push(
+                    Diag::error(at, "`shf` needs a direction and a mode")
+                        .note("write `shf.l.wrap.b32`, `shf.r.clamp.b32`, ... (PTX ISA 9.7.7.9)"),
+                );
             }
-            "shf" => {
-                let dir = m.word("shift direction", &[".l", ".r"]);
-                let how = m.word("shift mode", &[".wrap", ".clamp"]);
-                let ty = m.ty(at);
-                if dir.is_none() || how.is_none() {
-                    m.diags.push(
-                        Diag::error(at, "`shf` needs a direction and a mode")
-                            .note("write `shf.l.wrap.b32`, `shf.r.clamp.b32`, ... (PTX ISA 9.7.7.9)"),
-                    );
-                }
-                match (dir, how, ty) {
-                    (Some((d, _)), Some((h, _)), Some(_)) => Some(InstrKind::Shf { left: d == 0, clamp: h == 1 }),
-                    _ => None,
-                }
+            match (dir, how, ty) {
+                (Some((d, _)), Some((h, _)), Some(_)) => Some(InstrKind::Shf { left: d == 0, clamp: h == 1 }),
+                _ => None,
             }
-            "testp" => {
-                let what = m.word("test", &[".finite", ".infinite", ".number", ".notanumber", ".normal", ".subnormal"]);
-                let ty = m.ty(at);
-                if what.is_none() {
-                    m.diags.push(Diag::error(at, "`testp` needs a test").note(
+        }
+        "testp" => {
+            let what = m.word("test", &[".finite", ".infinite", ".number", ".notanumber", ".normal", ".subnormal"]);
+            let ty = m.ty(at);
+            if what.is_none() {
+                m.diags.push(
+                    Diag::error(at, "`testp` needs a test").note(
                         "add one of `.finite .infinite .number .notanumber .normal .subnormal` (PTX ISA 9.7.3.7)",
-                    ));
-                }
-                let ops = [
-                    TestpOp::Finite,
-                    TestpOp::Infinite,
-                    TestpOp::Number,
-                    TestpOp::NotANumber,
-                    TestpOp::Normal,
-                    TestpOp::Subnormal,
-                ];
-                match (what, ty) {
-                    (Some((k, _)), Some(ty)) => Some(InstrKind::Testp { op: ops[k], ty }),
+                    ),
+                );
+            }
+            let ops = [
+                TestpOp::Finite,
+                TestpOp::Infinite,
+                TestpOp::Number,
+                TestpOp::NotANumber,
+                TestpOp::Normal,
+                TestpOp::Subnormal,
+            ];
+            match (what, ty) {
+                (Some((k, _)), Some(ty)) => ops.get(k).map(|&op| InstrKind::Testp { op, ty }),
+                _ => None,
+            }
+        }
+        "copysign" => m.ty(at).map(InstrKind::Copysign),
+        "setp" => {
+            let cmp = m.one("comparison", CmpOp::from_modifier);
+            let bool_op = m
+                .one("boolean operation", |s| match s {
+                    ".and" => Some(BoolOp::And),
+                    ".or" => Some(BoolOp::Or),
+                    ".xor" => Some(BoolOp::Xor),
                     _ => None,
-                }
+                })
+                .map(|b| b.0);
+            let ftz = m.flag(".ftz");
+            let ty = m.ty(at);
+            if cmp.is_none() {
+                m.diags.push(
+                    Diag::error(at, "`setp` needs a comparison")
+                        .label("no comparison modifier")
+                        .note("add one of `.eq .ne .lt .le .gt .ge .lo .ls .hi .hs` (PTX ISA 9.7.8.6.1)"),
+                );
             }
-            "copysign" => m.ty(at).map(InstrKind::Copysign),
-            "setp" => {
-                let cmp = m.one("comparison", CmpOp::from_modifier);
-                let bool_op = m
-                    .one("boolean operation", |s| match s {
-                        ".and" => Some(BoolOp::And),
-                        ".or" => Some(BoolOp::Or),
-                        ".xor" => Some(BoolOp::Xor),
-                        _ => None,
-                    })
-                    .map(|b| b.0);
-                let ftz = m.flag(".ftz");
-                let ty = m.ty(at);
-                if cmp.is_none() {
-                    m.diags.push(
-                        Diag::error(at, "`setp` needs a comparison")
-                            .label("no comparison modifier")
-                            .note("add one of `.eq .ne .lt .le .gt .ge .lo .ls .hi .hs` (PTX ISA 9.7.8.6.1)"),
-                    );
-                }
-                match (cmp, ty) {
-                    (Some((cmp, _)), Some(ty)) => Some(InstrKind::Setp(Setp { cmp, bool_op, ftz, ty })),
-                    _ => None,
-                }
+            match (cmp, ty) {
+                (Some((cmp, _)), Some(ty)) => Some(InstrKind::Setp(Setp { cmp, bool_op, ftz, ty })),
+                _ => None,
             }
-            "cvt" => {
-                let rnd = m.one("rounding modifier", rounding).map(|x| x.0);
-                let ftz = m.flag(".ftz");
-                let sat = m.flag(".sat");
-                let types = m.types();
-                if types.len() != 2 {
-                    let span = types.get(2).map_or(at, |t| t.1);
-                    m.diags.push(
-                        Diag::error(span, format!("`cvt` needs exactly two types, found {}", types.len()))
-                            .note("write `cvt.dtype.atype`, destination type first (PTX ISA 9.7.9.21)"),
-                    );
-                    None
-                } else {
-                    Some(InstrKind::Cvt(Cvt { dst: types[0].0, src: types[1].0, rnd, ftz, sat }))
+        }
+        "cvt" => {
+            let rnd = m.one("rounding modifier", rounding).map(|x| x.0);
+            let ftz = m.flag(".ftz");
+            let sat = m.flag(".sat");
+            let types = m.types();
+            if let [(dst, _), (src, _)] = types[..] {
+                Some(InstrKind::Cvt(Cvt { dst, src, rnd, ftz, sat }))
+            } else {
+                let span = types.get(2).map_or(at, |t| t.1);
+                m.diags.push(
+                    Diag::error(span, format!("`cvt` needs exactly two types, found {}", types.len()))
+                        .note("write `cvt.dtype.atype`, destination type first (PTX ISA 9.7.9.21)"),
+                );
+                None
+            }
+        }
+        "cvta" => {
+            let to = m.flag(".to");
+            let space = m.one("state space", |s| {
+                StateSpace::from_dot(s).filter(|sp| !matches!(sp, StateSpace::Reg | StateSpace::Param(_)))
+            });
+            let ty = m.ty(at);
+            if space.is_none() {
+                m.diags.push(
+                    Diag::error(at, "`cvta` needs a state space")
+                        .note("write `cvta{.to}.global|.shared|.local|.const.u64` (PTX ISA 9.7.9.19)"),
+                );
+            }
+            match (space, ty) {
+                (Some((space, _)), Some(ty)) => Some(InstrKind::Cvta(Cvta { to, space, ty })),
+                _ => None,
+            }
+        }
+        "bra" => Some(InstrKind::Bra { uni: m.flag(".uni") }),
+        "ret" => {
+            m.flag(".uni");
+            Some(InstrKind::Ret)
+        }
+        "exit" => Some(InstrKind::Exit),
+        "call" => {
+            m.flag(".uni");
+            Some(InstrKind::Call)
+        }
+        "bar" if m.flag(".warp") => {
+            // `bar.warp.sync membermask` (PTX ISA 9.7.13.1).
+            if m.word("barrier operation", &[".sync"]).is_none() {
+                m.diags.push(Diag::error(at, "`bar.warp` needs `.sync`: `bar.warp.sync membermask`"));
+            }
+            Some(InstrKind::Bar(BarOp::WarpSync))
+        }
+        "bar" | "barrier" => {
+            m.flag(".cta");
+            m.flag(".aligned");
+            let what = m.word("barrier operation", &[".sync", ".arrive", ".red"]);
+            match what {
+                Some((0, _)) => Some(InstrKind::Bar(BarOp::Sync)),
+                Some((1, _)) => Some(InstrKind::Bar(BarOp::Arrive)),
+                Some(_) => {
+                    // `bar.red.popc.u32` / `.and.pred` / `.or.pred`: keep the rest as known words.
+                    m.word("reduction", &[".popc", ".and", ".or"]);
+                    m.types();
+                    Some(InstrKind::Bar(BarOp::Red))
                 }
-            }
-            "cvta" => {
-                let to = m.flag(".to");
-                let space = m.one("state space", |s| {
-                    StateSpace::from_dot(s).filter(|sp| !matches!(sp, StateSpace::Reg | StateSpace::Param(_)))
-                });
-                let ty = m.ty(at);
-                if space.is_none() {
-                    m.diags.push(
-                        Diag::error(at, "`cvta` needs a state space")
-                            .note("write `cvta{.to}.global|.shared|.local|.const.u64` (PTX ISA 9.7.9.19)"),
-                    );
-                }
-                match (space, ty) {
-                    (Some((space, _)), Some(ty)) => Some(InstrKind::Cvta(Cvta { to, space, ty })),
-                    _ => None,
-                }
-            }
-            "bra" => Some(InstrKind::Bra { uni: m.flag(".uni") }),
-            "ret" => {
-                m.flag(".uni");
-                Some(InstrKind::Ret)
-            }
-            "exit" => Some(InstrKind::Exit),
-            "call" => {
-                m.flag(".uni");
-                Some(InstrKind::Call)
-            }
-            "bar" if m.flag(".warp") => {
-                // `bar.warp.sync membermask` (PTX ISA 9.7.13.1).
-                if m.word("barrier operation", &[".sync"]).is_none() {
-                    m.diags.push(Diag::error(at, "`bar.warp` needs `.sync`: `bar.warp.sync membermask`"));
-                }
-                Some(InstrKind::Bar(BarOp::WarpSync))
-            }
-            "bar" | "barrier" => {
-                m.flag(".cta");
-                m.flag(".aligned");
-                let what = m.word("barrier operation", &[".sync", ".arrive", ".red"]);
-                match what {
-                    Some((0, _)) => Some(InstrKind::Bar(BarOp::Sync)),
-                    Some((1, _)) => Some(InstrKind::Bar(BarOp::Arrive)),
-                    Some(_) => {
-                        // `bar.red.popc.u32` / `.and.pred` / `.or.pred`: keep the rest as known words.
-                        m.word("reduction", &[".popc", ".and", ".or"]);
-                        m.types();
-                        Some(InstrKind::Bar(BarOp::Red))
-                    }
-                    None => {
-                        m.diags.push(Diag::error(at, format!("`{op}` needs `.sync`, `.arrive` or `.red`")));
-                        None
-                    }
-                }
-            }
-            "membar" => match m.word("level", &[".cta", ".gl", ".sys"]) {
-                Some((0, _)) => Some(InstrKind::Membar(MembarLevel::Cta)),
-                Some((1, _)) => Some(InstrKind::Membar(MembarLevel::Gl)),
-                Some(_) => Some(InstrKind::Membar(MembarLevel::Sys)),
                 None => {
-                    m.diags.push(Diag::error(at, "`membar` needs `.cta`, `.gl` or `.sys`"));
+                    m.diags.push(Diag::error(at, format!("`{op}` needs `.sync`, `.arrive` or `.red`")));
                     None
                 }
-            },
-            // Texture and surface instructions (issue 18): checked by `ptx::texture`, kept as
-            // `Other` for lowering, which decodes them again.
-            _ if super::texture::OPCODES.contains(&op) => {
-                m.used.iter_mut().for_each(|u| *u = true);
-                match super::texture::decode(instr) {
-                    Ok(_) => Some(InstrKind::Other(op.to_string())),
-                    Err(d) => {
-                        m.diags.extend(d);
-                        None
-                    }
+            }
+        }
+        "membar" => match m.word("level", &[".cta", ".gl", ".sys"]) {
+            Some((0, _)) => Some(InstrKind::Membar(MembarLevel::Cta)),
+            Some((1, _)) => Some(InstrKind::Membar(MembarLevel::Gl)),
+            Some(_) => Some(InstrKind::Membar(MembarLevel::Sys)),
+            None => {
+                m.diags.push(Diag::error(at, "`membar` needs `.cta`, `.gl` or `.sys`"));
+                None
+            }
+        },
+        // Texture and surface instructions (issue 18): checked by `ptx::texture`, kept as
+        // `Other` for lowering, which decodes them again.
+        _ if super::texture::OPCODES.contains(&op) => {
+            m.used.iter_mut().for_each(|u| *u = true);
+            match super::texture::decode(instr) {
+                Ok(_) => Some(InstrKind::Other(op.to_string())),
+                Err(d) => {
+                    m.diags.extend(d);
+                    None
                 }
             }
-            _ if PTX_OPCODES.contains(&op) => {
-                // Known but not modelled: keep every modifier; lowering names the opcode.
-                m.used.iter_mut().for_each(|u| *u = true);
-                Some(InstrKind::Other(op.to_string()))
+        }
+        _ if PTX_OPCODES.contains(&op) => {
+            // Known but not modelled: keep every modifier; lowering names the opcode.
+            m.used.iter_mut().for_each(|u| *u = true);
+            Some(InstrKind::Other(op.to_string()))
+        }
+        _ => {
+            let mut d = Diag::error(at, format!("unknown opcode `{op}`")).label("not a PTX instruction");
+            if let Some(s) = closest(op, PTX_OPCODES) {
+                d = d.note(format!("did you mean `{s}`?"));
             }
-            _ => {
-                let mut d = Diag::error(at, format!("unknown opcode `{op}`")).label("not a PTX instruction");
-                if let Some(s) = closest(op, PTX_OPCODES) {
-                    d = d.note(format!("did you mean `{s}`?"));
-                }
-                return vec![d];
-            }
-        };
+            return vec![d];
+        }
+    };
     let diags = m.finish();
     instr.kind = if diags.is_empty() { kind.unwrap_or_default() } else { InstrKind::Unclassified };
     diags
@@ -652,17 +652,22 @@ pub fn classify(instr: &mut Instruction) -> Vec<Diag> {
 
 /// The closest candidate, if within edit distance 1 (2 for words of 6 or more letters).
 fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    // Levenshtein distance, row by row: `prev[j]` is the distance between the first `i`
+    // characters of `a` and the first `j` of `b` (counts bounded by the word lengths).
     fn dist(a: &str, b: &str) -> usize {
         let b: Vec<char> = b.chars().collect();
         let mut prev: Vec<usize> = (0..=b.len()).collect();
-        for (i, ca) in a.chars().enumerate() {
-            let mut cur = vec![i + 1];
-            for (j, cb) in b.iter().enumerate() {
-                cur.push((prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1));
+        for (i, ca) in (1usize..).zip(a.chars()) {
+            let mut cur = vec![i];
+            for ((cb, diag), up) in b.iter().zip(&prev).zip(prev.iter().skip(1)) {
+                let left = cur.last().copied().unwrap_or(i);
+                let d =
+                    diag.saturating_add(usize::from(ca != *cb)).min(up.saturating_add(1)).min(left.saturating_add(1));
+                cur.push(d);
             }
             prev = cur;
         }
-        prev[b.len()]
+        prev.last().copied().unwrap_or(0)
     }
     let limit = if word.chars().count() >= 6 { 2 } else { 1 };
     candidates.iter().map(|c| (dist(word, c), *c)).filter(|(d, _)| *d <= limit).min().map(|(_, c)| c)

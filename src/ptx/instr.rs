@@ -121,7 +121,8 @@ pub struct LdSt {
 impl LdSt {
     /// Bytes accessed: element size times vector length.
     pub fn access_bytes(&self) -> u32 {
-        self.ty.bytes() * self.vec.unwrap_or(1)
+        // At most 8 bytes times 4 elements (the grammar's vector lengths).
+        self.ty.bytes().saturating_mul(self.vec.unwrap_or(1))
     }
 }
 

@@ -214,33 +214,41 @@ fn skip_section<'a>(lex: &mut Lexer<'a, Tok<'a>>) -> Result<(), LexError> {
     let rest = lex.remainder();
     let bytes = rest.as_bytes();
     let mut depth = 0usize;
-    let mut i = 0;
     let mut seen_open = false;
-    while i < bytes.len() {
-        match bytes[i] {
+    // Byte positions with the bytes; strings and `//` comments are consumed whole, so that
+    // braces inside them do not count.
+    let mut it = bytes.iter().copied().enumerate().peekable();
+    while let Some((i, b)) = it.next() {
+        match b {
             b'{' => {
-                depth += 1;
+                depth = depth.saturating_add(1);
                 seen_open = true;
             }
             b'}' if depth > 0 => {
-                depth -= 1;
+                depth = depth.saturating_sub(1);
                 if depth == 0 {
-                    lex.bump(i + 1);
+                    lex.bump(i.saturating_add(1));
                     return Ok(());
                 }
             }
             b'"' => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' {
-                    if bytes[i] == b'\\' {
-                        i += 1;
+                // To the closing quote; a backslash escapes the next byte.
+                while let Some((_, c)) = it.next() {
+                    match c {
+                        b'"' => break,
+                        b'\\' => {
+                            it.next();
+                        }
+                        _ => {}
                     }
-                    i += 1;
                 }
             }
-            b'/' if bytes.get(i + 1) == Some(&b'/') => {
-                while i < bytes.len() && bytes[i] != b'\n' {
-                    i += 1;
+            b'/' if it.peek().is_some_and(|&(_, c)| c == b'/') => {
+                // To the end of the line, the newline included.
+                for (_, c) in it.by_ref() {
+                    if c == b'\n' {
+                        break;
+                    }
                 }
             }
             b';' if !seen_open => {
@@ -251,7 +259,6 @@ fn skip_section<'a>(lex: &mut Lexer<'a, Tok<'a>>) -> Result<(), LexError> {
             }
             _ => {}
         }
-        i += 1;
     }
     lex.bump(bytes.len());
     Err(LexError::UnterminatedSection)
@@ -323,6 +330,7 @@ impl Tok<'_> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;
 

@@ -4,6 +4,9 @@
 //! recovery per statement) → `classify` (typed meaning of every instruction's modifiers) →
 //! `check` (declarations, register widths, labels). [`parse`] runs all of them; `print`
 //! writes the tree back as PTX (`--emit ast`).
+// PTX input is hostile: no panicking shortcuts here (issue 20, docs/fuzzing.md "No-panic
+// discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 pub mod ast;
 pub mod check;

@@ -30,18 +30,20 @@ const fn c(lo: usize, hi: usize, syntax: &'static str) -> Counts {
 pub fn counts(i: &Instruction) -> Option<Counts> {
     let has = |w: &str| i.mods.iter().any(|m| m.text == w);
     let bool_op = has(".and") || has(".or") || has(".xor");
+    // The optional cache-policy operand: 3 + policy is at most 4 (`usize` adds of 0/1).
     let policy = usize::from(has(".L2::cache_hint"));
+    let plus = |n: usize| n.saturating_add(policy);
     Some(match i.opcode.name.as_str() {
         "rcp" | "sqrt" | "rsqrt" | "sin" | "cos" | "lg2" | "ex2" | "tanh" => c(2, 2, "op.type d, a"),
         "set" if bool_op => c(4, 4, "set.CmpOp.BoolOp.dtype.stype d, a, b, {!}c"),
         "set" => c(3, 3, "set.CmpOp.dtype.stype d, a, b"),
         "slct" => c(4, 4, "slct.dtype.ctype d, a, b, c"),
         "lop3" => c(5, 5, "lop3.b32 d, a, b, c, immLut"),
-        "atom" if has(".cas") => c(4 + policy, 4 + policy, "atom.cas.type d, [a], b, c"),
-        "atom" => c(3 + policy, 3 + policy, "atom.op.type d, [a], b"),
+        "atom" if has(".cas") => c(plus(4), plus(4), "atom.cas.type d, [a], b, c"),
+        "atom" => c(plus(3), plus(3), "atom.op.type d, [a], b"),
         // (`red` has no `.cas`; lowering says so, for the 3 operands it would take.)
         "red" if has(".cas") => c(3, 3, "red.op.type [a], b"),
-        "red" => c(2 + policy, 2 + policy, "red.op.type [a], b"),
+        "red" => c(plus(2), plus(2), "red.op.type [a], b"),
         "shfl" if has(".sync") => c(5, 5, "shfl.sync.mode.b32 d{|p}, a, b, c, membermask"),
         "shfl" => c(4, 4, "shfl.mode.b32 d{|p}, a, b, c"),
         "vote" if has(".sync") => c(3, 3, "vote.sync.mode.type d, {!}a, membermask"),

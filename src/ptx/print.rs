@@ -74,7 +74,7 @@ fn param_list(f: &mut Formatter<'_>, ps: &[ParamDecl]) -> fmt::Result {
     }
     writeln!(f, "(")?;
     for (i, p) in ps.iter().enumerate() {
-        writeln!(f, "\t{p}{}", if i + 1 < ps.len() { "," } else { "" })?;
+        writeln!(f, "\t{p}{}", if i.saturating_add(1) < ps.len() { "," } else { "" })?;
     }
     write!(f, ")")
 }
@@ -123,7 +123,7 @@ fn write_block(f: &mut Formatter<'_>, b: &Block, depth: usize) -> fmt::Result {
             Statement::Label(l) => writeln!(f, "{}:", l.name)?,
             Statement::Decl(d) => writeln!(f, "{pad}\t{};", DeclText(d))?,
             Statement::Instr(i) => writeln!(f, "{pad}\t{i};")?,
-            Statement::Block(inner) => write_block(f, inner, depth + 1)?,
+            Statement::Block(inner) => write_block(f, inner, depth.saturating_add(1))?,
             Statement::Pragma(p, _) => writeln!(f, "{pad}\t.pragma {};", p.join(", "))?,
             Statement::CallPrototype(c) => {
                 let list = |ps: &[ParamDecl]| ps.iter().map(|p| p.to_string()).collect::<Vec<_>>().join(", ");

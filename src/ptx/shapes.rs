@@ -149,11 +149,12 @@ pub(super) fn shapes(kind: &InstrKind) -> Option<Vec<Shape>> {
         }
         InstrKind::Arith(a) => {
             let (d, s) = reg(a.ty);
-            let wide = |ty: ScalarType| Dst(Width::Exact(ty.bits() * 2));
+            // At most 64 bits doubled.
+            let wide = |ty: ScalarType| Dst(Width::Exact(ty.bits().saturating_mul(2)));
             match a.op {
                 ArithOp::Mul if a.mode == Some(IntMode::Wide) => vec![wide(a.ty), s, s],
                 ArithOp::Mad if a.mode == Some(IntMode::Wide) => {
-                    vec![wide(a.ty), s, s, Src(Width::Exact(a.ty.bits() * 2))]
+                    vec![wide(a.ty), s, s, Src(Width::Exact(a.ty.bits().saturating_mul(2)))]
                 }
                 ArithOp::Mad | ArithOp::Fma | ArithOp::Madc | ArithOp::Mad24 | ArithOp::Sad => vec![d, s, s, s],
                 ArithOp::Neg | ArithOp::Abs | ArithOp::Not | ArithOp::Cnot => vec![d, s],

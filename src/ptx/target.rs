@@ -647,6 +647,7 @@ pub fn emulated_on_sm50(i: &Instruction) -> impl Iterator<Item = &'static Featur
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;
 

@@ -164,10 +164,10 @@ impl<'a> Words<'a> {
         let mut found: Option<(usize, Span, &str)> = None;
         for (i, m) in self.instr.mods.iter().enumerate() {
             let Some(k) = words.iter().position(|w| *w == m.text) else { continue };
-            if self.used[i] {
-                continue;
+            match self.used.get_mut(i) {
+                Some(u) if !*u => *u = true,
+                _ => continue,
             }
-            self.used[i] = true;
             match found {
                 None => found = Some((k, m.span, &m.text)),
                 Some((_, first, text)) => self.diags.push(
@@ -200,10 +200,12 @@ impl<'a> Words<'a> {
     /// pair `.dtype.ctype`); a missing word is an error as in [`Words::need`].
     fn next(&mut self, what: &str, words: &[&str]) -> Option<usize> {
         for (i, m) in self.instr.mods.iter().enumerate() {
-            if !self.used[i]
+            if self.used.get(i) == Some(&false)
                 && let Some(k) = words.iter().position(|w| *w == m.text)
             {
-                self.used[i] = true;
+                if let Some(u) = self.used.get_mut(i) {
+                    *u = true;
+                }
                 return Some(k);
             }
         }
@@ -222,7 +224,7 @@ impl<'a> Words<'a> {
     /// Reports every word no slot claimed.
     fn finish(&mut self) {
         for (i, m) in self.instr.mods.iter().enumerate() {
-            if !self.used[i] {
+            if self.used.get(i) == Some(&false) {
                 self.diags.push(
                     Diag::error(m.span, format!("`{}` is not a modifier of `{}` here", m.text, self.instr.opcode.name))
                         .label("not allowed here")
@@ -279,7 +281,7 @@ pub fn decode(instr: &Instruction) -> Result<TexOp, Vec<Diag>> {
     };
     let geoms: Vec<&str> = GEOMETRIES.iter().map(|g| g.0).collect();
     let geometry = |w: &mut Words, allowed: &[Geometry]| -> Option<Geometry> {
-        let g = GEOMETRIES[w.need("geometry", &geoms)?].1;
+        let g = GEOMETRIES.get(w.need("geometry", &geoms)?)?.1;
         if !allowed.contains(&g) {
             let span = instr.mods.iter().find(|m| m.text == g.as_str()).map_or(instr.opcode.span, |m| m.span);
             w.diags.push(
@@ -309,8 +311,11 @@ pub fn decode(instr: &Instruction) -> Result<TexOp, Vec<Diag>> {
                 Some(0) => 2,
                 _ => 4,
             };
-            t.dtype = w.next("result type", TEX_DTYPES).and_then(|k| ScalarType::from_dot(TEX_DTYPES[k]));
-            t.ctype = w.next("coordinate type", &[".s32", ".f32"]).map(|k| [ScalarType::S32, ScalarType::F32][k]);
+            t.dtype =
+                w.next("result type", TEX_DTYPES).and_then(|k| TEX_DTYPES.get(k).and_then(|d| ScalarType::from_dot(d)));
+            t.ctype = w
+                .next("coordinate type", &[".s32", ".f32"])
+                .and_then(|k| [ScalarType::S32, ScalarType::F32].get(k).copied());
             if (t.vec == 2) != (t.dtype == Some(ScalarType::F16x2)) && t.dtype.is_some() {
                 w.diags.push(
                     Diag::error(
@@ -333,7 +338,8 @@ pub fn decode(instr: &Instruction) -> Result<TexOp, Vec<Diag>> {
             }
         }
         Family::Tld4 => {
-            t.component = w.need("component", &[".r", ".g", ".b", ".a"]).map(|k| ['r', 'g', 'b', 'a'][k]);
+            t.component =
+                w.need("component", &[".r", ".g", ".b", ".a"]).and_then(|k| ['r', 'g', 'b', 'a'].get(k).copied());
             t.geometry = geometry(&mut w, &[D2, A2d, Cube, Acube]);
             t.vec = 4;
             if w.pick("vector width", &[".v4"]).is_none() {
@@ -341,7 +347,7 @@ pub fn decode(instr: &Instruction) -> Result<TexOp, Vec<Diag>> {
             }
             t.dtype = w
                 .next("result type", &[".u32", ".s32", ".f32"])
-                .map(|k| [ScalarType::U32, ScalarType::S32, ScalarType::F32][k]);
+                .and_then(|k| [ScalarType::U32, ScalarType::S32, ScalarType::F32].get(k).copied());
             t.ctype = w.next("coordinate type", &[".f32"]).map(|_| ScalarType::F32);
         }
         Family::Txq => {
@@ -374,7 +380,7 @@ pub fn decode(instr: &Instruction) -> Result<TexOp, Vec<Diag>> {
                     .label("not a per-level attribute"),
                 );
             }
-            t.query = q.map(|k| Q[k].to_string());
+            t.query = q.and_then(|k| Q.get(k)).map(|q| q.to_string());
             t.dtype = w.need("type", &[".b32"]).map(|_| ScalarType::B32);
         }
         Family::Suq => {
@@ -387,7 +393,7 @@ pub fn decode(instr: &Instruction) -> Result<TexOp, Vec<Diag>> {
                 ".array_size",
                 ".memory_layout",
             ];
-            t.query = w.need("query", Q).map(|k| Q[k].to_string());
+            t.query = w.need("query", Q).and_then(|k| Q.get(k)).map(|q| q.to_string());
             t.dtype = w.need("type", &[".b32"]).map(|_| ScalarType::B32);
         }
         Family::Suld | Family::Sust | Family::Sured => {
@@ -395,11 +401,11 @@ pub fn decode(instr: &Instruction) -> Result<TexOp, Vec<Diag>> {
             t.formatted = w.need("access mode", access) == Some(1);
             if family == Family::Sured {
                 const OPS: &[&str] = &[".add", ".min", ".max", ".and", ".or"];
-                t.query = w.need("reduction operation", OPS).map(|k| OPS[k].to_string());
+                t.query = w.need("reduction operation", OPS).and_then(|k| OPS.get(k)).map(|o| o.to_string());
                 t.geometry = geometry(&mut w, &[D1, D2, D3]);
                 let types: &[&str] =
                     if t.formatted { &[".b32", ".b64"] } else { &[".u32", ".u64", ".s32", ".s64", ".b32", ".b64"] };
-                t.dtype = w.need("type", types).and_then(|k| ScalarType::from_dot(types[k]));
+                t.dtype = w.need("type", types).and_then(|k| types.get(k)).and_then(|d| ScalarType::from_dot(d));
             } else {
                 t.geometry = geometry(&mut w, &[D1, D2, D3, A1d, A2d]);
                 let cops: &[&str] =
@@ -411,7 +417,7 @@ pub fn decode(instr: &Instruction) -> Result<TexOp, Vec<Diag>> {
                     None => 1,
                 };
                 let types: &[&str] = if t.formatted { &[".b32"] } else { SURF_BTYPES };
-                t.dtype = w.need("data type", types).and_then(|k| ScalarType::from_dot(types[k]));
+                t.dtype = w.need("data type", types).and_then(|k| types.get(k)).and_then(|d| ScalarType::from_dot(d));
                 if t.vec == 4 && t.dtype == Some(ScalarType::B64) {
                     w.diags.push(
                         Diag::error(instr.opcode.span, format!("`{}`: `.v4.b64` is not a surface access", text(instr)))
@@ -420,7 +426,8 @@ pub fn decode(instr: &Instruction) -> Result<TexOp, Vec<Diag>> {
                     );
                 }
             }
-            t.clamp = w.need("clamp mode", CLAMPS).map(|k| [Clamp::Trap, Clamp::Clamp, Clamp::Zero][k]);
+            t.clamp =
+                w.need("clamp mode", CLAMPS).and_then(|k| [Clamp::Trap, Clamp::Clamp, Clamp::Zero].get(k).copied());
         }
     }
     w.finish();
@@ -460,7 +467,7 @@ fn operands(instr: &Instruction, t: &TexOp, diags: &mut Vec<Diag>) {
         );
         return;
     }
-    let addr = &ops[addr_at];
+    let Some(addr) = ops.get(addr_at) else { return };
     if matches!(t.family, Family::Txq | Family::Suq) {
         if !matches!(addr, Operand::Address { offset: 0, unified: false, base: super::ast::AddrBase::Name(_), .. }) {
             diags.push(
@@ -502,7 +509,7 @@ fn operands(instr: &Instruction, t: &TexOp, diags: &mut Vec<Diag>) {
         &format!("`{}` takes {n} coordinate{} `{shape}`", text(instr), if n == 1 { "" } else { "s" }),
         diags,
     );
-    let data = if matches!(t.family, Family::Sust | Family::Sured) { &ops[1] } else { &ops[0] };
+    let Some(data) = ops.get(usize::from(matches!(t.family, Family::Sust | Family::Sured))) else { return };
     let what = if matches!(t.family, Family::Sust | Family::Sured) { "data" } else { "result" };
     vector(
         data,
@@ -512,7 +519,7 @@ fn operands(instr: &Instruction, t: &TexOp, diags: &mut Vec<Diag>) {
     );
     if t.family == Family::Tex && t.lod == Lod::Grad {
         let g = geometry.gradient();
-        for d in &ops[2..4] {
+        for d in ops.iter().skip(2).take(2) {
             vector(
                 d,
                 g,

@@ -40,19 +40,23 @@ pub fn ctrl_text(c: &Ctrl) -> String {
 
 /// Decodes `bytes` (whole 32-byte bundles: a control word, then three instructions);
 /// `relocs` maps the offset of a relocated word to the text of its patched immediate
-/// (`32@lo(gvar)`). Errors: a length that is not a multiple of 32.
+/// (`32@lo(gvar)`). Errors: a length that is not a multiple of 32, or of 4 GiB or more.
 pub fn disassemble(bytes: &[u8], relocs: &HashMap<u32, String>) -> Result<Vec<Line>, String> {
     if !bytes.len().is_multiple_of(32) {
         return Err(format!("code of {} bytes is not a whole number of 32-byte bundles", bytes.len()));
     }
-    let word = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().expect("8 bytes"));
+    if u32::try_from(bytes.len()).is_err() {
+        return Err(format!("code of {} bytes is beyond 4 GiB", bytes.len()));
+    }
+    let word = |w: &[u8]| w.try_into().map(u64::from_le_bytes).unwrap_or_default();
     let mut out = vec![];
-    for b in (0..bytes.len()).step_by(32) {
-        let c = word(b);
-        for slot in 0..3 {
-            let addr = (b + 8 + 8 * slot) as u32;
-            let w = word(b + 8 + 8 * slot);
-            let ctrl = ctrl_of((c >> (21 * slot)) & 0x1f_ffff);
+    for (bundle, b) in bytes.chunks_exact(32).zip((0u32..).step_by(32)) {
+        let (c, insts) = bundle.split_at(8);
+        // Slot k's control fields are bits 21k..21k+20 of the control word
+        // (`sm50-encoding-and-cubin.md` §2); its address is the bundle's plus 8 + 8k.
+        for ((w, shift), addr) in insts.chunks_exact(8).zip([0, 21, 42]).zip((b..).step_by(8).skip(1)) {
+            let w = word(w);
+            let ctrl = ctrl_of(word(c).checked_shr(shift).unwrap_or(0) & 0x1f_ffff);
             let (text, known) = match decode(w, addr) {
                 Some(mut d) => {
                     if let (Some(r), Some(last)) = (relocs.get(&addr), d.operands.last_mut()) {
@@ -75,7 +79,7 @@ pub fn disassemble(bytes: &[u8], relocs: &HashMap<u32, String>) -> Result<Vec<Li
 /// instruction nvdisasm's note `(*"BRANCH_TARGETS .L_x_N"*)`, which the hazard checker
 /// follows. A target at a bundle's address names the bundle's first instruction.
 pub fn listing(name: &str, regs: u32, lines: &[Line], targets: &HashMap<u32, Vec<u32>>) -> String {
-    let at = |t: u32| if t.is_multiple_of(32) { t + 8 } else { t };
+    let at = |t: u32| if t.is_multiple_of(32) { t.saturating_add(8) } else { t };
     let mut addrs: Vec<u32> = targets.values().flatten().map(|&t| at(t)).collect();
     addrs.sort_unstable();
     addrs.dedup();

@@ -19,16 +19,16 @@ impl Field {
 
     /// The word bits the field occupies.
     pub fn mask(&self) -> u64 {
-        self.0.iter().fold(0, |m, &(lo, len)| m | (ones(len) << lo))
+        self.0.iter().fold(0, |m, &(lo, len)| m | ones(len).checked_shl(lo.into()).unwrap_or(0))
     }
 
     /// The field's value in `w`.
     pub fn get(&self, w: u64) -> u64 {
-        let mut v = 0;
-        let mut at = 0;
+        let mut v = 0u64;
+        let mut at = 0u32;
         for &(lo, len) in &self.0 {
-            v |= ((w >> lo) & ones(len)) << at;
-            at += len;
+            v |= (w.checked_shr(lo.into()).unwrap_or(0) & ones(len)).checked_shl(at).unwrap_or(0);
+            at = at.saturating_add(len.into());
         }
         v
     }
@@ -37,23 +37,28 @@ impl Field {
     pub fn get_signed(&self, w: u64) -> i64 {
         let n = self.width();
         let v = self.get(w);
-        if n < 64 && v >> (n - 1) & 1 == 1 { v as i64 - (1i64 << n) } else { v as i64 }
+        // Sign bit n - 1 set: the bits above it are set too (v - 2^n).
+        match n.checked_sub(1) {
+            Some(top) if n < 64 && v.checked_shr(top).unwrap_or(0) & 1 == 1 => (v | !ones(n as u8)) as i64,
+            _ => v as i64,
+        }
     }
 
     /// Places `v` (which must fit the width) into `w`.
     pub fn put(&self, w: &mut u64, v: u64) {
-        let mut at = 0;
+        let mut at = 0u32;
         for &(lo, len) in &self.0 {
-            let part = (v >> at) & ones(len);
-            *w = (*w & !(ones(len) << lo)) | (part << lo);
-            at += len;
+            let part = v.checked_shr(at).unwrap_or(0) & ones(len);
+            let shl = |x: u64| x.checked_shl(lo.into()).unwrap_or(0);
+            *w = (*w & !shl(ones(len))) | shl(part);
+            at = at.saturating_add(len.into());
         }
     }
 
     /// True if `v` fits the field unsigned.
     pub fn fits(&self, v: u64) -> bool {
         let n = self.width();
-        n >= 64 || v >> n == 0
+        n >= 64 || v.checked_shr(n).unwrap_or(0) == 0
     }
 
     /// Parses `lo:len` pieces joined by `+` (`20:19+56:1`); a bare `lo` is one bit.
@@ -64,7 +69,7 @@ impl Field {
                 Some((a, b)) => (a.parse().ok()?, b.parse().ok()?),
                 None => (p.parse().ok()?, 1),
             };
-            if len == 0 || lo as u32 + len as u32 > 64 {
+            if len == 0 || u32::from(lo).saturating_add(u32::from(len)) > 64 {
                 return None;
             }
             pieces.push((lo, len));
@@ -75,10 +80,11 @@ impl Field {
 
 /// `len` low bits set.
 pub fn ones(len: u8) -> u64 {
-    if len >= 64 { u64::MAX } else { (1u64 << len) - 1 }
+    if len >= 64 { u64::MAX } else { !(u64::MAX << len) }
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

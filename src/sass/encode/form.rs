@@ -228,7 +228,7 @@ impl Form {
             // CAS data either.
             && self.operands.iter().all(|o| match &o.core {
                 Core::Reg(f, k) if *k > 0 => {
-                    f.get(w) + (*k as u64) < 255
+                    f.get(w).saturating_add(*k as u64) < 255
                 }
                 // A word operand (texture geometry, query) must be one of its table's.
                 Core::Word(f, table) => {
@@ -301,14 +301,15 @@ impl Form {
         }
         self.encode_mods(&mut e, i.mods)?;
         let n_opt = self.operands.iter().filter(|o| o.optional).count();
-        let n_req = self.operands.len() - n_opt;
-        if i.operands.len() < n_req || i.operands.len() > self.operands.len() {
+        let n_req = self.operands.len().saturating_sub(n_opt);
+        // How many optional operands are left out.
+        let skip = i.operands.len().checked_sub(n_req).and_then(|present| n_opt.checked_sub(present));
+        let (Some(skip), Some(choices)) = (skip, 1u32.checked_shl(n_opt as u32)) else {
             return Err(format!("expected {} operands, found {}", self.operand_count_text(), i.operands.len()));
-        }
+        };
         // Which optional operands are present: the first combination that parses.
-        let skip = n_opt - (i.operands.len() - n_req);
         let mut last_err = String::new();
-        for choice in 0u32..(1 << n_opt) {
+        for choice in 0..choices {
             if choice.count_ones() as usize != skip {
                 continue;
             }
@@ -335,25 +336,27 @@ impl Form {
     fn operand_count_text(&self) -> String {
         let n_opt = self.operands.iter().filter(|o| o.optional).count();
         let n = self.operands.len();
-        if n_opt == 0 { n.to_string() } else { format!("{} to {n}", n - n_opt) }
+        if n_opt == 0 { n.to_string() } else { format!("{} to {n}", n.saturating_sub(n_opt)) }
     }
 
     fn encode_mods(&self, e: &mut Enc, mods: &[String]) -> Result<(), String> {
-        let mut at = 0;
+        // `at` counts the modifiers taken so far: at most `mods.len()` (`takes`).
+        let mut at = 0usize;
         let takes = |at: usize, spelling: &str| -> Option<usize> {
             let parts: Vec<&str> = spelling.trim_start_matches('.').split('.').collect();
-            (mods.len() >= at + parts.len() && parts.iter().zip(&mods[at..]).all(|(a, b)| a == b))
-                .then_some(parts.len())
+            let rest = mods.get(at..)?;
+            (rest.len() >= parts.len() && parts.iter().zip(rest).all(|(a, b)| a == b)).then_some(parts.len())
         };
         for m in &self.mods {
             match m {
-                Mod::Lit(s) => at += takes(at, s).ok_or_else(|| format!("expected `{s}`"))?,
+                Mod::Lit(s) => at = at.saturating_add(takes(at, s).ok_or_else(|| format!("expected `{s}`"))?),
                 Mod::Flag { name, field, when } => match takes(at, name) {
                     Some(n) => {
-                        at += n;
+                        at = at.saturating_add(n);
                         e.put(field, *when)?;
                     }
-                    None => e.put(field, 1 - *when)?,
+                    // A flag's field is one bit: `when` is 0 or 1 (the table).
+                    None => e.put(field, *when ^ 1)?,
                 },
                 Mod::Enum { table, field } => {
                     let best = table
@@ -363,7 +366,7 @@ impl Form {
                         .max_by_key(|x| x.0);
                     match best {
                         Some((n, v)) => {
-                            at += n;
+                            at = at.saturating_add(n);
                             e.put(field, v)?;
                         }
                         None => {
@@ -377,8 +380,10 @@ impl Form {
                 Mod::Fixed { .. } | Mod::Forbid { .. } => {}
             }
         }
-        if at < mods.len() {
-            return Err(format!("unexpected modifier `.{}`", mods[at..].join(".")));
+        if let Some(rest) = mods.get(at..)
+            && !rest.is_empty()
+        {
+            return Err(format!("unexpected modifier `.{}`", rest.join(".")));
         }
         Ok(())
     }
@@ -391,19 +396,18 @@ impl Form {
         addr: u32,
         resolve: &dyn Fn(&str) -> Option<u32>,
     ) -> Result<(), String> {
-        let mut k = 0;
-        let mut opt_idx = 0;
+        let mut texts = texts.iter();
+        let mut opt_idx = 0u32;
         for o in &self.operands {
             if o.optional {
-                let skipped = skip_mask >> opt_idx & 1 == 1;
-                opt_idx += 1;
+                let skipped = skip_mask.checked_shr(opt_idx).unwrap_or(0) & 1 == 1;
+                opt_idx = opt_idx.saturating_add(1);
                 if skipped {
                     put_default(o, e)?;
                     continue;
                 }
             }
-            let text = &texts[k];
-            k += 1;
+            let text = texts.next().ok_or("too few operands")?;
             encode_operand(o, text, e, addr, resolve).map_err(|m| format!("operand `{text}`: {m}"))?;
         }
         Ok(())

@@ -5,6 +5,9 @@
 //! The encoder reads the listing ([`crate::sass::text`]) that the printer writes, so that
 //! what is encoded is exactly what the listing shows, and the same path assembles a
 //! listing edited by hand (`ptx2sass asm`). [`decode`] is its inverse (`ptx2sass disasm`).
+// Listings (`asm`) and cubins (`disasm`) are hostile input: no panicking shortcuts here
+// (issue 20, docs/fuzzing.md "No-panic discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 pub mod disasm;
 pub mod field;
@@ -72,7 +75,7 @@ pub fn forms() -> &'static Table {
             by_opcode.entry(f.opcode.clone()).or_default().push(k);
         }
         let mut decode_order: Vec<usize> = (0..forms.len()).collect();
-        decode_order.sort_by_key(|&k| std::cmp::Reverse(forms[k].mask.count_ones()));
+        decode_order.sort_by_key(|&k| std::cmp::Reverse(forms.get(k).map_or(0, |f| f.mask.count_ones())));
         Table { forms, by_opcode, decode_order }
     })
 }
@@ -81,7 +84,7 @@ pub fn forms() -> &'static Table {
 /// matches (printed `.word` by the disassembler).
 pub fn decode(w: u64, addr: u32) -> Option<Decoded> {
     let t = forms();
-    t.decode_order.iter().map(|&k| &t.forms[k]).find(|f| f.matches(w)).map(|f| f.decode(w, addr))
+    t.decode_order.iter().filter_map(|&k| t.forms.get(k)).find(|f| f.matches(w)).map(|f| f.decode(w, addr))
 }
 
 /// Encodes one instruction at byte address `addr`. Errors name the reason the closest
@@ -92,8 +95,8 @@ pub fn encode(i: &AsmInstr, addr: u32, resolve: &dyn Fn(&str) -> Option<u32>) ->
         return Err(format!("unknown opcode `{}`", i.opcode));
     };
     let mut errs = vec![];
-    for &k in ks {
-        match t.forms[k].encode(i, addr, resolve) {
+    for f in ks.iter().filter_map(|&k| t.forms.get(k)) {
+        match f.encode(i, addr, resolve) {
             Ok(x) => return Ok(x),
             Err(e) => errs.push(e),
         }
@@ -187,7 +190,10 @@ pub struct EncodeError {
 
 /// Byte address of instruction `k` of a function: a control word before every three.
 pub fn address(k: usize) -> u32 {
-    (8 * (k + k / 3 + 1)) as u32
+    // k + k/3 + 1 words of 8 bytes; beyond 4 GiB (no real listing) it stays at u32::MAX,
+    // which no instruction's `/*addr*/` matches.
+    let words = k.saturating_add(k / 3).saturating_add(1);
+    u32::try_from(words.saturating_mul(8)).unwrap_or(u32::MAX)
 }
 
 /// Encodes one function of a listing. Instructions must sit at their natural addresses
@@ -233,8 +239,9 @@ pub fn encode_function(f: &TextFunction) -> Result<Code, Vec<EncodeError>> {
     while !words.len().is_multiple_of(3) || !(words.len() / 3).is_multiple_of(2) {
         words.push((NOP_WORD, NOP_CTRL));
     }
-    for b in words.chunks(3) {
-        let ctrl = b[0].1 | b[1].1 << 21 | b[2].1 << 42;
+    for b in words.chunks_exact(3) {
+        // Slot k's 21 control bits at bit 21k (§2).
+        let ctrl = b.iter().zip([0, 21, 42]).fold(0u64, |c, (&(_, f), at)| c | f.checked_shl(at).unwrap_or(0));
         code.bytes.extend_from_slice(&ctrl.to_le_bytes());
         for (w, _) in b {
             code.bytes.extend_from_slice(&w.to_le_bytes());
@@ -298,7 +305,7 @@ fn crs_regions(code: &mut Code, f: &TextFunction) {
             "SYNC" | "BRK" => {
                 let ssy = i.opcode == "SYNC";
                 if let Some(&(t, _)) = open.iter().rev().find(|r| r.1 == ssy) {
-                    code.sync_targets.push((a, if t % 32 == 8 { t - 8 } else { t }));
+                    code.sync_targets.push((a, if t % 32 == 8 { t.saturating_sub(8) } else { t }));
                 }
             }
             _ => {}
@@ -312,11 +319,11 @@ fn note(code: &mut Code, i: &TextInstr, addr: u32) {
         "JMX" => code.indirect_calls.push(addr),
         "S2R" if i.operands.get(1).is_some_and(|o| o.starts_with("SR_CTAID")) => {
             code.s2r_ctaid.push(addr);
-            code.ctaid_z |= i.operands[1] == "SR_CTAID.Z";
+            code.ctaid_z |= i.operands.get(1).is_some_and(|o| o == "SR_CTAID.Z");
         }
         "BAR" => {
             if let Some(id) = i.operands.first().and_then(|o| form::parse_int(o)) {
-                code.barriers = code.barriers.max(id as u32 + 1);
+                code.barriers = code.barriers.max((id as u32).saturating_add(1));
             }
         }
         _ => {}
@@ -324,4 +331,5 @@ fn note(code: &mut Code, i: &TextInstr, addr: u32) {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 mod tests;

@@ -107,8 +107,8 @@ pub fn parse_int(s: &str) -> Option<i64> {
         Some(b) => (true, b),
         None => (false, s.strip_prefix('+').unwrap_or(s)),
     };
-    let v = parse_u64(body)? as i128;
-    let v = if neg { -v } else { v };
+    let v = i128::from(parse_u64(body)?);
+    let v = if neg { v.checked_neg()? } else { v };
     i64::try_from(v).ok()
 }
 
@@ -235,7 +235,7 @@ pub fn parse_reg(s: &str) -> Option<u64> {
 }
 
 fn hex(v: i64) -> String {
-    if v < 0 { format!("-0x{:x}", -(v as i128)) } else { format!("0x{v:x}") }
+    if v < 0 { format!("-0x{:x}", v.unsigned_abs()) } else { format!("0x{v:x}") }
 }
 
 /// nvdisasm's float spelling through our printer's (`float_text`), keeping a NaN's sign.
@@ -278,7 +278,8 @@ pub(super) fn put_default(o: &Operand, e: &mut Enc) -> Result<(), String> {
 /// offset (14 bits of words): nvdisasm prints `c[0x3][-0x15a4]` for byte 0xea5c
 /// (`ptxas-sm50-findings.md` §6).
 fn cbuf_parts(w: u64) -> (u64, i64) {
-    ((w >> 34) & 0x1f, (((w >> 20) & 0x3fff) * 4) as u16 as i16 as i64)
+    // The 14-bit word offset at bit 20, in bytes: bits 18..33 with the low two clear.
+    ((w >> 34) & 0x1f, ((w >> 18) & 0xfffc) as u16 as i16 as i64)
 }
 
 pub(super) fn decode_operand(o: &Operand, w: u64, addr: u32) -> (String, Option<u32>) {
@@ -287,7 +288,7 @@ pub(super) fn decode_operand(o: &Operand, w: u64, addr: u32) -> (String, Option<
     let body = match &o.core {
         Core::Reg(f, k) => {
             let r = f.get(w);
-            if r == 255 { "RZ".into() } else { reg_name(r + *k as u64) }
+            if r == 255 { "RZ".into() } else { reg_name(r.saturating_add(*k as u64)) }
         }
         Core::Pred(f) => pred_name(f.get(w)),
         Core::CBuf(space) => {
@@ -307,10 +308,12 @@ pub(super) fn decode_operand(o: &Operand, w: u64, addr: u32) -> (String, Option<
         }
         Core::Target => {
             let off = Field::at(20, 24).get_signed(w);
-            let t = (addr as i64 + 8 + off) as u32;
+            // Relative to the next instruction; addresses are modulo 2^32 (a 24-bit offset
+            // from an address near 0 prints as 0xfffffff0).
+            let t = i64::from(addr).saturating_add(8).saturating_add(off) as u32;
             // ptxas targets a bundle's first instruction through the bundle's own address
             // (its control word, §3); the listing names the instruction.
-            let t = if t.is_multiple_of(32) { t + 8 } else { t };
+            let t = if t.is_multiple_of(32) { t.wrapping_add(8) } else { t };
             target = Some(t);
             format!("0x{t:x}")
         }
@@ -321,7 +324,9 @@ pub(super) fn decode_operand(o: &Operand, w: u64, addr: u32) -> (String, Option<
         Core::Mem(b, off, unit, signed) => {
             let base = b.get(w);
             // Without a base register nvdisasm prints the offset field unsigned (`[0xa05f7a]`).
-            let o = if *signed && base != 255 { off.get_signed(w) } else { off.get(w) as i64 } * *unit as i64;
+            let o = if *signed && base != 255 { off.get_signed(w) } else { off.get(w) as i64 };
+            // A field of at most 24 bits times a unit of at most 16: no saturation.
+            let o = o.saturating_mul(*unit as i64);
             if base == 255 {
                 if o == 0 { "[RZ]".into() } else { format!("[{}]", hex(o as i32 as u32 as i64)) }
             } else if o == 0 {
@@ -485,7 +490,7 @@ pub(super) fn encode_operand(
             let v = match (r, *k) {
                 (255, 0) => 255,
                 (255, _) => return Err("RZ cannot hold the data of CAS (its pair is Rb, Rb+1)".into()),
-                _ => r.checked_sub(*k as u64).filter(|v| v + (*k as u64) < 255).ok_or("register out of range")?,
+                _ => r.checked_sub(*k as u64).filter(|_| r < 255).ok_or("register out of range")?,
             };
             e.put(f, v)
         }
@@ -534,11 +539,11 @@ pub(super) fn encode_operand(
             // A bundle's first instruction is reached through the bundle's address, as
             // ptxas encodes it (`sm50-encoding-and-cubin.md` §3: 0 of 435 ptxas branches
             // target `addr % 32 == 8`; a self-branch in slot 0 has offset -16).
-            let t = if t.rem_euclid(32) == 8 { t - 8 } else { t };
-            let off = t - (addr as i64 + 8);
-            if !(-(1 << 23)..(1 << 23)).contains(&off) {
+            let t = if t.rem_euclid(32) == 8 { t.checked_sub(8) } else { Some(t) };
+            let off = t.and_then(|t| t.checked_sub(i64::from(addr))).and_then(|o| o.checked_sub(8));
+            let Some(off) = off.filter(|o| (-(1 << 23)..(1 << 23)).contains(o)) else {
                 return Err("branch target out of range".into());
-            }
+            };
             e.put(&Field::at(20, 24), off as u64 & 0xff_ffff)
         }
         Core::SReg => {
@@ -547,16 +552,15 @@ pub(super) fn encode_operand(
         }
         Core::Mem(b, off, unit, signed) => {
             let (base, o) = parse_mem(body).ok_or("expected an address [Ra+imm]")?;
-            if o % *unit as i64 != 0 {
+            let Some(words) = o.checked_div(*unit as i64).filter(|_| o.checked_rem(*unit as i64) == Some(0)) else {
                 return Err(format!("offset must be a multiple of {unit}"));
-            }
+            };
             if !*signed && o < 0 {
                 return Err("this offset is unsigned".into());
             }
             e.put(b, base)?;
-            let words = o / *unit as i64;
             // An absolute address (no base) may be written as the field's unsigned value.
-            let unsigned = !*signed || (base == 255 && words >= 0 && words >> off.width() == 0);
+            let unsigned = !*signed || (base == 255 && words >= 0 && words.checked_shr(off.width()).unwrap_or(0) == 0);
             e.put(off, int_field(words, off.width(), !unsigned)?)
         }
         Core::Ldc => {
@@ -611,16 +615,16 @@ fn int_field(v: i64, width: u32, signed: bool) -> Result<u64, String> {
     if width == 32 && (-(1i64 << 31)..(1i64 << 32)).contains(&v) {
         return Ok(v as u64 & m);
     }
-    let v = if signed && width < 32 && (1i64 << 31..1i64 << 32).contains(&v) { v - (1i64 << 32) } else { v };
+    // In i128, 2^width for the table's widths (at most 64) and the sums below are exact.
+    let pow = |k: u32| 1i128.checked_shl(k).unwrap_or(i128::MAX);
+    let (half, v) = (pow(width.saturating_sub(1)), i128::from(v));
+    let v = if signed && width < 32 && (pow(31)..pow(32)).contains(&v) { v.saturating_sub(pow(32)) } else { v };
     // A negative value for a wide unsigned field (`IADD3 R3, R3, -0x4, ..`, printed
     // `0xffffc` by nvdisasm) is its two's complement.
-    let v = if !signed && width >= 20 && v < 0 && v >= -(1i64 << (width - 1)) { v + (1i64 << width) } else { v };
-    let ok = if signed {
-        (-(1i64 << (width - 1))..(1i64 << (width - 1))).contains(&v)
-    } else {
-        (0..(1i64 << width)).contains(&v)
-    };
-    if ok { Ok(v as u64 & m) } else { Err(format!("{} does not fit {width} bits", hex(v))) }
+    let v =
+        if !signed && width >= 20 && v < 0 && v >= half.saturating_neg() { v.saturating_add(pow(width)) } else { v };
+    let ok = if signed { (half.saturating_neg()..half).contains(&v) } else { (0..pow(width)).contains(&v) };
+    if ok { Ok(v as u64 & m) } else { Err(format!("{} does not fit {width} bits", hex(v as i64))) }
 }
 
 fn parse_cbuf(s: &str) -> Option<(u64, i64)> {
@@ -641,7 +645,7 @@ fn parse_mem(s: &str) -> Option<(u64, i64)> {
     } else {
         // `[0x8]`: an absolute offset printed as an unsigned 32-bit pattern.
         let v = parse_int(inner)?;
-        let v = if (1i64 << 31..1i64 << 32).contains(&v) { v - (1i64 << 32) } else { v };
+        let v = if (1i64 << 31..1i64 << 32).contains(&v) { v.checked_sub(1i64 << 32)? } else { v };
         Some((255, v))
     }
 }
