@@ -19,6 +19,7 @@ pub mod cc;
 pub mod defuse;
 pub mod dom;
 pub mod dot;
+pub mod edit;
 pub mod guards;
 pub mod liveness;
 pub mod verify;

@@ -24,9 +24,9 @@ pub fn remove_unreachable(f: &mut Function) {
         }
     }
     let dead: Vec<BlockId> = f.layout.iter().copied().filter(|b| !seen.contains(b)).collect();
-    for b in dead {
-        f.cfg.remove_node(b);
-    }
+    // In bulk: one by one, each dead block's edge into a join walks the join's whole
+    // incoming list (quadratic on a join of many predecessors).
+    crate::ir::edit::remove_blocks(f, &dead);
     f.layout.retain(|b| seen.contains(b));
 }
 
@@ -54,6 +54,9 @@ fn is_exit_block(f: &Function, b: BlockId) -> bool {
 
 /// Replaces branches to exit-only blocks by (predicated) `EXIT`. Run before SSA.
 pub fn thread_exits(f: &mut Function) {
+    // Branches to the exit are removed in bulk at the end (one by one, each walks the exit
+    // block's whole incoming list: quadratic on many branches to one exit).
+    let mut gone = vec![];
     for b in f.layout.clone() {
         let Some(term) = f.cfg[b].instrs.last().cloned() else {
             continue;
@@ -72,19 +75,20 @@ pub fn thread_exits(f: &mut Function) {
         match term.guard {
             None => {
                 f.cfg[b].instrs[n - 1] = Instr::new(Op::Exit, vec![], vec![]);
-                f.cfg.remove_edge(taken);
+                gone.push(taken);
             }
             Some(g) => {
                 // `@P EXIT`, then continue to the fall-through block.
                 let (_, ft) = f.cfg.edge_endpoints(edges[1]).expect("edge");
                 f.cfg[b].instrs[n - 1] = Instr::new(Op::Exit, vec![], vec![]).guarded(g.pred, g.neg);
                 f.cfg[b].push(Instr::new(Op::Bra, vec![], vec![Src::label(ft.index() as u32)]), origin);
-                f.cfg.remove_edge(taken);
+                gone.push(taken);
                 let e = edges[1];
                 f.cfg[e].kind = EdgeKind::Taken;
             }
         }
     }
+    crate::ir::edit::remove_edges(f, &gone);
     remove_unreachable(f);
 }
 
@@ -94,6 +98,7 @@ pub fn split_critical_edges(f: &mut Function) {
     // New blocks: after their source in the layout (fall-through edges), or at the end.
     let mut after: Vec<Option<BlockId>> = vec![None; petgraph::visit::NodeIndexable::node_bound(&f.cfg)];
     let mut at_end = vec![];
+    let mut split = vec![];
     // Predecessor counts, counted once (a split replaces an edge into `t` by another:
     // the counts stay exact; counting per edge was quadratic on a join of many branches).
     let mut preds = vec![0usize; petgraph::visit::NodeIndexable::node_bound(&f.cfg)];
@@ -116,9 +121,7 @@ pub fn split_critical_edges(f: &mut Function) {
             let mid = f.new_block("");
             let origin = f.cfg[b].origins.last().copied().unwrap_or_default();
             f.cfg[mid].push(Instr::new(Op::Bra, vec![], vec![Src::label(t.index() as u32)]), origin);
-            f.cfg.remove_edge(e);
-            f.cfg.add_edge(b, mid, crate::ir::Edge { kind, args: vec![] });
-            f.cfg.add_edge(mid, t, crate::ir::Edge { kind: EdgeKind::Taken, args: vec![] });
+            split.push((e, b, mid, t, kind));
             if kind == EdgeKind::Fallthrough {
                 after[b.index()] = Some(mid);
             } else {
@@ -128,6 +131,14 @@ pub fn split_critical_edges(f: &mut Function) {
                 at_end.push(mid);
             }
         }
+    }
+    // The edges are replaced in bulk: removed one by one, each walks its target's whole
+    // incoming list (quadratic on a join of many branches).
+    let gone: Vec<_> = split.iter().map(|s| s.0).collect();
+    crate::ir::edit::remove_edges(f, &gone);
+    for (_, b, mid, t, kind) in split {
+        f.cfg.add_edge(b, mid, crate::ir::Edge { kind, args: vec![] });
+        f.cfg.add_edge(mid, t, crate::ir::Edge { kind: EdgeKind::Taken, args: vec![] });
     }
     let mut layout = Vec::with_capacity(f.layout.len() + at_end.len());
     for &b in &f.layout {

@@ -189,7 +189,14 @@ impl<'f> Adapter<'f> {
                 edges.iter().map(|e| Block::new(index[f.cfg.edge_endpoints(*e).expect("edge").1.index()])).collect(),
             );
             a.args.push(edges.iter().map(|e| f.cfg[*e].args.iter().filter_map(|v| sel.vreg(*v)).collect()).collect());
-            a.preds.push(f.preds(b).iter().map(|p| Block::new(index[p.index()])).collect());
+            // Predecessors latest first (in reverse postorder): regalloc2 0.15's dominator
+            // computation (Cooper-Harvey-Kennedy, `domtree::calculate`) starts from the first
+            // processed predecessor and walks each further one up to the common dominator found
+            // so far; in the program's order, a join of many branches of one chain (`setp`/`@p
+            // bra` to one label) walks the whole chain per predecessor: quadratic.
+            let mut preds: Vec<Block> = f.preds(b).iter().map(|p| Block::new(index[p.index()])).collect();
+            preds.sort_unstable_by(|x, y| y.cmp(x));
+            a.preds.push(preds);
             a.params.push(f.cfg[b].params.iter().filter_map(|v| sel.vreg(*v)).collect());
         }
         a
@@ -260,5 +267,37 @@ impl Adapter<'_> {
     fn is_last(&self, insn: Inst) -> bool {
         let (b, k) = self.insts[insn.index()];
         k + 1 == self.f.cfg[b].instrs.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Edge, EdgeKind};
+    use regalloc2::Function as _;
+
+    /// A chain of blocks, each branching to one join (`setp`/`@p bra` to one exit label):
+    /// the join's predecessors go to regalloc2 latest first, which keeps its dominator
+    /// computation linear (first-listed in program order, each further predecessor walks the
+    /// chain back to the first: 5 * 10^7 steps at 10,000 links).
+    #[test]
+    fn join_predecessors_latest_first() {
+        let mut f = Function::new("chain", crate::ptx::ast::FuncKind::Entry);
+        let join = f.new_block("join");
+        let mut prev = f.entry;
+        for k in 0..50 {
+            let link = f.new_block(format!("l{k}"));
+            f.cfg.add_edge(prev, link, Edge { kind: EdgeKind::Fallthrough, args: vec![] });
+            let mid = f.new_block(format!("m{k}"));
+            f.cfg.add_edge(link, mid, Edge { kind: EdgeKind::Taken, args: vec![] });
+            f.cfg.add_edge(mid, join, Edge { kind: EdgeKind::Taken, args: vec![] });
+            prev = link;
+        }
+        f.cfg.add_edge(prev, join, Edge { kind: EdgeKind::Fallthrough, args: vec![] });
+        let a = Adapter::new(&f, File::Gpr, None);
+        let j = Block::new(a.blocks.iter().position(|&b| b == join).expect("join numbered"));
+        let preds = a.block_preds(j);
+        assert_eq!(preds.len(), 51);
+        assert!(preds.windows(2).all(|w| w[0] > w[1]), "{preds:?}");
     }
 }

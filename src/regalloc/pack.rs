@@ -170,6 +170,41 @@ fn split_webs(f: &mut Function) {
     f.ssa = false;
 }
 
+/// Conflict lists per web, (other web, my component mask, its component mask), compacted
+/// (sorted, duplicates removed) whenever one doubles: the same pair is found at many
+/// places (every block both webs are live into), and kept uncompacted the lists held
+/// O(blocks * live^2) entries (nested-loops 40k: 700 MB).
+struct Conflicts {
+    lists: Vec<Vec<(u32, u8, u8)>>,
+    /// Length after which a list is compacted next.
+    caps: Vec<usize>,
+}
+
+impl Conflicts {
+    fn new(n: usize) -> Conflicts {
+        Conflicts { lists: vec![vec![]; n], caps: vec![64; n] }
+    }
+
+    fn push(&mut self, a: u32, c: (u32, u8, u8)) {
+        let (l, cap) = (&mut self.lists[a as usize], &mut self.caps[a as usize]);
+        l.push(c);
+        if l.len() >= *cap {
+            l.sort_unstable();
+            l.dedup();
+            *cap = (2 * l.len()).max(64);
+        }
+    }
+
+    /// The lists, sorted and without duplicates.
+    fn finish(mut self) -> Vec<Vec<(u32, u8, u8)>> {
+        for l in self.lists.iter_mut() {
+            l.sort_unstable();
+            l.dedup();
+        }
+        self.lists
+    }
+}
+
 /// Colors the slots of `f` and rewrites its operands to physical registers; `frame` keeps
 /// R1 free for the frame pointer.
 pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result<(), String> {
@@ -242,13 +277,13 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
     let (_, live_out) = crate::ir::liveness::explore(&preds, 4 * n, ue, defs, vec![], vec![]);
     // Conflicts: (other web, my component mask, its component mask): no register may hold
     // one of my masked components and one of its masked components.
-    let mut adj: Vec<Vec<(u32, u8, u8)>> = vec![vec![]; n];
+    let mut adj = Conflicts::new(n);
     let mut prefs: Vec<Vec<(u32, i32)>> = vec![vec![]; n]; // (partner, register offset)
     let full = |v: u32| ((1u32 << width(v)) - 1) as u8;
-    let add = |a: u32, am: u8, b: u32, bm: u8, adj: &mut Vec<Vec<(u32, u8, u8)>>| {
+    let add = |a: u32, am: u8, b: u32, bm: u8, adj: &mut Conflicts| {
         if a != b {
-            adj[a as usize].push((b, am, bm));
-            adj[b as usize].push((a, bm, am));
+            adj.push(a, (b, am, bm));
+            adj.push(b, (a, bm, am));
         }
     };
     // Where the calling convention wants a web (an argument or result word of a call,
@@ -385,10 +420,7 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
             }
         }
     }
-    for a in adj.iter_mut() {
-        a.sort_unstable();
-        a.dedup();
-    }
+    let adj = adj.finish();
     // Greedy coloring: webs live across calls first, widest first, then in order of
     // number (slot order first).
     let mut order: Vec<u32> = used.iter().collect();
@@ -556,4 +588,25 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
     }
     f.vregs.clear();
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Conflicts;
+
+    /// A pair found again at every block both webs are live into is stored about once:
+    /// memory in the number of distinct conflicts, not in the number of findings.
+    #[test]
+    fn repeated_conflicts_are_stored_once() {
+        let mut c = Conflicts::new(3);
+        for k in 0..100_000u32 {
+            c.push(0, (1 + k % 2, 1, 1));
+            c.push(1, (0, 1, 1 << (k % 4)));
+            assert!(c.lists[0].len() <= 64 && c.lists[1].len() <= 64);
+        }
+        let lists = c.finish();
+        assert_eq!(lists[0], vec![(1, 1, 1), (2, 1, 1)]);
+        assert_eq!(lists[1], vec![(0, 1, 1), (0, 1, 2), (0, 1, 4), (0, 1, 8)]);
+        assert!(lists[2].is_empty());
+    }
 }
