@@ -168,6 +168,12 @@ pub struct Lowerer<'a> {
     /// A device function's return values: (slot of a `.param` return, or the `.reg` name;
     /// the declaration), in order.
     pub ret_bindings: Vec<(Option<u32>, crate::ptx::ast::ParamDecl)>,
+    /// A device function whose return values go through memory: the register holding
+    /// the buffer's address (arrives in `R4`, `sass::abi::RET_ADDRESS_REG`).
+    pub ret_address: Option<Reg>,
+    /// The buffer in this function's frame that calls returning through memory share:
+    /// (byte offset in the `.local` area, size in bytes).
+    pub ret_buffer: Option<(u32, u32)>,
     /// `.callprototype`s declared so far, by (scoped) label.
     pub protos: HashMap<String, crate::ptx::ast::CallPrototype>,
     /// The label of the statement just lowered, if it was one (a `.callprototype` after
@@ -230,6 +236,8 @@ impl<'a> Lowerer<'a> {
             slot_sizes: HashMap::new(),
             ret_block: None,
             ret_bindings: vec![],
+            ret_address: None,
+            ret_buffer: None,
             protos: HashMap::new(),
             last_label: None,
             slow_paths: Default::default(),

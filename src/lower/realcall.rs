@@ -10,8 +10,13 @@
 //! operands; register allocation places them (`regalloc::calls`).
 //!
 //! Checks at the call, each a diagnostic: the callee exists and is a function, the
-//! argument and return lists have the callee's (or the prototype's) lengths, each
-//! argument has its parameter's size, and returned values fit the registers (48 bytes).
+//! argument and return lists have the callee's (or the prototype's) lengths and each
+//! argument has its parameter's size.
+//!
+//! Return values over 48 bytes go through memory (`sass::abi::returns_in_memory`): the
+//! caller passes the address of a buffer in its frame in R4 ([`Lowerer::return_buffer`])
+//! and loads the words after the call; the callee stores them through that address
+//! before `RET`.
 
 use super::ctx::{LResult, Lowerer, PtxReg, VarLoc};
 use crate::diag::Diag;
@@ -20,7 +25,7 @@ use crate::ptx::ast::{self, Operand, ParamDecl};
 use crate::ptx::types::{ScalarType, StateSpace};
 use crate::sass::abi::{self, AbiLoc, ParamShape};
 use crate::sass::instr::{Dst, Instr, PT, Reg, RegRef, Src, SymPart};
-use crate::sass::op::{BoolOp, Cmp, Op};
+use crate::sass::op::{BoolOp, Cmp, MemMods, MemSize, Op};
 
 /// The calling-convention shape of a parameter: `.param` ones by size and alignment,
 /// `.reg` ones a whole number of words (a predicate or sub-word register takes one).
@@ -240,32 +245,45 @@ impl Lowerer<'_> {
         args: &[Operand],
         ret_ops: &[Operand],
     ) -> LResult<()> {
-        let (arg_locs, stack_bytes) = placed(params);
-        let (ret_locs, ret_stack) = placed(rets);
-        if ret_stack > 0 {
-            return self.fail(
-                Diag::error(
-                    i.span,
-                    format!("`{callee}` returns more than {} bytes, which ptx2sass cannot call", abi::MAX_REG_RETURN),
-                )
-                .note("ptxas 11.8 returns such values through memory (docs/abi.md); ptx2sass only in registers"),
-            );
-        }
+        let ret_shapes: Vec<ParamShape> = rets.iter().map(shape).collect();
+        let in_memory = abi::returns_in_memory(&ret_shapes);
+        let (ret_address, arg_locs, stack_bytes) =
+            abi::place_params(&params.iter().map(shape).collect::<Vec<_>>(), in_memory);
         let mut srcs = vec![target];
         let mut locs = vec![];
+        // A return value over 48 bytes: the address of a buffer in the caller's frame
+        // goes first, in R4 (ptxas 11.8 `-c`: `MOV R4, R1` before `JCAL`, the buffer at
+        // the bottom of the frame; `docs/abi.md`).
+        let buffer = match ret_address {
+            Some(loc) => {
+                let (offs, size, align) = abi::memory_return_layout(&ret_shapes);
+                let base = self.return_buffer(size, align, i.span)?;
+                let t = self.tmp(1);
+                self.op(Op::Iadd32i { cc: false, x: false }, Dst::reg(t, 1), vec![Src::r32(Reg::R(1)), Src::imm(base)]);
+                srcs.push(Src::r32(t));
+                locs.push(loc);
+                Some((base, offs))
+            }
+            None => None,
+        };
         for ((p, a), l) in params.iter().zip(args).zip(&arg_locs) {
             let words = self.arg_words(p, a, callee)?;
             srcs.extend(words);
             locs.extend(l.iter().copied());
         }
-        let ret_regs: Vec<u8> = ret_locs
-            .iter()
-            .flatten()
-            .map(|l| match l {
-                AbiLoc::Reg(r) => *r,
-                AbiLoc::Stack(_) => unreachable!("checked above"),
-            })
-            .collect();
+        let ret_regs: Vec<u8> = if in_memory {
+            vec![]
+        } else {
+            let (ret_locs, _) = placed(rets);
+            ret_locs
+                .iter()
+                .flatten()
+                .map(|l| match l {
+                    AbiLoc::Reg(r) => *r,
+                    AbiLoc::Stack(_) => unreachable!("returns_in_memory is false"),
+                })
+                .collect()
+        };
         let words: Vec<Reg> = ret_regs.iter().map(|_| self.tmp(1)).collect();
         let site = self.f.calls.len() as u32;
         self.f.calls.push(CallSite { kind, args: locs, rets: ret_regs, stack_bytes });
@@ -273,9 +291,15 @@ impl Lowerer<'_> {
         // The call clobbers the carry flag: a later carry-in reads PTX's copy of it.
         self.cc_now = None;
         let mut k = 0;
-        for (p, r) in rets.iter().zip(ret_ops) {
+        for (j, (p, r)) in rets.iter().zip(ret_ops).enumerate() {
             let n = shape(p).words() as usize;
-            let ws = words[k..k + n].to_vec();
+            let ws = match &buffer {
+                // The callee stored the value in the buffer: `LDL` each word after the
+                // call (ptxas: `LDL R4, [R1+0x3c]`, `LDL.64 R2, [R1]`), unused ones are
+                // removed later.
+                Some((base, offs)) => (0..n as u32).map(|w| self.load_frame_word(base + offs[j] + 4 * w)).collect(),
+                None => words[k..k + n].to_vec(),
+            };
             k += n;
             let Operand::Name { name, .. } = r else {
                 return self.error(r.span(), "expected a return variable");
@@ -295,16 +319,16 @@ impl Lowerer<'_> {
     /// Starts lowering device function `f` on its own: `Op::Params` defines the incoming
     /// words, parameters and return values are bound, and the block for `RET` is made.
     pub fn begin_device_function(&mut self, f: &ast::Function) -> LResult<()> {
-        let (locs, _) = placed(&f.params);
-        let (ret_locs, ret_stack) = placed(&f.ret_params);
-        if ret_stack > 0 {
-            return self.fail(
-                Diag::error(f.name.span, format!("`{}` returns more than {} bytes", f.name.name, abi::MAX_REG_RETURN))
-                    .note("ptxas 11.8 returns such values through memory (docs/abi.md); ptx2sass only in registers"),
-            );
-        }
+        let ret_shapes: Vec<ParamShape> = f.ret_params.iter().map(shape).collect();
+        let in_memory = abi::returns_in_memory(&ret_shapes);
+        let (ret_address, locs, _) = abi::place_params(&f.params.iter().map(shape).collect::<Vec<_>>(), in_memory);
+        // A return value over 48 bytes arrives as the address of the caller's buffer in
+        // R4 (`abi::RET_ADDRESS_REG`); `finish_device_function` stores through it.
+        let address = ret_address.map(|_| self.tmp(1));
+        self.ret_address = address;
         let words: Vec<Vec<Reg>> = locs.iter().map(|l| l.iter().map(|_| self.tmp(1)).collect()).collect();
-        self.emit(Instr::new(Op::Params, words.iter().flatten().map(|w| Dst::reg(*w, 1)).collect(), vec![]));
+        let dsts = address.iter().chain(words.iter().flatten()).map(|w| Dst::reg(*w, 1)).collect();
+        self.emit(Instr::new(Op::Params, dsts, vec![]));
         for (p, ws) in f.params.iter().zip(&words) {
             self.bind_param_words(p, ws.clone());
         }
@@ -318,17 +342,21 @@ impl Lowerer<'_> {
             }
         }
         self.ret_block = Some(self.f.new_block("ret"));
-        self.f.abi = Some(FuncAbi {
-            params: locs.into_iter().flatten().collect(),
-            rets: ret_locs
+        let rets = if in_memory {
+            vec![]
+        } else {
+            placed(&f.ret_params)
+                .0
                 .into_iter()
                 .flatten()
                 .map(|l| match l {
                     AbiLoc::Reg(r) => r,
-                    AbiLoc::Stack(_) => unreachable!("checked above"),
+                    AbiLoc::Stack(_) => unreachable!("returns_in_memory is false"),
                 })
-                .collect(),
-        });
+                .collect()
+        };
+        self.f.abi =
+            Some(FuncAbi { params: ret_address.into_iter().chain(locs.into_iter().flatten()).collect(), rets });
         Ok(())
     }
 
@@ -344,6 +372,44 @@ impl Lowerer<'_> {
             let slot = self.new_param_slot(&p.name.name, p.alignment(), p.size());
             self.param_words.insert(slot, ws);
         }
+    }
+
+    /// The byte offset in this function's `.local` area of a buffer of `size` bytes
+    /// aligned to `align` for a return value passed through memory. The calls of a
+    /// function share one buffer (each call's value is loaded right after it); a larger
+    /// one is added when needed. The frame (`EIATTR_FRAME_SIZE`, the prologue's
+    /// `IADD32I R1, R1, -frame`) counts it as it counts `.local` variables.
+    fn return_buffer(&mut self, size: u32, align: u32, at: ast::Span) -> LResult<u32> {
+        if let Some((off, have)) = self.ret_buffer
+            && have >= size
+            && off.is_multiple_of(align)
+        {
+            return Ok(off);
+        }
+        let a = u64::from(align);
+        let end = u64::from(self.f.local_bytes).div_ceil(a) * a + u64::from(size);
+        if end > crate::ptx::limits::LOCAL_BYTES {
+            return self.error(
+                at,
+                format!(
+                    "local memory exceeds {} bytes per thread with the buffer for this call's return value",
+                    crate::ptx::limits::LOCAL_BYTES
+                ),
+            );
+        }
+        let off = (end - u64::from(size)) as u32;
+        self.f.local_bytes = end as u32;
+        self.uses_frame = true;
+        self.ret_buffer = Some((off, size));
+        Ok(off)
+    }
+
+    /// `LDL` of the 32-bit word at byte `off` of this function's frame (`[R1+off]`).
+    fn load_frame_word(&mut self, off: u32) -> Reg {
+        let t = self.tmp(1);
+        let a = Src::addr(RegRef::new(Reg::R(1), 1), off as i32);
+        self.emit(Instr::new(Op::Ldl(MemMods::new(MemSize::B32, false)), vec![Dst::reg(t, 1)], vec![a]));
+        t
     }
 
     /// A new `.param` slot for variable `name`.
@@ -380,19 +446,40 @@ impl Lowerer<'_> {
         let Some(b) = self.ret_block else { return };
         self.fallthrough_to(b);
         let mut srcs = vec![];
+        let mut words_of = vec![];
         for (slot, p) in self.ret_bindings.clone() {
             match slot {
                 Some(slot) => {
                     let ws = self.slot_words(slot, shape(&p).size);
-                    srcs.extend(ws);
+                    words_of.push(ws);
                 }
                 None => {
                     let id = ast::Ident { name: p.name.name.clone(), span: p.name.span };
-                    if let Ok(r) = self.ptx_reg(&id) {
-                        srcs.extend(self.reg_words(r));
+                    let ws = match self.ptx_reg(&id) {
+                        Ok(r) => self.reg_words(r),
+                        Err(_) => vec![],
+                    };
+                    words_of.push(ws);
+                }
+            }
+        }
+        match self.ret_address {
+            // Through memory: `STL [R4+off]` of each word the function wrote (ptxas 11.8
+            // `-c` stores only those: `STL [R4], R3; STL [R4+0x4], R7; STL [R4+0x20], R6`).
+            Some(address) => {
+                let shapes: Vec<ParamShape> = self.ret_bindings.iter().map(|(_, p)| shape(p)).collect();
+                let (offs, _, _) = abi::memory_return_layout(&shapes);
+                for (ws, off) in words_of.into_iter().zip(offs) {
+                    for (w, data) in ws.into_iter().enumerate() {
+                        if data == Src::rz() {
+                            continue;
+                        }
+                        let a = Src::addr(RegRef::new(address, 1), (off + 4 * w as u32) as i32);
+                        self.emit(Instr::new(Op::Stl(MemMods::new(MemSize::B32, false)), vec![], vec![a, data]));
                     }
                 }
             }
+            None => srcs.extend(words_of.into_iter().flatten()),
         }
         self.emit(Instr::new(Op::Ret, vec![], srcs));
     }

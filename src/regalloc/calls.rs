@@ -83,6 +83,12 @@ fn local(store: bool, r: u8, off: u32) -> Instr {
     }
 }
 
+/// `STL [R1+off], Rr` with a signed offset.
+fn local_at(r: u8, off: i32) -> Instr {
+    let a = Src::addr(RegRef::new(Reg::R(1), 1), off);
+    Instr::new(Op::Stl(MemMods::new(MemSize::B32, false)), vec![], vec![a, Src::r32(Reg::R(r))])
+}
+
 fn phys(s: &Src) -> u8 {
     match s.kind {
         SrcKind::Reg(RegRef { reg: Reg::R(r), comp, .. }) => r + comp,
@@ -166,9 +172,20 @@ pub fn finish(f: &mut Function, stats: &mut Stats) {
                         out.push(sp_add(-(stack as i32)));
                     }
                     let mut moves = vec![];
+                    // An argument that is the stack pointer itself (the address of a
+                    // `.local` buffer at offset 0, e.g. the buffer of a return value
+                    // passed through memory) means R1 before it is lowered for the stack
+                    // arguments: set after the moves, or stored with R1 raised back.
+                    let mut sp_args = vec![];
                     for (s, loc) in i.srcs[1..].iter().zip(&c.args) {
                         match loc {
+                            AbiLoc::Reg(r) if phys(s) == 1 && stack > 0 => sp_args.push(*r),
                             AbiLoc::Reg(r) => moves.push((*r, Reg::R(phys(s)))),
+                            AbiLoc::Stack(off) if phys(s) == 1 && stack > 0 => {
+                                out.push(sp_add(stack as i32));
+                                out.push(local_at(phys(s), *off as i32 - stack as i32));
+                                out.push(sp_add(-(stack as i32)));
+                            }
                             AbiLoc::Stack(off) => out.push(local(true, phys(s), *off)),
                         }
                     }
@@ -182,6 +199,14 @@ pub fn finish(f: &mut Function, stats: &mut Stats) {
                         }
                     }
                     super::expand::parallel_move(&moves, &mut out);
+                    for r in sp_args {
+                        let add = Op::Iadd32i { cc: false, x: false };
+                        out.push(Instr::new(
+                            add,
+                            vec![Dst::reg(Reg::R(r), 1)],
+                            vec![Src::r32(Reg::R(1)), Src::imm(stack)],
+                        ));
+                    }
                     match c.kind {
                         CallKind::Internal => out.push(Instr::new(Op::Cal, vec![], vec![target])),
                         CallKind::External => out.push(Instr::new(Op::Jcal, vec![], vec![target])),

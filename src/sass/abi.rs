@@ -9,7 +9,10 @@
 //!   parameters (`f(.b32 a, .b64 b, .b64 c, .b32 d)`: `a` R4, `b` R6:R7, `c` R8:R9, `d`
 //!   R5); what does not fit goes on the stack, at the caller's `[R1 + offset]`, offsets
 //!   in declaration order at the parameter's alignment.
-//! * Return values: in the same registers from `R4`, up to 48 bytes (12 words).
+//! * Return values: in the same registers from `R4`, up to 48 bytes (12 words). Larger
+//!   ones go through memory ([`returns_in_memory`]): the caller passes the address of a
+//!   buffer in its frame in `R4`, the parameters start at `R5`, the callee stores the
+//!   value there (`STL [R4+off]`) and the caller loads it after the call.
 //! * Callee-saved: `R2`, `R16..R31`, and from `R32` on every register whose number is 4..7
 //!   modulo 8 (`R36..R39`, `R44..R47`, ...). The others, all predicates and the carry
 //!   flag are caller-saved (clobbered by a call).
@@ -21,6 +24,12 @@ pub const ARG_REGS: u8 = 12;
 /// Largest return value passed in registers, in bytes (ptxas 11.8: a 64-byte return
 /// value goes through memory, its address passed in `R4`).
 pub const MAX_REG_RETURN: u32 = 4 * ARG_REGS as u32;
+
+/// The register holding the address of the buffer a return value over
+/// [`MAX_REG_RETURN`] bytes is stored to (ptxas 11.8 `-c`, a `.func` returning `.b8
+/// r[64]`: the caller `MOV R4, R1` (buffer at the bottom of its frame), the callee `STL
+/// [R4+0x20], R6`).
+pub const RET_ADDRESS_REG: u8 = FIRST_ARG_REG;
 
 /// Where one 32-bit word of a call's arguments or results is passed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -87,6 +96,46 @@ pub fn place(params: &[ParamShape]) -> (Vec<Vec<AbiLoc>>, u32) {
     (out, stack)
 }
 
+/// True when return values of these shapes go through memory: they do not fit the
+/// registers. ptxas 11.8 `-c` returns a 48-byte `.param` struct in `R4..R15`, a 52-,
+/// 64- or 100-byte one through a buffer (frames of the caller 0x38, 0x40, 0x68 bytes).
+pub fn returns_in_memory(rets: &[ParamShape]) -> bool {
+    place(rets).1 > 0
+}
+
+/// The layout of return values in their memory buffer: each one's byte offset (in
+/// declaration order, each at its alignment), the buffer's size and alignment in bytes.
+pub fn memory_return_layout(rets: &[ParamShape]) -> (Vec<u32>, u32, u32) {
+    let mut end = 0u32;
+    let mut align = 4u32;
+    let mut offs = vec![];
+    for r in rets {
+        let a = r.align.clamp(4, 16);
+        align = align.max(a);
+        end = end.div_ceil(a) * a;
+        offs.push(end);
+        end += 4 * r.words();
+    }
+    (offs, end, align)
+}
+
+/// Places a call's parameters ([`place`]); when the return values go through memory
+/// (`ret_address`), `R4` holds the buffer's address first and the parameters start at
+/// `R5` (ptxas 11.8 `-c`, `e1(11 × .b32, .b64, .b32, .b32)` returning `.b8 r[64]`:
+/// `a0..a10` R5..R15, the `.b64` at `[R1]`, the others at `[R1+0x8]`, `[R1+0xc]`).
+/// Returns the address word's location (if any), each parameter's and the stack bytes.
+pub fn place_params(params: &[ParamShape], ret_address: bool) -> (Option<AbiLoc>, Vec<Vec<AbiLoc>>, u32) {
+    if !ret_address {
+        let (locs, stack) = place(params);
+        return (None, locs, stack);
+    }
+    let mut all = vec![ParamShape { size: 4, align: 4 }];
+    all.extend_from_slice(params);
+    let (mut locs, stack) = place(&all);
+    let first = locs.remove(0);
+    (Some(first[0]), locs, stack)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,6 +173,25 @@ mod tests {
         let (p, _) = place(&ps);
         assert_eq!(p[12], [AbiLoc::Stack(0)]);
         assert_eq!(p[13], [AbiLoc::Stack(8), AbiLoc::Stack(12)]);
+    }
+
+    /// ptxas 11.8 `-c`: the 64-byte return's address in R4, `e1`'s parameters after it.
+    #[test]
+    fn memory_returns() {
+        assert!(!returns_in_memory(&[shape(48, 8)]));
+        assert!(returns_in_memory(&[shape(52, 4)]) && returns_in_memory(&[shape(64, 8)]));
+        let mut ps = vec![shape(4, 4); 11];
+        ps.extend([shape(8, 8), shape(4, 4), shape(4, 4)]);
+        let (r, p, s) = place_params(&ps, true);
+        assert_eq!(r, Some(AbiLoc::Reg(4)));
+        assert_eq!(regs(&p[0]), [5]);
+        assert_eq!(regs(&p[10]), [15]);
+        assert_eq!(p[11], [AbiLoc::Stack(0), AbiLoc::Stack(4)]);
+        assert_eq!(p[12], [AbiLoc::Stack(8)]);
+        assert_eq!(p[13], [AbiLoc::Stack(12)]);
+        assert_eq!(s, 16);
+        assert_eq!(memory_return_layout(&[shape(100, 4)]), (vec![0], 100, 4));
+        assert_eq!(memory_return_layout(&[shape(4, 4), shape(8, 8), shape(64, 16)]), (vec![0, 8, 16], 80, 16));
     }
 
     #[test]
