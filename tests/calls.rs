@@ -180,3 +180,37 @@ fn mismatched_argument_types_are_diagnosed() {
     let Err(d) = ptx2sass::driver::compile(&src, &Default::default()) else { panic!("accepted") };
     assert!(d[0].message.contains("argument `%x` (.b32)"), "{}", d[0].message);
 }
+
+/// Sub-word `.param` values wider than their type: the callee stores `st.param.b8/.b16`
+/// of 32-bit registers whose values do not fit (`x * 0x10101 + 0x8070`), the caller reads
+/// them with `ld.param.u8/.s8/.u16/.s16`, which zero- or sign-extend only the stored
+/// bytes (PTX ISA 9.7.9.8 ld). Inlined, the parameter slot held the whole register and the
+/// load read it unextended (an `ld.param.u16` of a stored 0x703b8 gave 0x703b8: found
+/// while testing large return values, `tests/data/open` of that session).
+#[test]
+fn sub_word_params_are_extended_by_the_load() {
+    let funcs = ".func (.param .align 4 .b8 r[8]) f(.param .b8 a, .param .b16 b)\n{\n\
+        .reg .b32 %v<4>;\n ld.param.u8 %v0, [a];\n ld.param.s16 %v1, [b];\n\
+        mad.lo.u32 %v2, %v0, 0x10101, 0x8070;\n\
+        st.param.b8 [r+0], %v2;\n st.param.b8 [r+1], %v2;\n st.param.b16 [r+2], %v2;\n\
+        st.param.b16 [r+4], %v1;\n st.param.b16 [r+6], %v2;\n ret;\n}";
+    let body = "mad.lo.u32 %r0, %x, 0x1234567, 0x89abcdef;\n\
+        { .param .b8 pa; .param .b16 pb; .param .align 4 .b8 rr[8];\n\
+        st.param.b8 [pa], %r0;\n st.param.b16 [pb], %r0;\n call (rr), f, (pa, pb);\n\
+        ld.param.u8 %r1, [rr+0];\n ld.param.s8 %r2, [rr+1];\n ld.param.u16 %r3, [rr+2];\n\
+        ld.param.s16 %r4, [rr+4];\n ld.param.s16 %r5, [rr+6]; }\n\
+        st.global.v4.u32 [%o], {%r1, %r2, %r3, %r4};\nst.global.u32 [%o+16], %r5;";
+    for (t, out) in run(&kernel(funcs, body)).iter().enumerate() {
+        let r0 = input(t as u32).wrapping_mul(0x1234567).wrapping_add(0x89abcdef);
+        let (a, b) = (r0 & 0xff, r0 as u16 as i16 as i32 as u32);
+        let v2 = a.wrapping_mul(0x10101).wrapping_add(0x8070);
+        let want = [
+            v2 & 0xff,
+            v2 as u8 as i8 as i32 as u32,
+            v2 & 0xffff,
+            b as u16 as i16 as i32 as u32,
+            v2 as u16 as i16 as i32 as u32,
+        ];
+        assert_eq!(out[..5], want, "thread {t}");
+    }
+}

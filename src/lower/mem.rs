@@ -202,7 +202,23 @@ impl Lowerer<'_> {
                 return self.error(i.span, "parameter read with a different size than it was written");
             }
             let n = (ty.bits() / 32).max(1) as u8;
-            self.write_ptx(r, Src::reg(RegRef::new(var, n)), l.ty)?;
+            let mut src = Src::reg(RegRef::new(var, n));
+            if l.ty.bits() < 32 {
+                // A slot holds the whole register an `st.param.b8/.b16` stored; the load
+                // reads only its low bytes, zero- or sign-extended by the load's type (PTX
+                // ISA 9.7.9.8 ld: "sign-extended for signed types, zero-extended for
+                // unsigned and bit-size types"). Without this an inlined `ld.param.u16`
+                // of a stored 0x703b8 read 0x703b8, not 0x03b8.
+                let t = self.tmp(1);
+                let bits = l.ty.bits();
+                self.op(
+                    Op::Bfe { u32: !l.ty.is_signed(), brev: false },
+                    Dst::reg(t, 1),
+                    vec![src, Src::imm(bits << 8)],
+                );
+                src = Src::r32(t);
+            }
+            self.write_ptx(r, src, l.ty)?;
         }
         Ok(())
     }
