@@ -232,10 +232,16 @@ pub fn fix(
         fix_fallthroughs(f);
         return Ok(());
     }
-    // Innermost first: the smallest body.
+    // Innermost first: the smallest body. A landing for a loop with a single exit target
+    // only puts a jump block in front of it (which lets the loop keep a PBK target of its
+    // own, see `plan`); when that target already is a jump-only block, another one changes
+    // nothing the plan sees and the same loop would be chosen again in every round (a
+    // fuzzed `bitonic_sort512`, tests/data/fuzz/reconverge_nonterminating.ptx, ran
+    // 4 * blocks + 64 rounds adding one jump each): such a loop is left to the other fixes.
     if let Some(l) = problems
         .iter()
         .filter_map(|p| if let Problem::LoopExits(h) = p { loop_of(*h) } else { None })
+        .filter(|l| landing_progresses(f, &forest, *l))
         .min_by_key(|l| (forest.loops[*l].body.len(), forest.loops[*l].header.index()))
     {
         add_landing(f, &forest, l, divergent);
@@ -256,6 +262,18 @@ pub fn fix(
             Err(format!("the divergent branch at the end of BB{} does not reach its join (internal error)", b.index()))
         }
         _ => Err("no fix for the reconvergence problems found (internal error)".into()),
+    }
+}
+
+/// False if a landing for loop `l` would change nothing: a single exit target that is
+/// already a jump-only block ([`super::plan::past_jumps`] moves past it).
+fn landing_progresses(f: &Function, forest: &LoopForest, l: usize) -> bool {
+    let mut targets: Vec<BlockId> = forest.exits(f, l).into_iter().map(|(_, s)| s).collect();
+    targets.sort();
+    targets.dedup();
+    match targets.as_slice() {
+        [t] => super::plan::past_jumps(f, *t, &HashSet::new(), &HashSet::new()) == *t,
+        _ => true,
     }
 }
 
