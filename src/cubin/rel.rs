@@ -283,16 +283,7 @@ fn write(parts: &[Part], protos: &Prototypes, e_flags: u32) -> Result<Vec<u8>, S
         }
     }
     for e in &externs {
-        syms.push(SymPlan {
-            name: e.clone(),
-            section: 0,
-            info: (elf::STB_GLOBAL.0 << 4) | elf::STT_FUNC.0,
-            other: 0,
-            value: 0,
-            size: 0,
-            local: false,
-            of: None,
-        });
+        syms.push(SymPlan::undefined_func(e));
     }
     syms.push(sec_sym(".nv.callgraph".into(), callgraph));
     if has_proto {

@@ -79,6 +79,23 @@ pub(super) struct SymPlan {
     pub(super) of: Option<Key>,
 }
 
+impl SymPlan {
+    /// An undefined function called from this file (`GLOBAL FUNC`, section 0, value and
+    /// size 0), as ptxas writes the target of a `JCAL` to another module.
+    pub(super) fn undefined_func(name: &str) -> SymPlan {
+        SymPlan {
+            name: name.to_string(),
+            section: 0,
+            info: (elf::STB_GLOBAL.0 << 4) | elf::STT_FUNC.0,
+            other: 0,
+            value: 0,
+            size: 0,
+            local: false,
+            of: None,
+        }
+    }
+}
+
 /// Section and symbol identities the plan needs to refer to.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub(super) enum Key {
@@ -208,16 +225,7 @@ pub fn write(kernels: &[Kernel], const_bank: &[u8], data: &ModuleData, e_flags: 
         for e in &kernels[k].externs {
             if !externs_done.contains(e) {
                 externs_done.push(e.clone());
-                syms.push(SymPlan {
-                    name: e.clone(),
-                    section: 0,
-                    info: (elf::STB_GLOBAL.0 << 4) | elf::STT_FUNC.0,
-                    other: 0,
-                    value: 0,
-                    size: 0,
-                    local: false,
-                    of: None,
-                });
+                syms.push(SymPlan::undefined_func(e));
             }
         }
         for g in &kernels[k].funcs {

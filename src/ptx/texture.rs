@@ -187,13 +187,18 @@ impl<'a> Words<'a> {
     fn need(&mut self, what: &str, words: &[&str]) -> Option<usize> {
         let k = self.pick(what, words);
         if k.is_none() {
-            self.diags.push(
-                Diag::error(self.instr.opcode.span, format!("`{}` needs a {what}", self.instr.opcode.name))
-                    .label(format!("no {what}"))
-                    .note(format!("one of {}", words.iter().map(|w| format!("`{w}`")).collect::<Vec<_>>().join(", "))),
-            );
+            self.missing(what, words);
         }
         k
+    }
+
+    /// Reports that none of `words` (a required `what`) was given.
+    fn missing(&mut self, what: &str, words: &[&str]) {
+        self.diags.push(
+            Diag::error(self.instr.opcode.span, format!("`{}` needs a {what}", self.instr.opcode.name))
+                .label(format!("no {what}"))
+                .note(format!("one of {}", words.iter().map(|w| format!("`{w}`")).collect::<Vec<_>>().join(", "))),
+        );
     }
 
     /// Claims the first unclaimed word among `words` in source order (for the ordered type
@@ -209,11 +214,7 @@ impl<'a> Words<'a> {
                 return Some(k);
             }
         }
-        self.diags.push(
-            Diag::error(self.instr.opcode.span, format!("`{}` needs a {what}", self.instr.opcode.name))
-                .label(format!("no {what}"))
-                .note(format!("one of {}", words.iter().map(|w| format!("`{w}`")).collect::<Vec<_>>().join(", "))),
-        );
+        self.missing(what, words);
         None
     }
 
