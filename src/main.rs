@@ -164,7 +164,7 @@ enum InlineArg {
     Auto,
 }
 
-impl From<InlineArg> for ptx2sass::lower::callgraph::Inline {
+impl From<InlineArg> for ptx2sass::lower::calls::callgraph::Inline {
     fn from(a: InlineArg) -> Self {
         match a {
             InlineArg::Always => Self::Always,

@@ -12,7 +12,7 @@ mod launches;
 use launches::*;
 use ptx2sass::driver::{self, Emit, Options};
 use ptx2sass::exec;
-use ptx2sass::lower::callgraph::Inline;
+use ptx2sass::lower::calls::callgraph::Inline;
 
 const HEADER: &str = ".version 7.0\n.target sm_50\n.address_size 64\n";
 

@@ -15,7 +15,7 @@
 mod nvidia;
 
 use ptx2sass::driver::{self, Emit, Options};
-use ptx2sass::lower::callgraph::Inline;
+use ptx2sass::lower::calls::callgraph::Inline;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -442,7 +442,7 @@ fn exp64(v: u64) -> i64 {
 
 /// f64 operands (or an operand ratio) outside `2^±960` (not zero, inf or NaN): where
 /// ptxas calls a slow path, which `rcp.approx.ftz.f64` (a bare MUFU estimate) does not
-/// have in ptx2sass (`lower::float`, Limits).
+/// have in ptx2sass (`lower::arith::float`, Limits).
 fn f64_extreme(ops: &[u64]) -> bool {
     let e = |v: u64| {
         let x = exp64(v);
@@ -524,10 +524,10 @@ fn f32_square_root_is_correctly_rounded() {
 #[test]
 fn f64_division_square_root_reciprocal() {
     // Bit-exact over the whole range. The Newton results alone are faithful, not always
-    // correctly rounded (`lower::float`, Limits: the differential test found
+    // correctly rounded (`lower::arith::float`, Limits: the differential test found
     // `1 / (1 - 2^-53)` rounding the wrong way under one MUFU error function), so every
     // form ends with a remainder-sign rounding test; operands or quotients out of the fast
-    // path's range take the slow path (`lower::float_slow`).
+    // path's range take the slow path (`lower::arith::float_slow`).
     let mut forms = vec![];
     for r in DIRECTED {
         forms.push(simple(&format!("div{r}"), "f64", 2));
@@ -548,7 +548,7 @@ fn wide_form(op: &str, n: usize, kind: Kind) -> Form {
 fn f64_division_square_root_reciprocal_full_range() {
     // Subnormal operands and results (rounding up to the smallest normal, down to zero,
     // ties on the subnormal grid), huge operands, overflow in every rounding mode,
-    // quotients of extreme operands: the slow path (`lower::float_slow`), bit-exact, under
+    // quotients of extreme operands: the slow path (`lower::arith::float_slow`), bit-exact, under
     // the simulator's several MUFU error seeds.
     let mut forms = vec![];
     for r in DIRECTED {

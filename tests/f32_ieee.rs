@@ -1,5 +1,5 @@
 //! The IEEE f32 forms `div.{rn,rz,rm,rp}{.ftz}.f32`, `div.full{.ftz}.f32`,
-//! `rcp.{rn,rz,rm,rp}{.ftz}.f32` and `sqrt.{rn,rz,rm,rp}{.ftz}.f32` (`lower::float32`: an
+//! `rcp.{rn,rz,rm,rp}{.ftz}.f32` and `sqrt.{rn,rz,rm,rp}{.ftz}.f32` (`lower::arith::float32`: an
 //! f32 fast path behind `FCHK.DIVIDE` or ptxas's exponent test, a called f64-based slow
 //! path) on both executors, bit for bit: 4096 threads per launch, each on its own operands
 //! drawn from the classes where a fast path goes wrong first (all-ones significands,

@@ -1,7 +1,7 @@
-//! Lowering rules of the float special functions and divisions (`lower::float`): the
+//! Lowering rules of the float special functions and divisions (`lower::arith::float`): the
 //! MUFU sequences ptxas 11.8 uses for the `.approx` forms (observed with `ptxas -arch=sm_50
 //! -O3`), the subnormal scaling of the non-`.ftz` forms, and the shape of the IEEE forms
-//! (`lower::float32`, `lower::float_slow`).
+//! (`lower::arith::float32`, `lower::arith::float_slow`).
 //! Registers are normalized (`R#`, `P#`) as in `tests/lowering_rules.rs`.
 
 #[path = "common/listing.rs"]
@@ -77,7 +77,7 @@ fn f64_reciprocal_estimate_has_a_zero_low_word() {
 
 #[test]
 fn ieee_f32_division_has_an_f32_fast_path_and_an_f64_slow_path() {
-    // `lower::float32`: ptxas's fast path (MUFU, FFMA; FCHK.DIVIDE or ptxas's exponent
+    // `lower::arith::float32`: ptxas's fast path (MUFU, FFMA; FCHK.DIVIDE or ptxas's exponent
     // test), then a CAL of the slow path, which is widened exactly, refined in f64 and
     // rounded once by the requested mode.
     for (op, rnd, guard) in [
@@ -102,7 +102,7 @@ fn ieee_f32_division_has_an_f32_fast_path_and_an_f64_slow_path() {
 #[test]
 fn f64_round_to_nearest_division_ends_with_the_remainder_test() {
     // The fast path: the instructions up to the range test's branch to (or around) the
-    // slow path (`lower::float_slow`), which follows the fast computation as in ptxas.
+    // slow path (`lower::arith::float_slow`), which follows the fast computation as in ptxas.
     let fast = |op: &str| -> Vec<String> {
         let code = sass(&kernel(op));
         let end = code.iter().position(|l| l.starts_with('@') && l.contains(" BRA ")).expect("a range test branch");

@@ -1,6 +1,6 @@
 //! Every `ld`/`st` form of the PTX ISA, generated as the cross product of state space ×
 //! memory-consistency qualifier and scope × cache operator × eviction priority / hint ×
-//! vector × type, is either lowered as `lower::ldst::plan` documents it (access opcode,
+//! vector × type, is either lowered as `lower::mem::ldst::plan` documents it (access opcode,
 //! sizes, cache operator, MEMBAR placement, Plg use, warnings for emulated features) or
 //! rejected with the plan's diagnostic. `docs/lowering.md` carries the same plan as tables
 //! (`lowering_doc_is_current`; refresh with `UPDATE_DOCS=1 cargo test --test ldst_matrix`).
@@ -9,7 +9,7 @@ mod common;
 
 use common::{Batch, Case, HEADER, cases};
 use ptx2sass::ir::{Function, Module};
-use ptx2sass::lower::ldst::{Access, Form, Plan, Space, plan};
+use ptx2sass::lower::mem::ldst::{Access, Form, Plan, Space, plan};
 use ptx2sass::ptx::instr::{LdSt, MemSem, Scope};
 use ptx2sass::ptx::types::{ScalarType, SharedSub, StateSpace};
 use ptx2sass::sass::instr::SrcKind;
@@ -218,8 +218,9 @@ fn every_ld_st_form_is_lowered_or_rejected_as_planned() {
 fn lowering_doc_is_current() {
     let path = "docs/lowering.md";
     let doc = std::fs::read_to_string(path).unwrap();
-    let (begin, end) = ("<!-- ldst-tables:begin (generated from lower::ldst::plan) -->", "<!-- ldst-tables:end -->");
-    let tables = ptx2sass::lower::ldst::doc_tables();
+    let (begin, end) =
+        ("<!-- ldst-tables:begin (generated from lower::mem::ldst::plan) -->", "<!-- ldst-tables:end -->");
+    let tables = ptx2sass::lower::mem::ldst::doc_tables();
     let (a, rest) = doc.split_once(begin).expect("begin marker");
     let (_, b) = rest.split_once(end).expect("end marker");
     let fresh = format!("{a}{begin}\n{tables}\n{end}{b}");
@@ -228,7 +229,7 @@ fn lowering_doc_is_current() {
     } else {
         assert!(
             fresh == doc,
-            "docs/lowering.md is out of date with lower::ldst::plan; run `UPDATE_DOCS=1 cargo test --test ldst_matrix`"
+            "docs/lowering.md is out of date with lower::mem::ldst::plan; run `UPDATE_DOCS=1 cargo test --test ldst_matrix`"
         );
     }
 }

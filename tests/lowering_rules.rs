@@ -217,7 +217,7 @@ fn branches(code: &[String]) -> usize {
         .count()
 }
 
-/// If-conversion (`lower/ifconv.rs`, after ptxas's predicated regions in
+/// If-conversion (`lower/cfg/ifconv.rs`, after ptxas's predicated regions in
 /// `transpose_tiled`): a small guarded region (here divergent) becomes guarded instructions,
 /// with no branch and no SSY/SYNC; its loads and stores carry the guard.
 #[test]
@@ -258,7 +258,7 @@ fn regions_with_barriers_or_many_instructions_keep_the_branch() {
     assert_eq!(count(&long, "SSY"), 1, "{long:#?}");
 }
 
-/// `lower::combine`: two dependent logic operations become one `LOP3.LUT` (xor of three is
+/// `lower::opt::combine`: two dependent logic operations become one `LOP3.LUT` (xor of three is
 /// table 0x96, `(a & b) | c` 0xea), two dependent additions one `IADD3`, with the
 /// parameter `i` (`c[0x0][0x150]`) in the `b` slot; an intermediate read twice stays.
 #[test]

@@ -1,6 +1,6 @@
 //! Lowering rules of the atomic and warp-level instructions (issue 7, sync part): each test
 //! compiles a small kernel and looks for the SASS ptxas 11.8 emits for the same PTX on
-//! sm_50 (observations quoted in `sass::sync`, `lower::atom`, `lower::warp`), registers
+//! sm_50 (observations quoted in `sass::sync`, `lower::mem::atom`, `lower::warp`), registers
 //! normalized (`R#`, `P#`).
 
 #[path = "common/listing.rs"]
@@ -96,7 +96,7 @@ fn shared_atomics_are_atoms_or_cas_loops() {
 #[test]
 fn generic_atomics_split_on_the_shared_window() {
     // ptxas 11.8: LEA/LEA.HI.X window test, `@!P1` → `LOP32I.AND R, R, 0xffffff; ATOMS.ADD`,
-    // else `ATOM.E.ADD`. The two short arms are if-converted (`lower/ifconv.rs`): each
+    // else `ATOM.E.ADD`. The two short arms are if-converted (`lower/cfg/ifconv.rs`): each
     // atomic runs under its side of the window predicate, and a SEL joins the results.
     let code = sass(&kernel("atom.add.u32 %r2, [%rd2], %r1;\nst.global.u32 [%rd1], %r2;"));
     assert_has(&code, "LEA.HI.X P#, R#, R#, RZ, R#");

@@ -19,7 +19,7 @@ mod nvidia;
 
 use common::{Batch, Case, HEADER, Hint, cases};
 use ptx2sass::driver::{self, Emit, Options};
-use ptx2sass::lower::ldst::{Space, plan};
+use ptx2sass::lower::mem::ldst::{Space, plan};
 use ptx2sass::ptx::instr::MemSem;
 use ptx2sass::ptx::types::{ParamSub, ScalarType, SharedSub, StateSpace};
 use std::collections::{BTreeMap, HashMap};

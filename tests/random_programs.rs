@@ -482,7 +482,7 @@ fn inner_loops_in_both_arms_of_an_if_with_a_break() {
 
 /// Every pair of dependent logic operations (`and/or/xor` × `and/or/xor`, the inner result
 /// as first and as second operand of the outer one) and dependent additions, which
-/// `lower::combine` fuses into `LOP3.LUT` and `IADD3`: both executors agree on the values
+/// `lower::opt::combine` fuses into `LOP3.LUT` and `IADD3`: both executors agree on the values
 /// (stored after the generator's outputs, at byte 128 of each thread's slot).
 #[test]
 fn fused_logic_and_additions_keep_their_values() {

@@ -13,7 +13,7 @@ mod launches;
 use launches::*;
 use ptx2sass::driver::{self, Emit, Options};
 use ptx2sass::exec::{self, ExecError};
-use ptx2sass::lower::callgraph::Inline;
+use ptx2sass::lower::calls::callgraph::Inline;
 use ptx2sass::sass::program::Program;
 
 const HEADER: &str = ".version 7.8\n.target sm_50\n.address_size 64\n";

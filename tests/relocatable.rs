@@ -16,7 +16,7 @@ mod nvidia;
 use object::elf;
 use object::read::elf::{FileHeader, Rel as _, SectionHeader, Sym as _};
 use ptx2sass::driver::{self, Emit, Options};
-use ptx2sass::lower::callgraph::Inline;
+use ptx2sass::lower::calls::callgraph::Inline;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;

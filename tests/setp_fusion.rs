@@ -2,7 +2,7 @@
 //! `setp`'s own `.and`/`.or`/`.xor` form lowered as two instructions) becomes one
 //! `ISETP`/`FSETP` using its boolean operand, as ptxas 11.8 writes it
 //! (`ISETP.LT.AND P0, PT, R20, c[0x0][0x148], !P4` in `samples/sgemm_reg.ptx`), not a
-//! comparison followed by a `PSETP` (`lower::combine`). Each kernel runs on both executors
+//! comparison followed by a `PSETP` (`lower::opt::combine`). Each kernel runs on both executors
 //! (64 threads) and the stored flags must equal the values computed here.
 
 #[path = "common/launches.rs"]

@@ -1,4 +1,4 @@
-//! The compiler's placement of `.shared` variables (`lower::shared`) against what ptxas
+//! The compiler's placement of `.shared` variables (`lower::mem::shared`) against what ptxas
 //! 11.8 `-O3 -arch=sm_50` does on the same kernels (offsets read with `cuobjdump -sass`,
 //! sizes with `ptxas -v`): declaration order, one instance per declaration, dynamic shared
 //! memory after all static data rounded to `max(16, .align)`, the 48 KiB limit.

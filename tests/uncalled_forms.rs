@@ -9,7 +9,7 @@
 mod common;
 
 use common::{Case, HEADER, cases, kernel};
-use ptx2sass::lower::ldst::{Space, plan};
+use ptx2sass::lower::mem::ldst::{Space, plan};
 use std::collections::{HashMap, HashSet};
 
 /// The form's kernel turned into a device function with the same parameters.

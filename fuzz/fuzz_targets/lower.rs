@@ -13,9 +13,9 @@ fuzz_target!(|data: &[u8]| {
     let front = ptx::target::Options { allow_newer_target: flags & 1 == 1 };
     let Ok((module, _)) = ptx::parse_with(src, &front) else { return };
     let inline = match flags >> 3 & 3 {
-        1 => lower::callgraph::Inline::Never,
-        2 => lower::callgraph::Inline::Always,
-        _ => lower::callgraph::Inline::Auto,
+        1 => lower::calls::callgraph::Inline::Never,
+        2 => lower::calls::callgraph::Inline::Always,
+        _ => lower::calls::callgraph::Inline::Auto,
     };
     // The reconvergence checker on: a violation is an internal error.
     let opts =

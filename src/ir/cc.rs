@@ -25,7 +25,7 @@
 //! Who relies on what: dead-code elimination keeps a writer while a reader of its value is
 //! live and drops `.CC` from a writer whose value nobody reads (`lower::opt`); address
 //! rewrites that change a writer's sum check that its value has no other reader
-//! (`lower::memopt`); both list-scheduling passes order CC writers and readers as accesses
+//! (`lower::mem::memopt`); both list-scheduling passes order CC writers and readers as accesses
 //! of one register (`sched::list`); register allocation inserts only moves, spill code and
 //! predicate rematerialisation, none of which touches CC, and keeps the links as they are
 //! (the one flag needs no allocation); [`verify`] runs after lowering, after each

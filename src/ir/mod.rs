@@ -92,7 +92,7 @@ pub struct Block {
     /// The block's conditional branch is known warp-uniform (PTX `bra.uni`).
     pub uni: bool,
     /// Rarely executed (the call of an f64 slow path): never if-converted into the path
-    /// every thread runs (`lower::ifconv`).
+    /// every thread runs (`lower::cfg::ifconv`).
     pub cold: bool,
 }
 

@@ -85,10 +85,10 @@ pub struct ModuleLayout {
     pub globals: HashMap<String, ScalarType>,
     /// Alignment in bytes of module variables.
     pub align: HashMap<String, u32>,
-    /// The call graph and inlining facts ([`super::callgraph`]).
-    pub calls: super::callgraph::CallGraph,
+    /// The call graph and inlining facts ([`super::calls::callgraph`]).
+    pub calls: super::calls::callgraph::CallGraph,
     /// The `--inline` mode.
-    pub inline: super::callgraph::Inline,
+    pub inline: super::calls::callgraph::Inline,
     /// Names of the module's functions with bodies (for the diagnostic on taking their
     /// address); one set for all kernels.
     pub func_names: std::collections::HashSet<String>,
@@ -118,8 +118,8 @@ pub struct Lowerer<'a> {
     pub next_slot: u32,
     /// Labels → blocks.
     pub labels: HashMap<String, BlockId>,
-    /// The kernel's shared-memory layout ([`super::shared`]).
-    pub shared: super::shared::SharedLayout,
+    /// The kernel's shared-memory layout ([`super::mem::shared`]).
+    pub shared: super::mem::shared::SharedLayout,
     /// Module layouts.
     pub layout: &'a ModuleLayout,
     /// Prefix for names inside an inlined callee (`""` at top level).
@@ -135,13 +135,13 @@ pub struct Lowerer<'a> {
     /// Calls inlined so far (makes callee name prefixes unique).
     pub inline_count: u32,
     /// What is known about PTX registers' values (space, alignment).
-    pub facts: super::facts::FactTable,
+    pub facts: super::mem::facts::FactTable,
     /// Alignment in bytes of named variables (scoped names).
     pub var_align: HashMap<String, u32>,
     /// sm_70+ features emulated on SPA 5.0 are errors instead of warnings.
     pub deny_emulation: bool,
     /// The IR variable holding PTX's carry flag `CC.CF` as 0 or 1 (PTX ISA 9.7.2), written
-    /// after every carry-out instruction; created on first use ([`super::int`]).
+    /// after every carry-out instruction; created on first use ([`super::arith::int`]).
     pub carry_var: Option<Reg>,
     /// The CC value ([`crate::ir::cc`]) of the last PTX carry-out. A carry-in reads the
     /// flag directly while it still holds this value ([`Lowerer::cc_now`]).
@@ -179,9 +179,9 @@ pub struct Lowerer<'a> {
     /// The label of the statement just lowered, if it was one (a `.callprototype` after
     /// it takes its name).
     pub last_label: Option<String>,
-    /// The f64 slow paths the function calls ([`super::float_slow::SlowPath`]), compiled
+    /// The f64 slow paths the function calls ([`super::arith::float_slow::SlowPath`]), compiled
     /// once per module.
-    pub slow_paths: std::collections::HashSet<super::float_slow::SlowPath>,
+    pub slow_paths: std::collections::HashSet<super::arith::float_slow::SlowPath>,
     /// The register pair holding a `.global` variable's address, per (block, variable),
     /// reused by later accesses in the same block ([`Lowerer::global_var_base`]).
     pub global_bases: HashMap<(BlockId, String), RegRef>,

@@ -8,38 +8,15 @@
 //! elimination, address folding). Calls are inlined or real calls as `callgraph` decides;
 //! the f64 slow paths the functions call are added once (`float_slow`).
 
-pub mod addr;
-pub mod alu;
-pub mod atom;
+pub mod arith;
 pub mod barrier;
-pub mod bits;
-pub mod call;
-pub mod callgraph;
+pub mod calls;
 pub mod cfg;
-pub mod combine;
 pub mod ctx;
-pub mod cvt;
-pub mod div;
-pub mod facts;
-pub mod float;
-pub mod float32;
-pub mod float_slow;
-pub mod globals;
-pub mod hints;
-pub mod ifconv;
-pub mod inline;
-pub mod int;
-pub mod ldst;
 pub mod mem;
-pub mod memopt;
-pub mod mul;
 pub mod opt;
-pub mod realcall;
-pub mod reconverge;
-pub mod shared;
 pub mod ssa;
 pub mod tex;
-pub mod video;
 pub mod warp;
 
 use crate::diag::Diag;
@@ -62,8 +39,8 @@ pub struct Options {
     pub no_opt: bool,
     /// Make every emulated sm_70+ feature (and dropped hint) an error instead of a warning.
     pub deny_emulation: bool,
-    /// Which calls are inlined (`--inline`, [`callgraph::Inline`]).
-    pub inline: callgraph::Inline,
+    /// Which calls are inlined (`--inline`, [`calls::callgraph::Inline`]).
+    pub inline: calls::callgraph::Inline,
     /// Run the reconvergence checker ([`cfg::check`]) on every lowered function and fail
     /// with an internal error if it finds a violation. On by default in debug builds (so
     /// every program compiled in the test suite is checked); the CLI's `--verify` turns
@@ -76,7 +53,7 @@ impl Default for Options {
         Options {
             no_opt: false,
             deny_emulation: false,
-            inline: callgraph::Inline::default(),
+            inline: calls::callgraph::Inline::default(),
             check_reconvergence: cfg!(debug_assertions),
         }
     }
@@ -132,9 +109,9 @@ pub struct Staged {
 pub fn build(m: &ast::Module, opts: &Options) -> Staged {
     use rayon::prelude::*;
     let mut diags = vec![];
-    let placed = globals::place(m, &mut diags);
+    let placed = mem::globals::place(m, &mut diags);
     let mut layout = placed.layout;
-    layout.calls = callgraph::CallGraph::new(m);
+    layout.calls = calls::callgraph::CallGraph::new(m);
     layout.inline = opts.inline;
     // Every function by name, a definition over a declaration.
     let mut funcs: HashMap<&str, &ast::Function> = HashMap::new();
@@ -154,8 +131,8 @@ pub fn build(m: &ast::Module, opts: &Options) -> Staged {
     layout.func_names = funcs.keys().map(|n| n.to_string()).collect();
     // Bounds on what inlining can produce (`inline`): every call counted as inlined, so a
     // function within them stays within them whatever `--inline` decides.
-    let inlined = inline::measure(&funcs);
-    let index = shared::ModuleIndex::new(m);
+    let inlined = calls::inline::measure(&funcs);
+    let index = mem::shared::ModuleIndex::new(m);
     let bodies: Vec<&ast::Function> = m
         .items
         .iter()
@@ -164,11 +141,11 @@ pub fn build(m: &ast::Module, opts: &Options) -> Staged {
             _ => None,
         })
         .collect();
-    let lowered: Vec<(Kernel, HashSet<float_slow::SlowPath>)> = bodies
+    let lowered: Vec<(Kernel, HashSet<arith::float_slow::SlowPath>)> = bodies
         .par_iter()
         .map(|f| {
             let span = f.name.span;
-            if let Some(d) = inline::check(f, &inlined) {
+            if let Some(d) = calls::inline::check(f, &inlined) {
                 return (Kernel { func: None, diags: vec![d], span }, HashSet::new());
             }
             match lower_function(&index, f, &funcs, &layout, opts) {
@@ -178,13 +155,13 @@ pub fn build(m: &ast::Module, opts: &Options) -> Staged {
         })
         .collect();
     let mut kernels = vec![];
-    let mut slow_paths: HashSet<float_slow::SlowPath> = HashSet::new();
+    let mut slow_paths: HashSet<arith::float_slow::SlowPath> = HashSet::new();
     for (k, slow) in lowered {
         kernels.push(k);
         slow_paths.extend(slow);
     }
     // The f64 slow paths the functions call, once each (`float_slow`), in name order.
-    let mut slow_paths: Vec<float_slow::SlowPath> = slow_paths.into_iter().collect();
+    let mut slow_paths: Vec<arith::float_slow::SlowPath> = slow_paths.into_iter().collect();
     slow_paths.sort_by_key(|k| k.name());
     for kind in slow_paths {
         let mut lw = Lowerer::new(Function::new(&kind.name(), FuncKind::Func), &layout);
@@ -207,24 +184,24 @@ pub fn clean_up(st: &mut Staged, opts: &Options) {
 
 fn clean_up_function(func: &mut Function) {
     opt::run(func);
-    let mut again = memopt::reuse_plg(func);
-    while memopt::scaled_index(func) {
+    let mut again = mem::memopt::reuse_plg(func);
+    while mem::memopt::scaled_index(func) {
         again = true;
     }
-    again |= memopt::fuse_generic_add(func);
-    again |= memopt::uniform_loads(func);
+    again |= mem::memopt::fuse_generic_add(func);
+    again |= mem::memopt::uniform_loads(func);
     if again {
         opt::run(func);
     }
-    if combine::run(func) {
+    if opt::combine::run(func) {
         opt::run(func);
     }
-    if ifconv::run(func) {
+    if cfg::ifconv::run(func) {
         opt::run(func);
     }
 }
 
-/// Stage 3: reconvergence points for divergent branches ([`reconverge::insert`]), a value
+/// Stage 3: reconvergence points for divergent branches ([`cfg::reconverge::insert`]), a value
 /// for every undefined predicate ([`ssa::define_undefined_predicates`]), the IR verifier
 /// and (with `opts.check_reconvergence`) the reconvergence checker ([`cfg::check`]) on
 /// every function.
@@ -232,7 +209,7 @@ pub fn reconverge(st: &mut Staged, opts: &Options) {
     use rayon::prelude::*;
     st.kernels.par_iter_mut().for_each(|k| {
         let Some(func) = &mut k.func else { return };
-        let failed = match reconverge::insert(func, k.span).map(|()| ssa::define_undefined_predicates(func)) {
+        let failed = match cfg::reconverge::insert(func, k.span).map(|()| ssa::define_undefined_predicates(func)) {
             Err(d) => Some(d),
             Ok(()) => match ir::verify::verify(func) {
                 Err(e) => Some(Diag::error(k.span, format!("internal error after lowering: {e}"))),
@@ -274,12 +251,12 @@ fn prepare(mut func: Function) -> Function {
 
 /// Lowers one kernel or device function (with its inlined callees) to SSA IR.
 fn lower_function(
-    index: &shared::ModuleIndex,
+    index: &mem::shared::ModuleIndex,
     k: &ast::Function,
     funcs: &HashMap<&str, &ast::Function>,
     layout: &ModuleLayout,
     opts: &Options,
-) -> Result<(Function, Vec<Diag>, std::collections::HashSet<float_slow::SlowPath>), Vec<Diag>> {
+) -> Result<(Function, Vec<Diag>, std::collections::HashSet<arith::float_slow::SlowPath>), Vec<Diag>> {
     let mut lw = Lowerer::new(Function::new(&k.name.name, k.kind), layout);
     lw.f.linkage = match (k.kind, k.linkage) {
         (FuncKind::Entry, _) | (_, ast::Linkage::Visible | ast::Linkage::Extern) => ir::Linkage::Visible,
@@ -290,8 +267,10 @@ fn lower_function(
     // Definitions are counted in the functions that may be inlined into `k` (those it
     // reaches by calls), not in the whole module: one kernel's facts cost what it reaches.
     let reached = layout.calls.reachable(&k.name.name);
-    lw.facts =
-        facts::FactTable::new(k, reached.iter().filter(|n| **n != k.name.name).filter_map(|n| funcs.get(n).copied()));
+    lw.facts = mem::facts::FactTable::new(
+        k,
+        reached.iter().filter(|n| **n != k.name.name).filter_map(|n| funcs.get(n).copied()),
+    );
     // Kernel parameters: natural or declared alignment, from c[0x0][0x140] (a device
     // function's arrive in registers, `realcall`).
     let mut off = PARAM_BASE;
@@ -326,7 +305,7 @@ fn lower_function(
     for name in layout.globals.keys() {
         lw.vars.insert(name.clone(), VarLoc::Global);
     }
-    let shared = match shared::layout(index, k) {
+    let shared = match mem::shared::layout(index, k) {
         Ok(s) => s,
         Err(d) => return Err(vec![d]),
     };
@@ -437,7 +416,7 @@ impl Lowerer<'_> {
             StateSpace::Shared(_) => {
                 // One offset per declaration, shared by every inlined copy (`shared`).
                 let key = self.declare_in_scope(&d.name.name, None);
-                let off = self.shared.decls.get(&(d as *const ast::VarDecl)).copied().unwrap_or(shared::UNPLACED);
+                let off = self.shared.decls.get(&(d as *const ast::VarDecl)).copied().unwrap_or(mem::shared::UNPLACED);
                 self.var_align.insert(key.clone(), d.alignment());
                 self.vars.insert(key, VarLoc::Shared(off));
             }
@@ -669,7 +648,7 @@ impl Lowerer<'_> {
             InstrKind::Shf { left, clamp } => self.lower_shf(i, *left, *clamp),
             InstrKind::Testp { op, ty } => self.lower_testp(i, *op, *ty),
             InstrKind::Copysign(ty) => self.lower_copysign(i, *ty),
-            InstrKind::Other(name) if float::SPECIAL_FUNCTIONS.contains(&name.as_str()) => {
+            InstrKind::Other(name) if arith::float::SPECIAL_FUNCTIONS.contains(&name.as_str()) => {
                 self.lower_special_fn(i, name)
             }
             InstrKind::Other(name) if name == "atom" || name == "red" => self.lower_atom(i, name == "atom"),

@@ -332,7 +332,7 @@ pub fn define_undefined_predicates(f: &mut Function) {
     let ne = Op::Isetp { cmp: Cmp::Ne, u32: true, x: false, bop: BoolOp::And };
     let entry = f.entry;
     let def = Instr::new(ne, vec![Dst::Pred(Reg::V(c)), Dst::Pred(PT)], vec![Src::rz(), Src::rz(), Src::pt()]);
-    // After a device function's `Params` (its incoming words, `lower::realcall`), which
+    // After a device function's `Params` (its incoming words, `lower::calls::realcall`), which
     // then stays the first instruction that does anything.
     let at = f.cfg[entry].instrs.iter().position(|i| i.op == Op::Params).map_or(0, |k| k + 1);
     f.cfg[entry].instrs.insert(at, def);

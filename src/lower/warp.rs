@@ -121,7 +121,7 @@ impl Lowerer<'_> {
                         self.isetp(q, bm, Src::rz(), Src::pred(all, false))
                     }
                 };
-                // The predicate move of `mov.pred` (`lower::alu`).
+                // The predicate move of `mov.pred` (`lower::arith::alu`).
                 self.emit(Instr::new(
                     Op::Psetp { bop0: BoolOp::And, bop1: BoolOp::And },
                     vec![Dst::Pred(d.reg), Dst::Pred(PT)],

@@ -406,7 +406,7 @@ impl FnCtx<'_> {
             }
         }
         // The cache-policy operand of `ld`/`st` is checked against `.L2::cache_hint` by
-        // `lower::ldst::plan`, which owns every ld/st rule and its diagnostic; here an
+        // `lower::mem::ldst::plan`, which owns every ld/st rule and its diagnostic; here an
         // optional third operand only has to be a 64-bit register.
         if matches!(instr.kind, InstrKind::Ld(_) | InstrKind::St(_)) {
             match (shapes.len(), instr.operands.len()) {

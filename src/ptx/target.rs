@@ -13,7 +13,7 @@
 //! both numbers for each feature: `tests/target.rs` compiles each row's example with it (when
 //! `../shared/tools/ptxas-12.9.sh` has installed it) and compares. A feature
 //! newer than sm_50 is either emulated on SPA 5.0 (a warning in lowering, an error with
-//! `--deny-emulation`; `ld`/`st` qualifiers are planned and reported by `lower::ldst`) or
+//! `--deny-emulation`; `ld`/`st` qualifiers are planned and reported by `lower::mem::ldst`) or
 //! missing: lowering rejects it even when `--allow-newer-target` let the front end accept it.
 
 use super::ast::{Instruction, Module, Span, VarDecl};
@@ -38,7 +38,7 @@ pub struct Options {
 pub enum OnSm50 {
     /// The lowering handles it: equivalent SPA 5.0 code with a warning (an error with
     /// `--deny-emulation`), or a diagnostic of its own where it cannot (`ld`/`st`
-    /// qualifiers: `lower::ldst::plan` decides, e.g. `.shared::cluster` is rejected there).
+    /// qualifiers: `lower::mem::ldst::plan` decides, e.g. `.shared::cluster` is rejected there).
     Emulated,
     /// Not available: lowering reports it.
     Missing,
@@ -151,7 +151,7 @@ pub const FEATURES: &[Feature] = &[
     // 128-bit data (PTX ISA 8.3): quad registers on SPA 5.0.
     row("`.b128` data", "mov.b128 %q1, %q2;", &["mov"], &[".b128"], &[], 70, (8, 3), Emulated),
     row("`.b128` data", "st.global.b128 [p], %q1;", LD_ST, &[".b128"], &[], 70, (8, 3), Emulated),
-    // ld/st qualifiers (PTX ISA 9.7.9.8): emulated, see `lower::ldst::plan`.
+    // ld/st qualifiers (PTX ISA 9.7.9.8): emulated, see `lower::mem::ldst::plan`.
     row(
         "memory-consistency qualifiers",
         "ld.relaxed.gpu.global.u32 %r1, [p];",

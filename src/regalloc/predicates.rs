@@ -210,7 +210,7 @@ pub fn demote(f: &mut Function) -> Result<usize, Error> {
 /// Keeps the predicates of `web` in GPRs (see the module documentation): each value `x`
 /// gets a GPR `gx` holding 0/1, written right after `x`'s defining instruction under
 /// that instruction's guard (an if-converted definition is read only under the same
-/// guard, `lower::ifconv`), or received as a block parameter in place of `x`; edge
+/// guard, `lower::cfg::ifconv`), or received as a block parameter in place of `x`; edge
 /// arguments pass `gx`; every instruction reading `x` reads a predicate rematerialized
 /// from `gx` just before it.
 fn demote_web(f: &mut Function, web: &[u32]) -> Result<(), Error> {

@@ -4,7 +4,7 @@
 //! are [`crate::sass::program::Program::const_bank`]), one symbol per variable, and the
 //! relocations address initializers need (`sm50-encoding-and-cubin.md` §4.2, §4.4, §4.6;
 //! measured on ptxas 11.8, `docs/cubin.md`). The placement itself (ptxas's order) is
-//! computed by `lower::globals`; the cubin writer, the listing and the simulator's loader
+//! computed by `lower::mem::globals`; the cubin writer, the listing and the simulator's loader
 //! read this description.
 //!
 //! Code refers to a `.global` variable through relocated immediates

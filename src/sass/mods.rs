@@ -99,7 +99,7 @@ pub struct MemMods {
     /// and must not be removed or moved across other memory accesses.
     pub keep: bool,
     /// Not an encoding bit: a 128-bit load that may become `.U.128` if its address is
-    /// warp-uniform (`lower::ldst::Plan::uniform_ok`).
+    /// warp-uniform (`lower::mem::ldst::Plan::uniform_ok`).
     pub uniform_ok: bool,
     /// Not an encoding bit: a spill store or reload inserted by register allocation.
     pub spill: bool,

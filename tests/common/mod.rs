@@ -4,7 +4,7 @@
 //! its own inside batches of kernels.
 #![allow(dead_code)]
 
-use ptx2sass::lower::ldst::{Form, Space};
+use ptx2sass::lower::mem::ldst::{Form, Space};
 use ptx2sass::ptx::instr::{CacheOp as PtxCop, L1Evict, L2Evict, LdSt, MemSem, PrefetchSize, Scope};
 use ptx2sass::ptx::types::{ParamSub, ScalarType, SharedSub, StateSpace};
 

@@ -4,7 +4,7 @@
 //! initializers (PTX ISA 5.4.4).
 //!
 //! The PTX ISA fixes no addresses, only that variables do not overlap; this layout is the
-//! interpreter's own (it shares nothing with `lower::shared`), so differential tests compare
+//! interpreter's own (it shares nothing with `lower::mem::shared`), so differential tests compare
 //! what kernels store, not where variables are:
 //! * static `.shared` variables in source order, each at the next multiple of its
 //!   alignment: module-scope ones, then those of every function in module order (one

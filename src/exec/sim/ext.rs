@@ -42,7 +42,7 @@
 //!   zero, denormal, infinite or NaN, or an exponent (or their difference) is beyond
 //!   ±100, which can only cost time, never change a result (a zero dividend must take
 //!   the slow path: the fast path turns `-0 / 1` into +0). ptx2sass emits FCHK too
-//!   (`lower::float32`); its fast path is correct well beyond this model's range (`|a|`
+//!   (`lower::arith::float32`); its fast path is correct well beyond this model's range (`|a|`
 //!   from `2^-100`, `b` within `2^±120`, normal quotients: the emulation test
 //!   `fast_paths` in [`super::mufu`]), so a hardware FCHK that passes more pairs than the
 //!   model, up to that range, is covered too. A model passing every pair of normal

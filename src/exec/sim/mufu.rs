@@ -1,7 +1,7 @@
 //! The multi-function unit (`MUFU.fn`) and its range-reduction companion (`RRO`).
 //!
 //! SPA 5.0 documents no exact MUFU results, only the error bounds PTX states for the
-//! `.approx` instructions that map onto it (ptxas 11.8, `lower::float`: `rcp.approx.f32`
+//! `.approx` instructions that map onto it (ptxas 11.8, `lower::arith::float`: `rcp.approx.f32`
 //! is `MUFU.RCP`, `rsqrt.approx.f32` `MUFU.RSQ`, `sqrt.approx.f32` `MUFU.RSQ` then
 //! `MUFU.RCP`, `lg2`/`ex2`/`sin`/`cos.approx.f32` `MUFU.LG2`/`.EX2`/`.SIN`/`.COS`). The
 //! model:
@@ -16,7 +16,7 @@
 //!   stays inside is taken (the correctly rounded value itself always is);
 //! * MUFU flushes subnormal operands to zero of the same sign, and subnormal results to
 //!   zero (hardware MUFU always does; ptxas scales subnormal operands of the non-`.ftz`
-//!   PTX forms itself, see `lower::float`);
+//!   PTX forms itself, see `lower::arith::float`);
 //! * special operands follow the exact function and the PTX ISA's tables (`rsq(+0) =
 //!   +inf`, `rsq(-0) = -inf`, `rsq(x<0) = NaN`, `lg2(0) = -inf`, `ex2(-inf) = 0`,
 //!   `ex2(0) = 1`, `cos(0) = 1`, ...), exactly; NaN gives the canonical NaN;
@@ -316,7 +316,7 @@ mod tests {
     }
 }
 
-/// The f32 IEEE fast paths of `lower::float32` emulated instruction by instruction with
+/// The f32 IEEE fast paths of `lower::arith::float32` emulated instruction by instruction with
 /// the simulator's own FFMA/FMUL and every MUFU estimate the model allows (not one seed's
 /// choice): exhaustive over the significands (`PTX2SASS_EXHAUSTIVE=1`), strided otherwise.
 #[cfg(test)]
@@ -344,7 +344,7 @@ mod fast_paths {
         if std::env::var("PTX2SASS_EXHAUSTIVE").is_ok() { 1 } else { 97 }
     }
 
-    /// `rcp.rnd.f32` fast path (`lower::float32`): `r0 = RCP(b)`, `e = FFMA(-b, r0, 1)`,
+    /// `rcp.rnd.f32` fast path (`lower::arith::float32`): `r0 = RCP(b)`, `e = FFMA(-b, r0, 1)`,
     /// `r1 = FFMA(r0, e, r0)` (ptxas 11.8's `.rn` result), then the midpoint test: `r1+`
     /// (one ulp up in magnitude) when `FFMA(-b, r1, 1) > -FFMA(-b, r1+, 1)`; directed:
     /// `FFMA.rnd(r, rem, r)` with `rem` the residual of the chosen `r`.
@@ -414,7 +414,7 @@ mod fast_paths {
         assert!(bad.is_empty(), "{bad:?}");
     }
 
-    /// `div.rnd.f32` fast path (`lower::float32`): `r = rcp.rn(b)`, `q0 = a r`,
+    /// `div.rnd.f32` fast path (`lower::arith::float32`): `r = rcp.rn(b)`, `q0 = a r`,
     /// `q = FFMA(r, FFMA(q0, -b, a), q0)` (ptxas 11.8's `.rn` sequence but for the
     /// corrected `r`); directed: `FFMA.rnd(r, FFMA(q, -b, a), q)`.
     pub(crate) fn div(a: f32, b: f32, r0: f32, rnd: Rnd) -> f32 {

@@ -1,5 +1,5 @@
 //! The reconvergence checker: verifies, on a function's IR after
-//! [`crate::lower::reconverge::insert`], the invariants `docs/reconvergence.md` states.
+//! [`crate::lower::cfg::reconverge::insert`], the invariants `docs/reconvergence.md` states.
 //! Run on every compiled function in debug builds (the test suite) and with `--verify`,
 //! like the hazard checker; a violation is an internal error.
 //!
@@ -26,7 +26,7 @@
 //!    for `shfl`/`vote` as the threads that execute it.
 //!
 //! A divergent branch is a guarded `BRA`, `SYNC` or `BRK` whose predicate may differ
-//! between threads ([`crate::lower::reconverge::uniform_values`]).
+//! between threads ([`crate::lower::cfg::reconverge::uniform_values`]).
 
 use super::graph::{label_of, reverse_post_order, warp_synchronous};
 use super::plan::{Joins, Kind};
@@ -57,7 +57,7 @@ impl State {
 
 /// Checks `f`; returns a description of the first violation.
 pub fn check(f: &Function) -> Result<(), String> {
-    let (uni, _) = crate::lower::reconverge::uniform_values(f);
+    let (uni, _) = crate::lower::cfg::reconverge::uniform_values(f);
     let joins = Joins::new(f);
     let name = |b: BlockId| f.block_label(b.index() as u32);
     let divergent_guard = |b: BlockId, g: Option<crate::sass::instr::Guard>| -> bool {

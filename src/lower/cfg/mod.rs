@@ -10,10 +10,12 @@
 //!   with `--verify`;
 //! * [`graph`]: the shared analyses and CFG edits.
 //!
-//! [`crate::lower::reconverge`] drives the post-SSA part.
+//! [`crate::lower::cfg::reconverge`] drives the post-SSA part.
 
 pub mod check;
 pub mod graph;
+pub mod ifconv;
 pub mod plan;
+pub mod reconverge;
 pub mod reducible;
 pub mod restructure;

@@ -1,5 +1,5 @@
 //! Where each divergent branch and each loop with divergent exits reconverges, and which
-//! stack entry (SSY or PBK) holds its threads: the plan [`crate::lower::reconverge`]
+//! stack entry (SSY or PBK) holds its threads: the plan [`crate::lower::cfg::reconverge`]
 //! applies, or the shapes it cannot apply to, which `restructure` fixes first.
 //!
 //! * The **join** of a divergent branch `B` is its immediate post-dominator, or, when its

@@ -20,7 +20,7 @@
 //!   MUFU, see "Limits").
 //!
 //! **IEEE f32 forms** (`div.{rn,rz,rm,rp}.f32`, `div.full.f32`, `rcp.{rn,rz,rm,rp}.f32`,
-//! `sqrt.{rn,rz,rm,rp}.f32`, each with or without `.ftz`) are `lower::float32`'s: an f32
+//! `sqrt.{rn,rz,rm,rp}.f32`, each with or without `.ftz`) are `lower::arith::float32`'s: an f32
 //! fast path as ptxas's (`MUFU.RCP`/`MUFU.RSQ`, FFMA refinement and residual
 //! correction, guarded by `FCHK.DIVIDE` or ptxas's exponent test), and a called slow path
 //! computed here through f64 (`div32_via64`, `sqrt32_via64`): both operands are widened
@@ -44,12 +44,12 @@
 //!
 //! **Range and rounding.** The fast path above is exact for operands and quotients within
 //! about `[2^-960, 2^960]` in magnitude (MUFU flushes f64 subnormals; intermediate
-//! products may overflow or lose exactness beyond). `lower::float_slow` tests the
+//! products may overflow or lose exactness beyond). `lower::arith::float_slow` tests the
 //! exponents first and branches to a slow path for everything else (zeros, subnormals,
 //! infinities, NaNs, huge operands, quotients out of range), which scales the operands
 //! exactly into range, runs this fast path and scales back, rounding subnormal results on
 //! their own grid (see that module for the argument); the f32 forms computed through f64
-//! never leave the range and use the fast path alone (as slow paths of `lower::float32`). Within the range, the f64 Newton
+//! never leave the range and use the fast path alone (as slow paths of `lower::arith::float32`). Within the range, the f64 Newton
 //! result is faithful (within 1 ulp), not correctly rounded in every case: Markstein's
 //! final correction `q + r (a - b q)` is correctly rounded only when `r` is the correctly
 //! rounded reciprocal, which the Newton steps do not guarantee for divisors with an
@@ -67,8 +67,8 @@
 //! scales operands below `2^-960` by `2^256` (subnormals included) and is within its
 //! stated error over the whole range.
 
-use super::alu::Val;
-use super::ctx::{LResult, Lowerer, PtxReg};
+use crate::lower::arith::alu::Val;
+use crate::lower::ctx::{LResult, Lowerer, PtxReg};
 use crate::ptx::ast::Instruction;
 use crate::ptx::instr::{Arith, Rounding};
 use crate::ptx::types::ScalarType;
@@ -119,14 +119,14 @@ fn rnd_of(r: Option<Rounding>) -> Rnd {
 
 impl Lowerer<'_> {
     /// A 64-bit result of `op` in a fresh pair.
-    pub(super) fn emit2(&mut self, op: Op, srcs: Vec<Src>) -> Src {
+    pub(in crate::lower) fn emit2(&mut self, op: Op, srcs: Vec<Src>) -> Src {
         let t = self.tmp(2);
         self.op(op, Dst::reg(t, 2), srcs);
         Src::reg(RegRef::new(t, 2))
     }
 
     /// The f64 constant `v` as a pair register.
-    pub(super) fn const64(&mut self, bits: u64) -> Src {
+    pub(in crate::lower) fn const64(&mut self, bits: u64) -> Src {
         self.pair(Val { lo: Src::imm(bits as u32), hi: Some(Src::imm((bits >> 32) as u32)), whole: None })
     }
 
@@ -136,7 +136,7 @@ impl Lowerer<'_> {
     }
 
     /// The high word of the pair `x`.
-    pub(super) fn hi_word(&mut self, x: Src) -> Src {
+    pub(in crate::lower) fn hi_word(&mut self, x: Src) -> Src {
         match x.as_reg() {
             Some(r) if r.n == 2 => Src::reg(r.part(1)),
             _ => unreachable!("hi_word of a non-pair"),
@@ -144,14 +144,14 @@ impl Lowerer<'_> {
     }
 
     /// `{RZ, h}`: an f64 whose high word is `h` (a MUFU.RCP64H/RSQ64H estimate).
-    pub(super) fn with_zero_low(&mut self, h: Src) -> Src {
+    pub(in crate::lower) fn with_zero_low(&mut self, h: Src) -> Src {
         let t = self.tmp(2);
         self.emit(Instr::new(Op::Join, vec![Dst::reg(t, 2)], vec![Src::rz(), h]));
         Src::reg(RegRef::new(t, 2))
     }
 
     /// `p ? a : b` of two f64 pairs, word by word.
-    pub(super) fn sel64(&mut self, p: Src, a: Src, b: Src) -> Src {
+    pub(in crate::lower) fn sel64(&mut self, p: Src, a: Src, b: Src) -> Src {
         let (ar, br) = (a.as_reg().expect("pair"), b.as_reg().expect("pair"));
         let lo = self.emit1(Op::Sel, vec![Src::reg(ar.part(0)), Src::reg(br.part(0)), p]);
         let hi = self.emit1(Op::Sel, vec![Src::reg(ar.part(1)), Src::reg(br.part(1)), p]);
@@ -161,7 +161,7 @@ impl Lowerer<'_> {
     }
 
     /// `FSETP.cmp.bop P, a, b, c` into a fresh predicate.
-    pub(super) fn fsetp(&mut self, cmp: Cmp, ftz: bool, bop: BoolOp, a: Src, b: Src, c: Src) -> Src {
+    pub(in crate::lower) fn fsetp(&mut self, cmp: Cmp, ftz: bool, bop: BoolOp, a: Src, b: Src, c: Src) -> Src {
         let p = self.tmp_pred();
         let b = self.b_slot(b, true);
         self.emit(Instr::new(Op::Fsetp { cmp, ftz, bop }, vec![Dst::Pred(p), Dst::Pred(PT)], vec![a, b, c]));
@@ -169,7 +169,7 @@ impl Lowerer<'_> {
     }
 
     /// `DSETP.cmp.bop P, a, b, c` into a fresh predicate.
-    pub(super) fn dsetp(&mut self, cmp: Cmp, bop: BoolOp, a: Src, b: Src, c: Src) -> Src {
+    pub(in crate::lower) fn dsetp(&mut self, cmp: Cmp, bop: BoolOp, a: Src, b: Src, c: Src) -> Src {
         let p = self.tmp_pred();
         self.emit(Instr::new(Op::Dsetp { cmp, bop }, vec![Dst::Pred(p), Dst::Pred(PT)], vec![a, b, c]));
         Src::pred(p, false)
@@ -202,7 +202,7 @@ impl Lowerer<'_> {
     /// The operands of a remainder test on the f64 quotient `q` of `a / b`: `|a|`, `|b|`,
     /// `|q|` (pairs; `DADD |x|, -RZ` as the f64 absolute value), the high word of `|q|` and
     /// `q`'s sign bit (32-bit).
-    pub(super) fn remainder_operands(&mut self, a: Src, b: Src, q: Src) -> (Src, Src, Src, Src, Src) {
+    pub(in crate::lower) fn remainder_operands(&mut self, a: Src, b: Src, q: Src) -> (Src, Src, Src, Src, Src) {
         let z = Src::reg(RegRef::rz(2));
         let big_a = self.emit2(Op::Dadd(Rnd::Rn), vec![a.abs(), z.negated()]);
         let big_b = self.emit2(Op::Dadd(Rnd::Rn), vec![b.abs(), z.negated()]);
@@ -301,8 +301,8 @@ impl Lowerer<'_> {
     /// (a reciprocal); `exact`: with the remainder rounding test. With `specials`, zero,
     /// infinite and NaN operands give `a * RCP64H(b)` (exact for them: `x/0 = x*inf`,
     /// `x/inf = x*0`, NaN propagates as the canonical NaN); without, they give garbage
-    /// (the fast path of `lower::float_slow`, whose range test sends them elsewhere).
-    pub(super) fn div64(&mut self, a: Option<Src>, b: Src, rnd: Rnd, exact: bool, specials: bool) -> Src {
+    /// (the fast path of `lower::arith::float_slow`, whose range test sends them elsewhere).
+    pub(in crate::lower) fn div64(&mut self, a: Option<Src>, b: Src, rnd: Rnd, exact: bool, specials: bool) -> Src {
         let one = self.const64(0x3ff0_0000_0000_0000);
         let (r, r0) = self.recip64(b, one);
         let (q, special) = match a {
@@ -398,14 +398,14 @@ impl Lowerer<'_> {
 
     /// The correctly rounded root (mode `rnd`) of the f64 `x` within the fast path's range
     /// (`0 < x`, module notes, "Range and rounding").
-    pub(super) fn sqrt64_rounded(&mut self, x: Src, rnd: Rnd) -> Src {
+    pub(in crate::lower) fn sqrt64_rounded(&mut self, x: Src, rnd: Rnd) -> Src {
         let s = self.sqrt64_core(x, Rnd::Rn);
         self.round_sqrt64(x, s, rnd)
     }
 
     /// `s` (the root of `x`) for `0 < x < inf`, else the special result: `x + -0` (`±0`,
     /// `+inf`, the canonical NaN) or, below zero, the canonical NaN.
-    pub(super) fn sqrt64_special(&mut self, x: Src, s: Src) -> Src {
+    pub(in crate::lower) fn sqrt64_special(&mut self, x: Src, s: Src) -> Src {
         let z = Src::reg(RegRef::rz(2));
         let ok = self.dsetp(Cmp::Gt, BoolOp::And, x, z, Src::pt());
         let ok = self.dsetp(Cmp::Lt, BoolOp::And, x, Src::imm(0x7ff0_0000), ok);
@@ -417,7 +417,7 @@ impl Lowerer<'_> {
     }
 
     /// Float `div` (PTX ISA 9.7.3.8) of `.f32`/`.f64` (module notes).
-    pub(super) fn lower_fdiv(&mut self, i: &Instruction, a: &Arith, d: PtxReg) -> LResult<()> {
+    pub(in crate::lower) fn lower_fdiv(&mut self, i: &Instruction, a: &Arith, d: PtxReg) -> LResult<()> {
         let full = i.mods.iter().any(|m| m.text == ".full");
         let f64 = a.ty == ScalarType::F64;
         if a.approx && !full {
@@ -465,8 +465,8 @@ impl Lowerer<'_> {
     }
 
     /// IEEE f32 `x / y` (or `1 / y` for `x` None) through f64 (module notes): the slow
-    /// path of `lower::float32`.
-    pub(super) fn div32_via64(&mut self, x: Option<Src>, y: Src, rnd: Rnd, ftz: bool) -> Src {
+    /// path of `lower::arith::float32`.
+    pub(in crate::lower) fn div32_via64(&mut self, x: Option<Src>, y: Src, rnd: Rnd, ftz: bool) -> Src {
         let b = self.widen(y, ftz);
         let a = x.map(|x| self.widen(x, ftz));
         let q = self.div64(a, b, Rnd::Rn, false, true);
@@ -513,7 +513,7 @@ impl Lowerer<'_> {
     }
 
     /// `rcp sqrt rsqrt sin cos lg2 ex2` (module notes) and `set`; `name` is the PTX opcode.
-    pub(super) fn lower_special_fn(&mut self, i: &Instruction, name: &str) -> LResult<()> {
+    pub(in crate::lower) fn lower_special_fn(&mut self, i: &Instruction, name: &str) -> LResult<()> {
         if name == "set" {
             return self.lower_set(i);
         }
@@ -588,9 +588,9 @@ impl Lowerer<'_> {
     }
 
     /// IEEE f32 square root through f64 (module notes): the slow path of
-    /// `lower::float32`. Operands other than `0 < x < inf` select `x + -0` (`±0`, `+inf`,
+    /// `lower::arith::float32`. Operands other than `0 < x < inf` select `x + -0` (`±0`, `+inf`,
     /// canonical NaN) or, below zero, the canonical NaN.
-    pub(super) fn sqrt32_via64(&mut self, x: Src, rnd: Rnd, ftz: bool) -> Src {
+    pub(in crate::lower) fn sqrt32_via64(&mut self, x: Src, rnd: Rnd, ftz: bool) -> Src {
         let wide = self.widen(x, ftz);
         let s = self.sqrt64_core(wide, Rnd::Rn);
         let t = self.narrow(s, rnd, ftz);

@@ -1,13 +1,27 @@
 //! Lowering of `ld` and `st` (PTX ISA 9.7.9.8 ld, 9.7.9.10 st): resolve the space,
-//! ask [`super::ldst::plan`] what the form becomes (or why it is rejected), check the
+//! ask [`crate::lower::mem::ldst::plan`] what the form becomes (or why it is rejected), check the
 //! alignment, and emit exactly that: the access instruction(s) of the plan's size and cache
 //! operator, `MEMBAR` before (release) or after (acquire), data moved between PTX
 //! registers and the access's register pair or quad.
+//!
+//! The memory group: addressing ([`addr`]), the ld/st plan ([`ldst`]), atomics ([`atom`]), what a
+//! register provably points into ([`facts`]),
+//! module variables ([`globals`], [`shared`]), cache hints ([`hints`]) and memory clean-ups
+//! ([`memopt`]).
 
-use super::addr::Address;
-use super::ctx::{LResult, Lowerer, VarLoc, imm_bits32};
-use super::ldst::{Access, Form, Plan, Space, declared_space, mem_size, plan};
+pub mod addr;
+pub mod atom;
+pub mod facts;
+pub mod globals;
+pub mod hints;
+pub mod ldst;
+pub mod memopt;
+pub mod shared;
+
 use crate::diag::Diag;
+use crate::lower::ctx::{LResult, Lowerer, VarLoc, imm_bits32};
+use crate::lower::mem::addr::Address;
+use crate::lower::mem::ldst::{Access, Form, Plan, Space, declared_space, mem_size, plan};
 use crate::ptx::ast::{Instruction, Operand, Span, VecElem};
 use crate::ptx::instr::LdSt;
 use crate::ptx::types::{ScalarType, StateSpace};
@@ -50,7 +64,7 @@ impl Lowerer<'_> {
 
     /// Writes `src` (holding a value of type `ty`) into PTX register `r`, extending to a
     /// 64-bit register when the register is wider than the value (PTX ISA 6.4.1).
-    pub fn write_ptx(&mut self, r: super::ctx::PtxReg, src: Src, ty: ScalarType) -> LResult<()> {
+    pub fn write_ptx(&mut self, r: crate::lower::ctx::PtxReg, src: Src, ty: ScalarType) -> LResult<()> {
         let width = if r.ty.bits() == 64 {
             2
         } else if r.ty.bits() == 128 {
@@ -282,7 +296,7 @@ impl Lowerer<'_> {
                     Src::reg(RegRef::new(r.reg, n))
                 }
                 Operand::Imm(m) if n == 2 => {
-                    let v = super::ctx::imm_bits64(m.value);
+                    let v = crate::lower::ctx::imm_bits64(m.value);
                     let lo = self.imm_reg(v as u32);
                     let hi = self.imm_reg((v >> 32) as u32);
                     let t = self.tmp(2);
@@ -337,7 +351,7 @@ impl Lowerer<'_> {
                 Operand::Imm(m) if eb >= 64 => {
                     // A 64-bit PTX literal, zero-extended for `.b128` (ptxas 12.9 for sm_70:
                     // `st.global.b128 [p], -3` stores 0xfffffffd, 0xffffffff, 0, 0).
-                    let v = super::ctx::imm_bits64(m.value);
+                    let v = crate::lower::ctx::imm_bits64(m.value);
                     for w in [v as u32, (v >> 32) as u32, 0, 0].into_iter().take(eb as usize / 32) {
                         parts.push(self.imm_reg(w));
                     }
@@ -495,7 +509,7 @@ impl Lowerer<'_> {
                     });
                 }
                 if self.deny_emulation && !(p.emulated.is_empty() && p.dropped.is_empty()) {
-                    return Err(super::ctx::Failed);
+                    return Err(crate::lower::ctx::Failed);
                 }
                 Ok(p)
             }
@@ -561,7 +575,8 @@ impl Lowerer<'_> {
                         self.ld_cbank_static(l, bank, base as i64 + offset, &elems)
                     }
                     Address::Reg { reg, offset, .. } => {
-                        let (bank, base) = if space == Space::Const { (3, 0) } else { (0, super::PARAM_BASE as i64) };
+                        let (bank, base) =
+                            if space == Space::Const { (3, 0) } else { (0, crate::lower::PARAM_BASE as i64) };
                         self.ld_cbank_dynamic(l, bank, reg.part(0), base + offset, &elems, at)
                     }
                     Address::Abs(_) => self.error(at, "an immediate constant address is not supported"),

@@ -1,6 +1,6 @@
 //! Lowering of data movement, float arithmetic, comparisons and conversions (PTX ISA
 //! 9.7.3-9.7.4, 9.7.8, 9.7.9.1 mov, 9.7.9.21 cvt) to SPA 5.0 ALU instructions; integer
-//! arithmetic is in [`super::int`], [`super::mul`], [`super::div`] and [`super::bits`].
+//! arithmetic is in [`crate::lower::arith::int`], [`crate::lower::arith::mul`], [`crate::lower::arith::div`] and [`crate::lower::arith::bits`].
 //!
 //! Idioms follow what ptxas 11.8 emits for sm_50 (probed on small kernels, see
 //! `docs/lowering.md`): 64-bit compare as `IADD RZ.CC, a.lo, -b.lo` + `ISETP.X`;
@@ -9,7 +9,7 @@
 //! 16-bit PTX registers live in 32-bit registers whose upper half is undefined; operations
 //! whose result depends on those bits (compares, right shifts, widening) extend first.
 
-use super::ctx::{LResult, Lowerer, PtxReg, imm_bits32, imm_bits64};
+use crate::lower::ctx::{LResult, Lowerer, PtxReg, imm_bits32, imm_bits64};
 use crate::ptx::ast::{Instruction, Operand, VecElem};
 use crate::ptx::instr::{Arith, ArithOp, BoolOp as PBool, CmpOp, Cvt, Rounding, Setp};
 use crate::ptx::types::ScalarType;
@@ -27,7 +27,7 @@ pub struct Val {
     pub whole: Option<RegRef>,
 }
 
-pub(super) fn rnd(r: Option<Rounding>) -> Rnd {
+pub(in crate::lower) fn rnd(r: Option<Rounding>) -> Rnd {
     match r {
         Some(Rounding::Rz | Rounding::Rzi) => Rnd::Rz,
         Some(Rounding::Rm | Rounding::Rmi) => Rnd::Rm,
@@ -36,7 +36,7 @@ pub(super) fn rnd(r: Option<Rounding>) -> Rnd {
     }
 }
 
-pub(super) fn itype(t: ScalarType) -> IType {
+pub(in crate::lower) fn itype(t: ScalarType) -> IType {
     use ScalarType::*;
     match t {
         U8 | B8 => IType::U8,
@@ -254,7 +254,7 @@ impl Lowerer<'_> {
         RegRef::new(t, 2)
     }
 
-    pub(super) fn dst_reg(&mut self, op: &Operand) -> LResult<PtxReg> {
+    pub(in crate::lower) fn dst_reg(&mut self, op: &Operand) -> LResult<PtxReg> {
         match op {
             Operand::Name { name, .. } => self.ptx_reg(name),
             _ => self.error(op.span(), "expected a destination register"),
@@ -438,7 +438,7 @@ impl Lowerer<'_> {
 
     /// Puts `s` in the B operand slot form: registers and 20-bit immediates stay, other
     /// constants go through a register.
-    pub(super) fn b_slot(&mut self, s: Src, float: bool) -> Src {
+    pub(in crate::lower) fn b_slot(&mut self, s: Src, float: bool) -> Src {
         match s.kind {
             SrcKind::Imm(v) if float && v & 0xfff == 0 => s,
             SrcKind::Imm(v) if !float && fits_imm20(v as i32 as i64) => s,
@@ -450,7 +450,7 @@ impl Lowerer<'_> {
 
     /// A 16-bit value held in 32 bits (upper half undefined) zero- or sign-extended by
     /// `ty`'s signedness; other widths unchanged.
-    pub(super) fn int_ext(&mut self, s: Src, ty: ScalarType) -> Src {
+    pub(in crate::lower) fn int_ext(&mut self, s: Src, ty: ScalarType) -> Src {
         if ty.bits() != 16 {
             return s;
         }
@@ -468,7 +468,7 @@ impl Lowerer<'_> {
     }
 
     /// Float `add sub mul mad fma min max neg abs` (PTX ISA 9.7.3) of `.f32`/`.f64`.
-    pub(super) fn float_arith(&mut self, i: &Instruction, a: &Arith, d: PtxReg) -> LResult<()> {
+    pub(in crate::lower) fn float_arith(&mut self, i: &Instruction, a: &Arith, d: PtxReg) -> LResult<()> {
         let ty = a.ty;
         let f64 = ty.bits() == 64;
         if !matches!(ty, ScalarType::F32 | ScalarType::F64) {
@@ -522,7 +522,7 @@ impl Lowerer<'_> {
     }
 
     /// `and or xor not` of predicates: PSETP.
-    pub(super) fn pred_logic(&mut self, i: &Instruction, a: &Arith, d: PtxReg) -> LResult<()> {
+    pub(in crate::lower) fn pred_logic(&mut self, i: &Instruction, a: &Arith, d: PtxReg) -> LResult<()> {
         let x = self.pred_src(&i.operands[1])?;
         let (bop, y) = match a.op {
             ArithOp::And => (BoolOp::And, self.pred_src(&i.operands[2])?),
@@ -565,7 +565,7 @@ impl Lowerer<'_> {
 
     /// The comparison of `setp`/`set` (operands 1 and 2, combined with operand 3 when
     /// `s.bool_op` is given) into the predicates `p` and `q` (`PT` to drop it).
-    pub(super) fn setp_into(&mut self, i: &Instruction, s: &Setp, p: Reg, q: Reg) -> LResult<()> {
+    pub(in crate::lower) fn setp_into(&mut self, i: &Instruction, s: &Setp, p: Reg, q: Reg) -> LResult<()> {
         let c = if s.bool_op.is_some() { self.pred_src(&i.operands[3])? } else { Src::pt() };
         let bop = bool_op(s.bool_op);
         let (cmp_op, mut u32) = cmp(s.cmp);
@@ -644,7 +644,7 @@ impl Lowerer<'_> {
     }
 
     /// `cvt` of the resolved source `x` into `d` (see [`Self::lower_cvt`]).
-    pub(super) fn lower_cvt_value(&mut self, i: &Instruction, c: &Cvt, d: PtxReg, x: Val) -> LResult<()> {
+    pub(in crate::lower) fn lower_cvt_value(&mut self, i: &Instruction, c: &Cvt, d: PtxReg, x: Val) -> LResult<()> {
         let (dt, st) = (c.dst, c.src);
         if dt == ScalarType::F16 || st == ScalarType::F16 {
             return self.cvt_half(i, c, d, x);
@@ -750,7 +750,13 @@ impl Lowerer<'_> {
     /// Integer-to-integer `cvt` (PTX ISA 9.7.9.21, 6.4.1): the source, extended by its own
     /// signedness, is chopped to the destination type, and that value is zero/sign-extended
     /// by the destination type to the destination register's declared width.
-    pub(super) fn cvt_int(&mut self, d: PtxReg, x: super::alu::Val, dt: ScalarType, st: ScalarType) -> LResult<()> {
+    pub(in crate::lower) fn cvt_int(
+        &mut self,
+        d: PtxReg,
+        x: crate::lower::arith::alu::Val,
+        dt: ScalarType,
+        st: ScalarType,
+    ) -> LResult<()> {
         let dreg_bits = d.ty.bits();
         // The low 32 bits: the low `keep` bits extended per the narrower type; a signed
         // source widened to a narrower-than-32 unsigned type is chopped back to it
@@ -792,7 +798,7 @@ impl Lowerer<'_> {
     /// The source of an `I2F` converting integer `x` of type `st`: a 64-bit pair, or a
     /// 32-bit register with 8- and 16-bit values extended first (the register's upper bits
     /// are not part of the value); and the `I2F` source type (S32/U32 for narrow types).
-    pub(super) fn i2f_source(&mut self, x: Val, st: ScalarType) -> (Src, IType) {
+    pub(in crate::lower) fn i2f_source(&mut self, x: Val, st: ScalarType) -> (Src, IType) {
         if st.bits() == 64 {
             return (self.pair(x), itype(st));
         }
@@ -801,7 +807,7 @@ impl Lowerer<'_> {
     }
 
     /// The low `bits` of `s`, zero- or sign-extended to 32 bits.
-    pub(super) fn ext32(&mut self, s: Src, bits: u32, signed: bool) -> Src {
+    pub(in crate::lower) fn ext32(&mut self, s: Src, bits: u32, signed: bool) -> Src {
         if bits >= 32 {
             return s;
         }

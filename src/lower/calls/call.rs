@@ -8,9 +8,9 @@
 //! instruction after the call. A recursive call (to a function being inlined on this
 //! path) is a real call.
 
-use super::ctx::{LResult, Lowerer, VarLoc};
 use crate::diag::Diag;
 use crate::ir::{CallKind, VRegKind};
+use crate::lower::ctx::{LResult, Lowerer, VarLoc};
 use crate::ptx::ast::{self, Instruction, Operand};
 use crate::ptx::types::{ScalarType, StateSpace};
 use crate::sass::instr::{Dst, Instr, PT, Reg, RegRef, Src, SymPart};
@@ -60,7 +60,7 @@ impl Lowerer<'_> {
     }
 
     /// Lowers `call{.uni} (rets), func, (args);`: inlines `func` when the inlining
-    /// decision says so ([`super::callgraph`]), else calls it ([`Lowerer::real_call`]);
+    /// decision says so ([`crate::lower::calls::callgraph`]), else calls it ([`Lowerer::real_call`]);
     /// `call (rets), %fptr, (args), proto;` calls through a register.
     pub fn lower_call(&mut self, i: &Instruction, funcs: &HashMap<&str, &ast::Function>) -> LResult<()> {
         // Operands: optional return list, target, optional argument list, optional
@@ -225,7 +225,12 @@ impl Lowerer<'_> {
     /// bound to the formal parameter `p`: both predicates, or both of the same size (ptxas
     /// 11.8 accepts `.b32` for `.f32`, and rejects other pairs with "Type of argument does
     /// not match formal parameter").
-    pub(super) fn check_arg_type(&mut self, name: &ast::Ident, ty: ScalarType, p: &ast::ParamDecl) -> LResult<()> {
+    pub(in crate::lower) fn check_arg_type(
+        &mut self,
+        name: &ast::Ident,
+        ty: ScalarType,
+        p: &ast::ParamDecl,
+    ) -> LResult<()> {
         let pred = |t: ScalarType| t == ScalarType::Pred;
         if pred(ty) == pred(p.ty) && ty.bits() == p.ty.bits() {
             return Ok(());

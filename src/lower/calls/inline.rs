@@ -2,7 +2,7 @@
 //! `.func` chain 6,000 calls deep overflowed the stack, and functions that each call the
 //! next twice grew exponentially: depth 16 took 10 s, depth 18 over 40 s).
 //!
-//! ptx2sass inlines every call (`lower::call`), so a kernel's code is its own instructions
+//! ptx2sass inlines every call (`lower::calls::call`), so a kernel's code is its own instructions
 //! plus, per call, the callee's inlined code. Both the depth of the call chain and that
 //! total are computed here in one pass over the call graph (each function once, iteratively)
 //! and bounded with a diagnostic.
@@ -55,7 +55,7 @@ fn own(f: &Function) -> (u64, Vec<String>) {
 
 /// Measures every function of `funcs` (the module's functions with bodies, aliases
 /// included): a depth-first walk with an explicit stack; a call cycle (recursion, which
-/// `lower::call` rejects) counts its back edge as nothing.
+/// `lower::calls::call` rejects) counts its back edge as nothing.
 pub fn measure(funcs: &HashMap<&str, &Function>) -> Measures {
     let own: HashMap<&str, (u64, Vec<String>)> = funcs.iter().map(|(k, f)| (*k, own(f))).collect();
     let mut done: HashMap<String, (u64, u64)> = HashMap::new();

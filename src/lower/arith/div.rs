@@ -32,7 +32,7 @@
 //!
 //! **64-bit** (ptxas calls `__cuda_sm20_div_u64`, ~200 instructions): the same scheme with
 //! `I2F.F32.U64.RP`, `0x1ffffffc` (`2^64` scaling), `F2I.U64.F32.TRUNC`, two Newton steps
-//! with 64-bit `mul.lo`/`mul.hi` ([`super::mul`]), and two corrections with a 64-bit
+//! with 64-bit `mul.lo`/`mul.hi` ([`crate::lower::arith::mul`]), and two corrections with a 64-bit
 //! compare (`IADD RZ.CC` + `ISETP.GE.U32.X`) and `SEL`s, inline. Error bound: with
 //! `e0 < 2^45` after the estimate, each step maps `e` to less than `e^2/2^64 + b`, and
 //! after two steps `2^64 - y*b < 2b`, so `q` is at most 2 below the quotient.
@@ -40,8 +40,8 @@
 //! The differential tests (`tests/exec_int.rs`) run every form on edge and random operands
 //! under several simulator seeds, each a different MUFU.RCP error function.
 
-use super::ctx::{LResult, Lowerer, PtxReg};
-use super::int::W64;
+use crate::lower::arith::int::W64;
+use crate::lower::ctx::{LResult, Lowerer, PtxReg};
 use crate::ptx::ast::Instruction;
 use crate::ptx::instr::{Arith, ArithOp};
 use crate::sass::instr::{Dst, RZ, Src};
@@ -54,7 +54,7 @@ pub const RCP_SCALE_64: u32 = 0x1fff_fffc;
 
 impl Lowerer<'_> {
     /// `div`/`rem` of 16-, 32- and 64-bit integers.
-    pub(super) fn lower_divrem(&mut self, i: &Instruction, a: &Arith, d: PtxReg) -> LResult<()> {
+    pub(in crate::lower) fn lower_divrem(&mut self, i: &Instruction, a: &Arith, d: PtxReg) -> LResult<()> {
         let ty = a.ty;
         let rem = a.op == ArithOp::Rem;
         let signed = ty.is_signed();
@@ -105,7 +105,7 @@ impl Lowerer<'_> {
     }
 
     /// Unsigned 32-bit `a / b` or `a % b` (registers).
-    pub(super) fn udivrem32(&mut self, a: Src, b: Src, rem: bool) -> Src {
+    pub(in crate::lower) fn udivrem32(&mut self, a: Src, b: Src, rem: bool) -> Src {
         let v = self.udivrem32_core(a, b, rem);
         self.zero_divisor32(v, b)
     }
@@ -124,7 +124,7 @@ impl Lowerer<'_> {
     }
 
     /// Signed 32-bit `a / b` (truncating) or `a % b` (sign of `a`).
-    pub(super) fn sdivrem32(&mut self, a: Src, b: Src, rem: bool) -> Src {
+    pub(in crate::lower) fn sdivrem32(&mut self, a: Src, b: Src, rem: bool) -> Src {
         let ua = self.uabs32(a);
         let ub = self.uabs32(b);
         let v = self.udivrem32_core(ua, ub, rem);
@@ -188,7 +188,7 @@ impl Lowerer<'_> {
 
     /// The 64-bit value as one pair register.
     fn w64_pair(&mut self, (lo, hi): W64) -> Src {
-        self.pair(super::alu::Val { lo, hi: Some(hi), whole: None })
+        self.pair(crate::lower::arith::alu::Val { lo, hi: Some(hi), whole: None })
     }
 
     /// `v`, or all ones where `b == 0` (64-bit).
@@ -201,7 +201,7 @@ impl Lowerer<'_> {
     }
 
     /// Unsigned 64-bit `a / b` or `a % b`.
-    pub(super) fn udivrem64(&mut self, a: W64, b: W64, rem: bool) -> W64 {
+    pub(in crate::lower) fn udivrem64(&mut self, a: W64, b: W64, rem: bool) -> W64 {
         let v = self.udivrem64_core(a, b, rem);
         self.zero_divisor64(v, b)
     }
@@ -215,7 +215,7 @@ impl Lowerer<'_> {
     }
 
     /// Signed 64-bit `a / b` or `a % b`.
-    pub(super) fn sdivrem64(&mut self, a: W64, b: W64, rem: bool) -> W64 {
+    pub(in crate::lower) fn sdivrem64(&mut self, a: W64, b: W64, rem: bool) -> W64 {
         let ua = self.apply_sign64(a, a.1);
         let ub = self.apply_sign64(b, b.1);
         let v = self.udivrem64_core(ua, ub, rem);

@@ -12,8 +12,8 @@
 //! written several times loses its facts at every label, where values from several paths
 //! may meet; within a block the facts follow the writes.
 
-use super::ctx::{Lowerer, VarLoc};
-use super::ldst::Space;
+use crate::lower::ctx::{Lowerer, VarLoc};
+use crate::lower::mem::ldst::Space;
 use crate::ptx::ast::{Block, Function, ImmValue, Instruction, Operand, Statement};
 use crate::ptx::instr::{Arith, ArithOp, InstrKind, IntMode};
 use crate::ptx::types::StateSpace;

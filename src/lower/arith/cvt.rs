@@ -1,9 +1,9 @@
 //! Saturating conversions (PTX ISA 9.7.9.21 `cvt{.sat}`): the clamps that `lower_cvt`
-//! (`lower::alu`) applies after an I2F/F2F, and the integer-to-integer `.sat` clamp; and
+//! (`lower::arith::alu`) applies after an I2F/F2F, and the integer-to-integer `.sat` clamp; and
 //! the half-precision (`.f16`) conversions, through f32 as ptxas 11.8 sm_50 does.
 
-use super::alu::{Val, rnd};
-use super::ctx::{LResult, Lowerer, PtxReg};
+use crate::lower::arith::alu::{Val, rnd};
+use crate::lower::ctx::{LResult, Lowerer, PtxReg};
 use crate::ptx::ast::Instruction;
 use crate::ptx::instr::{Cvt, Rounding};
 use crate::ptx::types::ScalarType;
@@ -19,7 +19,7 @@ fn range(t: ScalarType) -> (i128, i128) {
 impl Lowerer<'_> {
     /// Float `.sat`: clamps the float in `t` (type `ft`) to `[0.0, 1.0]`, NaN to `+0.0`,
     /// into `d` (ptxas: `FADD.SAT d, t, -RZ` for f32, `DMNMX` with 0 and 1 for f64).
-    pub(super) fn saturate_float(&mut self, t: Reg, ft: FType, d: Reg) {
+    pub(in crate::lower) fn saturate_float(&mut self, t: Reg, ft: FType, d: Reg) {
         let n = ft.regs();
         let t = Src::reg(RegRef::new(t, n));
         if ft == FType::F32 {
@@ -37,7 +37,7 @@ impl Lowerer<'_> {
     /// to `dt`'s range, then converted as without `.sat` ([`Self::cvt_int`]). 32-bit and
     /// narrower sources clamp with `IMNMX` (signed or `.U32` by the source type), 64-bit
     /// ones with a 64-bit compare (`IADD RZ.CC` + `ISETP.X`) and `SEL` per word.
-    pub(super) fn cvt_int_sat(&mut self, d: PtxReg, x: Val, dt: ScalarType, st: ScalarType) -> LResult<()> {
+    pub(in crate::lower) fn cvt_int_sat(&mut self, d: PtxReg, x: Val, dt: ScalarType, st: ScalarType) -> LResult<()> {
         let (lo, hi) = range(dt);
         let (smin, smax) = range(st);
         let (clamp_lo, clamp_hi) = (lo > smin, hi < smax);
@@ -89,7 +89,7 @@ impl Lowerer<'_> {
     ///   are exact in f32.
     ///
     /// Integer rounding (`.rni` ...) with an `.f16` side is not lowered (a diagnostic).
-    pub(super) fn cvt_half(&mut self, i: &Instruction, c: &Cvt, d: PtxReg, x: Val) -> LResult<()> {
+    pub(in crate::lower) fn cvt_half(&mut self, i: &Instruction, c: &Cvt, d: PtxReg, x: Val) -> LResult<()> {
         let (dt, st) = (c.dst, c.src);
         let int_rnd = matches!(c.rnd, Some(Rounding::Rni | Rounding::Rzi | Rounding::Rmi | Rounding::Rpi));
         let f2f = |me: &mut Self, dst: FType, src: FType, r: Rnd, ftz: bool, v: Src| {

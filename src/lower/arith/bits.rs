@@ -20,8 +20,8 @@
 //! `IADD RZ.CC, -RZ, lo` and compare the high word with `.X`). `copysign.f32 d, a, b` is
 //! one `BFI d, b, 0x1f00, a` (b's bits 0..30 into a); ptxas uses `LOP32I.AND` + `LOP3`.
 
-use super::ctx::{LResult, Lowerer};
-use super::int::W64;
+use crate::lower::arith::int::W64;
+use crate::lower::ctx::{LResult, Lowerer};
 use crate::ptx::ast::{Instruction, Operand};
 use crate::ptx::instr::{BitOp, PrmtMode as PPrmt, TestpOp};
 use crate::ptx::types::ScalarType;

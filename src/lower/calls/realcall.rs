@@ -18,9 +18,9 @@
 //! and loads the words after the call; the callee stores them through that address
 //! before `RET`.
 
-use super::ctx::{LResult, Lowerer, PtxReg, VarLoc};
 use crate::diag::Diag;
 use crate::ir::{CallKind, CallSite, FuncAbi};
+use crate::lower::ctx::{LResult, Lowerer, PtxReg, VarLoc};
 use crate::ptx::ast::{self, Operand, ParamDecl};
 use crate::ptx::types::{ScalarType, StateSpace};
 use crate::sass::abi::{self, AbiLoc, ParamShape};
@@ -227,7 +227,7 @@ impl Lowerer<'_> {
                 ok = false;
             }
         }
-        if ok { Ok(()) } else { Err(super::ctx::Failed) }
+        if ok { Ok(()) } else { Err(crate::lower::ctx::Failed) }
     }
 
     /// Lowers a call that is not inlined: `target` is the callee's symbol (direct and

@@ -12,8 +12,8 @@
 //! computed exactly with 64-bit integer arithmetic instead (every intermediate fits 64
 //! signed bits: two 33-bit values, or a 33-bit value shifted by at most 32).
 
-use super::ctx::{LResult, Lowerer};
-use super::int::W64;
+use crate::lower::arith::int::W64;
+use crate::lower::ctx::{LResult, Lowerer};
 use crate::ptx::ast::Instruction;
 use crate::ptx::types::ScalarType;
 use crate::sass::instr::Src;
@@ -154,12 +154,12 @@ impl Lowerer<'_> {
 
     /// `lop3.b32 d, a, b, c, immLut` (PTX ISA 9.7.7.6, PTX ISA 4.3, sm_50): one
     /// `LOP3.LUT d, a, b, c, lut`, the instruction ptxas emits for it on sm_50 (and the one
-    /// `lower::combine` fuses logic pairs into).
+    /// `lower::opt::combine` fuses logic pairs into).
     pub fn lower_lop3(&mut self, i: &Instruction) -> LResult<()> {
         let crate::ptx::ast::Operand::Imm(lut) = &i.operands[4] else {
             return self.error(i.operands[4].span(), "the truth table of `lop3` must be an immediate (`immLut`)");
         };
-        let lut = super::ctx::imm_bits32(lut.value) & 0xff;
+        let lut = crate::lower::ctx::imm_bits32(lut.value) & 0xff;
         let d = self.dst_reg(&i.operands[0])?;
         let a = self.r32(i, 1, ScalarType::B32, false)?;
         let b = self.r32(i, 2, ScalarType::B32, false)?;

@@ -35,8 +35,8 @@
 //! * Carry forms (`mad.cc`, `madc`): the product part, then the addition of `c` as
 //!   `IADD.CC`/`IADD.X` (ptxas: `XMAD ...; IADD R4.CC, R4, R5` / `IADD.X`).
 
-use super::ctx::{LResult, Lowerer, PtxReg};
-use super::int::W64;
+use crate::lower::arith::int::W64;
+use crate::lower::ctx::{LResult, Lowerer, PtxReg};
 use crate::ptx::ast::Instruction;
 use crate::ptx::instr::{Arith, ArithOp, IntMode};
 use crate::ptx::types::ScalarType;
@@ -90,7 +90,7 @@ impl Lowerer<'_> {
     }
 
     /// `lo32(a * b + c)` as a fresh register.
-    pub(super) fn mul_lo(&mut self, a: Src, b: Src, c: Src) -> Src {
+    pub(in crate::lower) fn mul_lo(&mut self, a: Src, b: Src, c: Src) -> Src {
         let t = self.tmp(1);
         self.imul32(t, a, b, c);
         Src::r32(t)
@@ -98,7 +98,7 @@ impl Lowerer<'_> {
 
     /// `hi32(a * b) + c`, unsigned (ptxas's five instructions); `t0 = XMAD a, b, RZ` may be
     /// given when already computed.
-    pub(super) fn umulhi(&mut self, a: Src, b: Src, c: Src, t0: Option<Src>) -> Src {
+    pub(in crate::lower) fn umulhi(&mut self, a: Src, b: Src, c: Src, t0: Option<Src>) -> Src {
         let (a, c) = (self.in_reg(a), self.in_reg(c));
         let (bl, bh) = self.halves(b);
         let t0 = t0.unwrap_or_else(|| self.emit1(xm(XmadC::C, false, false), vec![a, bl, Src::rz()]));
@@ -122,7 +122,7 @@ impl Lowerer<'_> {
 
     /// The signed product of 32-bit `a` and `b`: (low word, high word + `c`); the low word
     /// only if `want_lo` (see the module notes for the sequence).
-    pub(super) fn smul(&mut self, a: Src, b: Src, c: Src, want_lo: bool) -> (Option<Src>, Src) {
+    pub(in crate::lower) fn smul(&mut self, a: Src, b: Src, c: Src, want_lo: bool) -> (Option<Src>, Src) {
         let (a, c) = (self.in_reg(a), self.in_reg(c));
         let (bl, bh) = self.halves(b);
         let p0 = self.emit1(xm(XmadC::C, false, false), vec![a, bl, Src::rz()]);
@@ -137,12 +137,12 @@ impl Lowerer<'_> {
     }
 
     /// `hi32(a * b) + c` for the signedness `signed`.
-    pub(super) fn mulhi(&mut self, a: Src, b: Src, c: Src, signed: bool) -> Src {
+    pub(in crate::lower) fn mulhi(&mut self, a: Src, b: Src, c: Src, signed: bool) -> Src {
         if signed { self.smul(a, b, c, false).1 } else { self.umulhi(a, b, c, None) }
     }
 
     /// The full 64-bit product of 32-bit `a` and `b`.
-    pub(super) fn wide32(&mut self, a: Src, b: Src, signed: bool) -> W64 {
+    pub(in crate::lower) fn wide32(&mut self, a: Src, b: Src, signed: bool) -> W64 {
         // (For `.s32`, 0x80000000 is -2^31, not a power of two.)
         if let SrcKind::Imm(k) = b.kind
             && k.is_power_of_two()
@@ -177,7 +177,7 @@ impl Lowerer<'_> {
     }
 
     /// `lo64(a * b)`.
-    pub(super) fn mul_lo64(&mut self, a: W64, b: W64) -> W64 {
+    pub(in crate::lower) fn mul_lo64(&mut self, a: W64, b: W64) -> W64 {
         let (a, b) = if matches!(a.0.kind, SrcKind::Imm(_)) { (b, a) } else { (a, b) };
         let (lo, h) = self.wide32(a.0, b.0, false);
         let t = self.mul_lo(a.0, b.1, h);
@@ -186,7 +186,7 @@ impl Lowerer<'_> {
     }
 
     /// `hi64(a * b)`, unsigned: the four 32x32 products summed as ptxas does.
-    pub(super) fn umulhi64(&mut self, (al, ah): W64, (bl, bh): W64) -> W64 {
+    pub(in crate::lower) fn umulhi64(&mut self, (al, ah): W64, (bl, bh): W64) -> W64 {
         let p00h = self.umulhi(al, bl, Src::rz(), None);
         let (p01l, p01h) = self.wide32(al, bh, false);
         let (p10l, p10h) = self.wide32(ah, bl, false);
@@ -204,7 +204,7 @@ impl Lowerer<'_> {
 
     /// `hi64(a * b)`, signed: the unsigned high word minus `b` if `a < 0` and minus `a` if
     /// `b < 0` (two's complement: `a = a_u - 2^64 [a < 0]`).
-    pub(super) fn smulhi64(&mut self, a: W64, b: W64) -> W64 {
+    pub(in crate::lower) fn smulhi64(&mut self, a: W64, b: W64) -> W64 {
         let (a, b) = ((self.in_reg(a.0), self.in_reg(a.1)), (self.in_reg(b.0), self.in_reg(b.1)));
         let h = self.umulhi64(a, b);
         let sa = self.emit1(Op::Shr { u32: false }, vec![a.1, Src::imm(31)]);
@@ -217,7 +217,7 @@ impl Lowerer<'_> {
     }
 
     /// `mul mad madc mul24 mad24` of every width and mode.
-    pub(super) fn lower_mul(&mut self, i: &Instruction, a: &Arith, d: PtxReg) -> LResult<()> {
+    pub(in crate::lower) fn lower_mul(&mut self, i: &Instruction, a: &Arith, d: PtxReg) -> LResult<()> {
         let ty = a.ty;
         let signed = ty.is_signed();
         let bits = ty.bits();

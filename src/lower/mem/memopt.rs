@@ -12,8 +12,8 @@
 //! * [`fuse_generic_add`]: the 64-bit add that builds a generic address moves into the
 //!   `LEA`/`LEA.HI.X` pair that computes Plg (spa50-LEA.txt examples).
 
-use super::ssa::DomInfo;
 use crate::ir::{BlockId, DefSites, Function, for_each_def, for_each_use};
+use crate::lower::ssa::DomInfo;
 use crate::sass::instr::{Dst, Instr, Reg, RegRef, Src, SrcKind, SrcMods};
 use crate::sass::op::{MemSize, Op};
 use std::collections::HashMap;

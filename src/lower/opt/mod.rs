@@ -5,6 +5,9 @@
 //! none). On SSA form, [`run`] iterates copy propagation (including forwarding components
 //! of `join`), constant-operand folding (`MOV c[..]`/`MOV32I` into the consumer slots that
 //! can encode them, `sass::legal`), address-offset folding, and dead-code elimination.
+//! Instruction combining is in [`combine`].
+
+pub mod combine;
 
 use crate::ir::{BlockId, DefSites, EdgeKind, Function, for_each_use};
 use crate::sass::instr::{Dst, Instr, Reg, RegRef, Src, SrcKind};

@@ -5,8 +5,8 @@
 //! local address), `prefetchu.L1` → `CCTL.E.PF1`, generic `prefetch.L2 [a]` → `CCTL.E.PF2
 //! [Ra]` (no window test). A prefetch has no architectural effect.
 
-use super::addr::Address;
-use super::ctx::{LResult, Lowerer};
+use crate::lower::ctx::{LResult, Lowerer};
+use crate::lower::mem::addr::Address;
 use crate::ptx::ast::Instruction;
 use crate::sass::instr::{Instr, Src};
 use crate::sass::op::Op;
@@ -89,7 +89,7 @@ impl Lowerer<'_> {
                 .note("pass `--deny-emulation` to make this an error")
         });
         if self.deny_emulation {
-            return Err(super::ctx::Failed);
+            return Err(crate::lower::ctx::Failed);
         }
         self.emit(Instr::new(Op::Membar(level), vec![], vec![]));
         Ok(())

@@ -4,8 +4,8 @@
 //! (`LEA`/`LEA.HI.X`, spa50-LEA.txt), and the window arithmetic of ptxas findings
 //! section 4 (shared window base `c[0x0][0x0]`, local window base `c[0x0][0x4]`).
 
-use super::ctx::{LResult, Lowerer, VarLoc};
 use crate::diag::Diag;
+use crate::lower::ctx::{LResult, Lowerer, VarLoc};
 use crate::ptx::ast::{AddrBase, Instruction, Operand};
 use crate::ptx::instr::Cvta;
 use crate::ptx::types::StateSpace;
@@ -19,7 +19,7 @@ pub const OFF24: std::ops::RangeInclusive<i64> = -(1 << 23)..=(1 << 23) - 1;
 #[derive(Clone, Debug)]
 pub enum Address {
     /// A register (32- or 64-bit PTX register) plus byte offset; `name` is the register's
-    /// scoped name (for [`super::facts`]).
+    /// scoped name (for [`crate::lower::mem::facts`]).
     Reg {
         /// The register.
         reg: RegRef,
@@ -61,11 +61,11 @@ impl Lowerer<'_> {
     }
 
     /// The byte offset of a variable in its space; `None` for register-held parameters,
-    /// `.global` variables and a `.shared` variable [`super::shared`] did not place.
+    /// `.global` variables and a `.shared` variable [`crate::lower::mem::shared`] did not place.
     pub fn var_offset(&mut self, _name: &str, loc: VarLoc) -> Option<u32> {
         match loc {
             VarLoc::KernelParam(o) | VarLoc::Local(o) | VarLoc::Const(o) => Some(o),
-            VarLoc::Shared(o) => (o != super::shared::UNPLACED).then_some(o),
+            VarLoc::Shared(o) => (o != crate::lower::mem::shared::UNPLACED).then_some(o),
             VarLoc::ParamSlot(_) | VarLoc::Global => None,
         }
     }
@@ -178,12 +178,12 @@ impl Lowerer<'_> {
                 self.op(Op::Iadd32i { cc: false, x: false }, Dst::reg(t, 1), vec![Src::r32(Reg::R(1)), Src::imm(o)]);
                 Src::r32(t)
             }
-            VarLoc::Shared(o) if o != super::shared::UNPLACED => self.imm_reg(o),
+            VarLoc::Shared(o) if o != crate::lower::mem::shared::UNPLACED => self.imm_reg(o),
             VarLoc::Shared(_) => {
                 return self.error(at, format!("internal error: shared variable `{name}` was not laid out"));
             }
             VarLoc::Const(o) => self.imm_reg(o),
-            VarLoc::KernelParam(o) => self.imm_reg(o - super::PARAM_BASE),
+            VarLoc::KernelParam(o) => self.imm_reg(o - crate::lower::PARAM_BASE),
             VarLoc::ParamSlot(_) => {
                 return self.error(at, "taking the address of a call parameter is not supported");
             }

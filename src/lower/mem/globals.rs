@@ -27,8 +27,8 @@
 //!   in the order met walking the variables from the last created to the first, counting
 //!   the `.const` addresses ptxas resolves itself.
 
-use super::ctx::{self, ModuleLayout};
 use crate::diag::Diag;
+use crate::lower::ctx::{self, ModuleLayout};
 use crate::ptx::ast::{self, FuncKind, Init, InitValue, Item, Linkage, VarDecl};
 use crate::ptx::types::{ScalarType, StateSpace};
 use crate::sass::data::{Binding, DataReloc, DataSection, DataSymbol, ModuleData};

@@ -1,7 +1,7 @@
 //! The IEEE f32 forms `div.{rn,rz,rm,rp}{.ftz}.f32`, `div.full{.ftz}.f32`,
 //! `rcp.{rn,rz,rm,rp}{.ftz}.f32` and `sqrt.{rn,rz,rm,rp}{.ftz}.f32` (PTX ISA 9.7.3.8,
 //! 9.7.3.12, 9.7.3.14): an f32 fast path guarded by a range test, and an out-of-line slow
-//! path (`lower::float_slow`, [`SlowPath::Div32`] ...) reached only when the test fails.
+//! path (`lower::arith::float_slow`, [`SlowPath::Div32`] ...) reached only when the test fails.
 //!
 //! **What ptxas does** (11.8 and 12.9, `-arch=sm_50 -O3`, one instruction per kernel,
 //! `cuobjdump -sass`; constants read from `.nv.constant2`):
@@ -49,7 +49,7 @@
 //!   the sign of the exact residual `x - r^2` (`FFMA(r, -r, x)`): down for `.rz`/`.rm`
 //!   when negative, up for `.rp` when positive (instead of ptxas's second Newton step).
 //! * `div.full`: the `div.rn` sequence (correctly rounded is within its 2 ulp).
-//! * the slow path is our f64-based sequence of `lower::float` (correctly rounded for all
+//! * the slow path is our f64-based sequence of `lower::arith::float` (correctly rounded for all
 //!   operands, ~20 instructions mostly fp64), emitted once per module and kind as a
 //!   called subroutine like the f64 slow paths (`$__ptx2sass_div_rn_f32_slowpath`, ...).
 //!
@@ -95,8 +95,8 @@
 //! Exponent scaling: within the guards every value is normal and the sequences scale
 //! exactly with the operands' exponents, so the significand tests cover the range.
 
-use super::ctx::Lowerer;
-use super::float_slow::SlowPath;
+use crate::lower::arith::float_slow::SlowPath;
+use crate::lower::ctx::Lowerer;
 use crate::sass::instr::{Dst, Instr, Src};
 use crate::sass::op::*;
 
@@ -115,7 +115,7 @@ const SQRT_SPAN: u32 = 0x727f_ffff;
 impl Lowerer<'_> {
     /// IEEE f32 `a / b` in mode `rnd` (`a` None: `1 / b`), the fast path guarded, the
     /// slow path called (module notes).
-    pub(super) fn div32_ieee(&mut self, a: Option<Src>, b: Src, rnd: Rnd, ftz: bool) -> Src {
+    pub(in crate::lower) fn div32_ieee(&mut self, a: Option<Src>, b: Src, rnd: Rnd, ftz: bool) -> Src {
         let (kind, args) = match a {
             Some(a) => (SlowPath::Div32(rnd, ftz), vec![a, b]),
             None => (SlowPath::Rcp32(rnd, ftz), vec![b]),
@@ -181,7 +181,7 @@ impl Lowerer<'_> {
 
     /// IEEE f32 `sqrt(x)` in mode `rnd`, the fast path guarded, the slow path called
     /// (module notes).
-    pub(super) fn sqrt32_ieee(&mut self, x: Src, rnd: Rnd, ftz: bool) -> Src {
+    pub(in crate::lower) fn sqrt32_ieee(&mut self, x: Src, rnd: Rnd, ftz: bool) -> Src {
         let plain = FMods::default();
         self.branch_slow(
             |s| {

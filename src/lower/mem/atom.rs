@@ -18,13 +18,13 @@
 //! emulation warning and lowered conservatively: `.release`/`.acq_rel`
 //! put a `MEMBAR` of the scope's level before the atomic, `.acquire`/`.acq_rel` one after
 //! (`.cta` → `MEMBAR.CTA`, `.gpu`/default → `MEMBAR.GL`, `.sys` → `MEMBAR.SYS`), the
-//! fences `lower::ldst` uses for `ld.acquire`/`st.release`; `.relaxed` needs none (every
+//! fences `lower::mem::ldst` uses for `ld.acquire`/`st.release`; `.relaxed` needs none (every
 //! SPA 5.0 atomic is performed at L2 / in shared memory, coherent for all scopes).
 
-use super::addr::Address;
-use super::ctx::{LResult, Lowerer, VarLoc};
-use super::ldst::Space;
 use crate::diag::Diag;
+use crate::lower::ctx::{LResult, Lowerer, VarLoc};
+use crate::lower::mem::addr::Address;
+use crate::lower::mem::ldst::Space;
 use crate::ptx::ast::{Instruction, Operand};
 use crate::ptx::types::ScalarType;
 use crate::sass::instr::{Dst, Instr, Reg, RegRef, Src};
@@ -131,7 +131,7 @@ impl Lowerer<'_> {
                     .note("pass `--deny-emulation` to make this an error")
             });
             if self.deny_emulation {
-                return Err(super::ctx::Failed);
+                return Err(crate::lower::ctx::Failed);
             }
         }
         let (before, after) = match sem {

@@ -22,10 +22,10 @@
 //! algorithm and its invariants are in `docs/reconvergence.md`; [`crate::lower::cfg::check`]
 //! verifies them.
 
-use super::cfg::plan::{Entry, Joins, Kind, past_jumps, plan};
-use super::cfg::restructure;
 use crate::diag::Diag;
 use crate::ir::{BlockId, Edge, EdgeKind, Function, for_each_def, for_each_use};
+use crate::lower::cfg::plan::{Entry, Joins, Kind, past_jumps, plan};
+use crate::lower::cfg::restructure;
 use crate::ptx::ast::Span;
 use crate::sass::instr::{Instr, Reg, Src, SrcKind};
 use crate::sass::op::{Op, SpecialReg};
@@ -183,15 +183,15 @@ pub fn insert(f: &mut Function, at: Span) -> Result<(), Diag> {
         }
         // Landings and copies add edges from two-way branches to blocks with several
         // predecessors: SSA arguments need those split (regalloc2 takes none on them).
-        super::opt::split_critical_edges(f);
-        super::ssa::construct(f);
+        crate::lower::opt::split_critical_edges(f);
+        crate::lower::ssa::construct(f);
         restructure::hoist_undefs(f);
-        super::opt::run(f);
+        crate::lower::opt::run(f);
         if restructure::forward_predicate_copies(f) {
-            super::opt::run(f);
+            crate::lower::opt::run(f);
         }
         if restructure::prune_dead_params(f) {
-            super::opt::run(f);
+            crate::lower::opt::run(f);
         }
     }
     Err(Diag::error(at, format!("`{}`: internal error: reconvergence could not be planned", f.name)))
@@ -207,7 +207,7 @@ fn apply(f: &mut Function, entries: &[Entry]) -> Result<(), String> {
         insert_before_terminator(f, e.push, Instr::new(op, vec![], vec![Src::label(e.join.index() as u32)]));
     }
     let joins: HashSet<BlockId> = entries.iter().map(|e| e.join).collect();
-    let forest = super::cfg::graph::LoopForest::new(f, &super::cfg::graph::dominators(f));
+    let forest = crate::lower::cfg::graph::LoopForest::new(f, &crate::lower::cfg::graph::dominators(f));
     let headers: HashSet<BlockId> = forest.loops.iter().map(|l| l.header).collect();
     // Every edge to convert, found before any is (a converted jump is no longer one).
     let mut todo = vec![];
@@ -227,7 +227,7 @@ fn apply(f: &mut Function, entries: &[Entry]) -> Result<(), String> {
     for (edge, op, join) in todo {
         convert(f, edge, op, join)?;
     }
-    super::opt::remove_unreachable(f);
+    crate::lower::opt::remove_unreachable(f);
     Ok(())
 }
 

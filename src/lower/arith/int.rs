@@ -1,7 +1,7 @@
 //! Lowering of PTX integer arithmetic, logic and shifts (PTX ISA 9.7.1 "Integer
 //! Arithmetic", 9.7.2 "Extended-Precision Integer Arithmetic", 9.7.7 "Logic and Shift")
-//! for 16-, 32- and 64-bit types; multiplications are in [`super::mul`], division in
-//! [`super::div`], bit manipulation in [`super::bits`].
+//! for 16-, 32- and 64-bit types; multiplications are in [`crate::lower::arith::mul`], division in
+//! [`crate::lower::arith::div`], bit manipulation in [`crate::lower::arith::bits`].
 //!
 //! Sequences follow ptxas 11.8 for sm_50 (observed on one-instruction kernels):
 //! * 64-bit `add`/`sub`: `IADD.CC` + `IADD.X`; `neg.s64`: `IADD.CC lo, RZ, -a.lo;
@@ -31,8 +31,8 @@
 //! low 16 result bits depend only on the low 16 operand bits (add, sub, logic, shl, neg,
 //! mul.lo) use them as they are; the others extend first ([`Lowerer::int_ext`]).
 
-use super::alu::Val;
-use super::ctx::{LResult, Lowerer, PtxReg};
+use crate::lower::arith::alu::Val;
+use crate::lower::ctx::{LResult, Lowerer, PtxReg};
 use crate::ptx::ast::Instruction;
 use crate::ptx::check::instr_text;
 use crate::ptx::instr::{Arith, ArithOp};
@@ -59,28 +59,28 @@ pub fn words(v: &Val) -> W64 {
 
 impl Lowerer<'_> {
     /// Emits `op` into a fresh 32-bit register and returns it as a source.
-    pub(super) fn emit1(&mut self, op: Op, srcs: Vec<Src>) -> Src {
+    pub(in crate::lower) fn emit1(&mut self, op: Op, srcs: Vec<Src>) -> Src {
         let t = self.tmp(1);
         self.op(op, Dst::reg(t, 1), srcs);
         Src::r32(t)
     }
 
     /// Writes `(lo, hi)` to the 64-bit register `d`.
-    pub(super) fn set64(&mut self, d: Reg, (lo, hi): W64) {
+    pub(in crate::lower) fn set64(&mut self, d: Reg, (lo, hi): W64) {
         let lo = self.in_reg(lo);
         let hi = self.in_reg(hi);
         self.emit(Instr::new(Op::Join, vec![Dst::reg(d, 2)], vec![lo, hi]));
     }
 
     /// Writes the 32-bit `v` to `d`.
-    pub(super) fn set32(&mut self, d: Reg, v: Src) {
+    pub(in crate::lower) fn set32(&mut self, d: Reg, v: Src) {
         let v = self.in_reg(v);
         self.emit(Instr::new(Op::Copy, vec![Dst::reg(d, 1)], vec![v]));
     }
 
     /// Ends a word-by-word carry chain: records PTX's carry-out when the instruction has
     /// `.cc` (`cc`), then writes `words` (1 or 2 words, low first) to `d`.
-    pub(super) fn finish_chain(&mut self, d: Reg, cc: bool, words: &[Src]) {
+    pub(in crate::lower) fn finish_chain(&mut self, d: Reg, cc: bool, words: &[Src]) {
         if cc {
             self.carry_out();
         }
@@ -92,21 +92,21 @@ impl Lowerer<'_> {
     }
 
     /// The 64-bit operand `k` of `i` as two words in registers.
-    pub(super) fn w64(&mut self, i: &Instruction, k: usize, ty: ScalarType) -> LResult<W64> {
+    pub(in crate::lower) fn w64(&mut self, i: &Instruction, k: usize, ty: ScalarType) -> LResult<W64> {
         let v = self.val(&i.operands[k], ty)?;
         let (lo, hi) = words(&v);
         Ok((self.in_reg(lo), self.in_reg(hi)))
     }
 
     /// The 32-bit operand `k` of `i` in a register, extended if 16-bit and `ext`.
-    pub(super) fn r32(&mut self, i: &Instruction, k: usize, ty: ScalarType, ext: bool) -> LResult<Src> {
+    pub(in crate::lower) fn r32(&mut self, i: &Instruction, k: usize, ty: ScalarType, ext: bool) -> LResult<Src> {
         let v = self.val(&i.operands[k], ty)?;
         let s = if ext { self.int_ext(v.lo, ty) } else { v.lo };
         Ok(self.in_reg(s))
     }
 
     /// `a + b` (64-bit): `IADD.CC` + `IADD.X`.
-    pub(super) fn add64(&mut self, (al, ah): W64, (bl, bh): W64) -> W64 {
+    pub(in crate::lower) fn add64(&mut self, (al, ah): W64, (bl, bh): W64) -> W64 {
         let al = self.in_reg(al);
         let ah = self.in_reg(ah);
         let lo = self.emit1(Op::Iadd { cc: true, x: false }, vec![al, bl]);
@@ -115,7 +115,7 @@ impl Lowerer<'_> {
     }
 
     /// `a - b` (64-bit): `IADD.CC lo, a.lo, -b.lo; IADD.X hi, a.hi, -b.hi` (ptxas).
-    pub(super) fn sub64(&mut self, (al, ah): W64, (bl, bh): W64) -> W64 {
+    pub(in crate::lower) fn sub64(&mut self, (al, ah): W64, (bl, bh): W64) -> W64 {
         let (al, ah) = (self.in_reg(al), self.in_reg(ah));
         let (bl, bh) = (self.in_reg(bl), self.in_reg(bh));
         let lo = self.emit1(Op::Iadd { cc: true, x: false }, vec![al, bl.negated()]);
@@ -124,7 +124,7 @@ impl Lowerer<'_> {
     }
 
     /// A predicate set when `a cmp b` holds for 64-bit `a`, `b` (as `setp.cmp.u64/.s64`).
-    pub(super) fn cmp64(&mut self, cmp: Cmp, unsigned: bool, (al, ah): W64, (bl, bh): W64) -> Reg {
+    pub(in crate::lower) fn cmp64(&mut self, cmp: Cmp, unsigned: bool, (al, ah): W64, (bl, bh): W64) -> Reg {
         let (al, ah) = (self.in_reg(al), self.in_reg(ah));
         let (bl, bh) = (self.in_reg(bl), self.in_reg(bh));
         self.op(Op::Iadd { cc: true, x: false }, Dst::reg(RZ, 1), vec![al, bl.negated()]);
@@ -132,7 +132,7 @@ impl Lowerer<'_> {
     }
 
     /// Emits the comparison `op` of `a` and `b` combined with `c`; returns its predicate.
-    pub(super) fn isetp(&mut self, op: Op, a: Src, b: Src, c: Src) -> Reg {
+    pub(in crate::lower) fn isetp(&mut self, op: Op, a: Src, b: Src, c: Src) -> Reg {
         let p = self.tmp_pred();
         let a = self.in_reg(a);
         let b = self.b_slot(b, false);
@@ -141,7 +141,7 @@ impl Lowerer<'_> {
     }
 
     /// `p ? a : b` per word.
-    pub(super) fn sel(&mut self, p: Src, a: Src, b: Src) -> Src {
+    pub(in crate::lower) fn sel(&mut self, p: Src, a: Src, b: Src) -> Src {
         let a = self.in_reg(a);
         let b = self.b_slot(b, false);
         self.emit1(Op::Sel, vec![a, b, p])
@@ -175,7 +175,7 @@ impl Lowerer<'_> {
     }
 
     /// An error for an instruction form that is not lowered, naming it.
-    pub(super) fn unsupported<T>(&mut self, i: &Instruction, why: &str) -> LResult<T> {
+    pub(in crate::lower) fn unsupported<T>(&mut self, i: &Instruction, why: &str) -> LResult<T> {
         let what = instr_text(i);
         let d = crate::diag::Diag::error(i.opcode.span, format!("`{what}` is not supported by ptx2sass"))
             .label("no lowering to SPA 5.0 for this form")
@@ -352,7 +352,7 @@ impl Lowerer<'_> {
     /// 64-bit shifts (PTX clamps the amount to 64). Register amounts as ptxas: `SHF.L.U64
     /// hi, lo, s, hi; SHL lo, lo, s` (right: `SHF.R.{U,S}64 lo, lo, s, hi; SHR hi, hi, s`);
     /// immediate amounts pick the words statically.
-    pub(super) fn shift64(&mut self, left: bool, signed: bool, (xlo, xhi): W64, s: Src) -> W64 {
+    pub(in crate::lower) fn shift64(&mut self, left: bool, signed: bool, (xlo, xhi): W64, s: Src) -> W64 {
         let signed = signed && !left;
         let shf = Op::Shf { left, signed, wide: true, wrap: false };
         let SrcKind::Imm(s) = s.kind else {
@@ -445,7 +445,7 @@ impl Lowerer<'_> {
 
     /// Call right after emitting the instruction that writes PTX's carry: records where,
     /// and copies the flag into the carry variable.
-    pub(super) fn carry_out(&mut self) {
+    pub(in crate::lower) fn carry_out(&mut self) {
         let at = self.cc_now.filter(|(b, _)| *b == self.cur).map(|(_, v)| v);
         debug_assert!(at.is_some(), "carry_out follows the carry-out instruction");
         let v = self.carry_var();
@@ -456,7 +456,7 @@ impl Lowerer<'_> {
     /// Call right before emitting an instruction that reads PTX's carry: unless the flag
     /// still holds the value of the last carry-out (same block, no CC writer since),
     /// restores CC.CF from the variable.
-    pub(super) fn carry_in(&mut self) {
+    pub(in crate::lower) fn carry_in(&mut self) {
         let now = self.cc_now.filter(|(b, _)| *b == self.cur).map(|(_, v)| v);
         if now.is_some() && now == self.carry_at {
             return;

@@ -1,6 +1,6 @@
 //! The full-range IEEE f64 `div`, `rcp` and `sqrt` (PTX ISA 9.7.3.8, 9.7.3.12, 9.7.3.14:
 //! `.rn/.rz/.rm/.rp` are IEEE 754 compliant, subnormals supported): a range test that
-//! keeps the fast path of `lower::float` (MUFU estimate, DFMA Newton steps, remainder
+//! keeps the fast path of `lower::arith::float` (MUFU estimate, DFMA Newton steps, remainder
 //! rounding test) for operands in range and branches to a slow path for the rest.
 //!
 //! **Range test.** ptxas 11.8 sm_50 (`div.rn.f64`, `-O3`) runs the fast sequence first,
@@ -15,7 +15,7 @@
 //! negative operands fail too), else the slow path recomputes it. Zeros, subnormals,
 //! infinities and NaNs fail the test, so the fast path leaves out the special-operand
 //! selections (`div64` without `specials`; the slow path has them). In that range the
-//! fast path is exact (`lower::float`, "Range and rounding"); a quotient computed from
+//! fast path is exact (`lower::arith::float`, "Range and rounding"); a quotient computed from
 //! in-range operands is within an ulp of the true one, so one out of range fails the test
 //! too. The slow path is too long for if-conversion; branch layout makes the fast path
 //! one `@!P BRA` over it. Instructions executed by a one-instruction kernel on the fast
@@ -69,8 +69,8 @@
 //! product is exact. Zero, negative, infinite and NaN operands then select their special
 //! results (`x + -0` for `±0`, `+inf` and NaN; the canonical NaN below zero).
 
-use super::ctx::Lowerer;
 use crate::ir::{CallKind, CallSite, FuncAbi};
+use crate::lower::ctx::Lowerer;
 use crate::sass::abi::{self, AbiLoc};
 use crate::sass::instr::{Dst, Instr, PT, Reg, RegRef, Src, SrcKind, SymPart};
 use crate::sass::op::*;
@@ -107,7 +107,7 @@ impl Lowerer<'_> {
     /// (ptxas 11.8 `CAL`s its slow paths too: `div.rn.f64` twice, `sqrt.rn.f64` and
     /// `rcp.rn.f64` in one kernel give three subroutines and four `CAL`s); its pair
     /// replaces the fast one; returns the register both write.
-    pub(super) fn branch_slow(
+    pub(in crate::lower) fn branch_slow(
         &mut self,
         fast: impl FnOnce(&mut Self) -> (Src, Src),
         kind: SlowPath,
@@ -133,7 +133,7 @@ impl Lowerer<'_> {
     /// A call of slow path `kind` with the arguments `args` (f64 pairs or f32 words, in
     /// consecutive registers from `R4`, the result in `R4` or `R4:R5`, `sass::abi`); records
     /// that the module needs it.
-    pub(super) fn call_slow_path(&mut self, kind: SlowPath, args: &[Src]) -> Src {
+    pub(in crate::lower) fn call_slow_path(&mut self, kind: SlowPath, args: &[Src]) -> Src {
         let mut srcs = vec![];
         let mut locs = vec![];
         let id = self.f.symbol(&kind.name());
@@ -211,7 +211,7 @@ impl Lowerer<'_> {
 
     /// IEEE `a / b` of f64 pairs in mode `rnd` over the whole range (`a` None: `1 / b`).
     /// The fast path's quotient is tested too (`a` and `b` in range do not bound it).
-    pub(super) fn div64_ieee(&mut self, a: Option<Src>, b: Src, rnd: Rnd) -> Src {
+    pub(in crate::lower) fn div64_ieee(&mut self, a: Option<Src>, b: Src, rnd: Rnd) -> Src {
         let (kind, args) = match a {
             Some(a) => (SlowPath::Div(rnd), vec![a, b]),
             None => (SlowPath::Rcp(rnd), vec![b]),
@@ -336,7 +336,7 @@ impl Lowerer<'_> {
     }
 
     /// IEEE `sqrt(x)` of an f64 pair in mode `rnd` over the whole range (module notes).
-    pub(super) fn sqrt64_ieee(&mut self, x: Src, rnd: Rnd) -> Src {
+    pub(in crate::lower) fn sqrt64_ieee(&mut self, x: Src, rnd: Rnd) -> Src {
         self.branch_slow(
             |s| {
                 let r = s.sqrt64_rounded(x, rnd);
@@ -385,7 +385,7 @@ pub enum SlowPath {
     Rcp(Rnd),
     /// `sqrt.rnd.f64`: `x -> sqrt(x)`.
     Sqrt(Rnd),
-    /// `div.rnd{.ftz}.f32` (`true`: `.ftz`): `(a, b) -> a / b` (`lower::float32`).
+    /// `div.rnd{.ftz}.f32` (`true`: `.ftz`): `(a, b) -> a / b` (`lower::arith::float32`).
     Div32(Rnd, bool),
     /// `rcp.rnd{.ftz}.f32`: `b -> 1 / b`.
     Rcp32(Rnd, bool),
