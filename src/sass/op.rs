@@ -9,6 +9,7 @@ use std::fmt::{self, Write};
 pub use super::sync::{AtomMods, AtomOp, AtomType, BarRedOp, ShflMode, VoteMode};
 
 pub use super::mods::*;
+pub use super::texmods::{SurfClamp, SurfDim, TexDim};
 
 /// An SPA 5.0 opcode with its modifiers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -389,6 +390,52 @@ pub enum Op {
         ftz: bool,
         int: bool,
     },
+
+    // ---- textures and surfaces (module `texmods`, docs/textures.md) --------------------
+    /// TEXS Rd2, Rd, Ra, Rb, index, dim, channels: a bound fetch (the texture handle is
+    /// word `index` of constant bank 0); `chans` is the mask of the components written
+    /// (x, y to `Rd, Rd+1`; z, w to `Rd2, Rd2+1`; `Rd2` = RZ when at most two are
+    /// written, packed into `Rd`).
+    Texs {
+        dim: TexDim,
+        chans: u8,
+    },
+    /// TLDS.LZ Rd2, Rd, Ra, Rb, index, 2D, channels: bound fetch at integer coordinates,
+    /// level zero; results as for [`Op::Texs`].
+    Tlds {
+        chans: u8,
+    },
+    /// TLD4S.comp Rd2, Rd, Ra, Rb, index: bound 2D gather of component `comp` (0..3).
+    Tld4s {
+        comp: u8,
+    },
+    /// TEX.B Rd, Ra, Rb, 0x0, dim, mask: bindless fetch, the handle's low word in Rb,
+    /// coordinates in `Ra..`, the components of `mask` packed into `Rd..`.
+    TexB {
+        dim: TexDim,
+        mask: u8,
+    },
+    /// TLD4.comp.B Rd, Ra, Rb, 0x0, 2D, mask: bindless gather of component `comp`.
+    Tld4B {
+        comp: u8,
+        mask: u8,
+    },
+    /// TXQ{.B} Rd, Ra, TEX_HEADER_DIMENSION, index, mask: width (mask 1), height (2),
+    /// depth (4) of level Ra (bindless: Ra = {handle, level}).
+    Txq {
+        bindless: bool,
+        mask: u8,
+    },
+    /// SULD.D.BA.dim.clamp Rd, [Ra], index|Rh: 32-bit surface load.
+    Suld {
+        dim: SurfDim,
+        clamp: SurfClamp,
+    },
+    /// SUST.D.BA.dim.clamp [Ra], Rd, index|Rh: 32-bit surface store.
+    Sust {
+        dim: SurfDim,
+        clamp: SurfClamp,
+    },
 }
 
 /// The bare opcode, indexing [`OPCODE_INFO`] and the scheduler's latency table.
@@ -502,6 +549,14 @@ pub enum Opcode {
     Iadd32iSat,
     I2iSat,
     F2fSat,
+    Texs,
+    Tlds,
+    Tld4s,
+    TexB,
+    Tld4B,
+    Txq,
+    Suld,
+    Sust,
 }
 
 /// What kind of unit executes an opcode; the scheduler's latency table is keyed by it.
@@ -530,6 +585,11 @@ pub enum Unit {
     Shared,
     /// Constant loads (LDC).
     Const,
+    /// The texture unit: texture fetches, queries and surface accesses (`TEXS TLDS TLD4S
+    /// TEX TLD4 TXQ SULD SUST`): variable latency behind a write barrier, sources read 4
+    /// cycles after issue (ptxas 11.8: `MOV R5, c[0x0][0x154] ?WAIT2` then `TEXS`),
+    /// results in issue order among themselves (docs/textures.md §1.3).
+    Tex,
     /// Branches, barriers, exits.
     Control,
 }
@@ -670,6 +730,14 @@ pub const OPCODE_INFO: &[OpcodeInfo] = &[
     info!(Iadd32iSat, "IADD32I", Alu),
     info!(I2iSat, "I2I", Conv),
     info!(F2fSat, "F2F", Conv),
+    info!(Texs, "TEXS", Tex),
+    info!(Tlds, "TLDS", Tex),
+    info!(Tld4s, "TLD4S", Tex),
+    info!(TexB, "TEX", Tex),
+    info!(Tld4B, "TLD4", Tex),
+    info!(Txq, "TXQ", Tex),
+    info!(Suld, "SULD", Tex),
+    info!(Sust, "SUST", Tex, store),
 ];
 
 impl Op {
@@ -784,6 +852,14 @@ impl Op {
             Iadd32iSat => Opcode::Iadd32iSat,
             I2iSat { .. } => Opcode::I2iSat,
             F2fSat { .. } => Opcode::F2fSat,
+            Texs { .. } => Opcode::Texs,
+            Tlds { .. } => Opcode::Tlds,
+            Tld4s { .. } => Opcode::Tld4s,
+            TexB { .. } => Opcode::TexB,
+            Tld4B { .. } => Opcode::Tld4B,
+            Txq { .. } => Opcode::Txq,
+            Suld { .. } => Opcode::Suld,
+            Sust { .. } => Opcode::Sust,
         }
     }
 
@@ -1169,6 +1245,14 @@ impl Op {
                 }
             }
             Bpt { trap } => s.push_str(if trap { ".TRAP" } else { ".INT" }),
+            Texs { .. }
+            | Tlds { .. }
+            | Tld4s { .. }
+            | TexB { .. }
+            | Tld4B { .. }
+            | Txq { .. }
+            | Suld { .. }
+            | Sust { .. } => s.push_str(&super::texmods::suffix(self).unwrap_or_default()),
             Copy
             | Join
             | Undef
