@@ -27,7 +27,7 @@ enum Command {
     Check(CheckArgs),
     /// Run one kernel launch on the PTX interpreter or the SPA 5.0 simulator (or both,
     /// comparing all memory written). Exit status 1 on an execution error or a difference.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Disassemble an sm_50 cubin (ours or ptxas's) into a listing with decoded control
     /// fields, readable by `check`. Unknown words print as `.word` with a warning.
     Disasm(DisasmArgs),
@@ -836,7 +836,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Compile(args) => compile(args),
         Command::Check(args) => check(args),
-        Command::Run(args) => run(args),
+        Command::Run(args) => run(*args),
         Command::Disasm(args) => disasm(args),
         Command::Asm(args) => asm(args),
         Command::Explore(args) => explore(args),

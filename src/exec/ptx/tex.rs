@@ -210,8 +210,8 @@ fn sample(img: &Image, mem: &Memory, coords: &[u32], int: bool) -> Result<[u32; 
     let rank = img.rank as usize;
     if int {
         let mut idx = [0i64; 3];
-        for d in 0..rank {
-            idx[d] = i64::from(coords.get(d).copied().unwrap_or(0) as i32);
+        for (d, slot) in idx.iter_mut().enumerate().take(rank) {
+            *slot = i64::from(coords.get(d).copied().unwrap_or(0) as i32);
         }
         return fetch(img, mem, idx);
     }

@@ -269,12 +269,9 @@ impl Sim<'_> {
         };
         let mut packed = [[0u32; 4]; WARP_SIZE];
         for l in lanes(mask) {
-            let mut k = 0;
-            for c in 0..4 {
-                if chans & (1 << c) != 0 {
-                    packed[l][k] = out[l][c];
-                    k += 1;
-                }
+            let written = out[l].iter().enumerate().filter(|(c, _)| chans & (1 << c) != 0);
+            for (slot, (_, v)) in packed[l].iter_mut().zip(written) {
+                *slot = *v;
             }
         }
         let n = (chans & 0xf).count_ones() as u8;
