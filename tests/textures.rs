@@ -408,6 +408,9 @@ fn texture_results_and_coordinates_are_timed_by_their_width() {
         ("TEX.B R4, R12, R0, 0x0, 3D, 0x1", "MOV R14, RZ", "MOV R15, RZ"),
         // 2D surface coordinates R2, R3.
         ("SUST.D.BA.2D.TRAP [R2], R8, 0x50", "MOV R3, RZ", "MOV R4, RZ"),
+        // TXQ.B reads the handle and the level as a pair R6, R7 (ptxas: `MOV R7, RZ`
+        // before `TXQ.B R9, R6`): overwriting R7 at once is a hazard.
+        ("TXQ.B R9, R6, TEX_HEADER_DIMENSION, 0x0, 0x2", "MOV R7, RZ", "MOV R8, RZ"),
     ];
     for (fetch, bad, good) in cases {
         // A store writes no register and so sets no write barrier.
