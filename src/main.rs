@@ -27,7 +27,7 @@ enum Command {
     Check(CheckArgs),
     /// Run one kernel launch on the PTX interpreter or the SPA 5.0 simulator (or both,
     /// comparing all memory written). Exit status 1 on an execution error or a difference.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Disassemble an sm_50 cubin (ours or ptxas's) into a listing with decoded control
     /// fields, readable by `check`. Unknown words print as `.word` with a warning.
     Disasm(DisasmArgs),
@@ -114,6 +114,15 @@ struct RunArgs {
     /// `.global` on the interpreter).
     #[arg(long = "init")]
     inits: Vec<String>,
+    /// A texture bound to kernel parameter NAME (which then takes no `--arg`; it receives
+    /// the texture's handle): NAME=DATA,fmt=f32x4|f32|u32|s32|u8x4,dims=W[,H[,D]]
+    /// [,filter=point|linear][,addr=clamp|wrap|border|mirror][,norm] (DATA as for --init).
+    #[arg(long = "texture")]
+    textures: Vec<String>,
+    /// A surface bound to kernel parameter NAME: NAME=DATA,fmt=...,dims=W[,H] (as
+    /// --texture, without filter, addr and norm).
+    #[arg(long = "surface")]
+    surfaces: Vec<String>,
     /// Stop with an error after this many instructions (thread instructions on the
     /// interpreter, warp instructions on the simulator).
     #[arg(long, default_value_t = ptx2sass::exec::DEFAULT_STEP_LIMIT)]
@@ -506,6 +515,16 @@ fn run(a: RunArgs) -> ExitCode {
             Err(e) => return spec_error("--arg", e),
         }
     }
+    let mut images = vec![];
+    for (k, (s, surface)) in
+        a.textures.iter().map(|s| (s, false)).chain(a.surfaces.iter().map(|s| (s, true))).enumerate()
+    {
+        let handle = exec::image::FIRST_HANDLE + k as u32;
+        match spec::image(s, surface, handle, &mut rng, &mut budget) {
+            Ok(x) => images.push(x),
+            Err(e) => return spec_error(if surface { "--surface" } else { "--texture" }, e),
+        }
+    }
     let mut inits = vec![];
     for s in &a.inits {
         match spec::init(s, &mut rng, &mut budget) {
@@ -572,6 +591,24 @@ fn run(a: RunArgs) -> ExitCode {
     if module.is_none() && (a.compare || a.exec == Executor::Ptx) {
         return usage("the PTX interpreter (`--exec ptx`, `--compare`) needs the PTX input".into());
     }
+    // Each image's parameter receives its handle instead of an `--arg`.
+    if !images.is_empty() {
+        let Some(m) = &module else { return usage("--texture and --surface need the PTX input".into()) };
+        let mut at = vec![];
+        for (img, _) in &images {
+            match exec::image::param_index(m, &a.kernel, &img.param) {
+                Some(k) => at.push((k, img.handle)),
+                None => return usage(format!("`{}` is not a parameter of kernel `{}`", img.param, a.kernel)),
+            }
+        }
+        at.sort_unstable();
+        for (k, h) in at {
+            if k > args.len() {
+                return usage(format!("parameter {k} has no --arg before it"));
+            }
+            args.insert(k, exec::ptx::args::Arg::Int(i64::from(h)));
+        }
+    }
     let built = match (&module, &program) {
         (Some(m), _) => exec::ptx::args::launch(m, &a.kernel, grid, block, &args, a.max_steps),
         (None, Some(p)) => listing_launch(p, &a.kernel, grid, block, &args, a.max_steps),
@@ -597,6 +634,11 @@ fn run(a: RunArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    let mut launch = launch;
+    if let Err(e) = exec::image::bind(&mut launch, images) {
+        errln!("error: {e}");
+        return ExitCode::from(1);
+    }
     drop(args);
     let program = || match &program {
         Some(p) => Ok(p.clone()),
@@ -794,7 +836,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Compile(args) => compile(args),
         Command::Check(args) => check(args),
-        Command::Run(args) => run(args),
+        Command::Run(args) => run(*args),
         Command::Disasm(args) => disasm(args),
         Command::Asm(args) => asm(args),
         Command::Explore(args) => explore(args),

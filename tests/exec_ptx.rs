@@ -290,9 +290,13 @@ fn misaligned_and_out_of_bounds() {
     assert!(matches!(e, Err(ExecError::Misaligned { len: 16, .. })), "vector alignment: {e:?}");
     let e = run1("loop: bra loop;", 1, 8);
     assert_eq!(e.unwrap_err(), ExecError::StepLimit(5_000_000));
-    // An instruction the interpreter does not model (texture queries).
-    let e = run1("txq.width.b32 %r1, [%rd1];", 1, 8);
+    // An instruction the interpreter does not model (surface queries; texture queries
+    // run since issue 18's second slice).
+    let e = run1("suq.width.b32 %r1, [%rd1];", 1, 8);
     assert!(matches!(e, Err(ExecError::Unsupported(_))), "{e:?}");
+    // A texture query through a handle no image has is a launch error naming it.
+    let e = run1("txq.width.b32 %r1, [%rd1];", 1, 8);
+    assert!(matches!(&e, Err(ExecError::Launch(m)) if m.contains("no texture or surface has the handle")), "{e:?}");
 }
 
 /// Block-wide tree reduction in shared memory with `bar.sync` in a loop; thread 0 of

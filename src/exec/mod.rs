@@ -19,6 +19,7 @@
 //! instruction within it fails before it starts), [`Launch::memory_limit`] bytes of
 //! per-CTA memory (shared and local) and parameter space ([`MAX_PARAM_BYTES`]).
 
+pub mod image;
 pub mod memory;
 pub mod printf;
 pub mod ptx;
@@ -90,6 +91,8 @@ pub struct Launch {
     /// How the simulator's `MUFU` estimates deviate from the exact functions
     /// ([`MufuModel`]; the interpreter ignores it).
     pub mufu: MufuModel,
+    /// Textures and surfaces bound to kernel parameters ([`image`]).
+    pub images: Vec<image::Image>,
 }
 
 /// The simulator's model of `MUFU` estimates (module `exec::sim::mufu`).
@@ -124,6 +127,7 @@ impl Launch {
             memory_limit: DEFAULT_MEMORY_LIMIT,
             stack_bytes: DEFAULT_STACK_BYTES,
             mufu: MufuModel::default(),
+            images: vec![],
         }
     }
 

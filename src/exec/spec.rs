@@ -199,6 +199,109 @@ pub fn init(s: &str, rng: &mut Rng, budget: &mut Budget) -> Result<(String, Vec<
     }
 }
 
+/// Parses one `--texture` (or, `surface`, `--surface`) `NAME=DATA,fmt=F,dims=W[,H[,D]]
+/// [,filter=point|linear][,addr=clamp|wrap|border|mirror][,norm]`: the image bound to
+/// kernel parameter `NAME` (module `exec::image`), with the handle `handle`. DATA is
+/// `file:PATH`, `bytes:HEX`, `zeros:N` or `rand:TYPE:N`; F is `f32x4`, `f32`, `u32`, `s32`
+/// or `u8x4`. The texel count is checked against the budget before the data is read.
+pub fn image(
+    s: &str,
+    surface: bool,
+    handle: u32,
+    rng: &mut Rng,
+    budget: &mut Budget,
+) -> Result<(super::image::Image, Vec<u8>), SpecError> {
+    use super::image::{AddrMode, Filter, Format, Image};
+    let syntax = "NAME=DATA,fmt=f32x4|f32|u32|s32|u8x4,dims=W[,H[,D]][,filter=point|linear][,addr=clamp|wrap|border|mirror][,norm]";
+    let Some((name, rest)) = s.split_once('=').filter(|(n, _)| !n.is_empty()) else {
+        return usage(format!("`{s}`: expected {syntax}"));
+    };
+    let mut parts = rest.split(',');
+    let data_spec = parts.next().unwrap_or_default();
+    let (mut format, mut dims, mut filter, mut addr, mut normalized) =
+        (None, vec![], Filter::Point, AddrMode::Clamp, false);
+    let mut in_dims = false;
+    for p in parts {
+        if in_dims && !p.contains('=') && p != "norm" {
+            dims.push(p);
+            continue;
+        }
+        in_dims = false;
+        match p.split_once('=') {
+            Some(("fmt", f)) => {
+                format = Some(match f {
+                    "f32x4" => Format::F32x4,
+                    "f32" => Format::F32,
+                    "u32" => Format::U32,
+                    "s32" => Format::S32,
+                    "u8x4" => Format::U8x4,
+                    _ => return usage(format!("`{f}`: expected fmt=f32x4, f32, u32, s32 or u8x4")),
+                })
+            }
+            Some(("dims", w)) => {
+                dims = vec![w];
+                in_dims = true;
+            }
+            Some(("filter", f)) => {
+                filter = match f {
+                    "point" => Filter::Point,
+                    "linear" => Filter::Linear,
+                    _ => return usage(format!("`{f}`: expected filter=point or linear")),
+                }
+            }
+            Some(("addr", a)) => {
+                addr = match a {
+                    "clamp" => AddrMode::Clamp,
+                    "wrap" => AddrMode::Wrap,
+                    "border" => AddrMode::Border,
+                    "mirror" => AddrMode::Mirror,
+                    _ => return usage(format!("`{a}`: expected addr=clamp, wrap, border or mirror")),
+                }
+            }
+            None if p == "norm" => normalized = true,
+            _ => return usage(format!("`{p}` in `{s}`: expected {syntax}")),
+        }
+    }
+    let Some(format) = format else { return usage(format!("`{s}`: fmt= is missing ({syntax})")) };
+    if dims.is_empty() || dims.len() > 3 {
+        return usage(format!("`{s}`: dims= needs W, W,H or W,H,D ({syntax})"));
+    }
+    let mut d = [1u32; 3];
+    for (slot, p) in d.iter_mut().zip(&dims) {
+        *slot = p
+            .parse()
+            .ok()
+            .filter(|v| *v >= 1 && *v <= 1 << 16)
+            .ok_or_else(|| SpecError::Usage(format!("`{p}` in `{s}`: a dimension is an integer in 1..=65536")))?;
+    }
+    if filter == Filter::Linear && format.integer() {
+        return usage(format!("`{s}`: the integer format cannot be filtered linearly (filter=point)"));
+    }
+    if surface && (filter == Filter::Linear || normalized || addr != AddrMode::Clamp) {
+        return usage(format!("`{s}`: a surface has no filter, addressing mode or normalized coordinates"));
+    }
+    let bytes = d.iter().fold(u64::from(format.bytes()), |a, &x| a.saturating_mul(u64::from(x)));
+    if bytes > budget.left {
+        budget.take(&format!("`{name}`"), bytes)?;
+    }
+    let data = data(data_spec, rng, budget)?.ok_or_else(|| {
+        SpecError::Usage(format!("`{data_spec}`: expected file:PATH, bytes:HEX, zeros:N or rand:TYPE:N"))
+    })?;
+    let img = Image {
+        param: name.to_string(),
+        handle,
+        surface,
+        format,
+        dims: d,
+        rank: dims.len() as u8,
+        filter,
+        addr,
+        normalized,
+        base: 0,
+    };
+    Ok((img, data))
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 mod tests {

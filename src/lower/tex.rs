@@ -1,40 +1,427 @@
-//! Texture and surface instructions (`tex`, `tld4`, `txq`, `suq`, `suld`, `sust`, `sured`;
-//! issue 18). The front end parses and checks every form (`crate::ptx::texture`); none is
-//! lowered yet. What ptxas 11.8 emits for each form (TEXS/TEX.B/TLDS/TLD4S/TXQ/SULD/SUST,
-//! bound index `c[0x0]` word or bindless handle register, write masks, scoreboards) is in
-//! `docs/textures.md`, the plan for this lowering.
+//! Texture and surface instructions (`tex`, `tld4`, `txq`, `suld`, `sust`; issue 18),
+//! lowered as ptxas 11.8 `-arch=sm_50 -O3` does (docs/textures.md §1, probes in
+//! `tests/data/textures/`):
+//!
+//! * a handle that is a whole `.u64` kernel parameter loaded with `ld.param` names the
+//!   texture by its constant-bank-0 word `(0x140 + offset) / 4` (the **bound** forms
+//!   `TEXS`, `TLDS.LZ`, `TLD4S`, `TXQ`, `SULD ..., 0x50`); any other handle register is
+//!   used **bindless** with its low 32 bits (`TEX.B`, `TLD4.B`, `TXQ.B`, `SULD ..., Rh`);
+//! * `tex.1d` is a 2D fetch at y = 0 (`MOV R5, RZ` before `TEXS`/`TEX.B`);
+//! * the components written are the ones the PTX result vector names (a sink `_` is not
+//!   written): `TEXS ... R` / `TEX.B ... 0x5`, packed into consecutive registers;
+//! * `txq.{width,height,depth}` is `TXQ ... TEX_HEADER_DIMENSION` with mask 1, 2, 4 of
+//!   level 0 (`MOV R0, RZ` as the level; bindless `{handle, level}` in a pair);
+//! * `suld.b`/`sust.b` `.b32` `.1d`/`.2d` are `SULD/SUST.D.BA.{1D,2D}` with `.trap` →
+//!   `.TRAP`, `.clamp` → no suffix, `.zero` → `.IGN`, coordinates in consecutive registers.
+//!
+//! Everything else is reported at the instruction as not supported yet, with what ptxas
+//! does for it.
 
 use super::ctx::{LResult, Lowerer};
 use crate::diag::Diag;
-use crate::ptx::ast::Instruction;
-use crate::ptx::texture::{self, Family};
+use crate::ptx::ast::{Ident, Instruction, Operand, VecElem};
+use crate::ptx::texture::{self, Clamp, Family, Geometry, Lod, TexOp};
+use crate::ptx::types::ScalarType;
+use crate::sass::instr::{Dst, Instr, RegRef, Src};
+use crate::sass::op::{Op, SurfClamp, SurfDim, TexDim};
+
+/// The texture or surface a handle register names: a bank-0 word index (bound) or the
+/// handle's low word (bindless).
+#[derive(Clone, Copy)]
+enum Handle {
+    Bound(u32),
+    Bindless(RegRef),
+}
 
 impl Lowerer<'_> {
-    /// Reports a texture or surface instruction as not supported yet, naming its form and
-    /// what ptxas emits for it (a precise diagnostic at the instruction, never a panic).
+    /// Lowers a texture or surface instruction (see the module docs), or reports it as not
+    /// supported yet (a precise diagnostic at the instruction, never a panic).
     pub(super) fn lower_texture(&mut self, i: &Instruction) -> LResult<()> {
-        // The classifier accepted the instruction, so it decodes; a failure here would be
-        // a front-end bug, reported as the same error.
-        let what = match texture::decode(i) {
-            Ok(t) => match t.family {
-                Family::Tex => "texture fetch (ptxas: TEXS, TEX.B, TLDS)",
-                Family::Tld4 => "texture gather (ptxas: TLD4S, TLD4.B)",
-                Family::Txq => "texture query (ptxas: TXQ)",
-                Family::Suq => "surface query",
-                Family::Suld => "surface load (ptxas: SULD.D.BA)",
-                Family::Sust => "surface store (ptxas: SUST.D.BA)",
-                Family::Sured => "surface reduction",
-            },
-            Err(_) => "texture or surface instruction",
+        // The classifier accepted the instruction, so it decodes.
+        let t = match texture::decode(i) {
+            Ok(t) => t,
+            Err(mut d) => {
+                let first = d.remove(0);
+                return self.fail(first);
+            }
         };
-        let mut text = i.opcode.name.clone();
-        for m in &i.mods {
-            text.push_str(&m.text);
+        match t.family {
+            Family::Tex => self.lower_tex(i, &t),
+            Family::Tld4 => self.lower_tld4(i, &t),
+            Family::Txq => self.lower_txq(i, &t),
+            Family::Suld | Family::Sust => self.lower_surface(i, &t),
+            Family::Suq => self.tex_unsupported(i, "a surface query", "not probed with ptxas"),
+            Family::Sured => self.tex_unsupported(i, "a surface reduction", "not probed with ptxas"),
         }
+    }
+
+    /// A diagnostic for a form this slice does not lower.
+    fn tex_unsupported(&mut self, i: &Instruction, what: &str, why: &str) -> LResult<()> {
         self.fail(
-            Diag::error(i.opcode.span, format!("not supported yet: `{text}`, a {what}"))
-                .label("no SPA 5.0 lowering for textures and surfaces yet")
-                .note("ptx2sass parses and checks texture and surface instructions; lowering them is issue 18's next step (docs/textures.md)"),
+            Diag::error(i.opcode.span, format!("not supported yet: `{}`, {what}", text(i)))
+                .label(why.to_string())
+                .note("lowered: tex.{1d,2d,3d}.v4.{f32,s32,u32}.{f32,s32} (3d: .f32 coordinates; bindless: .f32), tld4.{r,g,b,a}.2d, txq.{width,height,depth}, suld.b/sust.b .{1d,2d}.b32 (docs/textures.md §2)"),
         )
     }
+
+    /// The texture named by `image`: bound when it is a register loaded from a whole
+    /// kernel parameter, bindless otherwise.
+    fn tex_handle(&mut self, image: &Ident) -> LResult<Handle> {
+        let r = self.ptx_reg(image)?;
+        if r.ty.bits() != 64 {
+            return self.fail(
+                Diag::error(image.span, format!("the texture or surface `{}` must be a `.u64` handle", image.name))
+                    .label(format!("a {}-bit register", r.ty.bits()))
+                    .note("PTX ISA 9.7.9.3: `a` is a `.texref`/`.surfref` or a `.u64` register holding a handle"),
+            );
+        }
+        let key = self.scoped(&image.name);
+        Ok(match self.facts.kernel_params.get(&key) {
+            Some(&o) => Handle::Bound(o / 4),
+            None => Handle::Bindless(RegRef { reg: r.reg, comp: 0, n: 1 }),
+        })
+    }
+
+    /// The 32-bit values of a coordinate vector (registers or immediates, in registers).
+    fn tex_coords(&mut self, op: &Operand) -> LResult<Vec<Src>> {
+        let elems: Vec<Operand> = match op {
+            Operand::Vector(v, _) => v
+                .iter()
+                .map(|e| match e {
+                    VecElem::Reg(r) => Operand::Name { name: r.clone(), component: None, negated: false, span: r.span },
+                    VecElem::Imm(m) => Operand::Imm(*m),
+                    VecElem::Sink(s) => {
+                        Operand::Imm(crate::ptx::ast::Immediate { value: crate::ptx::ast::ImmValue::Int(0), span: *s })
+                    }
+                })
+                .collect(),
+            other => vec![other.clone()],
+        };
+        let mut out = vec![];
+        for e in &elems {
+            let s = self.src32(e)?;
+            out.push(self.in_reg(s));
+        }
+        Ok(out)
+    }
+
+    /// Builds `n` consecutive registers from `parts` (padded with `RZ`); one part is used
+    /// as it is.
+    fn tex_join(&mut self, parts: &[Src], n: u8) -> Src {
+        if n == 1 {
+            return parts.first().copied().unwrap_or_else(Src::rz);
+        }
+        let mut srcs: Vec<Src> = parts.iter().copied().take(n as usize).collect();
+        while srcs.len() < n as usize {
+            srcs.push(Src::rz());
+        }
+        let t = self.tmp(n);
+        self.emit(Instr::new(Op::Join, vec![Dst::reg(t, n)], srcs));
+        Src::reg(RegRef::new(t, n))
+    }
+
+    /// A register holding zero that stays a register (ptxas moves `RZ` into the operand:
+    /// `MOV R5, RZ` before `TEXS` of a 1D fetch, `MOV R0, RZ` as `TXQ`'s level).
+    /// (`MOV32I t, 0x0`: copy propagation forwards a `MOV t, RZ` into the operand.)
+    fn tex_zero(&mut self) -> Src {
+        let t = self.tmp(1);
+        self.op(Op::Mov32i, Dst::reg(t, 1), vec![Src::imm(0)]);
+        Src::r32(t)
+    }
+
+    /// The PTX result elements of `op` (`None` for a sink), at most `n`.
+    fn tex_results(&mut self, op: &Operand) -> Vec<Option<Ident>> {
+        match op {
+            Operand::Vector(v, _) => v
+                .iter()
+                .map(|e| match e {
+                    VecElem::Reg(r) => Some(r.clone()),
+                    _ => None,
+                })
+                .collect(),
+            Operand::Name { name, .. } => vec![Some(name.clone())],
+            _ => vec![],
+        }
+    }
+
+    /// Writes the packed components of a fetch to the PTX result registers: `regs` lists,
+    /// for each written component in x, y, z, w order, the register holding it.
+    fn tex_write(&mut self, elems: &[Option<Ident>], regs: &[(usize, RegRef)], ty: ScalarType) -> LResult<()> {
+        for (k, r) in regs {
+            if let Some(Some(id)) = elems.get(*k) {
+                let p = self.ptx_reg(id)?;
+                self.write_ptx(p, Src::reg(*r), ty)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn lower_tex(&mut self, i: &Instruction, t: &TexOp) -> LResult<()> {
+        if t.lod != Lod::Auto {
+            return self.tex_unsupported(
+                i,
+                "a texture fetch with an explicit level of detail",
+                "ptxas: TEXS/TEX with .LL/.LZ/.DC level variants, not modelled",
+            );
+        }
+        let dim = match t.geometry {
+            Some(Geometry::D1 | Geometry::D2) => TexDim::D2,
+            Some(Geometry::D3) => TexDim::D3,
+            _ => {
+                return self.tex_unsupported(
+                    i,
+                    "an array, cube or multisample texture fetch",
+                    "only .1d, .2d and .3d are lowered",
+                );
+            }
+        };
+        let (dty, cty) = (t.dtype.unwrap_or(ScalarType::F32), t.ctype.unwrap_or(ScalarType::F32));
+        if !matches!(dty, ScalarType::F32 | ScalarType::S32 | ScalarType::U32) {
+            return self.tex_unsupported(
+                i,
+                "a half-precision texture fetch",
+                "only .f32, .s32 and .u32 results are lowered",
+            );
+        }
+        let (Some(res), Some(Operand::Texture { image, parts, .. })) = (i.operands.first(), i.operands.get(1)) else {
+            return self.error(i.span, "malformed texture instruction");
+        };
+        if parts.len() != 1 {
+            return self.tex_unsupported(
+                i,
+                "a fetch with a separate sampler",
+                "independent texture mode (`texmode_independent`) is not lowered",
+            );
+        }
+        let handle = self.tex_handle(image)?;
+        let integer = cty == ScalarType::S32;
+        if integer && (dim == TexDim::D3 || matches!(handle, Handle::Bindless(_))) {
+            return self.tex_unsupported(
+                i,
+                "an integer-coordinate fetch that is 3D or bindless",
+                "ptxas: TLD/TLD.B, which the encoder does not model; TLDS.LZ 2D (bound) is lowered",
+            );
+        }
+        let elems = self.tex_results(res);
+        let mask: u8 = (0..4).filter(|k| matches!(elems.get(*k), Some(Some(_)))).fold(0, |m, k| m | (1 << k));
+        if mask == 0 {
+            return Ok(());
+        }
+        let mut coords = self.tex_coords(parts.first().unwrap_or(res))?;
+        if t.geometry == Some(Geometry::D1) {
+            let z = self.tex_zero();
+            coords.push(z);
+        }
+        let comps: Vec<usize> = (0..4).filter(|k| mask & (1 << k) != 0).collect();
+        match handle {
+            Handle::Bound(index) => {
+                // TEXS Rd2, Rd, Ra, Rb: 2D reads x in Ra, y in Rb; 3D reads x, y in the
+                // pair Ra and z in Rb (ptxas 11.8, docs/textures.md §1.2).
+                let (ra, rb) = match dim {
+                    TexDim::D2 => (coords[0], coords[1]),
+                    TexDim::D3 => (self.tex_join(&coords[..2], 2), coords[2]),
+                };
+                let (dsts, regs) = self.texs_results(&comps);
+                let op = if integer { Op::Tlds { chans: mask } } else { Op::Texs { dim, chans: mask } };
+                self.emit(Instr::new(op, dsts, vec![ra, rb, Src::imm(index)]));
+                self.tex_write(&elems, &regs, dty)
+            }
+            Handle::Bindless(h) => {
+                let n = match dim {
+                    TexDim::D2 => 2,
+                    TexDim::D3 => 4,
+                };
+                let ra = self.tex_join(&coords, n);
+                let (dst, regs) = self.packed_results(&comps);
+                self.emit(Instr::new(Op::TexB { dim, mask }, vec![dst], vec![ra, Src::reg(h)]));
+                self.tex_write(&elems, &regs, dty)
+            }
+        }
+    }
+
+    /// Destinations `[Rd2, Rd]` of TEXS/TLDS/TLD4S for the written components `comps`, and
+    /// where each component lands.
+    fn texs_results(&mut self, comps: &[usize]) -> (Vec<Dst>, Vec<(usize, RegRef)>) {
+        let n = comps.len() as u8;
+        let lo = self.tmp(n.min(2));
+        let mut regs: Vec<(usize, RegRef)> =
+            comps.iter().take(2).enumerate().map(|(j, &c)| (c, RegRef { reg: lo, comp: j as u8, n: 1 })).collect();
+        let rd2 = if n > 2 {
+            let hi = self.tmp(n - 2);
+            regs.extend(comps.iter().skip(2).enumerate().map(|(j, &c)| (c, RegRef { reg: hi, comp: j as u8, n: 1 })));
+            Dst::reg(hi, n - 2)
+        } else {
+            Dst::Reg(RegRef::rz(1))
+        };
+        (vec![rd2, Dst::reg(lo, n.min(2))], regs)
+    }
+
+    /// One destination of the written components `comps` packed into 1, 2 or 4 registers
+    /// (three components take a quad whose last register is not written), and where each
+    /// component lands.
+    fn packed_results(&mut self, comps: &[usize]) -> (Dst, Vec<(usize, RegRef)>) {
+        let n = match comps.len() {
+            1 => 1,
+            2 => 2,
+            _ => 4,
+        };
+        let d = self.tmp(n);
+        let regs = comps.iter().enumerate().map(|(j, &c)| (c, RegRef { reg: d, comp: j as u8, n: 1 })).collect();
+        (Dst::reg(d, n), regs)
+    }
+
+    fn lower_tld4(&mut self, i: &Instruction, t: &TexOp) -> LResult<()> {
+        if t.geometry != Some(Geometry::D2) {
+            return self.tex_unsupported(i, "an array or cube gather", "only tld4 .2d is lowered");
+        }
+        let comp = match t.component {
+            Some('r') => 0,
+            Some('g') => 1,
+            Some('b') => 2,
+            _ => 3,
+        };
+        let dty = t.dtype.unwrap_or(ScalarType::F32);
+        let (Some(res), Some(Operand::Texture { image, parts, .. })) = (i.operands.first(), i.operands.get(1)) else {
+            return self.error(i.span, "malformed texture instruction");
+        };
+        if parts.len() != 1 {
+            return self.tex_unsupported(
+                i,
+                "a gather with a separate sampler",
+                "independent texture mode is not lowered",
+            );
+        }
+        let handle = self.tex_handle(image)?;
+        let elems = self.tex_results(res);
+        let coords = self.tex_coords(parts.first().unwrap_or(res))?;
+        match handle {
+            Handle::Bound(index) => {
+                // TLD4S writes all four texels: Rd, Rd+1, Rd2, Rd2+1 (ptxas 11.8
+                // `TLD4S.R.P R6, R4, R4, R5, 0x50` then `STG.E.128 [R2], R4`).
+                let (dsts, regs) = self.texs_results(&[0, 1, 2, 3]);
+                self.emit(Instr::new(Op::Tld4s { comp }, dsts, vec![coords[0], coords[1], Src::imm(index)]));
+                self.tex_write(&elems, &regs, dty)
+            }
+            Handle::Bindless(h) => {
+                let mask: u8 = (0..4).filter(|k| matches!(elems.get(*k), Some(Some(_)))).fold(0, |m, k| m | (1 << k));
+                if mask == 0 {
+                    return Ok(());
+                }
+                let comps: Vec<usize> = (0..4).filter(|k| mask & (1 << k) != 0).collect();
+                let ra = self.tex_join(&coords, 2);
+                let (dst, regs) = self.packed_results(&comps);
+                self.emit(Instr::new(Op::Tld4B { comp, mask }, vec![dst], vec![ra, Src::reg(h)]));
+                self.tex_write(&elems, &regs, dty)
+            }
+        }
+    }
+
+    fn lower_txq(&mut self, i: &Instruction, t: &TexOp) -> LResult<()> {
+        let mask = match t.query.as_deref() {
+            Some(".width") => 1,
+            Some(".height") => 2,
+            Some(".depth") => 4,
+            _ => {
+                return self.tex_unsupported(
+                    i,
+                    "a texture query other than width, height, depth",
+                    "ptxas: other TXQ queries, not probed",
+                );
+            }
+        };
+        if t.lod == Lod::Level {
+            return self.tex_unsupported(i, "a per-level texture query", "txq.level is not lowered");
+        }
+        let (
+            Some(Operand::Name { name: d, .. }),
+            Some(Operand::Address { base: crate::ptx::ast::AddrBase::Name(image), .. }),
+        ) = (i.operands.first(), i.operands.get(1))
+        else {
+            return self.error(i.span, "malformed texture query");
+        };
+        let handle = self.tex_handle(image)?;
+        let r = self.tmp(1);
+        match handle {
+            Handle::Bound(index) => {
+                let level = self.tex_zero();
+                self.emit(Instr::new(
+                    Op::Txq { bindless: false, mask },
+                    vec![Dst::reg(r, 1)],
+                    vec![level, Src::imm(index)],
+                ));
+            }
+            Handle::Bindless(h) => {
+                // `TXQ.B R9, R6` with `MOV R7, RZ`: handle and level in a pair (ptxas 11.8,
+                // probe_refs.ptx kernel reg_surf).
+                let ra = self.tex_join(&[Src::reg(h)], 2);
+                self.emit(Instr::new(Op::Txq { bindless: true, mask }, vec![Dst::reg(r, 1)], vec![ra]));
+            }
+        }
+        let p = self.ptx_reg(d)?;
+        self.write_ptx(p, Src::r32(r), ScalarType::B32)
+    }
+
+    fn lower_surface(&mut self, i: &Instruction, t: &TexOp) -> LResult<()> {
+        if t.formatted || t.vec != 1 || t.dtype != Some(ScalarType::B32) {
+            return self.tex_unsupported(
+                i,
+                "a formatted, vector or non-32-bit surface access",
+                "only suld.b/sust.b .b32 scalars are lowered",
+            );
+        }
+        let dim = match t.geometry {
+            Some(Geometry::D1) => SurfDim::D1,
+            Some(Geometry::D2) => SurfDim::D2,
+            _ => return self.tex_unsupported(i, "a 3D or array surface access", "only .1d and .2d are lowered"),
+        };
+        let clamp = match t.clamp {
+            Some(Clamp::Zero) => SurfClamp::Ign,
+            Some(Clamp::Clamp) => SurfClamp::Clamp,
+            _ => SurfClamp::Trap,
+        };
+        let load = t.family == Family::Suld;
+        let (addr, data) =
+            if load { (i.operands.get(1), i.operands.first()) } else { (i.operands.first(), i.operands.get(1)) };
+        let (Some(Operand::Texture { image, parts, .. }), Some(data)) = (addr, data) else {
+            return self.error(i.span, "malformed surface instruction");
+        };
+        let handle = self.tex_handle(image)?;
+        let coords = self.tex_coords(parts.first().unwrap_or(data))?;
+        let ra = self.tex_join(&coords, if dim == SurfDim::D2 { 2 } else { 1 });
+        let last = match handle {
+            Handle::Bound(index) => Src::imm(index),
+            Handle::Bindless(h) => Src::reg(h),
+        };
+        if load {
+            let r = self.tmp(1);
+            self.emit(Instr::new(Op::Suld { dim, clamp }, vec![Dst::reg(r, 1)], vec![ra, last]));
+            let Some(Some(d)) = self.tex_results(data).into_iter().next() else { return Ok(()) };
+            let p = self.ptx_reg(&d)?;
+            self.write_ptx(p, Src::r32(r), ScalarType::B32)
+        } else {
+            let v = match data {
+                Operand::Vector(v, _) => match v.first() {
+                    Some(VecElem::Reg(r)) => {
+                        Operand::Name { name: r.clone(), component: None, negated: false, span: r.span }
+                    }
+                    Some(VecElem::Imm(m)) => Operand::Imm(*m),
+                    _ => return self.error(data.span(), "expected a register or an immediate"),
+                },
+                other => other.clone(),
+            };
+            let s = self.src32(&v)?;
+            let s = self.in_reg(s);
+            self.emit(Instr::new(Op::Sust { dim, clamp }, vec![], vec![ra, s, last]));
+            Ok(())
+        }
+    }
+}
+
+/// The instruction's opcode and modifiers as written, for messages.
+fn text(i: &Instruction) -> String {
+    let mut s = i.opcode.name.clone();
+    for m in &i.mods {
+        s.push_str(&m.text);
+    }
+    s
 }

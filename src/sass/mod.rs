@@ -14,4 +14,5 @@ pub mod print;
 pub mod program;
 pub mod source_map;
 pub mod sync;
+pub mod texmods;
 pub mod text;

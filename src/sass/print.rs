@@ -213,6 +213,23 @@ pub fn instr_text(i: &Instr, names: &dyn VRegNames, label: &dyn Fn(u32) -> Strin
         }
         return s;
     }
+    // Texture and surface instructions: nvdisasm's trailing pseudo-operands (`sass::texmods`).
+    if i.op.info().unit == super::op::Unit::Tex {
+        let dsts: Vec<String> = i
+            .dsts
+            .iter()
+            .map(|d| match d {
+                Dst::Reg(r) => reg_name(r.reg, r.comp, r.n, names),
+                Dst::Pred(p) => reg_name(*p, 0, 1, names),
+            })
+            .collect();
+        let srcs: Vec<String> = i.srcs.iter().enumerate().map(|(k, x)| src_text(&i.op, k, x, names, label)).collect();
+        if let Some(t) = super::texmods::operands(i, &dsts, &srcs) {
+            s.push(' ');
+            s.push_str(&t);
+            return s;
+        }
+    }
     let cc = i.op.writes_cc();
     let mut first = true;
     let mut cc_done = false;

@@ -67,6 +67,10 @@ pub fn is_fence(i: &Instr) -> bool {
                 | Op::Nop
                 | Op::S2r(SpecialReg::ClockLo | SpecialReg::ClockHi)
                 | Op::Cs2r(SpecialReg::ClockLo | SpecialReg::ClockHi)
+                // Surface loads and stores stay in program order with every memory access
+                // (the surface is memory the kernel may also reach through pointers).
+                | Op::Suld { .. }
+                | Op::Sust { .. }
         )
         || (matches!(info.unit, Unit::Mem | Unit::Shared)
             && mem_access(&i.op).is_none()

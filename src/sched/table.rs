@@ -107,6 +107,11 @@ pub fn timing(op: &Op) -> Timing {
         Unit::Const | Unit::Shared => Timing { variable: true, reads_late: true, read_delay: ALU_LATENCY - 4, ..fixed },
 
         Unit::Control => Timing { variable: false, min_stall: CONTROL_STALL, ..fixed },
+        // Texture and surface instructions read their registers 4 cycles after issue and
+        // hold them (ptxas 11.8: `MOV R5, c[0x0][0x154] ?WAIT2` then `TEXS R6, R4, R4, R5`;
+        // docs/textures.md §1.3). They complete in order among themselves but not with the
+        // global loads counted on SB5, so each result gets its own barrier here.
+        Unit::Tex => Timing { variable: true, reads_late: true, read_delay: ALU_LATENCY - 2, ..fixed },
     }
 }
 
@@ -119,6 +124,7 @@ pub fn timing(op: &Op) -> Timing {
 pub fn nominal_latency(op: &Op) -> u32 {
     match op.info().unit {
         Unit::Mem if !op.info().store => 200,
+        Unit::Tex if !op.info().store => 200,
         Unit::Shared if !op.info().store => 30,
         Unit::Fp64 => 50,
         Unit::Const | Unit::Sreg | Unit::Conv => 20,

@@ -103,7 +103,12 @@ pub fn regs(i: &TextInstr) -> Option<TexRegs<'_>> {
             }
             (vec![(*o.first()?, m)], r)
         }
-        "TXQ" => (vec![(*o.first()?, mask(o.last()?)?)], vec![(*o.get(1)?, 1)]),
+        // TXQ.B reads the handle and the level as a pair (`TXQ.B R9, R6` after `MOV R7,
+        // RZ`, ptxas 11.8 probe_refs.ptx kernel reg_surf); the bound form the level only.
+        "TXQ" => {
+            let n = if i.mods.iter().any(|m| m == "B") { 2 } else { 1 };
+            (vec![(*o.first()?, mask(o.last()?)?)], vec![(*o.get(1)?, n)])
+        }
         "SULD" => {
             let mut r = vec![(*o.get(1)?, surface_coords(i))];
             if is_reg(o.get(2)?) {

@@ -503,7 +503,7 @@ impl<'c, 'm> FnCx<'c, 'm> {
     }
 
     /// A vector operand's elements as destinations (sinks `None`), or a scalar destination.
-    fn dsts(&self, op: &Operand) -> R<Vec<Option<Dst>>> {
+    pub(super) fn dsts(&self, op: &Operand) -> R<Vec<Option<Dst>>> {
         match op {
             Operand::Vector(elems, _) => elems
                 .iter()
@@ -534,7 +534,7 @@ impl<'c, 'm> FnCx<'c, 'm> {
         }
     }
 
-    fn srcs(&self, op: &Operand, ty: ScalarType) -> R<Vec<Src>> {
+    pub(super) fn srcs(&self, op: &Operand, ty: ScalarType) -> R<Vec<Src>> {
         match op {
             Operand::Vector(elems, _) => elems
                 .iter()

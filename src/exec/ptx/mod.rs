@@ -69,6 +69,7 @@ pub mod layout;
 pub mod memory;
 mod opcodes;
 pub mod program;
+pub mod tex;
 pub mod thread;
 pub mod value;
 pub mod warp;
@@ -258,6 +259,7 @@ impl Run<'_> {
             dynamic_shared: self.launch.dynamic_shared,
             local_limit: self.local_limit,
             output: Default::default(),
+            images: &self.launch.images,
         };
         let n = cta.threads.len();
         let warps = n.div_ceil(32);

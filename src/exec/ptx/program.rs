@@ -212,6 +212,8 @@ pub enum Func {
 /// A resolved instruction.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Op {
+    /// A texture or surface instruction (module `tex`).
+    Tex(Box<super::tex::TexInstr>),
     /// A [`Func`] of the sources (each read as its type), written as `dst_ty` to `dst`.
     Compute {
         /// What to compute.

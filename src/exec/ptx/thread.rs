@@ -113,6 +113,8 @@ pub struct Env<'a> {
     pub local_limit: usize,
     /// What `printf` printed (one text per call).
     pub output: std::cell::RefCell<Vec<String>>,
+    /// The launch's textures and surfaces.
+    pub images: &'a [crate::exec::image::Image],
 }
 
 /// The mask of the low `bits` bits of a `u128`.
@@ -358,6 +360,17 @@ impl Thread {
                 self.red = red.map(|(r, _, d)| (r, d));
                 self.pc += 1;
                 return Ok(Event::Barrier { id, count, wait: !arrive, vote });
+            }
+            Op::Tex(t) => {
+                let h = self.read(env, t.handle);
+                let c: Vec<u32> = t.coords.iter().map(|s| self.read(env, *s) as u32).collect();
+                let v = t.data.map_or(0, |s| self.read(env, s) as u32);
+                let out = super::tex::exec(t, env.images, global, h, &c, v)?;
+                for (d, x) in t.dsts.iter().zip(out) {
+                    if let Some(d) = d {
+                        self.write_raw(*d, u64::from(x));
+                    }
+                }
             }
             Op::Nop => {}
             Op::Trap => return Err(ExecError::Trap { ctaid: env.ctaid }),

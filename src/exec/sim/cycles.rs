@@ -117,6 +117,9 @@ pub const CYCLE_TABLE: &[(Unit, UnitTiming)] = &[
     (Unit::Mem, UnitTiming { result: 350, read: super::timing::LATE_READ_WINDOW, issue: 4 }),
     (Unit::Shared, UnitTiming { result: 28, read: super::timing::LATE_READ_WINDOW, issue: 4 }),
     (Unit::Const, UnitTiming { result: 20, read: 4, issue: 1 }),
+    // Texture unit: a texture-cache hit is a few hundred cycles on Maxwell (Mei and Chu,
+    // as for global memory above); this model's choice, like the global figure.
+    (Unit::Tex, UnitTiming { result: 350, read: super::timing::LATE_READ_WINDOW, issue: 4 }),
 ];
 
 /// The timing of `unit` from [`CYCLE_TABLE`].

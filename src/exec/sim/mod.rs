@@ -87,6 +87,7 @@ mod mem;
 mod mufu;
 mod state;
 mod sync;
+mod tex;
 mod timing;
 
 pub use mem::{LOCAL_WINDOW, PARAM_BASE, SHARED_WINDOW};
@@ -221,6 +222,8 @@ pub(crate) struct Sim<'a> {
     /// Per CTA, per warp: the instruction stream, when recording for the cycle model
     /// ([`run_cycles`]).
     traces: Option<cycles::LaunchTraces>,
+    /// The launch's textures and surfaces (module `tex`).
+    images: &'a [crate::exec::image::Image],
 }
 
 /// Byte size of a scalar parameter type such as `.u64` (None for other spellings).
@@ -360,6 +363,7 @@ fn run_recording(
         mufu_seed: (launch.mufu == crate::exec::MufuModel::Perturbed).then_some(launch.seed),
         arrived: [0; 16],
         traces: record.then(Vec::new),
+        images: &launch.images,
     };
     // One CTA's shared and local memory, garbage at the start and reused by every CTA (as
     // on hardware, which does not clear them between CTAs): a CTA costs what it executes,
@@ -690,6 +694,14 @@ impl Sim<'_> {
             Op::Ldc { .. } => self.exec_mem(w, mem, i, exec),
             Op::Atom(_) | Op::Atoms(_) | Op::Red(_) => self.exec_atom(w, mem, i, exec),
             Op::Shfl(_) | Op::Vote(_) => self.exec_warp(w, i, exec),
+            Op::Texs { .. }
+            | Op::Tlds { .. }
+            | Op::Tld4s { .. }
+            | Op::TexB { .. }
+            | Op::Tld4B { .. }
+            | Op::Txq { .. }
+            | Op::Suld { .. }
+            | Op::Sust { .. } => self.exec_tex(w, i, exec).map(|_| ()),
             Op::Copy | Op::Join | Op::Undef => {
                 Err(ExecError::Unsupported(format!("IR pseudo-op `{}` in a program", i.op.name())))
             }

@@ -91,6 +91,9 @@ pub const LATENCY_TABLE: &[(Unit, Latency)] = &[
     (Unit::Mem, Latency::Variable { min: 20, max: 600, late_reads: true }),
     (Unit::Shared, Latency::Variable { min: 10, max: 80, late_reads: true }),
     (Unit::Const, Latency::Variable { min: 6, max: 60, late_reads: true }),
+    // Texture fetches, queries and surface accesses (docs/textures.md §1.3: write
+    // barriers, sources read 4 cycles after issue).
+    (Unit::Tex, Latency::Variable { min: 20, max: 600, late_reads: true }),
 ];
 
 /// Cycles after issue at which an instruction of `unit` reads its general-purpose
@@ -106,7 +109,7 @@ pub const LATENCY_TABLE: &[(Unit, Latency)] = &[
 /// Everything else reads at issue.
 pub fn operand_read_delay(unit: Unit) -> u64 {
     match unit {
-        Unit::Mem | Unit::Conv | Unit::Xu => ALU_LATENCY - 2,
+        Unit::Mem | Unit::Conv | Unit::Xu | Unit::Tex => ALU_LATENCY - 2,
         Unit::Shared | Unit::Const | Unit::Fp64 => ALU_LATENCY - 4,
         _ => 0,
     }

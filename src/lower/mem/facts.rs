@@ -39,6 +39,11 @@ pub struct FactTable {
     multi_keys: HashSet<String>,
     /// Kernel parameters with `.ptr` attributes: name → facts of the pointer they hold.
     pub param_ptrs: HashMap<String, Facts>,
+    /// Registers written once, by `ld.param.{u64,b64,s64} r, [p]` of a whole kernel
+    /// parameter `p`: key → the parameter's offset in constant bank 0. A texture or
+    /// surface handle in such a register is named by its bank-0 word (the bound forms,
+    /// `lower::tex`, docs/textures.md §1.1).
+    pub kernel_params: HashMap<String, u32>,
 }
 
 /// Counts the definitions of each register name in `b` and its nested blocks (by bare
@@ -98,7 +103,13 @@ impl FactTable {
                 param_ptrs.insert(p.name.name.clone(), Facts { space, align: ptr.align.unwrap_or(1).max(1) });
             }
         }
-        FactTable { facts: HashMap::new(), multi, multi_keys: HashSet::new(), param_ptrs }
+        FactTable {
+            facts: HashMap::new(),
+            multi,
+            multi_keys: HashSet::new(),
+            param_ptrs,
+            kernel_params: HashMap::new(),
+        }
     }
 
     /// Facts of a register (default: nothing known).
@@ -152,6 +163,17 @@ impl Lowerer<'_> {
             return;
         }
         let key = self.scoped(&d.name);
+        if let InstrKind::Ld(l) = &i.kind
+            && matches!(l.space, Some(StateSpace::Param(_)))
+            && l.vec.is_none()
+            && l.ty.bits() == 64
+            && !self.facts.multi.contains(bare(&key))
+            && let Some(Operand::Address { base: crate::ptx::ast::AddrBase::Name(n), offset: 0, .. }) =
+                i.operands.get(1)
+            && let Some(VarLoc::KernelParam(o)) = self.var(&n.name)
+        {
+            self.facts.kernel_params.insert(key.clone(), o);
+        }
         let unknown = Facts { space: None, align: 1 };
         let src = |k: usize| i.operands.get(k);
         let f = match &i.kind {

@@ -323,6 +323,14 @@ impl Op {
                 }
             }
             Bpt { trap } => s.push_str(if trap { ".TRAP" } else { ".INT" }),
+            Texs { .. }
+            | Tlds { .. }
+            | Tld4s { .. }
+            | TexB { .. }
+            | Tld4B { .. }
+            | Txq { .. }
+            | Suld { .. }
+            | Sust { .. } => s.push_str(&crate::sass::texmods::suffix(self).unwrap_or_default()),
             Copy
             | Join
             | Undef

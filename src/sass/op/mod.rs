@@ -12,6 +12,7 @@ pub use opcode::{OPCODE_INFO, Opcode, OpcodeInfo, Unit};
 pub use crate::sass::sync::{AtomMods, AtomOp, AtomType, BarRedOp, ShflMode, VoteMode};
 
 pub use crate::sass::mods::*;
+pub use crate::sass::texmods::{SurfClamp, SurfDim, TexDim};
 
 /// An SPA 5.0 opcode with its modifiers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -392,6 +393,52 @@ pub enum Op {
         ftz: bool,
         int: bool,
     },
+
+    // ---- textures and surfaces (module `texmods`, docs/textures.md) --------------------
+    /// TEXS Rd2, Rd, Ra, Rb, index, dim, channels: a bound fetch (the texture handle is
+    /// word `index` of constant bank 0); `chans` is the mask of the components written
+    /// (x, y to `Rd, Rd+1`; z, w to `Rd2, Rd2+1`; `Rd2` = RZ when at most two are
+    /// written, packed into `Rd`).
+    Texs {
+        dim: TexDim,
+        chans: u8,
+    },
+    /// TLDS.LZ Rd2, Rd, Ra, Rb, index, 2D, channels: bound fetch at integer coordinates,
+    /// level zero; results as for [`Op::Texs`].
+    Tlds {
+        chans: u8,
+    },
+    /// TLD4S.comp Rd2, Rd, Ra, Rb, index: bound 2D gather of component `comp` (0..3).
+    Tld4s {
+        comp: u8,
+    },
+    /// TEX.B Rd, Ra, Rb, 0x0, dim, mask: bindless fetch, the handle's low word in Rb,
+    /// coordinates in `Ra..`, the components of `mask` packed into `Rd..`.
+    TexB {
+        dim: TexDim,
+        mask: u8,
+    },
+    /// TLD4.comp.B Rd, Ra, Rb, 0x0, 2D, mask: bindless gather of component `comp`.
+    Tld4B {
+        comp: u8,
+        mask: u8,
+    },
+    /// TXQ{.B} Rd, Ra, TEX_HEADER_DIMENSION, index, mask: width (mask 1), height (2),
+    /// depth (4) of level Ra (bindless: Ra = {handle, level}).
+    Txq {
+        bindless: bool,
+        mask: u8,
+    },
+    /// SULD.D.BA.dim.clamp Rd, [Ra], index|Rh: 32-bit surface load.
+    Suld {
+        dim: SurfDim,
+        clamp: SurfClamp,
+    },
+    /// SUST.D.BA.dim.clamp [Ra], Rd, index|Rh: 32-bit surface store.
+    Sust {
+        dim: SurfDim,
+        clamp: SurfClamp,
+    },
 }
 
 impl Op {
@@ -506,6 +553,14 @@ impl Op {
             Iadd32iSat => Opcode::Iadd32iSat,
             I2iSat { .. } => Opcode::I2iSat,
             F2fSat { .. } => Opcode::F2fSat,
+            Texs { .. } => Opcode::Texs,
+            Tlds { .. } => Opcode::Tlds,
+            Tld4s { .. } => Opcode::Tld4s,
+            TexB { .. } => Opcode::TexB,
+            Tld4B { .. } => Opcode::Tld4B,
+            Txq { .. } => Opcode::Txq,
+            Suld { .. } => Opcode::Suld,
+            Sust { .. } => Opcode::Sust,
         }
     }
 

@@ -112,6 +112,14 @@ pub enum Opcode {
     Iadd32iSat,
     I2iSat,
     F2fSat,
+    Texs,
+    Tlds,
+    Tld4s,
+    TexB,
+    Tld4B,
+    Txq,
+    Suld,
+    Sust,
 }
 
 /// What kind of unit executes an opcode; the scheduler's latency table is keyed by it.
@@ -140,6 +148,11 @@ pub enum Unit {
     Shared,
     /// Constant loads (LDC).
     Const,
+    /// The texture unit: texture fetches, queries and surface accesses (`TEXS TLDS TLD4S
+    /// TEX TLD4 TXQ SULD SUST`): variable latency behind a write barrier, sources read 4
+    /// cycles after issue (ptxas 11.8: `MOV R5, c[0x0][0x154] ?WAIT2` then `TEXS`),
+    /// results in issue order among themselves (docs/textures.md §1.3).
+    Tex,
     /// Branches, barriers, exits.
     Control,
 }
@@ -280,4 +293,12 @@ pub const OPCODE_INFO: &[OpcodeInfo] = &[
     info!(Iadd32iSat, "IADD32I", Alu),
     info!(I2iSat, "I2I", Conv),
     info!(F2fSat, "F2F", Conv),
+    info!(Texs, "TEXS", Tex),
+    info!(Tlds, "TLDS", Tex),
+    info!(Tld4s, "TLD4S", Tex),
+    info!(TexB, "TEX", Tex),
+    info!(Tld4B, "TLD4", Tex),
+    info!(Txq, "TXQ", Tex),
+    info!(Suld, "SULD", Tex),
+    info!(Sust, "SUST", Tex, store),
 ];

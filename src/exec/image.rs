@@ -1,0 +1,163 @@
+//! Textures and surfaces bound to a launch (`ptx2sass run --texture/--surface`): what each
+//! one is, not how it is sampled. Both executors implement the texture unit on their own
+//! (`exec::ptx::tex`, `exec::sim::tex`) from this description and the semantics below.
+//!
+//! * The texels live in global memory (a buffer named `tex:NAME` at [`Image::base`], rows
+//!   of `width * texel bytes`, then planes), so surface stores show up in the launch's
+//!   memory comparison like any other store.
+//! * The kernel parameter `NAME` receives the handle [`Image::handle`] (zero-extended to
+//!   64 bits); an instruction reaches the image through the handle's low 32 bits, bound
+//!   (the parameter's word in constant bank 0) or bindless (a register).
+//! * A fetch returns four 32-bit components x, y, z, w: the texel's components for
+//!   `f32x4`; `(v, 0, 0, 1)` for the one-component formats (`f32`: floats 0.0 and 1.0;
+//!   `u32`, `s32`: integers 0 and 1); `u8x4` is read as unsigned normalized floats `v /
+//!   255`. The words are returned as they are, whatever the fetch's result type says.
+//! * Coordinates: `.f32` coordinates are multiplied by the size when the image is
+//!   [`Image::normalized`]; point filtering takes texel `floor(u)`; linear filtering
+//!   takes `u - 0.5`, texel `i = floor`, and the weight `a = frac` rounded down to a
+//!   multiple of 1/256 (rounding down is this model's choice; CUDA C Programming Guide, appendix "Texture Fetching", linear
+//!   filtering: "a is stored in 9-bit fixed point format with 8 bits of fractional
+//!   value"), and computes, in f32 and in this order, `(1-a)*T[i] + a*T[i+1]` (1D),
+//!   `(1-a)(1-b)T[i,j] + a(1-b)T[i+1,j] + (1-a)b T[i,j+1] + ab T[i+1,j+1]` (2D; the weight
+//!   products first), and the 3D analogue over k then j then i. `.s32` coordinates are
+//!   texel indices, never filtered. Dimensions beyond the image's rank are ignored (a 1D
+//!   image fetched as 2D at y = 0, as ptxas lowers `tex.1d`).
+//! * Addressing of a texel index `i` of a size `n`: clamp `min(max(i, 0), n - 1)`; wrap
+//!   `i mod n`; mirror `m = i mod 2n`, `m < n ? m : 2n - 1 - m`; border: a texel outside
+//!   reads as all-zero components.
+//! * `tld4` returns component c of the four texels of the linear footprint in the order
+//!   `T[i,j+1], T[i+1,j+1], T[i+1,j], T[i,j]` (PTX ISA 9.7.9.4 `tld4`: the texels "(u0,
+//!   v1), (u1, v1), (u1, v0), (u0, v0)").
+//! * `txq.width/height/depth` return the dimensions (1 for those beyond the rank).
+//! * Surfaces (`suld.b`/`sust.b` `.b32`): x is a byte offset in the row, y the row;
+//!   an access outside `[0, width * texel bytes - 4]` x `[0, height - 1]` traps
+//!   (`.trap`), is clamped into it (`.clamp`, x also down to a multiple of 4), or reads
+//!   zero / writes nothing (`.zero`); x not a multiple of 4 is an error.
+
+/// Storage format of the texels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Four f32 components, 16 bytes.
+    F32x4,
+    /// One f32, 4 bytes.
+    F32,
+    /// One u32, 4 bytes.
+    U32,
+    /// One s32, 4 bytes.
+    S32,
+    /// Four unsigned normalized bytes, 4 bytes.
+    U8x4,
+}
+
+impl Format {
+    /// Bytes per texel.
+    pub fn bytes(self) -> u32 {
+        match self {
+            Format::F32x4 => 16,
+            _ => 4,
+        }
+    }
+
+    /// True for the integer formats (which cannot be filtered linearly).
+    pub fn integer(self) -> bool {
+        matches!(self, Format::U32 | Format::S32)
+    }
+}
+
+/// Filtering of `.f32`-coordinate fetches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Filter {
+    /// Nearest texel.
+    Point,
+    /// Bilinear (trilinear in 3D) with 8-bit fractional weights.
+    Linear,
+}
+
+/// Addressing of texel indices outside the image.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AddrMode {
+    /// Clamp to the edge.
+    Clamp,
+    /// Repeat.
+    Wrap,
+    /// Zero outside.
+    Border,
+    /// Mirrored repeat.
+    Mirror,
+}
+
+/// One texture or surface of a launch.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Image {
+    /// The kernel parameter that receives the handle.
+    pub param: String,
+    /// The handle's value (its low 32 bits name the image).
+    pub handle: u32,
+    /// A surface (`--surface`) rather than a texture.
+    pub surface: bool,
+    /// Texel format.
+    pub format: Format,
+    /// Width, height, depth in texels (1 beyond the rank).
+    pub dims: [u32; 3],
+    /// 1, 2 or 3.
+    pub rank: u8,
+    /// Filtering.
+    pub filter: Filter,
+    /// Addressing.
+    pub addr: AddrMode,
+    /// Normalized `.f32` coordinates.
+    pub normalized: bool,
+    /// Global address of texel (0, 0, 0).
+    pub base: u64,
+}
+
+/// First handle value given to the images of a launch (then one more per image).
+pub const FIRST_HANDLE: u32 = 0x7e00;
+
+/// Places each image's texels in `launch`'s global memory (a buffer `tex:NAME` after every
+/// existing one, 1 MiB aligned, so that an access past its end is out of bounds) and
+/// records the images. The byte count is checked against the image's size before
+/// anything is allocated.
+pub fn bind(launch: &mut super::Launch, images: Vec<(Image, Vec<u8>)>) -> Result<(), super::ExecError> {
+    const SPACING: u64 = 1 << 20;
+    let mut next = launch
+        .global
+        .regions()
+        .map(|(_, base, b)| base.saturating_add(b.len() as u64))
+        .max()
+        .unwrap_or(super::GLOBAL_BASE)
+        .max(super::GLOBAL_BASE)
+        .div_ceil(SPACING)
+        .saturating_add(1)
+        .saturating_mul(SPACING);
+    for (mut img, bytes) in images {
+        let want = img.dims.iter().fold(u64::from(img.format.bytes()), |a, &d| a.saturating_mul(u64::from(d)));
+        if bytes.len() as u64 != want {
+            return Err(super::ExecError::Launch(format!(
+                "{} `{}`: {} bytes of texels, but {}x{}x{} texels of {} bytes need {want}",
+                if img.surface { "surface" } else { "texture" },
+                img.param,
+                bytes.len(),
+                img.dims[0],
+                img.dims[1],
+                img.dims[2],
+                img.format.bytes()
+            )));
+        }
+        img.base = next;
+        next = next.saturating_add(want.div_ceil(SPACING).max(1).saturating_mul(SPACING));
+        launch.global.alloc(&format!("tex:{}", img.param), img.base, bytes)?;
+        launch.images.push(img);
+    }
+    Ok(())
+}
+
+/// The position of parameter `name` among the parameters of kernel `kernel` of `module`.
+pub fn param_index(module: &crate::ptx::ast::Module, kernel: &str, name: &str) -> Option<usize> {
+    module.items.iter().find_map(|i| match i {
+        crate::ptx::ast::Item::Function(f) if f.name.name == kernel => {
+            f.params.iter().position(|p| p.name.name == name)
+        }
+        _ => None,
+    })
+}

@@ -1,0 +1,320 @@
+//! The interpreter's texture unit: `tex`, `tld4`, `txq`, `suld.b`, `sust.b` (PTX ISA
+//! 9.7.9.3-9.7.9.5, 9.7.10.1-9.7.10.2) on the images of the launch, with the sampling
+//! rules of `exec::image` (addressing, point and linear filtering with 8-bit fractional
+//! weights, normalized coordinates, surface out-of-range modes). Written from those rules
+//! and the PTX ISA; it shares no code with the simulator's texture unit or the compiler.
+
+use super::compile::FnCx;
+use super::program::{Dst, Src};
+use crate::exec::image::{AddrMode, Filter, Format, Image};
+use crate::exec::{ExecError, Memory};
+use crate::ptx::ast::{Instruction, Operand};
+use crate::ptx::texture::{self, Clamp, Family, Geometry, Lod};
+use crate::ptx::types::ScalarType;
+
+/// What a texture instruction does.
+#[derive(Clone, Debug, PartialEq)]
+#[allow(missing_docs)]
+pub enum Kind {
+    /// `tex`: `rank` coordinates, `.s32` (texel indices) when `int`.
+    Fetch { rank: usize, int: bool },
+    /// `tld4.comp.2d`.
+    Gather { comp: usize },
+    /// `txq.width/height/depth`: dimension 0, 1, 2.
+    Query { dim: usize },
+    /// `suld.b.{1d,2d}.b32`.
+    Load { clamp: Clamp },
+    /// `sust.b.{1d,2d}.b32`.
+    Store { clamp: Clamp },
+}
+
+/// One decoded texture or surface instruction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TexInstr {
+    /// What it does.
+    pub kind: Kind,
+    /// The `.u64` handle.
+    pub handle: Src,
+    /// Coordinates (32-bit each).
+    pub coords: Vec<Src>,
+    /// Result registers (sinks `None`).
+    pub dsts: Vec<Option<Dst>>,
+    /// Stored data (`sust`).
+    pub data: Option<Src>,
+}
+
+/// Decodes a texture or surface instruction of `fx`'s function.
+pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
+    let t = texture::decode(i).map_err(|_| "a malformed texture instruction".to_string())?;
+    let ops = &i.operands;
+    let image = |k: usize| -> Result<(Src, Vec<Src>), String> {
+        match ops.get(k) {
+            Some(Operand::Texture { image, parts, .. }) if parts.len() == 1 => {
+                let h = fx.src(
+                    &Operand::Name { name: image.clone(), component: None, negated: false, span: image.span },
+                    ScalarType::U64,
+                )?;
+                let c = fx.srcs(&parts[0], ScalarType::B32)?;
+                Ok((h, c))
+            }
+            Some(Operand::Texture { .. }) => Err("a separate sampler (independent texture mode)".into()),
+            _ => Err("a texture operand other than `[handle, {coordinates}]`".into()),
+        }
+    };
+    let rank = |g: Option<Geometry>| -> Result<usize, String> {
+        match g {
+            Some(Geometry::D1) => Ok(1),
+            Some(Geometry::D2) => Ok(2),
+            Some(Geometry::D3) => Ok(3),
+            Some(g) => Err(format!("the `{}` geometry", g.as_str())),
+            None => Err("a missing geometry".into()),
+        }
+    };
+    match t.family {
+        Family::Tex => {
+            if t.lod != Lod::Auto {
+                return Err("an explicit level of detail".into());
+            }
+            if !matches!(t.dtype, Some(ScalarType::F32 | ScalarType::S32 | ScalarType::U32)) {
+                return Err("half-precision results".into());
+            }
+            let r = rank(t.geometry)?;
+            let (handle, mut coords) = image(1)?;
+            coords.truncate(r);
+            let dsts = fx.dsts(ops.first().ok_or("missing result")?)?;
+            Ok(TexInstr {
+                kind: Kind::Fetch { rank: r, int: t.ctype == Some(ScalarType::S32) },
+                handle,
+                coords,
+                dsts,
+                data: None,
+            })
+        }
+        Family::Tld4 => {
+            if t.geometry != Some(Geometry::D2) {
+                return Err("a gather that is not 2D".into());
+            }
+            let comp = match t.component {
+                Some('r') => 0,
+                Some('g') => 1,
+                Some('b') => 2,
+                _ => 3,
+            };
+            let (handle, coords) = image(1)?;
+            let dsts = fx.dsts(ops.first().ok_or("missing result")?)?;
+            Ok(TexInstr { kind: Kind::Gather { comp }, handle, coords, dsts, data: None })
+        }
+        Family::Txq => {
+            let dim = match (t.query.as_deref(), t.lod) {
+                (Some(".width"), Lod::Auto) => 0,
+                (Some(".height"), Lod::Auto) => 1,
+                (Some(".depth"), Lod::Auto) => 2,
+                _ => return Err("queries other than txq.width/height/depth".into()),
+            };
+            let Some(Operand::Address { base: crate::ptx::ast::AddrBase::Name(n), .. }) = ops.get(1) else {
+                return Err("a query operand other than `[handle]`".into());
+            };
+            let handle = fx.src(
+                &Operand::Name { name: n.clone(), component: None, negated: false, span: n.span },
+                ScalarType::U64,
+            )?;
+            let dsts = vec![fx.dst(ops.first().ok_or("missing result")?)?];
+            Ok(TexInstr { kind: Kind::Query { dim }, handle, coords: vec![], dsts, data: None })
+        }
+        Family::Suld | Family::Sust => {
+            if t.formatted || t.vec != 1 || t.dtype != Some(ScalarType::B32) {
+                return Err("surface accesses other than scalar .b32".into());
+            }
+            let r = rank(t.geometry)?;
+            if r > 2 {
+                return Err("3D surfaces".into());
+            }
+            let clamp = t.clamp.unwrap_or(Clamp::Trap);
+            if t.family == Family::Suld {
+                let (handle, coords) = image(1)?;
+                let dsts = fx.dsts(ops.first().ok_or("missing result")?)?;
+                Ok(TexInstr { kind: Kind::Load { clamp }, handle, coords, dsts, data: None })
+            } else {
+                let (handle, coords) = image(0)?;
+                let data = fx.srcs(ops.get(1).ok_or("missing data")?, ScalarType::B32)?.first().copied();
+                Ok(TexInstr { kind: Kind::Store { clamp }, handle, coords, dsts: vec![], data })
+            }
+        }
+        Family::Suq | Family::Sured => Err("surface queries and reductions".into()),
+    }
+}
+
+fn find(images: &[Image], handle: u64) -> Result<&Image, ExecError> {
+    images.iter().find(|i| u64::from(i.handle) == handle).ok_or_else(|| {
+        ExecError::Launch(format!(
+            "no texture or surface has the handle 0x{handle:x} (bind one to the kernel parameter with --texture/--surface)"
+        ))
+    })
+}
+
+/// Index `i` of a dimension of size `n` under `mode`; `None` outside (border).
+fn address(i: i64, n: i64, mode: AddrMode) -> Option<i64> {
+    match mode {
+        AddrMode::Clamp => Some(i.clamp(0, n - 1)),
+        AddrMode::Wrap => Some(i.rem_euclid(n)),
+        AddrMode::Mirror => {
+            let m = i.rem_euclid(2 * n);
+            Some(if m < n { m } else { 2 * n - 1 - m })
+        }
+        AddrMode::Border => (0..n).contains(&i).then_some(i),
+    }
+}
+
+/// The four component words of the texel at `at` (already addressed).
+fn texel(img: &Image, mem: &Memory, at: [i64; 3]) -> Result<[u32; 4], ExecError> {
+    let [w, h, _] = img.dims.map(i64::from);
+    let index = (at[2] * h + at[1]) * w + at[0];
+    let size = img.format.bytes() as u64;
+    let b = mem.read("global", img.base + index as u64 * size, size)?;
+    let word = |k: usize| u32::from_le_bytes([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]]);
+    Ok(match img.format {
+        Format::F32x4 => [word(0), word(1), word(2), word(3)],
+        Format::F32 => [word(0), 0, 0, 1f32.to_bits()],
+        Format::U32 | Format::S32 => [word(0), 0, 0, 1],
+        Format::U8x4 => [0, 1, 2, 3].map(|k| (f32::from(b[k]) / 255.0).to_bits()),
+    })
+}
+
+/// The texel at integer indices `idx` (before addressing), all zero outside a border.
+fn fetch(img: &Image, mem: &Memory, idx: [i64; 3]) -> Result<[u32; 4], ExecError> {
+    let mut at = [0i64; 3];
+    for d in 0..img.rank as usize {
+        match address(idx[d], i64::from(img.dims[d]), img.addr) {
+            Some(v) => at[d] = v,
+            None => return Ok([0; 4]),
+        }
+    }
+    texel(img, mem, at)
+}
+
+/// The `.f32` coordinate `c` of dimension `d` in texel units.
+fn unnormalize(img: &Image, c: f32, d: usize) -> f32 {
+    if img.normalized { c * img.dims[d] as f32 } else { c }
+}
+
+/// Index and 8-bit weight of the linear footprint along one dimension.
+fn linear(u: f32) -> (i64, f32) {
+    let x = u - 0.5;
+    let i = x.floor();
+    let frac = x - i;
+    let a = (frac * 256.0).floor() / 256.0;
+    (i as i64, a)
+}
+
+fn sample(img: &Image, mem: &Memory, coords: &[u32], int: bool) -> Result<[u32; 4], ExecError> {
+    let rank = img.rank as usize;
+    if int {
+        let mut idx = [0i64; 3];
+        for (d, slot) in idx.iter_mut().enumerate().take(rank) {
+            *slot = i64::from(coords.get(d).copied().unwrap_or(0) as i32);
+        }
+        return fetch(img, mem, idx);
+    }
+    let u: Vec<f32> =
+        (0..rank).map(|d| unnormalize(img, f32::from_bits(coords.get(d).copied().unwrap_or(0)), d)).collect();
+    if img.filter == Filter::Point {
+        let mut idx = [0i64; 3];
+        for d in 0..rank {
+            idx[d] = u[d].floor() as i64;
+        }
+        return fetch(img, mem, idx);
+    }
+    let mut base = [0i64; 3];
+    let mut wt = [0f32; 3];
+    for d in 0..rank {
+        (base[d], wt[d]) = linear(u[d]);
+    }
+    let mut sum = [0f32; 4];
+    let span = |d: usize| if d < rank { 2i64 } else { 1 };
+    for k in 0..span(2) {
+        for j in 0..span(1) {
+            for i in 0..span(0) {
+                let step = [i, j, k];
+                let mut w = 1f32;
+                for d in 0..rank {
+                    w *= if step[d] == 1 { wt[d] } else { 1.0 - wt[d] };
+                }
+                let t = fetch(img, mem, [base[0] + i, base[1] + j, base[2] + k])?;
+                for c in 0..4 {
+                    sum[c] += w * f32::from_bits(t[c]);
+                }
+            }
+        }
+    }
+    Ok(sum.map(f32::to_bits))
+}
+
+/// Executes `t` for one thread, given its handle value, coordinate words and stored
+/// word: the values of its results, in the order of [`TexInstr::dsts`].
+pub(super) fn exec(
+    t: &TexInstr,
+    images: &[Image],
+    global: &mut Memory,
+    handle: u64,
+    coords: &[u32],
+    data: u32,
+) -> Result<Vec<u32>, ExecError> {
+    let img = find(images, handle)?;
+    let kind_is_surface = matches!(t.kind, Kind::Load { .. } | Kind::Store { .. });
+    if kind_is_surface != img.surface && !matches!(t.kind, Kind::Query { .. }) {
+        return Err(ExecError::Launch(format!(
+            "`{}` is a {} but the kernel uses it as a {}",
+            img.param,
+            if img.surface { "surface" } else { "texture" },
+            if img.surface { "texture" } else { "surface" }
+        )));
+    }
+    match &t.kind {
+        Kind::Fetch { int, .. } => return Ok(sample(img, global, coords, *int)?.to_vec()),
+        Kind::Gather { comp } => {
+            let u: Vec<f32> =
+                (0..2).map(|d| unnormalize(img, f32::from_bits(coords.get(d).copied().unwrap_or(0)), d)).collect();
+            let (i, _) = linear(u[0]);
+            let (j, _) = linear(if img.rank >= 2 { u[1] } else { 0.5 });
+            let mut out = [0u32; 4];
+            for (k, (di, dj)) in [(0, 1), (1, 1), (1, 0), (0, 0)].into_iter().enumerate() {
+                out[k] = fetch(img, global, [i + di, j + dj, 0])?[*comp];
+            }
+            return Ok(out.to_vec());
+        }
+        Kind::Query { dim } => return Ok(vec![img.dims[*dim]]),
+        Kind::Load { clamp } | Kind::Store { clamp } => {
+            let row = i64::from(img.dims[0]) * i64::from(img.format.bytes());
+            let mut x = i64::from(coords.first().copied().unwrap_or(0) as i32);
+            let mut y = if img.rank >= 2 { i64::from(coords.get(1).copied().unwrap_or(0) as i32) } else { 0 };
+            let h = i64::from(img.dims[1]);
+            if x % 4 != 0 {
+                return Err(ExecError::Launch(format!("surface `{}`: x = {x} is not a multiple of 4", img.param)));
+            }
+            let inside = (0..=row - 4).contains(&x) && (0..h).contains(&y);
+            if !inside {
+                match clamp {
+                    Clamp::Trap => {
+                        return Err(ExecError::Launch(format!(
+                            "surface `{}`: access at x = {x} bytes, y = {y} is out of range (.trap)",
+                            img.param
+                        )));
+                    }
+                    Clamp::Clamp => {
+                        x = x.clamp(0, row - 4) / 4 * 4;
+                        y = y.clamp(0, h - 1);
+                    }
+                    Clamp::Zero => {
+                        return Ok(vec![0]);
+                    }
+                }
+            }
+            let at = img.base + (y * row + x) as u64;
+            if matches!(t.kind, Kind::Load { .. }) {
+                return Ok(vec![global.read_uint("global", at, 4)? as u32]);
+            }
+            global.write_uint("global", at, 4, u64::from(data))?;
+        }
+    }
+    Ok(vec![])
+}

@@ -1,0 +1,128 @@
+//! Modifiers of the texture and surface instructions (`TEXS TLDS TLD4S TEX TLD4 TXQ SULD
+//! SUST`) and their operand text, which nvdisasm spells with trailing pseudo-operands
+//! (`TEXS R6, R4, R4, R5, 0x50, 2D, RGBA`, `TXQ R0, R0, TEX_HEADER_DIMENSION, 0x50, 0x1`).
+//! The spellings and operand orders are ptxas 11.8's (`docs/textures.md` §1.2, the encoder
+//! rows in `sass::encode::table`).
+
+use super::instr::{Instr, SrcKind};
+use super::op::Op;
+
+/// Geometry of a texture fetch as the SASS opcode names it. PTX `.1d` fetches are 2D
+/// fetches at y = 0 (ptxas 11.8: `MOV R5, RZ` then `TEXS ... 2D`, docs/textures.md §1.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TexDim {
+    /// `2D`: coordinates x, y.
+    D2,
+    /// `3D`: coordinates x, y, z.
+    D3,
+}
+
+impl TexDim {
+    /// nvdisasm's spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            TexDim::D2 => "2D",
+            TexDim::D3 => "3D",
+        }
+    }
+}
+
+/// Geometry of a surface access (`SULD`/`SUST` `.1D`/`.2D`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SurfDim {
+    /// `.1D`: one coordinate (a byte offset).
+    D1,
+    /// `.2D`: x (bytes) and y (rows) in a register pair.
+    D2,
+}
+
+/// Out-of-range handling of a surface access: PTX `.zero` is `.IGN`, `.clamp` has no
+/// suffix, `.trap` is `.TRAP` (ptxas 11.8, docs/textures.md §1.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SurfClamp {
+    /// `.IGN` (PTX `.zero`): loads return zero, stores are dropped.
+    Ign,
+    /// No suffix (PTX `.clamp`): coordinates are clamped to the surface.
+    Clamp,
+    /// `.TRAP`: an out-of-range access traps.
+    Trap,
+}
+
+/// Texture channel letters in x, y, z, w order.
+const CHANNELS: [char; 4] = ['R', 'G', 'B', 'A'];
+
+/// The channel set of a TEXS/TLDS mask (bit k = component k), e.g. `RGBA`, `R`.
+pub fn channel_text(mask: u8) -> String {
+    (0..4).filter(|k| mask & (1 << k) != 0).map(|k| CHANNELS[k]).collect()
+}
+
+/// The modifiers of a texture or surface opcode after its mnemonic, or `None` for another
+/// opcode.
+pub fn suffix(op: &Op) -> Option<String> {
+    Some(match *op {
+        Op::Texs { .. } => String::new(),
+        Op::Tlds { .. } => ".LZ".to_string(),
+        Op::Tld4s { comp } => format!(".{}", CHANNELS[comp as usize & 3]),
+        Op::TexB { .. } => ".B".to_string(),
+        Op::Tld4B { comp, .. } => format!(".{}.B", CHANNELS[comp as usize & 3]),
+        Op::Txq { bindless, .. } => if bindless { ".B" } else { "" }.to_string(),
+        Op::Suld { dim, clamp } | Op::Sust { dim, clamp } => format!(
+            ".D.BA{}{}",
+            match dim {
+                SurfDim::D1 => ".1D",
+                SurfDim::D2 => ".2D",
+            },
+            match clamp {
+                SurfClamp::Ign => ".IGN",
+                SurfClamp::Clamp => "",
+                SurfClamp::Trap => ".TRAP",
+            }
+        ),
+        _ => return None,
+    })
+}
+
+/// The operand text of a texture or surface instruction in nvdisasm's order, from the
+/// texts of its destinations and sources, or `None` for another opcode. Operand layouts
+/// (the IR's, `lower::tex`):
+/// * `TEXS/TLDS`: dsts `[Rd2 (or RZ), Rd]`, srcs `[Ra, Rb, index]`;
+/// * `TLD4S`: dsts `[Rd2, Rd]`, srcs `[Ra, Rb, index]`;
+/// * `TEX.B/TLD4.B`: dsts `[Rd]`, srcs `[Ra (coordinates), Rb (handle)]`;
+/// * `TXQ`: dsts `[Rd]`, srcs `[Ra (level; bindless: handle and level), index]`;
+/// * `SULD`: dsts `[Rd]`, srcs `[Ra (coordinates), index or handle register]`;
+/// * `SUST`: srcs `[Ra (coordinates), data, index or handle register]`.
+pub fn operands(i: &Instr, dst: &[String], src: &[String]) -> Option<String> {
+    let s = |k: usize| src.get(k).cloned().unwrap_or_default();
+    let d = |k: usize| dst.get(k).cloned().unwrap_or_default();
+    Some(match i.op {
+        Op::Texs { dim, chans } => {
+            format!("{}, {}, {}, {}, {}, {}, {}", d(0), d(1), s(0), s(1), s(2), dim.name(), channel_text(chans))
+        }
+        Op::Tlds { chans } => format!("{}, {}, {}, {}, {}, 2D, {}", d(0), d(1), s(0), s(1), s(2), channel_text(chans)),
+        Op::Tld4s { .. } => format!("{}, {}, {}, {}, {}", d(0), d(1), s(0), s(1), s(2)),
+        Op::TexB { dim, mask } => format!("{}, {}, {}, 0x0, {}, 0x{:x}", d(0), s(0), s(1), dim.name(), mask),
+        Op::Tld4B { mask, .. } => format!("{}, {}, {}, 0x0, 2D, 0x{:x}", d(0), s(0), s(1), mask),
+        Op::Txq { bindless, mask } => {
+            let index = if bindless { "0x0".to_string() } else { s(1) };
+            format!("{}, {}, TEX_HEADER_DIMENSION, {index}, 0x{mask:x}", d(0), s(0))
+        }
+        Op::Suld { .. } => format!("{}, [{}], {}", d(0), s(0), s(1)),
+        Op::Sust { .. } => format!("[{}], {}, {}", s(0), s(1), s(2)),
+        _ => return None,
+    })
+}
+
+/// The texture or surface index a bound instruction names (a word index into constant
+/// bank 0), or `None` for a bindless one (handle in a register) or another opcode.
+pub fn bound_index(i: &Instr) -> Option<u32> {
+    let k = match i.op {
+        Op::Texs { .. } | Op::Tlds { .. } | Op::Tld4s { .. } => 2,
+        Op::Txq { bindless: false, .. } | Op::Suld { .. } => 1,
+        Op::Sust { .. } => 2,
+        _ => return None,
+    };
+    match i.srcs.get(k)?.kind {
+        SrcKind::Imm(v) => Some(v),
+        _ => None,
+    }
+}
