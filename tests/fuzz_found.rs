@@ -179,6 +179,33 @@ fn carry_pair_under_one_guard_with_undefined_predicate() {
     assert!(e.is_empty(), "{e:?}");
 }
 
+/// Found by `fuzz/ compile` (a generated program mutated to `ld.global.v4.u32 {%r0, %r1,
+/// %r0, %r3}`, so `%r2` is undefined where `st.local.v4.u32 [loc], {%r0, %r1, %r2, %r3}`
+/// stores it; option bytes `--maxrregcount 32 --serial`): the allocation checker reported
+/// "R8 does not hold the value" of the `STL.128`. The allocation was right: the quad was
+/// assembled by an XOR swap through `R16`, which held the undefined component (`R17 =
+/// R16 ^ R10; R10 = R10 ^ R17; R8 = R17 ^ R10` puts the old `R10`, `%r0`, in `R8` whatever
+/// `R16` holds), and the checker gave up on an XOR with an operand it knew nothing about.
+/// Now such an operand is an opaque value that cancels (`regalloc::verify::xor_term`).
+#[test]
+fn regalloc_xor_swap_through_an_undefined_register() {
+    let path = format!("{}/tests/data/fuzz/compile_undef_quad_component.bin", env!("CARGO_MANIFEST_DIR"));
+    let data = std::fs::read(&path).expect("reproducer");
+    // The fuzz target's decoding (fuzz/fuzz_targets/compile.rs): 16 + byte 0 % 240
+    // registers, bit 0 of byte 1 `--serial`.
+    let [regs, flags, rest @ ..] = data.as_slice() else { panic!("two option bytes") };
+    assert_eq!((16 + u32::from(*regs) % 240, flags & 1), (32, 1));
+    let src = std::str::from_utf8(rest).expect("PTX text");
+    let mut opts = ptx2sass::driver::Options::default();
+    opts.regalloc.max_regs = 32;
+    opts.regalloc.verify = true;
+    opts.sched.serial = true;
+    if let Err(d) = ptx2sass::driver::compile(src, &opts) {
+        let e: Vec<String> = d.into_iter().map(|d| d.message).collect();
+        panic!("{e:?}");
+    }
+}
+
 /// A parameter comment naming `c[0x0][0xffffffff]` overflowed the cubin writer's
 /// constant-bank size (a panic with overflow checks, a wrapped size without); found while
 /// applying `clippy::arithmetic_side_effects` to `src/cubin/`. Now an `asm` error.

@@ -98,6 +98,16 @@ impl Values {
         v
     }
 
+    /// A new value number equal to no value of the SSA function (an opaque value, see
+    /// [`Checker::xor_term`]).
+    fn fresh(&mut self) -> u32 {
+        let x = self.parent.len() as u32;
+        self.parent.push(x);
+        self.undef.push(false);
+        self.pred.push(false);
+        x
+    }
+
     fn find(&mut self, mut x: u32) -> u32 {
         while self.parent[x as usize] != x {
             self.parent[x as usize] = self.parent[self.parent[x as usize] as usize];
@@ -264,6 +274,11 @@ struct Checker<'a> {
     values: Values,
     /// The kept SSA instructions of each block, in order.
     kept: HashMap<BlockId, Vec<&'a Instr>>,
+    /// The instruction being applied (block, index in the allocated block).
+    site: (BlockId, usize),
+    /// The opaque values of unknown `LOP.XOR` operands ([`Checker::xor_term`]), by site
+    /// and location.
+    opaque: HashMap<(BlockId, usize, Loc), u32>,
 }
 
 impl Checker<'_> {
@@ -286,6 +301,36 @@ impl Checker<'_> {
             Some(Content::Vals(v)) => v.iter().any(|x| self.values.find(*x) == want),
             _ => false,
         }
+    }
+
+    /// What `loc` holds as an operand of a `LOP.XOR` move: its content, or, where nothing
+    /// is known about it (a register holding an undefined value, or one the paths into a
+    /// join disagree on), an opaque value standing for whatever bits it holds here, which
+    /// `loc` is then known to hold. The swap `R17 = R16 ^ R10; R10 = R10 ^ R17; R8 = R17
+    /// ^ R10` moves `R10` into `R8` whatever `R16` holds: the opaque term cancels
+    /// (tests/data/fuzz/compile_undef_quad_component.bin, where `R16` held an undefined
+    /// quad component and the checker lost `R8`). The term is numbered by the move's
+    /// place, so every round of the dataflow analysis gives it the same number.
+    fn xor_term(&mut self, s: &mut State, loc: Loc) -> Content {
+        match self.content(s, loc) {
+            Some(Content::Vals(v)) if v.is_empty() => {}
+            Some(c) => return c,
+            None => {}
+        }
+        let site = (self.site.0, self.site.1, loc);
+        let x = match self.opaque.get(&site) {
+            Some(&x) => x,
+            None => {
+                let x = self.values.fresh();
+                self.opaque.insert(site, x);
+                x
+            }
+        };
+        let c = Content::Vals(BTreeSet::from([x]));
+        if loc != RZ_LOC {
+            s.insert(loc, c.clone());
+        }
+        c
     }
 
     /// Applies one allocated instruction to `s`; with `check`, verifies it against the
@@ -423,12 +468,8 @@ impl Checker<'_> {
                 let (Some(Dst::Reg(d)), Some(a), Some(b)) = (i.dsts.first(), src_regs(0), src_regs(1)) else {
                     return Err(format!("bad move `{i:?}`"));
                 };
-                let (ca, cb) = (self.content(s, loc1(a)), self.content(s, loc1(b)));
-                let c = match (ca, cb) {
-                    (Some(x), Some(y)) => xor(&x, &y),
-                    _ => None,
-                };
-                set(s, gpr_locs(*d), c);
+                let (ca, cb) = (self.xor_term(s, loc1(a)), self.xor_term(s, loc1(b)));
+                set(s, gpr_locs(*d), xor(&ca, &cb));
             }
             Op::Ldl(m) if m.spill => {
                 let (Some(Dst::Reg(d)), SrcKind::Addr { offset, .. }) = (i.dsts.first(), i.srcs[0].kind) else {
@@ -478,6 +519,7 @@ impl Checker<'_> {
                 next += 1;
                 Some(o)
             };
+            self.site = (b, k);
             self.step(&mut s, i, orig, check).map_err(|e| format!("{}: {e}", self.after.cfg[b].name))?;
         }
         if check && next != kept.len() {
@@ -572,7 +614,15 @@ pub fn verify(before: &Function, after: &Function, moves: &Moves) -> Result<(), 
     for &b in &before.layout {
         kept.insert(b, before.cfg[b].instrs.iter().filter(|i| is_kept(i)).collect());
     }
-    let mut c = Checker { before, after, moves, values: Values::new(before), kept };
+    let mut c = Checker {
+        before,
+        after,
+        moves,
+        values: Values::new(before),
+        kept,
+        site: (after.entry, 0),
+        opaque: HashMap::new(),
+    };
     // Reverse postorder over the allocated blocks.
     let mut order = vec![];
     let mut dfs = petgraph::visit::DfsPostOrder::new(&after.cfg, after.entry);
@@ -682,6 +732,49 @@ mod tests {
         after.cfg[b].instrs.insert(0, pdef);
         let moves: Moves = HashMap::from([(b, vec![false; 3])]);
         assert_eq!(verify(&before, &after, &moves), Ok(()));
+    }
+
+    /// Three `LOP.XOR`s through a register holding nothing known (`R16`) move `R10` into
+    /// `R8` whatever `R16` holds (tests/data/fuzz/compile_undef_quad_component.bin: the
+    /// unknown operand made the checker lose `R8`). Without the first XOR (`R10` alone
+    /// flipped by `R16`), `R8` holds an unknown value and the store is rejected.
+    #[test]
+    fn xor_moves_through_an_unknown_register() {
+        use crate::ptx::ast::{FuncKind, Span};
+        use crate::sass::op::LogicOp;
+        let mut before = Function::new("k", FuncKind::Entry);
+        let a = before.new_vreg(VRegKind::Gpr(1));
+        let b = before.entry;
+        let def = |d: Reg| Instr::new(Op::Mov, vec![Dst::reg(d, 1)], vec![Src::imm(7)]);
+        let store = |v: Reg| {
+            Instr::new(
+                Op::Stg(crate::sass::op::MemMods::new(crate::sass::op::MemSize::B32, true)),
+                vec![],
+                vec![Src::addr(RegRef::rz(2), 0), Src::reg(RegRef::new(v, 1))],
+            )
+        };
+        let xor = |d: u8, x: u8, y: u8| {
+            Instr::new(
+                Op::Lop(LogicOp::Xor),
+                vec![Dst::reg(Reg::R(d), 1)],
+                vec![Src::reg(RegRef::new(Reg::R(x), 1)), Src::reg(RegRef::new(Reg::R(y), 1))],
+            )
+        };
+        for i in [def(a), store(a), Instr::new(Op::Exit, vec![], vec![])] {
+            before.cfg[b].push(i, Span::default());
+        }
+        let mut after = before.clone();
+        let tail = [store(Reg::R(8)), Instr::new(Op::Exit, vec![], vec![])];
+        after.cfg[b].instrs = [def(Reg::R(10)), xor(17, 16, 10), xor(10, 10, 17), xor(8, 17, 10)]
+            .into_iter()
+            .chain(tail.clone())
+            .collect();
+        let moves: Moves = HashMap::from([(b, vec![false, true, true, true, false, false])]);
+        assert_eq!(verify(&before, &after, &moves), Ok(()));
+        after.cfg[b].instrs = [def(Reg::R(10)), xor(8, 16, 10)].into_iter().chain(tail).collect();
+        let moves: Moves = HashMap::from([(b, vec![false, true, false, false])]);
+        let e = verify(&before, &after, &moves).expect_err("R8 = R16 ^ R10");
+        assert!(e.contains("R8 does not hold the value"), "{e}");
     }
 
     /// A register known equal to two value numbers (one value) swapped by three XORs

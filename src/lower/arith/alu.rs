@@ -157,16 +157,21 @@ impl Lowerer<'_> {
 
     /// A 64-bit value as one pair register (joining or materializing as needed).
     pub fn pair(&mut self, v: Val) -> Src {
+        Src::reg(self.pair_reg(v))
+    }
+
+    /// [`Lowerer::pair`], as the register pair.
+    pub fn pair_reg(&mut self, v: Val) -> RegRef {
         if let Some(w) = v.whole
             && w.n == 2
         {
-            return Src::reg(w);
+            return w;
         }
         let lo = self.in_reg(v.lo);
         let hi = self.in_reg(v.hi.unwrap_or(Src::rz()));
         let t = self.tmp(2);
         self.emit(Instr::new(Op::Join, vec![Dst::reg(t, 2)], vec![lo, hi]));
-        Src::reg(RegRef::new(t, 2))
+        RegRef::new(t, 2)
     }
 
     /// Reads a special register (PTX ISA 10): `S2R` for thread and CTA ids, the driver

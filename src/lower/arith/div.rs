@@ -39,6 +39,9 @@
 //!
 //! The differential tests (`tests/exec_int.rs`) run every form on edge and random operands
 //! under several simulator seeds, each a different MUFU.RCP error function.
+// PTX input reaches here: no panicking shortcuts (issue 20, docs/fuzzing.md "No-panic
+// discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use crate::lower::arith::int::W64;
 use crate::lower::ctx::{LResult, Lowerer, PtxReg};
@@ -226,6 +229,7 @@ impl Lowerer<'_> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;
 

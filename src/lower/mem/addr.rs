@@ -3,6 +3,9 @@
 //! 24-bit offset fields, generic addresses with the shared-window predicate Plg
 //! (`LEA`/`LEA.HI.X`, spa50-LEA.txt), and the window arithmetic of ptxas findings
 //! section 4 (shared window base `c[0x0][0x0]`, local window base `c[0x0][0x4]`).
+// PTX input reaches here: no panicking shortcuts (issue 20, docs/fuzzing.md "No-panic
+// discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use crate::diag::Diag;
 use crate::lower::ctx::{LResult, Lowerer, VarLoc};
@@ -48,7 +51,10 @@ impl Lowerer<'_> {
             return self.error(op.span(), "expected an address");
         };
         match base {
-            AddrBase::Imm(v) => Ok(Address::Abs(*v + *offset)),
+            AddrBase::Imm(v) => match v.checked_add(*offset) {
+                Some(a) => Ok(Address::Abs(a)),
+                None => self.error(op.span(), format!("the address `{v}{offset:+}` overflows 64 bits")),
+            },
             AddrBase::Name(n) => {
                 if let Some(loc) = self.var(&n.name) {
                     return Ok(Address::Var { loc, offset: *offset, name: n.name.clone() });
@@ -152,9 +158,9 @@ impl Lowerer<'_> {
                 };
                 if let VarLoc::Local(_) = loc {
                     self.uses_frame = true;
-                    (RegRef::new(Reg::R(1), 1), o as i64 + offset)
+                    (RegRef::new(Reg::R(1), 1), self.var_plus(o, offset, at)?)
                 } else {
-                    (RegRef::rz(1), o as i64 + offset)
+                    (RegRef::rz(1), self.var_plus(o, offset, at)?)
                 }
             }
         };
@@ -164,6 +170,15 @@ impl Lowerer<'_> {
             let t = self.tmp(1);
             self.op(Op::Iadd32i { cc: false, x: false }, Dst::reg(t, 1), vec![Src::reg(base), Src::imm(off as u32)]);
             Ok((RegRef::new(t, 1), 0))
+        }
+    }
+
+    /// A variable's window offset `o` plus the operand's byte offset (PTX input, any
+    /// `i64`): an error where that overflows, which no window holds anyway.
+    fn var_plus(&mut self, o: u32, offset: i64, at: crate::ptx::ast::Span) -> LResult<i64> {
+        match i64::from(o).checked_add(offset) {
+            Some(x) => Ok(x),
+            None => self.error(at, format!("the address offset {offset} overflows 64 bits")),
         }
     }
 
@@ -183,7 +198,11 @@ impl Lowerer<'_> {
                 return self.error(at, format!("internal error: shared variable `{name}` was not laid out"));
             }
             VarLoc::Const(o) => self.imm_reg(o),
-            VarLoc::KernelParam(o) => self.imm_reg(o - crate::lower::PARAM_BASE),
+            // Kernel parameters are laid out from `PARAM_BASE` (`lower::layout_params`).
+            VarLoc::KernelParam(o) => match o.checked_sub(crate::lower::PARAM_BASE) {
+                Some(x) => self.imm_reg(x),
+                None => return self.error(at, format!("internal error: parameter `{name}` below c[0x0][0x140]")),
+            },
             VarLoc::ParamSlot(_) => {
                 return self.error(at, "taking the address of a call parameter is not supported");
             }
@@ -231,14 +250,14 @@ impl Lowerer<'_> {
 
     /// Lowers `cvta` (PTX ISA 9.7.9.19) with the window arithmetic of findings section 4.
     pub fn lower_cvta(&mut self, i: &Instruction, c: &Cvta) -> LResult<()> {
-        let Operand::Name { name: dname, .. } = &i.operands[0] else {
-            return self.error(i.span, "bad cvta");
+        let [Operand::Name { name: dname, .. }, src] = i.operands.as_slice() else {
+            return self.error(i.span, "`cvta` takes `d, a` with a register `d`");
         };
         let d = self.ptx_reg(dname)?;
         if c.ty.bits() != 64 {
             return self.error(i.opcode.span, "32-bit `cvta` is not supported: ptx2sass needs `.address_size 64`");
         }
-        let a: RegRef = match &i.operands[1] {
+        let a: RegRef = match src {
             Operand::Name { name, .. } => match self.var(&name.name) {
                 Some(loc) => self.var_address(&name.name, loc, name.span)?,
                 None => {
@@ -299,12 +318,12 @@ impl Lowerer<'_> {
         if space == "param" {
             return self.error(i.opcode.span, "`isspacep.param` requires sm_70 or later (ptxas rejects it for sm_50)");
         }
-        if i.operands.len() != 2 {
+        let [dop, aop] = i.operands.as_slice() else {
             return self.error(i.span, "`isspacep` takes `p, a`");
-        }
-        let d = self.dst_reg(&i.operands[0])?;
-        let v = self.val(&i.operands[1], crate::ptx::types::ScalarType::U64)?;
-        let a = self.pair(v).as_reg().expect("a pair");
+        };
+        let d = self.dst_reg(dop)?;
+        let v = self.val(aop, crate::ptx::types::ScalarType::U64)?;
+        let a = self.pair_reg(v);
         let set = |c: Cmp, bop: BoolOp| Op::Isetp { cmp: c, u32: true, x: false, bop };
         if space == "const" {
             // False: `RZ != RZ`.

@@ -20,6 +20,9 @@
 //! (`.cta` → `MEMBAR.CTA`, `.gpu`/default → `MEMBAR.GL`, `.sys` → `MEMBAR.SYS`), the
 //! fences `lower::mem::ldst` uses for `ld.acquire`/`st.release`; `.relaxed` needs none (every
 //! SPA 5.0 atomic is performed at L2 / in shared memory, coherent for all scopes).
+// PTX input reaches here: no panicking shortcuts (issue 20, docs/fuzzing.md "No-panic
+// discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use crate::diag::Diag;
 use crate::lower::ctx::{LResult, Lowerer, VarLoc};
@@ -146,17 +149,28 @@ impl Lowerer<'_> {
     /// Lowers `atom` (`is_atom`) or `red`.
     pub fn lower_atom(&mut self, i: &Instruction, is_atom: bool) -> LResult<()> {
         let f = self.atom_form(i)?;
-        let k0 = if is_atom { 1 } else { 0 };
-        let n_ops = k0 + 2 + (f.op == AtomOp::Cas) as usize;
-        if i.operands.len() != n_ops {
-            return self.error(i.span, format!("`{}` takes {n_ops} operands", i.opcode.name));
-        }
-        let dst = match (is_atom, &i.operands[0]) {
-            (true, Operand::Name { name, .. }) if name.name == "_" => None,
-            (true, d) => Some(self.dst_reg(d)?),
-            (false, _) => None,
+        // `atom d, [a], b(, c)` / `red [a], b`: the operands after the destination.
+        let (dst_op, ops) = match (is_atom, i.operands.split_first()) {
+            (true, Some((d, rest))) => (Some(d), rest),
+            _ => (None, i.operands.as_slice()),
         };
-        let addr_op = &i.operands[k0];
+        let (addr_op, b_op, c_op) = match (f.op == AtomOp::Cas, ops) {
+            (false, [a, b]) => (a, b, None),
+            (true, [a, b, c]) => (a, b, Some(c)),
+            (cas, _) => {
+                let n_ops = match (is_atom, cas) {
+                    (false, false) => 2,
+                    (true, true) => 4,
+                    _ => 3,
+                };
+                return self.error(i.span, format!("`{}` takes {n_ops} operands", i.opcode.name));
+            }
+        };
+        let dst = match dst_op {
+            Some(Operand::Name { name, .. }) if name.name == "_" => None,
+            Some(d) => Some(self.dst_reg(d)?),
+            None => None,
+        };
         let addr = self.address(addr_op)?;
         let space = match (f.space, &addr) {
             (Some(s), _) => s,
@@ -170,13 +184,14 @@ impl Lowerer<'_> {
             (None, _) => Space::Generic,
         };
         let regs = if f.ty.bits() == 64 { 2u8 } else { 1 };
-        let b = self.val(&i.operands[k0 + 1], f.ty)?;
+        let b = self.val(b_op, f.ty)?;
         let b = if regs == 2 { self.pair(b) } else { self.in_reg(b.lo) };
-        let c = if f.op == AtomOp::Cas {
-            let c = self.val(&i.operands[k0 + 2], f.ty)?;
-            Some(if regs == 2 { self.pair(c) } else { self.in_reg(c.lo) })
-        } else {
-            None
+        let c = match c_op {
+            Some(c) => {
+                let c = self.val(c, f.ty)?;
+                Some(if regs == 2 { self.pair(c) } else { self.in_reg(c.lo) })
+            }
+            None => None,
         };
         let aty = match (f.ty, f.op) {
             (ScalarType::F32, _) => AtomType::F32,
@@ -239,17 +254,20 @@ impl Lowerer<'_> {
     /// The data operands: `[b]`, or for CAS one joined register (pair or quad) holding
     /// `{compare, new}`, so that allocation places them consecutively as the encoding
     /// requires; the printer shows it as the two operands nvdisasm prints.
+    #[allow(clippy::expect_used)] // 64-bit operands come from `pair`, always a register pair
     fn atom_data(&mut self, b: Src, c: Option<Src>, regs: u8) -> Vec<Src> {
         let Some(c) = c else { return vec![b] };
-        let t = self.tmp(2 * regs);
+        // A pair for 32-bit operands, a quad for 64-bit ones.
+        let wide = if regs == 1 { 2 } else { 4 };
+        let t = self.tmp(wide);
         let parts = if regs == 1 {
             vec![b, c]
         } else {
             let (b, c) = (b.as_reg().expect("pair"), c.as_reg().expect("pair"));
             vec![Src::reg(b.part(0)), Src::reg(b.part(1)), Src::reg(c.part(0)), Src::reg(c.part(1))]
         };
-        self.emit(Instr::new(Op::Join, vec![Dst::reg(t, 2 * regs)], parts));
-        vec![Src::reg(RegRef::new(t, 2 * regs))]
+        self.emit(Instr::new(Op::Join, vec![Dst::reg(t, wide)], parts));
+        vec![Src::reg(RegRef::new(t, wide))]
     }
 
     /// `ATOM.E` (result wanted) or `RED.E` at `[base+off]`.
@@ -326,6 +344,7 @@ impl Lowerer<'_> {
     }
 
     /// `old op b` for the CAS loop (the operations ATOMS lacks: f32 add, 64-bit ones).
+    #[allow(clippy::expect_used)] // 64-bit operands come from `pair`, always a register pair
     fn atom_apply(&mut self, mods: AtomMods, old: RegRef, b: Src) -> Src {
         if mods.ty == AtomType::F32 {
             // FADD.FTZ: PTX `atom.add.f32` flushes subnormal inputs and results.

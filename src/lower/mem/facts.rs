@@ -11,6 +11,9 @@
 //! is the value every use sees, or the use reads an undefined register). A register
 //! written several times loses its facts at every label, where values from several paths
 //! may meet; within a block the facts follow the writes.
+// PTX input reaches here: no panicking shortcuts (issue 20, docs/fuzzing.md "No-panic
+// discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use crate::lower::ctx::{Lowerer, VarLoc};
 use crate::lower::mem::ldst::Space;
@@ -61,7 +64,8 @@ fn count_defs(b: &Block, counts: &mut HashMap<String, u32>) {
                 if let Some(Operand::Name { name, .. }) = i.operands.first()
                     && !matches!(i.kind, InstrKind::St(_) | InstrKind::Bra { .. } | InstrKind::Call)
                 {
-                    *counts.entry(name.name.clone()).or_default() += 1;
+                    let n = counts.entry(name.name.clone()).or_default();
+                    *n = n.saturating_add(1);
                 }
             }
             Statement::Block(inner) => stack.push(inner.stmts.iter()),

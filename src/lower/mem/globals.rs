@@ -26,6 +26,9 @@
 //!   element to its first; the relocation sections (`.rel`/`.rela` per data section) come
 //!   in the order met walking the variables from the last created to the first, counting
 //!   the `.const` addresses ptxas resolves itself.
+// PTX input reaches here: no panicking shortcuts (issue 20, docs/fuzzing.md "No-panic
+// discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use crate::diag::Diag;
 use crate::lower::ctx::{self, ModuleLayout};
@@ -56,8 +59,9 @@ pub struct Placed {
     pub data: ModuleData,
 }
 
+/// `x` rounded up to a multiple of `a`, saturating (as `ptx::limits`'s own).
 fn align_up(x: u64, a: u64) -> u64 {
-    x.div_ceil(a.max(1)) * a.max(1)
+    x.div_ceil(a.max(1)).saturating_mul(a.max(1))
 }
 
 /// Flattens an initializer into its scalar values, in order.
@@ -98,24 +102,23 @@ pub fn ptxas_order(items: &[(u64, u64)]) -> Vec<usize> {
         };
         let a = sort(half(0), items);
         let b = sort(half(1), items);
+        // The indices are `0..items.len()` (below), so `get` always finds the item.
+        let key = |x: usize| items.get(x).copied().unwrap_or_default();
         let before = |x: usize, y: usize| {
-            let (ax, sx) = items[x];
-            let (ay, sy) = items[y];
+            let ((ax, sx), (ay, sy)) = (key(x), key(y));
             ax > ay || (ax == ay && sx < sy)
         };
-        let mut out = Vec::with_capacity(a.len() + b.len());
-        let (mut i, mut j) = (0, 0);
-        while i < a.len() && j < b.len() {
-            if before(b[j], a[i]) {
-                out.push(b[j]);
-                j += 1;
-            } else {
-                out.push(a[i]);
-                i += 1;
-            }
+        let mut out = Vec::with_capacity(list.len());
+        let (mut a, mut b) = (a.into_iter().peekable(), b.into_iter().peekable());
+        loop {
+            let from_b = match (a.peek(), b.peek()) {
+                (Some(&x), Some(&y)) => before(y, x),
+                (None, Some(_)) => true,
+                (Some(_), None) => false,
+                (None, None) => break,
+            };
+            out.extend(if from_b { b.next() } else { a.next() });
         }
-        out.extend_from_slice(&a[i..]);
-        out.extend_from_slice(&b[j..]);
         out
     }
     sort((0..items.len()).collect(), items)
@@ -163,16 +166,19 @@ pub fn place(m: &ast::Module, diags: &mut Vec<Diag>) -> Placed {
         }
         let off = align_up(out.const_bank.len() as u64, v.alignment() as u64);
         let size = elements(v).saturating_mul(v.ty.bytes() as u64);
-        if off + size > 0x10000 {
+        // Sizes and alignments are bounded by the front end (`ptx::limits`: 64 KiB of
+        // `.const`, `.align` at most 2^31) but saturate here all the same.
+        let end = off.saturating_add(size);
+        if end > 0x10000 {
             diags.push(
-                Diag::error(v.span, format!("too much `.const` data: {} bytes, bank 3 holds 65536", off + size))
+                Diag::error(v.span, format!("too much `.const` data: {end} bytes, bank 3 holds 65536"))
                     .note("the same limit as ptxas: `File uses too much global constant data`"),
             );
             continue;
         }
         const_align = const_align.max(v.alignment() as u64);
         out.const_bank.resize(off as usize, 0);
-        out.const_bank.resize((off + size) as usize, 0);
+        out.const_bank.resize(end as usize, 0);
         out.layout.consts.insert(v.name.name.clone(), off as u32);
         out.const_vars.push((v.name.name.clone(), off as u32, size as u32));
         targets.insert(v.name.name.as_str(), Target::Const(off));
@@ -225,11 +231,12 @@ pub fn place(m: &ast::Module, diags: &mut Vec<Diag>) -> Placed {
         let mut end = 0u64;
         let mut align = 1u64;
         for k in ptxas_order(&items) {
-            let (a, size) = items[k];
+            // `ptxas_order` returns indices into `items`, which has one per `list` entry.
+            let (Some(&(a, size)), Some(v)) = (items.get(k), list.get(k)) else { continue };
             let off = align_up(end, a);
             end = off.saturating_add(size);
             align = align.max(a);
-            offsets.insert(list[k].name.name.as_str(), (section, off, size));
+            offsets.insert(v.name.name.as_str(), (section, off, size));
         }
         let limit = if section == DataSection::GlobalInit { MAX_INIT_BYTES } else { MAX_SECTION_BYTES };
         if end > limit {
@@ -259,13 +266,14 @@ pub fn place(m: &ast::Module, diags: &mut Vec<Diag>) -> Placed {
         let Some(&(section, off, size)) = offsets.get(v.name.name.as_str()) else { continue };
         out.data.symbols.push(DataSymbol { name: v.name.name.clone(), section, offset: off, size, binding });
         let Some(init) = &v.init else { continue };
+        // Laid out above within the bank (64 KiB) and the section (`MAX_INIT_BYTES`).
+        let range = off as usize..off.saturating_add(size) as usize;
         let bytes = match section {
-            DataSection::Const3 => &mut out.const_bank[off as usize..(off + size) as usize],
-            DataSection::GlobalInit if off + size <= out.data.init.len() as u64 => {
-                &mut out.data.init[off as usize..(off + size) as usize]
-            }
-            _ => continue,
+            DataSection::Const3 => out.const_bank.get_mut(range),
+            DataSection::GlobalInit => out.data.init.get_mut(range),
+            _ => None,
         };
+        let Some(bytes) = bytes else { continue };
         let mut relocs = vec![];
         if let Err(d) = init_bytes(v, init, bytes, &targets, &mut relocs) {
             diags.push(d);
@@ -274,7 +282,7 @@ pub fn place(m: &ast::Module, diags: &mut Vec<Diag>) -> Placed {
         reloc_kinds.insert(v.name.name.as_str(), kinds);
         for (at, name, addend, resolved) in relocs.into_iter().rev() {
             if !resolved {
-                out.data.relocs.push(DataReloc { section, offset: off + at, symbol: name, addend });
+                out.data.relocs.push(DataReloc { section, offset: off.saturating_add(at), symbol: name, addend });
             }
         }
     }
@@ -316,7 +324,7 @@ fn init_bytes(
     }
     let mut vals = vec![];
     flatten(init, &mut vals);
-    let capacity = out.len() / n.max(1);
+    let capacity = out.len().checked_div(n).unwrap_or(0);
     if vals.len() > capacity {
         let span = match init {
             Init::List(_, s) => *s,
@@ -328,8 +336,9 @@ fn init_bytes(
         )
         .note("ptxas: `Greater number of elements in array initializer`"));
     }
-    for (k, val) in vals.iter().enumerate() {
-        let at = k * n;
+    // `vals` fits (checked above): element `k` is the `k`th `n`-byte chunk of `out`.
+    for (k, (val, slot)) in vals.iter().zip(out.chunks_exact_mut(n.max(1))).enumerate() {
+        let at = k.saturating_mul(n);
         let bits = match val {
             InitValue::Imm(i) => match (i.value, ty.is_float()) {
                 (ast::ImmValue::Int(x), false) => x as u64,
@@ -405,7 +414,9 @@ fn init_bytes(
                 }
             }
         };
-        out[at..at + n].copy_from_slice(&bits.to_le_bytes()[..n]);
+        for (o, b) in slot.iter_mut().zip(bits.to_le_bytes()) {
+            *o = b;
+        }
     }
     Ok(())
 }

@@ -4,6 +4,9 @@
 //! `prefetch.global.L2` → `CCTL.E.PF2`, `prefetch.local.L1 [a]` → `CCTLL.PF1 [Ra]` (32-bit
 //! local address), `prefetchu.L1` → `CCTL.E.PF1`, generic `prefetch.L2 [a]` → `CCTL.E.PF2
 //! [Ra]` (no window test). A prefetch has no architectural effect.
+// PTX input reaches here: no panicking shortcuts (issue 20, docs/fuzzing.md "No-panic
+// discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use crate::lower::ctx::{LResult, Lowerer};
 use crate::lower::mem::addr::Address;

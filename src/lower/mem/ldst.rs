@@ -23,6 +23,9 @@
 //!   this thread are performed"), so the load need not be waited for; `.IVALLD` drops
 //!   L1 lines so later loads cannot return data older than the acquire. On shared memory
 //!   the other threads are in the CTA whatever the scope, so `MEMBAR.CTA`.
+// PTX input reaches here: no panicking shortcuts (issue 20, docs/fuzzing.md "No-panic
+// discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 //! * `.mmio.relaxed.sys` = `.CV` load / `.WT` store that nothing reorders or removes.
 //! * `.cluster` scope and `.shared::cluster` need thread-block clusters: rejected.
@@ -247,7 +250,9 @@ pub fn plan(l: &LdSt, f: Form) -> Result<Plan, Rejection> {
     if vec == 8 && l.ty.bits() != 32 {
         return reject(".v8", format!("`.v8` needs a 32-bit element type, not `{}` (PTX ISA 9.7.9.8 `.v8`)", l.ty));
     }
-    let bytes = l.ty.bytes() * vec;
+    // `vec` is the vector count as written (`.v2` .. `.v8`); saturating, any larger is
+    // rejected below.
+    let bytes = l.ty.bytes().saturating_mul(vec);
     if bytes > 32 {
         return reject(
             &format!(".v{vec}"),
@@ -285,13 +290,10 @@ pub fn plan(l: &LdSt, f: Form) -> Result<Plan, Rejection> {
         );
     }
     match (l.sem, l.scope) {
-        (Some(MemSem::Relaxed | MemSem::Acquire | MemSem::Release), None) => {
+        (Some(sem @ (MemSem::Relaxed | MemSem::Acquire | MemSem::Release)), None) => {
             return reject(
-                sem_word(l.sem.expect("sem")),
-                format!(
-                    "`{}` needs a scope: `.cta`, `.gpu` or `.sys` (PTX ISA 9.7.9.8)",
-                    sem_word(l.sem.expect("sem"))
-                ),
+                sem_word(sem),
+                format!("`{}` needs a scope: `.cta`, `.gpu` or `.sys` (PTX ISA 9.7.9.8)", sem_word(sem)),
             );
         }
         (Some(MemSem::Weak | MemSem::Volatile) | None, Some(s)) if !l.mmio => {
@@ -311,10 +313,10 @@ pub fn plan(l: &LdSt, f: Form) -> Result<Plan, Rejection> {
         }
         _ => {}
     }
-    if ordered && l.cop.is_some() {
+    if let (Some(sem), true, Some(_)) = (l.sem, ordered, l.cop) {
         return reject(
-            sem_word(l.sem.expect("sem")),
-            format!("cache operators are not permitted with `{}` (PTX ISA 9.7.9.8)", sem_word(l.sem.expect("sem"))),
+            sem_word(sem),
+            format!("cache operators are not permitted with `{}` (PTX ISA 9.7.9.8)", sem_word(sem)),
         );
     }
     if l.mmio {
@@ -459,7 +461,13 @@ pub fn plan(l: &LdSt, f: Form) -> Result<Plan, Rejection> {
             }
         }
         Some(s @ (MemSem::Relaxed | MemSem::Acquire | MemSem::Release)) => {
-            let scope = l.scope.expect("checked above");
+            // Rejected above without a scope; the same rejection, not a panic, if not.
+            let Some(scope) = l.scope else {
+                return reject(
+                    sem_word(s),
+                    format!("`{}` needs a scope: `.cta`, `.gpu` or `.sys` (PTX ISA 9.7.9.8)", sem_word(s)),
+                );
+            };
             if global_like {
                 cop = match (scope, f.is_ld) {
                     (Scope::Cta, _) => cop,

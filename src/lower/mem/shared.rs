@@ -32,6 +32,9 @@
 //!
 //! **Limit.** SPA 5.0 gives a CTA at most 48 KiB of shared memory; ptxas rejects more
 //! static data: `Entry function 'k' uses too much shared data (0xc001 bytes, 0xc000 max)`.
+// PTX input reaches here: no panicking shortcuts (issue 20, docs/fuzzing.md "No-panic
+// discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use crate::diag::Diag;
 use crate::ptx::ast::{AddrBase, Block, Function, Item, Module, Operand, Statement, VarDecl, VecElem};
