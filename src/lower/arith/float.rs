@@ -55,12 +55,28 @@
 //! rounded reciprocal, which the Newton steps do not guarantee for divisors with an
 //! all-ones significand (`1 / (1 - 2^-53)` lands on the tie between 1 and `1 + 2^-52`
 //! when `r` converges to 1.0; the differential test found it under one of the
-//! simulator's MUFU error functions). ptxas's fast path has the same shape; a
-//! remainder-sign rounding test (two more DFMA, ~20 instructions in all) fixes it, and is
-//! done for `div` and `rcp` `.f64` in every rounding mode (see `round_div64`);
-//! `sqrt.{rn,rz,rm,rp}.f64` end with a similar test on squares (`round_sqrt64`). So all
-//! IEEE f64 forms are correctly rounded over the whole range. The f32 forms computed
-//! through f64 are not affected (a faithful f64 result suffices for them, see above).
+//! simulator's MUFU error functions). ptxas's fast path has the same shape (11.8 `-O3`,
+//! `samples/float_math.ptx`: `DMUL q, a, r; DFMA e, b, -q, a; DFMA q, r, e, q` after the
+//! five reciprocal DFMA, no test). We make the reciprocal correctly rounded instead, by
+//! the midpoint test of the f32 reciprocal (`lower::arith::float32`, `rcp32_rn`): the
+//! last Newton step `r = RN(r1 + r1 (1 - b r1))` rounds `(1/b)(1 - d^2)` (`r1 = (1/b)(1 +
+//! d)`, `|d| < 2^-52` after the cubic step, so `1 - b r1` is exact), a value below `1/b`
+//! by less than `2^-104` relatively, so `r` is `RN(1/b)` or its predecessor in
+//! magnitude; the residuals of `r` and of its successor are exact (both within an ulp
+//! of `1/b`) and their sum has the sign of `1/b` minus their midpoint (`recip64_rn`:
+//! two DFMA, a DSETP). Then `rcp.rn` is that `y = RN(1/b)`, the directed `rcp` one
+//! correction `o(y + y (1 - b y))` (the exact value is within `2^-106` of `1/b`, closer
+//! than any f64 number, as in the f32 argument), and `div` applies Markstein's theorem
+//! (Muller et al., "Handbook of Floating-Point Arithmetic", 2nd ed., section 4.9: `y =
+//! RN(1/b)` and `q` within one ulp give `RN(q + y (a - b q)) = RN(a/b)`, `a - b q`
+//! exact) to ptxas's faithful quotient, and in a directed mode one more correction from
+//! the correctly rounded quotient. Cost against the remainder-sign test on the quotient
+//! this replaces (`round_div64`, two DADD, three DFMA, two DSETP and about 20 integer
+//! instructions): `rcp.rn.f64` 6 FP64 instructions fewer, `div.rn.f64` 2 FP64 and about
+//! 18 integer instructions fewer. `sqrt.{rn,rz,rm,rp}.f64` end with a remainder test
+//! on squares (`round_sqrt64`). So all IEEE f64 forms are correctly rounded over the
+//! whole range. The f32 forms computed through f64 are not affected (a faithful f64
+//! result suffices for them, see above).
 //!
 //! **Limits.** `rcp.approx.ftz.f64` is ptxas's bare `MUFU.RCP64H` estimate, with no
 //! range handling: operands beyond `2^±1022` flush (as `.ftz` allows). `rsqrt.approx.f64`
@@ -186,7 +202,9 @@ impl Lowerer<'_> {
     /// The refined f64 reciprocal of the pair `b` (`one`: 1.0 in a pair) and its raw
     /// `MUFU.RCP64H` estimate
     /// `{0, RCP64H(b.hi)}`: a cubic Newton step then a quadratic one (relative error
-    /// `2^-19` → `2^-57` → rounding).
+    /// `2^-19` → `2^-57` → rounding), ptxas's sequence (11.8 `-O3`, `rcp.rn.f64` of
+    /// `samples/float_math.ptx`: `MUFU.RCP64H; DFMA e, b, -r0, 1; DFMA e, e, e, e; DFMA r,
+    /// r0, e, r0; DFMA e, b, -r, 1; DFMA r, r, e, r`).
     fn recip64(&mut self, b: Src, one: Src) -> (Src, Src) {
         let bh = self.hi_word(b);
         let h = self.emit1(Op::Mufu(MufuOp::Rcp64h), vec![bh]);
@@ -199,9 +217,28 @@ impl Lowerer<'_> {
         (r, r0)
     }
 
-    /// The operands of a remainder test on the f64 quotient `q` of `a / b`: `|a|`, `|b|`,
-    /// `|q|` (pairs; `DADD |x|, -RZ` as the f64 absolute value), the high word of `|q|` and
-    /// `q`'s sign bit (32-bit).
+    /// `y = RN(1/b)` and its residual `1 - b y` (exact) from `r = recip64(b)`, by the
+    /// midpoint test of `lower::arith::float32` (`rcp32_rn`) carried over to f64 (module
+    /// notes, "Range and rounding"): `r` is `RN(1/b)` or its predecessor in magnitude, and
+    /// the successor `r+` (64-bit integer step of the bits) is taken when the residuals
+    /// `e1` of `r` and `e2` of `r+` sum to more than zero. Three FP64 instructions (two
+    /// DFMA, one DSETP) and four integer ones.
+    fn recip64_rn(&mut self, b: Src, r: Src, one: Src) -> (Src, Src) {
+        let rr = r.as_reg().expect("pair");
+        let (rl, rh) = (Src::reg(rr.part(0)), Src::reg(rr.part(1)));
+        let (ul, uh) = self.add64((rl, rh), (Src::imm(1), Src::rz()));
+        let t = self.tmp(2);
+        self.emit(Instr::new(Op::Join, vec![Dst::reg(t, 2)], vec![ul, uh]));
+        let up = Src::reg(RegRef::new(t, 2));
+        let e1 = self.emit2(Op::Dfma(Rnd::Rn), vec![b.negated(), r, one]);
+        let e2 = self.emit2(Op::Dfma(Rnd::Rn), vec![b.negated(), up, one]);
+        let p = self.dsetp(Cmp::Gt, BoolOp::And, e1, e2.negated(), Src::pt());
+        (self.sel64(p, up, r), self.sel64(p, e2, e1))
+    }
+
+    /// The operands of a remainder test (`float_slow::round_tiny64`) on the f64 quotient
+    /// `q` of `a / b`: `|a|`, `|b|`, `|q|` (pairs; `DADD |x|, -RZ` as the f64 absolute
+    /// value), the high word of `|q|` and `q`'s sign bit (32-bit).
     pub(in crate::lower) fn remainder_operands(&mut self, a: Src, b: Src, q: Src) -> (Src, Src, Src, Src, Src) {
         let z = Src::reg(RegRef::rz(2));
         let big_a = self.emit2(Op::Dadd(Rnd::Rn), vec![a.abs(), z.negated()]);
@@ -216,109 +253,46 @@ impl Lowerer<'_> {
         (big_a, big_b, big_q, mag_h, sign)
     }
 
-    /// The correctly rounded quotient `a / b` (mode `rnd`) from a faithful `q` (within 1
-    /// ulp), by the remainder-sign test of Tuckerman rounding on magnitudes (shown here for
-    /// round to nearest; the directed modes test `A - B c` at the candidates, see the code): with
-    /// `A = |a|`, `B = |b|`, `Q = |q|`, `rem = A - B Q` (exact, one DFMA) and `h` half an
-    /// ulp of `Q` (`h'` below `Q`: half of that when `Q` is a power of two), the quotient
-    /// is above `Q + h` when `rem - B h > 0` and below `Q - h'` when `rem + B h' < 0`; a
-    /// single rounding keeps the sign of each test exactly, and an exact tie cannot occur
-    /// in range (a quotient on a midpoint has 54 significant bits, so `b` would be a power
-    /// of two and the quotient exact). The result is `Q`, its successor or its predecessor
-    /// (64-bit integer steps of the bits) with `q`'s sign. Valid for `|q|` within
-    /// `[2^-960, 2^1023]` (module notes, "Range and rounding").
-    fn round_div64(&mut self, a: Src, b: Src, q: Src, rnd: Rnd) -> Src {
-        let (big_a, big_b, big_q, mag_h, sign) = self.remainder_operands(a, b, q);
-        let ql = Src::reg(q.as_reg().expect("pair").part(0));
-        let z = Src::reg(RegRef::rz(2));
-        let rem = self.emit2(Op::Dfma(Rnd::Rn), vec![big_b.negated(), big_q, big_a]);
-        // h: exponent field of Q minus 53 (as the high word of a power of two).
-        let e = self.emit1(Op::Lop32i(LogicOp::And), vec![mag_h, Src::imm(0x7ff0_0000)]);
-        let h_hi = self.emit1(Op::Iadd32i { cc: false, x: false }, vec![e, Src::imm((-(53i32 << 20)) as u32)]);
-        let h = self.with_zero_low(h_hi);
-        // h' = h / 2 when Q's significand is zero (a power of two), else h.
-        let frac = self.emit1(Op::Lop32i(LogicOp::And), vec![mag_h, Src::imm(0x000f_ffff)]);
-        let frac = self.emit1(Op::Lop(LogicOp::Or), vec![frac, ql]);
-        let pow2 =
-            self.isetp(Op::Isetp { cmp: Cmp::Eq, u32: true, x: false, bop: BoolOp::And }, frac, Src::rz(), Src::pt());
-        let h_lo_hi = self.emit1(Op::Iadd32i { cc: false, x: false }, vec![h_hi, Src::imm((-(1i32 << 20)) as u32)]);
-        let hd_hi = self.emit1(Op::Sel, vec![h_lo_hi, h_hi, Src::pred(pow2, false)]);
-        let hd = self.with_zero_low(hd_hi);
-        let up = self.add64((ql, mag_h), (Src::imm(1), Src::rz()));
-        let dn = self.sub64((ql, mag_h), (Src::imm(1), Src::rz()));
-        let (up_lo, up_hi) = (self.in_reg(up.0), self.in_reg(up.1));
-        let (dn_lo, dn_hi) = (self.in_reg(dn.0), self.in_reg(dn.1));
-        // Picks Q-, Q or Q+ by the two predicates.
-        let pick = |me: &mut Self, go_up: Src, go_dn: Src| -> (Src, Src) {
-            let lo = me.emit1(Op::Sel, vec![dn_lo, ql, go_dn]);
-            let hi = me.emit1(Op::Sel, vec![dn_hi, mag_h, go_dn]);
-            (me.emit1(Op::Sel, vec![up_lo, lo, go_up]), me.emit1(Op::Sel, vec![up_hi, hi, go_up]))
-        };
-        let (lo, hi) = if rnd == Rnd::Rn {
-            let up_test = self.emit2(Op::Dfma(Rnd::Rn), vec![big_b.negated(), h, rem]);
-            let dn_test = self.emit2(Op::Dfma(Rnd::Rn), vec![big_b, hd, rem]);
-            let go_up = self.dsetp(Cmp::Gt, BoolOp::And, up_test, z, Src::pt());
-            let go_dn = self.dsetp(Cmp::Lt, BoolOp::And, dn_test, z, Src::pt());
-            pick(self, go_up, go_dn)
-        } else {
-            // Directed: on magnitudes, toward zero is the largest candidate `c` with
-            // `A - B c >= 0`, away from zero the smallest with `A - B c <= 0`.
-            let join = |me: &mut Self, l: Src, h: Src| {
-                let t = me.tmp(2);
-                me.emit(Instr::new(Op::Join, vec![Dst::reg(t, 2)], vec![l, h]));
-                Src::reg(RegRef::new(t, 2))
-            };
-            let (up_p, dn_p) = (join(self, up_lo, up_hi), join(self, dn_lo, dn_hi));
-            let t_up = self.emit2(Op::Dfma(Rnd::Rn), vec![big_b.negated(), up_p, big_a]);
-            let z_up = self.dsetp(Cmp::Ge, BoolOp::And, t_up, z, Src::pt());
-            let z_dn = self.dsetp(Cmp::Lt, BoolOp::And, rem, z, Src::pt());
-            let toward = pick(self, z_up, z_dn);
-            if rnd == Rnd::Rz {
-                toward
-            } else {
-                let t_dn = self.emit2(Op::Dfma(Rnd::Rn), vec![big_b.negated(), dn_p, big_a]);
-                let a_up = self.dsetp(Cmp::Gt, BoolOp::And, rem, z, Src::pt());
-                let a_dn = self.dsetp(Cmp::Le, BoolOp::And, t_dn, z, Src::pt());
-                let away = pick(self, a_up, a_dn);
-                // .rm rounds negative quotients away from zero, .rp positive ones.
-                let neg = self.isetp(
-                    Op::Isetp { cmp: Cmp::Ne, u32: true, x: false, bop: BoolOp::And },
-                    sign,
-                    Src::rz(),
-                    Src::pt(),
-                );
-                let p = Src::pred(neg, rnd == Rnd::Rp);
-                (self.emit1(Op::Sel, vec![away.0, toward.0, p]), self.emit1(Op::Sel, vec![away.1, toward.1, p]))
-            }
-        };
-        let hi = self.emit1(Op::Lop(LogicOp::Or), vec![hi, sign]);
-        let r = self.tmp(2);
-        self.emit(Instr::new(Op::Join, vec![Dst::reg(r, 2)], vec![lo, hi]));
-        Src::reg(RegRef::new(r, 2))
-    }
-
-    /// `a / b` of f64 pairs, the final correction rounded by `rnd`; `a` None is 1.0
-    /// (a reciprocal); `exact`: with the remainder rounding test. With `specials`, zero,
+    /// `a / b` of f64 pairs in mode `rnd`; `a` None is 1.0 (a reciprocal). With `exact`
+    /// correctly rounded (module notes, "Range and rounding"): from `y = RN(1/b)`
+    /// (`recip64_rn`), `1 / b` is `y` (`.rn`) or `o(y + y (1 - b y))`, and `a / b` is
+    /// Markstein's correction `RN(q + y (a - b q))` of ptxas's faithful quotient `q`, then
+    /// in a directed mode one more correction `o(q' + y (a - b q'))` from the correctly
+    /// rounded `q'`. Without `exact`, ptxas's fast path alone (faithful: `q0 = a r; q = o(q0
+    /// + r (a - b q0))`). With `specials`, zero,
     /// infinite and NaN operands give `a * RCP64H(b)` (exact for them: `x/0 = x*inf`,
     /// `x/inf = x*0`, NaN propagates as the canonical NaN); without, they give garbage
     /// (the fast path of `lower::arith::float_slow`, whose range test sends them elsewhere).
     pub(in crate::lower) fn div64(&mut self, a: Option<Src>, b: Src, rnd: Rnd, exact: bool, specials: bool) -> Src {
         let one = self.const64(0x3ff0_0000_0000_0000);
         let (r, r0) = self.recip64(b, one);
+        let rounded = exact.then(|| self.recip64_rn(b, r, one));
+        // `o(q + y (x - b q))`: one Markstein correction of `q`.
+        let correct = |me: &mut Self, q: Src, x: Src, y: Src, m: Rnd| {
+            let e = me.emit2(Op::Dfma(Rnd::Rn), vec![b.negated(), q, x]);
+            me.emit2(Op::Dfma(m), vec![y, e, q])
+        };
         let (q, special) = match a {
             Some(a) => {
                 let q = self.emit2(Op::Dmul(Rnd::Rn), vec![a, r]);
-                let e = self.emit2(Op::Dfma(Rnd::Rn), vec![b.negated(), q, a]);
-                let q = self.emit2(Op::Dfma(rnd), vec![r, e, q]);
-                let q = if exact { self.round_div64(a, b, q, rnd) } else { q };
+                let q = match rounded {
+                    None => correct(self, q, a, r, rnd),
+                    Some((y, _)) => {
+                        let q = correct(self, q, a, r, Rnd::Rn);
+                        let q = correct(self, q, a, y, Rnd::Rn);
+                        if rnd == Rnd::Rn { q } else { correct(self, q, a, y, rnd) }
+                    }
+                };
                 let p = self.special64(a, Src::pred(PT, true));
                 let p = self.special64(b, p);
                 (q, (p, a))
             }
             None => {
-                let e = self.emit2(Op::Dfma(Rnd::Rn), vec![b.negated(), r, one]);
-                let q = self.emit2(Op::Dfma(rnd), vec![r, e, r]);
-                let q = if exact { self.round_div64(one, b, q, rnd) } else { q };
+                let q = match rounded {
+                    None => correct(self, r, one, r, rnd),
+                    Some((y, _)) if rnd == Rnd::Rn => y,
+                    Some((y, rem)) => self.emit2(Op::Dfma(rnd), vec![y, rem, y]),
+                };
                 let p = self.special64(b, Src::pred(PT, true));
                 (q, (p, one))
             }

@@ -43,7 +43,7 @@
 //!   (scaled). For the directed modes that is harmless: rounding down (up, toward zero)
 //!   twice on nested grids is rounding down (up, toward zero) once. For round to nearest
 //!   it can double-round (the test found it), so results below `2^-1021` are rounded
-//!   again by the remainder test of `round_div64` on the grid `G` (uniform from 0 to
+//!   again by a remainder-sign test (`round_tiny64`) on the grid `G` (uniform from 0 to
 //!   `2^-1021`, across the subnormal/normal boundary), in the scaled domain.
 //!   `Q = DMUL.rn(DMUL(q, 2^k1), 2^k2)` is within `G` of the true quotient (`q` within
 //!   half a 53-bit ulp, at most `G/2` scaled; the rounding `G/2`), so the correct result
