@@ -41,6 +41,38 @@ pub fn uniform_values(f: &Function) -> (Vec<bool>, HashSet<BlockId>) {
     let joins = Joins::new(f);
     let loops = &joins.forest.loops;
     let mut divergent: HashSet<BlockId> = HashSet::new();
+    // `d = s` copies (unguarded, SSA: `d` is `s` in every thread), to see through the
+    // per-edge copies that leaving SSA form for restructuring leaves behind.
+    // A copy of `RZ` is keyed by the first copy of it (the per-edge copies of a zero).
+    let mut copy_of: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+    let mut zero: Option<u32> = None;
+    for &b in &f.layout {
+        for i in f.cfg[b].instrs.iter().filter(|i| i.op == Op::Copy && i.guard.is_none()) {
+            let (mut d, mut s) = (None, None);
+            for_each_def(i, |v| d = Some(v));
+            for_each_use(i, |v| s = Some(v));
+            let rz =
+                i.srcs.first().is_some_and(|x| matches!(x.kind, SrcKind::Reg(r) if r.reg == crate::sass::instr::RZ));
+            match (d, s) {
+                (Some(d), Some(s)) => {
+                    copy_of.insert(d, s);
+                }
+                (Some(d), None) if rz => {
+                    copy_of.insert(d, *zero.get_or_insert(d));
+                }
+                _ => {}
+            }
+        }
+    }
+    let root = |mut v: u32| {
+        for _ in 0..64 {
+            match copy_of.get(&v) {
+                Some(s) if *s != v => v = *s,
+                _ => break,
+            }
+        }
+        v
+    };
     loop {
         // Join points of divergent branches and loops with divergent exits.
         let mut nonuniform_params: HashSet<BlockId> = HashSet::new();
@@ -70,12 +102,20 @@ pub fn uniform_values(f: &Function) -> (Vec<bool>, HashSet<BlockId>) {
             changed = false;
             for &b in &f.layout {
                 let blk = &f.cfg[b];
-                for &p in &blk.params {
-                    let args_uniform = f.pred_edges(b).iter().all(|e| {
-                        let k = blk.params.iter().position(|x| *x == p).expect("param");
-                        uni[f.cfg[*e].args[k] as usize]
-                    });
-                    let u = args_uniform && !nonuniform_params.contains(&b) && !nonuniform_defs_in.contains(&b);
+                for (k, &p) in blk.params.iter().enumerate() {
+                    let args: Vec<u32> = f.pred_edges(b).iter().map(|e| root(f.cfg[*e].args[k])).collect();
+                    let args_uniform = args.iter().all(|a| uni[*a as usize]);
+                    // A parameter that receives one value on every edge (besides itself
+                    // around a loop; through copies) is that value whichever edge a thread
+                    // takes, join or not. Without the clean-up passes such parameters stay
+                    // (SSA rebuilt after a preheader was added, on copies of one value), and
+                    // taking them as divergent made the counter of `sgemm_reg`'s loop, and
+                    // so its exit, divergent around a `bar.sync`: the reconvergence checker
+                    // rejected the barrier (tests/data/fuzz/lower_bar_sync_reconvergence.ptx).
+                    let mut others = args.iter().copied().filter(|a| *a != p);
+                    let single = others.next().is_some_and(|a| others.all(|x| x == a));
+                    let u =
+                        args_uniform && (single || !nonuniform_params.contains(&b) && !nonuniform_defs_in.contains(&b));
                     if !u && uni[p as usize] {
                         uni[p as usize] = false;
                         changed = true;
