@@ -27,7 +27,7 @@ use crate::ir::{BlockId, Edge, EdgeKind, Function, for_each_def, for_each_use};
 use crate::lower::cfg::plan::{Entry, Joins, Kind, past_jumps, plan};
 use crate::lower::cfg::restructure;
 use crate::ptx::ast::Span;
-use crate::sass::instr::{Instr, Reg, Src, SrcKind};
+use crate::sass::instr::{Dst, Instr, Reg, RegRef, Src, SrcKind, SrcMods};
 use crate::sass::op::{Op, SpecialReg};
 use std::collections::HashSet;
 
@@ -41,24 +41,27 @@ pub fn uniform_values(f: &Function) -> (Vec<bool>, HashSet<BlockId>) {
     let joins = Joins::new(f);
     let loops = &joins.forest.loops;
     let mut divergent: HashSet<BlockId> = HashSet::new();
-    // `d = s` copies (unguarded, SSA: `d` is `s` in every thread), to see through the
-    // per-edge copies that leaving SSA form for restructuring leaves behind.
-    // A copy of `RZ` is keyed by the first copy of it (the per-edge copies of a zero).
+    // `d = s` copies of whole registers (unguarded, SSA: `d` is `s` in every thread), to
+    // see through the per-edge copies that leaving SSA form for restructuring leaves. A
+    // copy of `RZ` is keyed by the first one (the per-edge copies of a zero).
     let mut copy_of: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
     let mut zero: Option<u32> = None;
     for &b in &f.layout {
         for i in f.cfg[b].instrs.iter().filter(|i| i.op == Op::Copy && i.guard.is_none()) {
-            let (mut d, mut s) = (None, None);
-            for_each_def(i, |v| d = Some(v));
-            for_each_use(i, |v| s = Some(v));
-            let rz =
-                i.srcs.first().is_some_and(|x| matches!(x.kind, SrcKind::Reg(r) if r.reg == crate::sass::instr::RZ));
-            match (d, s) {
-                (Some(d), Some(s)) => {
-                    copy_of.insert(d, s);
+            let (Some(Dst::Reg(d)), Some(src), 1, 1) = (i.dsts.first(), i.srcs.first(), i.dsts.len(), i.srcs.len())
+            else {
+                continue;
+            };
+            let Reg::V(dv) = d.reg else { continue };
+            if d.comp != 0 || d.n != f.vregs[dv as usize].width() || src.mods != SrcMods::default() {
+                continue;
+            }
+            match src.kind {
+                SrcKind::Reg(r) if r.reg == crate::sass::instr::RZ => {
+                    copy_of.insert(dv, *zero.get_or_insert(dv));
                 }
-                (Some(d), None) if rz => {
-                    copy_of.insert(d, *zero.get_or_insert(d));
+                SrcKind::Reg(RegRef { reg: Reg::V(sv), comp: 0, n }) if n == d.n => {
+                    copy_of.insert(dv, sv);
                 }
                 _ => {}
             }
