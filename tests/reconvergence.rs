@@ -370,8 +370,8 @@ fn interpreter_reports_a_membermask_lane_that_never_arrives() {
 /// whose single exit target was already a jump block: every round put another jump in
 /// front of it (a landing with one target) and the plan saw the same problem, until the
 /// `4 * blocks + 64` round limit ("does not terminate", after 12 s for the original).
-/// Such a landing is no longer attempted. The shape itself is not yet planned (a known
-/// limit, `docs/reconvergence.md`): lowering stops at once with a diagnostic.
+/// Such a landing is no longer attempted. The shape itself now compiles
+/// (`tests/reconverge_shapes.rs::loop_exiting_to_the_back_edge_of_an_endless_loop_compiles`).
 #[test]
 fn restructuring_never_repeats_a_landing_that_changes_nothing() {
     for name in ["reconverge_nonterminating_min", "reconverge_nonterminating"] {

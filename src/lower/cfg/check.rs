@@ -21,9 +21,10 @@
 //!    branch be pending in a loop the instruction comes after: the threads still in the
 //!    loop come there too (a barrier on a loop's exit path, which ptxas 11.8 runs with
 //!    part of the warp in `tests/programs/while_true.ptx`). A branch around the
-//!    instruction (it runs in one arm) is not a violation: the program itself runs it
-//!    diverged, which PTX leaves undefined for a barrier on sm_6x and below and defines
-//!    for `shfl`/`vote` as the threads that execute it.
+//!    instruction (it runs in one arm), or one letting threads leave a loop that holds
+//!    the instruction (they cannot be back for its next iteration), is not a violation:
+//!    the program itself runs it diverged, which PTX leaves undefined for a barrier on
+//!    sm_6x and below and defines for `shfl`/`vote` as the threads that execute it.
 //!
 //! A divergent branch is a guarded `BRA`, `SYNC` or `BRK` whose predicate may differ
 //! between threads ([`crate::lower::cfg::reconverge::uniform_values`]).
@@ -95,6 +96,18 @@ pub fn check(f: &Function) -> Result<(), String> {
                     // A pending branch that this block post-dominates, or one in a loop this
                     // block is after: the threads still in the loop come here too.
                     let mut needs = |d: BlockId| {
+                        // A branch that lets threads leave a loop holding the instruction
+                        // (a per-thread trip count, a `return` from the loop): the threads
+                        // that left cannot come back before the next iteration's barrier,
+                        // whatever the compiler does; the program itself runs it diverged
+                        // (ptxas 11.8 compiles such loops; tests/reconverge_shapes.rs).
+                        let encl = joins.forest.enclosing(d);
+                        if encl
+                            .iter()
+                            .any(|l| joins.forest.contains(*l, b) && joins.leaves(f, d, &joins.forest.loops[*l].body))
+                        {
+                            return false;
+                        }
                         joins.reaches_all(b, d)
                             || joins.forest.enclosing(d).into_iter().any(|l| {
                                 !joins.forest.contains(l, b)

@@ -70,7 +70,7 @@ pub struct PostDom {
 
 impl PostDom {
     /// Post-dominators of the whole CFG: every block without successors (EXIT/RET) flows
-    /// into the virtual exit.
+    /// into the virtual exit, and so does the latch of an endless loop (see `build`).
     pub fn new(f: &Function) -> PostDom {
         PostDom::build(f, |b| {
             let succs = f.succs(b);
@@ -99,9 +99,36 @@ impl PostDom {
         let n = f.cfg.node_bound();
         // The reversed CFG: node `i` is block `i`, node `n` the virtual exit.
         let mut g: Vec<Vec<usize>> = vec![vec![]; n + 1];
+        let mut kept = vec![false; n];
         for &b in &f.layout {
-            for s in succs(b).unwrap_or_default() {
-                g[s.map_or(n, |s| s.index())].push(b.index());
+            if let Some(ss) = succs(b) {
+                kept[b.index()] = true;
+                for s in ss {
+                    g[s.map_or(n, |s| s.index())].push(b.index());
+                }
+            }
+        }
+        // Blocks that reach no exit (endless loops, `for (;;)` around a barrier): the
+        // latest of them in reverse post-order also flows into the virtual exit, repeatedly
+        // until every block is reached (LLVM's post-dominator tree does the same with its
+        // "reverse-unreachable" roots). For an endless loop that is its latch, so paths
+        // inside it meet where each iteration ends, and a loop nested in it whose exit is
+        // the outer back edge gets that edge's block as its PBK target
+        // (tests/data/fuzz/reconverge_nonterminating_min.ptx). Linear.
+        let mut seen = vec![false; n + 1];
+        let mut work = vec![n];
+        let mut rpo = reverse_post_order(f);
+        loop {
+            while let Some(x) = work.pop() {
+                if !seen[x] {
+                    seen[x] = true;
+                    work.extend(g[x].iter().copied().filter(|p| !seen[*p]));
+                }
+            }
+            let Some(b) = rpo.pop() else { break };
+            if kept[b.index()] && !seen[b.index()] {
+                g[n].push(b.index());
+                work.push(b.index());
             }
         }
         PostDom { doms: DomTree::new(&g, n), exit: n }

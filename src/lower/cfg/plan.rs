@@ -348,6 +348,15 @@ fn group(
                 Err(Some(p)) => problems.push(p),
                 Err(None) => match lp {
                     Some(l) => problems.push(Problem::LoopExits(forest.loops[l].header)),
+                    // A branch leaving a loop whose exits need no PBK (they never meet and
+                    // reach no warp-synchronous instruction, `Meet::Never`): the threads
+                    // that leave never wait for the others, so the branch needs no entry
+                    // either (its region would run into the enclosing loop's next
+                    // iteration: a `break` to the back edge of an outer loop, without
+                    // the clean-up passes, `tests/reconverge_shapes.rs`).
+                    None if forest.enclosing(push).into_iter().any(|l| {
+                        lps.target[l] == Some(None) && f.succs(push).iter().any(|s| !forest.contains(l, *s))
+                    }) => {}
                     None => problems.push(Problem::Unreachable(push)),
                 },
             }

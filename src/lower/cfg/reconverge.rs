@@ -27,7 +27,7 @@ use crate::ir::{BlockId, Edge, EdgeKind, Function, for_each_def, for_each_use};
 use crate::lower::cfg::plan::{Entry, Joins, Kind, past_jumps, plan};
 use crate::lower::cfg::restructure;
 use crate::ptx::ast::Span;
-use crate::sass::instr::{Instr, Reg, Src, SrcKind};
+use crate::sass::instr::{Dst, Instr, Reg, RegRef, Src, SrcKind, SrcMods};
 use crate::sass::op::{Op, SpecialReg};
 use std::collections::HashSet;
 
@@ -41,6 +41,41 @@ pub fn uniform_values(f: &Function) -> (Vec<bool>, HashSet<BlockId>) {
     let joins = Joins::new(f);
     let loops = &joins.forest.loops;
     let mut divergent: HashSet<BlockId> = HashSet::new();
+    // `d = s` copies of whole registers (unguarded, SSA: `d` is `s` in every thread), to
+    // see through the per-edge copies that leaving SSA form for restructuring leaves. A
+    // copy of `RZ` is keyed by the first one (the per-edge copies of a zero).
+    let mut copy_of: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+    let mut zero: Option<u32> = None;
+    for &b in &f.layout {
+        for i in f.cfg[b].instrs.iter().filter(|i| i.op == Op::Copy && i.guard.is_none()) {
+            let (Some(Dst::Reg(d)), Some(src), 1, 1) = (i.dsts.first(), i.srcs.first(), i.dsts.len(), i.srcs.len())
+            else {
+                continue;
+            };
+            let Reg::V(dv) = d.reg else { continue };
+            if d.comp != 0 || d.n != f.vregs[dv as usize].width() || src.mods != SrcMods::default() {
+                continue;
+            }
+            match src.kind {
+                SrcKind::Reg(r) if r.reg == crate::sass::instr::RZ => {
+                    copy_of.insert(dv, *zero.get_or_insert(dv));
+                }
+                SrcKind::Reg(RegRef { reg: Reg::V(sv), comp: 0, n }) if n == d.n => {
+                    copy_of.insert(dv, sv);
+                }
+                _ => {}
+            }
+        }
+    }
+    let root = |mut v: u32| {
+        for _ in 0..64 {
+            match copy_of.get(&v) {
+                Some(s) if *s != v => v = *s,
+                _ => break,
+            }
+        }
+        v
+    };
     loop {
         // Join points of divergent branches and loops with divergent exits.
         let mut nonuniform_params: HashSet<BlockId> = HashSet::new();
@@ -70,12 +105,20 @@ pub fn uniform_values(f: &Function) -> (Vec<bool>, HashSet<BlockId>) {
             changed = false;
             for &b in &f.layout {
                 let blk = &f.cfg[b];
-                for &p in &blk.params {
-                    let args_uniform = f.pred_edges(b).iter().all(|e| {
-                        let k = blk.params.iter().position(|x| *x == p).expect("param");
-                        uni[f.cfg[*e].args[k] as usize]
-                    });
-                    let u = args_uniform && !nonuniform_params.contains(&b) && !nonuniform_defs_in.contains(&b);
+                for (k, &p) in blk.params.iter().enumerate() {
+                    let args: Vec<u32> = f.pred_edges(b).iter().map(|e| root(f.cfg[*e].args[k])).collect();
+                    let args_uniform = args.iter().all(|a| uni[*a as usize]);
+                    // A parameter that receives one value on every edge (besides itself
+                    // around a loop; through copies) is that value whichever edge a thread
+                    // takes, join or not. Without the clean-up passes such parameters stay
+                    // (SSA rebuilt after a preheader was added, on copies of one value), and
+                    // taking them as divergent made the counter of `sgemm_reg`'s loop, and
+                    // so its exit, divergent around a `bar.sync`: the reconvergence checker
+                    // rejected the barrier (tests/data/fuzz/lower_bar_sync_reconvergence.ptx).
+                    let mut others = args.iter().copied().filter(|a| *a != p);
+                    let single = others.next().is_some_and(|a| others.all(|x| x == a));
+                    let u =
+                        args_uniform && (single || !nonuniform_params.contains(&b) && !nonuniform_defs_in.contains(&b));
                     if !u && uni[p as usize] {
                         uni[p as usize] = false;
                         changed = true;
