@@ -228,10 +228,10 @@ impl IterationPostDom {
         let nodes: Vec<BlockId> = f.cfg.node_indices().filter(|b| innermost(*b).is_some()).collect();
         for &b in &nodes {
             let l = innermost(b).expect("in a loop");
-            if forest.loops[l].header == b {
-                if let Some(p) = forest.loops[l].parent {
-                    blocks[p].push(b);
-                }
+            if forest.loops[l].header == b
+                && let Some(p) = forest.loops[l].parent
+            {
+                blocks[p].push(b);
             }
             blocks[l].push(b);
         }
