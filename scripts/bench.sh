@@ -7,11 +7,12 @@
 #                    [--repeat N] [--no-ptxas] [--no-samples] [--markdown]
 #
 # Tables printed:
-#   1. per shape and size: PTX lines, our wall time (best of --repeat runs, default 3;
-#      one run at 100k lines and more), lines per second, peak resident memory (MiB,
+#   1. per shape and size: PTX lines, our wall time and CPU time (user + system; of the
+#      run with the least CPU time of --repeat runs, default 3; one run at 100k lines and
+#      more), lines per second, peak resident memory (MiB,
 #      /usr/bin/time), ptxas's wall time and peak memory, and ptxas time / our time;
 #   2. per shape: growth of the time from the second-largest to the largest size (10k ->
-#      100k: 10x the lines; linear time gives 10), ours and ptxas's;
+#      100k: 10x the lines; linear time gives 10), ours (wall and CPU) and ptxas's;
 #   3. per shape at the largest size: wall time of each stage (`ptx2sass compile
 #      --time-passes`) and the largest stage's share of the total;
 #   4. the sample corpus (samples/*.ptx, 50-1,500 lines): per file our time and ptxas's
@@ -69,21 +70,25 @@ trap 'rm -rf "$tmp"' EXIT
 
 now() { date +%s.%N; }
 
-# time_ours FILE RUNS: prints "seconds peak_kib"; the best run's stage table in $tmp/stages.
+# time_ours FILE RUNS: prints "seconds peak_kib cpu_seconds" of the run with the least CPU
+# time (user + system: other processes on a loaded machine stretch the wall time, far
+# less the CPU time); that run's stage table in $tmp/stages.
 time_ours() {
-  local f=$1 runs=$2 best= rss= k t0 t1 dt
+  local f=$1 runs=$2 best= wall= rss= k t0 t1 dt cpu
   for ((k = 0; k < runs; k++)); do
     t0=$(now)
-    /usr/bin/time -f %M -o "$tmp/rss" "$bin" compile "$f" -o /dev/null --time-passes 2>"$tmp/stages.new"
+    /usr/bin/time -f '%M %U %S' -o "$tmp/rss" "$bin" compile "$f" -o /dev/null --time-passes 2>"$tmp/stages.new"
     t1=$(now)
     dt=$(echo "$t1 - $t0" | bc -l)
-    if [[ -z $best ]] || (($(echo "$dt < $best" | bc -l))); then
-      best=$dt
-      rss=$(tail -n 1 "$tmp/rss")
+    cpu=$(tail -n 1 "$tmp/rss" | awk '{printf "%.2f", $2 + $3}')
+    if [[ -z $best ]] || (($(echo "$cpu < $best" | bc -l))); then
+      best=$cpu
+      wall=$dt
+      rss=$(tail -n 1 "$tmp/rss" | cut -d' ' -f1)
       mv "$tmp/stages.new" "$tmp/stages"
     fi
   done
-  echo "$best $rss"
+  echo "$wall $rss $best"
 }
 
 # time_ptxas FILE RUNS: prints "seconds peak_kib", ">T -" on timeout, "- -" on failure.
@@ -117,10 +122,10 @@ for shape in "${shape_list[@]}"; do
     lines=$(wc -l <"$f")
     runs=$repeat
     ((n < 100000)) || runs=1
-    read -r ours ours_rss < <(time_ours "$f" "$runs")
+    read -r ours ours_rss ours_cpu < <(time_ours "$f" "$runs")
     cp "$tmp/stages" "$tmp/stages-$shape-$n"
     read -r theirs theirs_rss < <(time_ptxas "$f" "$runs")
-    echo "$shape $n $lines $ours $ours_rss $theirs $theirs_rss" >>"$tmp/rows"
+    echo "$shape $n $lines $ours $ours_rss $theirs $theirs_rss $ours_cpu" >>"$tmp/rows"
     rm -f "$f"
   done
 done
@@ -133,15 +138,14 @@ awk -v md="$markdown" '
 function mib(k) { return (k == "-" || k == "") ? "-" : sprintf("%.1f", k / 1024) }
 function sec(s) { return (s ~ /^[0-9.]+$/) ? sprintf("%.3f", s) : s }
 BEGIN {
-  h = "shape size lines ours_s lines/s ours_MiB ptxas_s ptxas_MiB ptxas/ours"
-  if (md) { print "| shape | size | lines | ours (s) | lines/s | ours MiB | ptxas (s) | ptxas MiB | ptxas/ours |"; print "|---|---:|---:|---:|---:|---:|---:|---:|---:|" }
-  else printf "%-14s %7s %7s %9s %10s %9s %9s %10s %10s\n", "shape", "size", "lines", "ours(s)", "lines/s", "ours MiB", "ptxas(s)", "ptxas MiB", "ptxas/ours"
+  if (md) { print "| shape | size | lines | ours (s) | ours CPU (s) | lines/s | ours MiB | ptxas (s) | ptxas MiB | ptxas/ours |"; print "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|" }
+  else printf "%-14s %7s %7s %9s %9s %10s %9s %9s %10s %10s\n", "shape", "size", "lines", "ours(s)", "CPU(s)", "lines/s", "ours MiB", "ptxas(s)", "ptxas MiB", "ptxas/ours"
 }
 {
   lps = ($4 > 0) ? sprintf("%.0f", $3 / $4) : "-"
   ratio = ($6 ~ /^[0-9.]+$/ && $4 > 0) ? sprintf("%.1f", $6 / $4) : "-"
-  if (md) printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, sec($4), lps, mib($5), sec($6), mib($7), ratio
-  else printf "%-14s %7s %7s %9s %10s %9s %9s %10s %10s\n", $1, $2, $3, sec($4), lps, mib($5), sec($6), mib($7), ratio
+  if (md) printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, sec($4), $8, lps, mib($5), sec($6), mib($7), ratio
+  else printf "%-14s %7s %7s %9s %9s %10s %9s %9s %10s %10s\n", $1, $2, $3, sec($4), $8, lps, mib($5), sec($6), mib($7), ratio
 }' "$tmp/rows"
 
 if ((${#size_list[@]} >= 2)); then
@@ -150,16 +154,17 @@ if ((${#size_list[@]} >= 2)); then
   echo
   echo "# growth of the time from $small to $large lines ($((large / small))x the lines)"
   awk -v s="$small" -v l="$large" -v md="$markdown" '
-  $2 == s { os[$1] = $4; ps[$1] = $6; order[++k] = $1 }
-  $2 == l { ol[$1] = $4; pl[$1] = $6 }
+  $2 == s { os[$1] = $4; ps[$1] = $6; cs[$1] = $8; order[++k] = $1 }
+  $2 == l { ol[$1] = $4; pl[$1] = $6; cl[$1] = $8 }
   END {
-    if (md) { print "| shape | ours | ptxas |"; print "|---|---:|---:|" }
-    else printf "%-14s %8s %8s\n", "shape", "ours", "ptxas"
+    if (md) { print "| shape | ours (wall) | ours (CPU) | ptxas |"; print "|---|---:|---:|---:|" }
+    else printf "%-14s %8s %8s %8s\n", "shape", "ours", "ours CPU", "ptxas"
     for (i = 1; i <= k; i++) {
       x = order[i]
       o = (os[x] > 0) ? sprintf("%.1f", ol[x] / os[x]) : "-"
+      c = (cs[x] > 0) ? sprintf("%.1f", cl[x] / cs[x]) : "-"
       p = (ps[x] ~ /^[0-9.]+$/ && pl[x] ~ /^[0-9.]+$/ && ps[x] > 0) ? sprintf("%.1f", pl[x] / ps[x]) : "-"
-      if (md) printf "| %s | %s | %s |\n", x, o, p; else printf "%-14s %8s %8s\n", x, o, p
+      if (md) printf "| %s | %s | %s | %s |\n", x, o, c, p; else printf "%-14s %8s %8s %8s\n", x, o, c, p
     }
   }' "$tmp/rows"
 fi

@@ -98,7 +98,7 @@ impl Joins {
     pub fn new(f: &Function) -> Joins {
         let quiet = quiet_blocks(f);
         let forest = LoopForest::new(f, &dominators(f));
-        let iteration = forest.loops.iter().map(|l| IterationPostDom::new(f, &l.body, l.header)).collect();
+        let iteration = IterationPostDom::for_forest(f, &forest);
         Joins { pdom: PostDom::new(f), pdq: PostDom::modulo_quiet(f, &quiet), quiet, forest, iteration }
     }
 
