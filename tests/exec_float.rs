@@ -11,7 +11,7 @@
 //! `div.{rn,rz,rm,rp}`, `div.full`, `rcp.{rn,rz,rm,rp}`, `sqrt.{rn,rz,rm,rp}`, `setp`,
 //! `selp`, `cvt`) must agree bit for bit, under several simulator seeds: every seed is a
 //! different error function of each MUFU estimate (up to 2 ulp within the PTX bounds,
-//! `exec::sim::mufu`), so a Newton sequence that is only right for a well-rounded estimate
+//! `exec::sim::arith::mufu`), so a Newton sequence that is only right for a well-rounded estimate
 //! fails some seed.
 //!
 //! `.approx` forms have no exact PTX result; they are compared within the PTX ISA's

@@ -6,7 +6,7 @@
 //! quotients and roots next to a rounding midpoint, exact quotients, the `2^±126`
 //! boundaries, the edges of the fast paths' guards, huge and tiny quotients, zeros,
 //! subnormals, infinities, NaNs, random bit patterns), under three simulator seeds (three
-//! MUFU error functions, `exec::sim::mufu`) and correctly rounded MUFU estimates.
+//! MUFU error functions, `exec::sim::arith::mufu`) and correctly rounded MUFU estimates.
 
 #[path = "common/launches.rs"]
 mod launches;

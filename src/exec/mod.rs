@@ -95,7 +95,7 @@ pub struct Launch {
     pub images: Vec<image::Image>,
 }
 
-/// The simulator's model of `MUFU` estimates (module `exec::sim::mufu`).
+/// The simulator's model of `MUFU` estimates (module `exec::sim::arith::mufu`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum MufuModel {
     /// Moved by up to 2 ulp within the PTX ISA's bound of each `.approx` instruction,

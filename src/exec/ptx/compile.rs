@@ -8,8 +8,8 @@
 //! A form the interpreter does not model becomes [`Op::Unsupported`], so it is an error
 //! only if a thread executes it.
 
+use super::arith::fp;
 use super::eval::widened;
-use super::fp;
 use super::layout::{Layout, ModSym, layout};
 use super::memory::{LOCAL_WINDOW, to_generic, window};
 use super::program::*;

@@ -2,10 +2,10 @@
 //! instruction computes from its source values (PTX ISA 9.7.1-9.7.9). Sources arrive as
 //! the low bits of their operand type; the result is the destination type's bits.
 
-use super::cvt;
-use super::float::{F32, Format};
-use super::fp;
-use super::int;
+use super::arith::cvt;
+use super::arith::float::{F32, Format};
+use super::arith::fp;
+use super::arith::int;
 use super::program::{AtomOp, Func};
 use super::value::{mask, sext};
 use crate::ptx::instr::{BoolOp, IntMode};
@@ -133,7 +133,7 @@ pub fn eval(func: &Func, ty: ScalarType, s: &[u64], cc: &mut bool) -> Result<u64
                 _ => mask(bits),
             };
             if let Some(f) = fp::packed(src) {
-                let lane = if f == super::float::F16 { ScalarType::F16 } else { ScalarType::Bf16 };
+                let lane = if f == super::arith::float::F16 { ScalarType::F16 } else { ScalarType::Bf16 };
                 let c0 = fp::compare(cmp, lane, ftz, s[0] & 0xffff, s[1] & 0xffff);
                 let c1 = fp::compare(cmp, lane, ftz, (s[0] >> 16) & 0xffff, (s[1] >> 16) & 0xffff);
                 let h = |t: bool| if combine(t, bool_op, c) { one(ty, 16) } else { 0 };
@@ -167,7 +167,7 @@ pub fn atom_value(op: AtomOp, ty: ScalarType, old: u64, b: u64, c: u64) -> Resul
         }
         AtomOp::Add if ty.is_float() => {
             let ftz = ty == ScalarType::F32;
-            let mods = fp::Mods { mode: super::float::Mode::Rn, ftz, sat: false };
+            let mods = fp::Mods { mode: super::arith::float::Mode::Rn, ftz, sat: false };
             fp::binary(fp::Binary::Add, float(ty)?, mods, old, b)
         }
         AtomOp::Add => old.wrapping_add(b) & m,

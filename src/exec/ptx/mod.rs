@@ -59,12 +59,9 @@
 //! function address, and the `.b128` arguments of a `call` passed in registers.
 
 pub mod args;
+pub mod arith;
 pub mod compile;
-pub mod cvt;
 pub mod eval;
-pub mod float;
-pub mod fp;
-pub mod int;
 pub mod layout;
 pub mod memory;
 mod opcodes;

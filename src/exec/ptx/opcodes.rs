@@ -4,8 +4,8 @@
 //! `fence nanosleep prefetch prefetchu brkpt pmevent`. Anything else is an error naming
 //! the instruction.
 
+use super::arith::fp::{self, Mods, Unary};
 use super::compile::{FnCx, space_of};
-use super::fp::{self, Mods, Unary};
 use super::program::{Func, Op, Space};
 use crate::ptx::ast::Instruction;
 use crate::ptx::instr::{BoolOp, CmpOp, Rounding};

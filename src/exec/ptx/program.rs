@@ -5,7 +5,7 @@
 //! Built once per launch by [`super::compile`] from the checked AST; nothing here is shared
 //! with the compiler's lowering.
 
-use super::fp;
+use super::arith::fp;
 use crate::ptx::instr::{ArithOp, BoolOp, CmpOp, Cvt, IntMode};
 use crate::ptx::types::ScalarType;
 

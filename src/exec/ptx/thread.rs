@@ -4,8 +4,8 @@
 //! Registers are a `Vec<u64>` holding every frame's slots, the current frame's starting at
 //! `base`; a register that was never written reads as 0 (PTX leaves it undefined).
 
+use super::arith::fp;
 use super::eval::{atom_value, combine, eval};
-use super::fp;
 use super::memory::{Spaces, from_generic, resolve, to_generic};
 use super::program::*;
 use super::value::{extend, from_le, mask, to_le};
@@ -231,7 +231,7 @@ impl Thread {
                 // the high halves'; otherwise `q` gets the complement.
                 let (t, u) = match fp::packed(*ty) {
                     Some(f) => {
-                        let lane = if f == super::float::F16 { ScalarType::F16 } else { ScalarType::Bf16 };
+                        let lane = if f == super::arith::float::F16 { ScalarType::F16 } else { ScalarType::Bf16 };
                         let h = |v: u64, k: u32| (v >> (16 * k)) & 0xffff;
                         (
                             fp::compare(*cmp, lane, *ftz, h(x, 0), h(y, 0)),

@@ -68,7 +68,7 @@ impl Sim<'_> {
                 let mut exec = exec;
                 if let Op::BraCc { test } = i.op {
                     for l in super::state::lanes(exec) {
-                        if !super::ext::cc_test(test, w.cc[l]) {
+                        if !super::arith::ext::cc_test(test, w.cc[l]) {
                             exec &= !(1 << l);
                         }
                     }

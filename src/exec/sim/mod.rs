@@ -74,17 +74,13 @@
 //! [`ExecError::Unsupported`] (or a hazard for the last). Warps of a CTA run one after
 //! another between barriers, so inter-warp races without a barrier are not explored.
 
-mod alu;
+mod arith;
 mod builtin;
 mod control;
 pub mod cycles;
-mod ext;
-mod float;
-mod int;
 pub mod link;
 pub mod load;
 mod mem;
-mod mufu;
 mod state;
 mod sync;
 mod tex;

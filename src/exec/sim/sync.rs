@@ -36,8 +36,8 @@ fn atom_result(m: AtomMods, old: u64, b: u64, c: u64) -> u64 {
     let signed = matches!(m.ty, AtomType::S32 | AtomType::S64);
     let r = match m.op {
         AtomOp::Add if m.ty == AtomType::F32 => {
-            let f = |v: u64| super::float::ftz32(f32::from_bits(v as u32));
-            let s = super::float::ftz32(super::float::fadd(f(old), f(b), crate::sass::op::Rnd::Rn));
+            let f = |v: u64| super::arith::float::ftz32(f32::from_bits(v as u32));
+            let s = super::arith::float::ftz32(super::arith::float::fadd(f(old), f(b), crate::sass::op::Rnd::Rn));
             s.to_bits() as u64
         }
         AtomOp::Add => old.wrapping_add(b),

@@ -33,10 +33,10 @@
 //! **What we do.** The same guards, and the same fast paths but for the reciprocal:
 //! ptxas's `rcp.rn` and `div.rn` sequences are correctly rounded only if `MUFU.RCP` is
 //! better than the PTX ISA's 1 ulp (`rcp.approx.f32`, 9.7.3.13) and than the simulator's
-//! model (`exec::sim::mufu`: within `2^-24` relative): `1 / (2 - 2^-23)` with the
+//! model (`exec::sim::arith::mufu`: within `2^-24` relative): `1 / (2 - 2^-23)` with the
 //! estimate `0.5` (`2^-24` below) makes the Newton step land exactly on a midpoint and
 //! round to even, to `0.5` instead of `0.50000006`, and then `div.rn` gives `1 / (2 -
-//! 2^-23) = 0.5` (test `ptxas_div_needs_a_good_estimate` in `exec::sim::mufu`). We
+//! 2^-23) = 0.5` (test `ptxas_div_needs_a_good_estimate` in `exec::sim::arith::mufu`). We
 //! round the reciprocal with a midpoint test (5 more instructions, `rcp32_rn`), which
 //! holds for any estimate within 1 ulp. Then:
 //! * `rcp.rn`: that reciprocal; `rcp.r{z,m,p}`: `FFMA.rnd(r, 1 - b r, r)` (Markstein);
@@ -76,7 +76,7 @@
 //!   intermediate leaves the normal range: zero, subnormal, infinite or NaN operands,
 //!   quotients near the limits, and dividends below about `2^-102` (the residual `a - b
 //!   q0`, about `2^-24 a`, would be subnormal and inexact; the test shows failures
-//!   there). The simulator's model (`exec::sim::ext`) passes only normal operands and
+//!   there). The simulator's model (`exec::sim::arith::ext`) passes only normal operands and
 //!   quotients within `2^±100`, and the emulation test covers more than that (`|a| >=
 //!   2^-100`, `b` within `2^±120`, normal quotients).
 //! * Square root: `s = RN(x y)`, `h = y/2`, `r = RN(s + (x - s^2) h)` is one Newton
@@ -87,7 +87,7 @@
 //!   bound `2^-22.9` is not enough for this sequence, which ptxas uses as it is). The
 //!   directed step is exact: the residual of a correctly rounded root is representable.
 //!
-//! The tests (`fast_paths` in `exec::sim::mufu`) emulate each sequence instruction by
+//! The tests (`fast_paths` in `exec::sim::arith::mufu`) emulate each sequence instruction by
 //! instruction with the simulator's FFMA/FMUL and every estimate the model (`RCP`: the
 //! PTX ISA) allows, over every significand (`PTX2SASS_EXHAUSTIVE=1`; every 97th by
 //! default).

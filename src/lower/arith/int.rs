@@ -15,7 +15,7 @@
 //!   `IADD.X d, a, b`; `subc` is `IADD.X d, a, ~b` (ptxas writes `~b` with a `LOP.PASS_B`
 //!   first); 64-bit forms chain `.X.CC`. ptxas keeps PTX's `CC.CF` in the hardware flag,
 //!   which after a subtraction is the adder's carry (not the borrow; see
-//!   [`crate::exec::ptx::int::add_sub`]). Lowering does the same, and also copies the
+//!   [`crate::exec::ptx::arith::int::add_sub`]). Lowering does the same, and also copies the
 //!   flag into an IR variable after every carry-out (`IADD.X cf, RZ, RZ`) so that a
 //!   carry-in separated from its producer by another CC writer (a 64-bit add or compare)
 //!   or by a block boundary restores it first (`IADD32I RZ.CC, cf, -1`); copies nobody

@@ -115,7 +115,7 @@ pub enum Op {
     /// RRO.SINCOS / RRO.EX2 Rd, Rb: range reduction of an f32 before `MUFU.SIN/.COS`
     /// (`ex2` false) or `MUFU.EX2` (`ex2` true), as ptxas 11.8 sm_50 emits for
     /// `sin/cos/ex2.approx.f32` (`RRO.SINCOS R12, R0; MUFU.SIN R12, R12`). The result is
-    /// an operand for MUFU only (see `exec::sim::mufu` for the model).
+    /// an operand for MUFU only (see `exec::sim::arith::mufu` for the model).
     Rro {
         ex2: bool,
     },
@@ -264,7 +264,7 @@ pub enum Op {
     },
 
     // ---- forms ptxas 11.8 emits and ptx2sass does not: they occur only in listings ----
-    // ---- loaded for the simulator (`sass::listing`); semantics in `exec::sim::ext` ----
+    // ---- loaded for the simulator (`sass::listing`); semantics in `exec::sim::arith::ext` ----
     /// BRA CC.test, target: a branch taken where the guard holds and CC passes `test`
     /// (ptxas 11.8: `@!P0 BRA CC.NEU, `(.L_x_1)` after `ISET.EQ.AND RZ.CC, ...`).
     BraCc {

@@ -34,8 +34,8 @@
 //! * `RRO.EX2 x` returns `x` unchanged (hardware converts to a fixed-point format that is
 //!   not documented; `MUFU.EX2` here takes the plain f32).
 
-use super::float::NAN32;
-use super::int::mix;
+use crate::exec::sim::arith::float::NAN32;
+use crate::exec::sim::arith::int::mix;
 use crate::sass::op::MufuOp;
 
 /// The largest error (absolute, against the exact function value `exact` of the f32
@@ -121,7 +121,7 @@ fn ftz(a: u32) -> f32 {
 /// The high word of an f64 estimate `r` (exact function value), moved by `k` units.
 fn high_word(r: f64, k: i32) -> u32 {
     if r.is_nan() {
-        return (super::float::NAN64 >> 32) as u32;
+        return (crate::exec::sim::arith::float::NAN64 >> 32) as u32;
     }
     if r == 0.0 || r.is_infinite() {
         return (r.to_bits() >> 32) as u32;
@@ -323,7 +323,7 @@ mod tests {
 mod fast_paths {
     use super::super::float::{ffma, fmul};
     use super::max_error;
-    use crate::exec::ptx::float::{self as exact, F32, Mode};
+    use crate::exec::ptx::arith::float::{self as exact, F32, Mode};
     use crate::sass::op::{MufuOp, Rnd};
 
     const MODES: [(Rnd, Mode); 4] =

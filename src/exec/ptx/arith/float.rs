@@ -395,7 +395,7 @@ mod tests {
             s ^= s >> 7;
             s ^= s << 17;
             let width = f.frac + f.exp + 1;
-            let mut v = s & super::super::value::mask(width);
+            let mut v = s & crate::exec::ptx::value::mask(width);
             // Bias the exponent toward a narrow band so that operands interact.
             if s >> 60 < 12 {
                 let e = (f.bias() as u64 + (s >> 40) % 8) << f.frac;

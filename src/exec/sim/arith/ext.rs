@@ -11,7 +11,7 @@
 //!   `shf.wrap`; ptxas emits them for `shl`/`shr` by `amount & 31`, `samples/int_ops`).
 //! * `IADD3{.X} d.CC`: envytools `maxwell/cuda/int.rst` (`add_with_carry` of three
 //!   operands); `-x` is `~x + 1`, and `~x` under `.X` as for IADD (module
-//!   [`super::alu`]). Inferred: the carry out of a three-operand sum can be 2, and
+//!   [`crate::exec::sim::arith::alu`]). Inferred: the carry out of a three-operand sum can be 2, and
 //!   ptxas chains `IADD3 R8.CC, -R8, R9, R15` into `IADD3.X R0, -R23, R0, R22` for 64-bit
 //!   three-way sums, so the simulator keeps the second carry bit ([`CF2`]) for IADD3.X.
 //! * `IMNMX.XHI d.CC, ahi, bhi, p` / `IMNMX.U32.XLO d, alo, blo, p`: a 64-bit min
@@ -44,7 +44,7 @@
 //!   the slow path: the fast path turns `-0 / 1` into +0). ptx2sass emits FCHK too
 //!   (`lower::arith::float32`); its fast path is correct well beyond this model's range (`|a|`
 //!   from `2^-100`, `b` within `2^±120`, normal quotients: the emulation test
-//!   `fast_paths` in [`super::mufu`]), so a hardware FCHK that passes more pairs than the
+//!   `fast_paths` in [`crate::exec::sim::arith::mufu`]), so a hardware FCHK that passes more pairs than the
 //!   model, up to that range, is covered too. A model passing every pair of normal
 //!   operands is too permissive: `tests/f32_ieee.rs` then fails (`0x00800001 /
 //!   0x3eaaaaab`: the residual `a - b q0` is subnormal and inexact), as it does when FCHK
@@ -64,11 +64,11 @@
 //!   `c` with `.ACC`, saturated to the destination's type with `.SAT` (ptxas 11.8:
 //!   `sad.u32` is `VABSDIFF.U32.U32.ACC`, `sad.s32` is `VABSDIFF.SD.ACC`).
 
-use super::Sim;
-use super::alu::{bool_op, isetp};
-use super::float::fcmp;
-use super::state::{CF, Lanes, OF, SF, WARP_SIZE, Warp, ZF, lanes};
 use crate::exec::ExecError;
+use crate::exec::sim::Sim;
+use crate::exec::sim::arith::alu::{bool_op, isetp};
+use crate::exec::sim::arith::float::fcmp;
+use crate::exec::sim::state::{CF, Lanes, OF, SF, WARP_SIZE, Warp, ZF, lanes};
 use crate::sass::instr::{Dst, Instr, Reg, Src};
 use crate::sass::op::{CcTest, LogicOp, Op, VabsdiffMods};
 
@@ -189,7 +189,7 @@ fn logic(op: LogicOp, x: u32, y: u32) -> u32 {
 impl Sim<'_> {
     /// Executes the ptxas-only forms (module docs) in the lanes of `mask`. Returns false
     /// for an opcode of another family.
-    pub(super) fn exec_ext(&mut self, w: &mut Warp, i: &Instr, mask: u32) -> Result<bool, ExecError> {
+    pub(in crate::exec::sim) fn exec_ext(&mut self, w: &mut Warp, i: &Instr, mask: u32) -> Result<bool, ExecError> {
         let g = |w: &Warp, s: &Self, k: usize| -> Result<Lanes, ExecError> { w.gather(src(i, k)?, &s.banks, mask) };
         let neg = |k: usize| i.srcs.get(k).is_some_and(|s| s.mods.neg);
         let mut out: Lanes = [0; WARP_SIZE];
@@ -259,7 +259,7 @@ impl Sim<'_> {
             Op::Lop3X { pred, cc } => {
                 let (a, b, c, lut) = (g(w, self, 0)?, g(w, self, 1)?, g(w, self, 2)?, g(w, self, 3)?);
                 for l in lanes(mask) {
-                    out[l] = super::alu::lop3(a[l], b[l], c[l], lut[0]);
+                    out[l] = crate::exec::sim::arith::alu::lop3(a[l], b[l], c[l], lut[0]);
                 }
                 pred_out = logic_outputs(w, &out, mask, pred, cc);
             }
@@ -267,7 +267,7 @@ impl Sim<'_> {
                 let (a, b, c) = (g(w, self, 0)?, g(w, self, 1)?, g(w, self, 2)?);
                 let sc = src(i, 2)?;
                 for l in lanes(mask) {
-                    let x = super::float::in32(c[l], sc, ftz) as f64;
+                    let x = crate::exec::sim::arith::float::in32(c[l], sc, ftz) as f64;
                     out[l] = if fcmp(cmp, x, 0.0) { a[l] } else { b[l] };
                 }
             }
@@ -291,8 +291,8 @@ impl Sim<'_> {
                 let (a, b, pc) = (g(w, self, 0)?, g(w, self, 1)?, w.pred_src(src(i, 2)?)?);
                 let (sa, sb) = (src(i, 0)?, src(i, 1)?);
                 for l in lanes(mask) {
-                    let x = super::float::in32(a[l], sa, ftz) as f64;
-                    let y = super::float::in32(b[l], sb, ftz) as f64;
+                    let x = crate::exec::sim::arith::float::in32(a[l], sa, ftz) as f64;
+                    let y = crate::exec::sim::arith::float::in32(b[l], sb, ftz) as f64;
                     out[l] = set_value(bool_op(bop, fcmp(cmp, x, y) as u32, pc >> l & 1) == 1, bf);
                     if cc {
                         w.cc[l] = value_flags(out[l]);
@@ -304,7 +304,10 @@ impl Sim<'_> {
                 let pc = w.pred_src(src(i, 2)?)?;
                 let (sa, sb) = (src(i, 0)?, src(i, 1)?);
                 for l in lanes(mask) {
-                    let (x, y) = (super::float::in64(a[l], sa), super::float::in64(b[l], sb));
+                    let (x, y) = (
+                        crate::exec::sim::arith::float::in64(a[l], sa),
+                        crate::exec::sim::arith::float::in64(b[l], sb),
+                    );
                     out[l] = set_value(bool_op(bop, fcmp(cmp, x, y) as u32, pc >> l & 1) == 1, bf);
                 }
             }
@@ -334,8 +337,11 @@ impl Sim<'_> {
                     w.gather(s, &self.banks, mask)?.map(u64::from)
                 };
                 for l in lanes(mask) {
-                    let x = super::float::int_with_mods(super::float::int_value(v[l], st), s);
-                    out[l] = super::float::int_bits(x, dst) as u32;
+                    let x = crate::exec::sim::arith::float::int_with_mods(
+                        crate::exec::sim::arith::float::int_value(v[l], st),
+                        s,
+                    );
+                    out[l] = crate::exec::sim::arith::float::int_bits(x, dst) as u32;
                     w.cc[l] = value_flags(out[l]);
                 }
                 if dst.regs() == 2 {
@@ -386,9 +392,15 @@ impl Sim<'_> {
                     return Err(ExecError::Unsupported("I2I.SAT to a 64-bit type".into()));
                 }
                 for l in lanes(mask) {
-                    let x = super::float::int_with_mods(super::float::int_value(v[l], st), s);
-                    out[l] = super::float::int_bits(
-                        x.clamp(super::float::int_range(dst).0, super::float::int_range(dst).1),
+                    let x = crate::exec::sim::arith::float::int_with_mods(
+                        crate::exec::sim::arith::float::int_value(v[l], st),
+                        s,
+                    );
+                    out[l] = crate::exec::sim::arith::float::int_bits(
+                        x.clamp(
+                            crate::exec::sim::arith::float::int_range(dst).0,
+                            crate::exec::sim::arith::float::int_range(dst).1,
+                        ),
                         dst,
                     ) as u32;
                 }

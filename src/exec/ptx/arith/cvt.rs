@@ -12,9 +12,9 @@
 //!
 //! Floats are `.f16`, `.bf16`, `.f32` and `.f64`.
 
-use super::float::{self, BF16, F16, F32, F64, Format, Mode};
-use super::fp;
-use super::value::{extend, mask};
+use crate::exec::ptx::arith::float::{self, BF16, F16, F32, F64, Format, Mode};
+use crate::exec::ptx::arith::fp;
+use crate::exec::ptx::value::{extend, mask};
 use crate::ptx::instr::{Cvt, Rounding};
 use crate::ptx::types::ScalarType;
 

@@ -12,10 +12,10 @@
 //! values). CC.CF is the carry out of bit 31, CC.ZF the zero test (chained through `.X`:
 //! zero only if the lower words were), CC.SF bit 31, CC.OF signed overflow.
 
-use super::Sim;
-use super::mem::in_shared_window;
-use super::state::{CF, Lanes, OF, SF, WARP_SIZE, Warp, ZF, lanes};
 use crate::exec::ExecError;
+use crate::exec::sim::Sim;
+use crate::exec::sim::mem::in_shared_window;
+use crate::exec::sim::state::{CF, Lanes, OF, SF, WARP_SIZE, Warp, ZF, lanes};
 use crate::sass::instr::{Dst, Instr, Reg, Src};
 use crate::sass::op::{BoolOp, Cmp, Iadd3Mode, LogicOp, Op, SpecialReg, XmadC, XmadMods};
 
@@ -276,7 +276,7 @@ impl Sim<'_> {
 
     /// Executes the integer, logic, predicate and move instructions in the lanes of
     /// `mask`. Returns false for an opcode of another family.
-    pub(super) fn exec_alu(&mut self, w: &mut Warp, i: &Instr, mask: u32) -> Result<bool, ExecError> {
+    pub(in crate::exec::sim) fn exec_alu(&mut self, w: &mut Warp, i: &Instr, mask: u32) -> Result<bool, ExecError> {
         let g = |w: &Warp, s: &Self, k: usize| -> Result<Lanes, ExecError> { w.gather(src(i, k)?, &s.banks, mask) };
         let mut out: Lanes = [0; WARP_SIZE];
         match i.op {
@@ -330,7 +330,7 @@ impl Sim<'_> {
                 }
                 for l in lanes(mask) {
                     let v = |k: usize| if i.srcs[k].mods.neg { vals[k][l].wrapping_neg() } else { vals[k][l] };
-                    out[l] = super::int::iadd3(mode, v(0), v(1), v(2));
+                    out[l] = crate::exec::sim::arith::int::iadd3(mode, v(0), v(1), v(2));
                 }
             }
             Op::Iscadd { cc } => {

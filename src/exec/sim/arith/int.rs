@@ -29,9 +29,9 @@
 //!   `±inf -> ±0`, NaN -> canonical NaN); subnormal operands flush to zero first (MUFU
 //!   always flushes) and results below the normal range flush to zero of the same sign.
 
-use super::Sim;
-use super::state::{Lanes, WARP_SIZE, Warp, lanes};
 use crate::exec::ExecError;
+use crate::exec::sim::Sim;
+use crate::exec::sim::state::{Lanes, WARP_SIZE, Warp, lanes};
 use crate::sass::instr::{Dst, Instr, Src};
 use crate::sass::op::{Iadd3Mode, Op, PrmtMode};
 
@@ -87,7 +87,7 @@ pub fn iadd3(mode: Iadd3Mode, a: u32, b: u32, c: u32) -> u32 {
 }
 
 /// A 64-bit mix of `a` and `b` (SplitMix64's finalizer), for the MUFU perturbations.
-pub(super) fn mix(a: u64, b: u64) -> u64 {
+pub(in crate::exec::sim) fn mix(a: u64, b: u64) -> u64 {
     let mut z = a ^ b.wrapping_mul(0x9e37_79b9_7f4a_7c15);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
@@ -101,7 +101,7 @@ fn src(i: &Instr, k: usize) -> Result<&Src, ExecError> {
 impl Sim<'_> {
     /// Executes FLO, PRMT, IADD.SAT, MUFU and RRO in the lanes of `mask`. Returns false for an
     /// opcode of another family.
-    pub(super) fn exec_int(&mut self, w: &mut Warp, i: &Instr, mask: u32) -> Result<bool, ExecError> {
+    pub(in crate::exec::sim) fn exec_int(&mut self, w: &mut Warp, i: &Instr, mask: u32) -> Result<bool, ExecError> {
         let g = |w: &Warp, s: &Self, k: usize| -> Result<Lanes, ExecError> { w.gather(src(i, k)?, &s.banks, mask) };
         let mut out: Lanes = [0; WARP_SIZE];
         match i.op {
@@ -136,7 +136,7 @@ impl Sim<'_> {
                 for l in lanes(mask) {
                     let x = if m.abs { a[l] & 0x7fff_ffff } else { a[l] };
                     let x = if m.neg { x ^ 0x8000_0000 } else { x };
-                    out[l] = super::mufu::mufu(f, x, self.mufu_seed);
+                    out[l] = crate::exec::sim::arith::mufu::mufu(f, x, self.mufu_seed);
                 }
             }
             Op::Rro { ex2 } => {
@@ -145,7 +145,7 @@ impl Sim<'_> {
                     return Err(ExecError::Unsupported("RRO with operand modifiers".into()));
                 }
                 for l in lanes(mask) {
-                    out[l] = super::mufu::rro(ex2, a[l]);
+                    out[l] = crate::exec::sim::arith::mufu::rro(ex2, a[l]);
                 }
             }
             _ => return Ok(false),

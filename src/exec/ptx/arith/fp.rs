@@ -1,7 +1,7 @@
 //! Floating-point instruction semantics on `.f32` / `.f64` / `.f16` / `.bf16` bit patterns
 //! (PTX ISA 9.7.3 "Floating-Point Instructions", 9.7.4 "Half Precision Floating-Point
 //! Instructions") and comparisons (PTX ISA 9.7.8.6 setp, 9.3.1 "Comparison Operators").
-//! The half formats (IEEE binary16, bfloat16) are computed exactly by [`super::float`]
+//! The half formats (IEEE binary16, bfloat16) are computed exactly by [`crate::exec::ptx::arith::float`]
 //! (correctly rounded in every mode); the packed `.f16x2`/`.bf16x2` forms apply the
 //! operation to each 16-bit half ([`packed`]).
 //!
@@ -10,14 +10,14 @@
 //!   results to zero of the same sign; `.sat` clamps the result to `[+0.0, 1.0]` with NaN
 //!   (and -0.0) giving +0.0.
 //! * `.rn` add/sub/mul/fma/div/sqrt use the host's IEEE arithmetic; the directed modes use
-//!   the exact integer arithmetic of [`super::float`].
+//!   the exact integer arithmetic of [`crate::exec::ptx::arith::float`].
 //! * Every NaN result is the canonical NaN (`0x7fffffff` / `0x7fffffffffffffff`), an
 //!   interpreter choice: PTX does not specify NaN payloads.
 //! * `.approx` (and `.full`) instructions have no exact PTX definition (only error bounds):
 //!   the interpreter computes them in f64 with the host's math library and rounds the
 //!   result to nearest, which is at least as accurate as the hardware.
 
-use super::float::{self, F32, F64, Format, Mode};
+use crate::exec::ptx::arith::float::{self, F32, F64, Format, Mode};
 use crate::ptx::instr::{CmpOp, Rounding};
 use crate::ptx::types::ScalarType;
 
@@ -307,9 +307,9 @@ pub fn compare(cmp: CmpOp, ty: ScalarType, ftz: bool, a: u64, b: u64) -> bool {
         };
     }
     let n = ty.bits().min(64);
-    let (ua, ub) = (super::value::extend(a, ty), super::value::extend(b, ty));
+    let (ua, ub) = (crate::exec::ptx::value::extend(a, ty), crate::exec::ptx::value::extend(b, ty));
     let ord = match cmp {
-        Lo | Ls | Hi | Hs => (a & super::value::mask(n)).cmp(&(b & super::value::mask(n))),
+        Lo | Ls | Hi | Hs => (a & crate::exec::ptx::value::mask(n)).cmp(&(b & crate::exec::ptx::value::mask(n))),
         _ if ty.is_signed() => (ua as i64).cmp(&(ub as i64)),
         _ => ua.cmp(&ub),
     };

@@ -6,7 +6,7 @@
 //! `ty.bits()` bits, [`extend`]ed by signedness) and returns the result's bits; the caller
 //! writes them to the destination register with the destination's extension rule.
 
-use super::value::{extend, mask, sext};
+use crate::exec::ptx::value::{extend, mask, sext};
 use crate::ptx::instr::{ArithOp, IntMode};
 use crate::ptx::types::ScalarType;
 

@@ -17,9 +17,9 @@
 //! extension. F16 appears in F2F (`F2F.F16.F32`, `F2F.F32.F16`; [`f16_bits`]), I2F.F16 and
 //! F2I from F16 (ptxas's code; the half in the low 16 bits).
 
-use super::Sim;
-use super::state::{Lanes, Lanes64, WARP_SIZE, Warp, lanes};
 use crate::exec::ExecError;
+use crate::exec::sim::Sim;
+use crate::exec::sim::state::{Lanes, Lanes64, WARP_SIZE, Warp, lanes};
 use crate::sass::instr::{Dst, Instr, Reg, Src};
 use crate::sass::op::{Cmp, FMods, FType, IRnd, IType, Op, Rnd};
 use std::cmp::Ordering;
@@ -35,7 +35,7 @@ pub fn ftz32(x: f32) -> f32 {
 }
 
 /// Applies `|x|` then `-x` and, with `ftz`, flushes.
-pub(super) fn in32(bits: u32, s: &Src, ftz: bool) -> f32 {
+pub(in crate::exec::sim) fn in32(bits: u32, s: &Src, ftz: bool) -> f32 {
     let mut x = f32::from_bits(bits);
     if s.mods.abs {
         x = x.abs();
@@ -46,7 +46,7 @@ pub(super) fn in32(bits: u32, s: &Src, ftz: bool) -> f32 {
     if ftz { ftz32(x) } else { x }
 }
 
-pub(super) fn in64(bits: u64, s: &Src) -> f64 {
+pub(in crate::exec::sim) fn in64(bits: u64, s: &Src) -> f64 {
     let mut x = f64::from_bits(bits);
     if s.mods.abs {
         x = x.abs();
@@ -409,7 +409,7 @@ pub fn int_with_mods(x: i128, s: &Src) -> i128 {
     if s.mods.neg { -x } else { x }
 }
 
-pub(super) fn int_range(t: IType) -> (i128, i128) {
+pub(in crate::exec::sim) fn int_range(t: IType) -> (i128, i128) {
     match t {
         IType::U8 => (0, 0xff),
         IType::S8 => (-0x80, 0x7f),
@@ -504,7 +504,7 @@ impl Sim<'_> {
 
     /// Executes float arithmetic, comparisons and conversions in the lanes of `mask`.
     /// Returns false for an opcode of another family.
-    pub(super) fn exec_float(&mut self, w: &mut Warp, i: &Instr, mask: u32) -> Result<bool, ExecError> {
+    pub(in crate::exec::sim) fn exec_float(&mut self, w: &mut Warp, i: &Instr, mask: u32) -> Result<bool, ExecError> {
         let g = |w: &Warp, s: &Self, k: usize| -> Result<Lanes, ExecError> { w.gather(src(i, k)?, &s.banks, mask) };
         let g64 = |w: &Warp, s: &Self, k: usize| -> Result<Lanes64, ExecError> { w.gather64(src(i, k)?, &s.banks) };
         let mut out: Lanes = [0; WARP_SIZE];
@@ -690,10 +690,10 @@ impl Sim<'_> {
         let preds: Vec<Reg> =
             i.dsts.iter().filter_map(|d| if let Dst::Pred(p) = d { Some(*p) } else { None }).collect();
         if let Some(p) = preds.first() {
-            w.set_pred(*p, mask, super::alu::bool_op(bop, r, pc));
+            w.set_pred(*p, mask, crate::exec::sim::arith::alu::bool_op(bop, r, pc));
         }
         if let Some(q) = preds.get(1) {
-            w.set_pred(*q, mask, super::alu::bool_op(bop, !r, pc));
+            w.set_pred(*q, mask, crate::exec::sim::arith::alu::bool_op(bop, !r, pc));
         }
     }
 }
@@ -759,7 +759,7 @@ mod tests {
     /// between two doubles), and operands whose TwoSum intermediates overflow.
     #[test]
     fn dfma_directed_near_overflow() {
-        use crate::exec::ptx::float::{F64, Mode, fma};
+        use crate::exec::ptx::arith::float::{F64, Mode, fma};
         let modes = [(Rnd::Rn, Mode::Rn), (Rnd::Rz, Mode::Rz), (Rnd::Rm, Mode::Rm), (Rnd::Rp, Mode::Rp)];
         let a = f64::from_bits(0x7e70_0000_0000_0001);
         let b = 16_777_219.0;
