@@ -11,21 +11,11 @@ use std::process::ExitCode;
 pub(crate) fn compile(args: CompileArgs) -> ExitCode {
     let name = args.input.display().to_string();
     let name = if name == "-" { "<stdin>".to_string() } else { name };
-    let bytes = match read_input(&args.input) {
-        Ok(b) => b,
-        Err(e) => {
-            errln!("error: cannot read {name}: {e}");
-            return ExitCode::from(1);
-        }
-    };
-    let src = match driver::decode(&bytes) {
+    let text = match read_ptx(&args.input, &name) {
         Ok(s) => s,
-        Err(d) => {
-            let lossy = String::from_utf8_lossy(&bytes);
-            err!("{}", SourceFile::new(&name, &lossy).render(&d));
-            return ExitCode::from(1);
-        }
+        Err(code) => return code,
     };
+    let src = text.as_str();
     let by_extension = args.output.as_ref().is_some_and(|p| p.extension().is_some_and(|e| e == "cubin"));
     let emit = match args.emit.unwrap_or(if by_extension { EmitArg::Cubin } else { EmitArg::Sass }) {
         EmitArg::Ast => Emit::Ast,
@@ -205,21 +195,11 @@ pub(crate) fn asm(args: AsmArgs) -> ExitCode {
 
 pub(crate) fn explore(args: ExploreArgs) -> ExitCode {
     let name = args.input.display().to_string();
-    let bytes = match read_input(&args.input) {
-        Ok(b) => b,
-        Err(e) => {
-            errln!("error: cannot read {name}: {e}");
-            return ExitCode::from(1);
-        }
-    };
-    let src = match driver::decode(&bytes) {
+    let text = match read_ptx(&args.input, &name) {
         Ok(s) => s,
-        Err(d) => {
-            let lossy = String::from_utf8_lossy(&bytes);
-            err!("{}", SourceFile::new(&name, &lossy).render(&d));
-            return ExitCode::from(1);
-        }
+        Err(code) => return code,
     };
+    let src = text.as_str();
     let mut opts = driver::Options::default();
     opts.regalloc.max_regs = args.maxrregcount;
     let short = args.input.file_name().map_or(name.clone(), |n| n.to_string_lossy().into_owned());

@@ -1,7 +1,10 @@
 //! Reading inputs (a path or `-` for stdin) and writing outputs atomically.
 
+use ptx2sass::diag::SourceFile;
+use ptx2sass::driver;
 use std::io::{Read, Write};
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 pub(crate) fn read_input(path: &PathBuf) -> std::io::Result<Vec<u8>> {
     if path.as_os_str() == "-" {
@@ -43,4 +46,18 @@ pub(crate) fn write_output(path: Option<&PathBuf>, text: &[u8]) -> std::io::Resu
             tmp.persist(p).map(|_| ()).map_err(|e| e.error)
         }
     }
+}
+
+/// The PTX text of `path` (`-`: stdin), decoded by [`driver::decode`]; `name` is the file name diagnostics quote. On failure the error is already
+/// printed and the exit status (1) is returned.
+pub(crate) fn read_ptx(path: &PathBuf, name: &str) -> Result<String, ExitCode> {
+    let bytes = read_input(path).map_err(|e| {
+        errln!("error: cannot read {name}: {e}");
+        ExitCode::from(1)
+    })?;
+    driver::decode(&bytes).map(str::to_owned).map_err(|d| {
+        let lossy = String::from_utf8_lossy(&bytes);
+        err!("{}", SourceFile::new(name, &lossy).render(&d));
+        ExitCode::from(1)
+    })
 }
