@@ -340,31 +340,17 @@ fn check(f: &Form, sets: u64) {
             COMPARED.fetch_add(THREADS as usize, Ordering::Relaxed);
             continue;
         }
-        if let Some(d) = diff.first() {
-            let th = (d.offset / SLOT) as usize;
-            let ops: Vec<String> = (0..f.srcs.len())
-                .map(|k| {
-                    let at = th * SLOT as usize + 8 * k;
-                    format!("{:#x}", u64::from_le_bytes(input[at..at + 8].try_into().unwrap()))
-                })
-                .collect();
-            let read = |m: &Memory| -> Vec<String> {
-                (0..f.dsts.len())
-                    .map(|k| {
-                        let at = pout + th as u64 * SLOT + 8 * k as u64;
-                        format!("{:#x}", m.read_uint("global", at, 8).unwrap())
-                    })
-                    .collect()
-            };
-            panic!(
-                "`{}` (input set {set}): thread {th}, operands {ops:?}: interpreter {:?}, {who} {:?} ({} differing region(s))\n{}",
-                f.text,
-                read(&want.global),
-                read(&got.global),
-                diff.len(),
-                program
-            );
-        }
+        forms::assert_no_diff(
+            &f.text,
+            set,
+            (f.srcs.len(), f.dsts.len()),
+            &input,
+            pout,
+            (&want.global, &got.global),
+            &diff,
+            who,
+            program,
+        );
         assert!(pout >= GLOBAL_BASE);
         COMPARED.fetch_add(THREADS as usize, Ordering::Relaxed);
     }

@@ -143,3 +143,43 @@ pub fn assert_hazard_free(program: &Program, what: &str) {
     let hazards = ptx2sass::sched::check::check(&funcs).expect("every opcode is in the checker's table");
     assert!(hazards.is_empty(), "`{what}`: {:?}\n{listing}", hazards.iter().map(|h| h.to_string()).collect::<Vec<_>>());
 }
+
+/// Panics with the first thread whose results differ between the interpreter (`want`)
+/// and `who` (`got`): the form `text`, input set `set`, that thread's `n_srcs` operand
+/// slots of `input` and `n_dsts` result slots at `pout` (`SLOT` bytes per thread, 8 per
+/// value), the number of differing regions and `program`. Returns when `diff` is empty.
+#[allow(clippy::too_many_arguments)]
+pub fn assert_no_diff(
+    text: &str,
+    set: u64,
+    (n_srcs, n_dsts): (usize, usize),
+    input: &[u8],
+    pout: u64,
+    (want, got): (&ptx2sass::exec::Memory, &ptx2sass::exec::Memory),
+    diff: &[ptx2sass::exec::Difference],
+    who: &str,
+    program: &dyn std::fmt::Display,
+) {
+    let Some(d) = diff.first() else { return };
+    let th = (d.offset / SLOT) as usize;
+    let ops: Vec<String> = (0..n_srcs)
+        .map(|k| {
+            let at = th * SLOT as usize + 8 * k;
+            format!("{:#x}", u64::from_le_bytes(input[at..at + 8].try_into().unwrap()))
+        })
+        .collect();
+    let read = |m: &ptx2sass::exec::Memory| -> Vec<String> {
+        (0..n_dsts)
+            .map(|k| {
+                let at = pout + th as u64 * SLOT + 8 * k as u64;
+                format!("{:#x}", m.read_uint("global", at, 8).unwrap())
+            })
+            .collect()
+    };
+    panic!(
+        "`{text}` (input set {set}): thread {th}, operands {ops:?}: interpreter {:?}, {who} {:?} ({} differing region(s))\n{program}",
+        read(want),
+        read(got),
+        diff.len(),
+    );
+}
