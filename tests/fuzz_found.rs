@@ -206,6 +206,34 @@ fn regalloc_xor_swap_through_an_undefined_register() {
     }
 }
 
+/// Found by `fuzz/ compile` (`compile_predicate_pressure_32_registers.bin`: samples/
+/// sgemm_reg.ptx with `ld.global.f32 %f334, [%rd24]` reading an address defined only after
+/// the k loop, and `fma.rn.f32 %f301, ...` writing an accumulator the loop carries; option
+/// bytes `--maxrregcount 32 --serial`): "internal error in register allocation of
+/// sgemm_reg4x4: more than 7 predicates that cannot be kept in general-purpose registers
+/// are live at once". Demotion had left at most 7 predicates live, but regalloc2 still
+/// gave one a spill slot (its Ion allocator puts the use-free part of a split range, the
+/// spill bundle, in a register only if one is free over all of it). Now allocation
+/// demotes more predicates (here down to 6 live) when regalloc2 spills one
+/// (`regalloc::allocate`). The class: tests/predicate_pressure.rs.
+#[test]
+fn predicates_spilled_by_regalloc2_at_seven_live() {
+    let path = format!("{}/tests/data/fuzz/compile_predicate_pressure_32_registers.bin", env!("CARGO_MANIFEST_DIR"));
+    let data = std::fs::read(&path).expect("reproducer");
+    let [regs, flags, rest @ ..] = data.as_slice() else { panic!("two option bytes") };
+    assert_eq!((16 + u32::from(*regs) % 240, flags & 1), (32, 1));
+    let src = std::str::from_utf8(rest).expect("PTX text");
+    let mut opts = ptx2sass::driver::Options::default();
+    opts.regalloc.max_regs = 32;
+    opts.regalloc.verify = true;
+    opts.sched.serial = true;
+    opts.check_hazards = true;
+    if let Err(d) = ptx2sass::driver::compile(src, &opts) {
+        let e: Vec<String> = d.into_iter().map(|d| d.message).collect();
+        panic!("{e:?}");
+    }
+}
+
 /// A parameter comment naming `c[0x0][0xffffffff]` overflowed the cubin writer's
 /// constant-bank size (a panic with overflow checks, a wrapped size without); found while
 /// applying `clippy::arithmetic_side_effects` to `src/cubin/`. Now an `asm` error.

@@ -53,7 +53,8 @@ pub enum Error {
     Checker(String),
     /// More than P0..P6 would be needed at once by predicates that cannot be demoted to
     /// general-purpose registers (the short-lived ones demotion creates,
-    /// [`predicates::demote`]).
+    /// [`predicates::demote`]), or regalloc2 spilled predicates even with every predicate
+    /// that can be demoted demoted ([`allocate`]; internally, a predicate spill of one try).
     #[error("more than 7 predicates that cannot be kept in general-purpose registers are live at once")]
     PredicatePressure,
     /// The allocation could not be turned into instructions.
@@ -161,7 +162,29 @@ fn spill_margin(limit: u32) -> usize {
 pub fn allocate(f: &mut Function, opts: &Options) -> Result<Stats, Error> {
     let limit = opts.max_regs.clamp(16, 255);
     // Predicates first (independent of GPR sizes), after demoting those that do not fit.
-    predicates::demote(f)?;
+    // regalloc2 can spill a predicate although no more than P0..P6 hold are live (see
+    // `predicates`: an `sgemm_reg` mutant at `--maxrregcount 32`, `tests/fuzz_found.rs`,
+    // and `tests/predicate_pressure.rs`); then fewer are kept live, one less per try,
+    // down to only the short-lived ones demotion cannot remove. The predicate allocation
+    // runs before the general-purpose one, so a failed try costs demotion, `spill` and
+    // one predicate allocation.
+    let undemoted = f.clone();
+    let mut target = predicates::PRED_REGS;
+    loop {
+        predicates::demote(f, target)?;
+        match allocate_demoted(f, limit, opts) {
+            Err(Error::PredicatePressure) if target > 0 => {
+                *f = undemoted.clone();
+                target -= 1;
+            }
+            r => return r,
+        }
+    }
+}
+
+/// [`allocate`] after [`predicates::demote`]. Errors with [`Error::PredicatePressure`]
+/// when regalloc2 spills a predicate.
+fn allocate_demoted(f: &mut Function, limit: u32, opts: &Options) -> Result<Stats, Error> {
     // Where the code needs more registers than the file has, choose the spills first
     // (`spill`). R1 is the frame pointer then, and a few registers are left for the
     // fragmentation of wide values and the partition into banks, where regalloc2 would
@@ -172,6 +195,11 @@ pub fn allocate(f: &mut Function, opts: &Options) -> Result<Stats, Error> {
     spill::spill(f, budget);
     let first = allocate_spilled(f, &unspilled, limit, opts);
     let Err(first_error) = first else { return first };
+    if first_error == Error::PredicatePressure {
+        // Spilling GPRs differently does not keep fewer predicates live (`allocate`).
+        *f = unspilled;
+        return Err(first_error);
+    }
     // In small budgets, regalloc2 can find a class too small (`TooManyLiveRegs`) or the
     // slots of pairs and quads do not pack (random programs in 24 and 32 registers,
     // `tests/random_programs.rs`). Spilling more before regalloc2 leaves it and packing
@@ -199,6 +227,7 @@ fn allocate_spilled(f: &mut Function, unspilled: &Function, limit: u32, opts: &O
     pred_view.call_clobbers.set(calls::all_predicates());
     let pred_out = run_ra(&pred_view, &env([0; 3], File::Pred), opts.verify)?;
     if pred_out.num_spillslots > 0 {
+        // Predicates have no spill slots (`allocate` demotes more and retries).
         return Err(Error::PredicatePressure);
     }
     let mut banks = banks::assign(f, 1);

@@ -13,6 +13,15 @@
 //! block parameters. An if-converted (guarded) definition is saved under its own guard.
 //! Only the short-lived predicates demotion creates are never demoted; if those alone
 //! exceeded seven at some instruction, allocation would fail.
+//!
+//! Seven live predicates do not guarantee that regalloc2 allocates them without spilling:
+//! its Ion allocator gives the parts of a split live range that hold no use (the *spill
+//! bundle*) a register only if one is free over all of it, and otherwise a stack slot. An
+//! `sgemm_reg` mutant at `--maxrregcount 32` (`tests/fuzz_found.rs`) has at most 7 live
+//! predicates after demotion and still got a predicate spill slot. So [`demote`] takes a
+//! target below seven when `regalloc::allocate` retries (down to 0: every predicate that
+//! can be kept in a GPR is), like ptxas 11.8, which keeps few predicates live there and
+//! recomputes the others (`ISETP` from spilled values; no `P2R`/`R2P` on that input).
 
 use super::Error;
 use crate::ir::{BlockId, Function, VRegKind, for_each_def, for_each_use};
@@ -153,11 +162,13 @@ impl Webs {
 }
 
 /// Demotes predicates of the SSA function `f` that live across a call, and more until at
-/// most [`PRED_REGS`] are live at any instruction; a value joined with others through
-/// block parameters is demoted with its whole web ([`Webs`]). Returns how many webs were
+/// most `target` (at most [`PRED_REGS`]) are live at any instruction, or no predicate
+/// live where more are can be demoted; a value joined with others through block
+/// parameters is demoted with its whole web ([`Webs`]). Returns how many webs were
 /// demoted; errors if the predicates that cannot be demoted (the short-lived ones
-/// demotion itself creates) still need more.
-pub fn demote(f: &mut Function) -> Result<usize, Error> {
+/// demotion itself creates) still need more than [`PRED_REGS`] at some instruction.
+pub fn demote(f: &mut Function, target: usize) -> Result<usize, Error> {
+    let target = target.min(PRED_REGS);
     let mut demoted = 0;
     let mut webs = Webs::new(f);
     // Values already demoted, and the short-lived predicates that replace them.
@@ -181,8 +192,8 @@ pub fn demote(f: &mut Function) -> Result<usize, Error> {
         let mut over = false;
         for sets in live.values() {
             for here in sets {
-                if here.len() > PRED_REGS {
-                    over = true;
+                over |= here.len() > PRED_REGS;
+                if here.len() > target {
                     for v in here {
                         if !fixed.contains(v) {
                             *score.entry(*v).or_default() += 1;
@@ -191,11 +202,8 @@ pub fn demote(f: &mut Function) -> Result<usize, Error> {
                 }
             }
         }
-        if !over {
-            return Ok(demoted);
-        }
         let Some((&v, _)) = score.iter().max_by_key(|(v, n)| (**n, std::cmp::Reverse(**v))) else {
-            return Err(Error::PredicatePressure);
+            return if over { Err(Error::PredicatePressure) } else { Ok(demoted) };
         };
         let web = webs.members(v);
         let first_new = f.vregs.len() as u32;
