@@ -272,3 +272,13 @@ fn lowering_address_offsets_near_i64_max() {
         assert!(e.iter().any(|m| m.contains("overflows 64 bits")), "{body}: {e:?}");
     }
 }
+
+/// Found applying the no-panic lints to `src/lower/mod.rs`: a vector register of 8
+/// elements (`.reg .v8 .b32 %v`, which the front end accepts) used whole as the data of a
+/// `.v8` load indexed the element names `x y z w` with 4 (a panic). Now an error: PTX ISA
+/// 5.4.2 declares vector variables of 2 and 4 elements only.
+#[test]
+fn lowering_rejects_a_vector_register_of_8_elements() {
+    let e = compile_errors(".reg .v8 .b32 %v;\nld.global.v8.b32 %v, [%rd1];");
+    assert!(e.iter().any(|m| m.contains("vector register `%v` has 8 elements")), "{e:?}");
+}
