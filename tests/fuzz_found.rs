@@ -269,3 +269,44 @@ fn asm_rejects_non_hex_initial_bytes() {
     let e = cubin::asm::assemble(listing).expect_err("not hex");
     assert!(e.iter().any(|e| e.message.contains("expected hex byte pairs")), "{e:?}");
 }
+
+/// Compiles `body` as the body of kernel `k(.param .u64 p)` and returns its errors.
+fn compile_errors(body: &str) -> Vec<String> {
+    let src = format!(
+        ".version 8.8\n.target sm_50\n.address_size 64\n.const .u32 c[4];\n.entry k(.param .u64 p)\n{{\n\
+         .reg .u32 %r<4>;\n.reg .u64 %rd<8>;\nmov.u64 %rd1, 0;\n{body}\nret;\n}}\n"
+    );
+    match ptx2sass::driver::compile(&src, &ptx2sass::driver::Options::default()) {
+        Ok(_) => vec![],
+        Err(d) => d.into_iter().map(|d| d.message).collect(),
+    }
+}
+
+/// Found applying `clippy::arithmetic_side_effects` to `src/lower/mem/mod.rs`: an address
+/// offset near `i64::MAX` overflowed (a panic with overflow checks) where lowering adds to
+/// it: the LDC split of a register-indexed `.const` offset (`o - lo`), the parameter
+/// space's base `c[0x0][0x140]`, the second half of a 256-bit access (`+16`). Now the first
+/// wraps as LDC's 32-bit address does and the others are errors, as `[imm+off]` was.
+#[test]
+fn lowering_address_offsets_near_i64_max() {
+    // `o - lo` wraps: only its low 32 bits reach IADD32I; the access compiles.
+    let e = compile_errors("mov.u64 %rd1, c;\nld.const.v2.u32 {%r1,%r2}, [%rd1+9223372036854775800];");
+    assert!(e.is_empty(), "{e:?}");
+    for body in [
+        "mov.u64 %rd1, p;\nld.param.u32 %r1, [%rd1+9223372036854775804];",
+        "ld.global.v4.u64 {%rd1,%rd2,%rd3,%rd4}, [%rd1+9223372036854775792];",
+    ] {
+        let e = compile_errors(body);
+        assert!(e.iter().any(|m| m.contains("overflows 64 bits")), "{body}: {e:?}");
+    }
+}
+
+/// Found applying the no-panic lints to `src/lower/mod.rs`: a vector register of 8
+/// elements (`.reg .v8 .b32 %v`, which the front end accepts) used whole as the data of a
+/// `.v8` load indexed the element names `x y z w` with 4 (a panic). Now an error: PTX ISA
+/// 5.4.2 declares vector variables of 2 and 4 elements only.
+#[test]
+fn lowering_rejects_a_vector_register_of_8_elements() {
+    let e = compile_errors(".reg .v8 .b32 %v;\nld.global.v8.b32 %v, [%rd1];");
+    assert!(e.iter().any(|m| m.contains("vector register `%v` has 8 elements")), "{e:?}");
+}

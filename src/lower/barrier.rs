@@ -1,4 +1,7 @@
 //! Barriers (PTX ISA 9.7.13.1): `bar{.sync}`/`barrier.sync`, `bar.arrive`, `bar.red`.
+// PTX input reaches here: no panicking shortcuts (issue 20, docs/fuzzing.md "No-panic
+// discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use super::ctx::{LResult, Lowerer, imm_bits32};
 use crate::ptx::ast::{Instruction, Operand};
@@ -54,24 +57,25 @@ impl Lowerer<'_> {
         } else {
             return self.error(i.opcode.span, "`bar.red` needs `.popc`, `.and` or `.or`");
         };
-        let ops = &i.operands;
-        if !(3..=4).contains(&ops.len()) {
-            return self.error(i.span, "`bar.red` takes `d, a{, b}, {!}c`");
-        }
-        let d = self.dst_reg(&ops[0])?;
+        let (d_op, a_op, b_op, c_op) = match i.operands.as_slice() {
+            [d, a, c] => (d, a, None, c),
+            [d, a, b, c] => (d, a, Some(b), c),
+            _ => return self.error(i.span, "`bar.red` takes `d, a{, b}, {!}c`"),
+        };
+        let d = self.dst_reg(d_op)?;
         let mut srcs = vec![];
-        match &ops[1] {
+        match a_op {
             Operand::Imm(m) => srcs.push(Src::imm(imm_bits32(m.value))),
             o => {
                 let v = self.val(o, ScalarType::U32)?;
                 srcs.push(self.in_reg(v.lo));
             }
         }
-        if ops.len() == 4 {
-            let v = self.val(&ops[2], ScalarType::U32)?;
+        if let Some(b_op) = b_op {
+            let v = self.val(b_op, ScalarType::U32)?;
             srcs.push(v.lo);
         }
-        srcs.push(self.pred_src(&ops[ops.len() - 1])?);
+        srcs.push(self.pred_src(c_op)?);
         self.emit(Instr::new(Op::BarRed(red), vec![], srcs));
         self.emit(Instr::new(Op::Membar(MembarLevel::Cta), vec![], vec![]));
         if red == BarRedOp::Popc {

@@ -4,6 +4,9 @@
 //!
 //! Lowering produces non-SSA IR: each PTX register is one IR *variable* (a virtual
 //! register that may be written many times). `lower::ssa` then renames into SSA form.
+// PTX input reaches here: no panicking shortcuts (issue 20, docs/fuzzing.md "No-panic
+// discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use crate::diag::Diag;
 use crate::ir::{Block, BlockId, Edge, EdgeKind, Function, VRegKind};
@@ -70,7 +73,7 @@ impl Scope {
         if let Some((base, _)) = name.split_once('.') {
             return self.declares(base);
         }
-        let digits = name.len() - name.bytes().rev().take_while(u8::is_ascii_digit).count();
+        let digits = name.len().saturating_sub(name.bytes().rev().take_while(u8::is_ascii_digit).count());
         let (prefix, num) = name.split_at(digits);
         matches!((self.ranges.get(prefix), num.parse::<u64>()), (Some(n), Ok(i)) if i < u64::from(*n))
     }
@@ -309,11 +312,13 @@ impl<'a> Lowerer<'a> {
             self.layout_member.clear();
             self.layout_seen = 0;
         }
-        for &x in &self.f.layout[self.layout_seen..] {
+        for &x in self.f.layout.get(self.layout_seen..).unwrap_or_default() {
             if self.layout_member.len() <= x.index() {
-                self.layout_member.resize(x.index() + 1, false);
+                self.layout_member.resize(x.index().saturating_add(1), false);
             }
-            self.layout_member[x.index()] = true;
+            if let Some(m) = self.layout_member.get_mut(x.index()) {
+                *m = true;
+            }
         }
         self.layout_seen = self.f.layout.len();
         self.layout_member.get(b.index()).copied().unwrap_or(false)
@@ -374,7 +379,8 @@ impl<'a> Lowerer<'a> {
         let key = if outermost {
             self.prefix.clone()
         } else {
-            self.scope_count += 1;
+            // One per nested block of the input: far from the integer's limit.
+            self.scope_count = self.scope_count.saturating_add(1);
             format!("{}{{{}}}", self.prefix, self.scope_count)
         };
         let labels = b
@@ -440,15 +446,15 @@ impl<'a> Lowerer<'a> {
         if let Some(n) = self.vec_regs.get(key) {
             return Some(*n);
         }
-        let digits = key.len() - key.bytes().rev().take_while(u8::is_ascii_digit).count();
-        self.vec_regs.get(&key[..digits]).copied().filter(|_| digits < key.len())
+        let digits = key.len().saturating_sub(key.bytes().rev().take_while(u8::is_ascii_digit).count());
+        self.vec_regs.get(key.get(..digits)?).copied().filter(|_| digits < key.len())
     }
 
     fn lookup_reg_type_raw(&self, key: &str) -> Option<ScalarType> {
         if let Some(t) = self.reg_types.get(key) {
             return Some(*t);
         }
-        let digits = key.len() - key.bytes().rev().take_while(u8::is_ascii_digit).count();
+        let digits = key.len().saturating_sub(key.bytes().rev().take_while(u8::is_ascii_digit).count());
         let (prefix, num) = key.split_at(digits);
         let n: u32 = num.parse().ok()?;
         let (count, ty) = self.reg_ranges.get(prefix)?;
@@ -481,6 +487,18 @@ impl<'a> Lowerer<'a> {
             return own.copied();
         }
         self.vars.get(name).copied()
+    }
+
+    /// Operand `k` of `i`. `ptx::check` checks every instruction's operand count against
+    /// its shape before lowering, so a missing operand is an internal error: reported at
+    /// the instruction, not an index out of bounds.
+    pub fn operand<'i>(&mut self, i: &'i crate::ptx::ast::Instruction, k: usize) -> LResult<&'i Operand> {
+        match i.operands.get(k) {
+            Some(op) => Ok(op),
+            None => {
+                self.error(i.span, format!("internal error: `{}` has no operand {k}", crate::ptx::check::instr_text(i)))
+            }
+        }
     }
 
     /// A 32-bit source for a PTX operand: register (component `comp` of a wider one),

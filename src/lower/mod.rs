@@ -29,6 +29,10 @@ use crate::sass::op::Op;
 use ctx::{Failed, LResult, Lowerer, ModuleLayout, VarLoc};
 use std::collections::{HashMap, HashSet};
 
+// PTX input reaches here: no panicking shortcuts (issue 20, docs/fuzzing.md "No-panic
+// discipline"). The lints are denied item by item: an inner attribute here would cover
+// every submodule of `lower`, and some are not under them yet.
+
 /// First byte of kernel parameters in constant bank 0 (ptxas findings section 6).
 pub const PARAM_BASE: u32 = 0x140;
 
@@ -48,6 +52,7 @@ pub struct Options {
     pub check_reconvergence: bool,
 }
 
+#[deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 impl Default for Options {
     fn default() -> Self {
         Options {
@@ -59,8 +64,11 @@ impl Default for Options {
     }
 }
 
+/// `x` rounded up to a multiple of `a`, saturating (a `.align` may be 2^31,
+/// `ptx::limits::MAX_ALIGN`: the product exceeds `u32` for `x` past 2^31).
+#[deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 fn align_up(x: u32, a: u32) -> u32 {
-    x.div_ceil(a.max(1)) * a.max(1)
+    x.div_ceil(a.max(1)).saturating_mul(a.max(1))
 }
 
 /// Lowers every function of `m` that has a body, kernels and device functions alike
@@ -68,6 +76,7 @@ fn align_up(x: u32, a: u32) -> u32 {
 /// real calls as [`callgraph`] decides). Returns the IR module and warnings, or every
 /// error. Functions are lowered in parallel (rayon); the result does not depend on the
 /// number of threads.
+#[deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 pub fn lower(m: &ast::Module, opts: &Options) -> Result<(ir::Module, Vec<Diag>), Vec<Diag>> {
     let mut staged = build(m, opts);
     clean_up(&mut staged, opts);
@@ -106,6 +115,7 @@ pub struct Staged {
 /// Stage 1: module layout, then every function (in parallel) lowered, its critical edges
 /// split and put in SSA form ([`ssa::construct`]); then the f64 slow paths the functions
 /// call, once each.
+#[deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 pub fn build(m: &ast::Module, opts: &Options) -> Staged {
     use rayon::prelude::*;
     let mut diags = vec![];
@@ -174,6 +184,7 @@ pub fn build(m: &ast::Module, opts: &Options) -> Staged {
 /// Stage 2: the clean-up passes on every function (unless `opts.no_opt`): copy
 /// propagation, folding and dead code ([`opt`]), memory-address rewrites ([`memopt`]),
 /// three-input fusion ([`combine`]), if-conversion ([`ifconv`]).
+#[deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 pub fn clean_up(st: &mut Staged, opts: &Options) {
     use rayon::prelude::*;
     if opts.no_opt {
@@ -182,6 +193,7 @@ pub fn clean_up(st: &mut Staged, opts: &Options) {
     st.kernels.par_iter_mut().filter_map(|k| k.func.as_mut()).for_each(clean_up_function);
 }
 
+#[deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 fn clean_up_function(func: &mut Function) {
     opt::run(func);
     let mut again = mem::memopt::reuse_plg(func);
@@ -205,6 +217,7 @@ fn clean_up_function(func: &mut Function) {
 /// for every undefined predicate ([`ssa::define_undefined_predicates`]), the IR verifier
 /// and (with `opts.check_reconvergence`) the reconvergence checker ([`cfg::check`]) on
 /// every function.
+#[deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 pub fn reconverge(st: &mut Staged, opts: &Options) {
     use rayon::prelude::*;
     st.kernels.par_iter_mut().for_each(|k| {
@@ -228,6 +241,7 @@ pub fn reconverge(st: &mut Staged, opts: &Options) {
 
 /// The lowered module and warnings, or every diagnostic (in source order) when a function
 /// failed.
+#[deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 pub fn finish(st: Staged) -> Result<(ir::Module, Vec<Diag>), Vec<Diag>> {
     let mut diags = st.diags;
     let mut out = ir::Module { functions: vec![], const_bank: st.const_bank, const_vars: st.const_vars, data: st.data };
@@ -240,6 +254,7 @@ pub fn finish(st: Staged) -> Result<(ir::Module, Vec<Diag>), Vec<Diag>> {
 
 /// The passes right after lowering a function: unreachable code, exits, irreducible
 /// regions made reducible ([`cfg::reducible`]), critical edges, SSA form.
+#[deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 fn prepare(mut func: Function) -> Function {
     opt::remove_unreachable(&mut func);
     opt::thread_exits(&mut func);
@@ -250,6 +265,7 @@ fn prepare(mut func: Function) -> Function {
 }
 
 /// Lowers one kernel or device function (with its inlined callees) to SSA IR.
+#[deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 fn lower_function(
     index: &mem::shared::ModuleIndex,
     k: &ast::Function,
@@ -290,16 +306,17 @@ fn lower_function(
         lw.f.params.push(ParamSlot { name: p.name.name.clone(), ty, offset: off, size: p.size() });
         lw.vars.insert(p.name.name.clone(), VarLoc::KernelParam(off));
         lw.var_align.insert(p.name.name.clone(), p.alignment());
-        off += p.size();
+        // Saturating: `ptx::limits` rejects more than 0x1100 bytes of parameters first.
+        off = off.saturating_add(p.size());
     }
     if off > 0x140 + 4096 {
         lw.diags.push(Diag::error(
             k.name.span,
-            format!("kernel parameters take {} bytes; the limit is 4096", off - PARAM_BASE),
+            format!("kernel parameters take {} bytes; the limit is 4096", off.saturating_sub(PARAM_BASE)),
         ));
     }
-    for name in layout.consts.keys() {
-        lw.vars.insert(name.clone(), VarLoc::Const(layout.consts[name]));
+    for (name, &o) in &layout.consts {
+        lw.vars.insert(name.clone(), VarLoc::Const(o));
     }
     lw.var_align.extend(layout.align.iter().map(|(k, v)| (k.clone(), *v)));
     for name in layout.globals.keys() {
@@ -319,7 +336,10 @@ fn lower_function(
     if k.kind == FuncKind::Func {
         let _ = lw.begin_device_function(k);
     }
-    let body = k.body.as_ref().expect("lowered functions have bodies");
+    let Some(body) = k.body.as_ref() else {
+        lw.diags.push(Diag::error(k.name.span, "internal error: a function without a body lowered"));
+        return Err(lw.diags);
+    };
     let _ = lw.lower_block(body, funcs);
     lw.finish_device_function();
     lw.finish_body();
@@ -330,6 +350,7 @@ fn lower_function(
     Ok((prepare(lw.f), lw.diags, slow))
 }
 
+#[deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 impl Lowerer<'_> {
     /// Lowers the statements of a block (a function body), with its nested blocks, each
     /// a scope of its own ([`ctx::Scope`]). The walk is iterative: its depth is the input's
@@ -392,8 +413,10 @@ impl Lowerer<'_> {
             }
             StateSpace::Local => {
                 // In u64: many large arrays must not wrap (`ptx::limits` bounds each one).
-                let end = u64::from(self.f.local_bytes).div_ceil(u64::from(d.alignment())) * u64::from(d.alignment())
-                    + d.size();
+                let end = u64::from(self.f.local_bytes)
+                    .div_ceil(u64::from(d.alignment()))
+                    .saturating_mul(u64::from(d.alignment()))
+                    .saturating_add(d.size());
                 if end > crate::ptx::limits::LOCAL_BYTES {
                     self.diags.push(
                         Diag::error(
@@ -406,7 +429,7 @@ impl Lowerer<'_> {
                 }
                 // (Past the limit the variable is still declared, at offset 0, so that its
                 // uses raise no further errors; the error above stops the compile.)
-                let off = if end > crate::ptx::limits::LOCAL_BYTES { 0 } else { (end - d.size()) as u32 };
+                let off = if end > crate::ptx::limits::LOCAL_BYTES { 0 } else { end.saturating_sub(d.size()) as u32 };
                 self.f.local_bytes = end.min(crate::ptx::limits::LOCAL_BYTES) as u32;
                 let key = self.declare_in_scope(&d.name.name, None);
                 self.var_align.insert(key.clone(), d.alignment().min(16));
@@ -501,7 +524,7 @@ impl Lowerer<'_> {
             if needs_exit {
                 self.cur = b;
                 // A block falls through to the next in layout; the last one exits.
-                match self.f.layout.get(pos + 1).copied() {
+                match self.f.layout.get(pos.saturating_add(1)).copied() {
                     Some(next) => self.jump(next),
                     None => self.emit(Instr::new(Op::Exit, vec![], vec![])),
                 }
@@ -536,7 +559,7 @@ impl Lowerer<'_> {
         // Control flow first: guards on branches and returns are part of the branch.
         match &i.kind {
             InstrKind::Bra { .. } => {
-                let ast::Operand::Name { name, .. } = &i.operands[0] else {
+                let Some(ast::Operand::Name { name, .. }) = i.operands.first() else {
                     return self.error(i.span, "bad branch target");
                 };
                 let target = self.label_block(&name.name);
@@ -588,8 +611,10 @@ impl Lowerer<'_> {
             }
             None => None,
         };
-        let expanded = self.expand_vector_registers(i);
-        let r = self.lower_unguarded(expanded.as_ref().unwrap_or(i), funcs);
+        let r = match self.expand_vector_registers(i) {
+            Ok(expanded) => self.lower_unguarded(expanded.as_ref().unwrap_or(i), funcs),
+            Err(d) => self.fail(d),
+        };
         if let Some(skip) = skip {
             self.fallthrough_to(skip);
         }
@@ -598,8 +623,11 @@ impl Lowerer<'_> {
 
     /// `i` with its vector-register operands spelled as element registers (PTX ISA 5.4.3):
     /// `v.y` becomes the register `v.y`, a whole `v` the vector `{v.x, v.y}` (the data of
-    /// a vector `ld`/`st`/`mov`); `None` when `i` names no vector register.
-    fn expand_vector_registers(&self, i: &Instruction) -> Option<Instruction> {
+    /// a vector `ld`/`st`/`mov`); `None` when `i` names no vector register. A vector of
+    /// more than 4 elements is an error: its elements have no names (`.reg .v8 .b32 %v`
+    /// passes the front end; PTX ISA 5.4.2 declares vectors of 2 and 4 elements only, and
+    /// indexing `XYZW` with element 4 panicked).
+    fn expand_vector_registers(&self, i: &Instruction) -> Result<Option<Instruction>, Diag> {
         const XYZW: [&str; 4] = ["x", "y", "z", "w"];
         let is_vec = |s: &Self, name: &str| s.vector_of(&s.scoped(name));
         if !i
@@ -607,19 +635,33 @@ impl Lowerer<'_> {
             .iter()
             .any(|o| matches!(o, ast::Operand::Name { name, .. } if is_vec(self, &name.name).is_some()))
         {
-            return None;
+            return Ok(None);
         }
         let mut out = i.clone();
         for o in &mut out.operands {
             let ast::Operand::Name { name, component, negated: false, span } = o else { continue };
             let Some(n) = is_vec(self, &name.name) else { continue };
-            let elem = |k: usize| ast::Ident { name: format!("{}.{}", name.name, XYZW[k]), span: name.span };
+            let elem =
+                |k: usize| XYZW.get(k).map(|c| ast::Ident { name: format!("{}.{c}", name.name), span: name.span });
+            let unnamed = || {
+                Diag::error(name.span, format!("vector register `{}` has {n} elements", name.name))
+                    .label("elements beyond `.w` have no name")
+                    .note("PTX ISA 5.4.2: vector variables have 2 or 4 elements (`.v2`, `.v4`)")
+            };
             *o = match component.and_then(crate::ptx::check::vector_component) {
-                Some(k) => ast::Operand::Name { name: elem(k as usize), component: None, negated: false, span: *span },
-                None => ast::Operand::Vector((0..n as usize).map(|k| ast::VecElem::Reg(elem(k))).collect(), *span),
+                Some(k) => {
+                    let Some(e) = elem(k as usize) else { return Err(unnamed()) };
+                    ast::Operand::Name { name: e, component: None, negated: false, span: *span }
+                }
+                None => {
+                    let elems: Option<Vec<ast::VecElem>> =
+                        (0..n as usize).map(|k| elem(k).map(ast::VecElem::Reg)).collect();
+                    let Some(elems) = elems else { return Err(unnamed()) };
+                    ast::Operand::Vector(elems, *span)
+                }
             };
         }
-        Some(out)
+        Ok(Some(out))
     }
 
     fn lower_unguarded(&mut self, i: &Instruction, funcs: &HashMap<&str, &ast::Function>) -> LResult<()> {

@@ -7,6 +7,12 @@
 //! variable is live (pruned SSA, see [`construct`]). Renaming walks the dominator tree
 //! (Lengauer-Tarjan dominators, [`crate::ir::dom`]). A read with no reaching definition gets an `undef` value at
 //! the entry block. Requires every block to be reachable.
+//!
+//! Tables are indexed by block index (sized by the graph's node bound) and by virtual
+//! register number (sized by `f.vregs`, grown with each new name): `get`/`get_mut`, whose
+//! `None` cannot happen for the blocks and registers of `f`.
+// No panicking shortcuts (issue 20, docs/fuzzing.md "No-panic discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use crate::ir::dom::DomTree;
 use crate::ir::{BlockId, Function, VRegKind};
@@ -33,8 +39,8 @@ impl DomInfo {
         let nb = petgraph::visit::NodeIndexable::node_bound(&f.cfg);
         let mut children: Vec<Vec<BlockId>> = vec![vec![]; nb];
         for &b in &f.layout {
-            if let Some(d) = doms.idom(b.index()).map(BlockId::new) {
-                children[d.index()].push(b);
+            if let Some(c) = doms.idom(b.index()).and_then(|d| children.get_mut(d)) {
+                c.push(b);
             }
         }
         let mut frontier: Vec<Vec<BlockId>> = vec![vec![]; nb];
@@ -50,7 +56,7 @@ impl DomInfo {
                 let mut runner = p;
                 while runner != idom {
                     // Pushes for `b` all happen now: a repeat is the list's last entry.
-                    let df = &mut frontier[runner.index()];
+                    let Some(df) = frontier.get_mut(runner.index()) else { break };
                     if df.last() == Some(&b) {
                         // An earlier predecessor's walk passed here and went on up to
                         // `idom`: the rest of this walk is done (without this stop, a
@@ -108,14 +114,18 @@ pub fn construct_with(f: &mut Function, prune: bool) {
     for &b in &f.layout {
         for i in &f.cfg[b].instrs {
             crate::ir::for_each_use(i, |v| {
-                if defined[v as usize] != b.index() {
-                    global[v as usize] = true;
+                if defined.get(v as usize) != Some(&b.index())
+                    && let Some(g) = global.get_mut(v as usize)
+                {
+                    *g = true;
                 }
             });
             crate::ir::for_each_def(i, |v| {
-                if defined[v as usize] != b.index() {
-                    defined[v as usize] = b.index();
-                    def_blocks[v as usize].push(b);
+                if let (Some(d), Some(blocks)) = (defined.get_mut(v as usize), def_blocks.get_mut(v as usize))
+                    && *d != b.index()
+                {
+                    *d = b.index();
+                    blocks.push(b);
                 }
             });
         }
@@ -124,23 +134,27 @@ pub fn construct_with(f: &mut Function, prune: bool) {
     let mut phis: Vec<Vec<(u32, bool)>> = vec![vec![]; nb];
     let mut has_phi = vec![u32::MAX; nb];
     let mut ever = vec![u32::MAX; nb];
-    for v in 0..nv {
-        if !global[v] || def_blocks[v].is_empty() {
-            continue;
-        }
+    for (v, (blocks, _)) in def_blocks.iter().zip(&global).enumerate().filter(|(_, (bs, g))| **g && !bs.is_empty()) {
         let mark = v as u32;
-        let mut work: Vec<BlockId> = def_blocks[v].clone();
+        let mut work: Vec<BlockId> = blocks.clone();
         for b in &work {
-            ever[b.index()] = mark;
+            if let Some(e) = ever.get_mut(b.index()) {
+                *e = mark;
+            }
         }
         while let Some(b) = work.pop() {
             for &d in dom.frontier(b) {
-                if has_phi[d.index()] != mark {
-                    has_phi[d.index()] = mark;
-                    let is_live = live.as_ref().is_none_or(|l| l.live_in(d).binary_search(&(v as u32)).is_ok());
-                    phis[d.index()].push((v as u32, is_live));
-                    if ever[d.index()] != mark {
-                        ever[d.index()] = mark;
+                let (Some(has), Some(at), Some(seen)) =
+                    (has_phi.get_mut(d.index()), phis.get_mut(d.index()), ever.get_mut(d.index()))
+                else {
+                    continue;
+                };
+                if *has != mark {
+                    *has = mark;
+                    let is_live = live.as_ref().is_none_or(|l| l.live_in(d).binary_search(&mark).is_ok());
+                    at.push((mark, is_live));
+                    if *seen != mark {
+                        *seen = mark;
                         work.push(d);
                     }
                 }
@@ -157,11 +171,12 @@ pub fn construct_with(f: &mut Function, prune: bool) {
     };
     let entry = f.entry;
     let block = &mut f.cfg[entry];
-    let mut instrs = Vec::with_capacity(undefs.len() + block.instrs.len());
+    let mut instrs = Vec::with_capacity(undefs.len().saturating_add(block.instrs.len()));
     for &(var, name) in &undefs {
-        let dst = match f.vregs[var as usize] {
-            VRegKind::Pred => Dst::Pred(Reg::V(name)),
-            VRegKind::Gpr(n) => Dst::reg(Reg::V(name), n),
+        let dst = match f.vregs.get(var as usize) {
+            Some(VRegKind::Pred) => Dst::Pred(Reg::V(name)),
+            Some(&VRegKind::Gpr(n)) => Dst::reg(Reg::V(name), n),
+            None => continue,
         };
         instrs.push(Instr::new(Op::Undef, vec![dst], vec![]));
     }
@@ -184,19 +199,31 @@ struct Renamer<'f> {
 impl Renamer<'_> {
     /// A new name for a definition of `var` (the variable's own number the first time).
     fn fresh(&mut self, var: u32) -> u32 {
-        if !self.used_name[var as usize] {
-            self.used_name[var as usize] = true;
+        if let Some(used) = self.used_name.get_mut(var as usize)
+            && !*used
+        {
+            *used = true;
             return var;
         }
-        let kind = self.f.vregs[var as usize];
+        // (`var` is a register of `f`: the fallback kind is never used.)
+        let kind = self.f.vregs.get(var as usize).copied().unwrap_or(VRegKind::Gpr(1));
         let Reg::V(n) = self.f.new_vreg(kind) else { unreachable!() };
         self.stacks.push(vec![]);
         self.used_name.push(true);
         n
     }
 
+    /// A new name for a definition of `var`, made current.
+    fn push_name(&mut self, var: u32) -> u32 {
+        let n = self.fresh(var);
+        if let Some(s) = self.stacks.get_mut(var as usize) {
+            s.push(n);
+        }
+        n
+    }
+
     fn current(&mut self, var: u32) -> u32 {
-        if let Some(&n) = self.stacks[var as usize].last() {
+        if let Some(&n) = self.stacks.get(var as usize).and_then(|s| s.last()) {
             return n;
         }
         if let Some(&u) = self.undefs.get(&var) {
@@ -218,31 +245,34 @@ impl Renamer<'_> {
             match step {
                 Step::Exit(pushed) => {
                     for var in pushed.into_iter().rev() {
-                        self.stacks[var as usize].pop();
+                        if let Some(s) = self.stacks.get_mut(var as usize) {
+                            s.pop();
+                        }
                     }
                 }
                 Step::Enter(b) => {
                     let mut pushed = vec![];
-                    let params = std::mem::take(&mut self.phis[b.index()]);
+                    let params = self.phis.get_mut(b.index()).map(std::mem::take).unwrap_or_default();
                     let mut names = vec![];
                     for &(var, live) in &params {
                         // Phis that are not live are named and visible like the others
                         // (the numbering and the undefined values created stay those of
                         // semi-pruned SSA), but get no parameter.
-                        let n = self.fresh(var);
-                        self.stacks[var as usize].push(n);
+                        let n = self.push_name(var);
                         pushed.push(var);
                         if live {
                             names.push(n);
                         }
                     }
-                    self.phis[b.index()] = params;
+                    if let Some(p) = self.phis.get_mut(b.index()) {
+                        *p = params;
+                    }
                     self.f.cfg[b].params = names;
-                    let count = self.f.cfg[b].instrs.len();
-                    for k in 0..count {
-                        let mut ins =
-                            std::mem::replace(&mut self.f.cfg[b].instrs[k], Instr::new(Op::Nop, vec![], vec![]));
-                        crate::ir::for_each_use_mut(&mut ins, |v| *v = self.current(*v));
+                    // The block's instructions are taken out while renamed (naming reads
+                    // and grows only the register tables).
+                    let mut instrs = std::mem::take(&mut self.f.cfg[b].instrs);
+                    for ins in &mut instrs {
+                        crate::ir::for_each_use_mut(ins, |v| *v = self.current(*v));
                         for d in &mut ins.dsts {
                             let var = match d {
                                 Dst::Reg(r) => match r.reg {
@@ -252,20 +282,19 @@ impl Renamer<'_> {
                                 Dst::Pred(Reg::V(v)) => *v,
                                 _ => continue,
                             };
-                            let n = self.fresh(var);
-                            self.stacks[var as usize].push(n);
+                            let n = self.push_name(var);
                             pushed.push(var);
                             match d {
                                 Dst::Reg(r) => r.reg = Reg::V(n),
                                 Dst::Pred(p) => *p = Reg::V(n),
                             }
                         }
-                        self.f.cfg[b].instrs[k] = ins;
                     }
+                    self.f.cfg[b].instrs = instrs;
                     // Edge arguments for successors' phis.
                     for e in self.f.succ_edges(b) {
-                        let (_, t) = self.f.cfg.edge_endpoints(e).expect("edge");
-                        let vars = std::mem::take(&mut self.phis[t.index()]);
+                        let Some((_, t)) = self.f.cfg.edge_endpoints(e) else { continue };
+                        let vars = self.phis.get_mut(t.index()).map(std::mem::take).unwrap_or_default();
                         let mut args = vec![];
                         for &(v, live) in &vars {
                             let a = self.current(v);
@@ -273,7 +302,9 @@ impl Renamer<'_> {
                                 args.push(a);
                             }
                         }
-                        self.phis[t.index()] = vars;
+                        if let Some(p) = self.phis.get_mut(t.index()) {
+                            *p = vars;
+                        }
                         self.f.cfg[e].args = args;
                     }
                     work.push(Step::Exit(pushed));
@@ -334,7 +365,7 @@ pub fn define_undefined_predicates(f: &mut Function) {
     let def = Instr::new(ne, vec![Dst::Pred(Reg::V(c)), Dst::Pred(PT)], vec![Src::rz(), Src::rz(), Src::pt()]);
     // After a device function's `Params` (its incoming words, `lower::calls::realcall`), which
     // then stays the first instruction that does anything.
-    let at = f.cfg[entry].instrs.iter().position(|i| i.op == Op::Params).map_or(0, |k| k + 1);
+    let at = f.cfg[entry].instrs.iter().position(|i| i.op == Op::Params).map_or(0, |k| k.saturating_add(1));
     f.cfg[entry].instrs.insert(at, def);
     f.cfg[entry].origins.insert(at, Default::default());
     for b in f.layout.clone() {

@@ -12,6 +12,9 @@
 //!   works on ballots: `vote.sync.ballot` → `VOTE.ANY Rd, PT, Pa; LOP.AND Rd, Rd, mask`;
 //!   `.all` compares `ballot & mask` with `activemask & mask` (`ISET.EQ.U32`), `.any`
 //!   tests `ballot & mask != 0`, `.uni` accepts both `== 0` and `== activemask & mask`.
+// PTX input reaches here: no panicking shortcuts (issue 20, docs/fuzzing.md "No-panic
+// discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use super::ctx::{LResult, Lowerer};
 use crate::ptx::ast::{Instruction, Operand};
@@ -49,14 +52,14 @@ impl Lowerer<'_> {
                 if !has(".b32") {
                     return self.error(i.opcode.span, "`shfl` is `.b32` only (PTX ISA 9.7.8.6)");
                 }
-                let (d, p) = match &i.operands[0] {
+                let (d, p) = match self.operand(i, 0)? {
                     Operand::PredPair(d, p, _) => (self.ptx_reg(d)?, Some(self.ptx_reg(p)?)),
                     d => (self.dst_reg(d)?, None),
                 };
-                let a = self.val(&i.operands[1], ScalarType::B32)?;
+                let a = self.val_of(i, 1, ScalarType::B32)?;
                 let a = self.in_reg(a.lo);
                 let lane = |this: &mut Self, k: usize, mask: u32| -> LResult<Src> {
-                    let v = this.val(&i.operands[k], ScalarType::B32)?;
+                    let v = this.val_of(i, k, ScalarType::B32)?;
                     Ok(match v.lo.kind {
                         SrcKind::Imm(x) => Src::imm(x & mask),
                         _ => this.in_reg(v.lo),
@@ -66,7 +69,7 @@ impl Lowerer<'_> {
                 let c = lane(self, 3, 0x1fff)?;
                 if sync {
                     // Evaluated for its diagnostics only (dropped, see the module docs).
-                    self.val(&i.operands[4], ScalarType::B32)?;
+                    self.val_of(i, 4, ScalarType::B32)?;
                 }
                 let t = self.tmp(1);
                 let pd = p.map_or(PT, |p| p.reg);
@@ -79,9 +82,9 @@ impl Lowerer<'_> {
                 let Some((_, mode)) = mode else {
                     return self.error(i.opcode.span, "`vote` needs `.all`, `.any`, `.uni` or `.ballot`");
                 };
-                let a = self.pred_src(&i.operands[1])?;
+                let a = self.pred_of(i, 1)?;
                 let mask = if sync {
-                    let m = self.val(&i.operands[2], ScalarType::B32)?;
+                    let m = self.val_of(i, 2, ScalarType::B32)?;
                     match m.lo.kind {
                         SrcKind::Imm(u32::MAX) => None,
                         _ => Some(self.in_reg(m.lo)),
@@ -89,7 +92,7 @@ impl Lowerer<'_> {
                 } else {
                     None
                 };
-                let d = self.dst_reg(&i.operands[0])?;
+                let d = self.dst_of(i, 0)?;
                 if mode == 3 {
                     let t = self.tmp(1);
                     self.emit(Instr::new(Op::Vote(VoteMode::Any), vec![Dst::reg(t, 1), Dst::Pred(PT)], vec![a]));
@@ -100,7 +103,12 @@ impl Lowerer<'_> {
                     return self.write_ptx(d, r, ScalarType::B32);
                 }
                 let Some(m) = mask else {
-                    let vm = [VoteMode::All, VoteMode::Any, VoteMode::Eq][mode];
+                    // `.ballot` (3) returned above.
+                    let vm = match mode {
+                        0 => VoteMode::All,
+                        1 => VoteMode::Any,
+                        _ => VoteMode::Eq,
+                    };
                     self.emit(Instr::new(Op::Vote(vm), vec![Dst::Pred(d.reg)], vec![a]));
                     return Ok(());
                 };
@@ -131,7 +139,7 @@ impl Lowerer<'_> {
             }
             _ => {
                 need(self, 1)?;
-                let d = self.dst_reg(&i.operands[0])?;
+                let d = self.dst_of(i, 0)?;
                 let t = self.tmp(1);
                 self.emit(Instr::new(Op::Vote(VoteMode::Any), vec![Dst::reg(t, 1), Dst::Pred(PT)], vec![Src::pt()]));
                 self.write_ptx(d, Src::r32(t), ScalarType::B32)

@@ -9,6 +9,9 @@
 //!
 //! 16-bit PTX registers live in 32-bit registers whose upper half is undefined; operations
 //! whose result depends on those bits (compares, right shifts, widening) extend first.
+// PTX input reaches here: no panicking shortcuts (issue 20, docs/fuzzing.md "No-panic
+// discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use crate::lower::ctx::{LResult, Lowerer, PtxReg, imm_bits32, imm_bits64};
 use crate::ptx::ast::{Instruction, Operand, VecElem};
@@ -90,7 +93,36 @@ pub fn fits_imm20(v: i64) -> bool {
     (-(1 << 19)..(1 << 19)).contains(&v)
 }
 
+/// The low `bits` bits set: `(1 << bits) - 1`, all 32 for `bits >= 32`.
+pub(in crate::lower) fn low_mask(bits: u32) -> u32 {
+    1u32.checked_shl(bits).map_or(u32::MAX, |b| b.wrapping_sub(1))
+}
+
+/// The byte offset of 32-bit word `k` after `base` in a constant bank (`k` is an axis,
+/// 0..=2, or an `%envreg` number, 0..=31: the saturation never happens).
+fn cbank_word(base: i32, k: i32) -> i32 {
+    base.saturating_add(k.saturating_mul(4))
+}
+
 impl Lowerer<'_> {
+    /// [`Lowerer::val`] of operand `k` of `i` ([`Lowerer::operand`]).
+    pub fn val_of(&mut self, i: &Instruction, k: usize, ty: ScalarType) -> LResult<Val> {
+        let op = self.operand(i, k)?;
+        self.val(op, ty)
+    }
+
+    /// [`Lowerer::dst_reg`] of operand `k` of `i` ([`Lowerer::operand`]).
+    pub(in crate::lower) fn dst_of(&mut self, i: &Instruction, k: usize) -> LResult<PtxReg> {
+        let op = self.operand(i, k)?;
+        self.dst_reg(op)
+    }
+
+    /// [`Lowerer::pred_src`] of operand `k` of `i` ([`Lowerer::operand`]).
+    pub fn pred_of(&mut self, i: &Instruction, k: usize) -> LResult<Src> {
+        let op = self.operand(i, k)?;
+        self.pred_src(op)
+    }
+
     /// Resolves a source operand of PTX type `ty`.
     pub fn val(&mut self, op: &Operand, ty: ScalarType) -> LResult<Val> {
         let wide = ty.bits() == 64;
@@ -191,8 +223,8 @@ impl Lowerer<'_> {
             ("%ctaid", 0) => SpecialReg::CtaidX,
             ("%ctaid", 1) => SpecialReg::CtaidY,
             ("%ctaid", _) => SpecialReg::CtaidZ,
-            ("%ntid", a) => return Ok(Src::cbuf(0, 0x8 + 4 * a, 1)),
-            ("%nctaid", a) => return Ok(Src::cbuf(0, 0x14 + 4 * a, 1)),
+            ("%ntid", a) => return Ok(Src::cbuf(0, cbank_word(0x8, a), 1)),
+            ("%nctaid", a) => return Ok(Src::cbuf(0, cbank_word(0x14, a), 1)),
             ("%laneid", _) => SpecialReg::LaneId,
             // ptxas 11.8: `%clock` → `CS2R R, SR_CLOCKLO`; `%warpid` → `S2R R, SR_VIRTID;
             // BFE.U32 R, R, 0x608`; `%smid` → `BFE.U32 ..., 0x914` of SR_VIRTID; `%nsmid` →
@@ -220,7 +252,7 @@ impl Lowerer<'_> {
             // `c[0x0][0xac]` (`mov.u32 %r, %envreg3` → `MOV R0, c[0x0][0x3c]`).
             (n, _) if crate::ptx::check::envreg(n).is_some() => {
                 let k = crate::ptx::check::envreg(n).unwrap_or(0) as i32;
-                return Ok(Src::cbuf(0, 0x30 + 4 * k, 1));
+                return Ok(Src::cbuf(0, cbank_word(0x30, k), 1));
             }
             ("%lanemask_eq", _) => SpecialReg::EqMask,
             ("%lanemask_lt", _) => SpecialReg::LtMask,
@@ -308,19 +340,26 @@ impl Lowerer<'_> {
     /// %rd, {a, b}` packs; 2 or 4 elements of the type's width divided by their count,
     /// `ptx::check` makes sure of the shape; `.b128` of 2 `.b64` or 4 `.b32` elements).
     pub fn lower_mov(&mut self, i: &Instruction, ty: ScalarType) -> LResult<()> {
-        let (d_op, s_op) = (&i.operands[0], &i.operands[1]);
+        let [d_op, s_op, ..] = i.operands.as_slice() else {
+            return self.error(i.span, "`mov` takes `d, a`");
+        };
         if let Operand::Vector(elems, _) = d_op {
             let words = self.mov_words(s_op, ty)?;
-            let eb = ty.bits() / elems.len().max(1) as u32;
+            let eb = ty.bits().checked_div(elems.len() as u32).unwrap_or(ty.bits());
             for (k, e) in elems.iter().enumerate() {
                 let VecElem::Reg(id) = e else { continue };
                 let r = self.ptx_reg(id)?;
-                let at = k * eb as usize;
+                // `ptx::check` makes sure of the shape: element `k`'s bits are within the
+                // value's words (a wrong shape is an internal error, not an index panic).
+                let at = k.saturating_mul(eb as usize);
+                let w = (eb as usize / 32).max(1);
+                let Some(ws) = words.get(at / 32..).and_then(|ws| ws.get(..w)) else {
+                    return self.error(id.span, "internal error: a vector element beyond the value");
+                };
                 if eb >= 32 {
-                    let w = eb as usize / 32;
-                    self.write_words(r, words[at / 32..at / 32 + w].to_vec());
+                    self.write_words(r, ws.to_vec());
                 } else {
-                    let word = self.in_reg(words[at / 32]);
+                    let word = self.in_reg(ws.first().copied().unwrap_or(Src::rz()));
                     let t = self.tmp(1);
                     let field = (at as u32 % 32) | (eb << 8);
                     self.op(Op::Bfe { u32: true, brev: false }, Dst::reg(t, 1), vec![word, Src::imm(field)]);
@@ -331,7 +370,7 @@ impl Lowerer<'_> {
         }
         let d = self.dst_reg(d_op)?;
         if let Operand::Vector(elems, _) = s_op {
-            let eb = ty.bits() / elems.len().max(1) as u32;
+            let eb = ty.bits().checked_div(elems.len() as u32).unwrap_or(ty.bits());
             let mut parts = vec![];
             for e in elems {
                 match e {
@@ -348,7 +387,7 @@ impl Lowerer<'_> {
                         parts.extend([v as u32, (v >> 32) as u32].into_iter().take(eb as usize / 32).map(Src::imm));
                     }
                     VecElem::Imm(m) => {
-                        let v = self.imm_reg(imm_bits32(m.value) & ((1u32 << eb) - 1));
+                        let v = self.imm_reg(imm_bits32(m.value) & low_mask(eb));
                         parts.push(v);
                     }
                     // A sink source (ptxas 12.9 accepts `mov.b32 %r, {%h, _}`): undefined bits, zero here.
@@ -359,9 +398,9 @@ impl Lowerer<'_> {
                 self.write_words(d, parts);
                 return Ok(());
             }
-            let mask = (1u32 << eb) - 1;
+            let mask = low_mask(eb);
             let mut words = vec![];
-            for chunk in parts.chunks((32 / eb) as usize) {
+            for chunk in parts.chunks(32u32.checked_div(eb).unwrap_or(1).max(1) as usize) {
                 let mut acc = None;
                 for (k, p) in chunk.iter().enumerate() {
                     let m = self.tmp(1);
@@ -370,7 +409,7 @@ impl Lowerer<'_> {
                         Src::r32(m)
                     } else {
                         let s = self.tmp(1);
-                        self.op(Op::Shl, Dst::reg(s, 1), vec![Src::r32(m), Src::imm(k as u32 * eb)]);
+                        self.op(Op::Shl, Dst::reg(s, 1), vec![Src::r32(m), Src::imm((k as u32).saturating_mul(eb))]);
                         Src::r32(s)
                     };
                     acc = Some(match acc {
@@ -484,7 +523,7 @@ impl Lowerer<'_> {
         let n = if f64 { 2 } else { 1 };
         let dst = Dst::reg(d.reg, n);
         let get = |s: &mut Self, k: usize| -> LResult<Src> {
-            let v = s.val(&i.operands[k], ty)?;
+            let v = s.val_of(i, k, ty)?;
             Ok(if f64 { s.pair(v) } else { s.in_reg(v.lo) })
         };
         let x = get(self, 1)?;
@@ -529,11 +568,11 @@ impl Lowerer<'_> {
 
     /// `and or xor not` of predicates: PSETP.
     pub(in crate::lower) fn pred_logic(&mut self, i: &Instruction, a: &Arith, d: PtxReg) -> LResult<()> {
-        let x = self.pred_src(&i.operands[1])?;
+        let x = self.pred_of(i, 1)?;
         let (bop, y) = match a.op {
-            ArithOp::And => (BoolOp::And, self.pred_src(&i.operands[2])?),
-            ArithOp::Or => (BoolOp::Or, self.pred_src(&i.operands[2])?),
-            ArithOp::Xor => (BoolOp::Xor, self.pred_src(&i.operands[2])?),
+            ArithOp::And => (BoolOp::And, self.pred_of(i, 2)?),
+            ArithOp::Or => (BoolOp::Or, self.pred_of(i, 2)?),
+            ArithOp::Xor => (BoolOp::Xor, self.pred_of(i, 2)?),
             ArithOp::Not => (BoolOp::And, Src::pt()),
             _ => {
                 return self.error(i.opcode.span, format!("`{}` is not supported", crate::ptx::check::instr_text(i)));
@@ -561,7 +600,7 @@ impl Lowerer<'_> {
     /// Lowers `setp` (PTX ISA 9.7.8.6.1 / 9.7.3.x): ISETP/FSETP/DSETP; 64-bit integers
     /// compare the low words into CC first (`IADD RZ.CC, a.lo, -b.lo; ISETP.X` as ptxas).
     pub fn lower_setp(&mut self, i: &Instruction, s: &Setp) -> LResult<()> {
-        let (p, q) = match &i.operands[0] {
+        let (p, q) = match self.operand(i, 0)? {
             Operand::Name { name, .. } => (self.ptx_reg(name)?.reg, PT),
             Operand::PredPair(a, b, _) => (self.ptx_reg(a)?.reg, self.ptx_reg(b)?.reg),
             o => return self.error(o.span(), "expected a predicate"),
@@ -572,22 +611,22 @@ impl Lowerer<'_> {
     /// The comparison of `setp`/`set` (operands 1 and 2, combined with operand 3 when
     /// `s.bool_op` is given) into the predicates `p` and `q` (`PT` to drop it).
     pub(in crate::lower) fn setp_into(&mut self, i: &Instruction, s: &Setp, p: Reg, q: Reg) -> LResult<()> {
-        let c = if s.bool_op.is_some() { self.pred_src(&i.operands[3])? } else { Src::pt() };
+        let c = if s.bool_op.is_some() { self.pred_of(i, 3)? } else { Src::pt() };
         let bop = bool_op(s.bool_op);
         let (cmp_op, mut u32) = cmp(s.cmp);
         let ty = s.ty;
         if ty.is_float() {
             let f64 = ty.bits() == 64;
-            let x = self.val(&i.operands[1], ty)?;
-            let y = self.val(&i.operands[2], ty)?;
+            let x = self.val_of(i, 1, ty)?;
+            let y = self.val_of(i, 2, ty)?;
             let (x, y) = if f64 { (self.pair(x), self.pair(y)) } else { (self.in_reg(x.lo), self.b_slot(y.lo, true)) };
             let op = if f64 { Op::Dsetp { cmp: cmp_op, bop } } else { Op::Fsetp { cmp: cmp_op, ftz: s.ftz, bop } };
             self.emit(Instr::new(op, vec![Dst::Pred(p), Dst::Pred(q)], vec![x, y, c]));
             return Ok(());
         }
         u32 |= !ty.is_signed();
-        let x = self.val(&i.operands[1], ty)?;
-        let y = self.val(&i.operands[2], ty)?;
+        let x = self.val_of(i, 1, ty)?;
+        let y = self.val_of(i, 2, ty)?;
         if ty.bits() == 64 {
             let (xlo, xhi) = (self.in_reg(x.lo), self.in_reg(x.hi.unwrap_or(Src::rz())));
             let ylo = self.in_reg(y.lo);
@@ -614,10 +653,10 @@ impl Lowerer<'_> {
 
     /// Lowers `selp` (PTX ISA 9.7.8.6.3): `SEL d, a, b, p` per 32-bit word.
     pub fn lower_selp(&mut self, i: &Instruction, ty: ScalarType) -> LResult<()> {
-        let d = self.dst_reg(&i.operands[0])?;
-        let p = self.pred_src(&i.operands[3])?;
-        let x = self.val(&i.operands[1], ty)?;
-        let y = self.val(&i.operands[2], ty)?;
+        let d = self.dst_of(i, 0)?;
+        let p = self.pred_of(i, 3)?;
+        let x = self.val_of(i, 1, ty)?;
+        let y = self.val_of(i, 2, ty)?;
         let words = if ty.bits() == 64 { 2 } else { 1 };
         let mut outs = vec![];
         for w in 0..words {

@@ -19,6 +19,9 @@
 //! against the exponent limits; the `.f64` forms first set CC from the low word with
 //! `IADD RZ.CC, -RZ, lo` and compare the high word with `.X`). `copysign.f32 d, a, b` is
 //! one `BFI d, b, 0x1f00, a` (b's bits 0..30 into a); ptxas uses `LOP32I.AND` + `LOP3`.
+// PTX input reaches here: no panicking shortcuts (issue 20, docs/fuzzing.md "No-panic
+// discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use crate::lower::arith::int::W64;
 use crate::lower::ctx::{LResult, Lowerer};
@@ -48,7 +51,7 @@ impl Lowerer<'_> {
             };
             return self.unsupported(i, &format!("this instruction takes {want} (PTX ISA 9.7.1)"));
         }
-        let d = self.dst_reg(&i.operands[0])?;
+        let d = self.dst_of(i, 0)?;
         let wide = ty.bits() == 64;
         let signed = ty.is_signed();
         if !wide {
@@ -173,7 +176,7 @@ impl Lowerer<'_> {
     /// Operand `k` as the low 8 bits in a register (`bfe`/`bfi` positions and lengths of
     /// the 64-bit forms: PTX ISA 9.7.1.19 `pos = b & 0xff`, `len = c & 0xff`).
     fn byte_operand(&mut self, i: &Instruction, k: usize) -> LResult<Src> {
-        let v = self.val(&i.operands[k], ScalarType::U32)?;
+        let v = self.val_of(i, k, ScalarType::U32)?;
         Ok(match v.lo.kind {
             SrcKind::Imm(x) => self.in_reg(Src::imm(x & 0xff)),
             _ => {
@@ -195,8 +198,8 @@ impl Lowerer<'_> {
 
     /// The BFE/BFI control `pos | len << 8` from operands `k` (pos) and `k + 1` (len).
     fn field_ctrl(&mut self, i: &Instruction, k: usize) -> LResult<Src> {
-        let pos = self.val(&i.operands[k], ScalarType::U32)?.lo;
-        let len = self.val(&i.operands[k + 1], ScalarType::U32)?.lo;
+        let pos = self.val_of(i, k, ScalarType::U32)?.lo;
+        let len = self.val_of(i, k.saturating_add(1), ScalarType::U32)?.lo;
         Ok(match (pos.kind, len.kind) {
             (SrcKind::Imm(p), SrcKind::Imm(l)) => Src::imm((p & 0xff) | (l & 0xff) << 8),
             _ => {
@@ -211,11 +214,11 @@ impl Lowerer<'_> {
 
     /// `prmt.b32{.mode} d, a, b, c`: `PRMT{.MODE} d, a, c, b`.
     pub fn lower_prmt(&mut self, i: &Instruction, mode: Option<PPrmt>) -> LResult<()> {
-        let d = self.dst_reg(&i.operands[0])?;
+        let d = self.dst_of(i, 0)?;
         let ty = ScalarType::B32;
         let a = self.r32(i, 1, ty, false)?;
         let b = self.r32(i, 2, ty, false)?;
-        let c = self.val(&i.operands[3], ty)?.lo;
+        let c = self.val_of(i, 3, ty)?.lo;
         let c = match c.kind {
             SrcKind::Imm(v) => Src::imm(v & 0xffff),
             _ => c,
@@ -236,11 +239,11 @@ impl Lowerer<'_> {
 
     /// `shf.{l,r}.{wrap,clamp}.b32 d, a, b, c`: `SHF.{L,R}{.W} d, a, c, b`.
     pub fn lower_shf(&mut self, i: &Instruction, left: bool, clamp: bool) -> LResult<()> {
-        let d = self.dst_reg(&i.operands[0])?;
+        let d = self.dst_of(i, 0)?;
         let ty = ScalarType::B32;
         let a = self.r32(i, 1, ty, false)?;
         let b = self.r32(i, 2, ty, false)?;
-        let c = self.val(&i.operands[3], ScalarType::U32)?.lo;
+        let c = self.val_of(i, 3, ScalarType::U32)?.lo;
         let c = match c.kind {
             // An immediate amount is reduced here (PTX ISA 9.7.7.9: `.wrap` takes it mod
             // 32, `.clamp` clamps it to 32).
@@ -253,7 +256,7 @@ impl Lowerer<'_> {
 
     /// `testp.op.f32/.f64 p, a` (zero counts as normal, PTX ISA 9.7.3.7).
     pub fn lower_testp(&mut self, i: &Instruction, op: TestpOp, ty: ScalarType) -> LResult<()> {
-        let p = match &i.operands[0] {
+        let p = match self.operand(i, 0)? {
             Operand::Name { name, .. } => self.ptx_reg(name)?.reg,
             o => return self.error(o.span(), "expected a predicate"),
         };
@@ -332,7 +335,7 @@ impl Lowerer<'_> {
 
     /// `copysign.f32/.f64 d, a, b`: `b` with the sign of `a`.
     pub fn lower_copysign(&mut self, i: &Instruction, ty: ScalarType) -> LResult<()> {
-        let d = self.dst_reg(&i.operands[0])?;
+        let d = self.dst_of(i, 0)?;
         match ty {
             ScalarType::F32 => {
                 let a = self.r32(i, 1, ty, false)?;

@@ -1,8 +1,11 @@
 //! Conversions (PTX ISA 9.7.9.21 `cvt`): `lower_cvt` between integer widths, floats and
 //! integers, f32 and f64; the `.sat` clamps it applies after an I2F/F2F, and the integer-to-integer `.sat` clamp; and
 //! the half-precision (`.f16`) conversions, through f32 as ptxas 11.8 sm_50 does.
+// PTX input reaches here: no panicking shortcuts (issue 20, docs/fuzzing.md "No-panic
+// discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
-use crate::lower::arith::alu::{Val, itype, rnd};
+use crate::lower::arith::alu::{Val, itype, low_mask, rnd};
 use crate::lower::ctx::{LResult, Lowerer, PtxReg};
 use crate::ptx::ast::Instruction;
 use crate::ptx::instr::{Cvt, Rounding};
@@ -12,8 +15,13 @@ use crate::sass::op::*;
 
 /// The value range of an integer type, as `i128`.
 fn range(t: ScalarType) -> (i128, i128) {
-    let bits = t.bits();
-    if t.is_signed() { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) } else { (0, (1i128 << bits) - 1) }
+    // 2^(bits-1); integer types have 8 to 64 bits, so nothing saturates.
+    let half = 1i128.checked_shl(t.bits().saturating_sub(1)).unwrap_or(0);
+    if t.is_signed() {
+        (half.saturating_neg(), half.saturating_sub(1))
+    } else {
+        (0, half.saturating_mul(2).saturating_sub(1))
+    }
 }
 
 impl Lowerer<'_> {
@@ -157,8 +165,8 @@ impl Lowerer<'_> {
     /// Lowers `cvt` (PTX ISA 9.7.9.21) between integer widths, between f32/f64 and
     /// integers, and between f32 and f64.
     pub fn lower_cvt(&mut self, i: &Instruction, c: &Cvt) -> LResult<()> {
-        let d = self.dst_reg(&i.operands[0])?;
-        let x = self.val(&i.operands[1], c.src)?;
+        let d = self.dst_of(i, 0)?;
+        let x = self.val_of(i, 1, c.src)?;
         self.lower_cvt_value(i, c, d, x)
     }
 
@@ -331,15 +339,16 @@ impl Lowerer<'_> {
             return s;
         }
         if let SrcKind::Imm(v) = s.kind {
-            let m = v & ((1u32 << bits) - 1);
-            return Src::imm(if signed && m >> (bits - 1) == 1 { m | !((1u32 << bits) - 1) } else { m });
+            let m = v & low_mask(bits);
+            let negative = bits.checked_sub(1).and_then(|b| m.checked_shr(b)) == Some(1);
+            return Src::imm(if signed && negative { m | !low_mask(bits) } else { m });
         }
         let r = self.in_reg(s);
         let t = self.tmp(1);
         if signed {
             self.op(Op::Bfe { u32: false, brev: false }, Dst::reg(t, 1), vec![r, Src::imm(bits << 8)]);
         } else {
-            self.op(Op::Lop32i(LogicOp::And), Dst::reg(t, 1), vec![r, Src::imm((1u32 << bits) - 1)]);
+            self.op(Op::Lop32i(LogicOp::And), Dst::reg(t, 1), vec![r, Src::imm(low_mask(bits))]);
         }
         Src::r32(t)
     }

@@ -30,6 +30,9 @@
 //! 16-bit values live in 32-bit registers whose upper half is undefined: operations whose
 //! low 16 result bits depend only on the low 16 operand bits (add, sub, logic, shl, neg,
 //! mul.lo) use them as they are; the others extend first ([`Lowerer::int_ext`]).
+// PTX input reaches here: no panicking shortcuts (issue 20, docs/fuzzing.md "No-panic
+// discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use crate::lower::arith::alu::Val;
 use crate::lower::ctx::{LResult, Lowerer, PtxReg};
@@ -93,14 +96,14 @@ impl Lowerer<'_> {
 
     /// The 64-bit operand `k` of `i` as two words in registers.
     pub(in crate::lower) fn w64(&mut self, i: &Instruction, k: usize, ty: ScalarType) -> LResult<W64> {
-        let v = self.val(&i.operands[k], ty)?;
+        let v = self.val_of(i, k, ty)?;
         let (lo, hi) = words(&v);
         Ok((self.in_reg(lo), self.in_reg(hi)))
     }
 
     /// The 32-bit operand `k` of `i` in a register, extended if 16-bit and `ext`.
     pub(in crate::lower) fn r32(&mut self, i: &Instruction, k: usize, ty: ScalarType, ext: bool) -> LResult<Src> {
-        let v = self.val(&i.operands[k], ty)?;
+        let v = self.val_of(i, k, ty)?;
         let s = if ext { self.int_ext(v.lo, ty) } else { v.lo };
         Ok(self.in_reg(s))
     }
@@ -151,7 +154,7 @@ impl Lowerer<'_> {
     /// float and predicate forms; anything not lowered is an error naming the instruction.
     pub fn lower_arith(&mut self, i: &Instruction, a: &Arith) -> LResult<()> {
         let ty = a.ty;
-        let d = self.dst_reg(&i.operands[0])?;
+        let d = self.dst_of(i, 0)?;
         if ty == ScalarType::Pred {
             return self.pred_logic(i, a, d);
         }
@@ -186,12 +189,12 @@ impl Lowerer<'_> {
     /// 16- and 32-bit `add sub min max neg abs not cnot and or xor shl shr`.
     fn arith32(&mut self, i: &Instruction, a: &Arith, d: PtxReg) -> LResult<()> {
         let ty = a.ty;
-        let x = self.val(&i.operands[1], ty)?;
+        let x = self.val_of(i, 1, ty)?;
         let xr = self.in_reg(x.lo);
         let dst = Dst::reg(d.reg, 1);
         match a.op {
             ArithOp::Add | ArithOp::Sub => {
-                let y = self.val(&i.operands[2], ty)?;
+                let y = self.val_of(i, 2, ty)?;
                 let neg = a.op == ArithOp::Sub;
                 match y.lo.kind {
                     SrcKind::Imm(v) => {
@@ -205,7 +208,7 @@ impl Lowerer<'_> {
                 }
             }
             ArithOp::Min | ArithOp::Max => {
-                let y = self.val(&i.operands[2], ty)?;
+                let y = self.val_of(i, 2, ty)?;
                 let xe = self.int_ext(xr, ty);
                 let ye = self.int_ext(y.lo, ty);
                 let xe = self.in_reg(xe);
@@ -235,19 +238,19 @@ impl Lowerer<'_> {
             }
             ArithOp::And | ArithOp::Or | ArithOp::Xor => {
                 let lop = logic_op(a.op);
-                let y = self.val(&i.operands[2], ty)?;
+                let y = self.val_of(i, 2, ty)?;
                 match y.lo.kind {
                     SrcKind::Imm(v) => self.op(Op::Lop32i(lop), dst, vec![xr, Src::imm(v)]),
                     _ => self.op(Op::Lop(lop), dst, vec![xr, y.lo]),
                 }
             }
             ArithOp::Shl => {
-                let y = self.val(&i.operands[2], ScalarType::U32)?;
+                let y = self.val_of(i, 2, ScalarType::U32)?;
                 let y = self.b_slot(y.lo, false);
                 self.op(Op::Shl, dst, vec![xr, y]);
             }
             ArithOp::Shr => {
-                let y = self.val(&i.operands[2], ScalarType::U32)?;
+                let y = self.val_of(i, 2, ScalarType::U32)?;
                 let y = self.b_slot(y.lo, false);
                 let xe = self.int_ext(xr, ty);
                 let xe = self.in_reg(xe);
@@ -265,7 +268,7 @@ impl Lowerer<'_> {
         let (xlo, xhi) = x;
         let out: W64 = match a.op {
             ArithOp::Add | ArithOp::Sub => {
-                let y = self.val(&i.operands[2], ty)?;
+                let y = self.val_of(i, 2, ty)?;
                 let neg = a.op == ArithOp::Sub;
                 let (ylo, yhi) = words(&y);
                 match (ylo.kind, yhi.kind) {
@@ -290,16 +293,14 @@ impl Lowerer<'_> {
             }
             ArithOp::And | ArithOp::Or | ArithOp::Xor => {
                 let lop = logic_op(a.op);
-                let y = self.val(&i.operands[2], ty)?;
+                let y = self.val_of(i, 2, ty)?;
                 let (ylo, yhi) = words(&y);
-                let mut w = [Src::rz(); 2];
-                for (k, (xs, ys)) in [(xlo, ylo), (xhi, yhi)].into_iter().enumerate() {
-                    w[k] = match ys.kind {
-                        SrcKind::Imm(v) => self.emit1(Op::Lop32i(lop), vec![xs, Src::imm(v)]),
-                        _ => self.emit1(Op::Lop(lop), vec![xs, ys]),
-                    };
-                }
-                (w[0], w[1])
+                let word = |me: &mut Self, xs: Src, ys: Src| match ys.kind {
+                    SrcKind::Imm(v) => me.emit1(Op::Lop32i(lop), vec![xs, Src::imm(v)]),
+                    _ => me.emit1(Op::Lop(lop), vec![xs, ys]),
+                };
+                let lo = word(self, xlo, ylo);
+                (lo, word(self, xhi, yhi))
             }
             ArithOp::Not => {
                 let lo = self.emit1(Op::Lop(LogicOp::PassB), vec![Src::rz(), xlo.inv()]);
@@ -340,7 +341,7 @@ impl Lowerer<'_> {
                 (lo, hi)
             }
             ArithOp::Shl | ArithOp::Shr => {
-                let s = self.val(&i.operands[2], ScalarType::U32)?;
+                let s = self.val_of(i, 2, ScalarType::U32)?;
                 self.shift64(a.op == ArithOp::Shl, ty.is_signed(), x, s.lo)
             }
             _ => return self.unsupported(i, "not an integer operation"),
@@ -378,18 +379,19 @@ impl Lowerer<'_> {
                 let lo = self.emit1(Op::Shl, vec![xlo, Src::imm(s)]);
                 (lo, hi)
             }
-            (true, false) => (Src::rz(), self.emit1(Op::Shl, vec![xlo, Src::imm(s - 32)])),
+            // `s` is 32..=64 in the arms below: `s - 32` does not wrap.
+            (true, false) => (Src::rz(), self.emit1(Op::Shl, vec![xlo, Src::imm(s.wrapping_sub(32))])),
             (false, true) => {
                 let lo = self.emit1(shf, vec![xlo, Src::imm(s), xhi]);
                 let hi = self.emit1(Op::Shr { u32: !signed }, vec![xhi, Src::imm(s)]);
                 (lo, hi)
             }
             (false, false) if signed => {
-                let lo = self.emit1(Op::Shr { u32: false }, vec![xhi, Src::imm((s - 32).min(31))]);
+                let lo = self.emit1(Op::Shr { u32: false }, vec![xhi, Src::imm(s.wrapping_sub(32).min(31))]);
                 (lo, sign(self))
             }
             (false, false) if s == 64 => (Src::rz(), Src::rz()),
-            (false, false) => (self.emit1(Op::Shr { u32: true }, vec![xhi, Src::imm(s - 32)]), Src::rz()),
+            (false, false) => (self.emit1(Op::Shr { u32: true }, vec![xhi, Src::imm(s.wrapping_sub(32))]), Src::rz()),
         }
     }
 
@@ -399,7 +401,7 @@ impl Lowerer<'_> {
             return self.unsupported(i, "`.sat` applies to `.s32` only (PTX ISA 9.7.1.1)");
         }
         let x = self.r32(i, 1, a.ty, false)?;
-        let y = self.val(&i.operands[2], a.ty)?;
+        let y = self.val_of(i, 2, a.ty)?;
         let y = if a.op == ArithOp::Sub { self.in_reg(y.lo).negated() } else { self.b_slot(y.lo, false) };
         self.op(Op::IaddSat, Dst::reg(d.reg, 1), vec![x, y]);
         Ok(())
@@ -473,8 +475,8 @@ impl Lowerer<'_> {
         }
         let sub = matches!(a.op, ArithOp::Sub | ArithOp::Subc);
         let cin = a.op.carry_in();
-        let x = self.val(&i.operands[1], ty)?;
-        let y = self.val(&i.operands[2], ty)?;
+        let x = self.val_of(i, 1, ty)?;
+        let y = self.val_of(i, 2, ty)?;
         let n = if ty.bits() == 64 { 2 } else { 1 };
         let xs = words(&x);
         let ys = words(&y);
@@ -485,7 +487,7 @@ impl Lowerer<'_> {
         for (k, &(xw, yw)) in [(xs.0, ys.0), (xs.1, ys.1)].iter().take(n).enumerate() {
             let xw = self.in_reg(xw);
             let first = k == 0 && !cin;
-            let last = k + 1 == n;
+            let last = k.saturating_add(1) == n;
             let cc = !last || a.cc;
             let (op, y) = match (first, sub, yw.kind) {
                 // a + b / a + b + CF.

@@ -34,6 +34,9 @@
 //!   a multi-cycle instruction we do not model).
 //! * Carry forms (`mad.cc`, `madc`): the product part, then the addition of `c` as
 //!   `IADD.CC`/`IADD.X` (ptxas: `XMAD ...; IADD R4.CC, R4, R5` / `IADD.X`).
+// PTX input reaches here: no panicking shortcuts (issue 20, docs/fuzzing.md "No-panic
+// discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use crate::lower::arith::int::W64;
 use crate::lower::ctx::{LResult, Lowerer, PtxReg};
@@ -123,6 +126,13 @@ impl Lowerer<'_> {
     /// The signed product of 32-bit `a` and `b`: (low word, high word + `c`); the low word
     /// only if `want_lo` (see the module notes for the sequence).
     pub(in crate::lower) fn smul(&mut self, a: Src, b: Src, c: Src, want_lo: bool) -> (Option<Src>, Src) {
+        let (hi, p0, n) = self.smul_hi(a, b, c);
+        (want_lo.then(|| self.emit1(Op::Bfi, vec![n, Src::imm(0x1010), p0])), hi)
+    }
+
+    /// [`Lowerer::smul`]'s high word + `c`, with the partial products `p0` and `n` the low
+    /// word is built from: (high, p0, n).
+    fn smul_hi(&mut self, a: Src, b: Src, c: Src) -> (Src, Src, Src) {
         let (a, c) = (self.in_reg(a), self.in_reg(c));
         let (bl, bh) = self.halves(b);
         let p0 = self.emit1(xm(XmadC::C, false, false), vec![a, bl, Src::rz()]);
@@ -132,8 +142,7 @@ impl Lowerer<'_> {
         let s1 = self.emit1(Op::Shr { u32: false }, vec![m, Src::imm(16)]);
         let s2 = self.emit1(Op::Shr { u32: false }, vec![n, Src::imm(16)]);
         let hi = self.emit1(Op::Iadd3(Iadd3Mode::Plain), vec![p3, s1, s2]);
-        let lo = want_lo.then(|| self.emit1(Op::Bfi, vec![n, Src::imm(0x1010), p0]));
-        (lo, hi)
+        (hi, p0, n)
     }
 
     /// `hi32(a * b) + c` for the signedness `signed`.
@@ -156,12 +165,13 @@ impl Lowerer<'_> {
                 return (a, hi);
             }
             let lo = self.emit1(Op::Shl, vec![a, Src::imm(s)]);
-            let hi = self.emit1(Op::Shr { u32: !signed }, vec![a, Src::imm(32 - s)]);
+            // `s` is 1..=31 here (a power of two other than 1): `32 - s` does not wrap.
+            let hi = self.emit1(Op::Shr { u32: !signed }, vec![a, Src::imm(32u32.wrapping_sub(s))]);
             return (lo, hi);
         }
         if signed {
-            let (lo, hi) = self.smul(a, b, Src::rz(), true);
-            return (lo.expect("asked for the low word"), hi);
+            let (hi, p0, n) = self.smul_hi(a, b, Src::rz());
+            return (self.emit1(Op::Bfi, vec![n, Src::imm(0x1010), p0]), hi);
         }
         if matches!(b.kind, SrcKind::Imm(_)) {
             let lo = self.mul_lo(a, b, Src::rz());
@@ -251,15 +261,15 @@ impl Lowerer<'_> {
         if mode == IntMode::Wide && carry {
             return self.unsupported(i, "carry forms take `.lo` or `.hi`");
         }
-        let x = self.val(&i.operands[1], ty)?;
-        let y = self.val(&i.operands[2], ty)?;
+        let x = self.val_of(i, 1, ty)?;
+        let y = self.val_of(i, 2, ty)?;
         // A constant multiplier goes second (`imul32` and `wide32` use its value).
         let (x, y) = if matches!(x.lo.kind, SrcKind::Imm(_)) { (y, x) } else { (x, y) };
         // The addend: folded into the multiply unless a carry or saturation is involved.
         let wide_c = mode == IntMode::Wide && has_c;
         let cw = if has_c {
             let cty = if wide_c { if bits == 16 { ScalarType::B32 } else { ScalarType::B64 } } else { ty };
-            Some(self.val(&i.operands[3], cty)?)
+            Some(self.val_of(i, 3, cty)?)
         } else {
             None
         };
@@ -298,14 +308,18 @@ impl Lowerer<'_> {
                     IntMode::Wide => self.wide32(x.lo, y.lo, signed),
                 };
                 if wide_c {
-                    let c = c.expect("mad has c");
+                    let Some(c) = c else {
+                        return self.error(i.span, "internal error: `mad` without its addend");
+                    };
                     let c = (self.in_reg(c.0), self.in_reg(c.1));
                     let out = self.add64(prod, c);
                     self.set64(d.reg, out);
                 } else if mode == IntMode::Wide {
                     self.set64(d.reg, prod);
                 } else if a.sat {
-                    let c = c.expect("mad has c");
+                    let Some(c) = c else {
+                        return self.error(i.span, "internal error: `mad.sat` without its addend");
+                    };
                     let c = self.b_slot(c.0, false);
                     self.op(Op::IaddSat, Dst::reg(d.reg, 1), vec![prod.0, c]);
                 } else if carry {
@@ -350,11 +364,11 @@ impl Lowerer<'_> {
         }
         let n = t.len();
         let mut out = vec![];
-        for k in 0..n {
-            let cc = k + 1 < n || a.cc;
+        for (k, (&tk, &ck)) in t.iter().zip(c).enumerate() {
+            let cc = k.saturating_add(1) < n || a.cc;
             let x = k > 0 || cin;
-            let tk = self.in_reg(t[k]);
-            let ck = self.in_reg(c[k]);
+            let tk = self.in_reg(tk);
+            let ck = self.in_reg(ck);
             out.push(self.emit1(Op::Iadd { cc, x }, vec![tk, ck]));
         }
         self.finish_chain(d.reg, a.cc, &out);
@@ -365,7 +379,7 @@ impl Lowerer<'_> {
         let signed = a.ty.is_signed();
         let mut ops = [Src::rz(); 2];
         for (k, o) in ops.iter_mut().enumerate() {
-            let v = self.val(&i.operands[k + 1], a.ty)?;
+            let v = self.val_of(i, k.saturating_add(1), a.ty)?;
             *o = match v.lo.kind {
                 SrcKind::Imm(x) => {
                     let x = x & 0xff_ffff;
@@ -378,7 +392,7 @@ impl Lowerer<'_> {
             };
         }
         let (x, y) = if matches!(ops[0].kind, SrcKind::Imm(_)) { (ops[1], ops[0]) } else { (ops[0], ops[1]) };
-        let c = if a.op == ArithOp::Mad24 { self.val(&i.operands[3], a.ty)?.lo } else { Src::rz() };
+        let c = if a.op == ArithOp::Mad24 { self.val_of(i, 3, a.ty)?.lo } else { Src::rz() };
         if !hi {
             self.imul32(d.reg, x, y, c);
             return Ok(());

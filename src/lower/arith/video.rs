@@ -11,6 +11,9 @@
 //! SPA 5.0 has VADD/VMNMX/VABSDIFF/VSHL/VSHR, which ptx2sass does not model; the values are
 //! computed exactly with 64-bit integer arithmetic instead (every intermediate fits 64
 //! signed bits: two 33-bit values, or a 33-bit value shifted by at most 32).
+// PTX input reaches here: no panicking shortcuts (issue 20, docs/fuzzing.md "No-panic
+// discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use crate::lower::arith::int::W64;
 use crate::lower::ctx::{LResult, Lowerer};
@@ -94,7 +97,7 @@ impl Lowerer<'_> {
             Ok(v) => v,
             Err(why) => return self.unsupported(i, &format!("video instructions with {why}")),
         };
-        let d = self.dst_reg(&i.operands[0])?;
+        let d = self.dst_of(i, 0)?;
         let a = self.video_operand(i, 1, v.signed[1])?;
         let b = self.video_operand(i, 2, v.signed[2])?;
         let mut t = match v.op {
@@ -156,11 +159,12 @@ impl Lowerer<'_> {
     /// `LOP3.LUT d, a, b, c, lut`, the instruction ptxas emits for it on sm_50 (and the one
     /// `lower::opt::combine` fuses logic pairs into).
     pub fn lower_lop3(&mut self, i: &Instruction) -> LResult<()> {
-        let crate::ptx::ast::Operand::Imm(lut) = &i.operands[4] else {
-            return self.error(i.operands[4].span(), "the truth table of `lop3` must be an immediate (`immLut`)");
+        let lut_op = self.operand(i, 4)?;
+        let crate::ptx::ast::Operand::Imm(lut) = lut_op else {
+            return self.error(lut_op.span(), "the truth table of `lop3` must be an immediate (`immLut`)");
         };
         let lut = crate::lower::ctx::imm_bits32(lut.value) & 0xff;
-        let d = self.dst_reg(&i.operands[0])?;
+        let d = self.dst_of(i, 0)?;
         let a = self.r32(i, 1, ScalarType::B32, false)?;
         let b = self.r32(i, 2, ScalarType::B32, false)?;
         let c = self.r32(i, 3, ScalarType::B32, false)?;

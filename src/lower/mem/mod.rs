@@ -8,6 +8,9 @@
 //! register provably points into ([`facts`]),
 //! module variables ([`globals`], [`shared`]), cache hints ([`hints`]) and memory clean-ups
 //! ([`memopt`]).
+// PTX input reaches here: no panicking shortcuts (issue 20, docs/fuzzing.md "No-panic
+// discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 pub mod addr;
 pub mod atom;
@@ -47,6 +50,21 @@ fn store_elems(op: &Operand) -> Vec<Operand> {
 }
 
 impl Lowerer<'_> {
+    /// `off` plus `k` elements of `eb` bytes. The operand's offset is PTX input (any `i64`):
+    /// an error where the sum overflows 64 bits, as [`Lowerer::address`] reports `[imm+off]`.
+    fn offset_plus(&mut self, off: i64, k: usize, eb: i64, at: Span) -> LResult<i64> {
+        match i64::try_from(k).ok().and_then(|k| k.checked_mul(eb)).and_then(|d| off.checked_add(d)) {
+            Some(o) => Ok(o),
+            None => self.error(at, format!("the address offset {off} overflows 64 bits")),
+        }
+    }
+
+    /// A base (a variable's or the parameter space's offset) plus the operand's offset
+    /// (PTX input, any `i64`): an error where that overflows 64 bits.
+    fn base_plus(&mut self, base: i64, off: i64, at: Span) -> LResult<i64> {
+        self.offset_plus(off, 1, base, at)
+    }
+
     /// The PTX data operands of an `ld` (one per vector element; `None` for `_`).
     fn data_elems(&mut self, op: &Operand) -> LResult<Vec<Option<crate::ptx::ast::Ident>>> {
         match op {
@@ -102,7 +120,7 @@ impl Lowerer<'_> {
         for (k, e) in elems.iter().enumerate() {
             let Some(id) = e else { continue };
             let r = self.ptx_reg(id)?;
-            let o = off + k as i64 * eb;
+            let o = self.offset_plus(off, k, eb, self.origin)?;
             if !(0..0x10000).contains(&o) {
                 return self.error(self.origin, format!("constant-bank offset 0x{o:x} is outside the 64 KiB bank"));
             }
@@ -119,12 +137,15 @@ impl Lowerer<'_> {
                     self.write_ptx(r, Src::r32(t), l.ty)?;
                 }
                 _ => {
-                    // 64- and 128-bit values: one MOV per 32-bit word, joined.
-                    let n = (eb / 4) as u8;
-                    let words: Vec<Src> = (0..n)
+                    // 64- and 128-bit values: one MOV per 32-bit word, joined (`o` is within
+                    // the 64 KiB bank, checked above: the word offsets fit `i32`).
+                    let n = if eb == 16 { 4 } else { 2 };
+                    let words: Vec<Src> = [0, 4, 8, 12]
+                        .into_iter()
+                        .take(usize::from(n))
                         .map(|w| {
                             let t = self.tmp(1);
-                            self.op(Op::Mov, Dst::reg(t, 1), vec![Src::cbuf(bank, o as i32 + 4 * w as i32, 1)]);
+                            self.op(Op::Mov, Dst::reg(t, 1), vec![Src::cbuf(bank, (o as i32).saturating_add(w), 1)]);
                             Src::r32(t)
                         })
                         .collect();
@@ -142,17 +163,17 @@ impl Lowerer<'_> {
         index: RegRef,
         off: i64,
         elems: &[Option<crate::ptx::ast::Ident>],
-        _at: crate::ptx::ast::Span,
+        at: crate::ptx::ast::Span,
     ) -> LResult<()> {
         let eb = l.ty.bytes() as i64;
         for (k, e) in elems.iter().enumerate() {
             let Some(id) = e else { continue };
             let r = self.ptx_reg(id)?;
-            let o = off + k as i64 * eb;
+            let o = self.offset_plus(off, k, eb, at)?;
             // LDC reads at most 64 bits (spa50-LDC.txt `.sz`): a 128-bit element is two
             // LDC.64 at `o` and `o + 8`, joined into the quad.
-            let parts = if eb == 16 { 2 } else { 1 };
-            let size = mem_size(l.ty, (eb / parts) as u32);
+            let (parts, part_bytes) = if eb == 16 { (2, 8) } else { (1, eb as u32) };
+            let size = mem_size(l.ty, part_bytes);
             let mut words = vec![];
             for p in 0..parts {
                 // IA mode: address = Ra + ImmS16, wrapping at 32 bits; beyond the bank the
@@ -160,7 +181,10 @@ impl Lowerer<'_> {
                 // split as ptxas does: the multiple of 0x10000 nearest to it goes into the
                 // register (`IADD32I R0, R6, 0x10000; LDC R0, c[0x3][R0+-0x7000]` for
                 // +0x9000), the signed low 16 bits into the field.
-                let o = o + p * 8;
+                // `o - lo` wraps: only its low 32 bits reach IADD32I, and the wrapped
+                // difference equals the exact one modulo 2^32 (an `o` near `i64::MAX`
+                // panicked here).
+                let o = self.offset_plus(o, p, 8, at)?;
                 let lo = o as u16 as i16 as i64;
                 let index = if o == lo {
                     index
@@ -169,7 +193,7 @@ impl Lowerer<'_> {
                     self.op(
                         Op::Iadd32i { cc: false, x: false },
                         Dst::reg(t, 1),
-                        vec![Src::reg(index), Src::imm((o - lo) as u32)],
+                        vec![Src::reg(index), Src::imm(o.wrapping_sub(lo) as u32)],
                     );
                     RegRef::new(t, 1)
                 };
@@ -181,10 +205,9 @@ impl Lowerer<'_> {
                 self.op(Op::Ldc { size, mode: LdcMode::Ia }, Dst::reg(t, size.regs()), vec![cb]);
                 words.push(Src::reg(RegRef::new(t, size.regs())));
             }
-            if parts == 1 {
-                self.write_ptx(r, words[0], l.ty)?;
-            } else {
-                self.emit(Instr::new(Op::Join, vec![Dst::reg(r.reg, 4)], words));
+            match words.as_slice() {
+                [w] => self.write_ptx(r, *w, l.ty)?,
+                _ => self.emit(Instr::new(Op::Join, vec![Dst::reg(r.reg, 4)], words)),
             }
         }
         Ok(())
@@ -201,16 +224,14 @@ impl Lowerer<'_> {
         for (k, e) in elems.iter().enumerate() {
             let Some(id) = e else { continue };
             let r = self.ptx_reg(id)?;
-            let o = off + k as i64 * l.ty.bytes() as i64;
+            let at = i.operands.get(1).map_or(i.span, Operand::span);
+            let o = self.offset_plus(off, k, l.ty.bytes() as i64, at)?;
             let found = match self.param_slots.get(&(slot, o)).copied() {
                 Some(x) => Some(x),
                 None => self.extract_param(slot, o, l.ty),
             };
             let Some((var, ty)) = found else {
-                return self.error(
-                    i.operands[1].span(),
-                    format!("read of a parameter slot at offset {o} that was never written"),
-                );
+                return self.error(at, format!("read of a parameter slot at offset {o} that was never written"));
             };
             if ty.bits() != l.ty.bits() && !(ty.bits() <= 32 && l.ty.bits() <= 32) {
                 return self.error(i.span, "parameter read with a different size than it was written");
@@ -262,7 +283,10 @@ impl Lowerer<'_> {
 
     fn st_param_slot(&mut self, i: &Instruction, l: &LdSt, slot: u32, off: i64) -> LResult<()> {
         self.words_to_entries(slot);
-        let elems: Vec<Operand> = match &i.operands[1] {
+        let Some(data) = i.operands.get(1) else {
+            return self.error(i.span, "`st` takes `[a], b`");
+        };
+        let elems: Vec<Operand> = match data {
             Operand::Vector(v, _) => v
                 .iter()
                 .filter_map(|e| match e {
@@ -276,10 +300,10 @@ impl Lowerer<'_> {
             o => vec![o.clone()],
         };
         for (k, e) in elems.iter().enumerate() {
-            let o = off + k as i64 * l.ty.bytes() as i64;
+            let o = self.offset_plus(off, k, l.ty.bytes() as i64, data.span())?;
             let n = if l.ty.bits() == 64 { 2 } else { 1 };
             // A store replaces what overlapped it (a narrower or wider earlier store).
-            for b in o + 1..o + l.ty.bytes().max(1) as i64 {
+            for b in (1..i64::from(l.ty.bytes())).filter_map(|d| o.checked_add(d)) {
                 self.param_slots.remove(&(slot, b));
             }
             let width = |lw: &Self, v: Reg| match v {
@@ -315,19 +339,21 @@ impl Lowerer<'_> {
     /// Writes the loaded register `dst` into the PTX destinations `elems` (vector
     /// elements are register components; sub-word elements are extracted with `BFE`).
     fn distribute_load(&mut self, l: &LdSt, dst: Reg, elems: &[Option<crate::ptx::ast::Ident>]) -> LResult<()> {
+        // `k` is a vector element index (at most 8, the front end's vector shapes): the
+        // saturating products are exact.
         let eb = l.ty.bits();
         for (k, e) in elems.iter().enumerate() {
             let Some(id) = e else { continue };
             let r = self.ptx_reg(id)?;
             let src = if eb >= 32 {
                 let per = (eb / 32) as u8;
-                Src::reg(RegRef { reg: dst, comp: k as u8 * per, n: per })
+                Src::reg(RegRef { reg: dst, comp: (k as u8).saturating_mul(per), n: per })
             } else if elems.len() == 1 {
                 Src::reg(RegRef::new(dst, 1))
             } else {
                 // Sub-word vector elements: extract bits k*eb .. k*eb+eb-1 of the word.
-                let word = (k as u32 * eb) / 32;
-                let pos = (k as u32 * eb) % 32;
+                let word = (k as u32).saturating_mul(eb) / 32;
+                let pos = (k as u32).saturating_mul(eb) % 32;
                 let t = self.tmp(1);
                 self.op(
                     Op::Bfe { u32: !l.ty.is_signed(), brev: false },
@@ -382,9 +408,12 @@ impl Lowerer<'_> {
             }
         }
         if eb < 32 && parts.len() > 1 {
-            // Pack sub-word elements into 32-bit words.
-            let per_word = (32 / eb) as usize;
-            let mask = (1u32 << eb) - 1;
+            // Pack sub-word elements into 32-bit words (`.b8`/`.b16` types: PTX ISA 5.2).
+            let (per_word, mask) = match eb {
+                8 => (4, 0xff),
+                16 => (2, 0xffff),
+                _ => return self.error(at, format!("internal error: {eb}-bit elements packed into words")),
+            };
             let mut words = vec![];
             for chunk in parts.chunks(per_word) {
                 let mut acc: Option<Src> = None;
@@ -395,7 +424,7 @@ impl Lowerer<'_> {
                     } else {
                         let m = self.tmp(1);
                         self.op(Op::Lop32i(LogicOp::And), Dst::reg(m, 1), vec![*p, Src::imm(mask)]);
-                        self.op(Op::Shl, Dst::reg(t, 1), vec![Src::r32(m), Src::imm(k as u32 * eb)]);
+                        self.op(Op::Shl, Dst::reg(t, 1), vec![Src::r32(m), Src::imm((k as u32).saturating_mul(eb))]);
                     }
                     acc = Some(match acc {
                         None => Src::r32(t),
@@ -406,19 +435,20 @@ impl Lowerer<'_> {
                         }
                     });
                 }
-                words.push(acc.expect("non-empty chunk"));
+                // `chunks` yields non-empty chunks: `acc` is always set.
+                words.extend(acc);
             }
             parts = words;
         }
         let regs = size.regs() as usize;
-        if parts.len() == 1 && regs == 1 {
-            return Ok(self.in_reg(parts[0]));
+        if let ([p], 1) = (parts.as_slice(), regs) {
+            return Ok(self.in_reg(*p));
         }
         if parts.len() != regs {
             return self.error(at, "store data does not match the access size");
         }
         // A whole wide PTX register stored as is needs no join.
-        if let Some(r0) = parts[0].as_reg()
+        if let Some(r0) = parts.first().and_then(|p| p.as_reg())
             && parts.iter().enumerate().all(|(k, p)| p.as_reg() == Some(RegRef { reg: r0.reg, comp: k as u8, n: 1 }))
         {
             return Ok(Src::reg(RegRef::new(r0.reg, regs as u8)));
@@ -554,9 +584,11 @@ impl Lowerer<'_> {
 
     /// Lowers `ld` (PTX ISA 9.7.9.8).
     pub fn lower_ld(&mut self, i: &Instruction, l: &LdSt) -> LResult<()> {
-        let addr_op = &i.operands[1];
+        let [data_op, addr_op, ..] = i.operands.as_slice() else {
+            return self.error(i.span, "`ld` takes `d, [a]`");
+        };
         let (addr, space, p) = self.resolve_access(i, l, addr_op, true)?;
-        let elems = self.data_elems(&i.operands[0])?;
+        let elems = self.data_elems(data_op)?;
         let at = addr_op.span();
         match p.access {
             Access::Register => {
@@ -572,21 +604,24 @@ impl Lowerer<'_> {
                             return self.error(at, "unsupported constant access");
                         };
                         let bank = if matches!(loc, VarLoc::Const(_)) { 3 } else { 0 };
-                        self.ld_cbank_static(l, bank, base as i64 + offset, &elems)
+                        let o = self.base_plus(i64::from(base), offset, at)?;
+                        self.ld_cbank_static(l, bank, o, &elems)
                     }
                     Address::Reg { reg, offset, .. } => {
                         let (bank, base) =
                             if space == Space::Const { (3, 0) } else { (0, crate::lower::PARAM_BASE as i64) };
-                        self.ld_cbank_dynamic(l, bank, reg.part(0), base + offset, &elems, at)
+                        let o = self.base_plus(base, offset, at)?;
+                        self.ld_cbank_dynamic(l, bank, reg.part(0), o, &elems, at)
                     }
                     Address::Abs(_) => self.error(at, "an immediate constant address is not supported"),
                 };
             }
             _ => {}
         }
-        let per = elems.len() / p.sizes.len();
+        // Each access takes its share of the elements (`chunks` needs a non-zero size).
+        let per = elems.len().checked_div(p.sizes.len()).unwrap_or(0).max(1);
         let accesses = self.access_addresses(&p, &addr, at)?;
-        for (k, (size, (base, off, plg))) in p.sizes.iter().zip(accesses).enumerate() {
+        for ((size, (base, off, plg)), elems) in p.sizes.iter().zip(accesses).zip(elems.chunks(per)) {
             let mods =
                 MemMods { e: true, cop: p.cop, size: *size, keep: p.keep, uniform_ok: p.uniform_ok, spill: false };
             let dst = self.tmp(size.regs());
@@ -595,7 +630,10 @@ impl Lowerer<'_> {
             let ins = match p.access {
                 Access::Global => Instr::new(Op::Ldg(mods), d, vec![a]),
                 Access::Generic => {
-                    Instr::new(Op::Ld(mods), d, vec![a, Src::pred(plg.expect("generic access has Plg"), false)])
+                    let Some(plg) = plg else {
+                        return self.error(at, "internal error: a generic access without its predicate");
+                    };
+                    Instr::new(Op::Ld(mods), d, vec![a, Src::pred(plg, false)])
                 }
                 Access::Shared => {
                     Instr::new(Op::Lds(MemMods { e: false, cop: Default::default(), ..mods }), d, vec![a])
@@ -604,7 +642,7 @@ impl Lowerer<'_> {
                 _ => unreachable!("handled above"),
             };
             self.emit(ins);
-            self.distribute_load(l, dst, &elems[k * per..(k + 1) * per])?;
+            self.distribute_load(l, dst, elems)?;
         }
         self.membar(p.membar_after);
         Ok(())
@@ -613,42 +651,44 @@ impl Lowerer<'_> {
     /// The (base, offset, Plg) of each access of a plan (a 256-bit access is two
     /// 128-bit accesses 16 bytes apart).
     fn access_addresses(&mut self, p: &Plan, addr: &Address, at: Span) -> LResult<Vec<(RegRef, i32, Option<Reg>)>> {
-        let mut out = vec![];
+        let mut out: Vec<(RegRef, i32, Option<Reg>)> = vec![];
         for k in 0..p.sizes.len() {
-            let extra = 16 * k as i64;
             out.push(match (p.access, addr) {
                 (Access::Global, Address::Reg { reg, offset, .. }) => {
-                    let (b, o) = self.global_addr(*reg, offset + extra, at)?;
+                    let o = self.offset_plus(*offset, k, 16, at)?;
+                    let (b, o) = self.global_addr(*reg, o, at)?;
                     (b, o, None)
                 }
                 (Access::Generic, Address::Reg { reg, offset, .. }) => {
                     if reg.n != 2 {
                         self.global_addr(*reg, *offset, at)?;
                     }
-                    if k == 0 {
-                        let (t, pr) = self.generic_addr(*reg, *offset);
-                        (t, 0, Some(pr))
-                    } else {
-                        let (t, _, pr) = out[0];
-                        (t, extra as i32, pr)
+                    match out.first() {
+                        None => {
+                            let (t, pr) = self.generic_addr(*reg, *offset);
+                            (t, 0, Some(pr))
+                        }
+                        // Later 128-bit halves: 16 bytes on (`k` is 1: at most two halves).
+                        Some(&(t, _, pr)) => (t, (k as i32).saturating_mul(16), pr),
                     }
                 }
                 (Access::Shared | Access::Local, a) => {
                     let shifted = match *a {
                         Address::Reg { reg, offset, ref name } => {
-                            Address::Reg { reg, offset: offset + extra, name: name.clone() }
+                            Address::Reg { reg, offset: self.offset_plus(offset, k, 16, at)?, name: name.clone() }
                         }
                         Address::Var { loc, offset, ref name } => {
-                            Address::Var { loc, offset: offset + extra, name: name.clone() }
+                            Address::Var { loc, offset: self.offset_plus(offset, k, 16, at)?, name: name.clone() }
                         }
-                        Address::Abs(v) => Address::Abs(v + extra),
+                        Address::Abs(v) => Address::Abs(self.offset_plus(v, k, 16, at)?),
                     };
                     let (b, o) = self.window_addr(&shifted, at)?;
                     (b, o, None)
                 }
                 (Access::Global, Address::Var { loc: VarLoc::Global, offset, name }) => {
                     let reg = self.global_var_base(name);
-                    let (b, o) = self.global_addr(reg, offset + extra, at)?;
+                    let o = self.offset_plus(*offset, k, 16, at)?;
+                    let (b, o) = self.global_addr(reg, o, at)?;
                     (b, o, None)
                 }
                 _ => return self.error(at, "unsupported address for this state space"),
@@ -659,7 +699,9 @@ impl Lowerer<'_> {
 
     /// Lowers `st` (PTX ISA 9.7.9.10).
     pub fn lower_st(&mut self, i: &Instruction, l: &LdSt) -> LResult<()> {
-        let addr_op = &i.operands[0];
+        let [addr_op, data_op, ..] = i.operands.as_slice() else {
+            return self.error(i.span, "`st` takes `[a], b`");
+        };
         let (addr, _, p) = self.resolve_access(i, l, addr_op, false)?;
         let at = addr_op.span();
         if p.access == Access::Register {
@@ -668,27 +710,29 @@ impl Lowerer<'_> {
             };
             return self.st_param_slot(i, l, slot, offset);
         }
-        let elems = store_elems(&i.operands[1]);
-        if let Operand::Vector(v, _) = &i.operands[1]
+        let elems = store_elems(data_op);
+        if let Operand::Vector(v, _) = data_op
             && let Some(VecElem::Sink(s)) = v.iter().find(|e| matches!(e, VecElem::Sink(_)))
         {
             return self.error(*s, "the sink `_` is allowed only in the destination of `ld` (PTX ISA 9.7.9.8)");
         }
         self.membar(p.membar_before);
-        let per = elems.len() / p.sizes.len();
+        // Each access takes its share of the elements (`chunks` needs a non-zero size).
+        let per = elems.len().checked_div(p.sizes.len()).unwrap_or(0).max(1);
         let accesses = self.access_addresses(&p, &addr, at)?;
-        for (k, (size, (base, off, plg))) in p.sizes.iter().zip(accesses).enumerate() {
-            let data = self.store_data(&elems[k * per..(k + 1) * per], l, *size, i.operands[1].span())?;
+        for ((size, (base, off, plg)), elems) in p.sizes.iter().zip(accesses).zip(elems.chunks(per)) {
+            let data = self.store_data(elems, l, *size, data_op.span())?;
             let mods =
                 MemMods { e: true, cop: p.cop, size: *size, keep: p.keep, uniform_ok: p.uniform_ok, spill: false };
             let a = Src::addr(base, off);
             let ins = match p.access {
                 Access::Global => Instr::new(Op::Stg(mods), vec![], vec![a, data]),
-                Access::Generic => Instr::new(
-                    Op::St(mods),
-                    vec![],
-                    vec![a, data, Src::pred(plg.expect("generic access has Plg"), false)],
-                ),
+                Access::Generic => {
+                    let Some(plg) = plg else {
+                        return self.error(at, "internal error: a generic access without its predicate");
+                    };
+                    Instr::new(Op::St(mods), vec![], vec![a, data, Src::pred(plg, false)])
+                }
                 Access::Shared => {
                     Instr::new(Op::Sts(MemMods { e: false, cop: Default::default(), ..mods }), vec![], vec![a, data])
                 }
