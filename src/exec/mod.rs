@@ -21,20 +21,21 @@
 
 // The executors run user programs on user data (issue 20, docs/fuzzing.md "No-panic
 // discipline"): a bad launch or access is an [`ExecError`], never a panic. This holds for
-// the whole of `exec` except the modules allowed below, not yet rewritten.
+// the whole of `exec` except the modules allowed below.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
+// Not ours to rewrite now (the texture work changes it; no site today).
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
-// not yet rewritten
 pub mod image;
 pub mod memory;
 pub mod printf;
+// Not yet rewritten everywhere: the rewritten files deny the lints themselves
+// (docs/fuzzing.md "No-panic discipline" lists them).
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
-// not yet rewritten
 pub mod ptx;
 pub mod rng;
+// As `ptx`.
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
-// not yet rewritten
 pub mod sim;
 pub mod spec;
 
