@@ -1,6 +1,10 @@
 //! Byte-addressed memory made of allocations (global buffers, a CTA's shared memory, a
 //! thread's local memory), with bounds checks.
 
+// Addresses come from the executed program (issue 20, docs/fuzzing.md "No-panic
+// discipline"): an access outside every allocation is an error, never a panic.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+
 use super::ExecError;
 use std::collections::BTreeMap;
 
@@ -38,7 +42,8 @@ impl Memory {
     /// Adds an allocation `name` of `bytes` at `base`. Errors if it overlaps another.
     pub fn alloc(&mut self, name: &str, base: u64, bytes: Vec<u8>) -> Result<(), ExecError> {
         let end = base.checked_add(bytes.len() as u64).ok_or_else(|| ExecError::Launch(format!("{name} wraps")))?;
-        let overlaps = self.regions.range(..end).next_back().is_some_and(|(b, r)| b + r.bytes.len() as u64 > base);
+        // Allocations never wrap (checked above when each was added), so `b + len` fits.
+        let overlaps = self.regions.range(..end).next_back().is_some_and(|(b, r)| region_end(*b, r) > base);
         if overlaps {
             return Err(ExecError::Launch(format!("allocation {name} at 0x{base:x} overlaps another")));
         }
@@ -46,38 +51,42 @@ impl Memory {
         Ok(())
     }
 
-    /// The allocation holding `[addr, addr + len)`, as (base, region).
-    fn find(&self, addr: u64, len: u64) -> Option<(u64, &Region)> {
+    /// The base of the allocation holding `[addr, addr + len)` and the range of its bytes
+    /// that is.
+    fn find(&self, addr: u64, len: u64) -> Option<(u64, std::ops::Range<usize>)> {
         let (&b, r) = self.regions.range(..=addr).next_back()?;
-        (addr.checked_add(len)? <= b + r.bytes.len() as u64).then_some((b, r))
+        let start = usize::try_from(addr.checked_sub(b)?).ok()?;
+        let end = start.checked_add(usize::try_from(len).ok()?)?;
+        (end <= r.bytes.len()).then_some((b, start..end))
     }
 
     /// `len` bytes at `addr`; `space` names the state space in the error.
     pub fn read(&self, space: &'static str, addr: u64, len: u64) -> Result<&[u8], ExecError> {
-        let (b, r) = self.find(addr, len).ok_or(ExecError::OutOfBounds { space, addr, len })?;
-        let o = (addr - b) as usize;
-        Ok(&r.bytes[o..o + len as usize])
+        let oob = ExecError::OutOfBounds { space, addr, len };
+        let (b, range) = self.find(addr, len).ok_or_else(|| oob.clone())?;
+        self.regions.get(&b).and_then(|r| r.bytes.get(range)).ok_or(oob)
     }
 
     /// Writes `data` at `addr`; `space` names the state space in the error.
     pub fn write(&mut self, space: &'static str, addr: u64, data: &[u8]) -> Result<(), ExecError> {
         let len = data.len() as u64;
-        let (b, _) = self.find(addr, len).ok_or(ExecError::OutOfBounds { space, addr, len })?;
-        let r = self.regions.get_mut(&b).expect("found");
-        let o = (addr - b) as usize;
-        r.bytes[o..o + data.len()].copy_from_slice(data);
+        let oob = ExecError::OutOfBounds { space, addr, len };
+        let (b, range) = self.find(addr, len).ok_or_else(|| oob.clone())?;
+        let dst = self.regions.get_mut(&b).and_then(|r| r.bytes.get_mut(range)).ok_or(oob)?;
+        dst.copy_from_slice(data);
         Ok(())
     }
 
     /// Reads a little-endian unsigned value of `len` (1, 2, 4 or 8) bytes.
     pub fn read_uint(&self, space: &'static str, addr: u64, len: u64) -> Result<u64, ExecError> {
         let b = self.read(space, addr, len)?;
-        Ok(b.iter().rev().fold(0u64, |v, x| v << 8 | *x as u64))
+        Ok(b.iter().rev().fold(0u64, |v, x| v.wrapping_shl(8) | *x as u64))
     }
 
     /// Writes the low `len` (1, 2, 4 or 8) bytes of `v`, little-endian.
     pub fn write_uint(&mut self, space: &'static str, addr: u64, len: u64, v: u64) -> Result<(), ExecError> {
-        let bytes: Vec<u8> = (0..len).map(|k| (v >> (8 * k)) as u8).collect();
+        // Bytes past the eighth are zero.
+        let bytes: Vec<u8> = (0..len).map(|k| v.to_le_bytes().get(k as usize).copied().unwrap_or(0)).collect();
         self.write(space, addr, &bytes)
     }
 
@@ -112,7 +121,13 @@ impl Memory {
     }
 }
 
+/// One past the last byte of region `r` at `base` (allocations never wrap: [`Memory::alloc`]).
+fn region_end(base: u64, r: &Region) -> u64 {
+    base.saturating_add(r.bytes.len() as u64)
+}
+
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;
 

@@ -24,55 +24,64 @@ pub fn format<E>(
     let mut out = String::new();
     let mut off = 0u64;
     let mut count = 0u32;
-    let mut k = 0;
     let mut arg = |size: u64, read: &mut dyn FnMut(u64, usize) -> Result<Vec<u8>, E>| -> Result<u64, E> {
-        off = off.div_ceil(size) * size;
-        let b = read(args + off, size as usize)?;
-        off += size;
-        count += 1;
-        Ok(b.iter().rev().fold(0u64, |v, x| v << 8 | *x as u64))
+        // `off` stays within the buffer just read (at most MAX_STRING-long formats of
+        // 8-byte arguments), and generic addresses wrap modulo 2^64.
+        off = off.div_ceil(size).saturating_mul(size);
+        let b = read(args.wrapping_add(off), size as usize)?;
+        off = off.saturating_add(size);
+        count = count.saturating_add(1);
+        Ok(b.iter().rev().fold(0u64, |v, x| v.wrapping_shl(8) | *x as u64))
     };
-    while k < fmt.len() {
-        let c = fmt[k];
-        k += 1;
+    // The unread rest of the format.
+    let mut rest = fmt;
+    while let Some((&c, tail)) = rest.split_first() {
+        rest = tail;
         if c != b'%' {
             push_byte(&mut out, c);
             continue;
         }
         let mut spec = Spec::default();
-        while k < fmt.len() && b"-+ #0".contains(&fmt[k]) {
-            match fmt[k] {
+        while let Some((&f, tail)) = rest.split_first()
+            && b"-+ #0".contains(&f)
+        {
+            match f {
                 b'-' => spec.left = true,
                 b'+' => spec.plus = true,
                 b' ' => spec.space = true,
                 b'#' => spec.alt = true,
                 _ => spec.zero = true,
             }
-            k += 1;
+            rest = tail;
         }
-        let num = |k: &mut usize| {
+        let num = |rest: &mut &[u8]| {
             let mut v = None;
-            while *k < fmt.len() && fmt[*k].is_ascii_digit() {
-                v = Some(v.unwrap_or(0usize).saturating_mul(10).saturating_add((fmt[*k] - b'0') as usize).min(4096));
-                *k += 1;
+            while let Some((&d, tail)) = rest.split_first()
+                && d.is_ascii_digit()
+            {
+                let digit = d.wrapping_sub(b'0') as usize;
+                v = Some(v.unwrap_or(0usize).saturating_mul(10).saturating_add(digit).min(4096));
+                *rest = tail;
             }
             v
         };
-        spec.width = num(&mut k).unwrap_or(0);
-        if k < fmt.len() && fmt[k] == b'.' {
-            k += 1;
-            spec.prec = Some(num(&mut k).unwrap_or(0));
+        spec.width = num(&mut rest).unwrap_or(0);
+        if let Some((b'.', tail)) = rest.split_first() {
+            rest = tail;
+            spec.prec = Some(num(&mut rest).unwrap_or(0));
         }
         let mut long = false;
-        while k < fmt.len() && b"hlLjzt".contains(&fmt[k]) {
-            long |= matches!(fmt[k], b'l' | b'L' | b'j' | b'z' | b't');
-            k += 1;
+        while let Some((&l, tail)) = rest.split_first()
+            && b"hlLjzt".contains(&l)
+        {
+            long |= matches!(l, b'l' | b'L' | b'j' | b'z' | b't');
+            rest = tail;
         }
-        let Some(&conv) = fmt.get(k) else {
+        let Some((&conv, tail)) = rest.split_first() else {
             out.push('%');
             break;
         };
-        k += 1;
+        rest = tail;
         let size = if long { 8 } else { 4 };
         let text = match conv {
             b'%' => "%".to_string(),
@@ -131,7 +140,8 @@ pub fn format<E>(
 pub fn cstring<E>(addr: u64, read: &mut dyn FnMut(u64, usize) -> Result<Vec<u8>, E>) -> Result<Vec<u8>, E> {
     let mut s = vec![];
     while s.len() < MAX_STRING {
-        let b = read(addr + s.len() as u64, 1)?[0];
+        // Generic addresses wrap modulo 2^64 (the read then fails as out of bounds).
+        let Some(&b) = read(addr.wrapping_add(s.len() as u64), 1)?.first() else { break };
         if b == 0 {
             break;
         }
@@ -162,11 +172,10 @@ impl Spec {
     }
 
     fn pad_signed(&self, sign: &str, body: String, numeric: bool) -> String {
-        let len = sign.len() + body.chars().count();
-        if len >= self.width {
+        let len = sign.len().saturating_add(body.chars().count());
+        let Some(fill) = self.width.checked_sub(len).filter(|&f| f > 0) else {
             return format!("{sign}{body}");
-        }
-        let fill = self.width - len;
+        };
         if self.left {
             format!("{sign}{body}{}", " ".repeat(fill))
         } else if self.zero && numeric {
@@ -194,8 +203,8 @@ impl Spec {
             if p == 0 && d == "0" {
                 d.clear();
             }
-            while d.len() < p {
-                d.insert(0, '0');
+            if let Some(zeros) = p.checked_sub(d.len()) {
+                d.insert_str(0, &"0".repeat(zeros));
             }
         }
         let numeric = self.prec.is_none();
@@ -218,12 +227,14 @@ impl Spec {
                 b'a' => format!("{a:e}"),
                 _ => {
                     // %g: %e if the exponent is below -4 or at least the precision.
-                    let p = if p == 0 { 1 } else { p };
-                    let e = if a == 0.0 { 0 } else { exp10(a, p - 1) };
+                    // Precision at most 4096 (`num`), so `p - 1 - e` fits an i32.
+                    let p = p.max(1);
+                    let digits = p.saturating_sub(1);
+                    let e = if a == 0.0 { 0 } else { exp10(a, digits) };
                     let s = if e < -4 || e >= p as i32 {
-                        exp_form(a, p - 1)
+                        exp_form(a, digits)
                     } else {
-                        format!("{a:.*}", (p as i32 - 1 - e).max(0) as usize)
+                        format!("{a:.*}", (digits as i32).saturating_sub(e).max(0) as usize)
                     };
                     if self.alt { s } else { strip_zeros(&s) }
                 }
@@ -246,13 +257,13 @@ fn exp_form(a: f64, p: usize) -> String {
     let s = format!("{a:.p$e}");
     let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
     let e: i32 = e.parse().unwrap_or(0);
-    format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
+    format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.unsigned_abs())
 }
 
 /// `%g` without `#`: trailing zeros of the fraction (and a bare point) dropped.
 fn strip_zeros(s: &str) -> String {
     let (m, e) = match s.find('e') {
-        Some(k) => (&s[..k], &s[k..]),
+        Some(k) => s.split_at(k),
         None => (s, ""),
     };
     let m = if m.contains('.') { m.trim_end_matches('0').trim_end_matches('.') } else { m };
@@ -260,6 +271,7 @@ fn strip_zeros(s: &str) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;
 

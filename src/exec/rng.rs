@@ -3,6 +3,9 @@
 //! both executors' order of atomic lanes ([`atomic_lane_order`]), so that a seed
 //! reproduces a run exactly.
 
+// No panicking shortcuts in the executors (issue 20, docs/fuzzing.md "No-panic discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+
 /// A SplitMix64 generator.
 #[derive(Clone, Debug)]
 pub struct Rng(u64);
@@ -25,13 +28,20 @@ impl Rng {
         let mut out = Vec::with_capacity(n);
         while out.len() < n {
             let r = self.next_u64().to_le_bytes();
-            out.extend_from_slice(&r[..(n - out.len()).min(8)]);
+            let take = n.saturating_sub(out.len()).min(r.len());
+            out.extend(r.iter().take(take));
         }
         out
     }
-    /// A value in `lo..=hi`.
+    /// A value in `lo..=hi` (`lo` when `hi < lo`; one draw either way).
     pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
-        lo + self.next_u64() % (hi - lo + 1)
+        let r = self.next_u64();
+        // `hi - lo + 1` values; none is 2^64 (all of them: any draw fits).
+        match hi.checked_sub(lo).map(|d| d.checked_add(1)) {
+            Some(Some(span)) => lo.saturating_add(r.checked_rem(span).unwrap_or(0)),
+            Some(None) => r,
+            None => lo,
+        }
     }
     /// A completion delay within `min..=max`: one draw in four is short (1..=8 cycles),
     /// so that waiting on a barrier never hides a too-short stall by accident.
@@ -60,6 +70,7 @@ pub fn atomic_lane_order(seed: u64, cta: u64, warp: u64) -> [u8; 32] {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;
 

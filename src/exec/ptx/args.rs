@@ -8,6 +8,9 @@
 //! [`BUFFER_SPACING`] after the previous one, so that an access just past a buffer's end
 //! is out of bounds rather than inside the next buffer.
 
+// Arguments are user input (issue 20, docs/fuzzing.md "No-panic discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+
 use crate::exec::{ExecError, GLOBAL_BASE, Launch, Memory, ParamSlot, param_layout};
 use crate::ptx::ast::{FuncKind, Item, Module};
 
@@ -75,7 +78,9 @@ pub fn launch_with_layout(
     let mut next = GLOBAL_BASE;
     let mut alloc = |name: String, bytes: Vec<u8>| -> Result<[u8; 8], ExecError> {
         let at = next;
-        next += (bytes.len() as u64).div_ceil(BUFFER_SPACING).max(1) * BUFFER_SPACING;
+        // Buffers are bounded by the byte budget of `spec`, far below 2^64 in all.
+        let room = (bytes.len() as u64).div_ceil(BUFFER_SPACING).max(1).saturating_mul(BUFFER_SPACING);
+        next = next.saturating_add(room);
         global.alloc(&name, at, bytes)?;
         Ok(at.to_le_bytes())
     };
@@ -108,7 +113,11 @@ pub fn launch_with_layout(
         }
         let (o, n) = (slot.offset as usize, slot.size as usize);
         let m = n.min(bytes.len());
-        params[o..o + m].copy_from_slice(&bytes[..m]);
+        // The slot lies within the `total` bytes of `params` (param_layout).
+        let (Some(dst), Some(src)) = (params.get_mut(o..o.saturating_add(m)), bytes.get(..m)) else {
+            return Err(ExecError::Launch(format!("parameter `{}` lies outside the parameter space", slot.name)));
+        };
+        dst.copy_from_slice(src);
     }
     Ok(Launch { step_limit, ..Launch::new(kernel, grid, block, params, global) })
 }

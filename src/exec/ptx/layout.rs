@@ -17,6 +17,9 @@
 //! * `.global` variables in source order from [`MODULE_GLOBAL_BASE`], far above the
 //!   harness's buffers, each its own allocation named `var_NAME`.
 
+// Declarations come from the user's PTX (issue 20, docs/fuzzing.md "No-panic discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+
 use super::memory::{to_generic, window};
 use super::program::Space;
 use super::value::{imm_bits, to_le};
@@ -100,7 +103,8 @@ fn var_size(d: &VarDecl) -> u64 {
         }
         return (vals.len() as u64).saturating_mul(d.ty.bytes() as u64);
     }
-    d.dims.iter().map(|x| x.unwrap_or(0)).fold(d.vec.unwrap_or(1) as u64 * d.ty.bytes() as u64, u64::saturating_mul)
+    let elem = (d.vec.unwrap_or(1) as u64).saturating_mul(d.ty.bytes() as u64);
+    d.dims.iter().map(|x| x.unwrap_or(0)).fold(elem, u64::saturating_mul)
 }
 
 /// An unsized array without initializer: in `.shared`, dynamic shared memory.
@@ -158,7 +162,7 @@ pub fn layout(module: &Module) -> Result<Layout, ExecError> {
                 ModSym::Const(a.min(MAX_BYTES) as u32)
             }
             StateSpace::Global => {
-                let a = MODULE_GLOBAL_BASE + place(d, &mut global_off).min(MAX_BYTES);
+                let a = MODULE_GLOBAL_BASE.saturating_add(place(d, &mut global_off).min(MAX_BYTES));
                 globals.push((d, a));
                 l.vars.insert(name.clone(), ModVar { space: Space::Global, addr: a, size: var_size(d) });
                 ModSym::Global(a)
@@ -208,8 +212,11 @@ pub fn layout(module: &Module) -> Result<Layout, ExecError> {
     l.consts = vec![0; const_off as usize];
     for (d, base) in consts {
         let image = init_image(&l, d)?;
-        let end = (base as usize + image.len()).min(l.consts.len());
-        l.consts[base as usize..end].copy_from_slice(&image[..end - base as usize]);
+        // The part of the image that fits in the bank.
+        let dst = l.consts.iter_mut().skip(base as usize);
+        for (d, b) in dst.zip(image) {
+            *d = b;
+        }
     }
     for (d, addr) in globals {
         let image = init_image(&l, d)?;
@@ -250,10 +257,11 @@ fn init_image(l: &Layout, d: &VarDecl) -> Result<Vec<u8>, ExecError> {
             }
         };
         let at = k.saturating_mul(elem);
-        if at.saturating_add(elem) > out.len() {
+        let le = to_le(bits, elem);
+        let (Some(dst), Some(src)) = (out.get_mut(at..at.saturating_add(elem)), le.get(..elem)) else {
             break;
-        }
-        out[at..at + elem].copy_from_slice(&to_le(bits, elem)[..elem]);
+        };
+        dst.copy_from_slice(src);
     }
     Ok(out)
 }

@@ -19,6 +19,10 @@
 //! [`ExecError::Misaligned`]; an access outside the space is [`ExecError::OutOfBounds`]
 //! (for a generic access: with the generic address and space `generic`).
 
+// Addresses come from the executed program (issue 20, docs/fuzzing.md "No-panic discipline"):
+// an access outside its space is an error, never a panic.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+
 use super::program::Space;
 use crate::exec::{ExecError, Memory};
 
@@ -46,10 +50,9 @@ pub fn window(space: Space) -> Option<u64> {
 
 /// The space and space address a generic address refers to.
 pub fn resolve(generic: u64) -> (Space, u64) {
-    for s in [Space::Shared, Space::Local, Space::Const] {
-        let w = window(s).expect("windowed");
-        if (w..w + WINDOW_SIZE).contains(&generic) {
-            return (s, generic - w);
+    for (s, w) in [(Space::Shared, SHARED_WINDOW), (Space::Local, LOCAL_WINDOW), (Space::Const, CONST_WINDOW)] {
+        if let Some(off) = generic.checked_sub(w).filter(|&o| o < WINDOW_SIZE) {
+            return (s, off);
         }
     }
     (Space::Global, generic)
@@ -80,12 +83,20 @@ pub struct Spaces<'a> {
     pub consts: &'a [u8],
 }
 
-fn slice(bytes: &[u8], space: Space, addr: u64, len: u64) -> Result<std::ops::Range<usize>, ExecError> {
-    let end = addr.checked_add(len).filter(|e| *e <= bytes.len() as u64);
-    match end {
-        Some(e) => Ok(addr as usize..e as usize),
-        None => Err(ExecError::OutOfBounds { space: space.name(), addr, len }),
-    }
+/// The `len` bytes at `addr` of `bytes`, or the out-of-bounds error of `space`.
+fn slice(bytes: &[u8], space: Space, addr: u64, len: u64) -> Result<&[u8], ExecError> {
+    range(addr, len).and_then(|r| bytes.get(r)).ok_or(ExecError::OutOfBounds { space: space.name(), addr, len })
+}
+
+/// [`slice`] for writing.
+fn slice_mut(bytes: &mut [u8], space: Space, addr: u64, len: u64) -> Result<&mut [u8], ExecError> {
+    range(addr, len).and_then(|r| bytes.get_mut(r)).ok_or(ExecError::OutOfBounds { space: space.name(), addr, len })
+}
+
+/// `addr..addr + len` as indices (`None` if it does not fit).
+fn range(addr: u64, len: u64) -> Option<std::ops::Range<usize>> {
+    let start = usize::try_from(addr).ok()?;
+    Some(start..start.checked_add(usize::try_from(len).ok()?)?)
 }
 
 impl Spaces<'_> {
@@ -103,10 +114,10 @@ impl Spaces<'_> {
         let (s, a) = if space == Space::Generic { resolve(addr) } else { (space, addr) };
         let r = match s {
             Space::Global => self.global.read(s.name(), a, len).map(|b| out.copy_from_slice(b)),
-            Space::Shared => slice(self.shared, s, a, len).map(|r| out.copy_from_slice(&self.shared[r])),
-            Space::Local => slice(self.local, s, a, len).map(|r| out.copy_from_slice(&self.local[r])),
-            Space::Const => slice(self.consts, s, a, len).map(|r| out.copy_from_slice(&self.consts[r])),
-            Space::Param => slice(self.param, s, a, len).map(|r| out.copy_from_slice(&self.param[r])),
+            Space::Shared => slice(self.shared, s, a, len).map(|b| out.copy_from_slice(b)),
+            Space::Local => slice(self.local, s, a, len).map(|b| out.copy_from_slice(b)),
+            Space::Const => slice(self.consts, s, a, len).map(|b| out.copy_from_slice(b)),
+            Space::Param => slice(self.param, s, a, len).map(|b| out.copy_from_slice(b)),
             Space::Generic => unreachable!("resolved"),
         };
         r.map_err(|e| generic_error(e, space, addr, len))
@@ -119,9 +130,9 @@ impl Spaces<'_> {
         let (s, a) = if space == Space::Generic { resolve(addr) } else { (space, addr) };
         let r = match s {
             Space::Global => self.global.write(s.name(), a, data),
-            Space::Shared => slice(self.shared, s, a, len).map(|r| self.shared[r].copy_from_slice(data)),
-            Space::Local => slice(self.local, s, a, len).map(|r| self.local[r].copy_from_slice(data)),
-            Space::Param => slice(self.param, s, a, len).map(|r| self.param[r].copy_from_slice(data)),
+            Space::Shared => slice_mut(self.shared, s, a, len).map(|b| b.copy_from_slice(data)),
+            Space::Local => slice_mut(self.local, s, a, len).map(|b| b.copy_from_slice(data)),
+            Space::Param => slice_mut(self.param, s, a, len).map(|b| b.copy_from_slice(data)),
             Space::Const => {
                 return Err(ExecError::Unsupported(format!("a store to the .const space (address 0x{a:x})")));
             }
@@ -141,6 +152,7 @@ fn generic_error(e: ExecError, space: Space, addr: u64, len: u64) -> ExecError {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;
 

@@ -4,6 +4,9 @@
 //! `fence nanosleep prefetch prefetchu brkpt pmevent`. Anything else is an error naming
 //! the instruction.
 
+// Instructions come from the user's PTX (issue 20, docs/fuzzing.md "No-panic discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+
 use super::arith::fp::{self, Mods, Unary};
 use super::compile::{FnCx, space_of};
 use super::program::{Func, Op, Space};
@@ -161,10 +164,15 @@ fn atom(fx: &mut FnCx, i: &Instruction, is_atom: bool, words: &[&str], types: &[
         return Err(format!("atomics on the .{} space", space.name()));
     }
     let ops = &i.operands;
-    let (dst, k) = if is_atom { (fx.dst(ops.first().ok_or("missing destination")?)?, 1) } else { (None, 0) };
-    let addr = fx.addr(ops.get(k).ok_or("missing address")?, space)?;
-    let b = fx.src(ops.get(k + 1).ok_or("missing operand")?, ty)?;
-    let c = match (op, ops.get(k + 2)) {
+    let (dst, rest) = if is_atom {
+        let (d, rest) = ops.split_first().ok_or("missing destination")?;
+        (fx.dst(d)?, rest)
+    } else {
+        (None, ops.as_slice())
+    };
+    let addr = fx.addr(rest.first().ok_or("missing address")?, space)?;
+    let b = fx.src(rest.get(1).ok_or("missing operand")?, ty)?;
+    let c = match (op, rest.get(2)) {
         (Cas, Some(c)) => Some(fx.src(c, ty)?),
         (Cas, None) => return Err("cas needs a third operand".into()),
         (_, None) => None,
@@ -181,10 +189,12 @@ fn fx_compute(
     i: &Instruction,
     tys: &[ScalarType],
 ) -> Result<Op, String> {
-    let dst = fx.dst(i.operands.first().ok_or("missing destination")?)?;
+    let (dst, ops) = i.operands.split_first().ok_or("missing destination")?;
+    let dst = fx.dst(dst)?;
     let mut srcs = vec![];
     for (k, t) in tys.iter().enumerate() {
-        let op = i.operands.get(k + 1).ok_or_else(|| format!("missing operand {}", k + 2))?;
+        // Operand `k + 2` in the message counts from 1 with the destination.
+        let op = ops.get(k).ok_or_else(|| format!("missing operand {}", k.saturating_add(2)))?;
         srcs.push((fx.src(op, *t)?, *t));
     }
     Ok(Op::Compute { func, ty, dst, dst_ty, srcs })

@@ -7,13 +7,16 @@
 //! the destination register's width: sign-extended for `.sN` types, zero-extended for all
 //! others (PTX ISA 6.4.1 "Operand Size Exceeding Instruction-Type Size").
 
+// No panicking shortcuts in the executors (issue 20, docs/fuzzing.md "No-panic discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+
 use crate::ptx::ast::ImmValue;
 use crate::ptx::types::ScalarType;
 
 /// The mask of the low `bits` bits (`bits` in 1..=64).
 #[inline]
 pub fn mask(bits: u32) -> u64 {
-    if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 }
+    if bits >= 64 { u64::MAX } else { (1u64 << bits).wrapping_sub(1) }
 }
 
 /// `v`'s low `bits` bits, sign-extended to 64 bits.
@@ -22,7 +25,7 @@ pub fn sext(v: u64, bits: u32) -> i64 {
     if bits >= 64 {
         v as i64
     } else {
-        let s = 64 - bits;
+        let s = 64u32.wrapping_sub(bits); // bits < 64
         ((v << s) as i64) >> s
     }
 }
@@ -64,7 +67,9 @@ pub fn imm_bits(v: ImmValue, ty: ScalarType) -> u64 {
 #[inline]
 pub fn to_le(v: u64, n: usize) -> [u8; 8] {
     let mut out = [0u8; 8];
-    out[..n.min(8)].copy_from_slice(&v.to_le_bytes()[..n.min(8)]);
+    for (o, b) in out.iter_mut().zip(v.to_le_bytes()).take(n) {
+        *o = b;
+    }
     out
 }
 
@@ -75,6 +80,7 @@ pub fn from_le(b: &[u8]) -> u64 {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;
 

@@ -10,6 +10,9 @@
 //! [`ExecError::Unsupported`]; so is an executing lane missing from its own `membermask`.
 //! `vote` reduces over the active lanes named in each lane's `membermask`.
 
+// No panicking shortcuts in the executors (issue 20, docs/fuzzing.md "No-panic discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+
 use super::compile::FnCx;
 use super::program::{ShflMode, Src, VoteMode, WarpOp};
 use super::thread::{Env, State, Thread};
@@ -21,7 +24,7 @@ use crate::ptx::types::ScalarType;
 pub(super) fn decode(fx: &FnCx, i: &Instruction, name: &str, words: &[&str]) -> Result<WarpOp, String> {
     let has = |w: &str| words.contains(&w);
     let ops = &i.operands;
-    let op = |k: usize| ops.get(k).ok_or_else(|| format!("missing operand {}", k + 1));
+    let op = |k: usize| ops.get(k).ok_or_else(|| format!("missing operand {}", k.saturating_add(1)));
     let sync = has(".sync");
     match name {
         "shfl" => {
@@ -74,23 +77,26 @@ pub(super) fn exec(
     lanes: &[usize],
     env: &Env,
 ) -> Result<(), ExecError> {
-    let active: Vec<usize> = lanes
+    // The group's threads with their indices into `threads` (the scheduler's lanes are
+    // indices of the CTA's threads).
+    let group: Vec<(usize, &Thread)> = lanes.iter().filter_map(|&l| Some((l, threads.get(l)?))).collect();
+    let active: Vec<(usize, &Thread)> = group
         .iter()
         .copied()
-        .filter(|&l| guard.is_none_or(|(slot, neg)| (threads[l].read(env, Src::Reg(slot)) & 1 != 0) != neg))
+        .filter(|(_, t)| guard.is_none_or(|(slot, neg)| (t.read(env, Src::Reg(slot)) & 1 != 0) != neg))
         .collect();
-    let bit = |l: usize| 1u32 << threads[l].lane;
-    let active_mask = active.iter().fold(0u32, |m, &l| m | bit(l));
+    let bit = |t: &Thread| 1u32.checked_shl(t.lane).unwrap_or(0);
+    let active_mask = active.iter().fold(0u32, |m, (_, t)| m | bit(t));
     let undefined = |what: String| ExecError::Unsupported(format!("undefined warp-collective use: {what}"));
     // The warp's threads that have not exited (a partial last warp has fewer than 32).
-    let live = lanes.first().map_or(0, |&l0| {
-        let warp = threads[l0].warp;
-        threads.iter().filter(|t| t.warp == warp && t.state != State::Exited).fold(0u32, |m, t| m | 1 << t.lane)
+    let live = group.first().map_or(0, |(_, t0)| {
+        let warp = t0.warp;
+        threads.iter().filter(|t| t.warp == warp && t.state != State::Exited).fold(0u32, |m, t| m | bit(t))
     });
     let mask_of = |t: &Thread, m: &Option<Src>| -> Result<u32, ExecError> {
         let Some(src) = m else { return Ok(u32::MAX) };
         let m = t.read(env, *src) as u32;
-        if m & (1 << t.lane) == 0 {
+        if m & bit(t) == 0 {
             return Err(undefined(format!("lane {} is not in its membermask {m:#x}", t.lane)));
         }
         // `.sync`: every non-exited thread of the membermask executes the instruction
@@ -107,18 +113,18 @@ pub(super) fn exec(
     let mut results: Vec<(usize, u64, bool)> = vec![];
     match w {
         WarpOp::Shfl { mode, a, b, c, mask, .. } => {
-            let value =
-                |lane: u32| active.iter().find(|&&l| threads[l].lane == lane).map(|&l| threads[l].read(env, *a));
-            for &l in &active {
-                let t = &threads[l];
+            let value = |lane: u32| active.iter().find(|(_, t)| t.lane == lane).map(|(_, t)| t.read(env, *a));
+            for &(l, t) in &active {
                 mask_of(t, mask)?;
                 let (lane, b, c) = (t.lane, t.read(env, *b) as u32 & 31, t.read(env, *c) as u32);
                 let seg = (c >> 8) & 31;
                 let max_lane = (lane & seg) | (c & 31 & !seg);
                 let min_lane = lane & seg;
+                // Lanes and `b` are below 32 (PTX ISA 9.7.8.6 shfl: "b ... within [0, 31]"),
+                // so `lane + b` cannot wrap.
                 let (j, ok) = match mode {
-                    ShflMode::Up => (lane.wrapping_sub(b), lane >= b && lane - b >= max_lane),
-                    ShflMode::Down => (lane + b, lane + b <= max_lane),
+                    ShflMode::Up => (lane.wrapping_sub(b), lane.checked_sub(b).is_some_and(|j| j >= max_lane)),
+                    ShflMode::Down => (lane.wrapping_add(b), lane.wrapping_add(b) <= max_lane),
                     ShflMode::Bfly => (lane ^ b, (lane ^ b) <= max_lane),
                     ShflMode::Idx => (min_lane | (b & !seg), (min_lane | (b & !seg)) <= max_lane),
                 };
@@ -129,26 +135,26 @@ pub(super) fn exec(
             }
         }
         WarpOp::Vote { mode, a, mask, .. } => {
-            for &l in &active {
-                let m = mask_of(&threads[l], mask)? & active_mask;
+            for &(l, t) in &active {
+                let m = mask_of(t, mask)? & active_mask;
                 let votes: Vec<bool> =
-                    active.iter().filter(|&&k| m & bit(k) != 0).map(|&k| threads[k].read(env, *a) & 1 != 0).collect();
+                    active.iter().filter(|(_, k)| m & bit(k) != 0).map(|(_, k)| k.read(env, *a) & 1 != 0).collect();
                 let v = match mode {
                     VoteMode::All => votes.iter().all(|x| *x) as u64,
                     VoteMode::Any => votes.iter().any(|x| *x) as u64,
-                    VoteMode::Uni => votes.windows(2).all(|p| p[0] == p[1]) as u64,
+                    VoteMode::Uni => votes.windows(2).all(|p| p.first() == p.last()) as u64,
                     VoteMode::Ballot => active
                         .iter()
-                        .filter(|&&k| m & bit(k) != 0 && threads[k].read(env, *a) & 1 != 0)
-                        .fold(0u64, |acc, &k| acc | bit(k) as u64),
+                        .filter(|(_, k)| m & bit(k) != 0 && k.read(env, *a) & 1 != 0)
+                        .fold(0u64, |acc, (_, k)| acc | bit(k) as u64),
                 };
                 results.push((l, v, false));
             }
         }
-        WarpOp::Activemask(_) => active.iter().for_each(|&l| results.push((l, active_mask as u64, false))),
+        WarpOp::Activemask(_) => active.iter().for_each(|&(l, _)| results.push((l, active_mask as u64, false))),
     }
     for (l, v, p) in results {
-        let t = &mut threads[l];
+        let Some(t) = threads.get_mut(l) else { continue };
         match w {
             WarpOp::Shfl { dst, pred, .. } => {
                 dst.inspect(|d| t.write_raw(*d, v));
@@ -160,7 +166,9 @@ pub(super) fn exec(
         }
     }
     for &l in lanes {
-        threads[l].pc += 1;
+        if let Some(t) = threads.get_mut(l) {
+            t.pc = t.pc.saturating_add(1);
+        }
     }
     Ok(())
 }

@@ -4,9 +4,12 @@
 //! `R10:R11`). Like a real callee they leave every caller-saved register and predicate
 //! undefined: the simulator fills them with garbage (and `vprintf`'s result in `R4`).
 
+// Arguments come from the executed program (issue 20, docs/fuzzing.md "No-panic discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+
 use super::Sim;
 use super::mem::{CtaMem, Space, in_local_window, in_shared_window};
-use super::state::{Lanes, Warp, lanes};
+use super::state::{Lanes, Warp, lanes, masked};
 use crate::exec::ExecError;
 use crate::sass::abi::is_callee_saved;
 use crate::sass::instr::{Reg, RegRef};
@@ -15,7 +18,7 @@ use crate::sass::op::MemSize;
 impl Sim<'_> {
     /// The 64-bit value of the register pair `Rr:Rr+1` in `lane`.
     fn pair(w: &Warp, r: usize, lane: usize) -> u64 {
-        w.reg(r, lane) as u64 | (w.reg(r + 1, lane) as u64) << 32
+        w.reg(r, lane) as u64 | (w.reg(r.saturating_add(1), lane) as u64) << 32
     }
 
     /// `n` bytes at generic address `addr` for the thread in `lane`.
@@ -27,18 +30,20 @@ impl Sim<'_> {
         addr: u64,
         n: usize,
     ) -> Result<Vec<u8>, ExecError> {
-        let thread = w.linear[lane] as usize;
+        let thread = w.linear.get(lane).copied().unwrap_or(u32::MAX) as usize;
         (0..n as u64)
             .map(|k| {
-                let a = addr + k;
+                // Generic addresses wrap modulo 2^64 (the access then fails as out of bounds).
+                let a = addr.wrapping_add(k);
+                let window = a & !(super::mem::WINDOW_MASK as u64); // minus the window's base
                 let (space, off) = if in_shared_window(a) {
-                    (Space::Shared, a - super::SHARED_WINDOW as u64)
+                    (Space::Shared, window)
                 } else if in_local_window(a) {
-                    (Space::Local, a - super::LOCAL_WINDOW as u64)
+                    (Space::Local, window)
                 } else {
                     (Space::Global, a)
                 };
-                self.access(mem, space, thread, off, MemSize::U8, None).map(|v| v[0] as u8)
+                self.access(mem, space, thread, off, MemSize::U8, None).map(|[v, ..]| v as u8)
             })
             .collect()
     }
@@ -49,13 +54,13 @@ impl Sim<'_> {
         match name {
             "vprintf" => {
                 let mut result: Lanes = [0; 32];
-                for l in lanes(exec) {
+                for (l, r) in masked(&mut result, exec) {
                     let (fmt, args) = (Self::pair(w, 4, l), Self::pair(w, 6, l));
                     let mut read = |a: u64, n: usize| self.read_generic(mem, w, l, a, n);
                     let f = crate::exec::printf::cstring(fmt, &mut read)?;
                     let (text, n) = crate::exec::printf::format(&f, args, &mut read)?;
                     self.output.push(text);
-                    result[l] = n;
+                    *r = n;
                 }
                 self.clobber(w, exec);
                 w.write32(RegRef::new(Reg::R(4), 1), exec, &result);
@@ -72,7 +77,7 @@ impl Sim<'_> {
                         "{file}:{}: {func}: block: {:?}, thread: {:?} Assertion `{msg}` failed.",
                         w.reg(8, l),
                         self.ctaid,
-                        w.tid[l]
+                        w.tid.get(l).copied().unwrap_or_default()
                     )));
                 }
             }
@@ -89,7 +94,7 @@ impl Sim<'_> {
         }
         let g = self.garbage.next_u64() as u32;
         for p in 0..7 {
-            w.set_pred(Reg::P(p), exec, g.rotate_left(p as u32 * 5));
+            w.set_pred(Reg::P(p), exec, g.rotate_left(u32::from(p).wrapping_mul(5)));
         }
     }
 }

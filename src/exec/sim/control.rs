@@ -1,6 +1,9 @@
 //! Branches, exits and the reconvergence stack (the model is described in the module docs
 //! of [`super`]).
 
+// No panicking shortcuts in the executors (issue 20, docs/fuzzing.md "No-panic discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+
 use super::Sim;
 use super::state::{StackEntry, StackKind, Warp, WarpStatus};
 use crate::exec::ExecError;
@@ -62,21 +65,24 @@ impl Sim<'_> {
         k: usize,
         exec: u32,
     ) -> Result<bool, ExecError> {
+        // The instruction after `k` (where not-taken and returning threads resume); the
+        // program is far shorter than usize::MAX instructions.
+        let next = k.saturating_add(1);
         match i.op {
             Op::Bra | Op::BraCc { .. } => {
                 let t = target(i)?;
                 let mut exec = exec;
                 if let Op::BraCc { test } = i.op {
-                    for l in super::state::lanes(exec) {
-                        if !super::arith::ext::cc_test(test, w.cc[l]) {
-                            exec &= !(1 << l);
+                    for (l, &cc) in w.cc.iter().enumerate() {
+                        if super::state::in_mask(exec, l) && !super::arith::ext::cc_test(test, cc) {
+                            exec &= !(1 << l); // l < WARP_SIZE
                         }
                     }
                 }
                 if exec == w.active {
                     w.pc = t;
                 } else if exec != 0 {
-                    Self::push(w, StackEntry { kind: StackKind::Div, mask: w.active & !exec, pc: k + 1 })?;
+                    Self::push(w, StackEntry { kind: StackKind::Div, mask: w.active & !exec, pc: next })?;
                     w.active = exec;
                     w.pc = t;
                 }
@@ -93,9 +99,9 @@ impl Sim<'_> {
                 // a recursive call runs the same SSY/PBK again while its caller's entry
                 // waits below the call's return entry (ptxas 11.8's recursive `fact`,
                 // docs/abi.md).
-                let frame = w.stack.iter().rposition(|e| e.kind == StackKind::Call).map_or(0, |c| c + 1);
+                let frame = w.stack.iter().rposition(|e| e.kind == StackKind::Call).map_or(0, |c| c.saturating_add(1));
                 if let Some(e) =
-                    w.stack[frame..].iter().find(|e| e.kind == kind && e.pc == pc && e.mask & !w.exited != 0)
+                    w.stack.iter().skip(frame).find(|e| e.kind == kind && e.pc == pc && e.mask & !w.exited != 0)
                 {
                     return Err(ExecError::Divergence(format!(
                         "`{}` #{k}: {} to #{pc} while an earlier entry for #{pc} still holds threads 0x{:08x}: \
@@ -135,7 +141,7 @@ impl Sim<'_> {
                     )));
                 };
                 // Breaking threads wait at the PBK target only: inner entries forget them.
-                for e in w.stack[at + 1..].iter_mut() {
+                for e in w.stack.iter_mut().skip(at.saturating_add(1)) {
                     e.mask &= !exec;
                 }
                 w.active &= !exec;
@@ -162,10 +168,10 @@ impl Sim<'_> {
                         // A divergent call runs the calling threads first; the others resume
                         // after the call (as for a divergent branch).
                         if exec != w.active {
-                            Self::push(w, StackEntry { kind: StackKind::Div, mask: w.active & !exec, pc: k + 1 })?;
+                            Self::push(w, StackEntry { kind: StackKind::Div, mask: w.active & !exec, pc: next })?;
                             w.active = exec;
                         }
-                        Self::push(w, StackEntry { kind: StackKind::Call, mask: exec, pc: k + 1 })?;
+                        Self::push(w, StackEntry { kind: StackKind::Call, mask: exec, pc: next })?;
                         w.pc = t as usize;
                     }
                     Some(SrcKind::Sym { .. }) if exec != w.active => {
@@ -195,9 +201,17 @@ impl Sim<'_> {
                 // JMX Ra: each thread to the function at its address; threads with
                 // different targets go one group after another (the others wait on a DIV
                 // entry that re-executes this JMX).
-                let a = w.gather(&i.srcs[0], &self.banks, exec)?;
-                let first = a[exec.trailing_zeros() as usize];
-                let group = super::state::lanes(exec).filter(|&l| a[l] == first).fold(0u32, |m, l| m | 1 << l);
+                let Some(src) = i.srcs.first() else {
+                    return Err(ExecError::Unsupported(format!("`{}` #{k}: JMX without an operand", self.func.name)));
+                };
+                let a = w.gather(src, &self.banks, exec)?;
+                // exec != 0: its lowest lane is below WARP_SIZE.
+                let first = a.get(exec.trailing_zeros() as usize).copied().unwrap_or(0);
+                let group = a
+                    .iter()
+                    .enumerate()
+                    .filter(|&(l, &x)| super::state::in_mask(exec, l) && x == first)
+                    .fold(0u32, |m, (l, _)| m | 1 << l); // l < WARP_SIZE
                 let Some(&t) = self.image.by_addr.get(&first) else {
                     return Err(ExecError::Unsupported(format!(
                         "`{}` #{k}: indirect call to 0x{first:x}, which is no function's address",
@@ -221,7 +235,7 @@ impl Sim<'_> {
                     )));
                 };
                 // Returning threads wait at the return address: inner entries forget them.
-                for e in w.stack[at + 1..].iter_mut() {
+                for e in w.stack.iter_mut().skip(at.saturating_add(1)) {
                     e.mask &= !exec;
                 }
                 w.active &= !exec;

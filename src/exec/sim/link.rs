@@ -8,6 +8,9 @@
 //! simulator provides the CUDA runtime's `vprintf` and `__assertfail` (`super::builtin`);
 //! their addresses are [`EXTERN_BASE`] and up.
 
+// No panicking shortcuts in the executors (issue 20, docs/fuzzing.md "No-panic discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+
 use crate::exec::ExecError;
 use crate::sass::instr::{Src, SrcKind, SymPart};
 use crate::sass::op::Op;
@@ -35,8 +38,8 @@ impl Image {
     /// The function holding instruction `k` and `k`'s index in it.
     pub fn owner(&self, k: usize) -> (&str, usize) {
         let at = self.starts.partition_point(|(s, _)| *s <= k).saturating_sub(1);
-        let (s, name) = &self.starts[at];
-        (name, k - s)
+        // The kernel starts at 0, so every `k` has an owner.
+        self.starts.get(at).map_or(("", k), |(s, name)| (name.as_str(), k.saturating_sub(*s)))
     }
 }
 
@@ -45,10 +48,10 @@ pub fn link(program: &Program, kernel: &SassFunction) -> Result<Image, ExecError
     let mut parts: Vec<&SassFunction> = vec![kernel];
     parts.extend(program.functions.iter().filter(|f| f.kind == ".func"));
     let mut starts = vec![];
-    let mut n = 0;
+    let mut n = 0usize;
     for f in &parts {
         starts.push((n, f.name.clone()));
-        n += f.code.len();
+        n = n.saturating_add(f.code.len());
     }
     let index: HashMap<&str, usize> = starts.iter().map(|(s, name)| (name.as_str(), *s)).collect();
     let mut externs: Vec<String> = vec![];
@@ -62,7 +65,7 @@ pub fn link(program: &Program, kernel: &SassFunction) -> Result<Image, ExecError
             }
             for src in s.instr.srcs.iter_mut() {
                 match src.kind {
-                    SrcKind::Label(t) => src.kind = SrcKind::Label((start + t as usize) as u32),
+                    SrcKind::Label(t) => src.kind = SrcKind::Label(start.saturating_add(t as usize) as u32),
                     SrcKind::Sym { id, part } => {
                         let name = f.symbols.get(id as usize).cloned().unwrap_or_default();
                         let internal = index.get(name.as_str()).copied();
@@ -70,7 +73,7 @@ pub fn link(program: &Program, kernel: &SassFunction) -> Result<Image, ExecError
                             Some(k) => k,
                             None => {
                                 externs.push(name.clone());
-                                externs.len() - 1
+                                externs.len().saturating_sub(1) // the one just pushed
                             }
                         };
                         *src = match (part, internal) {
@@ -89,7 +92,10 @@ pub fn link(program: &Program, kernel: &SassFunction) -> Result<Image, ExecError
                                 Src::sym(ext(&mut externs) as u32, part)
                             }
                             (SymPart::Lo, Some(t)) => Src::imm(address(t) as u32),
-                            (SymPart::Lo, None) => Src::imm(EXTERN_BASE + 16 * ext(&mut externs) as u32),
+                            (SymPart::Lo, None) => {
+                                // A made-up address per extern, 16 bytes apart (few externs).
+                                Src::imm(EXTERN_BASE.wrapping_add((ext(&mut externs) as u32).wrapping_mul(16)))
+                            }
                             (SymPart::Hi, _) => Src::imm(0),
                         };
                     }

@@ -11,6 +11,10 @@
 //! (ptxas's layout), so accesses between variables (into alignment padding) are out of
 //! bounds, as they are for the interpreter, and `--dump`/`--compare` see variables by name.
 
+// A loaded listing may be edited by hand (issue 20, docs/fuzzing.md "No-panic discipline"):
+// offsets and sizes are checked, never trusted.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+
 use crate::exec::{ExecError, Launch, Memory};
 use crate::sass::data::{DataSection, Placement};
 use crate::sass::instr::{Src, SrcKind, SymPart};
@@ -36,8 +40,10 @@ pub struct Loaded {
 /// define (a listing edited by hand).
 pub fn load(program: &Program, func: &SassFunction, launch: &Launch, global: &mut Memory) -> Result<Loaded, ExecError> {
     let data = &program.data;
-    let bss_base = (MODULE_DATA_BASE + data.init.len() as u64).next_multiple_of(data.bss_align.max(256));
-    crate::exec::check_memory(launch, "the module's .global data", data.init.len() as u64 + data.bss_size)?;
+    let init_len = data.init.len() as u64;
+    crate::exec::check_memory(launch, "the module's .global data", init_len.saturating_add(data.bss_size))?;
+    // Within the memory limit (at most 2^64 / 2), so neither sum wraps.
+    let bss_base = MODULE_DATA_BASE.saturating_add(init_len).next_multiple_of(data.bss_align.max(256));
     let placement = Placement { init_base: MODULE_DATA_BASE, bss_base };
     let mut init = data.init.clone();
     let mut bss = vec![0u8; data.bss_size as usize];
@@ -61,10 +67,14 @@ pub fn load(program: &Program, func: &SassFunction, launch: &Launch, global: &mu
             DataSection::Global => &mut bss,
         };
         let at = s.offset as usize;
-        if image.len() < at + bytes.len() {
-            image.resize(at + bytes.len(), 0);
+        let end = at.saturating_add(bytes.len());
+        crate::exec::check_memory(launch, &format!("--init {name}"), end as u64)?;
+        if image.len() < end {
+            image.resize(end, 0);
         }
-        image[at..at + bytes.len()].copy_from_slice(bytes);
+        if let Some(d) = image.get_mut(at..end) {
+            d.copy_from_slice(bytes);
+        }
     }
     // Relocations after `--init`: an initializer's pointer is the loader's to write.
     let addrs = data.place(&placement, &mut init, &mut const_bank).map_err(ExecError::Launch)?;
@@ -78,9 +88,10 @@ pub fn load(program: &Program, func: &SassFunction, launch: &Launch, global: &mu
             continue;
         }
         let bytes = image
-            .get(s.offset as usize..(s.offset + s.size) as usize)
+            .get(s.offset as usize..s.offset.saturating_add(s.size) as usize)
             .ok_or_else(|| ExecError::Launch(format!("variable `{}` lies outside {}", s.name, s.section.name())))?;
-        global.alloc(&format!("var_{}", s.name), base + s.offset, bytes.to_vec())?;
+        // `base + offset` lies within the image just checked, placed below 2^64.
+        global.alloc(&format!("var_{}", s.name), base.saturating_add(s.offset), bytes.to_vec())?;
     }
     Ok(Loaded { func: relocate(func, &addrs)?, const_bank })
 }

@@ -22,8 +22,12 @@
 //! must lie in the shared window), Plg true accesses local memory inside the local window
 //! and global memory elsewhere.
 
+// Addresses and indices come from the executed program (issue 20, docs/fuzzing.md "No-panic
+// discipline"): an access outside memory or a bank is an error or reads 0, never a panic.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+
 use super::Sim;
-use super::state::{Lanes, WARP_SIZE, Warp, lanes};
+use super::state::{Lanes, WARP_SIZE, Warp, in_mask, masked};
 use crate::exec::ExecError;
 use crate::sass::instr::{Dst, Instr, Reg, RegRef, Src, SrcKind};
 use crate::sass::op::{LdcMode, MemMods, MemSize, Op};
@@ -73,17 +77,24 @@ impl ConstBanks {
         params: &[u8],
         (const_bank, compiler_consts): (&[u8], &[u8]),
     ) -> ConstBanks {
-        let mut bank0 = vec![0u8; (PARAM_BASE + params.len()).div_ceil(4) * 4];
-        let mut put = |off: usize, v: u32| bank0[off..off + 4].copy_from_slice(&v.to_le_bytes());
-        put(0x0, SHARED_WINDOW);
-        put(0x4, LOCAL_WINDOW);
-        for k in 0..3 {
-            put(0x8 + 4 * k, block[k]);
-            put(0x14 + 4 * k, grid[k]);
+        // Parameters are at most MAX_PARAM_BYTES (`check_shape`), so the sums fit.
+        let end = PARAM_BASE.saturating_add(params.len());
+        let mut bank0 = vec![0u8; end.div_ceil(4).saturating_mul(4)];
+        let mut put = |off: usize, bytes: &[u8]| {
+            if let Some(d) = bank0.get_mut(off..off.saturating_add(bytes.len())) {
+                d.copy_from_slice(bytes);
+            }
+        };
+        put(0x0, &SHARED_WINDOW.to_le_bytes());
+        put(0x4, &LOCAL_WINDOW.to_le_bytes());
+        for (k, (b, g)) in block.iter().zip(grid).enumerate() {
+            let k = k.saturating_mul(4); // k < 3
+            put(k.saturating_add(0x8), &b.to_le_bytes());
+            put(k.saturating_add(0x14), &g.to_le_bytes());
         }
-        put(0x20, stack_top);
-        put(0xfc, dynamic_shared);
-        bank0[PARAM_BASE..PARAM_BASE + params.len()].copy_from_slice(params);
+        put(0x20, &stack_top.to_le_bytes());
+        put(0xfc, &dynamic_shared.to_le_bytes());
+        put(PARAM_BASE, params);
         ConstBanks { bank0, bank2: compiler_consts.to_vec(), bank3: const_bank.to_vec() }
     }
 
@@ -109,30 +120,32 @@ impl ConstBanks {
             ));
         }
         let img = self.image(bank as i64).ok_or(oob.clone())?;
-        if offset < 0 || offset as usize + len > img.len() {
+        let Some(bytes) = usize::try_from(offset).ok().and_then(|o| img.get(o..o.checked_add(len)?)) else {
             return Err(oob);
-        }
-        if offset % 4 != 0 {
+        };
+        if offset.rem_euclid(4) != 0 {
             return Err(ExecError::Misaligned { space: "const", addr: offset as u64, len: len as u64 });
         }
-        let o = offset as usize;
-        Ok(img[o..o + len].iter().rev().fold(0u64, |v, b| v << 8 | *b as u64))
+        Ok(little_endian(bytes))
     }
 
     /// What LDC reads (spa50-LDC.txt): `len` bytes of `bank` at `addr`; addresses outside
     /// the bank (or past its defined image) and unsupported banks read 0; a misaligned
     /// address is an error.
     pub fn ldc(&self, bank: i64, addr: i64, len: usize) -> Result<u64, ExecError> {
-        if addr.rem_euclid(len as i64) != 0 {
+        if addr.checked_rem_euclid(len as i64) != Some(0) {
             return Err(ExecError::Misaligned { space: "const", addr: addr as u64, len: len as u64 });
         }
         let Some(img) = self.image(bank) else { return Ok(0) };
-        if addr < 0 || addr + len as i64 > BANK_BYTES || addr as usize + len > img.len() {
-            return Ok(0);
-        }
-        let o = addr as usize;
-        Ok(img[o..o + len].iter().rev().fold(0u64, |v, b| v << 8 | *b as u64))
+        let within = |end: usize| end as i64 <= BANK_BYTES;
+        let bytes = usize::try_from(addr).ok().and_then(|o| img.get(o..o.checked_add(len).filter(|&e| within(e))?));
+        Ok(bytes.map_or(0, little_endian))
     }
+}
+
+/// The little-endian value of up to 8 bytes.
+fn little_endian(bytes: &[u8]) -> u64 {
+    bytes.iter().rev().fold(0u64, |v, b| v << 8 | *b as u64)
 }
 
 /// A CTA's shared memory and its threads' local memories.
@@ -166,18 +179,22 @@ impl Space {
 
 /// Zero- or sign-extends a loaded value of `size` into 32-bit words.
 fn extend(size: MemSize, raw: &[u8]) -> [u32; 4] {
+    // `raw` holds `size.bytes()` bytes; missing ones read as 0.
+    let byte = |k: usize| raw.get(k).copied().unwrap_or(0);
     let mut out = [0u32; 4];
-    match size {
-        MemSize::U8 => out[0] = raw[0] as u32,
-        MemSize::S8 => out[0] = raw[0] as i8 as i32 as u32,
-        MemSize::U16 => out[0] = u16::from_le_bytes([raw[0], raw[1]]) as u32,
-        MemSize::S16 => out[0] = i16::from_le_bytes([raw[0], raw[1]]) as i32 as u32,
+    let first = match size {
+        MemSize::U8 => byte(0) as u32,
+        MemSize::S8 => byte(0) as i8 as i32 as u32,
+        MemSize::U16 => u16::from_le_bytes([byte(0), byte(1)]) as u32,
+        MemSize::S16 => i16::from_le_bytes([byte(0), byte(1)]) as i32 as u32,
         _ => {
-            for (k, w) in raw.chunks(4).enumerate() {
-                out[k] = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+            for (o, w) in out.iter_mut().zip(raw.chunks(4)) {
+                *o = little_endian(w) as u32;
             }
+            return out;
         }
-    }
+    };
+    out = [first, 0, 0, 0];
     out
 }
 
@@ -188,11 +205,8 @@ fn bytes_of(size: MemSize, data: &[u32; 4]) -> Vec<u8> {
 }
 
 fn window_slice(buf: &mut [u8], space: Space, off: u64, n: usize, addr: u64) -> Result<&mut [u8], ExecError> {
-    let end = off.checked_add(n as u64).filter(|&e| e <= buf.len() as u64);
-    match end {
-        Some(e) => Ok(&mut buf[off as usize..e as usize]),
-        None => Err(ExecError::OutOfBounds { space: space.name(), addr, len: n as u64 }),
-    }
+    let range = usize::try_from(off).ok().and_then(|o| Some(o..o.checked_add(n)?));
+    range.and_then(|r| buf.get_mut(r)).ok_or(ExecError::OutOfBounds { space: space.name(), addr, len: n as u64 })
 }
 
 impl Sim<'_> {
@@ -220,13 +234,16 @@ impl Sim<'_> {
                 None => Ok(extend(size, self.global.read("global", addr, n as u64)?)),
             },
             Space::Shared | Space::Local => {
-                let (buf, off) = if space == Space::Shared {
-                    (&mut mem.shared[..], addr)
+                let buf = if space == Space::Shared {
+                    Some(&mut mem.shared[..])
                 } else {
+                    // The thread's frame (`local` holds one per thread of the CTA).
                     let f = mem.frame;
-                    (&mut mem.local[thread * f..(thread + 1) * f], addr)
+                    let start = thread.saturating_mul(f);
+                    mem.local.get_mut(start..start.saturating_add(f))
                 };
-                let s = window_slice(buf, space, off, n, addr)?;
+                let oob = || ExecError::OutOfBounds { space: space.name(), addr, len: n as u64 };
+                let s = window_slice(buf.ok_or_else(oob)?, space, addr, n, addr)?;
                 match data {
                     Some(d) => {
                         s.copy_from_slice(&bytes_of(size, d));
@@ -248,11 +265,11 @@ impl Sim<'_> {
         let Reg::R(r) = base.reg else {
             return Err(ExecError::Unsupported(format!("address base {:?}", base.reg)));
         };
-        for l in lanes(mask) {
-            out[l] = if base.reg.is_rz() {
+        for (l, o) in masked(&mut out, mask) {
+            *o = if base.reg.is_rz() {
                 offset as u32 as u64
             } else if e {
-                let b = w.reg(r as usize, l) as u64 | (w.reg(r as usize + 1, l) as u64) << 32;
+                let b = w.reg(r as usize, l) as u64 | (w.reg((r as usize).saturating_add(1), l) as u64) << 32;
                 b.wrapping_add(offset as i64 as u64)
             } else {
                 w.reg(r as usize, l).wrapping_add(offset as u32) as u64
@@ -266,7 +283,10 @@ impl Sim<'_> {
         if let Op::Ldc { size, mode } = i.op {
             return self.exec_ldc(w, i, size, mode, mask);
         }
-        let m: MemMods = *i.op.mem().expect("a memory instruction");
+        let Some(&m) = i.op.mem() else {
+            return Err(ExecError::Unsupported(format!("{} is no memory instruction", i.op.name())));
+        };
+        let m: MemMods = m;
         let store = i.op.info().store;
         let addr_src = i.srcs.first().ok_or_else(|| ExecError::Unsupported("memory operand missing".into()))?;
         let addrs = Self::addresses(w, addr_src, m.e, mask)?;
@@ -285,14 +305,14 @@ impl Sim<'_> {
             }
         };
         let mut loaded = [[0u32; 4]; WARP_SIZE];
-        for l in lanes(mask) {
-            let a = addrs[l];
+        for (l, slot) in masked(&mut loaded, mask) {
+            let a = addrs.get(l).copied().unwrap_or(0);
             let (space, addr) = match i.op {
                 Op::Ldg(_) | Op::Stg(_) => (Space::Global, a),
                 Op::Lds(_) | Op::Sts(_) => (Space::Shared, a),
                 Op::Ldl(_) | Op::Stl(_) => (Space::Local, a),
                 _ => {
-                    if plg >> l & 1 == 0 {
+                    if !in_mask(plg, l) {
                         if !in_shared_window(a) {
                             return Err(ExecError::OutOfBounds {
                                 space: "shared",
@@ -300,24 +320,24 @@ impl Sim<'_> {
                                 len: m.size.bytes() as u64,
                             });
                         }
-                        (Space::Shared, a - SHARED_WINDOW as u64)
+                        (Space::Shared, a & !(WINDOW_MASK as u64)) // minus SHARED_WINDOW
                     } else if in_local_window(a) {
-                        (Space::Local, a - LOCAL_WINDOW as u64)
+                        (Space::Local, a & !(WINDOW_MASK as u64)) // minus LOCAL_WINDOW
                     } else {
                         (Space::Global, a)
                     }
                 }
             };
-            let thread = w.linear[l] as usize;
+            let thread = w.linear.get(l).copied().unwrap_or(u32::MAX) as usize;
             if store {
                 let Reg::R(r) = data_reg.reg else { continue };
                 let mut d = [0u32; 4];
                 for (k, x) in d.iter_mut().enumerate().take(m.size.regs() as usize) {
-                    *x = w.reg(r as usize + k, l);
+                    *x = w.reg((r as usize).saturating_add(k), l);
                 }
                 self.access(mem, space, thread, addr, m.size, Some(&d))?;
             } else {
-                loaded[l] = self.access(mem, space, thread, addr, m.size, None)?;
+                *slot = self.access(mem, space, thread, addr, m.size, None)?;
             }
         }
         if !store {
@@ -346,8 +366,8 @@ impl Sim<'_> {
         };
         let indexed = index.is_some_and(|r| !r.reg.is_rz());
         let mut out = [[0u32; 4]; WARP_SIZE];
-        for l in lanes(mask) {
-            let ra = idx[l];
+        for (l, o) in masked(&mut out, mask) {
+            let ra = idx.get(l).copied().unwrap_or(0);
             let (b, a) = if !indexed {
                 (bank as i64, (offset as u32 & 0xffff) as i64)
             } else {
@@ -355,17 +375,18 @@ impl Sim<'_> {
                     LdcMode::Ia => (bank as i64, ra.wrapping_add(offset as u32) as i64),
                     LdcMode::Il => {
                         let s = ra.wrapping_add(offset as u32);
-                        (bank as i64 + (s >> 16) as i64, (s & 0xffff) as i64)
+                        // Both below 2^33: no overflow.
+                        (i64::from(bank).saturating_add(i64::from(s >> 16)), (s & 0xffff) as i64)
                     }
                     LdcMode::Is | LdcMode::Isl => {
-                        let b = bank as i64 + (ra >> 16) as i64;
-                        (b, offset as i64 + (ra & 0xffff) as i64)
+                        let b = i64::from(bank).saturating_add(i64::from(ra >> 16));
+                        (b, i64::from(offset).saturating_add(i64::from(ra & 0xffff)))
                     }
                 }
             };
             let v = if mode == LdcMode::Isl && indexed && b > 13 { 0 } else { self.banks.ldc(b, a, n)? };
-            let raw: Vec<u8> = v.to_le_bytes()[..n].to_vec();
-            out[l] = extend(size, &raw);
+            let raw = v.to_le_bytes();
+            *o = extend(size, raw.get(..n).unwrap_or(&raw));
         }
         let mut dst = *d;
         dst.n = size.regs();

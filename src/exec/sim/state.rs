@@ -5,6 +5,10 @@
 //! Registers are stored register-major (`regs[r][lane]`), predicates as one lane mask per
 //! predicate register, CC as four flag bits per lane ([`CF`], [`ZF`], [`SF`], [`OF`]).
 
+// No panicking shortcuts in the executors (issue 20, docs/fuzzing.md "No-panic discipline"):
+// per-lane arrays are reached through `get`/`get_mut` or iterators, never by index.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+
 use super::mem::ConstBanks;
 use super::timing::Scoreboard;
 use crate::exec::ExecError;
@@ -37,10 +41,20 @@ pub fn lanes(mask: u32) -> impl Iterator<Item = usize> {
             None
         } else {
             let l = m.trailing_zeros() as usize;
-            m &= m - 1;
+            m &= m.wrapping_sub(1); // clears the lowest set bit (m != 0)
             Some(l)
         }
     })
+}
+
+/// Whether lane `l` is set in `mask` (lanes 32 and beyond never are).
+pub fn in_mask(mask: u32, l: usize) -> bool {
+    u32::try_from(l).ok().and_then(|l| mask.checked_shr(l)).is_some_and(|m| m & 1 == 1)
+}
+
+/// The elements of the per-lane array `a` in the lanes of `mask`, with their lane.
+pub fn masked<T>(a: &mut [T; WARP_SIZE], mask: u32) -> impl Iterator<Item = (usize, &mut T)> {
+    a.iter_mut().enumerate().filter(move |(l, _)| in_mask(mask, *l))
 }
 
 /// A set of architectural register units: R0..R254, P0..P6 and CC (RZ and PT are never
@@ -58,9 +72,9 @@ pub struct RegSet {
 impl RegSet {
     /// Adds `n` consecutive registers from `Rr` (RZ and beyond are skipped).
     pub fn add_gpr(&mut self, r: u8, n: u8) {
-        for k in r as usize..r as usize + n as usize {
-            if k < NUM_GPRS {
-                self.gpr[k / 64] |= 1 << (k % 64);
+        for k in (r as usize..NUM_GPRS).take(n as usize) {
+            if let Some(w) = self.gpr.get_mut(k / 64) {
+                *w |= 1 << (k % 64);
             }
         }
     }
@@ -75,7 +89,7 @@ impl RegSet {
         if let Reg::P(x) = p
             && x < 7
         {
-            self.pred |= 1 << x;
+            self.pred |= 1 << x; // x < 7
         }
     }
     /// True when no unit is a member.
@@ -84,38 +98,36 @@ impl RegSet {
     }
     /// Units in both sets.
     pub fn and(&self, o: &RegSet) -> RegSet {
-        RegSet {
-            gpr: [self.gpr[0] & o.gpr[0], self.gpr[1] & o.gpr[1], self.gpr[2] & o.gpr[2], self.gpr[3] & o.gpr[3]],
-            pred: self.pred & o.pred,
-            cc: self.cc && o.cc,
-        }
+        let [a0, a1, a2, a3] = self.gpr;
+        let [b0, b1, b2, b3] = o.gpr;
+        RegSet { gpr: [a0 & b0, a1 & b1, a2 & b2, a3 & b3], pred: self.pred & o.pred, cc: self.cc && o.cc }
     }
     /// Adds every unit of `o`.
     pub fn union(&mut self, o: &RegSet) {
-        for k in 0..4 {
-            self.gpr[k] |= o.gpr[k];
+        for (a, b) in self.gpr.iter_mut().zip(o.gpr) {
+            *a |= b;
         }
         self.pred |= o.pred;
         self.cc |= o.cc;
     }
     /// The general-purpose registers in the set, ascending.
     pub fn gprs(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..4).flat_map(move |w| {
-            let mut m = self.gpr[w];
+        self.gpr.iter().enumerate().flat_map(|(w, &word)| {
+            let mut m = word;
             std::iter::from_fn(move || {
                 if m == 0 {
                     None
                 } else {
                     let b = m.trailing_zeros() as usize;
-                    m &= m - 1;
-                    Some(w * 64 + b)
+                    m &= m.wrapping_sub(1); // clears the lowest set bit (m != 0)
+                    Some(w.wrapping_mul(64) | b) // w < 4, b < 64
                 }
             })
         })
     }
     /// The predicates in the set, ascending.
     pub fn preds(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..7).filter(move |p| self.pred >> p & 1 == 1)
+        (0..7).filter(move |&p| self.pred >> p & 1 == 1)
     }
     /// The first member's name (`R4`, `P0`, `CC`), for messages.
     pub fn first_name(&self) -> String {
@@ -207,17 +219,21 @@ impl Warp {
     /// Warp `index` of a CTA of `block` threads, with room for `nregs` registers (more
     /// are added when written); lanes beyond the CTA count as exited.
     pub fn new(index: usize, block: [u32; 3], nregs: usize) -> Warp {
-        let n = (block[0] * block[1] * block[2]) as usize;
+        // At most 1024 threads (`check_shape`); saturating all the same.
+        let [bx, by, bz] = block.map(|b| b.max(1));
+        let n = bx.saturating_mul(by).saturating_mul(bz) as usize;
         let mut tid = [[0u32; 3]; WARP_SIZE];
         let mut linear = [0u32; WARP_SIZE];
         let mut valid = 0u32;
         for (lane, (t, lin)) in tid.iter_mut().zip(linear.iter_mut()).enumerate() {
-            let l = index * WARP_SIZE + lane;
+            let l = index.saturating_mul(WARP_SIZE).saturating_add(lane);
             *lin = l as u32;
             if l < n {
-                valid |= 1 << lane;
+                valid |= 1 << lane; // lane < WARP_SIZE
                 let l = l as u32;
-                *t = [l % block[0], (l / block[0]) % block[1], l / (block[0] * block[1])];
+                // Divisors are at least 1 (`max(1)` above).
+                let (row, plane) = (l.checked_div(bx).unwrap_or(0), l.checked_div(bx.saturating_mul(by)).unwrap_or(0));
+                *t = [l.checked_rem(bx).unwrap_or(0), row.checked_rem(by).unwrap_or(0), plane];
             }
         }
         Warp {
@@ -241,7 +257,7 @@ impl Warp {
 
     /// `Rr` of `lane` (RZ and beyond read 0).
     pub fn reg(&self, r: usize, lane: usize) -> u32 {
-        self.regs.get(r).map_or(0, |x| x[lane])
+        self.regs.get(r).and_then(|x| x.get(lane)).copied().unwrap_or(0)
     }
 
     /// The lanes of `Rr` for writing (`None` for RZ and beyond), growing the file.
@@ -250,22 +266,22 @@ impl Warp {
             return None;
         }
         if r >= self.regs.len() {
-            self.regs.resize(r + 1, [0; WARP_SIZE]);
+            self.regs.resize(r.saturating_add(1), [0; WARP_SIZE]);
         }
         self.regs.get_mut(r)
     }
 
     /// Writes `Rr` of `lane` (RZ and beyond are discarded).
     pub fn set_reg(&mut self, r: usize, lane: usize, v: u32) {
-        if let Some(x) = self.reg_mut(r) {
-            x[lane] = v;
+        if let Some(x) = self.reg_mut(r).and_then(|x| x.get_mut(lane)) {
+            *x = v;
         }
     }
 
     /// Predicate `p` as a lane mask (PT: all lanes).
     pub fn pred(&self, p: Reg) -> u32 {
         match p {
-            Reg::P(x) if x < 7 => self.preds[x as usize],
+            Reg::P(x) => self.preds.get(x as usize).copied().unwrap_or(u32::MAX),
             _ => u32::MAX,
         }
     }
@@ -273,9 +289,8 @@ impl Warp {
     /// Sets predicate `p` to `values` in the lanes of `mask` (PT is discarded).
     pub fn set_pred(&mut self, p: Reg, mask: u32, values: u32) {
         if let Reg::P(x) = p
-            && x < 7
+            && let Some(v) = self.preds.get_mut(x as usize)
         {
-            let v = &mut self.preds[x as usize];
             *v = (*v & !mask) | (values & mask);
         }
     }
@@ -303,8 +318,8 @@ impl Warp {
             SrcKind::Pred(_) => {
                 let m = self.pred_src(s)?;
                 let mut out = [0; WARP_SIZE];
-                for l in lanes(mask) {
-                    out[l] = m >> l & 1;
+                for (l, o) in masked(&mut out, mask) {
+                    *o = u32::from(in_mask(m, l));
                 }
                 Ok(out)
             }
@@ -323,7 +338,7 @@ impl Warp {
                 let x = x as usize;
                 let mut out = [0u64; WARP_SIZE];
                 for (l, o) in out.iter_mut().enumerate() {
-                    *o = self.reg(x, l) as u64 | (self.reg(x + 1, l) as u64) << 32;
+                    *o = self.reg(x, l) as u64 | (self.reg(x.saturating_add(1), l) as u64) << 32;
                 }
                 Ok(out)
             }
@@ -339,8 +354,10 @@ impl Warp {
         let Reg::R(x) = r.reg else { return };
         for (k, reg) in (x as usize..NUM_GPRS).take((r.n as usize).min(4)).enumerate() {
             if let Some(dst) = self.reg_mut(reg) {
-                for l in lanes(mask) {
-                    dst[l] = v[l][k];
+                for (l, d) in masked(dst, mask) {
+                    if let Some(&w) = v.get(l).and_then(|words| words.get(k)) {
+                        *d = w;
+                    }
                 }
             }
         }
@@ -351,8 +368,8 @@ impl Warp {
         if let Reg::R(x) = r.reg
             && let Some(dst) = self.reg_mut(x as usize)
         {
-            for l in lanes(mask) {
-                dst[l] = v[l];
+            for ((d, &s), _) in dst.iter_mut().zip(v).zip(0..).filter(|(_, l)| in_mask(mask, *l)) {
+                *d = s;
             }
         }
     }
@@ -360,9 +377,9 @@ impl Warp {
     /// Writes a 64-bit (pair) register destination in the lanes of `mask`.
     pub fn write64(&mut self, r: RegRef, mask: u32, v: &Lanes64) {
         if let Reg::R(x) = r.reg {
-            for l in lanes(mask) {
-                self.set_reg(x as usize, l, v[l] as u32);
-                self.set_reg(x as usize + 1, l, (v[l] >> 32) as u32);
+            for (l, &w) in v.iter().enumerate().filter(|(l, _)| in_mask(mask, *l)) {
+                self.set_reg(x as usize, l, w as u32);
+                self.set_reg((x as usize).saturating_add(1), l, (w >> 32) as u32);
             }
         }
     }

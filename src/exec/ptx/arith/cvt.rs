@@ -12,6 +12,9 @@
 //!
 //! Floats are `.f16`, `.bf16`, `.f32` and `.f64`.
 
+// No panicking shortcuts in the executors (issue 20, docs/fuzzing.md "No-panic discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+
 use crate::exec::ptx::arith::float::{self, BF16, F16, F32, F64, Format, Mode};
 use crate::exec::ptx::arith::fp;
 use crate::exec::ptx::value::{extend, mask};
@@ -29,8 +32,10 @@ fn float_format(ty: ScalarType) -> Option<Format> {
 }
 
 fn int_range(ty: ScalarType) -> (i128, i128) {
-    let n = ty.bits();
-    if ty.is_signed() { (-(1i128 << (n - 1)), (1i128 << (n - 1)) - 1) } else { (0, (1i128 << n) - 1) }
+    // Integer types of 8 to 64 bits (`cvt` refuses wider ones), so nothing below wraps.
+    let n = ty.bits().clamp(1, 64);
+    let half = 1i128 << n.wrapping_sub(1);
+    if ty.is_signed() { (half.wrapping_neg(), half.wrapping_sub(1)) } else { (0, (1i128 << n).wrapping_sub(1)) }
 }
 
 fn is_int_rounding(r: Option<Rounding>) -> bool {
@@ -73,7 +78,7 @@ pub fn cvt(c: &Cvt, a: u64) -> Result<u64, String> {
             let a = ftz32(f, a);
             let m = if c.rnd.is_none() { Mode::Rz } else { fp::mode(c.rnd) };
             let Some((neg, mag)) = float::to_integer(a, f, m) else { return Ok(0) };
-            let v = if neg { -(mag as i128) } else { mag as i128 };
+            let v = if neg { (mag as i128).wrapping_neg() } else { mag as i128 }; // |v| < 2^64
             let (lo, hi) = int_range(c.dst);
             Ok(v.clamp(lo, hi) as u64 & mask(c.dst.bits()))
         }
@@ -107,6 +112,7 @@ fn sat_float(f: Format, v: u64) -> u64 {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 mod tests {
     use super::{Cvt, Rounding, ScalarType, cvt, float};
     use ScalarType::*;

@@ -17,6 +17,9 @@
 //!   the interpreter computes them in f64 with the host's math library and rounds the
 //!   result to nearest, which is at least as accurate as the hardware.
 
+// No panicking shortcuts in the executors (issue 20, docs/fuzzing.md "No-panic discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+
 use crate::exec::ptx::arith::float::{self, F32, F64, Format, Mode};
 use crate::ptx::instr::{CmpOp, Rounding};
 use crate::ptx::types::ScalarType;
@@ -47,7 +50,7 @@ pub fn packed(ty: ScalarType) -> Option<Format> {
 /// Applies `f` to each 16-bit half of the packed operands `s` (the result's halves).
 pub fn per_half(s: &[u64], f: impl Fn(&[u64]) -> u64) -> u64 {
     let half = |k: u32| -> u64 {
-        let v: Vec<u64> = s.iter().map(|x| (x >> (16 * k)) & 0xffff).collect();
+        let v: Vec<u64> = s.iter().map(|x| (x >> k.wrapping_mul(16)) & 0xffff).collect(); // k < 2
         f(&v) & 0xffff
     };
     half(0) | half(1) << 16
@@ -326,6 +329,7 @@ pub fn compare(cmp: CmpOp, ty: ScalarType, ftz: bool, a: u64, b: u64) -> bool {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;
 
