@@ -281,6 +281,23 @@ impl Function {
         v.into_iter().map(|x| x.2).collect()
     }
 
+    /// Blocks reached from the entry along CFG edges, indexed by `NodeIndex::index()`
+    /// (length `cfg.node_bound()`). `O(blocks + edges)`.
+    pub fn reached_from_entry(&self) -> Vec<bool> {
+        let mut reached = vec![false; self.cfg.node_bound()];
+        let mut work = vec![self.entry];
+        reached[self.entry.index()] = true;
+        while let Some(b) = work.pop() {
+            for s in self.cfg.neighbors_directed(b, Direction::Outgoing) {
+                if !reached[s.index()] {
+                    reached[s.index()] = true;
+                    work.push(s);
+                }
+            }
+        }
+        reached
+    }
+
     /// Number of instructions (pseudo-ops included).
     pub fn instr_count(&self) -> usize {
         self.layout.iter().map(|b| self.cfg[*b].instrs.len()).sum()

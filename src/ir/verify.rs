@@ -138,21 +138,26 @@ pub fn verify(f: &Function) -> Result<(), String> {
 /// earlier instruction of the same block or of a dominating block), and every edge
 /// argument by the end of the edge's source block.
 fn check_dominance(f: &Function) -> Result<(), String> {
-    use std::collections::HashMap;
     let doms = crate::ir::dom::DomTree::of_cfg(f);
-    let mut def_at: HashMap<u32, (crate::ir::BlockId, usize)> = HashMap::new();
+    // Definition sites, dense by register number (the registers were checked against
+    // `f.vregs` by `verify`).
+    let mut def_at: Vec<Option<(crate::ir::BlockId, usize)>> = vec![None; f.vregs.len()];
     for &b in &f.layout {
         for &p in &f.cfg[b].params {
-            def_at.insert(p, (b, 0));
+            if let Some(d) = def_at.get_mut(p as usize) {
+                *d = Some((b, 0));
+            }
         }
         for (k, i) in f.cfg[b].instrs.iter().enumerate() {
             for_each_def(i, |v| {
-                def_at.insert(v, (b, k + 1));
+                if let Some(d) = def_at.get_mut(v as usize) {
+                    *d = Some((b, k + 1));
+                }
             });
         }
     }
     let dominated = |v: u32, b: crate::ir::BlockId, pos: usize| -> bool {
-        let Some(&(db, dpos)) = def_at.get(&v) else {
+        let Some(&Some((db, dpos))) = def_at.get(v as usize) else {
             return false;
         };
         if db == b {

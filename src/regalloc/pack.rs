@@ -360,17 +360,7 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
         p.dedup();
     }
     // Blocks reached from the entry (see "Units live into the block" below).
-    let mut reached = vec![false; nb];
-    let mut work = vec![f.entry];
-    reached[f.entry.index()] = true;
-    while let Some(b) = work.pop() {
-        for s in f.succs(b) {
-            if !reached[s.index()] {
-                reached[s.index()] = true;
-                work.push(s);
-            }
-        }
-    }
+    let reached = f.reached_from_entry();
     // Webs live across a call: callee-saved registers only (`calls`).
     let mut across_call = vec![false; n];
     let mut live = UnitSet::new(4 * n);

@@ -231,17 +231,7 @@ impl IterationPostDom {
         // A loop holding a block not reached from the entry (bodies are found by walking
         // predecessors) may not be entered through its header alone: such loops (and the
         // loops around them) are analysed on their whole bodies.
-        let mut reached = vec![false; f.cfg.node_bound()];
-        let mut work = vec![f.entry];
-        reached[f.entry.index()] = true;
-        while let Some(b) = work.pop() {
-            for s in f.succs(b) {
-                if !reached[s.index()] {
-                    reached[s.index()] = true;
-                    work.push(s);
-                }
-            }
-        }
+        let reached = f.reached_from_entry();
         let mut whole = vec![false; nl];
         for b in f.cfg.node_indices() {
             let mut l = innermost(b).filter(|_| !reached[b.index()]);

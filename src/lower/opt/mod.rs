@@ -15,22 +15,15 @@ use crate::sass::legal;
 use crate::sass::op::{Op, Rnd};
 use petgraph::Direction;
 use petgraph::visit::EdgeRef;
-use std::collections::{HashMap, HashSet};
 
 /// Removes blocks not reachable from the entry.
 pub fn remove_unreachable(f: &mut Function) {
-    let mut seen: HashSet<BlockId> = HashSet::new();
-    let mut work = vec![f.entry];
-    while let Some(b) = work.pop() {
-        if seen.insert(b) {
-            work.extend(f.succs(b));
-        }
-    }
-    let dead: Vec<BlockId> = f.layout.iter().copied().filter(|b| !seen.contains(b)).collect();
+    let seen = f.reached_from_entry();
+    let dead: Vec<BlockId> = f.layout.iter().copied().filter(|b| !seen[b.index()]).collect();
     // In bulk: one by one, each dead block's edge into a join walks the join's whole
     // incoming list (quadratic on a join of many predecessors).
     crate::ir::edit::remove_blocks(f, &dead);
-    f.layout.retain(|b| seen.contains(b));
+    f.layout.retain(|b| seen[b.index()]);
 }
 
 /// Follows blocks that contain only an unconditional `BRA` (and no parameters).
@@ -153,17 +146,46 @@ pub fn split_critical_edges(f: &mut Function) {
 }
 
 /// Runs the SSA clean-up passes to a fixed point (bounded).
+///
+/// A round in which only [`dce`] changed the function is not followed by a confirming
+/// round when dead-code elimination cannot have enabled anything: it removes only
+/// unused definitions, so every value still read keeps its defining instruction
+/// (constant and address folding see the same definitions), and it is idempotent; what
+/// it can enable is copy propagation of a `join` component (when the last whole read of
+/// the joined value went, see [`forward`]) and the dropping of a `.CC` (when the last
+/// reader of a CC value went, see [`simplify`]), which are checked by comparing those
+/// two facts before and after it.
 pub fn run(f: &mut Function) {
     for _ in 0..8 {
         let mut changed = copy_prop(f);
         changed |= simplify(f);
         changed |= fold_constants(f);
         changed |= fold_addresses(f);
-        changed |= dce(f);
-        if !changed {
+        if changed {
+            dce(f);
+            continue;
+        }
+        let whole = whole_uses(f);
+        let cc_read = cc_read(f);
+        if !dce(f) || (whole_uses(f) == whole && cc_read_by_live_writers(f, &cc_read)) {
             break;
         }
     }
+}
+
+/// Which CC values some instruction reads (indexed by value).
+fn cc_read(f: &Function) -> Vec<bool> {
+    crate::ir::cc::reader_counts(f).into_iter().map(|n| n > 0).collect()
+}
+
+/// True if every CC value a remaining writer defines is still read when it was read
+/// before (`before`, from [`cc_read`]): nothing new for [`simplify`].
+fn cc_read_by_live_writers(f: &Function, before: &[bool]) -> bool {
+    let now = cc_read(f);
+    f.layout.iter().flat_map(|b| &f.cfg[*b].instrs).filter_map(|i| i.cc.def).all(|v| {
+        let v = v as usize;
+        now.get(v) == before.get(v)
+    })
 }
 
 /// The virtual register number of `r` and its defining instruction, if that instruction is
@@ -180,9 +202,10 @@ fn def_sites(f: &Function) -> DefSites {
     DefSites::new(f)
 }
 
-/// Values read whole somewhere (as a source of full width, or as an edge argument).
-fn whole_uses(f: &Function) -> HashSet<u32> {
-    let mut w = HashSet::new();
+/// Values read whole somewhere (as a source of full width, or as an edge argument),
+/// indexed by virtual register number.
+fn whole_uses(f: &Function) -> Vec<bool> {
+    let mut w = vec![false; f.vregs.len()];
     for &b in &f.layout {
         for i in &f.cfg[b].instrs {
             for s in &i.srcs {
@@ -191,12 +214,14 @@ fn whole_uses(f: &Function) -> HashSet<u32> {
                     && r.comp == 0
                     && r.n == f.vregs[v as usize].width()
                 {
-                    w.insert(v);
+                    w[v as usize] = true;
                 }
             }
         }
-        for e in f.succ_edges(b) {
-            w.extend(f.cfg[e].args.iter().copied());
+        for e in f.cfg.edges_directed(b, Direction::Outgoing) {
+            for &a in &e.weight().args {
+                w[a as usize] = true;
+            }
         }
     }
     w
@@ -205,7 +230,7 @@ fn whole_uses(f: &Function) -> HashSet<u32> {
 /// Context of [`forward`]: definition sites and values read whole.
 struct Defs {
     sites: DefSites,
-    whole: HashSet<u32>,
+    whole: Vec<bool>,
 }
 
 /// What a component of a value is known to be equal to. A part of a `join` is forwarded
@@ -235,19 +260,18 @@ fn forward(f: &Function, defs: &Defs, r: RegRef) -> Option<Src> {
             (d.srcs[0].mods == Default::default()).then_some(Src::reg(x))
         }
         Op::Join if r.n == 1 => {
-            let s = (*join_components(d).get(r.comp as usize)?)?;
-            let movable = !whole.contains(&v) || s.reg.is_rz();
+            let s = join_component(d, r.comp)??;
+            let movable = !whole[v as usize] || s.reg.is_rz();
             movable.then_some(Src::reg(s))
         }
         Op::Join => {
             // A whole-or-part read of a join of consecutive components of one register.
-            let comps = join_components(d);
-            let parts = comps.get(r.comp as usize..(r.comp + r.n) as usize)?;
-            let first = (*parts.first()?)?;
-            let whole = parts
-                .iter()
-                .enumerate()
-                .all(|(k, p)| *p == Some(RegRef { reg: first.reg, comp: first.comp + k as u8, n: 1 }));
+            let first = join_component(d, r.comp)??;
+            let mut whole = true;
+            for k in 1..r.n {
+                let p = join_component(d, r.comp + k)?;
+                whole &= p == Some(RegRef { reg: first.reg, comp: first.comp + k, n: 1 });
+            }
             (whole && !first.reg.is_rz() && aligned(first.comp)).then_some(Src::reg(RegRef {
                 reg: first.reg,
                 comp: first.comp,
@@ -258,95 +282,120 @@ fn forward(f: &Function, defs: &Defs, r: RegRef) -> Option<Src> {
     }
 }
 
-/// The 32-bit components of a `join`'s result, each as the register component it comes
-/// from (`None` for an immediate or a modified source). Sources may be wider than one
-/// component (a 128-bit value joined from two 64-bit halves).
-fn join_components(d: &crate::sass::instr::Instr) -> Vec<Option<RegRef>> {
-    let mut out = vec![];
+/// Component `c` (a 32-bit word) of a `join`'s result, as the register component it comes
+/// from (`Some(None)` for an immediate or a modified source; `None` if the join has fewer
+/// components). Sources may be wider than one component (a 128-bit value joined from two
+/// 64-bit halves).
+fn join_component(d: &Instr, c: u8) -> Option<Option<RegRef>> {
+    let mut at = 0u32;
+    let c = u32::from(c);
     for s in &d.srcs {
-        match s.as_reg() {
-            Some(x) if s.mods == Default::default() => {
-                for i in 0..x.n {
-                    let comp = if x.reg.is_rz() { 0 } else { x.comp + i };
-                    out.push(Some(RegRef { reg: x.reg, comp, n: 1 }));
+        let (n, x) = match s.as_reg() {
+            Some(x) => (u32::from(x.n), (s.mods == Default::default()).then_some(x)),
+            None => (1, None),
+        };
+        if c < at + n {
+            return Some(x.map(|x| {
+                let i = (c - at) as u8;
+                let comp = if x.reg.is_rz() { 0 } else { x.comp + i };
+                RegRef { reg: x.reg, comp, n: 1 }
+            }));
+        }
+        at += n;
+    }
+    None
+}
+
+/// The register a read of `r` is forwarded to through a chain of copies (at most 16),
+/// or `None` if it stays (a chain ending in a constant stays: constants are placed only
+/// where the slot can encode them, by [`fold_constants`]).
+fn forward_chain(f: &Function, defs: &Defs, r: RegRef) -> Option<RegRef> {
+    let mut cur = r;
+    let mut repl: Option<Src> = None;
+    for _ in 0..16 {
+        match forward(f, defs, cur) {
+            Some(n) => {
+                repl = Some(n);
+                match n.kind {
+                    SrcKind::Reg(x) => cur = x,
+                    _ => break,
                 }
             }
-            Some(x) => out.extend((0..x.n).map(|_| None)),
-            None => out.push(None),
+            None => break,
         }
     }
-    out
+    match repl?.kind {
+        SrcKind::Reg(x) => Some(x),
+        _ => None,
+    }
 }
 
 /// Replaces reads of copies by their sources. Returns true if anything changed.
 pub fn copy_prop(f: &mut Function) -> bool {
     let defs = Defs { sites: def_sites(f), whole: whole_uses(f) };
     let mut changed = false;
-    for b in f.layout.clone() {
+    // Replacements of one instruction's operands, found on the unchanged function and
+    // then applied (no instruction is cloned unless it changes).
+    let mut repl: Vec<(usize, RegRef)> = vec![];
+    let mut addr_repl: Vec<(usize, RegRef)> = vec![];
+    let mut edge_repl: Vec<(usize, u32)> = vec![];
+    for bi in 0..f.layout.len() {
+        let b = f.layout[bi];
         for k in 0..f.cfg[b].instrs.len() {
-            let mut ins = f.cfg[b].instrs[k].clone();
-            let mut here = false;
-            for s in ins.srcs.iter_mut() {
-                let SrcKind::Reg(r) = s.kind else { continue };
-                // Follow chains of copies.
-                let mut cur = r;
-                let mut repl: Option<Src> = None;
-                for _ in 0..16 {
-                    match forward(f, &defs, cur) {
-                        Some(n) => {
-                            repl = Some(n);
-                            match n.kind {
-                                SrcKind::Reg(x) => cur = x,
-                                _ => break,
-                            }
+            repl.clear();
+            addr_repl.clear();
+            let ins = &f.cfg[b].instrs[k];
+            for (idx, s) in ins.srcs.iter().enumerate() {
+                match s.kind {
+                    SrcKind::Reg(r) => {
+                        if let Some(x) = forward_chain(f, &defs, r) {
+                            repl.push((idx, x));
                         }
-                        None => break,
                     }
-                }
-                let Some(n) = repl else { continue };
-                let mods = s.mods;
-                match n.kind {
-                    SrcKind::Reg(x) => {
-                        *s = Src { kind: SrcKind::Reg(x), mods };
-                        here = true;
+                    // Address bases and LDC indices.
+                    SrcKind::Addr { base: r, .. } | SrcKind::CBuf { index: Some(r), .. } => {
+                        if let Some(Src { kind: SrcKind::Reg(x), .. }) = forward(f, &defs, r) {
+                            addr_repl.push((idx, x));
+                        }
                     }
-                    _ => {
-                        // A constant: only where the slot can encode it (done by folding).
-                    }
+                    _ => {}
                 }
             }
-            // Address bases and LDC indices.
-            for s in ins.srcs.iter_mut() {
-                let (SrcKind::Addr { base: r, .. } | SrcKind::CBuf { index: Some(r), .. }) = &mut s.kind else {
-                    continue;
-                };
-                if let Some(Src { kind: SrcKind::Reg(x), .. }) = forward(f, &defs, *r) {
+            if repl.is_empty() && addr_repl.is_empty() {
+                continue;
+            }
+            let ins = &mut f.cfg[b].instrs[k];
+            for &(idx, x) in &repl {
+                let s = &mut ins.srcs[idx];
+                *s = Src { kind: SrcKind::Reg(x), mods: s.mods };
+            }
+            for &(idx, x) in &addr_repl {
+                if let SrcKind::Addr { base: r, .. } | SrcKind::CBuf { index: Some(r), .. } = &mut ins.srcs[idx].kind {
                     *r = x;
-                    here = true;
                 }
             }
-            if here {
-                f.cfg[b].instrs[k] = ins;
-                changed = true;
-            }
+            changed = true;
         }
         // Edge arguments: substitute whole-register copies.
         for e in f.succ_edges(b) {
-            let args = f.cfg[e].args.clone();
-            let mut new = args.clone();
-            for a in new.iter_mut() {
+            edge_repl.clear();
+            for (idx, a) in f.cfg[e].args.iter().enumerate() {
                 let w = f.vregs[*a as usize].width();
                 if let Some(Src { kind: SrcKind::Reg(x), .. }) =
                     forward(f, &defs, RegRef { reg: Reg::V(*a), comp: 0, n: w })
                     && let Reg::V(v) = x.reg
                     && x.comp == 0
                     && f.vregs[v as usize] == f.vregs[*a as usize]
+                    && v != *a
                 {
-                    *a = v;
+                    edge_repl.push((idx, v));
                 }
             }
-            if new != args {
-                f.cfg[e].args = new;
+            if !edge_repl.is_empty() {
+                let args = &mut f.cfg[e].args;
+                for &(idx, v) in &edge_repl {
+                    args[idx] = v;
+                }
                 changed = true;
             }
         }
@@ -387,13 +436,19 @@ pub fn fold_constants(f: &mut Function) -> bool {
     let mut changed = false;
     for b in f.layout.clone() {
         for k in 0..f.cfg[b].instrs.len() {
-            let mut ins = f.cfg[b].instrs[k].clone();
+            let ins = &f.cfg[b].instrs[k];
             if ins.op.is_pseudo()
                 || ins.op.mem().is_some()
                 || matches!(ins.op, Op::Atom(_) | Op::Atoms(_) | Op::Red(_) | Op::Shfl(_) | Op::Vote(_))
             {
                 continue;
             }
+            // Only an operand holding a constant can change (cloned only then).
+            let any = ins.srcs.iter().any(|s| matches!(s.kind, SrcKind::Reg(r) if constant_of(f, &defs, r).is_some()));
+            if !any {
+                continue;
+            }
+            let mut ins = ins.clone();
             let mut here = false;
             for idx in 0..ins.srcs.len() {
                 let s = ins.srcs[idx];
@@ -683,14 +738,12 @@ pub fn dce(f: &mut Function) -> bool {
             }
         }
     }
-    // Param → the edge arguments feeding it.
-    let mut param_sources: HashMap<u32, Vec<u32>> = HashMap::new();
+    // Param → its block and position: a live parameter makes the edge arguments
+    // feeding it live.
+    let mut param_at: Vec<Option<(BlockId, usize)>> = vec![None; nv];
     for &b in &f.layout {
-        let params = f.cfg[b].params.clone();
-        for e in f.cfg.edges_directed(b, Direction::Incoming) {
-            for (p, a) in params.iter().zip(&e.weight().args) {
-                param_sources.entry(*p).or_default().push(*a);
-            }
+        for (k, p) in f.cfg[b].params.iter().enumerate() {
+            param_at[*p as usize] = Some((b, k));
         }
     }
     while let Some(x) = work.pop() {
@@ -699,8 +752,12 @@ pub fn dce(f: &mut Function) -> bool {
                 if std::mem::replace(&mut live[v as usize], true) {
                     continue;
                 }
-                if let Some(srcs) = param_sources.get(&v) {
-                    work.extend(srcs.iter().map(|a| Val::V(*a)));
+                if let Some((b, k)) = param_at[v as usize] {
+                    for e in f.cfg.edges_directed(b, Direction::Incoming) {
+                        if let Some(a) = e.weight().args.get(k) {
+                            work.push(Val::V(*a));
+                        }
+                    }
                 }
                 defs.get(v)
             }
@@ -739,9 +796,11 @@ pub fn dce(f: &mut Function) -> bool {
             changed = true;
         }
     }
+    let mut keep: Vec<bool> = vec![];
     for b in f.layout.clone() {
         let blk = &mut f.cfg[b];
-        let mut keep = vec![true; blk.instrs.len()];
+        keep.clear();
+        keep.resize(blk.instrs.len(), true);
         for (k, i) in blk.instrs.iter_mut().enumerate() {
             if has_side_effects(i) {
                 continue;
@@ -773,22 +832,26 @@ pub fn dce(f: &mut Function) -> bool {
             blk.origins.retain(|_| *it.next().expect("same length"));
         }
         // Dead block parameters.
-        let params = f.cfg[b].params.clone();
-        let dead: Vec<usize> = params.iter().enumerate().filter(|(_, p)| !live[**p as usize]).map(|(k, _)| k).collect();
-        if !dead.is_empty() {
-            changed = true;
-            let in_edges: Vec<_> = f.cfg.edges_directed(b, Direction::Incoming).map(|e| e.id()).collect();
-            for e in in_edges {
-                let args = &mut f.cfg[e].args;
-                for &k in dead.iter().rev() {
-                    args.remove(k);
-                }
-            }
-            let p = &mut f.cfg[b].params;
-            for &k in dead.iter().rev() {
-                p.remove(k);
-            }
+        if f.cfg[b].params.iter().all(|p| live[*p as usize]) {
+            continue;
         }
+        // Which positions stay, then every incoming edge's arguments and the parameters
+        // are filtered in one pass each.
+        let kept: Vec<bool> = f.cfg[b].params.iter().map(|p| live[*p as usize]).collect();
+        changed = true;
+        let in_edges: Vec<_> = f.cfg.edges_directed(b, Direction::Incoming).map(|e| e.id()).collect();
+        for e in in_edges {
+            let mut k = 0;
+            f.cfg[e].args.retain(|_| {
+                k += 1;
+                kept.get(k - 1).copied().unwrap_or(true)
+            });
+        }
+        let mut k = 0;
+        f.cfg[b].params.retain(|_| {
+            k += 1;
+            kept[k - 1]
+        });
     }
     changed
 }
