@@ -523,6 +523,18 @@ fn f64_division_square_root_reciprocal() {
     check_all(&forms, 4);
 }
 
+#[test]
+fn values_live_across_f64_slow_path_calls_survive_them() {
+    // The operands and earlier results stay live across each slow-path CAL, in registers
+    // the slow paths' private convention leaves alone (`ir::FuncAbi::preserves`: the callee
+    // saves what it writes outside R4..R7); operands over the whole range take the slow
+    // paths.
+    let text = "div.rn.f64 %d0, %s1, %s2; sqrt.rn.f64 %d1, %s1; rcp.rn.f64 %d2, %s2; \
+                div.rz.f64 %d3, %s2, %s1; add.f64 %d3, %d3, %d0;";
+    let chain = form(text, &[("f64", Kind::Wide), ("f64", Kind::Wide)], &["f64", "f64", "f64", "f64"]);
+    check_all(&[chain], 8);
+}
+
 /// A form `op.f64 %d0, %s1, ...` with `n` sources of `kind`.
 fn wide_form(op: &str, n: usize, kind: Kind) -> Form {
     let mut f = simple(op, "f64", n);

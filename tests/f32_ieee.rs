@@ -191,6 +191,19 @@ fn square_root_in_every_mode() {
     }
 }
 
+/// Values live across slow-path calls: the operands, the running sum and the thread's
+/// output address stay in registers the private convention of the slow paths leaves
+/// alone (`ir::FuncAbi::preserves`: the callee saves every register it writes outside
+/// R4..R7), on operands that take the slow paths (subnormals, huge quotients).
+#[test]
+fn values_live_across_slow_path_calls_survive_them() {
+    check(
+        "div.rn.f32 %f0, %f1, %f2; sqrt.rn.f32 %f3, %f1; add.f32 %f3, %f3, %f0; \
+         rcp.rn.f32 %f0, %f2; add.f32 %f3, %f3, %f0; div.rz.f32 %f0, %f2, %f1; add.f32 %f3, %f3, %f0; \
+         sqrt.rm.f32 %f0, %f2; add.f32 %f3, %f3, %f0;",
+    );
+}
+
 /// Several forms in one kernel share one slow path subroutine per kind and mode.
 #[test]
 fn slow_paths_are_called_subroutines_shared_by_uses() {

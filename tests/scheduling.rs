@@ -260,3 +260,31 @@ fn address_pairs_built_in_halves_are_renamed_together() {
     // 12 base pairs with the pairs renamed, 4 (R0, R2, R4, R6) without.
     assert!(addresses.len() >= 8, "guarded load address bases: {addresses:?}");
 }
+
+#[test]
+fn a_load_on_a_divergent_path_is_waited_for_after_reconvergence() {
+    // ptxas 11.8 (`samples/stencil5.ptx`): `@P0 LDG.E R10, [R4] &wr5; @P0 SYNC` without a
+    // wait, `STG.E [R4], R10 &req={5}` after the reconvergence point (`sched::annotate`).
+    // The edge branch of `samples/stencil5.ptx` loads one value, the interior one five;
+    // both end with SYNC (the branches are too long for if-conversion).
+    let src = std::fs::read_to_string("samples/stencil5.ptx").expect("the sample");
+    let (code, _) = compile(&src, true);
+    let syncs = position(&code, |c| c.contains("SYNC"));
+    assert!(!syncs.is_empty(), "{code:#?}");
+    for &k in &syncs {
+        assert!(!code[k].contains("&req"), "SYNC waits: {code:#?}");
+    }
+    let st = position(&code, |c| c.starts_with("STG"));
+    assert!(code[st[0]].contains("&req={5}") || code[st[0] - 1].starts_with("DEPBAR"), "{code:#?}");
+}
+
+#[test]
+fn membar_after_bar_sync_stalls_five_cycles() {
+    // ptxas 11.8: `BAR.SYNC 0x0 ?WAIT15` then `MEMBAR.CTA ?WAIT5` (findings section 2); a
+    // `membar.cta` of its own keeps the control stall of 15.
+    let (code, _) = compile(&kernel("bar.sync 0;\nmembar.cta;\nst.global.u32 [%rd1], %r1;\nmembar.cta;"), true);
+    let m = position(&code, |c| c.starts_with("MEMBAR.CTA"));
+    assert!(m.len() >= 2, "{code:#?}");
+    assert!(code[m[0] - 1].starts_with("BAR.SYNC") && code[m[0]].contains("?WAIT5 "), "{code:#?}");
+    assert!(code[*m.last().unwrap()].contains("?WAIT15"), "{code:#?}");
+}

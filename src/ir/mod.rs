@@ -141,6 +141,9 @@ pub struct CallSite {
     pub rets: Vec<u8>,
     /// Bytes of arguments on the stack.
     pub stack_bytes: u32,
+    /// The callee keeps every register but `sass::abi::PRIVATE_CLOBBERED` (and the
+    /// predicates and CC): one of our own slow paths, [`FuncAbi::preserves`].
+    pub preserves: bool,
 }
 
 /// A device function's side of the calling convention: where its parameter words (the
@@ -151,6 +154,11 @@ pub struct FuncAbi {
     pub params: Vec<AbiLoc>,
     /// Register of each returned word.
     pub rets: Vec<u8>,
+    /// The private convention of our out-of-line slow paths (`lower::arith::float_slow`):
+    /// the function saves and restores every general register it writes outside
+    /// `sass::abi::PRIVATE_CLOBBERED` (`regalloc::calls::finish`), so that its callers keep
+    /// values in any other register across the call.
+    pub preserves: bool,
 }
 
 /// One function in IR form.

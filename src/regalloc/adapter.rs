@@ -248,6 +248,10 @@ impl regalloc2::Function for Adapter<'_> {
     }
     fn inst_clobbers(&self, insn: Inst) -> PRegSet {
         match self.instr(insn.index()).op {
+            // A call in the private convention clobbers no slot: its arguments and results
+            // are operands, and packing keeps values live across it out of
+            // `PRIVATE_CLOBBERED` (`pack`).
+            Op::Call(site) if self.file == File::Gpr && self.f.calls[site as usize].preserves => PRegSet::empty(),
             Op::Call(_) => self.call_clobbers.get(),
             _ => PRegSet::empty(),
         }

@@ -7,6 +7,10 @@
 //!   of those or spills it. Packing then gives every web live across a call a
 //!   callee-saved register (`pack`); the slot counts are what the callee-saved registers
 //!   under the budget can always hold.
+//! * **Our slow paths** (`ir::FuncAbi::preserves`, `CallSite::preserves`) have a private
+//!   convention: the callee saves every register it writes outside
+//!   `sass::abi::PRIVATE_CLOBBERED` (`R4..R7`), so such a call clobbers no regalloc2
+//!   slot (`adapter`) and packing only keeps the webs live across it out of `R4..R7`.
 //! * **Predicates** are all caller-saved: those live across a call are kept in GPRs
 //!   (`predicates::demote`), and the call clobbers P0..P6 for regalloc2.
 //! * After allocation ([`finish`]) the pseudo-ops become code: `Op::Params` a parallel
@@ -74,13 +78,40 @@ fn sp_add(delta: i32) -> Instr {
 }
 
 fn local(store: bool, r: u8, off: u32) -> Instr {
+    local_n(store, r, 1, off)
+}
+
+/// `STL`/`LDL` of the `n` (1 or 2) registers from `Rr` at `[R1+off]`.
+fn local_n(store: bool, r: u8, n: u8, off: u32) -> Instr {
     let a = Src::addr(RegRef::new(Reg::R(1), 1), off as i32);
-    let m = MemMods::new(MemSize::B32, false);
+    let m = MemMods::new(if n == 2 { MemSize::B64 } else { MemSize::B32 }, false);
     if store {
-        Instr::new(Op::Stl(m), vec![], vec![a, Src::r32(Reg::R(r))])
+        Instr::new(Op::Stl(m), vec![], vec![a, Src::reg(RegRef::new(Reg::R(r), n))])
     } else {
-        Instr::new(Op::Ldl(m), vec![Dst::reg(Reg::R(r), 1)], vec![a])
+        Instr::new(Op::Ldl(m), vec![Dst::reg(Reg::R(r), n)], vec![a])
     }
+}
+
+/// The save slots of the registers `saved` above `base` (bytes, 4-aligned): aligned
+/// pairs `R2k, R2k+1` both saved share an 8-byte slot (one `STL.64`/`LDL.64`, placed
+/// first, 8-aligned), the others get 4 bytes each. Returns (first register, count,
+/// offset) per slot and the end offset.
+fn save_slots(saved: &BTreeSet<u8>, base: u32) -> (Vec<(u8, u8, u32)>, u32) {
+    let pairs: Vec<u8> = saved.iter().copied().filter(|r| r % 2 == 0 && saved.contains(&(r + 1))).collect();
+    let mut off = if pairs.is_empty() { base } else { base.div_ceil(8) * 8 };
+    let mut slots = vec![];
+    for &r in &pairs {
+        slots.push((r, 2, off));
+        off += 8;
+    }
+    for &r in saved {
+        let paired = pairs.contains(&(r & !1)) && (r % 2 == 0 || pairs.contains(&(r - 1)));
+        if !paired {
+            slots.push((r, 1, off));
+            off += 4;
+        }
+    }
+    (slots, off)
 }
 
 /// `STL [R1+off], Rr` with a signed offset.
@@ -114,6 +145,13 @@ pub fn finish(f: &mut Function, stats: &mut Stats) {
     // function, the callee-saved registers it writes, saved above it.
     let frame = if f.local_bytes + f.spill_bytes > 0 { f.local_bytes + f.spill_bytes } else { 0 };
     let mut saved: BTreeSet<u8> = BTreeSet::new();
+    // The private convention of our slow paths (`ir::FuncAbi::preserves`): every register
+    // written outside `PRIVATE_CLOBBERED` is saved, not only the callee-saved ones (R1, the
+    // stack pointer, comes back by the frame's arithmetic).
+    let private = f.abi.as_ref().is_some_and(|a| a.preserves);
+    let keeps = |x: u8| {
+        if private { x != 1 && !crate::sass::abi::PRIVATE_CLOBBERED.contains(&x) } else { is_callee_saved(x) }
+    };
     if device {
         for &b in &f.layout {
             for i in &f.cfg[b].instrs {
@@ -121,7 +159,7 @@ pub fn finish(f: &mut Function, stats: &mut Stats) {
                     if let Dst::Reg(RegRef { reg: Reg::R(r), comp, n }) = *d {
                         for k in 0..n {
                             let x = r + comp + k;
-                            if x != 255 && is_callee_saved(x) {
+                            if x != 255 && keeps(x) {
                                 saved.insert(x);
                             }
                         }
@@ -130,9 +168,8 @@ pub fn finish(f: &mut Function, stats: &mut Stats) {
             }
         }
     }
-    let save_base = frame.div_ceil(4) * 4;
-    let total = if saved.is_empty() { frame } else { (save_base + 4 * saved.len() as u32).div_ceil(8) * 8 };
-    let save_off = |k: usize| save_base + 4 * k as u32;
+    let (slots, save_end) = save_slots(&saved, frame.div_ceil(4) * 4);
+    let total = if saved.is_empty() { frame } else { save_end.div_ceil(8) * 8 };
     let abi = f.abi.clone().unwrap_or_default();
     let calls = f.calls.clone();
     let mut splits: Vec<(BlockId, usize)> = vec![];
@@ -145,8 +182,8 @@ pub fn finish(f: &mut Function, stats: &mut Stats) {
             if total > 0 {
                 out.push(sp_add(-(total as i32)));
             }
-            for (k, r) in saved.iter().enumerate() {
-                out.push(local(true, *r, save_off(k)));
+            for &(r, n, off) in &slots {
+                out.push(local_n(true, r, n, off));
             }
             outo.resize(out.len(), Default::default());
         }
@@ -228,8 +265,8 @@ pub fn finish(f: &mut Function, stats: &mut Stats) {
                     let moves: Vec<(u8, Reg)> =
                         i.srcs.iter().zip(&abi.rets).map(|(s, r)| (*r, Reg::R(phys(s)))).collect();
                     super::expand::parallel_move(&moves, &mut out);
-                    for (k, r) in saved.iter().enumerate() {
-                        out.push(local(false, *r, save_off(k)));
+                    for &(r, n, off) in &slots {
+                        out.push(local_n(false, r, n, off));
                     }
                     if total > 0 {
                         out.push(sp_add(total as i32));
@@ -275,8 +312,8 @@ pub fn finish(f: &mut Function, stats: &mut Stats) {
     f.num_regs = top;
     stats.regs = top;
     stats.spill_bytes = f.spill_bytes;
-    stats.spill_stores += saved.len() as u32;
-    stats.spill_loads += saved.len() as u32 * f.layout.iter().filter(|b| is_return_block(f, **b)).count() as u32;
+    stats.spill_stores += slots.len() as u32;
+    stats.spill_loads += slots.len() as u32 * f.layout.iter().filter(|b| is_return_block(f, **b)).count() as u32;
 }
 
 fn is_return_block(f: &Function, b: BlockId) -> bool {

@@ -361,8 +361,11 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
     }
     // Blocks reached from the entry (see "Units live into the block" below).
     let reached = f.reached_from_entry();
-    // Webs live across a call: callee-saved registers only (`calls`).
+    // Webs live across a call: callee-saved registers only (`calls`); across a call in
+    // the private convention of our slow paths (`ir::FuncAbi::preserves`) only, any
+    // register outside `abi::PRIVATE_CLOBBERED`.
     let mut across_call = vec![false; n];
+    let mut across_private = vec![false; n];
     let mut live = UnitSet::new(4 * n);
     for &b in &blocks {
         live.clear();
@@ -370,12 +373,17 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
             live.insert(u);
         }
         for i in f.cfg[b].instrs.iter().rev() {
-            if matches!(i.op, Op::Call(_)) {
+            if let Op::Call(site) = i.op {
+                let private = f.calls[site as usize].preserves;
                 let mut defs = vec![];
                 for_each_def(i, |d| defs.push(d));
                 for u in live.iter() {
                     if !defs.contains(&(u / 4)) {
-                        across_call[(u / 4) as usize] = true;
+                        if private {
+                            across_private[(u / 4) as usize] = true;
+                        } else {
+                            across_call[(u / 4) as usize] = true;
+                        }
                     }
                 }
             }
@@ -488,7 +496,12 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
     for &v in &order {
         let w = width(v);
         let saved_only = across_call[v as usize];
-        let usable = |r: u32, w: u32| usable(r, w) && (!saved_only || all_saved(r, w));
+        let private = across_private[v as usize];
+        let usable = |r: u32, w: u32| {
+            usable(r, w)
+                && (!saved_only || all_saved(r, w))
+                && (!private || !(r..r + w).any(|x| crate::sass::abi::PRIVATE_CLOBBERED.contains(&(x as u8))))
+        };
         // Registers each component of `v` may not take, given the webs colored so far
         // (the same test as checking every neighbour at every candidate, computed once).
         let mut forbidden = [RegMask::default(); 4];

@@ -350,12 +350,15 @@ impl Checker<'_> {
                 self.check_src(s, a, b, i)?;
             }
         }
-        if matches!(o.op, Op::Call(_)) {
+        if let Op::Call(site) = o.op {
             // The callee may change every caller-saved register and predicate. R1, the
             // stack pointer, comes back as it went (docs/abi.md: a function moves it down
-            // on entry and back before `RET`, as ptxas 11.8 does).
+            // on entry and back before `RET`, as ptxas 11.8 does). A callee in the private
+            // convention changes `PRIVATE_CLOBBERED` only.
+            let preserves = self.before.calls.get(site as usize).is_some_and(|c| c.preserves);
             s.retain(|loc, _| match *loc {
                 1 => true,
+                l if l < 255 && preserves => !crate::sass::abi::PRIVATE_CLOBBERED.contains(&(l as u8)),
                 l if l < 255 => crate::sass::abi::is_callee_saved(l as u8),
                 l if (PRED_BASE..SPILL_BASE).contains(&l) => false,
                 _ => true,

@@ -19,6 +19,11 @@
 
 /// First parameter and return register.
 pub const FIRST_ARG_REG: u8 = 4;
+/// What a call in the private convention of our slow paths (`ir::FuncAbi::preserves`)
+/// changes among the general registers: `R4..R7`, its arguments and results (at most two
+/// f64 operands), which the caller's moves set anyway. The callee saves every other
+/// register it writes; predicates and CC stay caller-saved.
+pub const PRIVATE_CLOBBERED: std::ops::Range<u8> = 4..8;
 /// Registers for parameters and return values: `R4..R15`.
 pub const ARG_REGS: u8 = 12;
 /// Largest return value passed in registers, in bytes (ptxas 11.8: a 64-byte return

@@ -21,13 +21,26 @@
 //!   otherwise the sources are tracked with its write barrier, whose completion implies
 //!   the reads.
 //! * A wait comes at least 2 cycles after the barrier was set (findings section 7).
-//! * A backward branch, `SYNC` and `BRK` drain every barrier: their targets (a loop
-//!   header, a reconvergence point on the SIMT stack) assume nothing outstanding. So do
-//!   calls and `RET`: neither side of a call assumes anything of the other's barriers.
+//! * A backward branch and `BRK` drain every barrier: their targets (a loop header, a
+//!   break target) assume nothing outstanding. So do calls and `RET`: neither side of a
+//!   call assumes anything of the other's barriers.
+//! * `SYNC` passes the scoreboard on to its reconvergence point (the target of the `SSY`
+//!   on top of the stack the pass tracks, [`Board::crs`]) like a forward branch, instead
+//!   of draining it: the loads of a divergent path are waited for after reconvergence,
+//!   together with the other path's (ptxas 11.8 on `samples/stencil5.ptx`: `@P0 LDG.E
+//!   R10, [R4] &wr5; @P0 SYNC` without a wait, `STG.E [R4], R10 &req={5}` after the
+//!   reconvergence point). Sound under divergence: the other path runs with the first
+//!   path's results outstanding but in other lanes (results and hazards are per lane,
+//!   `exec::sim::timing`); barriers SB0..SB4 are counters, so a wait there waits for both
+//!   paths' producers; counted loads complete in issue order, and a load with `j` younger
+//!   ones on its own path has at least `j` younger ones in the warp's queue whatever the
+//!   order the paths ran in, so `DEPBAR.LE SB5, j` of the joined state still covers it.
+//!   Where the stack is not known (paths with different stacks joined, or a block entered
+//!   only backwards) `SYNC` drains as before.
 
 use super::table::{self, COUNTED_BARRIER, DEPBAR_STALL, MAX_COUNTED, timing};
 use crate::sass::instr::{Dst, Instr, Reg, SrcKind};
-use crate::sass::op::Op;
+use crate::sass::op::{MembarLevel, Op};
 use crate::sass::program::{Ctrl, Scheduled};
 use std::collections::HashMap;
 
@@ -139,6 +152,10 @@ struct Board {
     set_at: [u64; 6],
     /// The counting barrier's loads, oldest first.
     counted: Vec<Counted>,
+    /// The reconvergence stack as far as `SSY`/`SYNC` and `PBK`/`BRK` use it: (a sync
+    /// entry, its target), bottom first; `None` where unknown (paths with different
+    /// stacks joined, or a block not entered forwards).
+    crs: Option<Vec<(bool, usize)>>,
 }
 
 impl Board {
@@ -166,6 +183,9 @@ impl Board {
             }
         }
         self.counted = c;
+        if self.crs != o.crs {
+            self.crs = None;
+        }
     }
     fn all_busy_mask(&self) -> u8 {
         (0..6).filter(|b| self.busy(*b)).fold(0, |m, b| m | 1 << b)
@@ -228,7 +248,7 @@ pub(super) fn annotate(code: Vec<Scheduled>) -> Vec<Scheduled> {
     // Issue cycle of each emitted instruction.
     let mut issue: Vec<u64> = Vec::with_capacity(n);
     let mut pending: HashMap<usize, Board> = HashMap::new();
-    let mut board = Board::default();
+    let mut board = Board { crs: Some(vec![]), ..Board::default() };
     let mut ready: HashMap<(u8, u16), u64> = HashMap::new(); // (file, index) -> cycle
     // Cycle each barrier was last set.
     let mut set_cycle = [0u64; 6];
@@ -239,11 +259,14 @@ pub(super) fn annotate(code: Vec<Scheduled>) -> Vec<Scheduled> {
         let ins = s.instr.clone();
         if starts[k] {
             // Merge the scoreboard from forward branches into this block.
-            let mut b = if falls_in { board.clone() } else { Board::default() };
+            let mut b = falls_in.then(|| board.clone());
             if let Some(p) = pending.remove(&k) {
-                b.join(&p);
+                match &mut b {
+                    Some(b) => b.join(&p),
+                    None => b = Some(p),
+                }
             }
-            board = b;
+            board = b.unwrap_or_default();
             ready.clear();
         }
         let t = timing(&ins.op);
@@ -280,12 +303,23 @@ pub(super) fn annotate(code: Vec<Scheduled>) -> Vec<Scheduled> {
             depbar = Some(keep as u8);
         }
         // A backward branch drains everything (the loop header assumes nothing pending),
-        // and so do SYNC/BRK, whose target (on the reconvergence stack) is not in the code.
-        // EXIT does not wait: ptxas never waits for stores before EXIT (findings section 7).
+        // and so does BRK. SYNC passes the board to its reconvergence point when the stack
+        // names it and it lies ahead (module docs), else drains too. EXIT does not wait:
+        // ptxas never waits for stores before EXIT (findings section 7).
         let backward = ins.srcs.iter().any(|s| matches!(s.kind, SrcKind::Label(tg) if (tg as usize) <= k));
+        let sync_to = match ins.op {
+            Op::Sync => board.crs.as_ref().and_then(|c| {
+                let at = c.iter().rposition(|e| e.0)?;
+                (c[at].1 > k).then(|| (c[at].1, c[..at].to_vec()))
+            }),
+            _ => None,
+        };
         // Calls and returns too: the calling convention leaves nothing outstanding across
         // them (ptxas 11.8: `JCAL ... &req={0,5}`, `RET &req={5}`).
-        if backward || matches!(ins.op, Op::Sync | Op::Brk | Op::Cal | Op::Jcal | Op::Jmx | Op::Ret) {
+        if backward
+            || (ins.op == Op::Sync && sync_to.is_none())
+            || matches!(ins.op, Op::Brk | Op::Cal | Op::Jcal | Op::Jmx | Op::Ret)
+        {
             wait |= board.all_busy_mask();
             depbar = None;
         }
@@ -338,6 +372,14 @@ pub(super) fn annotate(code: Vec<Scheduled>) -> Vec<Scheduled> {
         }
         cur.ctrl.wait = wait;
         cur.ctrl.stall = table::min_stall(&ins.op, ins.guard.is_some());
+        if ins.op == Op::Membar(MembarLevel::Cta)
+            && ins.guard.is_none()
+            && k > 0
+            && !starts[k]
+            && matches!(code[k - 1].instr.op, Op::Bar { arrive: false })
+        {
+            cur.ctrl.stall = table::MEMBAR_AFTER_BAR_STALL;
+        }
         place(&mut out, &mut issue, &mut clock, cur, earliest);
         let here = out.len() - 1;
         // Results.
@@ -392,8 +434,19 @@ pub(super) fn annotate(code: Vec<Scheduled>) -> Vec<Scheduled> {
             if let SrcKind::Label(tg) = s.kind
                 && (tg as usize) > k
             {
-                pending.entry(tg as usize).or_default().join(&board);
+                join_into(&mut pending, tg as usize, &board);
             }
+        }
+        if let Some((tg, below)) = sync_to {
+            let mut b = board.clone();
+            b.crs = Some(below);
+            join_into(&mut pending, tg, &b);
+        }
+        // The stack after SSY/PBK (their targets got the stack before, above).
+        if let (Op::Ssy | Op::Pbk, Some(SrcKind::Label(tg))) = (ins.op, ins.srcs.first().map(|s| s.kind))
+            && let Some(c) = &mut board.crs
+        {
+            c.push((ins.op == Op::Ssy, tg as usize));
         }
         if starts[k + 1] {
             // Drain fixed latencies before leaving the block.
@@ -412,6 +465,16 @@ pub(super) fn annotate(code: Vec<Scheduled>) -> Vec<Scheduled> {
         }
     }
     out
+}
+
+/// Joins `board` into the state pending at forward target `tg`.
+fn join_into(pending: &mut HashMap<usize, Board>, tg: usize, board: &Board) {
+    match pending.get_mut(&tg) {
+        Some(p) => p.join(board),
+        None => {
+            pending.insert(tg, board.clone());
+        }
+    }
 }
 
 /// Appends `s`, issuing no earlier than `earliest`: the previous instruction's stall

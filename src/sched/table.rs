@@ -59,6 +59,12 @@ pub const GUARDED_CONTROL_STALL: u8 = 13;
 /// ?WAIT1` in all 5 of its SSYs for our samples, `sass-ctrl.py`).
 pub const PUSH_STALL: u8 = 1;
 
+/// Stall after a `MEMBAR.CTA` that directly follows `BAR.SYNC` (the lowering of
+/// `bar.sync`): ptxas 11.8 `-O3` gives it 5 where other control instructions get 15
+/// (findings section 2, "MEMBAR 5 (after BAR.SYNC) or 15"; `samples/nbody`,
+/// `samples/sgemm_reg`: `BAR.SYNC 0x0 ?WAIT15` then `MEMBAR.CTA ?WAIT5`).
+pub const MEMBAR_AFTER_BAR_STALL: u8 = 5;
+
 /// The smallest stall after `op`, guarded (`@P`) or not.
 pub fn min_stall(op: &Op, guarded: bool) -> u8 {
     match op {

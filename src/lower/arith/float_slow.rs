@@ -132,7 +132,10 @@ impl Lowerer<'_> {
 
     /// A call of slow path `kind` with the arguments `args` (f64 pairs or f32 words, in
     /// consecutive registers from `R4`, the result in `R4` or `R4:R5`, `sass::abi`); records
-    /// that the module needs it.
+    /// that the module needs it. The call is in the private convention
+    /// ([`crate::ir::FuncAbi::preserves`]): the slow path keeps every register outside
+    /// `R4..R7`, so values live across it need no callee-saved register (`black_scholes`,
+    /// five slow-path calls in the kernel: 22 registers with the common convention).
     pub(in crate::lower) fn call_slow_path(&mut self, kind: SlowPath, args: &[Src]) -> Src {
         let mut srcs = vec![];
         let mut locs = vec![];
@@ -149,7 +152,7 @@ impl Lowerer<'_> {
         let outs: Vec<Reg> = (0..words).map(|_| self.tmp(1)).collect();
         let site = self.f.calls.len() as u32;
         let rets = (0..words as u8).map(|k| abi::FIRST_ARG_REG + k).collect();
-        self.f.calls.push(CallSite { kind: CallKind::Internal, args: locs, rets, stack_bytes: 0 });
+        self.f.calls.push(CallSite { kind: CallKind::Internal, args: locs, rets, stack_bytes: 0, preserves: true });
         self.emit(Instr::new(Op::Call(site), outs.iter().map(|r| Dst::reg(*r, 1)).collect(), srcs));
         self.cc_now = None;
         self.slow_paths.insert(kind);
@@ -198,6 +201,7 @@ impl Lowerer<'_> {
         self.f.abi = Some(FuncAbi {
             params: (0..(per * n) as u8).map(|k| AbiLoc::Reg(base + k)).collect(),
             rets: (0..kind.result_words() as u8).map(|k| base + k).collect(),
+            preserves: true,
         });
     }
 

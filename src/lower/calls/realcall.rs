@@ -286,7 +286,7 @@ impl Lowerer<'_> {
         };
         let words: Vec<Reg> = ret_regs.iter().map(|_| self.tmp(1)).collect();
         let site = self.f.calls.len() as u32;
-        self.f.calls.push(CallSite { kind, args: locs, rets: ret_regs, stack_bytes });
+        self.f.calls.push(CallSite { kind, args: locs, rets: ret_regs, stack_bytes, preserves: false });
         self.emit(Instr::new(Op::Call(site), words.iter().map(|w| Dst::reg(*w, 1)).collect(), srcs));
         // The call clobbers the carry flag: a later carry-in reads PTX's copy of it.
         self.cc_now = None;
@@ -355,8 +355,11 @@ impl Lowerer<'_> {
                 })
                 .collect()
         };
-        self.f.abi =
-            Some(FuncAbi { params: ret_address.into_iter().chain(locs.into_iter().flatten()).collect(), rets });
+        self.f.abi = Some(FuncAbi {
+            params: ret_address.into_iter().chain(locs.into_iter().flatten()).collect(),
+            rets,
+            preserves: false,
+        });
         Ok(())
     }
 
