@@ -183,7 +183,8 @@ pub fn build(m: &ast::Module, opts: &Options) -> Staged {
 
 /// Stage 2: the clean-up passes on every function (unless `opts.no_opt`): copy
 /// propagation, folding and dead code ([`opt`]), memory-address rewrites ([`memopt`]),
-/// three-input fusion ([`combine`]), if-conversion ([`ifconv`]).
+/// three-input fusion ([`combine`]), if-conversion ([`ifconv`]), texture write masks
+/// ([`tex::mask`]).
 #[deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 pub fn clean_up(st: &mut Staged, opts: &Options) {
     use rayon::prelude::*;
@@ -211,6 +212,8 @@ fn clean_up_function(func: &mut Function) {
     if cfg::ifconv::run(func) {
         opt::run(func);
     }
+    // After dead-code elimination: texture fetches write only the components read.
+    tex::mask::narrow(func);
 }
 
 /// Stage 3: reconvergence points for divergent branches ([`cfg::reconverge::insert`]), a value

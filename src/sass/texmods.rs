@@ -63,8 +63,12 @@ pub fn suffix(op: &Op) -> Option<String> {
         Op::Texs { .. } => String::new(),
         Op::Tlds { .. } => ".LZ".to_string(),
         Op::Tld4s { comp } => format!(".{}", CHANNELS[comp as usize & 3]),
-        Op::TexB { .. } => ".B".to_string(),
-        Op::Tld4B { comp, .. } => format!(".{}.B", CHANNELS[comp as usize & 3]),
+        Op::Tex { bindless, .. } => if bindless { ".B" } else { "" }.to_string(),
+        // nvdisasm 11.8: `TLD.LZ` bound, `TLD.B.LZ` bindless (bit 56 of the word).
+        Op::Tld { bindless, .. } => if bindless { ".B.LZ" } else { ".LZ" }.to_string(),
+        Op::Tld4 { comp, bindless, .. } => {
+            format!(".{}{}", CHANNELS[comp as usize & 3], if bindless { ".B" } else { "" })
+        }
         Op::Txq { bindless, .. } => if bindless { ".B" } else { "" }.to_string(),
         Op::Suld { dim, clamp } | Op::Sust { dim, clamp } => format!(
             ".D.BA{}{}",
@@ -87,21 +91,32 @@ pub fn suffix(op: &Op) -> Option<String> {
 /// (the IR's, `lower::tex`):
 /// * `TEXS/TLDS`: dsts `[Rd2 (or RZ), Rd]`, srcs `[Ra, Rb, index]`;
 /// * `TLD4S`: dsts `[Rd2, Rd]`, srcs `[Ra, Rb, index]`;
-/// * `TEX.B/TLD4.B`: dsts `[Rd]`, srcs `[Ra (coordinates), Rb (handle)]`;
+/// * `TEX/TLD/TLD4` (bound or `.B`): dsts `[Rd]`, srcs `[Ra (coordinates), index or Rb
+///   (handle)]`;
 /// * `TXQ`: dsts `[Rd]`, srcs `[Ra (level; bindless: handle and level), index]`;
 /// * `SULD`: dsts `[Rd]`, srcs `[Ra (coordinates), index or handle register]`;
 /// * `SUST`: srcs `[Ra (coordinates), data, index or handle register]`.
 pub fn operands(i: &Instr, dst: &[String], src: &[String]) -> Option<String> {
     let s = |k: usize| src.get(k).cloned().unwrap_or_default();
     let d = |k: usize| dst.get(k).cloned().unwrap_or_default();
+    // Bound: the index (`TEX R4, R6, 0x50, 2D, 0x5`); bindless: the handle register and
+    // index 0x0 (`TEX.B R8, R8, R2, 0x0, 2D, 0xf`).
+    let handle = |bindless: bool| if bindless { format!("{}, 0x0", s(1)) } else { s(1) };
     Some(match i.op {
         Op::Texs { dim, chans } => {
             format!("{}, {}, {}, {}, {}, {}, {}", d(0), d(1), s(0), s(1), s(2), dim.name(), channel_text(chans))
         }
-        Op::Tlds { chans } => format!("{}, {}, {}, {}, {}, 2D, {}", d(0), d(1), s(0), s(1), s(2), channel_text(chans)),
+        Op::Tlds { dim, chans } => {
+            format!("{}, {}, {}, {}, {}, {}, {}", d(0), d(1), s(0), s(1), s(2), dim.name(), channel_text(chans))
+        }
         Op::Tld4s { .. } => format!("{}, {}, {}, {}, {}", d(0), d(1), s(0), s(1), s(2)),
-        Op::TexB { dim, mask } => format!("{}, {}, {}, 0x0, {}, 0x{:x}", d(0), s(0), s(1), dim.name(), mask),
-        Op::Tld4B { mask, .. } => format!("{}, {}, {}, 0x0, 2D, 0x{:x}", d(0), s(0), s(1), mask),
+        Op::Tex { dim, mask, bindless } => {
+            format!("{}, {}, {}, {}, 0x{mask:x}", d(0), s(0), handle(bindless), dim.name())
+        }
+        Op::Tld { dim, mask, bindless } => {
+            format!("{}, {}, {}, {}, 0x{mask:x}", d(0), s(0), handle(bindless), dim.name())
+        }
+        Op::Tld4 { mask, bindless, .. } => format!("{}, {}, {}, 2D, 0x{mask:x}", d(0), s(0), handle(bindless)),
         Op::Txq { bindless, mask } => {
             let index = if bindless { "0x0".to_string() } else { s(1) };
             format!("{}, {}, TEX_HEADER_DIMENSION, {index}, 0x{mask:x}", d(0), s(0))
@@ -117,6 +132,7 @@ pub fn operands(i: &Instr, dst: &[String], src: &[String]) -> Option<String> {
 pub fn bound_index(i: &Instr) -> Option<u32> {
     let k = match i.op {
         Op::Texs { .. } | Op::Tlds { .. } | Op::Tld4s { .. } => 2,
+        Op::Tex { bindless: false, .. } | Op::Tld { bindless: false, .. } | Op::Tld4 { bindless: false, .. } => 1,
         Op::Txq { bindless: false, .. } | Op::Suld { .. } => 1,
         Op::Sust { .. } => 2,
         _ => return None,

@@ -31,7 +31,7 @@ pub struct TexRegs<'a> {
 }
 
 /// The texture/surface opcodes [`regs`] knows.
-pub const OPCODES: &[&str] = &["TEXS", "TLDS", "TLD4S", "TEX", "TLD4", "TXQ", "SULD", "SUST"];
+pub const OPCODES: &[&str] = &["TEXS", "TLDS", "TLD4S", "TEX", "TLD", "TLD4", "TXQ", "SULD", "SUST"];
 
 fn is_reg(o: &str) -> bool {
     o.starts_with('R') && o[1..].chars().next().is_some_and(|c| c.is_ascii_digit() || c == 'Z')
@@ -95,7 +95,9 @@ pub fn regs(i: &TextInstr) -> Option<TexRegs<'_>> {
             let (rd2, rd, ra, rb) = (*o.first()?, *o.get(1)?, *o.get(2)?, *o.get(3)?);
             (vec![(rd, 2), (rd2, 2)], vec![(ra, 1), (rb, 1)])
         }
-        "TEX" | "TLD4" => {
+        // Bound `TEX R4, R6, 0x50, 2D, 0x5` (Rb = RZ not printed) and bindless `TEX.B R8, R8,
+        // R2, 0x0, 2D, 0xf` (handle in Rb): ptxas 11.8, docs/textures.md §1.2.
+        "TEX" | "TLD" | "TLD4" => {
             let (m, dim) = (mask(o.last()?)?, *o.get(o.len().checked_sub(2)?)?);
             let mut r = vec![(*o.get(1)?, tex_coords(dim))];
             if is_reg(o.get(2)?) {

@@ -693,8 +693,9 @@ impl Sim<'_> {
             Op::Texs { .. }
             | Op::Tlds { .. }
             | Op::Tld4s { .. }
-            | Op::TexB { .. }
-            | Op::Tld4B { .. }
+            | Op::Tex { .. }
+            | Op::Tld { .. }
+            | Op::Tld4 { .. }
             | Op::Txq { .. }
             | Op::Suld { .. }
             | Op::Sust { .. } => self.exec_tex(w, i, exec).map(|_| ()),

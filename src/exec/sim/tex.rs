@@ -1,4 +1,5 @@
-//! The simulator's texture unit: `TEXS`, `TLDS.LZ`, `TLD4S`, `TEX.B`, `TLD4.B`, `TXQ`,
+//! The simulator's texture unit: `TEXS`, `TLDS.LZ`, `TLD4S`, `TEX{.B}`, `TLD{.B}.LZ`,
+//! `TLD4{.B}`, `TXQ`,
 //! `SULD.D.BA`, `SUST.D.BA` (operand layouts: `sass::texmods`, docs/textures.md §1) on the
 //! launch's images. A bound instruction finds the handle in constant bank 0 at word
 //! `index`; a bindless one in its handle register (the low 32 bits). Sampling follows
@@ -160,7 +161,7 @@ impl Sim<'_> {
     pub(super) fn exec_tex(&mut self, w: &mut Warp, i: &Instr, mask: u32) -> Result<bool, ExecError> {
         let (handle_src, surface) = match i.op {
             Op::Texs { .. } | Op::Tlds { .. } | Op::Tld4s { .. } => (i.srcs.get(2), false),
-            Op::TexB { .. } | Op::Tld4B { .. } => (i.srcs.get(1), false),
+            Op::Tex { .. } | Op::Tld { .. } | Op::Tld4 { .. } => (i.srcs.get(1), false),
             Op::Txq { bindless: false, .. } => (i.srcs.get(1), false),
             Op::Txq { bindless: true, .. } => (i.srcs.first(), false),
             Op::Suld { .. } => (i.srcs.get(1), true),
@@ -186,16 +187,25 @@ impl Sim<'_> {
                     };
                     view.sample(c, false)?
                 }
-                Op::Tlds { .. } => {
-                    let rb = reg_of(i.srcs.get(1))?;
-                    view.sample([word(w, ra?, 0, l), word(w, rb, 0, l), 0], true)?
+                Op::Tlds { dim, .. } => {
+                    let (ra, rb) = (ra?, reg_of(i.srcs.get(1))?);
+                    let c = match dim {
+                        TexDim::D2 => [word(w, ra, 0, l), word(w, rb, 0, l), 0],
+                        TexDim::D3 => [word(w, ra, 0, l), word(w, ra, 1, l), word(w, rb, 0, l)],
+                    };
+                    view.sample(c, true)?
                 }
-                Op::TexB { dim, .. } => {
+                Op::Tex { dim, .. } => {
                     let ra = ra?;
                     let z = if dim == TexDim::D3 { word(w, ra, 2, l) } else { 0 };
                     view.sample([word(w, ra, 0, l), word(w, ra, 1, l), z], false)?
                 }
-                Op::Tld4s { comp } | Op::Tld4B { comp, .. } => {
+                Op::Tld { dim, .. } => {
+                    let ra = ra?;
+                    let z = if dim == TexDim::D3 { word(w, ra, 2, l) } else { 0 };
+                    view.sample([word(w, ra, 0, l), word(w, ra, 1, l), z], true)?
+                }
+                Op::Tld4s { comp } | Op::Tld4 { comp, .. } => {
                     let ra = ra?;
                     let (x, y) = match i.op {
                         Op::Tld4s { .. } => (word(w, ra, 0, l), word(w, reg_of(i.srcs.get(1))?, 0, l)),
@@ -261,9 +271,9 @@ impl Sim<'_> {
     /// the rest to `Rd2`.
     fn tex_results(&mut self, w: &mut Warp, i: &Instr, mask: u32, out: &[[u32; 4]; WARP_SIZE]) {
         let chans = match i.op {
-            Op::Texs { chans, .. } | Op::Tlds { chans } => chans,
+            Op::Texs { chans, .. } | Op::Tlds { chans, .. } => chans,
             Op::Tld4s { .. } => 0xf,
-            Op::TexB { mask, .. } | Op::Tld4B { mask, .. } | Op::Txq { mask, .. } => mask,
+            Op::Tex { mask, .. } | Op::Tld { mask, .. } | Op::Tld4 { mask, .. } | Op::Txq { mask, .. } => mask,
             Op::Suld { .. } => 1,
             _ => return,
         };

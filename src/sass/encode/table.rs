@@ -309,8 +309,10 @@ const TEXDIM: &[(u64, &str)] = &[
 /// TEXS geometry and level of detail (bits 53..56): only the forms without a level
 /// modifier (the others print `.LZ`/`.LL`/`.DC`, not modelled).
 const TEXSDIM: &[(u64, &str)] = &[(1, "2D"), (10, "3D")];
-/// TLDS.LZ geometry (bits 53..56 = 2: `TLDS.LZ ... 2D`, ptxas 11.8 for `tex.2d.v4.f32.s32`).
-const TLDSDIM: &[(u64, &str)] = &[(2, "2D")];
+/// TLDS.LZ geometry (bits 53..56; ptxas 11.8: 0 `TLDS.LZ.P R6, R4, R4, 0x50, 1D, RGBA`
+/// for `tex.1d.v4.f32.s32`, 2 `... 2D` for `.2d`, 7 `TLDS.LZ.P R6, R4, R4, R5, 0x50, 3D,
+/// RGBA` for `.3d`).
+const TLDSDIM: &[(u64, &str)] = &[(0, "1D"), (2, "2D"), (7, "3D")];
 /// TEXS/TLDS channels written, one destination pair (`Rd2` = RZ; bits 50..52).
 const TEXSR: &[(u64, &str)] = &[(0, "R"), (1, "G"), (2, "B"), (3, "A"), (4, "RG"), (5, "RA"), (6, "GA"), (7, "BA")];
 /// TEXS/TLDS channels written, two destination pairs (`Rd2` != RZ; bits 50..52).
@@ -619,6 +621,24 @@ pub const ROWS: &[Row] = &[
         0xdef8,
         0xfff8,
         "TLD4 {TLD4C}38:2 .B =35:3=0 =40=0 =41:8=0 [.NODEP]49 =50=0 : R@0, R@8, ?R@20, '0x0, {TEXDIM}@28:3, U@31:4",
+    ),
+    // Bound TEX / TLD.LZ / TLD4 (ptxas 11.8 for masks TEXS/TLDS/TLD4S cannot name:
+    // `TEX.P R4, R6, 0x50, 2D, 0x5` 0xc0380502aff70604, `TLD.LZ.P R4, R6, 0x50, 2D, 0x5`
+    // 0xdc380502aff70604, `TLD4.R.P R0, R4, 0x50, 2D, 0x2` 0xc83805012ff70400). nvdisasm 11.8
+    // sweeps: TEX .NDV 35, .DC 50, .AOFFI 54, level 55:3 (.LZ .LB ...); TLD .AOFFI 35, .MS 50,
+    // .CL 54, .LL 55, .B 56 (handle in Rb, index printed 0x0); TLD4 .NDV 35, .DC 50,
+    // .AOFFI 54, .PTP 55, component 56:2.
+    One(0xc038, 0xfc38, "TEX =35=0 [.NODEP]49 =50=0 =54:4=0 : R@0, R@8, ?R@20, U@36:13, {TEXDIM}@28:3, U@31:4"),
+    One(0xdc38, 0xfe38, "TLD .LZ =35=0 [.NODEP]49 =50=0 =54:3=0 : R@0, R@8, ?R@20, U@36:13, {TEXDIM}@28:3, U@31:4"),
+    One(
+        0xdc38,
+        0xfe38,
+        "TLD .B .LZ =35=0 =36:13=0 [.NODEP]49 =50=0 =54:2=0 =56=1 : R@0, R@8, ?R@20, '0x0, {TEXDIM}@28:3, U@31:4",
+    ),
+    One(
+        0xc838,
+        0xfc38,
+        "TLD4 {TLD4C}56:2 =35=0 [.NODEP]49 =50=0 =54:2=0 : R@0, R@8, ?R@20, U@36:13, {TEXDIM}@28:3, U@31:4",
     ),
     One(0xdf48, 0xfff8, "TXQ [.NODEP]49 =50=0 =20:2=0 =28:3=0 : R@0, R@8, {TXQQ}@22:6, U@36:13, U@31:4"),
     One(0xdf50, 0xfff8, "TXQ .B [.NODEP]49 =50=0 =20:2=0 =28:3=0 =36:13=0 : R@0, R@8, {TXQQ}@22:6, '0x0, U@31:4"),

@@ -326,8 +326,9 @@ impl Op {
             Texs { .. }
             | Tlds { .. }
             | Tld4s { .. }
-            | TexB { .. }
-            | Tld4B { .. }
+            | Tex { .. }
+            | Tld { .. }
+            | Tld4 { .. }
             | Txq { .. }
             | Suld { .. }
             | Sust { .. } => s.push_str(&crate::sass::texmods::suffix(self).unwrap_or_default()),

@@ -403,25 +403,39 @@ pub enum Op {
         dim: TexDim,
         chans: u8,
     },
-    /// TLDS.LZ Rd2, Rd, Ra, Rb, index, 2D, channels: bound fetch at integer coordinates,
-    /// level zero; results as for [`Op::Texs`].
+    /// TLDS.LZ Rd2, Rd, Ra, Rb, index, dim, channels: bound fetch at integer coordinates,
+    /// level zero; operands and results as for [`Op::Texs`] (ptxas 11.8: `TLDS.LZ.P R6,
+    /// R4, R4, R5, 0x50, 3D, RGBA` for `tex.3d.v4.f32.s32`).
     Tlds {
+        dim: TexDim,
         chans: u8,
     },
     /// TLD4S.comp Rd2, Rd, Ra, Rb, index: bound 2D gather of component `comp` (0..3).
     Tld4s {
         comp: u8,
     },
-    /// TEX.B Rd, Ra, Rb, 0x0, dim, mask: bindless fetch, the handle's low word in Rb,
-    /// coordinates in `Ra..`, the components of `mask` packed into `Rd..`.
-    TexB {
+    /// TEX Rd, Ra, index, dim, mask (bound) or TEX.B Rd, Ra, Rb, 0x0, dim, mask
+    /// (bindless, the handle's low word in Rb): coordinates in `Ra..`, the components of
+    /// `mask` packed into `Rd..`. srcs `[Ra, index (immediate) | Rb]`. ptxas 11.8 uses the
+    /// bound form where TEXS has no channel set for the mask (`0x5`, `0x6`).
+    Tex {
         dim: TexDim,
         mask: u8,
+        bindless: bool,
     },
-    /// TLD4.comp.B Rd, Ra, Rb, 0x0, 2D, mask: bindless gather of component `comp`.
-    Tld4B {
+    /// TLD.LZ Rd, Ra, index, dim, mask (bound) or TLD.B.LZ Rd, Ra, Rb, 0x0, dim, mask:
+    /// fetch at integer coordinates, level zero; operands as for [`Op::Tex`].
+    Tld {
+        dim: TexDim,
+        mask: u8,
+        bindless: bool,
+    },
+    /// TLD4.comp Rd, Ra, index, 2D, mask (bound) or TLD4.comp.B Rd, Ra, Rb, 0x0, 2D,
+    /// mask: 2D gather of component `comp`; operands as for [`Op::Tex`].
+    Tld4 {
         comp: u8,
         mask: u8,
+        bindless: bool,
     },
     /// TXQ{.B} Rd, Ra, TEX_HEADER_DIMENSION, index, mask: width (mask 1), height (2),
     /// depth (4) of level Ra (bindless: Ra = {handle, level}).
@@ -556,8 +570,9 @@ impl Op {
             Texs { .. } => Opcode::Texs,
             Tlds { .. } => Opcode::Tlds,
             Tld4s { .. } => Opcode::Tld4s,
-            TexB { .. } => Opcode::TexB,
-            Tld4B { .. } => Opcode::Tld4B,
+            Tex { .. } => Opcode::Tex,
+            Tld { .. } => Opcode::Tld,
+            Tld4 { .. } => Opcode::Tld4,
             Txq { .. } => Opcode::Txq,
             Suld { .. } => Opcode::Suld,
             Sust { .. } => Opcode::Sust,

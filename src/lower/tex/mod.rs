@@ -8,7 +8,12 @@
 //!   used **bindless** with its low 32 bits (`TEX.B`, `TLD4.B`, `TXQ.B`, `SULD ..., Rh`);
 //! * `tex.1d` is a 2D fetch at y = 0 (`MOV R5, RZ` before `TEXS`/`TEX.B`);
 //! * the components written are the ones the PTX result vector names (a sink `_` is not
-//!   written): `TEXS ... R` / `TEX.B ... 0x5`, packed into consecutive registers;
+//!   written): `TEXS ... R` / `TEX.B ... 0x5`, packed into consecutive registers; after
+//!   dead-code elimination [`mask::narrow`] drops the ones never read, and the opcode is
+//!   the one ptxas picks for the mask ([`mask::fetch_op`]: bound `TEX`/`TLD.LZ`/`TLD4`
+//!   where `TEXS`/`TLDS`/`TLD4S` cannot name it);
+//! * `.s32` coordinates are `TLDS.LZ` (bound 2D/3D) or `TLD.B.LZ` (bindless), a fetch at
+//!   level zero (ptxas 11.8 `probe_liveness.ptx` kernels i_3d, i_bindless);
 //! * `txq.{width,height,depth}` is `TXQ ... TEX_HEADER_DIMENSION` with mask 1, 2, 4 of
 //!   level 0 (`MOV R0, RZ` as the level; bindless `{handle, level}` in a pair);
 //! * `suld.b`/`sust.b` `.b32` `.1d`/`.2d` are `SULD/SUST.D.BA.{1D,2D}` with `.trap` →
@@ -17,6 +22,8 @@
 //! Everything else is reported at the instruction as not supported yet, with what ptxas
 //! does for it.
 
+pub mod mask;
+
 use super::ctx::{LResult, Lowerer};
 use crate::diag::Diag;
 use crate::ptx::ast::{Ident, Instruction, Operand, VecElem};
@@ -24,6 +31,7 @@ use crate::ptx::texture::{self, Clamp, Family, Geometry, Lod, TexOp};
 use crate::ptx::types::ScalarType;
 use crate::sass::instr::{Dst, Instr, RegRef, Src};
 use crate::sass::op::{Op, SurfClamp, SurfDim, TexDim};
+use mask::Fetch;
 
 /// The texture or surface a handle register names: a bank-0 word index (bound) or the
 /// handle's low word (bindless).
@@ -60,7 +68,7 @@ impl Lowerer<'_> {
         self.fail(
             Diag::error(i.opcode.span, format!("not supported yet: `{}`, {what}", text(i)))
                 .label(why.to_string())
-                .note("lowered: tex.{1d,2d,3d}.v4.{f32,s32,u32}.{f32,s32} (3d: .f32 coordinates; bindless: .f32), tld4.{r,g,b,a}.2d, txq.{width,height,depth}, suld.b/sust.b .{1d,2d}.b32 (docs/textures.md §2)"),
+                .note("lowered: tex.{1d,2d,3d}.v4.{f32,s32,u32}.{f32,s32}, tld4.{r,g,b,a}.2d, txq.{width,height,depth}, suld.b/sust.b .{1d,2d}.b32 (docs/textures.md §2)"),
         )
     }
 
@@ -194,14 +202,7 @@ impl Lowerer<'_> {
             );
         }
         let handle = self.tex_handle(image)?;
-        let integer = cty == ScalarType::S32;
-        if integer && (dim == TexDim::D3 || matches!(handle, Handle::Bindless(_))) {
-            return self.tex_unsupported(
-                i,
-                "an integer-coordinate fetch that is 3D or bindless",
-                "ptxas: TLD/TLD.B, which the encoder does not model; TLDS.LZ 2D (bound) is lowered",
-            );
-        }
+        let kind = if cty == ScalarType::S32 { Fetch::Integer } else { Fetch::Sample };
         let elems = self.tex_results(res);
         let mask: u8 = (0..4).filter(|k| matches!(elems.get(*k), Some(Some(_)))).fold(0, |m, k| m | (1 << k));
         if mask == 0 {
@@ -212,30 +213,49 @@ impl Lowerer<'_> {
             let z = self.tex_zero();
             coords.push(z);
         }
+        self.tex_fetch(kind, dim, handle, &coords, mask, &elems, dty)
+    }
+
+    /// Emits a fetch of the components `mask` in the form ptxas 11.8 chooses
+    /// ([`mask::fetch_op`]): bound `TEXS`/`TLDS`/`TLD4S` when their channel sets can name
+    /// the mask, else `TEX`/`TLD.LZ`/`TLD4` with the coordinates joined; bindless `.B`.
+    #[allow(clippy::too_many_arguments)]
+    fn tex_fetch(
+        &mut self,
+        kind: Fetch,
+        dim: TexDim,
+        handle: Handle,
+        coords: &[Src],
+        mask: u8,
+        elems: &[Option<Ident>],
+        dty: ScalarType,
+    ) -> LResult<()> {
         let comps: Vec<usize> = (0..4).filter(|k| mask & (1 << k) != 0).collect();
-        match handle {
-            Handle::Bound(index) => {
-                // TEXS Rd2, Rd, Ra, Rb: 2D reads x in Ra, y in Rb; 3D reads x, y in the
-                // pair Ra and z in Rb (ptxas 11.8, docs/textures.md §1.2).
-                let (ra, rb) = match dim {
-                    TexDim::D2 => (coords[0], coords[1]),
-                    TexDim::D3 => (self.tex_join(&coords[..2], 2), coords[2]),
-                };
-                let (dsts, regs) = self.texs_results(&comps);
-                let op = if integer { Op::Tlds { chans: mask } } else { Op::Texs { dim, chans: mask } };
-                self.emit(Instr::new(op, dsts, vec![ra, rb, Src::imm(index)]));
-                self.tex_write(&elems, &regs, dty)
-            }
-            Handle::Bindless(h) => {
-                let n = match dim {
-                    TexDim::D2 => 2,
-                    TexDim::D3 => 4,
-                };
-                let ra = self.tex_join(&coords, n);
-                let (dst, regs) = self.packed_results(&comps);
-                self.emit(Instr::new(Op::TexB { dim, mask }, vec![dst], vec![ra, Src::reg(h)]));
-                self.tex_write(&elems, &regs, dty)
-            }
+        let (bindless, last) = match handle {
+            Handle::Bound(index) => (false, Src::imm(index)),
+            Handle::Bindless(h) => (true, Src::reg(h)),
+        };
+        let op = mask::fetch_op(kind, dim, bindless, mask);
+        if mask::is_short(&op) {
+            // TEXS/TLDS Rd2, Rd, Ra, Rb: 2D reads x in Ra, y in Rb; 3D reads x, y in the
+            // pair Ra and z in Rb (ptxas 11.8, docs/textures.md §1.2); TLD4S 2D.
+            let (ra, rb) = match dim {
+                TexDim::D2 => (coords[0], coords[1]),
+                TexDim::D3 => (self.tex_join(&coords[..2], 2), coords[2]),
+            };
+            let (dsts, regs) = self.texs_results(&comps);
+            self.emit(Instr::new(op, dsts, vec![ra, rb, last]));
+            self.tex_write(elems, &regs, dty)
+        } else {
+            // TEX/TLD/TLD4 Rd, Ra: the coordinates in a pair (2D) or quad (3D: x, y, z).
+            let n = match dim {
+                TexDim::D2 => 2,
+                TexDim::D3 => 4,
+            };
+            let ra = self.tex_join(coords, n);
+            let (dst, regs) = self.packed_results(&comps);
+            self.emit(Instr::new(op, vec![dst], vec![ra, last]));
+            self.tex_write(elems, &regs, dty)
         }
     }
 
@@ -294,26 +314,13 @@ impl Lowerer<'_> {
         let handle = self.tex_handle(image)?;
         let elems = self.tex_results(res);
         let coords = self.tex_coords(parts.first().unwrap_or(res))?;
-        match handle {
-            Handle::Bound(index) => {
-                // TLD4S writes all four texels: Rd, Rd+1, Rd2, Rd2+1 (ptxas 11.8
-                // `TLD4S.R.P R6, R4, R4, R5, 0x50` then `STG.E.128 [R2], R4`).
-                let (dsts, regs) = self.texs_results(&[0, 1, 2, 3]);
-                self.emit(Instr::new(Op::Tld4s { comp }, dsts, vec![coords[0], coords[1], Src::imm(index)]));
-                self.tex_write(&elems, &regs, dty)
-            }
-            Handle::Bindless(h) => {
-                let mask: u8 = (0..4).filter(|k| matches!(elems.get(*k), Some(Some(_)))).fold(0, |m, k| m | (1 << k));
-                if mask == 0 {
-                    return Ok(());
-                }
-                let comps: Vec<usize> = (0..4).filter(|k| mask & (1 << k) != 0).collect();
-                let ra = self.tex_join(&coords, 2);
-                let (dst, regs) = self.packed_results(&comps);
-                self.emit(Instr::new(Op::Tld4B { comp, mask }, vec![dst], vec![ra, Src::reg(h)]));
-                self.tex_write(&elems, &regs, dty)
-            }
+        // TLD4S writes all four texels (ptxas 11.8 `TLD4S.R.P R6, R4, R4, R5, 0x50` then
+        // `STG.E.128 [R2], R4`); fewer components are a bound `TLD4 ... mask`.
+        let mask: u8 = (0..4).filter(|k| matches!(elems.get(*k), Some(Some(_)))).fold(0, |m, k| m | (1 << k));
+        if mask == 0 {
+            return Ok(());
         }
+        self.tex_fetch(Fetch::Gather(comp), TexDim::D2, handle, &coords, mask, &elems, dty)
     }
 
     fn lower_txq(&mut self, i: &Instruction, t: &TexOp) -> LResult<()> {

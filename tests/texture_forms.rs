@@ -1,0 +1,287 @@
+//! Texture fetches whose results are partly read (write masks from liveness,
+//! `lower::tex::mask`) and the forms ptxas 11.8 uses for them (docs/textures.md §1.2):
+//! each runs on both executors with `--compare` against values computed here, and our
+//! listing names the opcode and mask ptxas names for the same kernel
+//! (`tests/data/textures/probe_liveness.ptx`).
+
+#[path = "common/tex.rs"]
+mod tex;
+
+use tex::*;
+
+/// `tex` of the f32x4 image `image(5, 3, 1)` at (1.3, 2.9), point sampling: texel (1, 2)
+/// = (21, 1001, -2, 0).
+const TEXEL: [f32; 4] = [21.0, 1001.0, -2.0, 0.0];
+
+/// The texture lines of our listing of `probe(body)`.
+fn listing(name: &str, body: &str) -> Vec<String> {
+    let p = write(name, &probe(body));
+    let o = ptx2sass(&["compile", "--verify", p.to_str().unwrap()]);
+    assert!(o.status.success(), "{body}\n{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    out.lines()
+        .filter_map(|l| l.split("*/").nth(1))
+        .map(|t| t.split(['&', '?', ';']).next().unwrap_or("").trim().to_string())
+        .filter(|t| ["TEX", "TLD"].iter().any(|p| t.starts_with(p)))
+        .collect()
+}
+
+/// Erases register numbers: `TEX R4, R6, 0x50` -> `TEX R, R, 0x50`.
+fn shape(t: &str) -> String {
+    let mut r = String::new();
+    let mut chars = t.chars().peekable();
+    while let Some(c) = chars.next() {
+        r.push(c);
+        if c == 'R' && chars.peek().is_some_and(|d| d.is_ascii_digit()) {
+            while chars.peek().is_some_and(|d| d.is_ascii_digit()) {
+                chars.next();
+            }
+        }
+    }
+    r
+}
+
+/// Each read pattern of a 2D fetch: the PTX moves into `%r5..%r8`, the components read,
+/// and ptxas 11.8's instruction (registers erased) bound and bindless.
+const PATTERNS: &[(&str, [bool; 4], &str, &str)] = &[
+    // x and z: TEXS cannot name RB (ptxas `TEX.P R4, R6, 0x50, 2D, 0x5`, kernel b_xz).
+    (
+        "mov.b32 %r5, %f5;\nmov.b32 %r7, %f7;",
+        [true, false, true, false],
+        "TEX R, R, 0x50, 2D, 0x5",
+        "TEX.B R, R, R, 0x0, 2D, 0x5",
+    ),
+    // y and z (b_yz: `TEX.P R4, R6, 0x50, 2D, 0x6`).
+    (
+        "mov.b32 %r6, %f6;\nmov.b32 %r7, %f7;",
+        [false, true, true, false],
+        "TEX R, R, 0x50, 2D, 0x6",
+        "TEX.B R, R, R, 0x0, 2D, 0x6",
+    ),
+    // y, z, w (b_yzw: `TEXS.P R0, R2, R4, R6, 0x50, 2D, GBA`).
+    (
+        "mov.b32 %r6, %f6;\nmov.b32 %r7, %f7;\nmov.b32 %r8, %f8;",
+        [false, true, true, true],
+        "TEXS R, R, R, R, 0x50, 2D, GBA",
+        "TEX.B R, R, R, 0x0, 2D, 0xe",
+    ),
+    // w (b_w: `TEXS.P RZ, R0, R0, R5, 0x50, 2D, A`).
+    ("mov.b32 %r8, %f8;", [false, false, false, true], "TEXS RZ, R, R, R, 0x50, 2D, A", "TEX.B R, R, R, 0x0, 2D, 0x8"),
+    // x, y, w through a sink for y: the PTX vector names x, z, w; z is not read.
+    (
+        "mov.b32 %r5, %f5;\nmov.b32 %r8, %f8;",
+        [true, false, false, true],
+        "TEXS RZ, R, R, R, 0x50, 2D, RA",
+        "TEX.B R, R, R, 0x0, 2D, 0x9",
+    ),
+];
+
+#[test]
+fn fetches_write_only_the_components_read_on_both_executors() {
+    let (_, bytes) = image(5, 3, 1);
+    let input = [[1.3f32.to_bits(), 2.9f32.to_bits(), 0, 0]];
+    for (k, &(moves, read, bound, bindless)) in PATTERNS.iter().enumerate() {
+        for (h, want_form) in [("%rd1", bound), ("%rd9", bindless)] {
+            let body = format!("tex.2d.v4.f32.f32 {{%f5,%f6,%f7,%f8}}, [{h}, {{%f1,%f2}}];\n{moves}");
+            let name = format!("mask{k}{}", &h[1..]);
+            let (out, _) = run_probe(&name, &body, ("--texture fmt=f32x4,dims=5,3", &bytes), &input);
+            let want: Vec<f32> = (0..4).map(|c| if read[c] { TEXEL[c] } else { 0.0 }).collect();
+            assert_eq!(floats(&out), want, "{name}: {body}");
+            let lines = listing(&name, &body);
+            assert_eq!(lines.iter().map(|l| shape(l)).collect::<Vec<_>>(), [want_form], "{name}: {body}");
+        }
+    }
+}
+
+#[test]
+fn partial_3d_integer_and_gather_fetches_on_both_executors() {
+    // 3D x and z, bound: `TEX.P R4, R8, 0x50, 3D, 0x5` (d3_xz); bindless `TEX.B ... 0x5`.
+    let (t, bytes) = image(4, 3, 2);
+    let p = (2.5f32, 1.5f32, 1.5f32);
+    let input = [[p.0.to_bits(), p.1.to_bits(), p.2.to_bits(), 0]];
+    let texel = t[(3 + 1) * 4 + 2];
+    for (h, form) in [("%rd1", "TEX R, R, 0x50, 3D, 0x5"), ("%rd9", "TEX.B R, R, R, 0x0, 3D, 0x5")] {
+        let body = format!(
+            "tex.3d.v4.f32.f32 {{%f5,%f6,%f7,%f8}}, [{h}, {{%f1,%f2,%f3,%f3}}];\nmov.b32 %r5, %f5;\nmov.b32 %r7, %f7;"
+        );
+        let name = format!("d3{}", &h[1..]);
+        let (out, _) = run_probe(&name, &body, ("--texture fmt=f32x4,dims=4,3,2", &bytes), &input);
+        assert_eq!(floats(&out), [texel[0], 0.0, texel[2], 0.0], "{name}");
+        assert_eq!(listing(&name, &body).iter().map(|l| shape(l)).collect::<Vec<_>>(), [form], "{name}");
+    }
+    // Integer coordinates: x and z bound `TLD.LZ.P R4, R6, 0x50, 2D, 0x5` (i_xz); all four
+    // bindless `TLD.B.LZ.P R8, R8, R2, 0x0, 2D, 0xf` (i_bindless); 3D bound `TLDS.LZ.P R6, R4,
+    // R4, R5, 0x50, 3D, RGBA` (i_3d), and 3D bindless.
+    let ij = [(1i32, 2i32, 1i32), (3, 0, 0), (-1, 5, 3)];
+    let input: Vec<[u32; 4]> = ij.iter().map(|&(i, j, k)| [i as u32, j as u32, k as u32, 0]).collect();
+    let at = |i: i32, j: i32, k: i32| t[((k.clamp(0, 1) * 3 + j.clamp(0, 2)) * 4 + i.clamp(0, 3)) as usize];
+    let cases = [
+        (
+            "tex.2d.v4.f32.s32 {%f5,%f6,%f7,%f8}, [%rd1, {%r1,%r2}];\nmov.b32 %r5, %f5;\nmov.b32 %r7, %f7;",
+            "TLD.LZ R, R, 0x50, 2D, 0x5",
+            false,
+            [true, false, true, false],
+        ),
+        (
+            "tex.2d.v4.f32.s32 {%f5,%f6,%f7,%f8}, [%rd9, {%r1,%r2}];\nmov.b32 %r5, %f5;\nmov.b32 %r6, %f6;\nmov.b32 %r7, %f7;\nmov.b32 %r8, %f8;",
+            "TLD.B.LZ R, R, R, 0x0, 2D, 0xf",
+            false,
+            [true; 4],
+        ),
+        (
+            "tex.3d.v4.f32.s32 {%f5,%f6,%f7,%f8}, [%rd1, {%r1,%r2,%r3,%r3}];\nmov.b32 %r5, %f5;\nmov.b32 %r6, %f6;\nmov.b32 %r7, %f7;\nmov.b32 %r8, %f8;",
+            "TLDS.LZ R, R, R, R, 0x50, 3D, RGBA",
+            true,
+            [true; 4],
+        ),
+        (
+            "tex.3d.v4.f32.s32 {%f5,%f6,%f7,%f8}, [%rd9, {%r1,%r2,%r3,%r3}];\nmov.b32 %r6, %f6;",
+            "TLD.B.LZ R, R, R, 0x0, 3D, 0x2",
+            true,
+            [false, true, false, false],
+        ),
+    ];
+    for (k, (body, form, d3, read)) in cases.iter().enumerate() {
+        let name = format!("int{k}");
+        let (out, _) = run_probe(&name, body, ("--texture fmt=f32x4,dims=4,3,2", &bytes), &input);
+        for (q, &(i, j, z)) in ij.iter().enumerate() {
+            let texel = at(i, j, if *d3 { z } else { 0 });
+            let want: Vec<f32> = (0..4).map(|c| if read[c] { texel[c] } else { 0.0 }).collect();
+            assert_eq!(floats(&out[4 * q..4 * q + 4]), want, "{name} at {i},{j},{z}: {body}");
+        }
+        assert_eq!(listing(&name, body).iter().map(|l| shape(l)).collect::<Vec<_>>(), [*form], "{name}");
+    }
+    // Gathers of fewer than four texels: bound `TLD4.R.P R0, R4, 0x50, 2D, 0x2` (g_x),
+    // `... 0x7` (g_xyz); bindless `TLD4.R.B ... 0x2`.
+    let (t, bytes) = image(5, 3, 1);
+    let p = (1.2f32, 1.7f32);
+    let input = [[p.0.to_bits(), p.1.to_bits(), 0, 0]];
+    let (i, j) = ((p.0 - 0.5).floor() as i64, (p.1 - 0.5).floor() as i64);
+    let g = |x: i64, y: i64| t[(y.clamp(0, 2) * 5 + x.clamp(0, 4)) as usize][0];
+    let gather = [g(i, j + 1), g(i + 1, j + 1), g(i + 1, j), g(i, j)];
+    let cases = [
+        ("%rd1", "mov.b32 %r6, %f6;", [false, true, false, false], "TLD4.R R, R, 0x50, 2D, 0x2"),
+        (
+            "%rd1",
+            "mov.b32 %r5, %f5;\nmov.b32 %r6, %f6;\nmov.b32 %r7, %f7;",
+            [true, true, true, false],
+            "TLD4.R R, R, 0x50, 2D, 0x7",
+        ),
+        ("%rd9", "mov.b32 %r6, %f6;", [false, true, false, false], "TLD4.R.B R, R, R, 0x0, 2D, 0x2"),
+    ];
+    for (k, (h, moves, read, form)) in cases.iter().enumerate() {
+        let body = format!("tld4.r.2d.v4.f32.f32 {{%f5,%f6,%f7,%f8}}, [{h}, {{%f1,%f2}}];\n{moves}");
+        let name = format!("tld4-{k}");
+        let (out, _) = run_probe(&name, &body, ("--texture fmt=f32x4,dims=5,3", &bytes), &input);
+        let want: Vec<f32> = (0..4).map(|c| if read[c] { gather[c] } else { 0.0 }).collect();
+        assert_eq!(floats(&out), want, "{name}");
+        assert_eq!(listing(&name, &body).iter().map(|l| shape(l)).collect::<Vec<_>>(), [*form], "{name}");
+    }
+}
+
+/// Results read across blocks, as a register pair, and in a loop: the narrowed fetch
+/// still gives every component read (both executors agree with the values here).
+#[test]
+fn components_read_in_other_blocks_and_as_ranges_stay_correct() {
+    let (_, bytes) = image(5, 3, 1);
+    let input = [[1.3f32.to_bits(), 2.9f32.to_bits(), 0, 0], [1.3f32.to_bits(), 2.9f32.to_bits(), 1, 0]];
+    // z read in a branch only taken by thread 1 (in.z = 1), y and w as a 64-bit pair
+    // moved out of the vector (a two-component range of Rd2 after the fetch).
+    let body = "tex.2d.v4.f32.f32 {%f5,%f6,%f7,%f8}, [%rd1, {%f1,%f2}];\n\
+setp.ne.u32 %p1, %r3, 0;\n\
+@!%p1 bra SKIP;\n\
+mov.b32 %r7, %f7;\n\
+SKIP:\n\
+mov.b64 %rd10, {%f6,%f8};\n\
+mov.b64 {%r6,%r8}, %rd10;";
+    let body = body.replace("tex.2d", ".reg .pred %p1;\ntex.2d");
+    let (out, _) = run_probe("blocks", &body, ("--texture fmt=f32x4,dims=5,3", &bytes), &input);
+    assert_eq!(floats(&out[..4]), [0.0, TEXEL[1], 0.0, TEXEL[3]]);
+    assert_eq!(floats(&out[4..]), [0.0, TEXEL[1], TEXEL[2], TEXEL[3]]);
+    // A two-component range read of Rd2 (z, w stored as one 64-bit pair, here into the
+    // input buffer, which `--compare` compares) with x dead: RGBA -> GBA would split z, w
+    // across Rd and Rd2, so the fetch keeps its mask.
+    let body = "tex.2d.v4.f32.f32 {%f5,%f6,%f7,%f8}, [%rd1, {%f1,%f2}];\nmov.b32 %r6, %f6;\nst.global.v2.f32 [%rd7+8], {%f7,%f8};";
+    let (out, _) = run_probe("range", body, ("--texture fmt=f32x4,dims=5,3", &bytes), &input[..1]);
+    assert_eq!(floats(&out), [0.0, TEXEL[1], 0.0, 0.0]);
+}
+
+/// Runs `ptx2sass run ... --compare --dump DIR` and returns DIR.
+fn run_sample(name: &str, args: &[&str]) -> std::path::PathBuf {
+    let dump = scratch(name).join("dump");
+    let src = format!("{}/samples/{name}.ptx", env!("CARGO_MANIFEST_DIR"));
+    let mut all = vec!["run", "--kernel", name, &src, "--compare", "--dump", dump.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let o = ptx2sass(&all);
+    assert!(o.status.success(), "{name}: {}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    dump
+}
+
+/// `samples/tex_bilinear` (clang-14 from `tex_bilinear.cu`): a 4 x 3 f32 image resized to
+/// 7 x 5 with the texture unit's linear filter, on both executors, against the reference
+/// bilinear sampling (8-bit weights) here.
+#[test]
+fn sample_tex_bilinear_resizes_on_both_executors() {
+    let (w, h, dw, dh) = (4usize, 3usize, 7usize, 5usize);
+    let src: Vec<f32> = (0..w * h).map(|k| (k * k) as f32 * 0.5 - 3.0).collect();
+    let dir = scratch("tex_bilinear");
+    let img = dir.join("src.bin");
+    std::fs::write(&img, src.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>()).unwrap();
+    let (sx, sy) = (w as f32 / dw as f32, h as f32 / dh as f32);
+    let tex = format!("tex_bilinear_param_0=file:{},fmt=f32,dims={w},{h},filter=linear", img.display());
+    let (out, a3, a4, a5, a6) = (
+        format!("zeros:{}", 4 * dw * dh),
+        format!("i:{dw}"),
+        format!("i:{dh}"),
+        format!("f32:{sx}"),
+        format!("f32:{sy}"),
+    );
+    let dump = run_sample(
+        "tex_bilinear",
+        &["--texture", &tex, "--arg", &out, "--arg", &a3, "--arg", &a4, "--arg", &a5, "--arg", &a6, "--block", "8,8"],
+    );
+    let got: Vec<f32> = std::fs::read(dump.join("arg1.bin"))
+        .unwrap()
+        .chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let texels: Vec<[f32; 4]> = src.iter().map(|&v| [v, 0.0, 0.0, 1.0]).collect();
+    for y in 0..dh {
+        for x in 0..dw {
+            let (u, v) = ((x as f32 + 0.5) * sx, (y as f32 + 0.5) * sy);
+            let want = sample2d(&texels, (w as i64, h as i64), (u, v), true, "clamp")[0];
+            assert_eq!(got[y * dw + x], want, "pixel {x},{y}");
+        }
+    }
+}
+
+/// `samples/surf_write` (clang-14 from `surf_write.cu`): suld/sust read-modify-write of a
+/// 5 x 4 u32 surface plus `.zero` stores past the right edge, on both executors.
+#[test]
+fn sample_surf_write_updates_the_surface_on_both_executors() {
+    let (w, h) = (5usize, 4usize);
+    let words: Vec<u32> = (0..w * h).map(|k| 0x100 + 7 * k as u32).collect();
+    let dir = scratch("surf_write");
+    let img = dir.join("surf.bin");
+    std::fs::write(&img, words.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>()).unwrap();
+    let surf = format!("surf_write_param_0=file:{},fmt=u32,dims={w},{h}", img.display());
+    let dump = run_sample(
+        "surf_write",
+        &["--surface", &surf, "--arg", &format!("i:{w}"), "--arg", &format!("i:{h}"), "--block", "8,4"],
+    );
+    let got: Vec<u32> = std::fs::read(dump.join("tex:surf_write_param_0.bin"))
+        .unwrap()
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let mut want = words.clone();
+    for y in 0..h - 1 {
+        for x in 0..w {
+            want[y * w + x] = words[y * w + x].wrapping_mul(3) + (x ^ y) as u32;
+        }
+    }
+    for x in 0..w {
+        want[(h - 1) * w + x] = 0x5000 + x as u32;
+    }
+    assert_eq!(got, want);
+}
