@@ -101,7 +101,16 @@ fn normalize(f: &TextFunction, i: &TextInstr) -> Vec<String> {
     {
         *o = format!("0x{:x}", (-v) & 0xfffff);
     }
-    let mut head = vec![format!("{:?}", i.guard), i.opcode.clone(), i.mods.join(".")];
+    // nvdisasm prints a texture instruction's reuse flags as a last `.P` (reuse B) or `.T`
+    // (reuse A) after the opcode (docs/textures.md §1.4); ours are in the control word,
+    // compared below.
+    let mut mods = i.mods.clone();
+    if ["TEXS", "TLDS", "TLD4S", "TEX", "TLD", "TLD4", "TXQ", "TXD"].contains(&i.opcode.as_str())
+        && mods.last().is_some_and(|m| m == "P" || m == "T")
+    {
+        mods.pop();
+    }
+    let mut head = vec![format!("{:?}", i.guard), i.opcode.clone(), mods.join(".")];
     head.extend(ops);
     head
 }

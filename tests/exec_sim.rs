@@ -54,6 +54,7 @@ fn every_sample_has_a_launch() {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .filter_map(|e| e.ok()?.file_name().to_str()?.strip_suffix(".ptx").map(String::from))
+        .filter(|n| !IMAGE_SAMPLES.contains(&n.as_str()))
         .collect();
     names.sort();
     assert_eq!(names, SAMPLES.iter().map(|s| s.to_string()).collect::<Vec<_>>());

@@ -339,6 +339,7 @@ fn late_reader_form(op: &str) -> &'static str {
         "TLDS" => "TLDS.LZ RZ, R6, R4, R8, 0x50, 2D, R",
         "TLD4S" => "TLD4S.R R8, R6, R4, R10, 0x50",
         "TEX" => "TEX.B R6, R4, R8, 0x0, 2D, 0x1",
+        "TLD" => "TLD.B.LZ R6, R4, R8, 0x0, 2D, 0x1",
         "TLD4" => "TLD4.R.B R6, R4, R8, 0x0, 2D, 0x1",
         "TXQ" => "TXQ R6, R4, TEX_HEADER_DIMENSION, 0x50, 0x1",
         "SULD" => "SULD.D.BA.2D.TRAP R6, [R4], 0x50",

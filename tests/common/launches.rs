@@ -468,6 +468,11 @@ pub fn sample_tolerance(name: &str) -> Option<(&'static [Elem], f64)> {
     }
 }
 
+/// Samples that read textures or surfaces: they need images bound to their handle
+/// parameters (`run --texture/--surface`), which these launches do not make; they run
+/// with images against reference values in `tests/texture_forms.rs`.
+pub const IMAGE_SAMPLES: &[&str] = &["surf_write", "tex_bilinear"];
+
 pub const SAMPLES: &[&str] = &[
     "atomic_max_f32",
     "bitonic_sort",
