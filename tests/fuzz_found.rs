@@ -302,11 +302,16 @@ fn lowering_address_offsets_near_i64_max() {
 }
 
 /// Found applying the no-panic lints to `src/lower/mod.rs`: a vector register of 8
-/// elements (`.reg .v8 .b32 %v`, which the front end accepts) used whole as the data of a
-/// `.v8` load indexed the element names `x y z w` with 4 (a panic). Now an error: PTX ISA
-/// 5.4.2 declares vector variables of 2 and 4 elements only.
+/// elements (`.reg .v8 .b32 %v`, which the front end accepted) used whole as the data of a
+/// `.v8` load indexed the element names `x y z w` with 4 (a panic). Lowering now errors
+/// there, and the front end rejects the declaration (PTX ISA 5.4.2: vector variables have
+/// 2 or 4 elements of at most 128 bits in all; ptxas 11.8 rejects both declarations).
 #[test]
 fn lowering_rejects_a_vector_register_of_8_elements() {
     let e = compile_errors(".reg .v8 .b32 %v;\nld.global.v8.b32 %v, [%rd1];");
-    assert!(e.iter().any(|m| m.contains("vector register `%v` has 8 elements")), "{e:?}");
+    // The front end now rejects the declaration itself, as ptxas 11.8 does.
+    assert!(e.iter().any(|m| m.contains("`.v8 .b32` is not a PTX vector type")), "{e:?}");
+    // And a vector wider than 128 bits.
+    let e = compile_errors(".reg .v4 .b64 %w;");
+    assert!(e.iter().any(|m| m.contains("`.v4 .b64` is not a PTX vector type")), "{e:?}");
 }

@@ -161,6 +161,19 @@ impl FnCtx<'_> {
             );
             return;
         }
+        if let Some(n) = d.vec.filter(|n| *n > 1) {
+            // PTX ISA 5.4.2 (Vectors): `.v2` and `.v4` of a scalar type, at most 128 bits
+            // (ptxas 11.8: "Parsing error near '.v8'", and for `.v4 .b64` "Vector type too
+            // large, exceeds 128 bit limit").
+            let bits = u64::from(d.ty.bits()).saturating_mul(u64::from(n));
+            if !matches!(n, 2 | 4) || bits > 128 {
+                self.diags.push(
+                    Diag::error(d.span, format!("`.v{n} {}` is not a PTX vector type", d.ty))
+                        .label(format!("{n} elements, {bits} bits"))
+                        .note("PTX vectors are `.v2` or `.v4` of a scalar type, at most 128 bits (PTX ISA 5.4.2)"),
+                );
+            }
+        }
         if let Some(n) = d.vec.filter(|n| *n > 1 && d.space == StateSpace::Reg) {
             scope.vecs.insert(d.name.name.clone(), n);
         }
