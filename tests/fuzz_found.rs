@@ -189,21 +189,7 @@ fn carry_pair_under_one_guard_with_undefined_predicate() {
 /// Now such an operand is an opaque value that cancels (`regalloc::verify::xor_term`).
 #[test]
 fn regalloc_xor_swap_through_an_undefined_register() {
-    let path = format!("{}/tests/data/fuzz/compile_undef_quad_component.bin", env!("CARGO_MANIFEST_DIR"));
-    let data = std::fs::read(&path).expect("reproducer");
-    // The fuzz target's decoding (fuzz/fuzz_targets/compile.rs): 16 + byte 0 % 240
-    // registers, bit 0 of byte 1 `--serial`.
-    let [regs, flags, rest @ ..] = data.as_slice() else { panic!("two option bytes") };
-    assert_eq!((16 + u32::from(*regs) % 240, flags & 1), (32, 1));
-    let src = std::str::from_utf8(rest).expect("PTX text");
-    let mut opts = ptx2sass::driver::Options::default();
-    opts.regalloc.max_regs = 32;
-    opts.regalloc.verify = true;
-    opts.sched.serial = true;
-    if let Err(d) = ptx2sass::driver::compile(src, &opts) {
-        let e: Vec<String> = d.into_iter().map(|d| d.message).collect();
-        panic!("{e:?}");
-    }
+    compile_reproducer_at_32_serial("compile_undef_quad_component.bin", false);
 }
 
 /// Found by `fuzz/ compile` (`compile_predicate_pressure_32_registers.bin`: samples/
@@ -218,7 +204,17 @@ fn regalloc_xor_swap_through_an_undefined_register() {
 /// (`regalloc::allocate`). The class: tests/predicate_pressure.rs.
 #[test]
 fn predicates_spilled_by_regalloc2_at_seven_live() {
-    let path = format!("{}/tests/data/fuzz/compile_predicate_pressure_32_registers.bin", env!("CARGO_MANIFEST_DIR"));
+    compile_reproducer_at_32_serial("compile_predicate_pressure_32_registers.bin", true);
+}
+
+/// Compiles the `compile` fuzz target's reproducer `tests/data/fuzz/NAME` whose two
+/// option bytes say `--maxrregcount 32 --serial` (asserted; the decoding of
+/// `fuzz/fuzz_targets/compile.rs`: 16 + byte 0 % 240 registers, bit 0 of byte 1
+/// `--serial`) with the allocation checker on and, if `hazards`, the hazard checker
+/// (otherwise as `driver::Options::default()` has it);
+/// panics with the diagnostics if compilation fails.
+fn compile_reproducer_at_32_serial(name: &str, hazards: bool) {
+    let path = format!("{}/tests/data/fuzz/{name}", env!("CARGO_MANIFEST_DIR"));
     let data = std::fs::read(&path).expect("reproducer");
     let [regs, flags, rest @ ..] = data.as_slice() else { panic!("two option bytes") };
     assert_eq!((16 + u32::from(*regs) % 240, flags & 1), (32, 1));
@@ -227,7 +223,7 @@ fn predicates_spilled_by_regalloc2_at_seven_live() {
     opts.regalloc.max_regs = 32;
     opts.regalloc.verify = true;
     opts.sched.serial = true;
-    opts.check_hazards = true;
+    opts.check_hazards |= hazards;
     if let Err(d) = ptx2sass::driver::compile(src, &opts) {
         let e: Vec<String> = d.into_iter().map(|d| d.message).collect();
         panic!("{e:?}");
