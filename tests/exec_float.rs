@@ -532,7 +532,31 @@ fn values_live_across_f64_slow_path_calls_survive_them() {
     let text = "div.rn.f64 %d0, %s1, %s2; sqrt.rn.f64 %d1, %s1; rcp.rn.f64 %d2, %s2; \
                 div.rz.f64 %d3, %s2, %s1; add.f64 %d3, %d3, %d0;";
     let chain = form(text, &[("f64", Kind::Wide), ("f64", Kind::Wide)], &["f64", "f64", "f64", "f64"]);
-    check_all(&[chain], 8);
+    check_all(&[chain, many_live_across_slow_paths("div.rn.f64 %d0, %s1, %s2;", "f64")], 8);
+    check_all(&[many_live_across_slow_paths("div.rn.f32 %d0, %s1, %s2;", "f32")], 8);
+}
+
+/// A form in which twelve distinct values (24 registers for f64) are live across the
+/// slow-path call of `call` and are folded, in order, into a second result after it: with
+/// that many, the allocator must use registers on both sides of `R4..R7`, including ones the
+/// slow path's own body writes, so a slow path that forgets to save one of them (the save
+/// set of `regalloc::calls`) changes a result. (The call alone, with two or three values
+/// live across it, did not catch that.)
+fn many_live_across_slow_paths(call: &str, ty: &str) -> Form {
+    let (one, kind) = if ty == "f64" { ("0d3FF0000000000000", Kind::Wide) } else { ("0f3F800000", Kind::Float) };
+    let mut text = format!("{{ .reg .{ty} %v<12>;\n");
+    for v in 0..12 {
+        // Distinct values: s1 * (v + 1) + s2, each rounded once.
+        text.push_str(&format!("cvt.rn.{ty}.u32 %v{v}, {};\n", v + 1));
+        text.push_str(&format!("fma.rn.{ty} %v{v}, %s1, %v{v}, %s2;\n"));
+    }
+    text.push_str(call);
+    text.push_str(&format!("\nmov.{ty} %d1, {one};\n"));
+    for v in 0..12 {
+        text.push_str(&format!("fma.rn.{ty} %d1, %d1, %v{v}, %v{v};\n"));
+    }
+    text.push('}');
+    form(&text, &[(ty, kind), (ty, kind)], &[ty, ty])
 }
 
 /// A form `op.f64 %d0, %s1, ...` with `n` sources of `kind`.
