@@ -7,10 +7,14 @@
 use super::instr::{Instr, SrcKind};
 use super::op::Op;
 
-/// Geometry of a texture fetch as the SASS opcode names it. PTX `.1d` fetches are 2D
-/// fetches at y = 0 (ptxas 11.8: `MOV R5, RZ` then `TEXS ... 2D`, docs/textures.md §1.2).
+/// Geometry of a texture fetch as the SASS opcode names it. PTX `.1d` fetches with `.f32`
+/// coordinates are 2D fetches at y = 0 (ptxas 11.8: `MOV R5, RZ` then `TEXS ... 2D`,
+/// docs/textures.md §1.2); with `.s32` coordinates they are `1D` (`TLDS.LZ ... 1D`,
+/// `TLD.LZ ... 1D`, `TLD.B.LZ ... 1D`, §1.6).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TexDim {
+    /// `1D`: coordinate x (integer-coordinate fetches only).
+    D1,
     /// `2D`: coordinates x, y.
     D2,
     /// `3D`: coordinates x, y, z.
@@ -21,6 +25,7 @@ impl TexDim {
     /// nvdisasm's spelling.
     pub fn name(self) -> &'static str {
         match self {
+            TexDim::D1 => "1D",
             TexDim::D2 => "2D",
             TexDim::D3 => "3D",
         }
@@ -60,10 +65,13 @@ pub fn channel_text(mask: u8) -> String {
 /// opcode.
 pub fn suffix(op: &Op) -> Option<String> {
     Some(match *op {
-        Op::Texs { .. } => String::new(),
+        Op::Texs { ll, .. } => if ll { ".LL" } else { "" }.to_string(),
         Op::Tlds { .. } => ".LZ".to_string(),
         Op::Tld4s { comp } => format!(".{}", CHANNELS[comp as usize & 3]),
-        Op::Tex { bindless, .. } => if bindless { ".B" } else { "" }.to_string(),
+        // nvdisasm 11.8: `TEX.LL`, `TEX.B.LL` (docs/textures.md §1.6).
+        Op::Tex { bindless, ll, .. } => {
+            format!("{}{}", if bindless { ".B" } else { "" }, if ll { ".LL" } else { "" })
+        }
         // nvdisasm 11.8: `TLD.LZ` bound, `TLD.B.LZ` bindless (bit 56 of the word).
         Op::Tld { bindless, .. } => if bindless { ".B.LZ" } else { ".LZ" }.to_string(),
         Op::Tld4 { comp, bindless, .. } => {
@@ -89,10 +97,12 @@ pub fn suffix(op: &Op) -> Option<String> {
 /// The operand text of a texture or surface instruction in nvdisasm's order, from the
 /// texts of its destinations and sources, or `None` for another opcode. Operand layouts
 /// (the IR's, `lower::tex`):
-/// * `TEXS/TLDS`: dsts `[Rd2 (or RZ), Rd]`, srcs `[Ra, Rb, index]`;
+/// * `TEXS/TLDS`: dsts `[Rd2 (or RZ), Rd]`, srcs `[Ra, Rb, index]` (`TLDS ... 1D`: `Rb` =
+///   RZ, not printed; `TEXS.LL`: `Ra` = x, y, `Rb` = level);
 /// * `TLD4S`: dsts `[Rd2, Rd]`, srcs `[Ra, Rb, index]`;
 /// * `TEX/TLD/TLD4` (bound or `.B`): dsts `[Rd]`, srcs `[Ra (coordinates), index or Rb
-///   (handle)]`;
+///   (handle)]`; bound `TEX.LL` `[Ra, Rb (level), index]`, `TEX.B.LL` `[Ra, Rb (handle,
+///   level)]`;
 /// * `TXQ`: dsts `[Rd]`, srcs `[Ra (level; bindless: handle and level), index]`;
 /// * `SULD`: dsts `[Rd]`, srcs `[Ra (coordinates), index or handle register]`;
 /// * `SUST`: srcs `[Ra (coordinates), data, index or handle register]`.
@@ -103,14 +113,16 @@ pub fn operands(i: &Instr, dst: &[String], src: &[String]) -> Option<String> {
     // index 0x0 (`TEX.B R8, R8, R2, 0x0, 2D, 0xf`).
     let handle = |bindless: bool| if bindless { format!("{}, 0x0", s(1)) } else { s(1) };
     Some(match i.op {
-        Op::Texs { dim, chans } => {
-            format!("{}, {}, {}, {}, {}, {}, {}", d(0), d(1), s(0), s(1), s(2), dim.name(), channel_text(chans))
-        }
-        Op::Tlds { dim, chans } => {
-            format!("{}, {}, {}, {}, {}, {}, {}", d(0), d(1), s(0), s(1), s(2), dim.name(), channel_text(chans))
+        // nvdisasm omits an `Rb` of RZ (`TLDS.LZ R6, R4, R4, 0x50, 1D, RGBA`).
+        Op::Texs { dim, chans, .. } | Op::Tlds { dim, chans } => {
+            let rb = if s(1) == "RZ" { String::new() } else { format!("{}, ", s(1)) };
+            format!("{}, {}, {}, {rb}{}, {}, {}", d(0), d(1), s(0), s(2), dim.name(), channel_text(chans))
         }
         Op::Tld4s { .. } => format!("{}, {}, {}, {}, {}", d(0), d(1), s(0), s(1), s(2)),
-        Op::Tex { dim, mask, bindless } => {
+        Op::Tex { dim, mask, bindless: false, ll: true } => {
+            format!("{}, {}, {}, {}, {}, 0x{mask:x}", d(0), s(0), s(1), s(2), dim.name())
+        }
+        Op::Tex { dim, mask, bindless, .. } => {
             format!("{}, {}, {}, {}, 0x{mask:x}", d(0), s(0), handle(bindless), dim.name())
         }
         Op::Tld { dim, mask, bindless } => {
@@ -132,6 +144,7 @@ pub fn operands(i: &Instr, dst: &[String], src: &[String]) -> Option<String> {
 pub fn bound_index(i: &Instr) -> Option<u32> {
     let k = match i.op {
         Op::Texs { .. } | Op::Tlds { .. } | Op::Tld4s { .. } => 2,
+        Op::Tex { bindless: false, ll: true, .. } => 2,
         Op::Tex { bindless: false, .. } | Op::Tld { bindless: false, .. } | Op::Tld4 { bindless: false, .. } => 1,
         Op::Txq { bindless: false, .. } | Op::Suld { .. } => 1,
         Op::Sust { .. } => 2,

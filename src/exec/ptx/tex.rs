@@ -72,8 +72,9 @@ pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
     };
     match t.family {
         Family::Tex => {
-            if t.lod != Lod::Auto {
-                return Err("an explicit level of detail".into());
+            // `tex.level` reads level 0, the only level an image has (`exec::image`).
+            if !matches!(t.lod, Lod::Auto | Lod::Level) {
+                return Err("a base level or gradients".into());
             }
             if !matches!(t.dtype, Some(ScalarType::F32 | ScalarType::S32 | ScalarType::U32)) {
                 return Err("half-precision results".into());
@@ -104,12 +105,14 @@ pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
             let dsts = fx.dsts(ops.first().ok_or("missing result")?)?;
             Ok(TexInstr { kind: Kind::Gather { comp }, handle, coords, dsts, data: None })
         }
-        Family::Txq => {
-            let dim = match (t.query.as_deref(), t.lod) {
-                (Some(".width"), Lod::Auto) => 0,
-                (Some(".height"), Lod::Auto) => 1,
-                (Some(".depth"), Lod::Auto) => 2,
-                _ => return Err("queries other than txq.width/height/depth".into()),
+        // `txq{.level}` and `suq` `.width/.height/.depth` (PTX ISA 9.7.9.5, 9.7.10.4); a
+        // level beyond 0 reads level 0, the only one an image has (`exec::image`).
+        Family::Txq | Family::Suq => {
+            let dim = match t.query.as_deref() {
+                Some(".width") => 0,
+                Some(".height") => 1,
+                Some(".depth") => 2,
+                _ => return Err("queries other than txq/suq width, height, depth".into()),
             };
             let Some(Operand::Address { base: crate::ptx::ast::AddrBase::Name(n), .. }) = ops.get(1) else {
                 return Err("a query operand other than `[handle]`".into());
@@ -140,7 +143,7 @@ pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
                 Ok(TexInstr { kind: Kind::Store { clamp }, handle, coords, dsts: vec![], data })
             }
         }
-        Family::Suq | Family::Sured => Err("surface queries and reductions".into()),
+        Family::Sured => Err("surface reductions".into()),
     }
 }
 

@@ -5,7 +5,8 @@
 //! `index`; a bindless one in its handle register (the low 32 bits). Sampling follows
 //! the texture-unit rules written down in `exec::image` (the texture header's rank
 //! decides how many coordinates count; addressing; point and 8-bit-weight linear
-//! filtering; surfaces addressed in bytes). Independent of the interpreter's
+//! filtering; surfaces addressed in bytes; one level, so the level of `TEXS.LL`/`TEX.LL`
+//! and `TXQ` reads level 0). Independent of the interpreter's
 //! `exec::ptx::tex` and of the compiler.
 
 use super::Sim;
@@ -121,15 +122,18 @@ impl View<'_> {
     }
 }
 
-/// The image whose handle is `h`.
-fn image_of(images: &[Image], h: u32, surface: bool) -> Result<&Image, ExecError> {
+/// The image whose handle is `h`, which must be a surface (`Some(true)`), a texture
+/// (`Some(false)`) or either (`None`: TXQ answers `txq` and `suq`).
+fn image_of(images: &[Image], h: u32, surface: Option<bool>) -> Result<&Image, ExecError> {
     {
         let img = images.iter().find(|i| i.handle == h).ok_or_else(|| {
             ExecError::Launch(format!(
                 "no texture or surface has the handle 0x{h:x} (bind one to the kernel parameter with --texture/--surface)"
             ))
         })?;
-        if img.surface != surface {
+        if let Some(surface) = surface
+            && img.surface != surface
+        {
             return Err(ExecError::Launch(format!(
                 "`{}` is a {} but the kernel uses it as a {}",
                 img.param,
@@ -161,6 +165,8 @@ impl Sim<'_> {
     pub(super) fn exec_tex(&mut self, w: &mut Warp, i: &Instr, mask: u32) -> Result<bool, ExecError> {
         let (handle_src, surface) = match i.op {
             Op::Texs { .. } | Op::Tlds { .. } | Op::Tld4s { .. } => (i.srcs.get(2), false),
+            // Bound TEX.LL: `[Ra, Rlevel, index]`; TEX.B.LL: `[Ra, {handle, level}]`.
+            Op::Tex { bindless: false, ll: true, .. } => (i.srcs.get(2), false),
             Op::Tex { .. } | Op::Tld { .. } | Op::Tld4 { .. } => (i.srcs.get(1), false),
             Op::Txq { bindless: false, .. } => (i.srcs.get(1), false),
             Op::Txq { bindless: true, .. } => (i.srcs.first(), false),
@@ -175,35 +181,40 @@ impl Sim<'_> {
         let mut out = [[0u32; 4]; WARP_SIZE];
         for l in lanes(mask) {
             let images = self.images;
-            let img = image_of(images, handles[l], surface && !matches!(i.op, Op::Txq { .. }))?;
+            let img = image_of(images, handles[l], (!matches!(i.op, Op::Txq { .. })).then_some(surface))?;
             let view = View { img, mem: &self.global };
             let ra = reg_of(i.srcs.first());
             out[l] = match i.op {
-                Op::Texs { dim, .. } => {
+                // An explicit level (`.LL`: Rb of TEXS.LL, the level register of TEX.LL) reads
+                // level 0, the only level an image has (`exec::image`).
+                Op::Texs { dim, ll, .. } => {
                     let (ra, rb) = (ra?, reg_of(i.srcs.get(1))?);
-                    let c = match dim {
-                        TexDim::D2 => [word(w, ra, 0, l), word(w, rb, 0, l), 0],
-                        TexDim::D3 => [word(w, ra, 0, l), word(w, ra, 1, l), word(w, rb, 0, l)],
+                    let c = match (dim, ll) {
+                        (TexDim::D2, true) => [word(w, ra, 0, l), word(w, ra, 1, l), 0],
+                        (TexDim::D1, _) => [word(w, ra, 0, l), 0, 0],
+                        (TexDim::D2, false) => [word(w, ra, 0, l), word(w, rb, 0, l), 0],
+                        (TexDim::D3, _) => [word(w, ra, 0, l), word(w, ra, 1, l), word(w, rb, 0, l)],
                     };
                     view.sample(c, false)?
                 }
                 Op::Tlds { dim, .. } => {
                     let (ra, rb) = (ra?, reg_of(i.srcs.get(1))?);
                     let c = match dim {
+                        TexDim::D1 => [word(w, ra, 0, l), 0, 0],
                         TexDim::D2 => [word(w, ra, 0, l), word(w, rb, 0, l), 0],
                         TexDim::D3 => [word(w, ra, 0, l), word(w, ra, 1, l), word(w, rb, 0, l)],
                     };
                     view.sample(c, true)?
                 }
-                Op::Tex { dim, .. } => {
+                Op::Tex { dim, .. } | Op::Tld { dim, .. } => {
                     let ra = ra?;
-                    let z = if dim == TexDim::D3 { word(w, ra, 2, l) } else { 0 };
-                    view.sample([word(w, ra, 0, l), word(w, ra, 1, l), z], false)?
-                }
-                Op::Tld { dim, .. } => {
-                    let ra = ra?;
-                    let z = if dim == TexDim::D3 { word(w, ra, 2, l) } else { 0 };
-                    view.sample([word(w, ra, 0, l), word(w, ra, 1, l), z], true)?
+                    let n = match dim {
+                        TexDim::D1 => 1,
+                        TexDim::D2 => 2,
+                        TexDim::D3 => 3,
+                    };
+                    let c = |k: u8| if k < n { word(w, ra, k, l) } else { 0 };
+                    view.sample([c(0), c(1), c(2)], matches!(i.op, Op::Tld { .. }))?
                 }
                 Op::Tld4s { comp } | Op::Tld4 { comp, .. } => {
                     let ra = ra?;
