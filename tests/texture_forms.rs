@@ -441,3 +441,98 @@ fn listing_of(name: &str, body: &str, prefix: &str) -> Vec<String> {
         .filter(|t| t.starts_with(prefix))
         .collect()
 }
+
+/// Reference surface access (`exec::image`): the byte offset of an access of `n` bytes at
+/// byte `x`, row `y`, plane `z` of a `row` x `h` x `d` surface under `mode`, or `None`
+/// when it reads zero / writes nothing (`.zero` outside).
+fn surface_at(p: (i64, i64, i64), n: i64, (row, h, d): (i64, i64, i64), mode: &str) -> Option<usize> {
+    let (x, y, z) = p;
+    let fits = (0..=row - n).contains(&x) && (0..h).contains(&y) && (0..d).contains(&z);
+    let (x, y, z) = match (fits, mode) {
+        (true, _) => (x, y, z),
+        (false, "clamp") => (x.clamp(0, row - n) / n * n, y.clamp(0, h - 1), z.clamp(0, d - 1)),
+        (false, "zero") => return None,
+        _ => panic!("{p:?} is outside and traps"),
+    };
+    Some(((z * h + y) * row + x) as usize)
+}
+
+/// Vector, 64-bit and sub-word surface loads and stores, 1D/2D/3D, in each out-of-range
+/// mode, bound and bindless, on both executors against the reference (ptxas 11.8's forms:
+/// `probe_surfaces.ptx`, checked in `tests/textures.rs`).
+#[test]
+fn surface_sizes_and_3d_on_both_executors() {
+    // A 4 x 3 x 2 surface of u32 texels (rows of 16 bytes), bytes 7k + 3.
+    let bytes: Vec<u8> = (0..96u32).map(|k| (7 * k + 3) as u8).collect();
+    let dims = (16, 3, 2);
+    // (body, access bytes, geometry rank, result words)
+    let loads: &[(&str, i64, usize, usize)] = &[
+        ("suld.b.3d.v4.b32M {%r5,%r6,%r7,%r8}, [H, {%r1,%r2,%r3,%r3}];", 16, 3, 4),
+        ("suld.b.2d.v2.b32M {%r5,%r6}, [H, {%r1,%r2}];", 8, 2, 2),
+        ("suld.b.1d.b64M {%rd10}, [H, {%r1}];\nmov.b64 {%r5,%r6}, %rd10;", 8, 1, 2),
+        ("suld.b.3d.b32M {%r5}, [H, {%r1,%r2,%r3,%r3}];", 4, 3, 1),
+        ("suld.b.2d.b16M {%r5}, [H, {%r1,%r2}];", 2, 2, 1),
+        ("suld.b.2d.b8M {%r5}, [H, {%r1,%r2}];", 1, 2, 1),
+    ];
+    for (k, &(body, n, rank, words)) in loads.iter().enumerate() {
+        for (mode, sfx) in [("clamp", ".clamp"), ("zero", ".zero"), ("trap", ".trap")] {
+            let mut pts = vec![(0i64, 0i64, 0i64), (16 - n, 2, 1), (8 / n * n, 1, 0)];
+            if mode != "trap" {
+                pts.extend([(16, 1, 0), (-n, 5, 3), (16 - n, -1, 2)]);
+            }
+            let input: Vec<[u32; 4]> = pts.iter().map(|p| [p.0 as u32, p.1 as u32, p.2 as u32, 0]).collect();
+            for h in ["%rd1", "%rd9"] {
+                let b = body.replace('M', sfx).replace('H', h);
+                let name = format!("suld{k}-{mode}-{}", &h[1..]);
+                let (out, after) = run_probe(&name, &b, ("--surface fmt=u32,dims=4,3,2", &bytes), &input);
+                assert_eq!(after, bytes, "{name}: a load changed the surface");
+                for (q, p) in pts.iter().enumerate() {
+                    // Coordinates beyond the access's geometry are 0.
+                    let c = [p.0, p.1, p.2];
+                    let p3 = (c[0], if rank > 1 { c[1] } else { 0 }, if rank > 2 { c[2] } else { 0 });
+                    let at = surface_at(p3, n, dims, mode);
+                    let le = |o: usize, m: usize| (0..m).fold(0u32, |v, j| v | u32::from(bytes[o + j]) << (8 * j));
+                    for j in 0..4 {
+                        let want = match at {
+                            Some(o) if j < words => le(o + 4 * j, n.min(4) as usize),
+                            _ => 0,
+                        };
+                        assert_eq!(out[4 * q + j], want, "{name}: {b} at {p:?}, word {j}");
+                    }
+                }
+            }
+        }
+    }
+    // Stores: thread q stores at its own place; `.zero` drops the ones outside.
+    let stores: &[(&str, i64, usize)] = &[
+        ("sust.b.3d.v2.b32M [H, {%r1,%r2,%r3,%r3}], {%r4,%r5};", 8, 3),
+        ("sust.b.2d.b64M [H, {%r1,%r2}], {%rd10};", 8, 2),
+        ("sust.b.2d.b16M [H, {%r1,%r2}], {%r4};", 2, 2),
+        ("sust.b.1d.b8M [H, {%r1}], {%r4};", 1, 1),
+    ];
+    for (k, &(body, n, rank)) in stores.iter().enumerate() {
+        for (mode, sfx) in [("zero", ".zero"), ("trap", ".trap")] {
+            let mut pts = vec![(0i64, 0i64, 0i64, 0x1122_3344u32), (16 - n, 2, 1, 0x5566_7788), (8, 1, 1, 0x99aa_bbcc)];
+            if mode == "zero" {
+                pts.extend([(16, 1, 0, 0xdead_beef), (-n, 0, 0, 0xfeed_f00d)]);
+            }
+            let input: Vec<[u32; 4]> = pts.iter().map(|p| [p.0 as u32, p.1 as u32, p.2 as u32, p.3]).collect();
+            let pre = "mov.b32 %r5, %r4;\nxor.b32 %r5, %r5, -1;\nmov.b64 %rd10, {%r4,%r5};\n";
+            for h in ["%rd1", "%rd9"] {
+                let b = format!("{pre}{}", body.replace('M', sfx).replace('H', h));
+                let name = format!("sust{k}-{mode}-{}", &h[1..]);
+                let (_, after) = run_probe(&name, &b, ("--surface fmt=u32,dims=4,3,2", &bytes), &input);
+                let mut want = bytes.clone();
+                for p in &pts {
+                    let p3 = (p.0, if rank > 1 { p.1 } else { 0 }, if rank > 2 { p.2 } else { 0 });
+                    let Some(o) = surface_at(p3, n, dims, mode) else { continue };
+                    let v = u64::from(p.3) | u64::from(!p.3) << 32;
+                    for j in 0..n as usize {
+                        want[o + j] = (v >> (8 * j)) as u8;
+                    }
+                }
+                assert_eq!(after, want, "{name}: {b}");
+            }
+        }
+    }
+}

@@ -145,6 +145,8 @@ const LOWERED: &[&str] = &[
     "txq.level.height.b32",
     "suq.width.b32",
     "suld.b.1d.b32.trap",
+    "suld.b.2d.v4.b32.zero",
+    "suld.b.3d.v2.b64.clamp",
     "sust.b.2d.b32.trap",
 ];
 
@@ -308,6 +310,17 @@ const WORDS: &[(u64, &str)] = &[
     (0xdf48050080470704, "TXQ R4, R7, TEX_HEADER_DIMENSION, 0x50, 0x1"),
     (0xdf48050200470706, "TXQ R6, R7, TEX_HEADER_DIMENSION, 0x50, 0x4"),
     (0xdf50000080470606, "TXQ.B R6, R6, TEX_HEADER_DIMENSION, 0x0, 0x1"),
+    // probe_surfaces.ptx: sizes and 3D.
+    (0xeb1c050000e70404, "SULD.D.BA.1D.128.TRAP R4, [R4], 0x50"),
+    (0xeb1c050000a70400, "SULD.D.BA.1D.U16.TRAP R0, [R4], 0x50"),
+    (0xeb18050600870400, "SULD.D.BA.2D.U8.IGN R0, [R4], 0x50"),
+    (0xeb1a050600e70404, "SULD.D.BA.2D.128 R4, [R4], 0x50"),
+    (0xeb14010600e70808, "SULD.D.BA.2D.128.TRAP R8, [R8], R2"),
+    (0xeb1c050600d70202, "SULD.D.BA.2D.64.TRAP R2, [R2], 0x50"),
+    (0xeb3c050600e70804, "SUST.D.BA.2D.128.TRAP [R8], R4, 0x50"),
+    (0xeb38050600d70402, "SUST.D.BA.2D.64.IGN [R4], R2, 0x50"),
+    (0xeb3a050600870402, "SUST.D.BA.2D.U8 [R4], R2, 0x50"),
+    (0xeb3c050a00c70402, "SUST.D.BA.3D.TRAP [R4], R2, 0x50"),
     // Sweeps.
     (0xd83c050ff0570000, "TEXS RZ, R0, R0, R5, 0x50, 2D, BA"),
     (0xd824050060570404, "TEXS R6, R4, R4, R5, 0x50, 2D, RGA"),
@@ -365,7 +378,7 @@ fn ptxas_texture_cubins_round_trip_through_disasm_and_asm() {
         return;
     };
     let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/textures");
-    for probe in ["probe_objects", "probe_refs", "probe_masks", "probe_liveness", "probe_slice4"] {
+    for probe in ["probe_objects", "probe_refs", "probe_masks", "probe_liveness", "probe_slice4", "probe_surfaces"] {
         let d = scratch(probe);
         let cubin = d.join("ptxas.cubin");
         let o = Command::new(bin.join("ptxas"))
@@ -686,12 +699,13 @@ fn texture_lines(listing: &str, opcode_only: bool) -> Vec<(String, Vec<String>)>
 /// and the forms ptxas picks for them: `TEX`/`TLD.LZ`/`TLD4` bound where `TEXS`/`TLDS`/
 /// `TLD4S` cannot name the mask), `probe_slice4.ptx` (`txq.level`, `suq`, `tex.1d` with
 /// `.s32` coordinates as `TLDS.LZ`/`TLD.LZ`/`TLD.B.LZ ... 1D`, `tex.level` as `TEXS.LL`/
-/// `TEX.LL`/`TEX.B.LL`).
+/// `TEX.LL`/`TEX.B.LL`), `probe_surfaces.ptx` (`SULD`/`SUST` `.U8`, `.U16`, `.64`, `.128`,
+/// `.3D`).
 #[test]
 fn the_opcode_and_operand_shape_of_each_form_are_ptxas_s() {
     let Some(ptxas) = ptxas() else { return };
     let cuobjdump = ptxas.with_file_name("cuobjdump");
-    for probe in ["probe_objects", "probe_masks", "probe_liveness", "probe_slice4"] {
+    for probe in ["probe_objects", "probe_masks", "probe_liveness", "probe_slice4", "probe_surfaces"] {
         let src = format!("{}/tests/data/textures/{probe}.ptx", env!("CARGO_MANIFEST_DIR"));
         let cubin = scratch(probe).join("ref.cubin");
         let o = Command::new(&ptxas).args(["-arch=sm_50", "-O3", &src, "-o"]).arg(&cubin).output().unwrap();

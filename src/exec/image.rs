@@ -34,10 +34,14 @@
 //!   explicit level (`tex.level`, `txq.level`; SASS `TEXS.LL`/`TEX.LL`'s level register,
 //!   `TXQ`'s `Ra`) is clamped to the levels the image has, so it reads level 0 whatever
 //!   its value, as a sampler clamps the level of detail to the texture's last level.
-//! * Surfaces (`suld.b`/`sust.b` `.b32`): x is a byte offset in the row, y the row;
-//!   an access outside `[0, width * texel bytes - 4]` x `[0, height - 1]` traps
-//!   (`.trap`), is clamped into it (`.clamp`, x also down to a multiple of 4), or reads
-//!   zero / writes nothing (`.zero`); x not a multiple of 4 is an error.
+//! * Surfaces (`suld.b`/`sust.b` of `n` bytes in all: `.b8` 1, `.b16` 2, `.b32` 4,
+//!   `.b64` and `.v2.b32` 8, `.v4.b32` and `.v2.b64` 16): x is a byte offset in the row,
+//!   y the row, z the plane (coordinates beyond the access's geometry or the image's rank
+//!   are 0); an access outside `[0, width * texel bytes - n]` x `[0, height - 1]` x `[0,
+//!   depth - 1]` traps (`.trap`), is clamped into it (`.clamp`, x also down to a multiple
+//!   of `n`), or reads zero / writes nothing (`.zero`); x not a multiple of `n` is an
+//!   error. The bytes are little-endian, elements consecutive; a `.b8`/`.b16` load is
+//!   zero-extended, a store writes the register's low bytes.
 
 /// Storage format of the texels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -32,13 +32,77 @@ impl TexDim {
     }
 }
 
-/// Geometry of a surface access (`SULD`/`SUST` `.1D`/`.2D`).
+/// Geometry of a surface access (`SULD`/`SUST` `.1D`/`.2D`/`.3D`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SurfDim {
     /// `.1D`: one coordinate (a byte offset).
     D1,
     /// `.2D`: x (bytes) and y (rows) in a register pair.
     D2,
+    /// `.3D`: x (bytes), y (rows), z (planes) in consecutive registers (ptxas 11.8:
+    /// `SULD.D.BA.3D.TRAP R0, [R4], 0x50` after `MOV R4, x; MOV R5, y; MOV R6, z`).
+    D3,
+}
+
+impl SurfDim {
+    /// Coordinates it reads.
+    pub fn coords(self) -> u8 {
+        match self {
+            SurfDim::D1 => 1,
+            SurfDim::D2 => 2,
+            SurfDim::D3 => 3,
+        }
+    }
+}
+
+/// Size of a `.D.BA` surface access, nvdisasm's spelling as for `LDG` (`SULD.D.BA.2D.U8`,
+/// `.U16`, none for 32 bits, `.64`, `.128`; ptxas 11.8 for `suld.b.2d.b8`, `.b16`, `.b32`,
+/// `.b64` and `.v2.b32`, `.v4.b32` and `.v2.b64`; docs/textures.md §1.8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SurfSize {
+    /// One byte, zero-extended on load.
+    U8,
+    /// Two bytes, zero-extended on load.
+    U16,
+    /// One register.
+    B32,
+    /// Two registers.
+    B64,
+    /// Four registers.
+    B128,
+}
+
+impl SurfSize {
+    /// Bytes accessed.
+    pub fn bytes(self) -> u32 {
+        match self {
+            SurfSize::U8 => 1,
+            SurfSize::U16 => 2,
+            SurfSize::B32 => 4,
+            SurfSize::B64 => 8,
+            SurfSize::B128 => 16,
+        }
+    }
+
+    /// Registers of data.
+    pub fn regs(self) -> u8 {
+        match self {
+            SurfSize::B64 => 2,
+            SurfSize::B128 => 4,
+            _ => 1,
+        }
+    }
+
+    /// nvdisasm's modifier, with its dot (empty for 32 bits).
+    pub fn name(self) -> &'static str {
+        match self {
+            SurfSize::U8 => ".U8",
+            SurfSize::U16 => ".U16",
+            SurfSize::B32 => "",
+            SurfSize::B64 => ".64",
+            SurfSize::B128 => ".128",
+        }
+    }
 }
 
 /// Out-of-range handling of a surface access: PTX `.zero` is `.IGN`, `.clamp` has no
@@ -78,12 +142,14 @@ pub fn suffix(op: &Op) -> Option<String> {
             format!(".{}{}", CHANNELS[comp as usize & 3], if bindless { ".B" } else { "" })
         }
         Op::Txq { bindless, .. } => if bindless { ".B" } else { "" }.to_string(),
-        Op::Suld { dim, clamp } | Op::Sust { dim, clamp } => format!(
-            ".D.BA{}{}",
+        Op::Suld { dim, clamp, size } | Op::Sust { dim, clamp, size } => format!(
+            ".D.BA{}{}{}",
             match dim {
                 SurfDim::D1 => ".1D",
                 SurfDim::D2 => ".2D",
+                SurfDim::D3 => ".3D",
             },
+            size.name(),
             match clamp {
                 SurfClamp::Ign => ".IGN",
                 SurfClamp::Clamp => "",

@@ -231,43 +231,65 @@ impl Sim<'_> {
                     g
                 }
                 Op::Txq { .. } => [img.dims[0], img.dims[1], img.dims[2], 0],
-                Op::Suld { dim, clamp } | Op::Sust { dim, clamp } => {
+                Op::Suld { dim, clamp, size } | Op::Sust { dim, clamp, size } => {
                     let ra = ra?;
-                    let x = word(w, ra, 0, l) as i32 as i64;
-                    let y = if dim == SurfDim::D2 && img.rank >= 2 { word(w, ra, 1, l) as i32 as i64 } else { 0 };
+                    // x in bytes, y in rows, z in planes; a coordinate beyond the access's
+                    // geometry or the image's rank is 0.
+                    let c = |k: u8| {
+                        if k < dim.coords() && usize::from(k) < usize::from(img.rank) {
+                            word(w, ra, k, l) as i32 as i64
+                        } else {
+                            0
+                        }
+                    };
+                    let (x, y, z) = (c(0), c(1), c(2));
+                    let n = i64::from(size.bytes());
                     let row = i64::from(img.dims[0]) * i64::from(img.format.bytes());
-                    let rows = i64::from(img.dims[1]);
-                    if x.rem_euclid(4) != 0 {
+                    let (rows, planes) = (i64::from(img.dims[1]), i64::from(img.dims[2]));
+                    if x.rem_euclid(n) != 0 {
                         return Err(ExecError::Launch(format!(
-                            "surface `{}`: x = {x} is not a multiple of 4",
+                            "surface `{}`: x = {x} is not a multiple of {n}",
                             img.param
                         )));
                     }
-                    let fits = x >= 0 && x + 4 <= row && y >= 0 && y < rows;
+                    let fits = x >= 0 && x + n <= row && (0..rows).contains(&y) && (0..planes).contains(&z);
                     let at = match (fits, clamp) {
-                        (true, _) => Some((x, y)),
+                        (true, _) => Some((x, y, z)),
                         (false, SurfClamp::Trap) => {
+                            let zs = if dim == SurfDim::D3 { format!(", z = {z}") } else { String::new() };
                             return Err(ExecError::Launch(format!(
-                                "surface `{}`: access at x = {x} bytes, y = {y} is out of range (.trap)",
+                                "surface `{}`: access at x = {x} bytes, y = {y}{zs} is out of range (.trap)",
                                 img.param
                             )));
                         }
-                        (false, SurfClamp::Clamp) => Some((x.max(0).min(row - 4) & !3, y.max(0).min(rows - 1))),
+                        (false, SurfClamp::Clamp) => {
+                            Some((x.max(0).min(row - n) / n * n, y.max(0).min(rows - 1), z.max(0).min(planes - 1)))
+                        }
                         (false, SurfClamp::Ign) => None,
                     };
-                    let addr = at.map(|(x, y)| img.base + (y * row + x) as u64);
+                    let addr = at.map(|(x, y, z)| img.base + ((z * rows + y) * row + x) as u64);
+                    // Bytes of register k of the access (sub-word sizes: the low bytes).
+                    let part = |k: u64| (k * 4, (n as u64).min(4));
+                    let regs = u64::from(size.regs());
                     if let Op::Sust { .. } = i.op {
                         let data = reg_of(i.srcs.get(1))?;
                         if let Some(a) = addr {
-                            let v = word(w, data, 0, l);
-                            self.global.write_uint("global", a, 4, u64::from(v))?;
+                            for k in 0..regs {
+                                let (off, b) = part(k);
+                                let v = word(w, data, k as u8, l);
+                                self.global.write_uint("global", a + off, b, u64::from(v))?;
+                            }
                         }
                         [0; 4]
                     } else {
-                        match addr {
-                            Some(a) => [self.global.read_uint("global", a, 4)? as u32, 0, 0, 0],
-                            None => [0; 4],
+                        let mut v = [0u32; 4];
+                        if let Some(a) = addr {
+                            for (k, slot) in v.iter_mut().enumerate().take(regs as usize) {
+                                let (off, b) = part(k as u64);
+                                *slot = self.global.read_uint("global", a + off, b)? as u32;
+                            }
                         }
+                        v
                     }
                 }
                 _ => return Ok(false),
@@ -285,7 +307,7 @@ impl Sim<'_> {
             Op::Texs { chans, .. } | Op::Tlds { chans, .. } => chans,
             Op::Tld4s { .. } => 0xf,
             Op::Tex { mask, .. } | Op::Tld { mask, .. } | Op::Tld4 { mask, .. } | Op::Txq { mask, .. } => mask,
-            Op::Suld { .. } => 1,
+            Op::Suld { size, .. } => (1u8 << size.regs()) - 1,
             _ => return,
         };
         let mut packed = [[0u32; 4]; WARP_SIZE];

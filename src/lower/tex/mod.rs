@@ -22,8 +22,9 @@
 //! * `txq{.level}.{width,height,depth}` and `suq.{width,height}` are `TXQ ...
 //!   TEX_HEADER_DIMENSION` with mask 1, 2, 4 of `txq.level`'s level or level 0 (`MOV R0,
 //!   RZ` as the level; bindless `{handle, level}` in a pair);
-//! * `suld.b`/`sust.b` `.b32` `.1d`/`.2d` are `SULD/SUST.D.BA.{1D,2D}` with `.trap` →
-//!   `.TRAP`, `.clamp` → no suffix, `.zero` → `.IGN`, coordinates in consecutive registers.
+//! * `suld.b`/`sust.b` `.1d`/`.2d`/`.3d` of `.b8`, `.b16`, `.b32`, `.b64`, `.v2/.v4.b32`,
+//!   `.v2.b64` are `SULD/SUST.D.BA.{1D,2D,3D}{.U8,.U16,,.64,.128}` with `.trap` → `.TRAP`,
+//!   `.clamp` → no suffix, `.zero` → `.IGN`, coordinates in consecutive registers.
 //!
 //! Everything else is reported at the instruction as not supported yet, with what ptxas
 //! does for it.
@@ -36,7 +37,7 @@ use crate::ptx::ast::{Ident, Instruction, Operand, VecElem};
 use crate::ptx::texture::{self, Clamp, Family, Geometry, Lod, TexOp};
 use crate::ptx::types::ScalarType;
 use crate::sass::instr::{Dst, Instr, RegRef, Src};
-use crate::sass::op::{Op, SurfClamp, SurfDim, TexDim};
+use crate::sass::op::{Op, SurfClamp, SurfDim, SurfSize, TexDim};
 use mask::Fetch;
 
 /// The texture or surface a handle register names: a bank-0 word index (bound) or the
@@ -438,18 +439,50 @@ impl Lowerer<'_> {
         self.write_ptx(p, Src::r32(r), ScalarType::B32)
     }
 
+    /// `suld.b`/`sust.b` `.{1d,2d,3d}` of `.b8`, `.b16`, `.b32`, `.b64`, `.v2/.v4.b32` and
+    /// `.v2.b64`: `SULD/SUST.D.BA.dim.size` with the data in 1, 2 or 4 consecutive registers
+    /// (ptxas 11.8 `probe_surfaces.ptx`, docs/textures.md §1.8: `SULD.D.BA.2D.U8.IGN` then `LOP32I.AND R0, R0, 0xff`
+    /// into a 32-bit register, `.64` for `.b64` and `.v2.b32`, `.128` for `.v4.b32` and
+    /// `.v2.b64`; 3D coordinates x, y, z in consecutive registers).
     fn lower_surface(&mut self, i: &Instruction, t: &TexOp) -> LResult<()> {
-        if t.formatted || t.vec != 1 || t.dtype != Some(ScalarType::B32) {
+        if t.formatted {
             return self.tex_unsupported(
                 i,
-                "a formatted, vector or non-32-bit surface access",
-                "only suld.b/sust.b .b32 scalars are lowered",
+                "a formatted surface store",
+                "ptxas 11.8: `SUST.P.2D.TRAP [R8], R8, 0x50` converts through the surface's format, which the executors' images do not model",
             );
         }
+        let ebits = match t.dtype {
+            Some(ScalarType::B8) => 8,
+            Some(ScalarType::B16) => 16,
+            Some(ScalarType::B64) => 64,
+            _ => 32,
+        };
+        let size = match (ebits * t.vec, ebits) {
+            (_, 8 | 16) if t.vec > 1 => {
+                return self.tex_unsupported(
+                    i,
+                    "a vector of sub-word surface elements",
+                    "ptxas 11.8 packs the elements into registers (`SUST.D.BA.2D.IGN [R8], R34, 0x50` for `.v2.b16`), not modelled",
+                );
+            }
+            (8, _) => SurfSize::U8,
+            (16, _) => SurfSize::U16,
+            (32, _) => SurfSize::B32,
+            (64, _) => SurfSize::B64,
+            _ => SurfSize::B128,
+        };
         let dim = match t.geometry {
             Some(Geometry::D1) => SurfDim::D1,
             Some(Geometry::D2) => SurfDim::D2,
-            _ => return self.tex_unsupported(i, "a 3D or array surface access", "only .1d and .2d are lowered"),
+            Some(Geometry::D3) => SurfDim::D3,
+            _ => {
+                return self.tex_unsupported(
+                    i,
+                    "an array surface access",
+                    "ptxas 11.8: `SULD.D.BA.{1D_ARRAY,2D_ARRAY}` with the array index after x (y), not modelled",
+                );
+            }
         };
         let clamp = match t.clamp {
             Some(Clamp::Zero) => SurfClamp::Ign,
@@ -464,32 +497,93 @@ impl Lowerer<'_> {
         };
         let handle = self.tex_handle(image)?;
         let coords = self.tex_coords(parts.first().unwrap_or(data))?;
-        let ra = self.tex_join(&coords, if dim == SurfDim::D2 { 2 } else { 1 });
+        // 3D: x, y, z in a quad (the fourth register unread), as TEX's 3D coordinates.
+        let n = match dim {
+            SurfDim::D1 => 1,
+            SurfDim::D2 => 2,
+            SurfDim::D3 => 4,
+        };
+        let ra = self.tex_join(&coords[..usize::from(dim.coords())], n);
         let last = match handle {
             Handle::Bound(index) => Src::imm(index),
             Handle::Bindless(h) => Src::reg(h),
         };
+        let regs = size.regs();
+        // Registers per element: 2 for `.b64`, else 1.
+        let per = if ebits == 64 { 2 } else { 1 };
         if load {
-            let r = self.tmp(1);
-            self.emit(Instr::new(Op::Suld { dim, clamp }, vec![Dst::reg(r, 1)], vec![ra, last]));
-            let Some(Some(d)) = self.tex_results(data).into_iter().next() else { return Ok(()) };
-            let p = self.ptx_reg(&d)?;
-            self.write_ptx(p, Src::r32(r), ScalarType::B32)
-        } else {
-            let v = match data {
-                Operand::Vector(v, _) => match v.first() {
-                    Some(VecElem::Reg(r)) => {
-                        Operand::Name { name: r.clone(), component: None, negated: false, span: r.span }
-                    }
-                    Some(VecElem::Imm(m)) => Operand::Imm(*m),
-                    _ => return self.error(data.span(), "expected a register or an immediate"),
-                },
-                other => other.clone(),
-            };
-            let s = self.src32(&v)?;
-            let s = self.in_reg(s);
-            self.emit(Instr::new(Op::Sust { dim, clamp }, vec![], vec![ra, s, last]));
+            let r = self.tmp(regs);
+            self.emit(Instr::new(Op::Suld { dim, clamp, size }, vec![Dst::reg(r, regs)], vec![ra, last]));
+            for (k, d) in self.tex_results(data).into_iter().enumerate() {
+                let Some(d) = d else { continue };
+                let p = self.ptx_reg(&d)?;
+                let mut v = Src::reg(RegRef { reg: r, comp: (k as u8) * per, n: per });
+                // A sub-word element in a wider register is masked (ptxas 11.8: `LOP32I.AND
+                // R0, R0, 0xff` after `SULD...U8` into a `.b32` or `.b64` register, `0xffff`
+                // after `.U16`; none into a `.b16` register).
+                if ebits < 32 && p.ty.bits() > ebits {
+                    let m = self.tmp(1);
+                    let bits = (1u32 << ebits) - 1;
+                    self.op(Op::Lop32i(crate::sass::op::LogicOp::And), Dst::reg(m, 1), vec![v, Src::imm(bits)]);
+                    v = Src::r32(m);
+                }
+                let ty = match ebits {
+                    8 => ScalarType::B8,
+                    16 => ScalarType::B16,
+                    64 => ScalarType::B64,
+                    _ => ScalarType::B32,
+                };
+                self.write_ptx(p, v, ty)?;
+            }
             Ok(())
+        } else {
+            let elems: Vec<Operand> = match data {
+                Operand::Vector(v, _) => v
+                    .iter()
+                    .map(|e| match e {
+                        VecElem::Reg(r) => {
+                            Ok(Operand::Name { name: r.clone(), component: None, negated: false, span: r.span })
+                        }
+                        VecElem::Imm(m) => Ok(Operand::Imm(*m)),
+                        VecElem::Sink(s) => Err(*s),
+                    })
+                    .collect::<Result<_, _>>()
+                    .or_else(|s| self.error(s, "expected a register or an immediate"))?,
+                other => vec![other.clone()],
+            };
+            let mut words = vec![];
+            for e in &elems {
+                if ebits == 64 {
+                    let (lo, hi) = self.tex_src64(e)?;
+                    words.extend([lo, hi]);
+                } else {
+                    let s = self.src32(e)?;
+                    words.push(self.in_reg(s));
+                }
+            }
+            let v = self.tex_join(&words, regs);
+            self.emit(Instr::new(Op::Sust { dim, clamp, size }, vec![], vec![ra, v, last]));
+            Ok(())
+        }
+    }
+
+    /// The two 32-bit halves of a 64-bit data operand, in registers.
+    fn tex_src64(&mut self, e: &Operand) -> LResult<(Src, Src)> {
+        match e {
+            Operand::Name { name, negated: false, component: None, .. } => {
+                let r = self.ptx_reg(name)?;
+                if r.ty.bits() != 64 {
+                    return self.error(e.span(), format!("`{}` must be a 64-bit register", name.name));
+                }
+                Ok((Src::reg(RegRef { reg: r.reg, comp: 0, n: 1 }), Src::reg(RegRef { reg: r.reg, comp: 1, n: 1 })))
+            }
+            Operand::Imm(m) => {
+                let v = crate::lower::ctx::imm_bits64(m.value);
+                let lo = self.in_reg(Src::imm(v as u32));
+                let hi = self.in_reg(Src::imm((v >> 32) as u32));
+                Ok((lo, hi))
+            }
+            _ => self.error(e.span(), "expected a register or an immediate"),
         }
     }
 }

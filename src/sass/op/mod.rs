@@ -12,7 +12,7 @@ pub use opcode::{OPCODE_INFO, Opcode, OpcodeInfo, Unit};
 pub use crate::sass::sync::{AtomMods, AtomOp, AtomType, BarRedOp, ShflMode, VoteMode};
 
 pub use crate::sass::mods::*;
-pub use crate::sass::texmods::{SurfClamp, SurfDim, TexDim};
+pub use crate::sass::texmods::{SurfClamp, SurfDim, SurfSize, TexDim};
 
 /// An SPA 5.0 opcode with its modifiers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -453,15 +453,17 @@ pub enum Op {
         bindless: bool,
         mask: u8,
     },
-    /// SULD.D.BA.dim.clamp Rd, [Ra], index|Rh: 32-bit surface load.
+    /// SULD.D.BA.dim.size.clamp Rd, [Ra], index|Rh: surface load of `size` into `Rd..`.
     Suld {
         dim: SurfDim,
         clamp: SurfClamp,
+        size: SurfSize,
     },
-    /// SUST.D.BA.dim.clamp [Ra], Rd, index|Rh: 32-bit surface store.
+    /// SUST.D.BA.dim.size.clamp [Ra], Rd, index|Rh: surface store of `size` from `Rd..`.
     Sust {
         dim: SurfDim,
         clamp: SurfClamp,
+        size: SurfSize,
     },
 }
 
