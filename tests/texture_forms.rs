@@ -457,7 +457,7 @@ fn surface_at(p: (i64, i64, i64), n: i64, (row, h, d): (i64, i64, i64), mode: &s
     Some(((z * h + y) * row + x) as usize)
 }
 
-/// Vector, 64-bit and sub-word surface loads and stores, 1D/2D/3D, in each out-of-range
+/// Vector, 64-bit and sub-word surface loads and stores, 1D/2D/3D and arrays, in each out-of-range
 /// mode, bound and bindless, on both executors against the reference (ptxas 11.8's forms:
 /// `probe_surfaces.ptx`, checked in `tests/textures.rs`).
 #[test]
@@ -473,6 +473,9 @@ fn surface_sizes_and_3d_on_both_executors() {
         ("suld.b.3d.b32M {%r5}, [H, {%r1,%r2,%r3,%r3}];", 4, 3, 1),
         ("suld.b.2d.b16M {%r5}, [H, {%r1,%r2}];", 2, 2, 1),
         ("suld.b.2d.b8M {%r5}, [H, {%r1,%r2}];", 1, 2, 1),
+        // Arrays: the index (first in PTX) is the row (`.a1d`) or the plane (`.a2d`).
+        ("suld.b.a1d.b32M {%r5}, [H, {%r2,%r1}];", 4, 2, 1),
+        ("suld.b.a2d.v2.b32M {%r5,%r6}, [H, {%r3,%r1,%r2,%r2}];", 8, 3, 2),
     ];
     for (k, &(body, n, rank, words)) in loads.iter().enumerate() {
         for (mode, sfx) in [("clamp", ".clamp"), ("zero", ".zero"), ("trap", ".trap")] {
@@ -509,6 +512,8 @@ fn surface_sizes_and_3d_on_both_executors() {
         ("sust.b.2d.b64M [H, {%r1,%r2}], {%rd10};", 8, 2),
         ("sust.b.2d.b16M [H, {%r1,%r2}], {%r4};", 2, 2),
         ("sust.b.1d.b8M [H, {%r1}], {%r4};", 1, 1),
+        ("sust.b.a2d.v2.b32M [H, {%r3,%r1,%r2,%r2}], {%r4,%r5};", 8, 3),
+        ("sust.b.a1d.b16M [H, {%r2,%r1}], {%r4};", 2, 2),
     ];
     for (k, &(body, n, rank)) in stores.iter().enumerate() {
         for (mode, sfx) in [("zero", ".zero"), ("trap", ".trap")] {

@@ -147,6 +147,7 @@ const LOWERED: &[&str] = &[
     "suld.b.1d.b32.trap",
     "suld.b.2d.v4.b32.zero",
     "suld.b.3d.v2.b64.clamp",
+    "suld.b.a2d.b8.trap",
     "sust.b.2d.b32.trap",
 ];
 
@@ -321,6 +322,8 @@ const WORDS: &[(u64, &str)] = &[
     (0xeb38050600d70402, "SUST.D.BA.2D.64.IGN [R4], R2, 0x50"),
     (0xeb3a050600870402, "SUST.D.BA.2D.U8 [R4], R2, 0x50"),
     (0xeb3c050a00c70402, "SUST.D.BA.3D.TRAP [R4], R2, 0x50"),
+    (0xeb38050400c70402, "SUST.D.BA.1D_ARRAY.IGN [R4], R2, 0x50"),
+    (0xeb34010800d70804, "SUST.D.BA.2D_ARRAY.64.TRAP [R8], R4, R2"),
     // Sweeps.
     (0xd83c050ff0570000, "TEXS RZ, R0, R0, R5, 0x50, 2D, BA"),
     (0xd824050060570404, "TEXS R6, R4, R4, R5, 0x50, 2D, RGA"),

@@ -36,7 +36,9 @@
 //!   its value, as a sampler clamps the level of detail to the texture's last level.
 //! * Surfaces (`suld.b`/`sust.b` of `n` bytes in all: `.b8` 1, `.b16` 2, `.b32` 4,
 //!   `.b64` and `.v2.b32` 8, `.v4.b32` and `.v2.b64` 16): x is a byte offset in the row,
-//!   y the row, z the plane (coordinates beyond the access's geometry or the image's rank
+//!   y the row, z the plane (an array index is the row of `.a1d`, the plane of `.a2d`:
+//!   layers are stored as rows or planes, and out-of-range indices follow the same modes,
+//!   a model choice not probed on hardware; coordinates beyond the access's geometry or the image's rank
 //!   are 0); an access outside `[0, width * texel bytes - n]` x `[0, height - 1]` x `[0,
 //!   depth - 1]` traps (`.trap`), is clamped into it (`.clamp`, x also down to a multiple
 //!   of `n`), or reads zero / writes nothing (`.zero`); x not a multiple of `n` is an

@@ -42,6 +42,12 @@ pub enum SurfDim {
     /// `.3D`: x (bytes), y (rows), z (planes) in consecutive registers (ptxas 11.8:
     /// `SULD.D.BA.3D.TRAP R0, [R4], 0x50` after `MOV R4, x; MOV R5, y; MOV R6, z`).
     D3,
+    /// `.1D_ARRAY`: x (bytes), then the array index (ptxas 11.8 for `suld.b.a1d` `{index,
+    /// x}`: `SULD.D.BA.1D_ARRAY.TRAP R0, [R4], 0x50` after `MOV R4, x; MOV R5, index`).
+    A1d,
+    /// `.2D_ARRAY`: x (bytes), y (rows), then the array index (`suld.b.a2d` `{index, x, y,
+    /// _}`: `SULD.D.BA.2D_ARRAY.TRAP R0, [R4]` after `MOV R4, x; MOV R5, y; MOV R6, index`).
+    A2d,
 }
 
 impl SurfDim {
@@ -49,8 +55,8 @@ impl SurfDim {
     pub fn coords(self) -> u8 {
         match self {
             SurfDim::D1 => 1,
-            SurfDim::D2 => 2,
-            SurfDim::D3 => 3,
+            SurfDim::D2 | SurfDim::A1d => 2,
+            SurfDim::D3 | SurfDim::A2d => 3,
         }
     }
 }
@@ -148,6 +154,8 @@ pub fn suffix(op: &Op) -> Option<String> {
                 SurfDim::D1 => ".1D",
                 SurfDim::D2 => ".2D",
                 SurfDim::D3 => ".3D",
+                SurfDim::A1d => ".1D_ARRAY",
+                SurfDim::A2d => ".2D_ARRAY",
             },
             size.name(),
             match clamp {

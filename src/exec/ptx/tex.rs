@@ -129,24 +129,39 @@ pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
             if t.formatted {
                 return Err("formatted surface stores (sust.p)".into());
             }
-            let r = rank(t.geometry)?;
+            // An array's index (first in PTX) is the row of a `.a1d` surface and the plane
+            // of a `.a2d` one (`exec::image`).
+            let (r, array) = match t.geometry {
+                Some(Geometry::A1d) => (2, true),
+                Some(Geometry::A2d) => (3, true),
+                g => (rank(g)?, false),
+            };
             let ty = t.dtype.unwrap_or(ScalarType::B32);
             let bytes = ty.bits() / 8;
             let clamp = t.clamp.unwrap_or(Clamp::Trap);
             if t.family == Family::Suld {
                 let (handle, mut coords) = image(1)?;
-                coords.truncate(r);
+                index_last(&mut coords, r, array);
                 let dsts = fx.dsts(ops.first().ok_or("missing result")?)?;
                 Ok(TexInstr { kind: Kind::Load { clamp, rank: r, bytes }, handle, coords, dsts, data: vec![] })
             } else {
                 let (handle, mut coords) = image(0)?;
-                coords.truncate(r);
+                index_last(&mut coords, r, array);
                 let data = fx.srcs(ops.get(1).ok_or("missing data")?, ty)?;
                 Ok(TexInstr { kind: Kind::Store { clamp, rank: r, bytes }, handle, coords, dsts: vec![], data })
             }
         }
         Family::Sured => Err("surface reductions".into()),
     }
+}
+
+/// Keeps the first `rank` coordinates, an array's index (the first) moved to the last.
+fn index_last(coords: &mut Vec<Src>, rank: usize, array: bool) {
+    if array && !coords.is_empty() {
+        let index = coords.remove(0);
+        coords.insert(rank.saturating_sub(1).min(coords.len()), index);
+    }
+    coords.truncate(rank);
 }
 
 fn find(images: &[Image], handle: u64) -> Result<&Image, ExecError> {

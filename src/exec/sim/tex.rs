@@ -14,7 +14,7 @@ use super::state::{WARP_SIZE, Warp, lanes};
 use crate::exec::ExecError;
 use crate::exec::image::{AddrMode, Filter, Format, Image};
 use crate::sass::instr::{Dst, Instr, Reg, RegRef, Src, SrcKind};
-use crate::sass::op::{Op, SurfClamp, SurfDim, TexDim};
+use crate::sass::op::{Op, SurfClamp, TexDim};
 
 /// Word `k` of register operand `r` in `lane`.
 fn word(w: &Warp, r: RegRef, k: u8, lane: usize) -> u32 {
@@ -233,8 +233,9 @@ impl Sim<'_> {
                 Op::Txq { .. } => [img.dims[0], img.dims[1], img.dims[2], 0],
                 Op::Suld { dim, clamp, size } | Op::Sust { dim, clamp, size } => {
                     let ra = ra?;
-                    // x in bytes, y in rows, z in planes; a coordinate beyond the access's
-                    // geometry or the image's rank is 0.
+                    // x in bytes, y in rows, z in planes (an array's index is the row of a
+                    // `1D_ARRAY`, the plane of a `2D_ARRAY`); a coordinate beyond the
+                    // access's geometry or the image's rank is 0.
                     let c = |k: u8| {
                         if k < dim.coords() && usize::from(k) < usize::from(img.rank) {
                             word(w, ra, k, l) as i32 as i64
@@ -256,7 +257,7 @@ impl Sim<'_> {
                     let at = match (fits, clamp) {
                         (true, _) => Some((x, y, z)),
                         (false, SurfClamp::Trap) => {
-                            let zs = if dim == SurfDim::D3 { format!(", z = {z}") } else { String::new() };
+                            let zs = if dim.coords() == 3 { format!(", z = {z}") } else { String::new() };
                             return Err(ExecError::Launch(format!(
                                 "surface `{}`: access at x = {x} bytes, y = {y}{zs} is out of range (.trap)",
                                 img.param

@@ -22,8 +22,8 @@
 //! * `txq{.level}.{width,height,depth}` and `suq.{width,height}` are `TXQ ...
 //!   TEX_HEADER_DIMENSION` with mask 1, 2, 4 of `txq.level`'s level or level 0 (`MOV R0,
 //!   RZ` as the level; bindless `{handle, level}` in a pair);
-//! * `suld.b`/`sust.b` `.1d`/`.2d`/`.3d` of `.b8`, `.b16`, `.b32`, `.b64`, `.v2/.v4.b32`,
-//!   `.v2.b64` are `SULD/SUST.D.BA.{1D,2D,3D}{.U8,.U16,,.64,.128}` with `.trap` → `.TRAP`,
+//! * `suld.b`/`sust.b` `.1d`/`.2d`/`.3d`/`.a1d`/`.a2d` (the array index last) of `.b8`, `.b16`, `.b32`, `.b64`, `.v2/.v4.b32`,
+//!   `.v2.b64` are `SULD/SUST.D.BA.{1D,2D,3D,1D_ARRAY,2D_ARRAY}{.U8,.U16,,.64,.128}` with `.trap` → `.TRAP`,
 //!   `.clamp` → no suffix, `.zero` → `.IGN`, coordinates in consecutive registers.
 //!
 //! Everything else is reported at the instruction as not supported yet, with what ptxas
@@ -476,13 +476,8 @@ impl Lowerer<'_> {
             Some(Geometry::D1) => SurfDim::D1,
             Some(Geometry::D2) => SurfDim::D2,
             Some(Geometry::D3) => SurfDim::D3,
-            _ => {
-                return self.tex_unsupported(
-                    i,
-                    "an array surface access",
-                    "ptxas 11.8: `SULD.D.BA.{1D_ARRAY,2D_ARRAY}` with the array index after x (y), not modelled",
-                );
-            }
+            Some(Geometry::A1d) => SurfDim::A1d,
+            _ => SurfDim::A2d,
         };
         let clamp = match t.clamp {
             Some(Clamp::Zero) => SurfClamp::Ign,
@@ -496,12 +491,18 @@ impl Lowerer<'_> {
             return self.error(i.span, "malformed surface instruction");
         };
         let handle = self.tex_handle(image)?;
-        let coords = self.tex_coords(parts.first().unwrap_or(data))?;
-        // 3D: x, y, z in a quad (the fourth register unread), as TEX's 3D coordinates.
-        let n = match dim {
-            SurfDim::D1 => 1,
-            SurfDim::D2 => 2,
-            SurfDim::D3 => 4,
+        let mut coords = self.tex_coords(parts.first().unwrap_or(data))?;
+        // PTX puts an array index first (`{index, x}`, `{index, x, y, _}`), SASS last.
+        if matches!(dim, SurfDim::A1d | SurfDim::A2d) && !coords.is_empty() {
+            let index = coords.remove(0);
+            let at = usize::from(dim.coords() - 1).min(coords.len());
+            coords.insert(at, index);
+        }
+        // 3D and 2D arrays: three coordinates in a quad (the fourth register unread), as
+        // TEX's 3D coordinates.
+        let n = match dim.coords() {
+            3 => 4,
+            k => k,
         };
         let ra = self.tex_join(&coords[..usize::from(dim.coords())], n);
         let last = match handle {
