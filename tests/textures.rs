@@ -78,6 +78,11 @@ const BAD: &[(&str, &str, usize)] = &[
         "does not take the geometry `.2dms`",
         10,
     ),
+    // ptxas 11.8: "Incorrect type '.s64' for operation '.min' in instruction 'sured.b'",
+    // "Unexpected instruction types specified for 'sured.b'".
+    ("sured.b.min.1d.s64.trap [%rd1, {%r2}], %rd2;", "`.s64` is not a type of `sured.b.min`", 15),
+    ("sured.b.and.1d.b64.trap [%rd1, {%r2}], %rd2;", "`.b64` is not a type of `sured.b.and`", 15),
+    ("sured.p.add.1d.b64.trap [%rd1, {%r2}], %rd2;", "`.b64` is not a type of `sured.p.add`", 15),
 ];
 
 #[test]
