@@ -290,9 +290,9 @@ fn misaligned_and_out_of_bounds() {
     assert!(matches!(e, Err(ExecError::Misaligned { len: 16, .. })), "vector alignment: {e:?}");
     let e = run1("loop: bra loop;", 1, 8);
     assert_eq!(e.unwrap_err(), ExecError::StepLimit(5_000_000));
-    // An instruction the interpreter does not model (surface queries; texture queries
-    // run since issue 18's second slice).
-    let e = run1("suq.width.b32 %r1, [%rd1];", 1, 8);
+    // An instruction the interpreter does not model (surface reductions; texture queries
+    // run since issue 18's second slice, surface queries since its fourth).
+    let e = run1("sured.b.add.1d.u32.trap [%rd1, {%r1}], %r1;", 1, 8);
     assert!(matches!(e, Err(ExecError::Unsupported(_))), "{e:?}");
     // A texture query through a handle no image has is a launch error naming it.
     let e = run1("txq.width.b32 %r1, [%rd1];", 1, 8);

@@ -285,3 +285,259 @@ fn sample_surf_write_updates_the_surface_on_both_executors() {
     }
     assert_eq!(got, want);
 }
+
+// ---- fourth slice: `tex.1d` with `.s32` coordinates, `tex.level`, `txq.level`, `suq` ----
+// (docs/textures.md §1.6; ptxas 11.8's forms from `tests/data/textures/probe_slice4.ptx`,
+// kept here so that the test runs without ptxas.)
+
+/// The fetch moved from `%f5..%f8` to `%r5..%r8`.
+const MOVES: &str = "mov.b32 %r5, %f5;\nmov.b32 %r6, %f6;\nmov.b32 %r7, %f7;\nmov.b32 %r8, %f8;";
+
+/// `tex.1d` with `.s32` coordinates is a 1D texel fetch: `TLDS.LZ ... 1D` (kernel i1d),
+/// `TLD.LZ ... 1D` for a mask TLDS cannot name (i1d_xz), `TLD.B.LZ ... 1D` bindless (i1d_b).
+#[test]
+fn tex_1d_integer_coordinates_are_1d_texel_fetches_on_both_executors() {
+    let (t, bytes) = image(6, 1, 1);
+    let xs = [0i32, 3, 5, 8, -2];
+    let input: Vec<[u32; 4]> = xs.iter().map(|&x| [x as u32, 0, 0, 0]).collect();
+    let all = format!("tex.1d.v4.f32.s32 {{%f5,%f6,%f7,%f8}}, [H, {{%r1}}];\n{MOVES}");
+    // y and z read: mask 0x6, which TLDS cannot name.
+    let yz = "tex.1d.v4.f32.s32 {%f5,%f6,%f7,%f8}, [H, {%r1}];\nmov.b32 %r6, %f6;\nmov.b32 %r7, %f7;";
+    let cases = [
+        (all.as_str(), "%rd1", [true; 4], "TLDS.LZ R, R, R, 0x50, 1D, RGBA"),
+        (all.as_str(), "%rd9", [true; 4], "TLD.B.LZ R, R, R, 0x0, 1D, 0xf"),
+        (yz, "%rd1", [false, true, true, false], "TLD.LZ R, R, 0x50, 1D, 0x6"),
+        (yz, "%rd9", [false, true, true, false], "TLD.B.LZ R, R, R, 0x0, 1D, 0x6"),
+    ];
+    for (k, (body, h, read, form)) in cases.iter().enumerate() {
+        let body = body.replace('H', h);
+        let name = format!("i1d-{k}");
+        assert_eq!(listing(&name, &body).iter().map(|t| shape(t)).collect::<Vec<_>>(), [*form], "{name}");
+        let (out, _) = run_probe(&name, &body, ("--texture fmt=f32x4,dims=6,addr=wrap", &bytes), &input);
+        for (q, &x) in xs.iter().enumerate() {
+            let texel = t[x.rem_euclid(6) as usize];
+            for c in 0..4 {
+                let want = if read[c] { texel[c].to_bits() } else { 0 };
+                assert_eq!(out[4 * q + c], want, "{name} at x = {x}, component {c}");
+            }
+        }
+    }
+}
+
+/// `tex.level` reads level 0, the only level an image has (`exec::image`), whatever the
+/// level; ptxas 11.8's forms: `TEXS.LL` 1D (2D at y = 0) and 2D (l1d, l2d, l2d_x),
+/// `TEX.LL` for a mask TEXS cannot name (l2d_xz) and for 3D (l3d), `TEX.B.LL` bindless
+/// (l2d_b).
+#[test]
+fn tex_level_fetches_level_0_on_both_executors() {
+    let levels = [0.0f32, 1.5, 7.0, -3.0];
+    // 2D, linear, mirror: (u, v, level).
+    let (t, bytes) = image(5, 3, 1);
+    let pts = [(1.3f32, 2.9f32), (4.6, 0.2), (-1.2, 1.5), (6.7, -2.25)];
+    let input: Vec<[u32; 4]> =
+        pts.iter().zip(levels).map(|(&(u, v), l)| [u.to_bits(), v.to_bits(), l.to_bits(), 0]).collect();
+    let all = format!("tex.level.2d.v4.f32.f32 {{%f5,%f6,%f7,%f8}}, [H, {{%f1,%f2}}], %f3;\n{MOVES}");
+    let x = "tex.level.2d.v4.f32.f32 {%f5,%f6,%f7,%f8}, [H, {%f1,%f2}], %f3;\nmov.b32 %r5, %f5;";
+    let xz = "tex.level.2d.v4.f32.f32 {%f5,%f6,%f7,%f8}, [H, {%f1,%f2}], %f3;\nmov.b32 %r5, %f5;\nmov.b32 %r7, %f7;";
+    let cases = [
+        (all.as_str(), "%rd1", [true; 4], "TEXS.LL R, R, R, R, 0x50, 2D, RGBA"),
+        (x, "%rd1", [true, false, false, false], "TEXS.LL RZ, R, R, R, 0x50, 2D, R"),
+        (xz, "%rd1", [true, false, true, false], "TEX.LL R, R, R, 0x50, 2D, 0x5"),
+        (all.as_str(), "%rd9", [true; 4], "TEX.B.LL R, R, R, 0x0, 2D, 0xf"),
+        (xz, "%rd9", [true, false, true, false], "TEX.B.LL R, R, R, 0x0, 2D, 0x5"),
+    ];
+    for (k, (body, h, read, form)) in cases.iter().enumerate() {
+        let body = body.replace('H', h);
+        let name = format!("level2d-{k}");
+        assert_eq!(listing(&name, &body).iter().map(|t| shape(t)).collect::<Vec<_>>(), [*form], "{name}");
+        let spec = "--texture fmt=f32x4,dims=5,3,filter=linear,addr=mirror";
+        let (out, _) = run_probe(&name, &body, (spec, &bytes), &input);
+        for (q, &p) in pts.iter().enumerate() {
+            let want = sample2d(&t, (5, 3), p, true, "mirror");
+            for c in 0..4 {
+                let w = if read[c] { want[c] } else { 0.0 };
+                assert_eq!(f32::from_bits(out[4 * q + c]), w, "{name} at {p:?}, component {c}");
+            }
+        }
+    }
+    // 1D (TEXS.LL 2D with y = 0) and 3D (TEX.LL), point sampling, clamp, bound and bindless.
+    let (t1, bytes1) = image(6, 1, 1);
+    let us = [0.25f32, 3.5, 5.9, -2.0];
+    let input: Vec<[u32; 4]> = us.iter().zip(levels).map(|(u, l)| [u.to_bits(), l.to_bits(), 0, 0]).collect();
+    let body = format!("tex.level.1d.v4.f32.f32 {{%f5,%f6,%f7,%f8}}, [H, {{%f1}}], %f2;\n{MOVES}");
+    for (h, form) in [("%rd1", "TEXS.LL R, R, R, R, 0x50, 2D, RGBA"), ("%rd9", "TEX.B.LL R, R, R, 0x0, 2D, 0xf")] {
+        let name = format!("level1d{}", &h[1..]);
+        let b = body.replace('H', h);
+        assert_eq!(listing(&name, &b).iter().map(|t| shape(t)).collect::<Vec<_>>(), [form], "{name}");
+        let (out, _) = run_probe(&name, &b, ("--texture fmt=f32x4,dims=6", &bytes1), &input);
+        for (q, &u) in us.iter().enumerate() {
+            let want = t1[(u.floor() as i64).clamp(0, 5) as usize];
+            assert_eq!(floats(&out[4 * q..4 * q + 4]), want, "{name} at {u}");
+        }
+    }
+    let (t3, bytes3) = image(4, 3, 2);
+    let pts = [(0.5f32, 0.5f32, 0.5f32), (3.9, 2.1, 1.7), (-1.0, 5.0, 9.0), (2.2, 1.1, 0.0)];
+    let input: Vec<[u32; 4]> =
+        pts.iter().zip(levels).map(|(p, l)| [p.0.to_bits(), p.1.to_bits(), p.2.to_bits(), l.to_bits()]).collect();
+    let body = format!("tex.level.3d.v4.f32.f32 {{%f5,%f6,%f7,%f8}}, [H, {{%f1,%f2,%f3,%f3}}], %f4;\n{MOVES}");
+    for (h, form) in [("%rd1", "TEX.LL R, R, R, 0x50, 3D, 0xf"), ("%rd9", "TEX.B.LL R, R, R, 0x0, 3D, 0xf")] {
+        let name = format!("level3d{}", &h[1..]);
+        let b = body.replace('H', h);
+        assert_eq!(listing(&name, &b).iter().map(|t| shape(t)).collect::<Vec<_>>(), [form], "{name}");
+        let (out, _) = run_probe(&name, &b, ("--texture fmt=f32x4,dims=4,3,2", &bytes3), &input);
+        for (q, p) in pts.iter().enumerate() {
+            let c = |v: f32, n: i64| (v.floor() as i64).clamp(0, n - 1);
+            let want = t3[((c(p.2, 2) * 3 + c(p.1, 3)) * 4 + c(p.0, 4)) as usize];
+            assert_eq!(floats(&out[4 * q..4 * q + 4]), want, "{name} at {p:?}");
+        }
+    }
+}
+
+/// `txq.level` passes its level to `TXQ` (`Ra`; bindless the pair `{handle, level}`) and
+/// reads level 0's size; `suq.width/height` are `TXQ` with a zero level (ptxas 11.8 kernels
+/// txql, txql_b, suq, suq_b).
+#[test]
+fn txq_level_and_suq_on_both_executors() {
+    let (_, bytes) = image(4, 3, 2);
+    let body =
+        "txq.level.width.b32 %r5, [H], %r1;\ntxq.level.height.b32 %r6, [H], %r1;\ntxq.level.depth.b32 %r7, [H], %r1;";
+    let input = [[0u32; 4], [1, 0, 0, 0], [3, 0, 0, 0]];
+    for (h, form) in
+        [("%rd1", "TXQ R, R, TEX_HEADER_DIMENSION, 0x50, 0x1"), ("%rd9", "TXQ.B R, R, TEX_HEADER_DIMENSION, 0x0, 0x1")]
+    {
+        let name = format!("txql{}", &h[1..]);
+        let b = body.replace('H', h);
+        let texts = listing_of(&name, &b, "TXQ");
+        assert_eq!(texts.first().map(|t| shape(t)).as_deref(), Some(form), "{name}: {texts:?}");
+        // The level is the query's `Ra` (bound) or the register after the handle
+        // (bindless), the input word %r1: never `RZ`.
+        assert!(texts.iter().all(|t| !t.contains("RZ")), "{name}: {texts:?}");
+        let (out, _) = run_probe(&name, &b, ("--texture fmt=f32x4,dims=4,3,2", &bytes), &input);
+        assert_eq!(out, [4, 3, 2, 0].repeat(3), "{name}");
+    }
+    let words: Vec<u8> = (0..12u32).flat_map(|w| w.to_le_bytes()).collect();
+    let body = "suq.width.b32 %r5, [H];\nsuq.height.b32 %r6, [H];";
+    for (h, form) in
+        [("%rd1", "TXQ R, R, TEX_HEADER_DIMENSION, 0x50, 0x1"), ("%rd9", "TXQ.B R, R, TEX_HEADER_DIMENSION, 0x0, 0x1")]
+    {
+        let name = format!("suq{}", &h[1..]);
+        let b = body.replace('H', h);
+        let texts = listing_of(&name, &b, "TXQ");
+        assert_eq!(texts.first().map(|t| shape(t)).as_deref(), Some(form), "{name}: {texts:?}");
+        let (out, _) = run_probe(&name, &b, ("--surface fmt=u32,dims=4,3", &words), &[[0; 4]]);
+        assert_eq!(out, [4, 3, 0, 0], "{name}");
+    }
+}
+
+/// The lines of our listing of `probe(body)` whose opcode starts with `prefix`.
+fn listing_of(name: &str, body: &str, prefix: &str) -> Vec<String> {
+    let p = write(name, &probe(body));
+    let o = ptx2sass(&["compile", "--verify", p.to_str().unwrap()]);
+    assert!(o.status.success(), "{body}\n{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .filter_map(|l| l.split("*/").nth(1))
+        .map(|t| t.split(['&', '?', ';']).next().unwrap_or("").trim().to_string())
+        .filter(|t| t.starts_with(prefix))
+        .collect()
+}
+
+/// Reference surface access (`exec::image`): the byte offset of an access of `n` bytes at
+/// byte `x`, row `y`, plane `z` of a `row` x `h` x `d` surface under `mode`, or `None`
+/// when it reads zero / writes nothing (`.zero` outside).
+fn surface_at(p: (i64, i64, i64), n: i64, (row, h, d): (i64, i64, i64), mode: &str) -> Option<usize> {
+    let (x, y, z) = p;
+    let fits = (0..=row - n).contains(&x) && (0..h).contains(&y) && (0..d).contains(&z);
+    let (x, y, z) = match (fits, mode) {
+        (true, _) => (x, y, z),
+        (false, "clamp") => (x.clamp(0, row - n) / n * n, y.clamp(0, h - 1), z.clamp(0, d - 1)),
+        (false, "zero") => return None,
+        _ => panic!("{p:?} is outside and traps"),
+    };
+    Some(((z * h + y) * row + x) as usize)
+}
+
+/// Vector, 64-bit and sub-word surface loads and stores, 1D/2D/3D and arrays, in each out-of-range
+/// mode, bound and bindless, on both executors against the reference (ptxas 11.8's forms:
+/// `probe_surfaces.ptx`, checked in `tests/textures.rs`).
+#[test]
+fn surface_sizes_and_3d_on_both_executors() {
+    // A 4 x 3 x 2 surface of u32 texels (rows of 16 bytes), bytes 7k + 3.
+    let bytes: Vec<u8> = (0..96u32).map(|k| (7 * k + 3) as u8).collect();
+    let dims = (16, 3, 2);
+    // (body, access bytes, geometry rank, result words)
+    let loads: &[(&str, i64, usize, usize)] = &[
+        ("suld.b.3d.v4.b32M {%r5,%r6,%r7,%r8}, [H, {%r1,%r2,%r3,%r3}];", 16, 3, 4),
+        ("suld.b.2d.v2.b32M {%r5,%r6}, [H, {%r1,%r2}];", 8, 2, 2),
+        ("suld.b.1d.b64M {%rd10}, [H, {%r1}];\nmov.b64 {%r5,%r6}, %rd10;", 8, 1, 2),
+        ("suld.b.3d.b32M {%r5}, [H, {%r1,%r2,%r3,%r3}];", 4, 3, 1),
+        ("suld.b.2d.b16M {%r5}, [H, {%r1,%r2}];", 2, 2, 1),
+        ("suld.b.2d.b8M {%r5}, [H, {%r1,%r2}];", 1, 2, 1),
+        // Arrays: the index (first in PTX) is the row (`.a1d`) or the plane (`.a2d`).
+        ("suld.b.a1d.b32M {%r5}, [H, {%r2,%r1}];", 4, 2, 1),
+        ("suld.b.a2d.v2.b32M {%r5,%r6}, [H, {%r3,%r1,%r2,%r2}];", 8, 3, 2),
+    ];
+    for (k, &(body, n, rank, words)) in loads.iter().enumerate() {
+        for (mode, sfx) in [("clamp", ".clamp"), ("zero", ".zero"), ("trap", ".trap")] {
+            let mut pts = vec![(0i64, 0i64, 0i64), (16 - n, 2, 1), (8 / n * n, 1, 0)];
+            if mode != "trap" {
+                pts.extend([(16, 1, 0), (-n, 5, 3), (16 - n, -1, 2)]);
+            }
+            let input: Vec<[u32; 4]> = pts.iter().map(|p| [p.0 as u32, p.1 as u32, p.2 as u32, 0]).collect();
+            for h in ["%rd1", "%rd9"] {
+                let b = body.replace('M', sfx).replace('H', h);
+                let name = format!("suld{k}-{mode}-{}", &h[1..]);
+                let (out, after) = run_probe(&name, &b, ("--surface fmt=u32,dims=4,3,2", &bytes), &input);
+                assert_eq!(after, bytes, "{name}: a load changed the surface");
+                for (q, p) in pts.iter().enumerate() {
+                    // Coordinates beyond the access's geometry are 0.
+                    let c = [p.0, p.1, p.2];
+                    let p3 = (c[0], if rank > 1 { c[1] } else { 0 }, if rank > 2 { c[2] } else { 0 });
+                    let at = surface_at(p3, n, dims, mode);
+                    let le = |o: usize, m: usize| (0..m).fold(0u32, |v, j| v | u32::from(bytes[o + j]) << (8 * j));
+                    for j in 0..4 {
+                        let want = match at {
+                            Some(o) if j < words => le(o + 4 * j, n.min(4) as usize),
+                            _ => 0,
+                        };
+                        assert_eq!(out[4 * q + j], want, "{name}: {b} at {p:?}, word {j}");
+                    }
+                }
+            }
+        }
+    }
+    // Stores: thread q stores at its own place; `.zero` drops the ones outside.
+    let stores: &[(&str, i64, usize)] = &[
+        ("sust.b.3d.v2.b32M [H, {%r1,%r2,%r3,%r3}], {%r4,%r5};", 8, 3),
+        ("sust.b.2d.b64M [H, {%r1,%r2}], {%rd10};", 8, 2),
+        ("sust.b.2d.b16M [H, {%r1,%r2}], {%r4};", 2, 2),
+        ("sust.b.1d.b8M [H, {%r1}], {%r4};", 1, 1),
+        ("sust.b.a2d.v2.b32M [H, {%r3,%r1,%r2,%r2}], {%r4,%r5};", 8, 3),
+        ("sust.b.a1d.b16M [H, {%r2,%r1}], {%r4};", 2, 2),
+    ];
+    for (k, &(body, n, rank)) in stores.iter().enumerate() {
+        for (mode, sfx) in [("zero", ".zero"), ("trap", ".trap")] {
+            let mut pts = vec![(0i64, 0i64, 0i64, 0x1122_3344u32), (16 - n, 2, 1, 0x5566_7788), (8, 1, 1, 0x99aa_bbcc)];
+            if mode == "zero" {
+                pts.extend([(16, 1, 0, 0xdead_beef), (-n, 0, 0, 0xfeed_f00d)]);
+            }
+            let input: Vec<[u32; 4]> = pts.iter().map(|p| [p.0 as u32, p.1 as u32, p.2 as u32, p.3]).collect();
+            let pre = "mov.b32 %r5, %r4;\nxor.b32 %r5, %r5, -1;\nmov.b64 %rd10, {%r4,%r5};\n";
+            for h in ["%rd1", "%rd9"] {
+                let b = format!("{pre}{}", body.replace('M', sfx).replace('H', h));
+                let name = format!("sust{k}-{mode}-{}", &h[1..]);
+                let (_, after) = run_probe(&name, &b, ("--surface fmt=u32,dims=4,3,2", &bytes), &input);
+                let mut want = bytes.clone();
+                for p in &pts {
+                    let p3 = (p.0, if rank > 1 { p.1 } else { 0 }, if rank > 2 { p.2 } else { 0 });
+                    let Some(o) = surface_at(p3, n, dims, mode) else { continue };
+                    let v = u64::from(p.3) | u64::from(!p.3) << 32;
+                    for j in 0..n as usize {
+                        want[o + j] = (v >> (8 * j)) as u8;
+                    }
+                }
+                assert_eq!(after, want, "{name}: {b}");
+            }
+        }
+    }
+}

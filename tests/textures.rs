@@ -78,6 +78,11 @@ const BAD: &[(&str, &str, usize)] = &[
         "does not take the geometry `.2dms`",
         10,
     ),
+    // ptxas 11.8: "Incorrect type '.s64' for operation '.min' in instruction 'sured.b'",
+    // "Unexpected instruction types specified for 'sured.b'".
+    ("sured.b.min.1d.s64.trap [%rd1, {%r2}], %rd2;", "`.s64` is not a type of `sured.b.min`", 15),
+    ("sured.b.and.1d.b64.trap [%rd1, {%r2}], %rd2;", "`.b64` is not a type of `sured.b.and`", 15),
+    ("sured.p.add.1d.b64.trap [%rd1, {%r2}], %rd2;", "`.b64` is not a type of `sured.p.add`", 15),
 ];
 
 #[test]
@@ -139,9 +144,15 @@ const LOWERED: &[&str] = &[
     "tex.2d.v4.s32.s32",
     "tex.2d.v4.f32.f32 {%f3,%f4,%f5,%f6}, [%rd1, {%f1,%f2}]",
     "tex.3d.v4.f32.f32",
+    "tex.level.2d.v4.f32.f32",
     "tld4.r.2d.v4.f32.f32",
     "txq.width.b32",
+    "txq.level.height.b32",
+    "suq.width.b32",
     "suld.b.1d.b32.trap",
+    "suld.b.2d.v4.b32.zero",
+    "suld.b.3d.v2.b64.clamp",
+    "suld.b.a2d.b8.trap",
     "sust.b.2d.b32.trap",
 ];
 
@@ -294,6 +305,30 @@ const WORDS: &[(u64, &str)] = &[
     (0xd954050ff0770604, "TEXS RZ, R4, R6, R7, 0x50, 3D, RA"),
     (0xda1005006ff70404, "TLDS.LZ R6, R4, R4, 0x50, 1D, RGBA"),
     (0xdaf0050060570404, "TLDS.LZ R6, R4, R4, R5, 0x50, 3D, RGBA"),
+    // probe_slice4.ptx: levels, 1D integer coordinates, level queries.
+    (0xd870050060670404, "TEXS.LL R6, R4, R4, R6, 0x50, 2D, RGBA"),
+    (0xd860050ff0670400, "TEXS.LL RZ, R0, R4, R6, 0x50, 2D, R"),
+    (0xc1b80502a0570604, "TEX.LL R4, R6, R5, 0x50, 2D, 0x5"),
+    (0xc1b80507c0570404, "TEX.LL R4, R4, R5, 0x50, 3D, 0xf"),
+    (0xdeb80067a0670808, "TEX.B.LL R8, R8, R6, 0x0, 2D, 0xf"),
+    (0xdd38000780270808, "TLD.B.LZ R8, R8, R2, 0x0, 1D, 0xf"),
+    (0xdc3805028ff70504, "TLD.LZ R4, R5, 0x50, 1D, 0x5"),
+    (0xdf48050080470704, "TXQ R4, R7, TEX_HEADER_DIMENSION, 0x50, 0x1"),
+    (0xdf48050200470706, "TXQ R6, R7, TEX_HEADER_DIMENSION, 0x50, 0x4"),
+    (0xdf50000080470606, "TXQ.B R6, R6, TEX_HEADER_DIMENSION, 0x0, 0x1"),
+    // probe_surfaces.ptx: sizes and 3D.
+    (0xeb1c050000e70404, "SULD.D.BA.1D.128.TRAP R4, [R4], 0x50"),
+    (0xeb1c050000a70400, "SULD.D.BA.1D.U16.TRAP R0, [R4], 0x50"),
+    (0xeb18050600870400, "SULD.D.BA.2D.U8.IGN R0, [R4], 0x50"),
+    (0xeb1a050600e70404, "SULD.D.BA.2D.128 R4, [R4], 0x50"),
+    (0xeb14010600e70808, "SULD.D.BA.2D.128.TRAP R8, [R8], R2"),
+    (0xeb1c050600d70202, "SULD.D.BA.2D.64.TRAP R2, [R2], 0x50"),
+    (0xeb3c050600e70804, "SUST.D.BA.2D.128.TRAP [R8], R4, 0x50"),
+    (0xeb38050600d70402, "SUST.D.BA.2D.64.IGN [R4], R2, 0x50"),
+    (0xeb3a050600870402, "SUST.D.BA.2D.U8 [R4], R2, 0x50"),
+    (0xeb3c050a00c70402, "SUST.D.BA.3D.TRAP [R4], R2, 0x50"),
+    (0xeb38050400c70402, "SUST.D.BA.1D_ARRAY.IGN [R4], R2, 0x50"),
+    (0xeb34010800d70804, "SUST.D.BA.2D_ARRAY.64.TRAP [R8], R4, R2"),
     // Sweeps.
     (0xd83c050ff0570000, "TEXS RZ, R0, R0, R5, 0x50, 2D, BA"),
     (0xd824050060570404, "TEXS R6, R4, R4, R5, 0x50, 2D, RGA"),
@@ -351,7 +386,7 @@ fn ptxas_texture_cubins_round_trip_through_disasm_and_asm() {
         return;
     };
     let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/textures");
-    for probe in ["probe_objects", "probe_refs", "probe_masks", "probe_liveness"] {
+    for probe in ["probe_objects", "probe_refs", "probe_masks", "probe_liveness", "probe_slice4", "probe_surfaces"] {
         let d = scratch(probe);
         let cubin = d.join("ptxas.cubin");
         let o = Command::new(bin.join("ptxas"))
@@ -636,7 +671,8 @@ fn texture_lines(listing: &str, opcode_only: bool) -> Vec<(String, Vec<String>)>
             continue;
         }
         let Some(body) = line.split("*/").nth(1) else { continue };
-        let text = body.split(['&', '?', ';']).next().unwrap_or("").trim();
+        // `}` closes a dual-issue pair in cuobjdump's text.
+        let text = body.split(['&', '?', ';', '}']).next().unwrap_or("").trim();
         let op = text.split([' ', '.']).next().unwrap_or("");
         if !ops.contains(&op) {
             continue;
@@ -669,25 +705,24 @@ fn texture_lines(listing: &str, opcode_only: bool) -> Vec<(String, Vec<String>)>
 /// each probe equal ours: `probe_objects.ptx` (texture objects), `probe_masks.ptx` and
 /// `probe_liveness.ptx` (write masks narrowed to the components read, `lower::tex::mask`,
 /// and the forms ptxas picks for them: `TEX`/`TLD.LZ`/`TLD4` bound where `TEXS`/`TLDS`/
-/// `TLD4S` cannot name the mask). Kernel `i_1d` differs: ptxas `TLDS.LZ ... 1D`, ours a
-/// 2D fetch at y = 0 (docs/textures.md §2).
+/// `TLD4S` cannot name the mask), `probe_slice4.ptx` (`txq.level`, `suq`, `tex.1d` with
+/// `.s32` coordinates as `TLDS.LZ`/`TLD.LZ`/`TLD.B.LZ ... 1D`, `tex.level` as `TEXS.LL`/
+/// `TEX.LL`/`TEX.B.LL`), `probe_surfaces.ptx` (`SULD`/`SUST` `.U8`, `.U16`, `.64`, `.128`,
+/// `.3D`).
 #[test]
 fn the_opcode_and_operand_shape_of_each_form_are_ptxas_s() {
     let Some(ptxas) = ptxas() else { return };
     let cuobjdump = ptxas.with_file_name("cuobjdump");
-    for probe in ["probe_objects", "probe_masks", "probe_liveness"] {
+    for probe in ["probe_objects", "probe_masks", "probe_liveness", "probe_slice4", "probe_surfaces"] {
         let src = format!("{}/tests/data/textures/{probe}.ptx", env!("CARGO_MANIFEST_DIR"));
         let cubin = scratch(probe).join("ref.cubin");
         let o = Command::new(&ptxas).args(["-arch=sm_50", "-O3", &src, "-o"]).arg(&cubin).output().unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let o = Command::new(&cuobjdump).arg("-sass").arg(&cubin).output().unwrap();
-        let mut theirs = texture_lines(&String::from_utf8_lossy(&o.stdout), false);
+        let theirs = texture_lines(&String::from_utf8_lossy(&o.stdout), false);
         let o = ptx2sass(&["compile", "--verify", &src]);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let mut ours = texture_lines(&String::from_utf8_lossy(&o.stdout), false);
-        for list in [&mut ours, &mut theirs] {
-            list.retain(|(f, _)| f != "i_1d");
-        }
+        let ours = texture_lines(&String::from_utf8_lossy(&o.stdout), false);
         assert!(theirs.iter().map(|f| f.1.len()).sum::<usize>() >= 3, "{theirs:?}");
         assert_eq!(ours, theirs, "{probe}: ptx2sass (left) and ptxas 11.8 (right)");
     }

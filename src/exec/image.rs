@@ -28,11 +28,22 @@
 //! * `tld4` returns component c of the four texels of the linear footprint in the order
 //!   `T[i,j+1], T[i+1,j+1], T[i+1,j], T[i,j]` (PTX ISA 9.7.9.4 `tld4`: the texels "(u0,
 //!   v1), (u1, v1), (u1, v0), (u0, v0)").
-//! * `txq.width/height/depth` return the dimensions (1 for those beyond the rank).
-//! * Surfaces (`suld.b`/`sust.b` `.b32`): x is a byte offset in the row, y the row;
-//!   an access outside `[0, width * texel bytes - 4]` x `[0, height - 1]` traps
-//!   (`.trap`), is clamped into it (`.clamp`, x also down to a multiple of 4), or reads
-//!   zero / writes nothing (`.zero`); x not a multiple of 4 is an error.
+//! * `txq.width/height/depth` and `suq.width/height/depth` return the dimensions (1 for
+//!   those beyond the rank).
+//! * An image has one level (level 0; `--texture` has no way to give a mip chain): an
+//!   explicit level (`tex.level`, `txq.level`; SASS `TEXS.LL`/`TEX.LL`'s level register,
+//!   `TXQ`'s `Ra`) is clamped to the levels the image has, so it reads level 0 whatever
+//!   its value, as a sampler clamps the level of detail to the texture's last level.
+//! * Surfaces (`suld.b`/`sust.b` of `n` bytes in all: `.b8` 1, `.b16` 2, `.b32` 4,
+//!   `.b64` and `.v2.b32` 8, `.v4.b32` and `.v2.b64` 16): x is a byte offset in the row,
+//!   y the row, z the plane (an array index is the row of `.a1d`, the plane of `.a2d`:
+//!   layers are stored as rows or planes, and out-of-range indices follow the same modes,
+//!   a model choice not probed on hardware; coordinates beyond the access's geometry or the image's rank
+//!   are 0); an access outside `[0, width * texel bytes - n]` x `[0, height - 1]` x `[0,
+//!   depth - 1]` traps (`.trap`), is clamped into it (`.clamp`, x also down to a multiple
+//!   of `n`), or reads zero / writes nothing (`.zero`); x not a multiple of `n` is an
+//!   error. The bytes are little-endian, elements consecutive; a `.b8`/`.b16` load is
+//!   zero-extended, a store writes the register's low bytes.
 
 /// Storage format of the texels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

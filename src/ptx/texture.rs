@@ -407,6 +407,7 @@ pub fn decode(instr: &Instruction) -> Result<TexOp, Vec<Diag>> {
                 let types: &[&str] =
                     if t.formatted { &[".b32", ".b64"] } else { &[".u32", ".u64", ".s32", ".s64", ".b32", ".b64"] };
                 t.dtype = w.need("type", types).and_then(|k| types.get(k)).and_then(|d| ScalarType::from_dot(d));
+                sured_type(instr, &t, &mut w.diags);
             } else {
                 t.geometry = geometry(&mut w, &[D1, D2, D3, A1d, A2d]);
                 let cops: &[&str] =
@@ -434,6 +435,31 @@ pub fn decode(instr: &Instruction) -> Result<TexOp, Vec<Diag>> {
     w.finish();
     operands(instr, &t, &mut w.diags);
     if w.diags.is_empty() { Ok(t) } else { Err(w.diags) }
+}
+
+/// The types ptxas 11.8 (`-arch=sm_50`) takes for each `sured` operation: `.add` `.u32 .s32
+/// .u64`, `.min/.max` `.u32 .s32`, `.and/.or` `.b32`; `sured.p` `.b32` only. It rejects the
+/// others ("Incorrect type '.s64' for operation '.min' in instruction 'sured.b'",
+/// "Unexpected instruction types specified for 'sured.b'"; docs/textures.md §1.9).
+fn sured_type(instr: &Instruction, t: &TexOp, diags: &mut Vec<Diag>) {
+    let (Some(op), Some(ty)) = (t.query.as_deref(), t.dtype) else { return };
+    let allowed: &[ScalarType] = match (t.formatted, op) {
+        (true, _) => &[ScalarType::B32],
+        (false, ".add") => &[ScalarType::U32, ScalarType::S32, ScalarType::U64],
+        (false, ".min" | ".max") => &[ScalarType::U32, ScalarType::S32],
+        _ => &[ScalarType::B32],
+    };
+    if allowed.contains(&ty) {
+        return;
+    }
+    let word = ty.as_str();
+    let span = instr.mods.iter().find(|m| m.text == word).map_or(instr.opcode.span, |m| m.span);
+    let names: Vec<String> = allowed.iter().map(|a| format!("`{}`", a.as_str())).collect();
+    diags.push(
+        Diag::error(span, format!("`{word}` is not a type of `sured.{}{op}`", if t.formatted { "p" } else { "b" }))
+            .label("type not allowed for this operation")
+            .note(format!("ptxas 11.8 (sm_50) takes {} here", names.join(", "))),
+    );
 }
 
 /// The instruction's opcode and modifiers as written, for messages.

@@ -7,10 +7,14 @@
 use super::instr::{Instr, SrcKind};
 use super::op::Op;
 
-/// Geometry of a texture fetch as the SASS opcode names it. PTX `.1d` fetches are 2D
-/// fetches at y = 0 (ptxas 11.8: `MOV R5, RZ` then `TEXS ... 2D`, docs/textures.md §1.2).
+/// Geometry of a texture fetch as the SASS opcode names it. PTX `.1d` fetches with `.f32`
+/// coordinates are 2D fetches at y = 0 (ptxas 11.8: `MOV R5, RZ` then `TEXS ... 2D`,
+/// docs/textures.md §1.2); with `.s32` coordinates they are `1D` (`TLDS.LZ ... 1D`,
+/// `TLD.LZ ... 1D`, `TLD.B.LZ ... 1D`, §1.6).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TexDim {
+    /// `1D`: coordinate x (integer-coordinate fetches only).
+    D1,
     /// `2D`: coordinates x, y.
     D2,
     /// `3D`: coordinates x, y, z.
@@ -21,19 +25,90 @@ impl TexDim {
     /// nvdisasm's spelling.
     pub fn name(self) -> &'static str {
         match self {
+            TexDim::D1 => "1D",
             TexDim::D2 => "2D",
             TexDim::D3 => "3D",
         }
     }
 }
 
-/// Geometry of a surface access (`SULD`/`SUST` `.1D`/`.2D`).
+/// Geometry of a surface access (`SULD`/`SUST` `.1D`/`.2D`/`.3D`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SurfDim {
     /// `.1D`: one coordinate (a byte offset).
     D1,
     /// `.2D`: x (bytes) and y (rows) in a register pair.
     D2,
+    /// `.3D`: x (bytes), y (rows), z (planes) in consecutive registers (ptxas 11.8:
+    /// `SULD.D.BA.3D.TRAP R0, [R4], 0x50` after `MOV R4, x; MOV R5, y; MOV R6, z`).
+    D3,
+    /// `.1D_ARRAY`: x (bytes), then the array index (ptxas 11.8 for `suld.b.a1d` `{index,
+    /// x}`: `SULD.D.BA.1D_ARRAY.TRAP R0, [R4], 0x50` after `MOV R4, x; MOV R5, index`).
+    A1d,
+    /// `.2D_ARRAY`: x (bytes), y (rows), then the array index (`suld.b.a2d` `{index, x, y,
+    /// _}`: `SULD.D.BA.2D_ARRAY.TRAP R0, [R4]` after `MOV R4, x; MOV R5, y; MOV R6, index`).
+    A2d,
+}
+
+impl SurfDim {
+    /// Coordinates it reads.
+    pub fn coords(self) -> u8 {
+        match self {
+            SurfDim::D1 => 1,
+            SurfDim::D2 | SurfDim::A1d => 2,
+            SurfDim::D3 | SurfDim::A2d => 3,
+        }
+    }
+}
+
+/// Size of a `.D.BA` surface access, nvdisasm's spelling as for `LDG` (`SULD.D.BA.2D.U8`,
+/// `.U16`, none for 32 bits, `.64`, `.128`; ptxas 11.8 for `suld.b.2d.b8`, `.b16`, `.b32`,
+/// `.b64` and `.v2.b32`, `.v4.b32` and `.v2.b64`; docs/textures.md §1.8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SurfSize {
+    /// One byte, zero-extended on load.
+    U8,
+    /// Two bytes, zero-extended on load.
+    U16,
+    /// One register.
+    B32,
+    /// Two registers.
+    B64,
+    /// Four registers.
+    B128,
+}
+
+impl SurfSize {
+    /// Bytes accessed.
+    pub fn bytes(self) -> u32 {
+        match self {
+            SurfSize::U8 => 1,
+            SurfSize::U16 => 2,
+            SurfSize::B32 => 4,
+            SurfSize::B64 => 8,
+            SurfSize::B128 => 16,
+        }
+    }
+
+    /// Registers of data.
+    pub fn regs(self) -> u8 {
+        match self {
+            SurfSize::B64 => 2,
+            SurfSize::B128 => 4,
+            _ => 1,
+        }
+    }
+
+    /// nvdisasm's modifier, with its dot (empty for 32 bits).
+    pub fn name(self) -> &'static str {
+        match self {
+            SurfSize::U8 => ".U8",
+            SurfSize::U16 => ".U16",
+            SurfSize::B32 => "",
+            SurfSize::B64 => ".64",
+            SurfSize::B128 => ".128",
+        }
+    }
 }
 
 /// Out-of-range handling of a surface access: PTX `.zero` is `.IGN`, `.clamp` has no
@@ -60,22 +135,29 @@ pub fn channel_text(mask: u8) -> String {
 /// opcode.
 pub fn suffix(op: &Op) -> Option<String> {
     Some(match *op {
-        Op::Texs { .. } => String::new(),
+        Op::Texs { ll, .. } => if ll { ".LL" } else { "" }.to_string(),
         Op::Tlds { .. } => ".LZ".to_string(),
         Op::Tld4s { comp } => format!(".{}", CHANNELS[comp as usize & 3]),
-        Op::Tex { bindless, .. } => if bindless { ".B" } else { "" }.to_string(),
+        // nvdisasm 11.8: `TEX.LL`, `TEX.B.LL` (docs/textures.md §1.6).
+        Op::Tex { bindless, ll, .. } => {
+            format!("{}{}", if bindless { ".B" } else { "" }, if ll { ".LL" } else { "" })
+        }
         // nvdisasm 11.8: `TLD.LZ` bound, `TLD.B.LZ` bindless (bit 56 of the word).
         Op::Tld { bindless, .. } => if bindless { ".B.LZ" } else { ".LZ" }.to_string(),
         Op::Tld4 { comp, bindless, .. } => {
             format!(".{}{}", CHANNELS[comp as usize & 3], if bindless { ".B" } else { "" })
         }
         Op::Txq { bindless, .. } => if bindless { ".B" } else { "" }.to_string(),
-        Op::Suld { dim, clamp } | Op::Sust { dim, clamp } => format!(
-            ".D.BA{}{}",
+        Op::Suld { dim, clamp, size } | Op::Sust { dim, clamp, size } => format!(
+            ".D.BA{}{}{}",
             match dim {
                 SurfDim::D1 => ".1D",
                 SurfDim::D2 => ".2D",
+                SurfDim::D3 => ".3D",
+                SurfDim::A1d => ".1D_ARRAY",
+                SurfDim::A2d => ".2D_ARRAY",
             },
+            size.name(),
             match clamp {
                 SurfClamp::Ign => ".IGN",
                 SurfClamp::Clamp => "",
@@ -89,10 +171,12 @@ pub fn suffix(op: &Op) -> Option<String> {
 /// The operand text of a texture or surface instruction in nvdisasm's order, from the
 /// texts of its destinations and sources, or `None` for another opcode. Operand layouts
 /// (the IR's, `lower::tex`):
-/// * `TEXS/TLDS`: dsts `[Rd2 (or RZ), Rd]`, srcs `[Ra, Rb, index]`;
+/// * `TEXS/TLDS`: dsts `[Rd2 (or RZ), Rd]`, srcs `[Ra, Rb, index]` (`TLDS ... 1D`: `Rb` =
+///   RZ, not printed; `TEXS.LL`: `Ra` = x, y, `Rb` = level);
 /// * `TLD4S`: dsts `[Rd2, Rd]`, srcs `[Ra, Rb, index]`;
 /// * `TEX/TLD/TLD4` (bound or `.B`): dsts `[Rd]`, srcs `[Ra (coordinates), index or Rb
-///   (handle)]`;
+///   (handle)]`; bound `TEX.LL` `[Ra, Rb (level), index]`, `TEX.B.LL` `[Ra, Rb (handle,
+///   level)]`;
 /// * `TXQ`: dsts `[Rd]`, srcs `[Ra (level; bindless: handle and level), index]`;
 /// * `SULD`: dsts `[Rd]`, srcs `[Ra (coordinates), index or handle register]`;
 /// * `SUST`: srcs `[Ra (coordinates), data, index or handle register]`.
@@ -103,14 +187,16 @@ pub fn operands(i: &Instr, dst: &[String], src: &[String]) -> Option<String> {
     // index 0x0 (`TEX.B R8, R8, R2, 0x0, 2D, 0xf`).
     let handle = |bindless: bool| if bindless { format!("{}, 0x0", s(1)) } else { s(1) };
     Some(match i.op {
-        Op::Texs { dim, chans } => {
-            format!("{}, {}, {}, {}, {}, {}, {}", d(0), d(1), s(0), s(1), s(2), dim.name(), channel_text(chans))
-        }
-        Op::Tlds { dim, chans } => {
-            format!("{}, {}, {}, {}, {}, {}, {}", d(0), d(1), s(0), s(1), s(2), dim.name(), channel_text(chans))
+        // nvdisasm omits an `Rb` of RZ (`TLDS.LZ R6, R4, R4, 0x50, 1D, RGBA`).
+        Op::Texs { dim, chans, .. } | Op::Tlds { dim, chans } => {
+            let rb = if s(1) == "RZ" { String::new() } else { format!("{}, ", s(1)) };
+            format!("{}, {}, {}, {rb}{}, {}, {}", d(0), d(1), s(0), s(2), dim.name(), channel_text(chans))
         }
         Op::Tld4s { .. } => format!("{}, {}, {}, {}, {}", d(0), d(1), s(0), s(1), s(2)),
-        Op::Tex { dim, mask, bindless } => {
+        Op::Tex { dim, mask, bindless: false, ll: true } => {
+            format!("{}, {}, {}, {}, {}, 0x{mask:x}", d(0), s(0), s(1), s(2), dim.name())
+        }
+        Op::Tex { dim, mask, bindless, .. } => {
             format!("{}, {}, {}, {}, 0x{mask:x}", d(0), s(0), handle(bindless), dim.name())
         }
         Op::Tld { dim, mask, bindless } => {
@@ -132,6 +218,7 @@ pub fn operands(i: &Instr, dst: &[String], src: &[String]) -> Option<String> {
 pub fn bound_index(i: &Instr) -> Option<u32> {
     let k = match i.op {
         Op::Texs { .. } | Op::Tlds { .. } | Op::Tld4s { .. } => 2,
+        Op::Tex { bindless: false, ll: true, .. } => 2,
         Op::Tex { bindless: false, .. } | Op::Tld { bindless: false, .. } | Op::Tld4 { bindless: false, .. } => 1,
         Op::Txq { bindless: false, .. } | Op::Suld { .. } => 1,
         Op::Sust { .. } => 2,

@@ -85,7 +85,10 @@ pub fn regs(i: &TextInstr) -> Option<TexRegs<'_>> {
             let n = ch.len() as u16;
             let (rd2, rd, ra) = (*o.first()?, *o.get(1)?, *o.get(2)?);
             let w = if rd2 == "RZ" { vec![(rd, n)] } else { vec![(rd, 2), (rd2, n.checked_sub(2)?)] };
-            let mut r = vec![(ra, if dim == "3D" { 2 } else { 1 })];
+            // 3D and `TEXS.LL` 2D read x, y as the pair `Ra` (`TEXS.LL.P R6, R4, R4, R6, 0x50,
+            // 2D, RGBA` after `MOV R4, x; MOV R5, y; MOV R6, level`, ptxas 11.8).
+            let ll = i.mods.iter().any(|m| m == "LL");
+            let mut r = vec![(ra, if dim == "3D" || ll { 2 } else { 1 })];
             if is_reg(o.get(3)?) {
                 r.push((o[3], 1));
             }
@@ -101,7 +104,10 @@ pub fn regs(i: &TextInstr) -> Option<TexRegs<'_>> {
             let (m, dim) = (mask(o.last()?)?, *o.get(o.len().checked_sub(2)?)?);
             let mut r = vec![(*o.get(1)?, tex_coords(dim))];
             if is_reg(o.get(2)?) {
-                r.push((o[2], 1));
+                // `TEX.B.LL` reads `{handle, level}` as a pair (`TEX.B.LL.P R8, R8, R6, 0x0,
+                // 2D, 0xf` after `MOV R7, level`, ptxas 11.8); bound `TEX.LL` the level.
+                let pair = i.mods.iter().any(|m| m == "B") && i.mods.iter().any(|m| m == "LL");
+                r.push((o[2], if pair { 2 } else { 1 }));
             }
             (vec![(*o.first()?, m)], r)
         }

@@ -22,10 +22,11 @@ pub enum Kind {
     Gather { comp: usize },
     /// `txq.width/height/depth`: dimension 0, 1, 2.
     Query { dim: usize },
-    /// `suld.b.{1d,2d}.b32`.
-    Load { clamp: Clamp },
-    /// `sust.b.{1d,2d}.b32`.
-    Store { clamp: Clamp },
+    /// `suld.b.{1d,2d,3d}{.v2,.v4}.{b8,b16,b32,b64}`: `rank` coordinates, elements of
+    /// `bytes` bytes.
+    Load { clamp: Clamp, rank: usize, bytes: u32 },
+    /// `sust.b.{1d,2d,3d}{.v2,.v4}.{b8,b16,b32,b64}`.
+    Store { clamp: Clamp, rank: usize, bytes: u32 },
 }
 
 /// One decoded texture or surface instruction.
@@ -39,8 +40,8 @@ pub struct TexInstr {
     pub coords: Vec<Src>,
     /// Result registers (sinks `None`).
     pub dsts: Vec<Option<Dst>>,
-    /// Stored data (`sust`).
-    pub data: Option<Src>,
+    /// Stored data (`sust`), one source per element.
+    pub data: Vec<Src>,
 }
 
 /// Decodes a texture or surface instruction of `fx`'s function.
@@ -72,8 +73,9 @@ pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
     };
     match t.family {
         Family::Tex => {
-            if t.lod != Lod::Auto {
-                return Err("an explicit level of detail".into());
+            // `tex.level` reads level 0, the only level an image has (`exec::image`).
+            if !matches!(t.lod, Lod::Auto | Lod::Level) {
+                return Err("a base level or gradients".into());
             }
             if !matches!(t.dtype, Some(ScalarType::F32 | ScalarType::S32 | ScalarType::U32)) {
                 return Err("half-precision results".into());
@@ -87,7 +89,7 @@ pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
                 handle,
                 coords,
                 dsts,
-                data: None,
+                data: vec![],
             })
         }
         Family::Tld4 => {
@@ -102,14 +104,16 @@ pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
             };
             let (handle, coords) = image(1)?;
             let dsts = fx.dsts(ops.first().ok_or("missing result")?)?;
-            Ok(TexInstr { kind: Kind::Gather { comp }, handle, coords, dsts, data: None })
+            Ok(TexInstr { kind: Kind::Gather { comp }, handle, coords, dsts, data: vec![] })
         }
-        Family::Txq => {
-            let dim = match (t.query.as_deref(), t.lod) {
-                (Some(".width"), Lod::Auto) => 0,
-                (Some(".height"), Lod::Auto) => 1,
-                (Some(".depth"), Lod::Auto) => 2,
-                _ => return Err("queries other than txq.width/height/depth".into()),
+        // `txq{.level}` and `suq` `.width/.height/.depth` (PTX ISA 9.7.9.5, 9.7.10.4); a
+        // level beyond 0 reads level 0, the only one an image has (`exec::image`).
+        Family::Txq | Family::Suq => {
+            let dim = match t.query.as_deref() {
+                Some(".width") => 0,
+                Some(".height") => 1,
+                Some(".depth") => 2,
+                _ => return Err("queries other than txq/suq width, height, depth".into()),
             };
             let Some(Operand::Address { base: crate::ptx::ast::AddrBase::Name(n), .. }) = ops.get(1) else {
                 return Err("a query operand other than `[handle]`".into());
@@ -119,29 +123,45 @@ pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
                 ScalarType::U64,
             )?;
             let dsts = vec![fx.dst(ops.first().ok_or("missing result")?)?];
-            Ok(TexInstr { kind: Kind::Query { dim }, handle, coords: vec![], dsts, data: None })
+            Ok(TexInstr { kind: Kind::Query { dim }, handle, coords: vec![], dsts, data: vec![] })
         }
         Family::Suld | Family::Sust => {
-            if t.formatted || t.vec != 1 || t.dtype != Some(ScalarType::B32) {
-                return Err("surface accesses other than scalar .b32".into());
+            if t.formatted {
+                return Err("formatted surface stores (sust.p)".into());
             }
-            let r = rank(t.geometry)?;
-            if r > 2 {
-                return Err("3D surfaces".into());
-            }
+            // An array's index (first in PTX) is the row of a `.a1d` surface and the plane
+            // of a `.a2d` one (`exec::image`).
+            let (r, array) = match t.geometry {
+                Some(Geometry::A1d) => (2, true),
+                Some(Geometry::A2d) => (3, true),
+                g => (rank(g)?, false),
+            };
+            let ty = t.dtype.unwrap_or(ScalarType::B32);
+            let bytes = ty.bits() / 8;
             let clamp = t.clamp.unwrap_or(Clamp::Trap);
             if t.family == Family::Suld {
-                let (handle, coords) = image(1)?;
+                let (handle, mut coords) = image(1)?;
+                index_last(&mut coords, r, array);
                 let dsts = fx.dsts(ops.first().ok_or("missing result")?)?;
-                Ok(TexInstr { kind: Kind::Load { clamp }, handle, coords, dsts, data: None })
+                Ok(TexInstr { kind: Kind::Load { clamp, rank: r, bytes }, handle, coords, dsts, data: vec![] })
             } else {
-                let (handle, coords) = image(0)?;
-                let data = fx.srcs(ops.get(1).ok_or("missing data")?, ScalarType::B32)?.first().copied();
-                Ok(TexInstr { kind: Kind::Store { clamp }, handle, coords, dsts: vec![], data })
+                let (handle, mut coords) = image(0)?;
+                index_last(&mut coords, r, array);
+                let data = fx.srcs(ops.get(1).ok_or("missing data")?, ty)?;
+                Ok(TexInstr { kind: Kind::Store { clamp, rank: r, bytes }, handle, coords, dsts: vec![], data })
             }
         }
-        Family::Suq | Family::Sured => Err("surface queries and reductions".into()),
+        Family::Sured => Err("surface reductions".into()),
     }
+}
+
+/// Keeps the first `rank` coordinates, an array's index (the first) moved to the last.
+fn index_last(coords: &mut Vec<Src>, rank: usize, array: bool) {
+    if array && !coords.is_empty() {
+        let index = coords.remove(0);
+        coords.insert(rank.saturating_sub(1).min(coords.len()), index);
+    }
+    coords.truncate(rank);
 }
 
 fn find(images: &[Image], handle: u64) -> Result<&Image, ExecError> {
@@ -250,15 +270,16 @@ fn sample(img: &Image, mem: &Memory, coords: &[u32], int: bool) -> Result<[u32; 
 }
 
 /// Executes `t` for one thread, given its handle value, coordinate words and stored
-/// word: the values of its results, in the order of [`TexInstr::dsts`].
+/// values (one per element of a `sust`): the values of its results, in the order of
+/// [`TexInstr::dsts`] (surface elements zero-extended).
 pub(super) fn exec(
     t: &TexInstr,
     images: &[Image],
     global: &mut Memory,
     handle: u64,
     coords: &[u32],
-    data: u32,
-) -> Result<Vec<u32>, ExecError> {
+    data: &[u64],
+) -> Result<Vec<u64>, ExecError> {
     let img = find(images, handle)?;
     let kind_is_surface = matches!(t.kind, Kind::Load { .. } | Kind::Store { .. });
     if kind_is_surface != img.surface && !matches!(t.kind, Kind::Query { .. }) {
@@ -269,8 +290,9 @@ pub(super) fn exec(
             if img.surface { "texture" } else { "surface" }
         )));
     }
+    let words = |v: [u32; 4]| v.iter().map(|&w| u64::from(w)).collect::<Vec<u64>>();
     match &t.kind {
-        Kind::Fetch { int, .. } => return Ok(sample(img, global, coords, *int)?.to_vec()),
+        Kind::Fetch { int, .. } => Ok(words(sample(img, global, coords, *int)?)),
         Kind::Gather { comp } => {
             let u: Vec<f32> =
                 (0..2).map(|d| unnormalize(img, f32::from_bits(coords.get(d).copied().unwrap_or(0)), d)).collect();
@@ -280,41 +302,54 @@ pub(super) fn exec(
             for (k, (di, dj)) in [(0, 1), (1, 1), (1, 0), (0, 0)].into_iter().enumerate() {
                 out[k] = fetch(img, global, [i + di, j + dj, 0])?[*comp];
             }
-            return Ok(out.to_vec());
+            Ok(words(out))
         }
-        Kind::Query { dim } => return Ok(vec![img.dims[*dim]]),
-        Kind::Load { clamp } | Kind::Store { clamp } => {
+        Kind::Query { dim } => Ok(vec![u64::from(img.dims[*dim])]),
+        Kind::Load { clamp, rank, bytes } | Kind::Store { clamp, rank, bytes } => {
+            let load = matches!(t.kind, Kind::Load { .. });
+            // The access covers every element: `bytes` times the vector width.
+            let elems = if load { t.dsts.len() } else { data.len() };
+            let size = i64::from(*bytes) * elems as i64;
+            let coord = |d: usize| {
+                if d < *rank && d < img.rank as usize {
+                    i64::from(coords.get(d).copied().unwrap_or(0) as i32)
+                } else {
+                    0
+                }
+            };
+            let (mut x, mut y, mut z) = (coord(0), coord(1), coord(2));
             let row = i64::from(img.dims[0]) * i64::from(img.format.bytes());
-            let mut x = i64::from(coords.first().copied().unwrap_or(0) as i32);
-            let mut y = if img.rank >= 2 { i64::from(coords.get(1).copied().unwrap_or(0) as i32) } else { 0 };
-            let h = i64::from(img.dims[1]);
-            if x % 4 != 0 {
-                return Err(ExecError::Launch(format!("surface `{}`: x = {x} is not a multiple of 4", img.param)));
+            let (h, depth) = (i64::from(img.dims[1]), i64::from(img.dims[2]));
+            if x % size != 0 {
+                return Err(ExecError::Launch(format!("surface `{}`: x = {x} is not a multiple of {size}", img.param)));
             }
-            let inside = (0..=row - 4).contains(&x) && (0..h).contains(&y);
+            let inside = (0..=row - size).contains(&x) && (0..h).contains(&y) && (0..depth).contains(&z);
             if !inside {
                 match clamp {
                     Clamp::Trap => {
+                        let zs = if *rank == 3 { format!(", z = {z}") } else { String::new() };
                         return Err(ExecError::Launch(format!(
-                            "surface `{}`: access at x = {x} bytes, y = {y} is out of range (.trap)",
+                            "surface `{}`: access at x = {x} bytes, y = {y}{zs} is out of range (.trap)",
                             img.param
                         )));
                     }
                     Clamp::Clamp => {
-                        x = x.clamp(0, row - 4) / 4 * 4;
+                        x = x.clamp(0, row - size) / size * size;
                         y = y.clamp(0, h - 1);
+                        z = z.clamp(0, depth - 1);
                     }
-                    Clamp::Zero => {
-                        return Ok(vec![0]);
-                    }
+                    Clamp::Zero => return Ok(vec![0; elems]),
                 }
             }
-            let at = img.base + (y * row + x) as u64;
-            if matches!(t.kind, Kind::Load { .. }) {
-                return Ok(vec![global.read_uint("global", at, 4)? as u32]);
+            let at = img.base + ((z * h + y) * row + x) as u64;
+            let b = u64::from(*bytes);
+            if load {
+                return (0..elems as u64).map(|k| global.read_uint("global", at + k * b, b)).collect();
             }
-            global.write_uint("global", at, 4, u64::from(data))?;
+            for (k, v) in data.iter().enumerate() {
+                global.write_uint("global", at + k as u64 * b, b, *v)?;
+            }
+            Ok(vec![])
         }
     }
-    Ok(vec![])
 }

@@ -364,11 +364,11 @@ impl Thread {
             Op::Tex(t) => {
                 let h = self.read(env, t.handle);
                 let c: Vec<u32> = t.coords.iter().map(|s| self.read(env, *s) as u32).collect();
-                let v = t.data.map_or(0, |s| self.read(env, s) as u32);
-                let out = super::tex::exec(t, env.images, global, h, &c, v)?;
+                let v: Vec<u64> = t.data.iter().map(|s| self.read(env, *s)).collect();
+                let out = super::tex::exec(t, env.images, global, h, &c, &v)?;
                 for (d, x) in t.dsts.iter().zip(out) {
                     if let Some(d) = d {
-                        self.write_raw(*d, u64::from(x));
+                        self.write_raw(*d, x);
                     }
                 }
             }

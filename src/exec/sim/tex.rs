@@ -5,7 +5,8 @@
 //! `index`; a bindless one in its handle register (the low 32 bits). Sampling follows
 //! the texture-unit rules written down in `exec::image` (the texture header's rank
 //! decides how many coordinates count; addressing; point and 8-bit-weight linear
-//! filtering; surfaces addressed in bytes). Independent of the interpreter's
+//! filtering; surfaces addressed in bytes; one level, so the level of `TEXS.LL`/`TEX.LL`
+//! and `TXQ` reads level 0). Independent of the interpreter's
 //! `exec::ptx::tex` and of the compiler.
 
 use super::Sim;
@@ -13,7 +14,7 @@ use super::state::{WARP_SIZE, Warp, lanes};
 use crate::exec::ExecError;
 use crate::exec::image::{AddrMode, Filter, Format, Image};
 use crate::sass::instr::{Dst, Instr, Reg, RegRef, Src, SrcKind};
-use crate::sass::op::{Op, SurfClamp, SurfDim, TexDim};
+use crate::sass::op::{Op, SurfClamp, TexDim};
 
 /// Word `k` of register operand `r` in `lane`.
 fn word(w: &Warp, r: RegRef, k: u8, lane: usize) -> u32 {
@@ -121,15 +122,18 @@ impl View<'_> {
     }
 }
 
-/// The image whose handle is `h`.
-fn image_of(images: &[Image], h: u32, surface: bool) -> Result<&Image, ExecError> {
+/// The image whose handle is `h`, which must be a surface (`Some(true)`), a texture
+/// (`Some(false)`) or either (`None`: TXQ answers `txq` and `suq`).
+fn image_of(images: &[Image], h: u32, surface: Option<bool>) -> Result<&Image, ExecError> {
     {
         let img = images.iter().find(|i| i.handle == h).ok_or_else(|| {
             ExecError::Launch(format!(
                 "no texture or surface has the handle 0x{h:x} (bind one to the kernel parameter with --texture/--surface)"
             ))
         })?;
-        if img.surface != surface {
+        if let Some(surface) = surface
+            && img.surface != surface
+        {
             return Err(ExecError::Launch(format!(
                 "`{}` is a {} but the kernel uses it as a {}",
                 img.param,
@@ -161,6 +165,8 @@ impl Sim<'_> {
     pub(super) fn exec_tex(&mut self, w: &mut Warp, i: &Instr, mask: u32) -> Result<bool, ExecError> {
         let (handle_src, surface) = match i.op {
             Op::Texs { .. } | Op::Tlds { .. } | Op::Tld4s { .. } => (i.srcs.get(2), false),
+            // Bound TEX.LL: `[Ra, Rlevel, index]`; TEX.B.LL: `[Ra, {handle, level}]`.
+            Op::Tex { bindless: false, ll: true, .. } => (i.srcs.get(2), false),
             Op::Tex { .. } | Op::Tld { .. } | Op::Tld4 { .. } => (i.srcs.get(1), false),
             Op::Txq { bindless: false, .. } => (i.srcs.get(1), false),
             Op::Txq { bindless: true, .. } => (i.srcs.first(), false),
@@ -175,35 +181,40 @@ impl Sim<'_> {
         let mut out = [[0u32; 4]; WARP_SIZE];
         for l in lanes(mask) {
             let images = self.images;
-            let img = image_of(images, handles[l], surface && !matches!(i.op, Op::Txq { .. }))?;
+            let img = image_of(images, handles[l], (!matches!(i.op, Op::Txq { .. })).then_some(surface))?;
             let view = View { img, mem: &self.global };
             let ra = reg_of(i.srcs.first());
             out[l] = match i.op {
-                Op::Texs { dim, .. } => {
+                // An explicit level (`.LL`: Rb of TEXS.LL, the level register of TEX.LL) reads
+                // level 0, the only level an image has (`exec::image`).
+                Op::Texs { dim, ll, .. } => {
                     let (ra, rb) = (ra?, reg_of(i.srcs.get(1))?);
-                    let c = match dim {
-                        TexDim::D2 => [word(w, ra, 0, l), word(w, rb, 0, l), 0],
-                        TexDim::D3 => [word(w, ra, 0, l), word(w, ra, 1, l), word(w, rb, 0, l)],
+                    let c = match (dim, ll) {
+                        (TexDim::D2, true) => [word(w, ra, 0, l), word(w, ra, 1, l), 0],
+                        (TexDim::D1, _) => [word(w, ra, 0, l), 0, 0],
+                        (TexDim::D2, false) => [word(w, ra, 0, l), word(w, rb, 0, l), 0],
+                        (TexDim::D3, _) => [word(w, ra, 0, l), word(w, ra, 1, l), word(w, rb, 0, l)],
                     };
                     view.sample(c, false)?
                 }
                 Op::Tlds { dim, .. } => {
                     let (ra, rb) = (ra?, reg_of(i.srcs.get(1))?);
                     let c = match dim {
+                        TexDim::D1 => [word(w, ra, 0, l), 0, 0],
                         TexDim::D2 => [word(w, ra, 0, l), word(w, rb, 0, l), 0],
                         TexDim::D3 => [word(w, ra, 0, l), word(w, ra, 1, l), word(w, rb, 0, l)],
                     };
                     view.sample(c, true)?
                 }
-                Op::Tex { dim, .. } => {
+                Op::Tex { dim, .. } | Op::Tld { dim, .. } => {
                     let ra = ra?;
-                    let z = if dim == TexDim::D3 { word(w, ra, 2, l) } else { 0 };
-                    view.sample([word(w, ra, 0, l), word(w, ra, 1, l), z], false)?
-                }
-                Op::Tld { dim, .. } => {
-                    let ra = ra?;
-                    let z = if dim == TexDim::D3 { word(w, ra, 2, l) } else { 0 };
-                    view.sample([word(w, ra, 0, l), word(w, ra, 1, l), z], true)?
+                    let n = match dim {
+                        TexDim::D1 => 1,
+                        TexDim::D2 => 2,
+                        TexDim::D3 => 3,
+                    };
+                    let c = |k: u8| if k < n { word(w, ra, k, l) } else { 0 };
+                    view.sample([c(0), c(1), c(2)], matches!(i.op, Op::Tld { .. }))?
                 }
                 Op::Tld4s { comp } | Op::Tld4 { comp, .. } => {
                     let ra = ra?;
@@ -220,43 +231,66 @@ impl Sim<'_> {
                     g
                 }
                 Op::Txq { .. } => [img.dims[0], img.dims[1], img.dims[2], 0],
-                Op::Suld { dim, clamp } | Op::Sust { dim, clamp } => {
+                Op::Suld { dim, clamp, size } | Op::Sust { dim, clamp, size } => {
                     let ra = ra?;
-                    let x = word(w, ra, 0, l) as i32 as i64;
-                    let y = if dim == SurfDim::D2 && img.rank >= 2 { word(w, ra, 1, l) as i32 as i64 } else { 0 };
+                    // x in bytes, y in rows, z in planes (an array's index is the row of a
+                    // `1D_ARRAY`, the plane of a `2D_ARRAY`); a coordinate beyond the
+                    // access's geometry or the image's rank is 0.
+                    let c = |k: u8| {
+                        if k < dim.coords() && usize::from(k) < usize::from(img.rank) {
+                            word(w, ra, k, l) as i32 as i64
+                        } else {
+                            0
+                        }
+                    };
+                    let (x, y, z) = (c(0), c(1), c(2));
+                    let n = i64::from(size.bytes());
                     let row = i64::from(img.dims[0]) * i64::from(img.format.bytes());
-                    let rows = i64::from(img.dims[1]);
-                    if x.rem_euclid(4) != 0 {
+                    let (rows, planes) = (i64::from(img.dims[1]), i64::from(img.dims[2]));
+                    if x.rem_euclid(n) != 0 {
                         return Err(ExecError::Launch(format!(
-                            "surface `{}`: x = {x} is not a multiple of 4",
+                            "surface `{}`: x = {x} is not a multiple of {n}",
                             img.param
                         )));
                     }
-                    let fits = x >= 0 && x + 4 <= row && y >= 0 && y < rows;
+                    let fits = x >= 0 && x + n <= row && (0..rows).contains(&y) && (0..planes).contains(&z);
                     let at = match (fits, clamp) {
-                        (true, _) => Some((x, y)),
+                        (true, _) => Some((x, y, z)),
                         (false, SurfClamp::Trap) => {
+                            let zs = if dim.coords() == 3 { format!(", z = {z}") } else { String::new() };
                             return Err(ExecError::Launch(format!(
-                                "surface `{}`: access at x = {x} bytes, y = {y} is out of range (.trap)",
+                                "surface `{}`: access at x = {x} bytes, y = {y}{zs} is out of range (.trap)",
                                 img.param
                             )));
                         }
-                        (false, SurfClamp::Clamp) => Some((x.max(0).min(row - 4) & !3, y.max(0).min(rows - 1))),
+                        (false, SurfClamp::Clamp) => {
+                            Some((x.max(0).min(row - n) / n * n, y.max(0).min(rows - 1), z.max(0).min(planes - 1)))
+                        }
                         (false, SurfClamp::Ign) => None,
                     };
-                    let addr = at.map(|(x, y)| img.base + (y * row + x) as u64);
+                    let addr = at.map(|(x, y, z)| img.base + ((z * rows + y) * row + x) as u64);
+                    // Bytes of register k of the access (sub-word sizes: the low bytes).
+                    let part = |k: u64| (k * 4, (n as u64).min(4));
+                    let regs = u64::from(size.regs());
                     if let Op::Sust { .. } = i.op {
                         let data = reg_of(i.srcs.get(1))?;
                         if let Some(a) = addr {
-                            let v = word(w, data, 0, l);
-                            self.global.write_uint("global", a, 4, u64::from(v))?;
+                            for k in 0..regs {
+                                let (off, b) = part(k);
+                                let v = word(w, data, k as u8, l);
+                                self.global.write_uint("global", a + off, b, u64::from(v))?;
+                            }
                         }
                         [0; 4]
                     } else {
-                        match addr {
-                            Some(a) => [self.global.read_uint("global", a, 4)? as u32, 0, 0, 0],
-                            None => [0; 4],
+                        let mut v = [0u32; 4];
+                        if let Some(a) = addr {
+                            for (k, slot) in v.iter_mut().enumerate().take(regs as usize) {
+                                let (off, b) = part(k as u64);
+                                *slot = self.global.read_uint("global", a + off, b)? as u32;
+                            }
                         }
+                        v
                     }
                 }
                 _ => return Ok(false),
@@ -274,7 +308,7 @@ impl Sim<'_> {
             Op::Texs { chans, .. } | Op::Tlds { chans, .. } => chans,
             Op::Tld4s { .. } => 0xf,
             Op::Tex { mask, .. } | Op::Tld { mask, .. } | Op::Tld4 { mask, .. } | Op::Txq { mask, .. } => mask,
-            Op::Suld { .. } => 1,
+            Op::Suld { size, .. } => (1u8 << size.regs()) - 1,
             _ => return,
         };
         let mut packed = [[0u32; 4]; WARP_SIZE];

@@ -32,6 +32,10 @@ pub enum Fetch {
     Integer,
     /// `tld4.comp`: gather of component `comp` (0..3).
     Gather(u8),
+    /// `tex.level` with `.f32` coordinates: filtered sample at an explicit level
+    /// (`TEXS.LL` 2D when the channel set allows, else `TEX.LL`; ptxas 11.8 probes
+    /// `probe_slice4.ptx` kernels l2d, l2d_x, l2d_xz, l3d, l2d_b).
+    Level,
 }
 
 /// Whether `TEXS`/`TLDS` can name the channel set `mask`: any one, three or four
@@ -49,7 +53,11 @@ pub fn texs_can_name(mask: u8) -> bool {
 /// (see the module docs).
 pub fn fetch_op(kind: Fetch, dim: TexDim, bindless: bool, mask: u8) -> Op {
     match kind {
-        Fetch::Sample if !bindless && texs_can_name(mask) => Op::Texs { dim, chans: mask },
+        Fetch::Sample if !bindless && texs_can_name(mask) => Op::Texs { dim, chans: mask, ll: false },
+        // TEXS.LL has no 3D form: ptxas 11.8 `TEX.LL.P R4, R4, R5, 0x50, 3D, 0xf`.
+        Fetch::Level if !bindless && dim == TexDim::D2 && texs_can_name(mask) => {
+            Op::Texs { dim, chans: mask, ll: true }
+        }
         Fetch::Integer if !bindless && texs_can_name(mask) => Op::Tlds { dim, chans: mask },
         Fetch::Gather(comp) if !bindless && mask == 0xf => Op::Tld4s { comp },
         _ => general(kind, dim, bindless, mask),
@@ -59,7 +67,8 @@ pub fn fetch_op(kind: Fetch, dim: TexDim, bindless: bool, mask: u8) -> Op {
 /// The general form (`TEX`/`TLD`/`TLD4`) of fetch `kind`.
 fn general(kind: Fetch, dim: TexDim, bindless: bool, mask: u8) -> Op {
     match kind {
-        Fetch::Sample => Op::Tex { dim, mask, bindless },
+        Fetch::Sample => Op::Tex { dim, mask, bindless, ll: false },
+        Fetch::Level => Op::Tex { dim, mask, bindless, ll: true },
         Fetch::Integer => Op::Tld { dim, mask, bindless },
         Fetch::Gather(comp) => Op::Tld4 { comp, mask, bindless },
     }
@@ -75,10 +84,12 @@ pub fn is_short(op: &Op) -> bool {
 /// The fetch an instruction is: kind, geometry, bindless, channels written.
 fn fetch_of(op: &Op) -> Option<(Fetch, TexDim, bool, u8)> {
     Some(match *op {
-        Op::Texs { dim, chans } => (Fetch::Sample, dim, false, chans),
+        Op::Texs { dim, chans, ll: false } => (Fetch::Sample, dim, false, chans),
+        Op::Texs { dim, chans, ll: true } => (Fetch::Level, dim, false, chans),
         Op::Tlds { dim, chans } => (Fetch::Integer, dim, false, chans),
         Op::Tld4s { comp } => (Fetch::Gather(comp), TexDim::D2, false, 0xf),
-        Op::Tex { dim, mask, bindless } => (Fetch::Sample, dim, bindless, mask),
+        Op::Tex { dim, mask, bindless, ll: false } => (Fetch::Sample, dim, bindless, mask),
+        Op::Tex { dim, mask, bindless, ll: true } => (Fetch::Level, dim, bindless, mask),
         Op::Tld { dim, mask, bindless } => (Fetch::Integer, dim, bindless, mask),
         Op::Tld4 { comp, mask, bindless } => (Fetch::Gather(comp), TexDim::D2, bindless, mask),
         _ => return None,
@@ -228,12 +239,19 @@ pub fn narrow(f: &mut Function) -> bool {
             (vec![Dst::reg(d, w)], vec![d])
         };
         // Sources: short -> general joins the coordinates (TEXS 2D `x, y` or 3D `{x, y},
-        // z` -> `TEX {x, y}` / `{x, y, z, _}`, as the lowering joins them); otherwise the
+        // z` -> `TEX {x, y}` / `{x, y, z, _}`, as the lowering joins them), drops the `Rb`
+        // of RZ of `TLDS ... 1D` (`TLD.LZ R4, R5, 0x50, 1D, 0x5`, ptxas 11.8) and keeps
+        // `TEXS.LL`'s `{x, y}, level` (`TEX.LL R4, R6, R5, 0x50, 2D, 0x5`); otherwise the
         // same.
-        let (srcs, join) = if is_short(&i.op) && !is_short(&op) {
+        let (srcs, join) = if kind == Fetch::Level || !is_short(&i.op) || is_short(&op) {
+            (i.srcs.clone(), None)
+        } else if dim == TexDim::D1 {
+            let (Some(ra), Some(last)) = (i.srcs.first(), i.srcs.get(2)) else { continue };
+            (vec![*ra, *last], None)
+        } else {
             let (Some(ra), Some(rb), Some(last)) = (i.srcs.first(), i.srcs.get(1), i.srcs.get(2)) else { continue };
             let parts: Vec<Src> = match dim {
-                TexDim::D2 => vec![*ra, *rb],
+                TexDim::D1 | TexDim::D2 => vec![*ra, *rb],
                 TexDim::D3 => {
                     let Some(pair) = ra.as_reg() else { continue };
                     let c = |j: u8| Src::reg(RegRef { comp: pair.comp + j, n: 1, ..pair });
@@ -243,8 +261,6 @@ pub fn narrow(f: &mut Function) -> bool {
             let w = parts.len() as u8;
             let t = f.new_vreg(VRegKind::Gpr(w));
             (vec![Src::reg(RegRef::new(t, w)), *last], Some(Instr::new(Op::Join, vec![Dst::reg(t, w)], parts)))
-        } else {
-            (i.srcs.clone(), None)
         };
         remap.extend(map.iter().map(|&(k, (g, c))| (k, RegRef { reg: groups[g as usize], comp: c, n: 1 })));
         rewrites.push(Rewrite { at: (b, k), op, dsts, srcs, join });

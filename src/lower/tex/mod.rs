@@ -6,7 +6,12 @@
 //!   texture by its constant-bank-0 word `(0x140 + offset) / 4` (the **bound** forms
 //!   `TEXS`, `TLDS.LZ`, `TLD4S`, `TXQ`, `SULD ..., 0x50`); any other handle register is
 //!   used **bindless** with its low 32 bits (`TEX.B`, `TLD4.B`, `TXQ.B`, `SULD ..., Rh`);
-//! * `tex.1d` is a 2D fetch at y = 0 (`MOV R5, RZ` before `TEXS`/`TEX.B`);
+//! * `tex.1d` with `.f32` coordinates is a 2D fetch at y = 0 (`MOV R5, RZ` before
+//!   `TEXS`/`TEX.B`); with `.s32` coordinates a 1D texel fetch (`TLDS.LZ ... 1D` with `Rb`
+//!   = RZ, `TLD.LZ`/`TLD.B.LZ ... 1D`; docs/textures.md §1.7);
+//! * `tex.level` (`.f32` coordinates) is `TEXS.LL ... 2D` with x, y in the pair `Ra` and
+//!   the level in `Rb` (1D at y = 0), `TEX.LL` with the level in `Rb` (3D, or a mask
+//!   TEXS cannot name), `TEX.B.LL` with `{handle, level}` in the pair `Rb` (§1.7);
 //! * the components written are the ones the PTX result vector names (a sink `_` is not
 //!   written): `TEXS ... R` / `TEX.B ... 0x5`, packed into consecutive registers; after
 //!   dead-code elimination [`mask::narrow`] drops the ones never read, and the opcode is
@@ -14,10 +19,12 @@
 //!   where `TEXS`/`TLDS`/`TLD4S` cannot name it);
 //! * `.s32` coordinates are `TLDS.LZ` (bound 2D/3D) or `TLD.B.LZ` (bindless), a fetch at
 //!   level zero (ptxas 11.8 `probe_liveness.ptx` kernels i_3d, i_bindless);
-//! * `txq.{width,height,depth}` is `TXQ ... TEX_HEADER_DIMENSION` with mask 1, 2, 4 of
-//!   level 0 (`MOV R0, RZ` as the level; bindless `{handle, level}` in a pair);
-//! * `suld.b`/`sust.b` `.b32` `.1d`/`.2d` are `SULD/SUST.D.BA.{1D,2D}` with `.trap` →
-//!   `.TRAP`, `.clamp` → no suffix, `.zero` → `.IGN`, coordinates in consecutive registers.
+//! * `txq{.level}.{width,height,depth}` and `suq.{width,height}` are `TXQ ...
+//!   TEX_HEADER_DIMENSION` with mask 1, 2, 4 of `txq.level`'s level or level 0 (`MOV R0,
+//!   RZ` as the level; bindless `{handle, level}` in a pair);
+//! * `suld.b`/`sust.b` `.1d`/`.2d`/`.3d`/`.a1d`/`.a2d` (the array index last) of `.b8`, `.b16`, `.b32`, `.b64`, `.v2/.v4.b32`,
+//!   `.v2.b64` are `SULD/SUST.D.BA.{1D,2D,3D,1D_ARRAY,2D_ARRAY}{.U8,.U16,,.64,.128}` with `.trap` → `.TRAP`,
+//!   `.clamp` → no suffix, `.zero` → `.IGN`, coordinates in consecutive registers.
 //!
 //! Everything else is reported at the instruction as not supported yet, with what ptxas
 //! does for it.
@@ -30,7 +37,7 @@ use crate::ptx::ast::{Ident, Instruction, Operand, VecElem};
 use crate::ptx::texture::{self, Clamp, Family, Geometry, Lod, TexOp};
 use crate::ptx::types::ScalarType;
 use crate::sass::instr::{Dst, Instr, RegRef, Src};
-use crate::sass::op::{Op, SurfClamp, SurfDim, TexDim};
+use crate::sass::op::{Op, SurfClamp, SurfDim, SurfSize, TexDim};
 use mask::Fetch;
 
 /// The texture or surface a handle register names: a bank-0 word index (bound) or the
@@ -56,9 +63,8 @@ impl Lowerer<'_> {
         match t.family {
             Family::Tex => self.lower_tex(i, &t),
             Family::Tld4 => self.lower_tld4(i, &t),
-            Family::Txq => self.lower_txq(i, &t),
+            Family::Txq | Family::Suq => self.lower_txq(i, &t),
             Family::Suld | Family::Sust => self.lower_surface(i, &t),
-            Family::Suq => self.tex_unsupported(i, "a surface query", "not probed with ptxas"),
             Family::Sured => self.tex_unsupported(i, "a surface reduction", "not probed with ptxas"),
         }
     }
@@ -68,7 +74,7 @@ impl Lowerer<'_> {
         self.fail(
             Diag::error(i.opcode.span, format!("not supported yet: `{}`, {what}", text(i)))
                 .label(why.to_string())
-                .note("lowered: tex.{1d,2d,3d}.v4.{f32,s32,u32}.{f32,s32}, tld4.{r,g,b,a}.2d, txq.{width,height,depth}, suld.b/sust.b .{1d,2d}.b32 (docs/textures.md §2)"),
+                .note("lowered: tex{.level}.{1d,2d,3d}.v4.{f32,s32,u32}.{f32,s32} (.level with .f32 coordinates), tld4.{r,g,b,a}.2d, txq{.level}.{width,height,depth}, suq.{width,height}, suld.b/sust.b .{1d,2d}.b32 (docs/textures.md §2)"),
         )
     }
 
@@ -165,14 +171,32 @@ impl Lowerer<'_> {
     }
 
     fn lower_tex(&mut self, i: &Instruction, t: &TexOp) -> LResult<()> {
-        if t.lod != Lod::Auto {
-            return self.tex_unsupported(
-                i,
-                "a texture fetch with an explicit level of detail",
-                "ptxas: TEXS/TEX with .LL/.LZ/.DC level variants, not modelled",
-            );
+        let int = t.ctype == Some(ScalarType::S32);
+        match t.lod {
+            Lod::Auto => {}
+            Lod::Level if !int => {}
+            Lod::Level => {
+                return self.tex_unsupported(
+                    i,
+                    "a texel fetch with integer coordinates at an explicit level",
+                    "ptxas 11.8: `TLD.LL.CL ... 2D`, not modelled",
+                );
+            }
+            Lod::Base => {
+                return self.tex_unsupported(i, "a fetch at the base level", "`tex.base` is not probed with ptxas");
+            }
+            Lod::Grad => {
+                return self.tex_unsupported(
+                    i,
+                    "a texture fetch with gradients",
+                    "ptxas 11.8: `TXD ... 2D, 0xf` with the gradients in a register quad, not modelled",
+                );
+            }
         }
         let dim = match t.geometry {
+            // `.s32` 1D is a 1D texel fetch (ptxas 11.8 `TLDS.LZ.P R6, R4, R4, 0x50, 1D,
+            // RGBA`); `.f32` 1D a 2D fetch at y = 0 (`MOV R5, RZ` then `TEXS ... 2D`).
+            Some(Geometry::D1) if int => TexDim::D1,
             Some(Geometry::D1 | Geometry::D2) => TexDim::D2,
             Some(Geometry::D3) => TexDim::D3,
             _ => {
@@ -202,23 +226,36 @@ impl Lowerer<'_> {
             );
         }
         let handle = self.tex_handle(image)?;
-        let kind = if cty == ScalarType::S32 { Fetch::Integer } else { Fetch::Sample };
+        let kind = match (cty == ScalarType::S32, t.lod) {
+            (true, _) => Fetch::Integer,
+            (false, Lod::Level) => Fetch::Level,
+            (false, _) => Fetch::Sample,
+        };
         let elems = self.tex_results(res);
         let mask: u8 = (0..4).filter(|k| matches!(elems.get(*k), Some(Some(_)))).fold(0, |m, k| m | (1 << k));
         if mask == 0 {
             return Ok(());
         }
         let mut coords = self.tex_coords(parts.first().unwrap_or(res))?;
-        if t.geometry == Some(Geometry::D1) {
+        if t.geometry == Some(Geometry::D1) && dim == TexDim::D2 {
             let z = self.tex_zero();
             coords.push(z);
         }
-        self.tex_fetch(kind, dim, handle, &coords, mask, &elems, dty)
+        let level = match (kind, i.operands.get(2)) {
+            (Fetch::Level, Some(l)) => {
+                let l = self.src32(l)?;
+                Some(self.in_reg(l))
+            }
+            (Fetch::Level, None) => return self.error(i.span, "`tex.level` without its level operand"),
+            _ => None,
+        };
+        self.tex_fetch(kind, dim, handle, &coords, level, mask, &elems, dty)
     }
 
     /// Emits a fetch of the components `mask` in the form ptxas 11.8 chooses
     /// ([`mask::fetch_op`]): bound `TEXS`/`TLDS`/`TLD4S` when their channel sets can name
     /// the mask, else `TEX`/`TLD.LZ`/`TLD4` with the coordinates joined; bindless `.B`.
+    /// `level` is the level register of a [`Fetch::Level`].
     #[allow(clippy::too_many_arguments)]
     fn tex_fetch(
         &mut self,
@@ -226,6 +263,7 @@ impl Lowerer<'_> {
         dim: TexDim,
         handle: Handle,
         coords: &[Src],
+        level: Option<Src>,
         mask: u8,
         elems: &[Option<Ident>],
         dty: ScalarType,
@@ -238,23 +276,36 @@ impl Lowerer<'_> {
         let op = mask::fetch_op(kind, dim, bindless, mask);
         if mask::is_short(&op) {
             // TEXS/TLDS Rd2, Rd, Ra, Rb: 2D reads x in Ra, y in Rb; 3D reads x, y in the
-            // pair Ra and z in Rb (ptxas 11.8, docs/textures.md §1.2); TLD4S 2D.
-            let (ra, rb) = match dim {
-                TexDim::D2 => (coords[0], coords[1]),
-                TexDim::D3 => (self.tex_join(&coords[..2], 2), coords[2]),
+            // pair Ra and z in Rb (ptxas 11.8, docs/textures.md §1.2); TLD4S 2D. TLDS 1D
+            // reads x in Ra, Rb = RZ; TEXS.LL 2D x, y in the pair Ra and the level in Rb
+            // (§1.6).
+            let (ra, rb) = match (dim, level) {
+                (TexDim::D2, Some(l)) => (self.tex_join(&coords[..2], 2), l),
+                (TexDim::D1, _) => (coords[0], Src::rz()),
+                (TexDim::D2, None) => (coords[0], coords[1]),
+                (TexDim::D3, _) => (self.tex_join(&coords[..2], 2), coords[2]),
             };
             let (dsts, regs) = self.texs_results(&comps);
             self.emit(Instr::new(op, dsts, vec![ra, rb, last]));
             self.tex_write(elems, &regs, dty)
         } else {
-            // TEX/TLD/TLD4 Rd, Ra: the coordinates in a pair (2D) or quad (3D: x, y, z).
+            // TEX/TLD/TLD4 Rd, Ra: the coordinates in one register (1D), a pair (2D) or a
+            // quad (3D: x, y, z). TEX.LL reads the level in Rb (bound: `TEX.LL R4, R6, R5,
+            // 0x50, 2D, 0x5`) or `{handle, level}` in the pair Rb (`TEX.B.LL R8, R8, R6`
+            // after `MOV R7, level`; ptxas 11.8, §1.6).
             let n = match dim {
+                TexDim::D1 => 1,
                 TexDim::D2 => 2,
                 TexDim::D3 => 4,
             };
             let ra = self.tex_join(coords, n);
+            let srcs = match (level, handle) {
+                (None, _) => vec![ra, last],
+                (Some(l), Handle::Bound(_)) => vec![ra, l, last],
+                (Some(l), Handle::Bindless(h)) => vec![ra, self.tex_join(&[Src::reg(h), l], 2)],
+            };
             let (dst, regs) = self.packed_results(&comps);
-            self.emit(Instr::new(op, vec![dst], vec![ra, last]));
+            self.emit(Instr::new(op, vec![dst], srcs));
             self.tex_write(elems, &regs, dty)
         }
     }
@@ -320,10 +371,21 @@ impl Lowerer<'_> {
         if mask == 0 {
             return Ok(());
         }
-        self.tex_fetch(Fetch::Gather(comp), TexDim::D2, handle, &coords, mask, &elems, dty)
+        self.tex_fetch(Fetch::Gather(comp), TexDim::D2, handle, &coords, None, mask, &elems, dty)
     }
 
+    /// `txq{.level}.{width,height,depth}` and `suq.{width,height}`: `TXQ ...
+    /// TEX_HEADER_DIMENSION` with the level register (`txq.level`) or a zero (ptxas 11.8
+    /// probe_slice4.ptx kernels txql, txql_b, suq, suq_b: `TXQ.T R4, R7, ..., 0x50, 0x1`
+    /// with `R7` the level; `MOV R4, RZ` then `TXQ.T R4, R4, ..., 0x50, 0x1` for suq).
     fn lower_txq(&mut self, i: &Instruction, t: &TexOp) -> LResult<()> {
+        if t.family == Family::Suq && t.query.as_deref() != Some(".width") && t.query.as_deref() != Some(".height") {
+            return self.tex_unsupported(
+                i,
+                "a surface query other than width and height",
+                "ptxas 11.8 reads it from the texture header table in global memory (`LDG.E.CI` at c[0x0][0xc0] + (handle & 0xfffff) * 32 + ...), not a TXQ; not modelled",
+            );
+        }
         let mask = match t.query.as_deref() {
             Some(".width") => 1,
             Some(".height") => 2,
@@ -336,9 +398,6 @@ impl Lowerer<'_> {
                 );
             }
         };
-        if t.lod == Lod::Level {
-            return self.tex_unsupported(i, "a per-level texture query", "txq.level is not lowered");
-        }
         let (
             Some(Operand::Name { name: d, .. }),
             Some(Operand::Address { base: crate::ptx::ast::AddrBase::Name(image), .. }),
@@ -347,10 +406,21 @@ impl Lowerer<'_> {
             return self.error(i.span, "malformed texture query");
         };
         let handle = self.tex_handle(image)?;
+        let level = match (t.lod, i.operands.get(2)) {
+            (Lod::Level, Some(l)) => {
+                let l = self.src32(l)?;
+                Some(self.in_reg(l))
+            }
+            (Lod::Level, None) => return self.error(i.span, "`txq.level` without its level operand"),
+            _ => None,
+        };
         let r = self.tmp(1);
         match handle {
             Handle::Bound(index) => {
-                let level = self.tex_zero();
+                let level = match level {
+                    Some(l) => l,
+                    None => self.tex_zero(),
+                };
                 self.emit(Instr::new(
                     Op::Txq { bindless: false, mask },
                     vec![Dst::reg(r, 1)],
@@ -359,8 +429,9 @@ impl Lowerer<'_> {
             }
             Handle::Bindless(h) => {
                 // `TXQ.B R9, R6` with `MOV R7, RZ`: handle and level in a pair (ptxas 11.8,
-                // probe_refs.ptx kernel reg_surf).
-                let ra = self.tex_join(&[Src::reg(h)], 2);
+                // probe_refs.ptx kernel reg_surf); `txq.level`: `MOV R7, level` (txql_b).
+                let parts: Vec<Src> = std::iter::once(Src::reg(h)).chain(level).collect();
+                let ra = self.tex_join(&parts, 2);
                 self.emit(Instr::new(Op::Txq { bindless: true, mask }, vec![Dst::reg(r, 1)], vec![ra]));
             }
         }
@@ -368,18 +439,45 @@ impl Lowerer<'_> {
         self.write_ptx(p, Src::r32(r), ScalarType::B32)
     }
 
+    /// `suld.b`/`sust.b` `.{1d,2d,3d}` of `.b8`, `.b16`, `.b32`, `.b64`, `.v2/.v4.b32` and
+    /// `.v2.b64`: `SULD/SUST.D.BA.dim.size` with the data in 1, 2 or 4 consecutive registers
+    /// (ptxas 11.8 `probe_surfaces.ptx`, docs/textures.md §1.8: `SULD.D.BA.2D.U8.IGN` then `LOP32I.AND R0, R0, 0xff`
+    /// into a 32-bit register, `.64` for `.b64` and `.v2.b32`, `.128` for `.v4.b32` and
+    /// `.v2.b64`; 3D coordinates x, y, z in consecutive registers).
     fn lower_surface(&mut self, i: &Instruction, t: &TexOp) -> LResult<()> {
-        if t.formatted || t.vec != 1 || t.dtype != Some(ScalarType::B32) {
+        if t.formatted {
             return self.tex_unsupported(
                 i,
-                "a formatted, vector or non-32-bit surface access",
-                "only suld.b/sust.b .b32 scalars are lowered",
+                "a formatted surface store",
+                "ptxas 11.8: `SUST.P.2D.TRAP [R8], R8, 0x50` converts through the surface's format, which the executors' images do not model",
             );
         }
+        let ebits = match t.dtype {
+            Some(ScalarType::B8) => 8,
+            Some(ScalarType::B16) => 16,
+            Some(ScalarType::B64) => 64,
+            _ => 32,
+        };
+        let size = match (ebits * t.vec, ebits) {
+            (_, 8 | 16) if t.vec > 1 => {
+                return self.tex_unsupported(
+                    i,
+                    "a vector of sub-word surface elements",
+                    "ptxas 11.8 packs the elements into registers (`SUST.D.BA.2D.IGN [R8], R34, 0x50` for `.v2.b16`), not modelled",
+                );
+            }
+            (8, _) => SurfSize::U8,
+            (16, _) => SurfSize::U16,
+            (32, _) => SurfSize::B32,
+            (64, _) => SurfSize::B64,
+            _ => SurfSize::B128,
+        };
         let dim = match t.geometry {
             Some(Geometry::D1) => SurfDim::D1,
             Some(Geometry::D2) => SurfDim::D2,
-            _ => return self.tex_unsupported(i, "a 3D or array surface access", "only .1d and .2d are lowered"),
+            Some(Geometry::D3) => SurfDim::D3,
+            Some(Geometry::A1d) => SurfDim::A1d,
+            _ => SurfDim::A2d,
         };
         let clamp = match t.clamp {
             Some(Clamp::Zero) => SurfClamp::Ign,
@@ -393,33 +491,100 @@ impl Lowerer<'_> {
             return self.error(i.span, "malformed surface instruction");
         };
         let handle = self.tex_handle(image)?;
-        let coords = self.tex_coords(parts.first().unwrap_or(data))?;
-        let ra = self.tex_join(&coords, if dim == SurfDim::D2 { 2 } else { 1 });
+        let mut coords = self.tex_coords(parts.first().unwrap_or(data))?;
+        // PTX puts an array index first (`{index, x}`, `{index, x, y, _}`), SASS last.
+        if matches!(dim, SurfDim::A1d | SurfDim::A2d) && !coords.is_empty() {
+            let index = coords.remove(0);
+            let at = usize::from(dim.coords() - 1).min(coords.len());
+            coords.insert(at, index);
+        }
+        // 3D and 2D arrays: three coordinates in a quad (the fourth register unread), as
+        // TEX's 3D coordinates.
+        let n = match dim.coords() {
+            3 => 4,
+            k => k,
+        };
+        let ra = self.tex_join(&coords[..usize::from(dim.coords())], n);
         let last = match handle {
             Handle::Bound(index) => Src::imm(index),
             Handle::Bindless(h) => Src::reg(h),
         };
+        let regs = size.regs();
+        // Registers per element: 2 for `.b64`, else 1.
+        let per = if ebits == 64 { 2 } else { 1 };
         if load {
-            let r = self.tmp(1);
-            self.emit(Instr::new(Op::Suld { dim, clamp }, vec![Dst::reg(r, 1)], vec![ra, last]));
-            let Some(Some(d)) = self.tex_results(data).into_iter().next() else { return Ok(()) };
-            let p = self.ptx_reg(&d)?;
-            self.write_ptx(p, Src::r32(r), ScalarType::B32)
-        } else {
-            let v = match data {
-                Operand::Vector(v, _) => match v.first() {
-                    Some(VecElem::Reg(r)) => {
-                        Operand::Name { name: r.clone(), component: None, negated: false, span: r.span }
-                    }
-                    Some(VecElem::Imm(m)) => Operand::Imm(*m),
-                    _ => return self.error(data.span(), "expected a register or an immediate"),
-                },
-                other => other.clone(),
-            };
-            let s = self.src32(&v)?;
-            let s = self.in_reg(s);
-            self.emit(Instr::new(Op::Sust { dim, clamp }, vec![], vec![ra, s, last]));
+            let r = self.tmp(regs);
+            self.emit(Instr::new(Op::Suld { dim, clamp, size }, vec![Dst::reg(r, regs)], vec![ra, last]));
+            for (k, d) in self.tex_results(data).into_iter().enumerate() {
+                let Some(d) = d else { continue };
+                let p = self.ptx_reg(&d)?;
+                let mut v = Src::reg(RegRef { reg: r, comp: (k as u8) * per, n: per });
+                // A sub-word element in a wider register is masked (ptxas 11.8: `LOP32I.AND
+                // R0, R0, 0xff` after `SULD...U8` into a `.b32` or `.b64` register, `0xffff`
+                // after `.U16`; none into a `.b16` register).
+                if ebits < 32 && p.ty.bits() > ebits {
+                    let m = self.tmp(1);
+                    let bits = (1u32 << ebits) - 1;
+                    self.op(Op::Lop32i(crate::sass::op::LogicOp::And), Dst::reg(m, 1), vec![v, Src::imm(bits)]);
+                    v = Src::r32(m);
+                }
+                let ty = match ebits {
+                    8 => ScalarType::B8,
+                    16 => ScalarType::B16,
+                    64 => ScalarType::B64,
+                    _ => ScalarType::B32,
+                };
+                self.write_ptx(p, v, ty)?;
+            }
             Ok(())
+        } else {
+            let elems: Vec<Operand> = match data {
+                Operand::Vector(v, _) => v
+                    .iter()
+                    .map(|e| match e {
+                        VecElem::Reg(r) => {
+                            Ok(Operand::Name { name: r.clone(), component: None, negated: false, span: r.span })
+                        }
+                        VecElem::Imm(m) => Ok(Operand::Imm(*m)),
+                        VecElem::Sink(s) => Err(*s),
+                    })
+                    .collect::<Result<_, _>>()
+                    .or_else(|s| self.error(s, "expected a register or an immediate"))?,
+                other => vec![other.clone()],
+            };
+            let mut words = vec![];
+            for e in &elems {
+                if ebits == 64 {
+                    let (lo, hi) = self.tex_src64(e)?;
+                    words.extend([lo, hi]);
+                } else {
+                    let s = self.src32(e)?;
+                    words.push(self.in_reg(s));
+                }
+            }
+            let v = self.tex_join(&words, regs);
+            self.emit(Instr::new(Op::Sust { dim, clamp, size }, vec![], vec![ra, v, last]));
+            Ok(())
+        }
+    }
+
+    /// The two 32-bit halves of a 64-bit data operand, in registers.
+    fn tex_src64(&mut self, e: &Operand) -> LResult<(Src, Src)> {
+        match e {
+            Operand::Name { name, negated: false, component: None, .. } => {
+                let r = self.ptx_reg(name)?;
+                if r.ty.bits() != 64 {
+                    return self.error(e.span(), format!("`{}` must be a 64-bit register", name.name));
+                }
+                Ok((Src::reg(RegRef { reg: r.reg, comp: 0, n: 1 }), Src::reg(RegRef { reg: r.reg, comp: 1, n: 1 })))
+            }
+            Operand::Imm(m) => {
+                let v = crate::lower::ctx::imm_bits64(m.value);
+                let lo = self.in_reg(Src::imm(v as u32));
+                let hi = self.in_reg(Src::imm((v >> 32) as u32));
+                Ok((lo, hi))
+            }
+            _ => self.error(e.span(), "expected a register or an immediate"),
         }
     }
 }

@@ -309,6 +309,9 @@ const TEXDIM: &[(u64, &str)] = &[
 /// TEXS geometry and level of detail (bits 53..56): only the forms without a level
 /// modifier (the others print `.LZ`/`.LL`/`.DC`, not modelled).
 const TEXSDIM: &[(u64, &str)] = &[(1, "2D"), (10, "3D")];
+/// TEXS.LL geometry (bits 53..56; ptxas 11.8: 3 `TEXS.LL.P R6, R4, R4, R6, 0x50, 2D, RGBA`
+/// 0xd870050060670404 for `tex.level.2d`, docs/textures.md §1.6).
+const TEXSLLDIM: &[(u64, &str)] = &[(3, "2D")];
 /// TLDS.LZ geometry (bits 53..56; ptxas 11.8: 0 `TLDS.LZ.P R6, R4, R4, 0x50, 1D, RGBA`
 /// for `tex.1d.v4.f32.s32`, 2 `... 2D` for `.2d`, 7 `TLDS.LZ.P R6, R4, R4, R5, 0x50, 3D,
 /// RGBA` for `.3d`).
@@ -335,6 +338,7 @@ pub fn enum_table(name: &str) -> Option<&'static [(u64, &'static str)]> {
         "ICMP" => ICMP,
         "TEXDIM" => TEXDIM,
         "TEXSDIM" => TEXSDIM,
+        "TEXSLLDIM" => TEXSLLDIM,
         "TLDSDIM" => TLDSDIM,
         "TEXSR" => TEXSR,
         "TEXSRGBA" => TEXSRGBA,
@@ -605,6 +609,17 @@ pub const ROWS: &[Row] = &[
     // instruction bits.
     One(0xd800, 0xfe00, "TEXS [.NODEP]49 =28:8=255 : 'RZ, R@0, R@8, ?R@20, U@36:13, {TEXSDIM}@53:4, {TEXSR}@50:3"),
     One(0xd800, 0xfe00, "TEXS [.NODEP]49 ^28:8=255 : R@28, R@0, R@8, ?R@20, U@36:13, {TEXSDIM}@53:4, {TEXSRGBA}@50:3"),
+    // TEXS.LL (ptxas 11.8 `tex.level.2d`: 0xd870050060670404, 0xd860050ff0670400).
+    One(
+        0xd800,
+        0xfe00,
+        "TEXS .LL [.NODEP]49 =28:8=255 : 'RZ, R@0, R@8, ?R@20, U@36:13, {TEXSLLDIM}@53:4, {TEXSR}@50:3",
+    ),
+    One(
+        0xd800,
+        0xfe00,
+        "TEXS .LL [.NODEP]49 ^28:8=255 : R@28, R@0, R@8, ?R@20, U@36:13, {TEXSLLDIM}@53:4, {TEXSRGBA}@50:3",
+    ),
     One(0xda00, 0xfe00, "TLDS .LZ [.NODEP]49 =28:8=255 : 'RZ, R@0, R@8, ?R@20, U@36:13, {TLDSDIM}@53:4, {TEXSR}@50:3"),
     One(
         0xda00,
@@ -616,6 +631,13 @@ pub const ROWS: &[Row] = &[
         0xdeb8,
         0xfff8,
         "TEX .B =35:2=0 =37:3=0 =40=0 =41:8=0 [.NODEP]49 =50=0 : R@0, R@8, ?R@20, '0x0, {TEXDIM}@28:3, U@31:4",
+    ),
+    // TEX.B.LL: level 37:3 = 3, `{handle, level}` in the pair Rb (ptxas 11.8
+    // `TEX.B.LL.P R8, R8, R6, 0x0, 2D, 0xf` 0xdeb80067a0670808).
+    One(
+        0xdeb8,
+        0xfff8,
+        "TEX .B .LL =35:2=0 =37:3=3 =40=0 =41:8=0 [.NODEP]49 =50=0 : R@0, R@8, R@20, '0x0, {TEXDIM}@28:3, U@31:4",
     ),
     One(
         0xdef8,
@@ -629,6 +651,13 @@ pub const ROWS: &[Row] = &[
     // .CL 54, .LL 55, .B 56 (handle in Rb, index printed 0x0); TLD4 .NDV 35, .DC 50,
     // .AOFFI 54, .PTP 55, component 56:2.
     One(0xc038, 0xfc38, "TEX =35=0 [.NODEP]49 =50=0 =54:4=0 : R@0, R@8, ?R@20, U@36:13, {TEXDIM}@28:3, U@31:4"),
+    // TEX.LL: level 55:3 = 3, the level in Rb (ptxas 11.8 `TEX.LL.P R4, R6, R5, 0x50, 2D,
+    // 0x5` 0xc1b80502a0570604, `TEX.LL.P R4, R4, R5, 0x50, 3D, 0xf` 0xc1b80507c0570404).
+    One(
+        0xc038,
+        0xfc38,
+        "TEX .LL =35=0 [.NODEP]49 =50=0 =54=0 =55:3=3 : R@0, R@8, R@20, U@36:13, {TEXDIM}@28:3, U@31:4",
+    ),
     One(0xdc38, 0xfe38, "TLD .LZ =35=0 [.NODEP]49 =50=0 =54:3=0 : R@0, R@8, ?R@20, U@36:13, {TEXDIM}@28:3, U@31:4"),
     One(
         0xdc38,

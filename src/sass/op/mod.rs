@@ -12,7 +12,7 @@ pub use opcode::{OPCODE_INFO, Opcode, OpcodeInfo, Unit};
 pub use crate::sass::sync::{AtomMods, AtomOp, AtomType, BarRedOp, ShflMode, VoteMode};
 
 pub use crate::sass::mods::*;
-pub use crate::sass::texmods::{SurfClamp, SurfDim, TexDim};
+pub use crate::sass::texmods::{SurfClamp, SurfDim, SurfSize, TexDim};
 
 /// An SPA 5.0 opcode with its modifiers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -398,14 +398,18 @@ pub enum Op {
     /// TEXS Rd2, Rd, Ra, Rb, index, dim, channels: a bound fetch (the texture handle is
     /// word `index` of constant bank 0); `chans` is the mask of the components written
     /// (x, y to `Rd, Rd+1`; z, w to `Rd2, Rd2+1`; `Rd2` = RZ when at most two are
-    /// written, packed into `Rd`).
+    /// written, packed into `Rd`). With `ll` (`TEXS.LL`, `tex.level.2d`; 2D only) `Ra` is
+    /// the pair x, y and `Rb` the level (ptxas 11.8: `TEXS.LL.P R6, R4, R4, R6, 0x50, 2D,
+    /// RGBA`, docs/textures.md §1.6).
     Texs {
         dim: TexDim,
         chans: u8,
+        ll: bool,
     },
     /// TLDS.LZ Rd2, Rd, Ra, Rb, index, dim, channels: bound fetch at integer coordinates,
     /// level zero; operands and results as for [`Op::Texs`] (ptxas 11.8: `TLDS.LZ.P R6,
-    /// R4, R4, R5, 0x50, 3D, RGBA` for `tex.3d.v4.f32.s32`).
+    /// R4, R4, R5, 0x50, 3D, RGBA` for `tex.3d.v4.f32.s32`; `1D` reads x in `Ra` and `Rb`
+    /// = RZ: `TLDS.LZ.P R6, R4, R4, 0x50, 1D, RGBA`).
     Tlds {
         dim: TexDim,
         chans: u8,
@@ -417,11 +421,16 @@ pub enum Op {
     /// TEX Rd, Ra, index, dim, mask (bound) or TEX.B Rd, Ra, Rb, 0x0, dim, mask
     /// (bindless, the handle's low word in Rb): coordinates in `Ra..`, the components of
     /// `mask` packed into `Rd..`. srcs `[Ra, index (immediate) | Rb]`. ptxas 11.8 uses the
-    /// bound form where TEXS has no channel set for the mask (`0x5`, `0x6`).
+    /// bound form where TEXS has no channel set for the mask (`0x5`, `0x6`). With `ll`
+    /// (`TEX.LL`, an explicit level) the bound form reads the level in `Rb` (srcs `[Ra,
+    /// Rlevel, index]`: `TEX.LL.P R4, R6, R5, 0x50, 2D, 0x5`) and the bindless form reads
+    /// `{handle, level}` as the pair `Rb` (`TEX.B.LL.P R8, R8, R6, 0x0, 2D, 0xf` after
+    /// `MOV R7, level`; ptxas 11.8, docs/textures.md §1.6).
     Tex {
         dim: TexDim,
         mask: u8,
         bindless: bool,
+        ll: bool,
     },
     /// TLD.LZ Rd, Ra, index, dim, mask (bound) or TLD.B.LZ Rd, Ra, Rb, 0x0, dim, mask:
     /// fetch at integer coordinates, level zero; operands as for [`Op::Tex`].
@@ -438,20 +447,23 @@ pub enum Op {
         bindless: bool,
     },
     /// TXQ{.B} Rd, Ra, TEX_HEADER_DIMENSION, index, mask: width (mask 1), height (2),
-    /// depth (4) of level Ra (bindless: Ra = {handle, level}).
+    /// depth (4) of level Ra (bindless: Ra = {handle, level}); `txq.level` passes its
+    /// level, `txq` and `suq` a zero (ptxas 11.8, docs/textures.md §1.6).
     Txq {
         bindless: bool,
         mask: u8,
     },
-    /// SULD.D.BA.dim.clamp Rd, [Ra], index|Rh: 32-bit surface load.
+    /// SULD.D.BA.dim.size.clamp Rd, [Ra], index|Rh: surface load of `size` into `Rd..`.
     Suld {
         dim: SurfDim,
         clamp: SurfClamp,
+        size: SurfSize,
     },
-    /// SUST.D.BA.dim.clamp [Ra], Rd, index|Rh: 32-bit surface store.
+    /// SUST.D.BA.dim.size.clamp [Ra], Rd, index|Rh: surface store of `size` from `Rd..`.
     Sust {
         dim: SurfDim,
         clamp: SurfClamp,
+        size: SurfSize,
     },
 }
 
