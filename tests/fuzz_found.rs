@@ -311,3 +311,18 @@ fn lowering_rejects_a_vector_register_of_8_elements() {
     let e = compile_errors(".reg .v4 .b64 %w;");
     assert!(e.iter().any(|m| m.contains("`.v4 .b64` is not a PTX vector type")), "{e:?}");
 }
+
+/// Found applying the no-panic lints to `src/lower/mem/memopt.rs`: `scaled_index` matched
+/// the halves of a 64-bit `y << s` (`SHL lo, a, s; SHR hi, a, r` with `r + s == 32`) by
+/// adding the two shift immediates in `u32`; a `shr` by `0xfffffff0` (a 20-bit immediate
+/// of `SHR`, sign-extended) next to a `shl` by 16 overflowed (a panic with overflow
+/// checks). Now the sum is checked and such a pair is not a scaled index.
+#[test]
+fn scaled_index_shift_immediates_summing_past_u32() {
+    let e = compile_errors(
+        "ld.param.u64 %rd2, [p];\nld.global.u32 %r1, [%rd2];\nshl.b32 %r2, %r1, 16;\n\
+         shr.u32 %r3, %r1, 0xfffffff0;\nmov.b64 %rd3, {%r2, %r3};\nadd.s64 %rd4, %rd3, %rd2;\n\
+         st.global.u64 [%rd2], %rd4;",
+    );
+    assert!(e.is_empty(), "{e:?}");
+}
