@@ -311,3 +311,40 @@ fn lowering_rejects_a_vector_register_of_8_elements() {
     let e = compile_errors(".reg .v4 .b64 %w;");
     assert!(e.iter().any(|m| m.contains("`.v4 .b64` is not a PTX vector type")), "{e:?}");
 }
+
+/// Found applying the no-panic lints to `src/lower/mem/memopt.rs`: `scaled_index` matched
+/// the halves of a 64-bit `y << s` (`SHL lo, a, s; SHR hi, a, r` with `r + s == 32`) by
+/// adding the two shift immediates in `u32`; a `shr` by `0xfffffff0` (a 20-bit immediate
+/// of `SHR`, sign-extended) next to a `shl` by 16 overflowed (a panic with overflow
+/// checks). Now the sum is checked and such a pair is not a scaled index.
+#[test]
+fn scaled_index_shift_immediates_summing_past_u32() {
+    let e = compile_errors(
+        "ld.param.u64 %rd2, [p];\nld.global.u32 %r1, [%rd2];\nshl.b32 %r2, %r1, 16;\n\
+         shr.u32 %r3, %r1, 0xfffffff0;\nmov.b64 %rd3, {%r2, %r3};\nadd.s64 %rd4, %rd3, %rd2;\n\
+         st.global.u64 [%rd2], %rd4;",
+    );
+    assert!(e.is_empty(), "{e:?}");
+}
+
+/// Found applying the no-panic lints to `src/lower/calls/realcall.rs`: in a function
+/// compiled on its own (a real call), `ld.param` at a negative offset of a parameter
+/// (`[a+-1]`) rounded `o / 4` to word 0 and took the bit position `(o % 4) * 8` of a
+/// negative remainder as `u32` (0xfffffff8): a `BFE` of garbage, no diagnostic. Now it is
+/// the error for a read of a slot where nothing was written, as in an inlined call.
+#[test]
+fn real_call_parameter_read_at_a_negative_offset() {
+    let src = ".version 8.8\n.target sm_50\n.address_size 64\n\
+               .func (.param .b32 r) f(.param .b32 a)\n{\n.reg .b32 %v;\nld.param.u8 %v, [a+-1];\n\
+               st.param.b32 [r], %v;\nret;\n}\n\
+               .entry k(.param .u64 p)\n{\n.reg .b32 %x;\n.reg .u64 %rd;\n.param .b32 pa;\n.param .b32 pr;\n\
+               st.param.b32 [pa], 7;\ncall (pr), f, (pa);\nld.param.b32 %x, [pr];\nld.param.u64 %rd, [p];\n\
+               st.global.u32 [%rd], %x;\nret;\n}\n";
+    let mut opts = ptx2sass::driver::Options::default();
+    opts.lower.inline = ptx2sass::lower::calls::callgraph::Inline::Never;
+    let e: Vec<String> = match ptx2sass::driver::compile(src, &opts) {
+        Ok(_) => vec![],
+        Err(d) => d.into_iter().map(|d| d.message).collect(),
+    };
+    assert!(e.iter().any(|m| m.contains("at offset -1 that was never written")), "{e:?}");
+}

@@ -43,8 +43,7 @@ impl Lowerer<'_> {
                     // A register for a `.param` parameter: a slot holding its value.
                     let r = self.ptx_reg(name)?;
                     self.check_arg_type(name, r.ty, p)?;
-                    let slot = self.next_slot;
-                    self.next_slot += 1;
+                    let slot = self.next_param_slot_number();
                     self.slot_sizes.insert(slot, p.size());
                     self.var_align.insert(key.clone(), p.alignment());
                     self.vars.insert(key, VarLoc::ParamSlot(slot));
@@ -108,8 +107,9 @@ impl Lowerer<'_> {
         // recursion check know it by its own name.
         let cname = callee.name.name.as_str();
         let recursive = self.inline_stack.iter().any(|n| n == cname);
-        let inline = callee.body.is_some() && !recursive && self.layout.calls.inline(self.layout.inline, cname);
-        if !inline {
+        let inline_body =
+            callee.body.as_ref().filter(|_| !recursive && self.layout.calls.inline(self.layout.inline, cname));
+        let Some(body) = inline_body else {
             if recursive && self.layout.calls.uses_shared.contains(cname) {
                 return self.fail(
                     Diag::error(
@@ -131,8 +131,10 @@ impl Lowerer<'_> {
                 args,
                 rets,
             );
-        }
-        self.inline_count += 1;
+        };
+        // Names the inlined copy; one per call lowered, each also a new block, so the
+        // count stays far below `u32::MAX` in any compilation that fits in memory.
+        self.inline_count = self.inline_count.saturating_add(1);
         let callee_prefix = format!("{}::{}#{}::", self.prefix, fname.name, self.inline_count);
         for (p, a) in callee.params.iter().zip(args) {
             self.bind_param(&callee_prefix, p, a)?;
@@ -158,7 +160,6 @@ impl Lowerer<'_> {
         let saved_prefix = std::mem::replace(&mut self.prefix, callee_prefix.clone());
         self.inline_stack.push(cname.to_string());
         self.return_targets.push(cont);
-        let body = callee.body.as_ref().expect("callees have bodies");
         let r = self.lower_block(body, funcs);
         self.return_targets.pop();
         self.inline_stack.pop();

@@ -93,7 +93,8 @@ fn scan<'a>(b: &'a Block, out: &mut BodyFacts<'a>) {
         };
         match s {
             Statement::Instr(i) => {
-                out.instrs += 1;
+                // At most one per instruction of the source.
+                out.instrs = out.instrs.saturating_add(1);
                 if matches!(i.kind, InstrKind::Call)
                     && let Some(n) = direct_callee(&i.operands)
                 {
@@ -162,7 +163,8 @@ impl CallGraph {
                 bf.callees.iter().map(|c| m.resolve_alias(c)).filter(|c| seen.insert(*c)).map(str::to_string).collect();
             g.callees.insert(name.to_string(), direct);
             for c in &bf.callees {
-                *g.sites.entry(c.to_string()).or_default() += 1;
+                let n = g.sites.entry(c.to_string()).or_default();
+                *n = n.saturating_add(1);
             }
         }
         // Recursion: strongly connected components of the direct-call graph.
@@ -173,13 +175,13 @@ impl CallGraph {
         }
         for (name, bf) in &facts {
             for c in &bf.callees {
-                if let Some(&t) = node.get(c) {
-                    graph.add_edge(node[name], t, ());
+                if let (Some(&s), Some(&t)) = (node.get(name), node.get(c)) {
+                    graph.add_edge(s, t, ());
                 }
             }
         }
         for scc in petgraph::algo::tarjan_scc(&graph) {
-            let self_loop = scc.len() == 1 && graph.contains_edge(scc[0], scc[0]);
+            let self_loop = matches!(scc.as_slice(), [n] if graph.contains_edge(*n, *n));
             if scc.len() > 1 || self_loop {
                 g.recursive.extend(scc.iter().map(|n| graph[*n].to_string()));
             }

@@ -36,7 +36,8 @@ fn own(f: &Function) -> (u64, Vec<String>) {
         };
         match s {
             Statement::Instr(i) => {
-                n += 1;
+                // At most one per instruction of the source.
+                n = n.saturating_add(1);
                 if i.kind == InstrKind::Call {
                     // `call (rets), f, (args)` or `call f, (args)`: the first name.
                     if let Some(Operand::Name { name, .. }) =
@@ -68,16 +69,23 @@ pub fn measure(funcs: &HashMap<&str, &Function>) -> Measures {
         let mut stack: Vec<(&str, usize)> = vec![(root, 0)];
         on_stack.insert(root);
         while let Some(&mut (f, ref mut k)) = stack.last_mut() {
-            let calls = &own[f].1;
+            // Every function on the stack is a key of `own` (a root, or a callee pushed
+            // because it is one).
+            let Some((own_n, calls)) = own.get(f) else {
+                on_stack.remove(f);
+                stack.pop();
+                continue;
+            };
             if let Some(c) = calls.get(*k) {
-                *k += 1;
+                // `k` indexes `calls`.
+                *k = k.saturating_add(1);
                 let c = c.as_str();
                 if own.contains_key(c) && !done.contains_key(c) && on_stack.insert(c) {
                     stack.push((c, 0));
                 }
                 continue;
             }
-            let (mut size, mut depth) = (own[f].0, 0u64);
+            let (mut size, mut depth) = (*own_n, 0u64);
             for c in calls {
                 if let Some(&(s, d)) = done.get(c.as_str()) {
                     size = size.saturating_add(s);

@@ -61,22 +61,29 @@ impl Lowerer<'_> {
             let bits = ty.bits().max(8);
             if bits >= 32 && o % 4 == 0 {
                 for k in 0..(bits / 32) as usize {
-                    if let Some(x) = whole.get_mut(w + k) {
+                    // `w` is at most `size / 4`, `k` below 4: no overflow.
+                    if let Some(x) = whole.get_mut(w.saturating_add(k)) {
                         *x = Some(Src::reg(RegRef { reg: var, comp: k as u8, n: 1 }));
                     }
                 }
-            } else if bits < 32 && w < n {
-                parts[w].push((((o % 4) * 8) as u32, bits, var));
+            } else if bits < 32
+                && let Some(part) = parts.get_mut(w)
+            {
+                // The bit position of byte `o % 4` (`o` is not negative): 0, 8, 16 or 24.
+                part.push((((o % 4) as u32).saturating_mul(8), bits, var));
             }
         }
-        (0..n)
-            .map(|w| {
-                if let Some(s) = whole[w] {
+        whole
+            .into_iter()
+            .zip(parts)
+            .map(|(whole, parts)| {
+                if let Some(s) = whole {
                     return s;
                 }
                 let mut acc = Src::rz();
-                for &(pos, bits, var) in &parts[w] {
-                    let bits = bits.min(32 - pos);
+                for (pos, bits, var) in parts {
+                    // `pos` is below 32 (above).
+                    let bits = bits.min(32u32.saturating_sub(pos));
                     let t = self.tmp(1);
                     self.op(Op::Bfi, Dst::reg(t, 1), vec![Src::r32(var), Src::imm(pos | bits << 8), acc]);
                     acc = Src::r32(t);
@@ -103,13 +110,15 @@ impl Lowerer<'_> {
             self.emit(Instr::new(
                 Op::Isetp { cmp: Cmp::Ne, u32: true, x: false, bop: BoolOp::And },
                 vec![Dst::Pred(r.reg), Dst::Pred(PT)],
-                vec![Src::r32(words[0]), Src::rz(), Src::pt()],
+                // A missing word reads as zero, as in the `join` below.
+                vec![words.first().map_or(Src::rz(), |w| Src::r32(*w)), Src::rz(), Src::pt()],
             ));
             return;
         }
         let n = (r.ty.bits() / 32).max(1) as usize;
         if n == 1 {
-            self.emit(Instr::new(Op::Copy, vec![Dst::reg(r.reg, 1)], vec![Src::r32(words[0])]));
+            let word = words.first().map_or(Src::rz(), |w| Src::r32(*w));
+            self.emit(Instr::new(Op::Copy, vec![Dst::reg(r.reg, 1)], vec![word]));
         } else {
             let srcs = (0..n).map(|k| words.get(k).map_or(Src::rz(), |w| Src::r32(*w))).collect();
             self.emit(Instr::new(Op::Join, vec![Dst::reg(r.reg, n as u8)], srcs));
@@ -118,7 +127,8 @@ impl Lowerer<'_> {
 
     /// Makes `.param` slot `slot` hold `words` (its earlier contents are gone).
     fn bind_words(&mut self, slot: u32, words: Vec<Reg>) {
-        let size = 4 * words.len() as i64;
+        // A slot's words: at most one per 4 bytes of a `.param` (a `u32` size).
+        let size = (words.len() as i64).saturating_mul(4);
         for o in 0..size.max(self.slot_sizes.get(&slot).copied().unwrap_or(0) as i64) {
             self.param_slots.remove(&(slot, o));
         }
@@ -130,8 +140,8 @@ impl Lowerer<'_> {
     pub fn words_to_entries(&mut self, slot: u32) {
         let Some(words) = self.param_words.remove(&slot) else { return };
         for (k, w) in words.into_iter().enumerate() {
-            let o = 4 * k as i64;
-            for b in o..o + 4 {
+            let o = (k as i64).saturating_mul(4);
+            for b in o..o.saturating_add(4) {
                 self.param_slots.remove(&(slot, b));
             }
             let t = self.tmp(1);
@@ -144,6 +154,10 @@ impl Lowerer<'_> {
     /// words ([`Lowerer::param_words`]), extracted and remembered as the slot's contents
     /// there. `None` when the slot holds no words or `o` is beyond them.
     pub fn extract_param(&mut self, slot: u32, o: i64, ty: ScalarType) -> Option<(Reg, ScalarType)> {
+        // A negative offset is before the slot (`o / 4` would round it to word 0).
+        if o < 0 {
+            return None;
+        }
         let words = self.param_words.get(&slot)?.clone();
         let w = usize::try_from(o / 4).ok()?;
         let bits = ty.bits().max(8);
@@ -152,7 +166,8 @@ impl Lowerer<'_> {
                 return None;
             }
             let n = (bits / 32) as usize;
-            let parts: Vec<Src> = (0..n).map(|k| words.get(w + k).map_or(Src::rz(), |r| Src::r32(*r))).collect();
+            let parts: Vec<Src> =
+                (0..n).map(|k| words.get(w.saturating_add(k)).map_or(Src::rz(), |r| Src::r32(*r))).collect();
             if n == 1 {
                 let t = self.tmp(1);
                 self.op(Op::Copy, Dst::reg(t, 1), parts);
@@ -164,7 +179,8 @@ impl Lowerer<'_> {
             }
         } else {
             let word = *words.get(w)?;
-            let pos = ((o % 4) * 8) as u32;
+            // `o` is not negative (above): 0, 8, 16 or 24.
+            let pos = ((o % 4) as u32).saturating_mul(8);
             let t = self.tmp(1);
             self.op(
                 Op::Bfe { u32: !ty.is_signed(), brev: false },
@@ -290,17 +306,31 @@ impl Lowerer<'_> {
         self.emit(Instr::new(Op::Call(site), words.iter().map(|w| Dst::reg(*w, 1)).collect(), srcs));
         // The call clobbers the carry flag: a later carry-in reads PTX's copy of it.
         self.cc_now = None;
-        let mut k = 0;
+        // The result words not yet bound, in order.
+        let mut rest = words.as_slice();
         for (j, (p, r)) in rets.iter().zip(ret_ops).enumerate() {
-            let n = shape(p).words() as usize;
+            let n = shape(p).words();
             let ws = match &buffer {
                 // The callee stored the value in the buffer: `LDL` each word after the
                 // call (ptxas: `LDL R4, [R1+0x3c]`, `LDL.64 R2, [R1]`), unused ones are
-                // removed later.
-                Some((base, offs)) => (0..n as u32).map(|w| self.load_frame_word(base + offs[j] + 4 * w)).collect(),
-                None => words[k..k + n].to_vec(),
+                // removed later. The buffer is in the frame, so its offsets are below
+                // `ptx::limits::LOCAL_BYTES` (`return_buffer`).
+                Some((base, offs)) => {
+                    let Some(&off) = offs.get(j) else {
+                        return self.error(r.span(), "internal error: no buffer offset for this return value");
+                    };
+                    let at = base.saturating_add(off);
+                    (0..n).map(|w| self.load_frame_word(at.saturating_add(w.saturating_mul(4)))).collect()
+                }
+                // `ret_regs` has every return value's words (`placed(rets)`).
+                None => {
+                    let Some((ws, tail)) = rest.split_at_checked(n as usize) else {
+                        return self.error(r.span(), "internal error: too few result words for this return value");
+                    };
+                    rest = tail;
+                    ws.to_vec()
+                }
             };
-            k += n;
             let Operand::Name { name, .. } = r else {
                 return self.error(r.span(), "expected a return variable");
             };
@@ -390,7 +420,8 @@ impl Lowerer<'_> {
             return Ok(off);
         }
         let a = u64::from(align);
-        let end = u64::from(self.f.local_bytes).div_ceil(a) * a + u64::from(size);
+        // `u32` values in `u64`: exact (`align` is 4 to 16, `abi::memory_return_layout`).
+        let end = u64::from(self.f.local_bytes).div_ceil(a.max(1)).saturating_mul(a).saturating_add(u64::from(size));
         if end > crate::ptx::limits::LOCAL_BYTES {
             return self.error(
                 at,
@@ -400,7 +431,8 @@ impl Lowerer<'_> {
                 ),
             );
         }
-        let off = (end - u64::from(size)) as u32;
+        // `end` is at most `LOCAL_BYTES` (above), a `u32`.
+        let off = end.saturating_sub(u64::from(size)) as u32;
         self.f.local_bytes = end as u32;
         self.uses_frame = true;
         self.ret_buffer = Some((off, size));
@@ -417,8 +449,7 @@ impl Lowerer<'_> {
 
     /// A new `.param` slot for variable `name`.
     pub fn new_param_slot(&mut self, name: &str, align: u32, size: u32) -> u32 {
-        let slot = self.next_slot;
-        self.next_slot += 1;
+        let slot = self.next_param_slot_number();
         let key = self.declare_in_scope(name, None);
         self.var_align.insert(key.clone(), align);
         self.vars.insert(key, VarLoc::ParamSlot(slot));
@@ -426,9 +457,21 @@ impl Lowerer<'_> {
         slot
     }
 
+    /// A fresh `.param` slot number. One per `.param` variable declared or argument
+    /// passed, each also an entry of `slot_sizes`, so the `u32` count stays far below
+    /// `u32::MAX` in any compilation that fits in memory.
+    pub(in crate::lower) fn next_param_slot_number(&mut self) -> u32 {
+        let slot = self.next_slot;
+        self.next_slot = slot.saturating_add(1);
+        slot
+    }
+
     /// `ret` in the device function being lowered: to the `RET` block.
     pub fn device_return(&mut self, i: &ast::Instruction) -> LResult<()> {
-        let b = self.ret_block.expect("a device function");
+        // Lowering sends `ret` here only in a device function, which has a `RET` block.
+        let Some(b) = self.ret_block else {
+            return self.error(i.span, "internal error: `ret` outside a device function's body");
+        };
         match &i.guard {
             None => {
                 self.jump(b);
@@ -477,7 +520,9 @@ impl Lowerer<'_> {
                         if data == Src::rz() {
                             continue;
                         }
-                        let a = Src::addr(RegRef::new(address, 1), (off + 4 * w as u32) as i32);
+                        // Offsets in the caller's buffer, which fits its frame (`return_buffer`).
+                        let at = off.saturating_add((w as u32).saturating_mul(4));
+                        let a = Src::addr(RegRef::new(address, 1), at as i32);
                         self.emit(Instr::new(Op::Stl(MemMods::new(MemSize::B32, false)), vec![], vec![a, data]));
                     }
                 }

@@ -11,8 +11,10 @@
 //!   instructions.
 //! * [`fuse_generic_add`]: the 64-bit add that builds a generic address moves into the
 //!   `LEA`/`LEA.HI.X` pair that computes Plg (spa50-LEA.txt examples).
-// Not yet under `mem`'s no-panic lints (docs/fuzzing.md "No-panic discipline").
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+//!
+//! Each pass only rewrites what it recognizes: an operand or instruction that is not
+//! where the pattern expects it makes the pass leave that site alone (no panic).
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use crate::ir::{BlockId, DefSites, Function, for_each_def, for_each_use};
 use crate::lower::ssa::DomInfo;
@@ -28,7 +30,7 @@ fn defs(f: &Function) -> DefSites {
 fn def_instr<'f>(f: &'f Function, d: &DefSites, r: Reg) -> Option<&'f Instr> {
     let Reg::V(v) = r else { return None };
     let (b, k) = d.get(v)?;
-    let i = &f.cfg[b].instrs[k];
+    let i = f.cfg[b].instrs.get(k)?;
     i.guard.is_none().then_some(i)
 }
 
@@ -40,26 +42,25 @@ type BaseKey = (RegRef, RegRef);
 /// b.lo, off; LEA.HI.X P, hi, b.lo, RZ, b.hi; join t = {lo, hi}`.
 fn generic_address(f: &Function, d: &DefSites, t: Reg) -> Option<(BaseKey, i64, Reg)> {
     let j = def_instr(f, d, t)?;
-    if j.op != Op::Join || j.srcs.len() != 2 {
-        return None;
-    }
-    let lo = def_instr(f, d, j.srcs[0].as_reg()?.reg)?;
-    let hi = def_instr(f, d, j.srcs[1].as_reg()?.reg)?;
+    let (Op::Join, [j_lo, j_hi]) = (j.op, j.srcs.as_slice()) else { return None };
+    let lo = def_instr(f, d, j_lo.as_reg()?.reg)?;
+    let hi = def_instr(f, d, j_hi.as_reg()?.reg)?;
     if lo.op != (Op::Lea { hi: false, x: false, cc: true }) || hi.op != (Op::Lea { hi: true, x: true, cc: false }) {
         return None;
     }
-    let b_lo = lo.srcs[0].as_reg()?;
-    let b_hi = hi.srcs[2].as_reg()?;
-    if !matches!(b_lo.reg, Reg::V(_)) || !matches!(b_hi.reg, Reg::V(_)) || hi.srcs[0].as_reg() != Some(b_lo) {
+    let ([lo_a, lo_b, ..], [hi_a, hi_b, hi_c, ..]) = (lo.srcs.as_slice(), hi.srcs.as_slice()) else { return None };
+    let b_lo = lo_a.as_reg()?;
+    let b_hi = hi_c.as_reg()?;
+    if !matches!(b_lo.reg, Reg::V(_)) || !matches!(b_hi.reg, Reg::V(_)) || hi_a.as_reg() != Some(b_lo) {
         return None;
     }
-    let off = match lo.srcs[1].kind {
+    let off = match lo_b.kind {
         SrcKind::Imm(v) => v as i32 as i64,
         SrcKind::Reg(r) if r.reg.is_rz() => 0,
         // A large offset materialized by `MOV32I`.
         SrcKind::Reg(r) => match def_instr(f, d, r.reg) {
-            Some(m) if m.op == Op::Mov32i => match m.srcs[0].kind {
-                SrcKind::Imm(v) => v as i32 as i64,
+            Some(m) if m.op == Op::Mov32i => match m.srcs.first().map(|s| s.kind) {
+                Some(SrcKind::Imm(v)) => v as i32 as i64,
                 _ => return None,
             },
             _ => return None,
@@ -67,7 +68,7 @@ fn generic_address(f: &Function, d: &DefSites, t: Reg) -> Option<(BaseKey, i64, 
         _ => return None,
     };
 
-    if !hi.srcs[1].as_reg().is_some_and(|r| r.reg.is_rz()) || off < 0 {
+    if !hi_b.as_reg().is_some_and(|r| r.reg.is_rz()) || off < 0 {
         return None;
     }
     let Some(Dst::Pred(p)) = hi.dsts.first() else { return None };
@@ -110,22 +111,24 @@ pub fn reuse_plg(f: &mut Function) -> bool {
             Step::Enter(b) => {
                 let mut undo = vec![];
                 for k in 0..f.cfg[b].instrs.len() {
-                    let i = &f.cfg[b].instrs[k];
+                    let Some(i) = f.cfg[b].instrs.get(k) else { break };
                     if !matches!(i.op, Op::Ld(_) | Op::St(_)) {
                         continue;
                     }
-                    let SrcKind::Addr { base, offset } = i.srcs[0].kind else { continue };
+                    let Some(SrcKind::Addr { base, offset }) = i.srcs.first().map(|s| s.kind) else { continue };
                     let Some((bv, off, p)) = generic_address(f, &d, base.reg) else { continue };
                     match table.get(&bv) {
                         Some(&(t, off0, p0)) if t != base.reg => {
-                            let delta = off - off0 + offset as i64;
-                            if let Ok(delta) = i32::try_from(delta)
+                            // `off`, `off0`: 32-bit immediates; checked all the same.
+                            let delta = off.checked_sub(off0).and_then(|x| x.checked_add(i64::from(offset)));
+                            if let Some(Ok(delta)) = delta.map(i32::try_from)
                                 && delta.unsigned_abs() < PLG_REUSE_RANGE
+                                && let Some(ins) = f.cfg[b].instrs.get_mut(k)
+                                // A generic access: its address first, its Plg last.
+                                && let [addr, .., plg] = ins.srcs.as_mut_slice()
                             {
-                                let ins = &mut f.cfg[b].instrs[k];
-                                ins.srcs[0].kind = SrcKind::Addr { base: RegRef::new(t, 2), offset: delta };
-                                let last = ins.srcs.len() - 1;
-                                ins.srcs[last] = Src::pred(p0, false);
+                                addr.kind = SrcKind::Addr { base: RegRef::new(t, 2), offset: delta };
+                                *plg = Src::pred(p0, false);
                                 changed = true;
                             }
                         }
@@ -147,7 +150,8 @@ pub fn reuse_plg(f: &mut Function) -> bool {
 }
 
 /// Values that depend only on kernel parameters and constants (no thread index, no loads,
-/// no merges of control flow).
+/// no merges of control flow), indexed by virtual register (a register or CC value beyond
+/// the function's counts reads as not uniform).
 fn param_uniform(f: &Function) -> Vec<bool> {
     let mut uni = vec![false; f.vregs.len()];
     // The same for CC values (`IADD.X hi, RZ, RZ` is as uniform as the add before it).
@@ -178,12 +182,16 @@ fn param_uniform(f: &Function) -> Vec<bool> {
                 | Op::Call(_) => false,
                 _ => i.guard.is_none() && !i.srcs.iter().any(|s| s.gprs().is_some_and(|r| r.reg == Reg::R(1))),
             };
-            let mut u = source_ok && i.cc.read.is_none_or(|c| uni_cc[c as usize]);
-            for_each_use(i, |v| u &= uni[v as usize]);
+            let mut u = source_ok && i.cc.read.is_none_or(|c| uni_cc.get(c as usize) == Some(&true));
+            for_each_use(i, |v| u &= uni.get(v as usize) == Some(&true));
             if u {
-                for_each_def(i, |v| uni[v as usize] = true);
-                if let Some(c) = i.cc.def {
-                    uni_cc[c as usize] = true;
+                for_each_def(i, |v| {
+                    if let Some(x) = uni.get_mut(v as usize) {
+                        *x = true;
+                    }
+                });
+                if let Some(x) = i.cc.def.and_then(|c| uni_cc.get_mut(c as usize)) {
+                    *x = true;
                 }
             }
         }
@@ -203,9 +211,9 @@ pub fn uniform_loads(f: &mut Function) -> bool {
             if m.size != MemSize::B128 || !m.uniform_ok {
                 continue;
             }
-            let SrcKind::Addr { base, .. } = i.srcs[0].kind else { continue };
+            let Some(SrcKind::Addr { base, .. }) = i.srcs.first().map(|s| s.kind) else { continue };
             if let Reg::V(v) = base.reg
-                && uni[v as usize]
+                && uni.get(v as usize) == Some(&true)
             {
                 m.size = MemSize::U128;
                 changed = true;
@@ -228,13 +236,17 @@ struct Shifted {
 fn shifted(f: &Function, d: &DefSites, lo: Reg, hi: Reg) -> Option<Shifted> {
     let l = def_instr(f, d, lo)?;
     let h = def_instr(f, d, hi)?;
-    if l.op != Op::Shl || l.srcs[0].mods != SrcMods::default() {
+    let (Op::Shl, [a, l_s, ..]) = (l.op, l.srcs.as_slice()) else { return None };
+    if a.mods != SrcMods::default() {
         return None;
     }
-    let SrcKind::Imm(s) = l.srcs[1].kind else { return None };
-    let a = l.srcs[0];
+    let (a, SrcKind::Imm(s)) = (*a, l_s.kind) else { return None };
     match (h.op, h.srcs.first(), h.srcs.get(1).map(|x| x.kind)) {
-        (Op::Shr { u32 }, Some(src), Some(SrcKind::Imm(r))) if *src == a && r + s == 32 && (1..32).contains(&s) => {
+        // The immediates are 20-bit, sign-extended: `r + s` may pass `u32::MAX`
+        // (tests/fuzz_found.rs `scaled_index_shift_immediates_summing_past_u32`).
+        (Op::Shr { u32 }, Some(src), Some(SrcKind::Imm(r)))
+            if *src == a && r.checked_add(s) == Some(32) && (1..32).contains(&s) =>
+        {
             Some(Shifted { y_lo: a, y_hi: if u32 { Some(Src::rz()) } else { None }, s })
         }
         (Op::Shf { left: true, signed: false, wide: true, wrap: false }, Some(src), Some(SrcKind::Imm(r)))
@@ -259,9 +271,8 @@ pub fn scaled_index(f: &mut Function) -> bool {
     type Site = (BlockId, usize, bool);
     let mut groups: HashMap<(u32, u32), Vec<Site>> = HashMap::new();
     for &b in &f.layout {
-        let instrs = &f.cfg[b].instrs;
-        for k in 0..instrs.len().saturating_sub(1) {
-            let (a, x) = (&instrs[k], &instrs[k + 1]);
+        for (k, pair) in f.cfg[b].instrs.windows(2).enumerate() {
+            let [a, x] = pair else { continue };
             if a.op != (Op::Iadd { cc: true, x: false })
                 || x.op != (Op::Iadd { cc: false, x: true })
                 || x.cc.read != a.cc.def
@@ -276,12 +287,17 @@ pub fn scaled_index(f: &mut Function) -> bool {
             }
             for swap in [false, true] {
                 let (xi, bi) = if swap { (1, 0) } else { (0, 1) };
-                let (Some(l), Some(h)) = (a.srcs[xi].as_reg(), x.srcs[xi].as_reg()) else { continue };
+                let (Some(a_x), Some(x_x), Some(a_b), Some(x_b)) =
+                    (a.srcs.get(xi), x.srcs.get(xi), a.srcs.get(bi), x.srcs.get(bi))
+                else {
+                    continue;
+                };
+                let (Some(l), Some(h)) = (a_x.as_reg(), x_x.as_reg()) else { continue };
                 let (Reg::V(lv), Reg::V(hv)) = (l.reg, h.reg) else { continue };
                 // LEA.HI takes a register or constant-bank base, LEA.LO also a 20-bit immediate.
-                let lo_ok = matches!(a.srcs[bi].kind, SrcKind::Reg(_) | SrcKind::CBuf { index: None, .. })
-                    || matches!(a.srcs[bi].kind, SrcKind::Imm(v) if (-(1i64 << 19)..(1 << 19)).contains(&(v as i32 as i64)));
-                let hi_ok = matches!(x.srcs[bi].kind, SrcKind::Reg(_) | SrcKind::CBuf { index: None, .. });
+                let lo_ok = matches!(a_b.kind, SrcKind::Reg(_) | SrcKind::CBuf { index: None, .. })
+                    || matches!(a_b.kind, SrcKind::Imm(v) if (-(1i64 << 19)..(1 << 19)).contains(&(v as i32 as i64)));
+                let hi_ok = matches!(x_b.kind, SrcKind::Reg(_) | SrcKind::CBuf { index: None, .. });
                 if l.n == 1 && h.n == 1 && lo_ok && hi_ok && shifted(f, &d, l.reg, h.reg).is_some() {
                     groups.entry((lv, hv)).or_default().push((b, k, swap));
                     break;
@@ -297,50 +313,69 @@ pub fn scaled_index(f: &mut Function) -> bool {
     let mut inserts: Vec<(BlockId, usize, Instr)> = vec![];
     let mut changed = false;
     for key in keys {
-        let sites = &groups[&key];
-        let sh = shifted(f, &d, Reg::V(key.0), Reg::V(key.1)).expect("checked above");
-        let other_uses = (uses[key.0 as usize] + uses[key.1 as usize]) as usize > 2 * sites.len();
+        // Every key has its group, and `shifted` matched it when it was collected (the
+        // rewrites below change only adds, never the SHL/SHR it reads).
+        let Some(sites) = groups.get(&key) else { continue };
+        let Some(sh) = shifted(f, &d, Reg::V(key.0), Reg::V(key.1)) else { continue };
+        let (Some(&uses_lo), Some(&uses_hi)) = (uses.get(key.0 as usize), uses.get(key.1 as usize)) else { continue };
+        // Use counts and sites are bounded by the number of instructions.
+        let other_uses = uses_lo.saturating_add(uses_hi) as usize > sites.len().saturating_mul(2);
         let shifts_saved = if other_uses { 0 } else { 2 };
         if usize::from(sh.y_hi.is_none()) >= shifts_saved {
             continue;
         }
+        // The definition of `x.lo`, after which a signed index's sign word goes.
+        let sign_at = match (sh.y_hi, d.get(key.0)) {
+            (Some(_), _) => None,
+            (None, Some(site)) => Some(site),
+            (None, None) => continue,
+        };
         changed = true;
         let s = Src::imm(sh.s);
         let count = |src: &Src, uses: &mut Vec<u32>, k: u32| {
             if let Some(r) = src.as_reg()
                 && let Reg::V(v) = r.reg
+                && let Some(u) = uses.get_mut(v as usize)
             {
-                uses[v as usize] += k;
+                *u = u.saturating_add(k);
             }
         };
-        let n = sites.len() as u32;
-        uses[key.0 as usize] -= n;
-        uses[key.1 as usize] -= n;
-        count(&sh.y_lo, &mut uses, 2 * n);
+        let n = u32::try_from(sites.len()).unwrap_or(u32::MAX);
+        // Each site read `x.lo` and `x.hi` once.
+        for v in [key.0, key.1] {
+            if let Some(u) = uses.get_mut(v as usize) {
+                *u = u.saturating_sub(n);
+            }
+        }
+        count(&sh.y_lo, &mut uses, n.saturating_mul(2));
         if let Some(h) = &sh.y_hi {
             count(h, &mut uses, n);
         }
-        for &(b, k, swap) in sites {
-            let instrs = &mut f.cfg[b].instrs;
-            let bi = usize::from(!swap);
-            let (b_lo, b_hi) = (instrs[k].srcs[bi], instrs[k + 1].srcs[bi]);
-            instrs[k].op = Op::Lea { hi: false, x: false, cc: true };
-            instrs[k].srcs = vec![sh.y_lo, b_lo, s];
-            instrs[k + 1].op = Op::Lea { hi: true, x: true, cc: false };
-            // The high word operand is filled below for signed indices.
-            instrs[k + 1].srcs = vec![sh.y_lo, b_hi, sh.y_hi.unwrap_or(Src::rz()), s];
-        }
-        if sh.y_hi.is_none() {
-            // The sign word of a signed index, computed once right after the SHL.
-            let (db, dk) = d.get(key.0).expect("a shifted value has a definition");
-            let sign = f.new_vreg(crate::ir::VRegKind::Gpr(1));
-            uses.push(n);
-            count(&sh.y_lo, &mut uses, 1);
-            for &(b, k, _) in sites {
-                f.cfg[b].instrs[k + 1].srcs[2] = Src::r32(sign);
+        // The sign word of a signed index, computed once right after the SHL.
+        let y_hi = match (sh.y_hi, sign_at) {
+            (Some(h), _) => h,
+            (None, Some((db, dk))) => {
+                let sign = f.new_vreg(crate::ir::VRegKind::Gpr(1));
+                uses.push(n);
+                count(&sh.y_lo, &mut uses, 1);
+                let ins = Instr::new(Op::Shr { u32: false }, vec![Dst::reg(sign, 1)], vec![sh.y_lo, Src::imm(31)]);
+                inserts.push((db, dk, ins));
+                Src::r32(sign)
             }
-            let ins = Instr::new(Op::Shr { u32: false }, vec![Dst::reg(sign, 1)], vec![sh.y_lo, Src::imm(31)]);
-            inserts.push((db, dk, ins));
+            // `sign_at` is `Some` when `y_hi` is `None` (checked above).
+            (None, None) => continue,
+        };
+        for &(b, k, swap) in sites {
+            let bi = usize::from(!swap);
+            // Sites are `IADD.CC` at `k`, `IADD.X` at `k + 1`, as collected above.
+            if let Some([lo, hi, ..]) = f.cfg[b].instrs.get_mut(k..)
+                && let (Some(&b_lo), Some(&b_hi)) = (lo.srcs.get(bi), hi.srcs.get(bi))
+            {
+                lo.op = Op::Lea { hi: false, x: false, cc: true };
+                lo.srcs = vec![sh.y_lo, b_lo, s];
+                hi.op = Op::Lea { hi: true, x: true, cc: false };
+                hi.srcs = vec![sh.y_lo, b_hi, y_hi, s];
+            }
         }
     }
     insert_after(f, inserts);
@@ -358,11 +393,13 @@ fn insert_after(f: &mut Function, mut inserts: Vec<(BlockId, usize, Instr)>) {
         let old_origins = std::mem::take(&mut blk.origins);
         for (k, (i, o)) in old_instrs.into_iter().zip(old_origins).enumerate() {
             blk.push(i, o);
-            while it.peek().is_some_and(|(x, at, _)| *x == b && *at == k) {
-                let (_, _, ins) = it.next().expect("peeked");
+            while let Some((_, _, ins)) = it.next_if(|(x, at, _)| *x == b && *at == k) {
                 blk.push(ins, o);
             }
         }
+        // An index past the block's end (none: indices are definition sites) is dropped,
+        // rather than looping on this block for ever.
+        while it.next_if(|(x, _, _)| *x == b).is_some() {}
     }
 }
 
@@ -373,20 +410,22 @@ fn word_site(f: &Function, d: &DefSites, r: RegRef) -> Option<(BlockId, usize)> 
     }
     let Reg::V(v) = r.reg else { return None };
     let (b, k) = d.get(v)?;
-    let i = &f.cfg[b].instrs[k];
+    let i = f.cfg[b].instrs.get(k)?;
     if i.guard.is_some() {
         return None;
     }
     if i.op != Op::Join {
         return (r.comp == 0).then_some((b, k));
     }
+    // Component numbers are below 256 (a `u8`); a join past that is not looked through.
     let mut at = 0u8;
     for s in &i.srcs {
         let x = s.as_reg()?;
-        if r.comp < at + x.n {
-            return word_site(f, d, x.part(r.comp - at));
+        let end = at.checked_add(x.n)?;
+        if r.comp < end {
+            return word_site(f, d, x.part(r.comp.checked_sub(at)?));
         }
-        at += x.n;
+        at = end;
     }
     None
 }
@@ -400,17 +439,25 @@ fn scaled_add(lo: &Instr, hi: &Instr) -> Option<(Vec<Src>, Vec<Src>)> {
     {
         return None;
     }
-    let (a_lo, b_lo, a_hi, b_hi, s) = match (lo.op, hi.op) {
-        (Op::Iadd { cc: true, x: false }, Op::Iadd { cc: false, x: true }) => {
+    let (a_lo, b_lo, a_hi, b_hi, s) = match (lo.op, hi.op, lo.srcs.as_slice(), hi.srcs.as_slice()) {
+        (Op::Iadd { cc: true, x: false }, Op::Iadd { cc: false, x: true }, &[l0, l1, ..], &[h0, h1, ..]) => {
             // LEA takes the offset in a register (Ra) and the base in Sb.
-            let (i, j) = if lo.srcs[0].as_reg().is_some() && hi.srcs[0].as_reg().is_some() { (0, 1) } else { (1, 0) };
-            (lo.srcs[i], lo.srcs[j], hi.srcs[i], hi.srcs[j], Src::imm(0))
+            if l0.as_reg().is_some() && h0.as_reg().is_some() {
+                (l0, l1, h0, h1, Src::imm(0))
+            } else {
+                (l1, l0, h1, h0, Src::imm(0))
+            }
         }
-        (Op::Lea { hi: false, x: false, cc: true }, Op::Lea { hi: true, x: true, cc: false }) if hi.dsts.len() == 1 => {
-            if lo.srcs.len() != 3 || hi.srcs.len() != 4 || lo.srcs[0] != hi.srcs[0] || lo.srcs[2] != hi.srcs[3] {
+        (
+            Op::Lea { hi: false, x: false, cc: true },
+            Op::Lea { hi: true, x: true, cc: false },
+            &[l0, l1, l2],
+            &[h0, h1, h2, h3],
+        ) if hi.dsts.len() == 1 => {
+            if l0 != h0 || l2 != h3 {
                 return None;
             }
-            (lo.srcs[0], lo.srcs[1], hi.srcs[2], hi.srcs[1], lo.srcs[2])
+            (l0, l1, h2, h1, l2)
         }
         _ => return None,
     };
@@ -473,9 +520,8 @@ pub fn fuse_generic_add(f: &mut Function) -> bool {
     let based_on = |t: u32| based.get(&t).map_or(&[][..], Vec::as_slice);
     let mut rewrites = vec![];
     for &b in &f.layout {
-        let instrs = &f.cfg[b].instrs;
-        for k in 0..instrs.len().saturating_sub(2) {
-            let (lo, hi, j) = (&instrs[k], &instrs[k + 1], &instrs[k + 2]);
+        for (k, window) in f.cfg[b].instrs.windows(3).enumerate() {
+            let [lo, hi, j] = window else { continue };
             if lo.op != (Op::Lea { hi: false, x: false, cc: true })
                 || hi.op != (Op::Lea { hi: true, x: true, cc: false })
                 || !matches!(hi.dsts.first(), Some(Dst::Pred(_)))
@@ -487,32 +533,33 @@ pub fn fuse_generic_add(f: &mut Function) -> bool {
             }
             // The Plg pair as lowering builds it (generic_addr): no scale, base in Ra/Rc;
             // its carry, which the rewrite changes, read by its high half only.
-            if lo.srcs.len() != 2
-                || hi.srcs.len() != 3
-                || lo.srcs[0] != hi.srcs[0]
+            let ([lo_a, lo_b], [hi_a, hi_b, hi_c]) = (lo.srcs.as_slice(), hi.srcs.as_slice()) else { continue };
+            if lo_a != hi_a
                 || hi.cc.read != lo.cc.def
-                || lo.cc.def.is_none_or(|c| cc_readers[c as usize] != 1)
+                || lo.cc.def.is_none_or(|c| cc_readers.get(c as usize) != Some(&1))
             {
                 continue;
             }
-            let off = match lo.srcs[1].kind {
+            let off = match lo_b.kind {
                 SrcKind::Imm(v) => v as i32 as i64,
                 SrcKind::Reg(r) if r.reg.is_rz() => 0,
                 _ => continue,
             };
-            if !hi.srcs[1].as_reg().is_some_and(|r| r.reg.is_rz()) {
+            if !hi_b.as_reg().is_some_and(|r| r.reg.is_rz()) {
                 continue;
             }
-            let (Some(p_lo), Some(p_hi)) = (lo.srcs[0].as_reg(), hi.srcs[2].as_reg()) else { continue };
+            let (Some(p_lo), Some(p_hi)) = (lo_a.as_reg(), hi_c.as_reg()) else { continue };
             // The two words come from one add pair: the high word reads the low word's carry.
             let (Some((ba, ka)), Some((bx, kx))) = (word_site(f, &d, p_lo), word_site(f, &d, p_hi)) else { continue };
-            let lo_cc = f.cfg[ba].instrs[ka].cc.def;
-            if lo_cc.is_none() || f.cfg[bx].instrs[kx].cc.read != lo_cc {
+            let (Some(add_lo), Some(add_hi)) = (f.cfg[ba].instrs.get(ka), f.cfg[bx].instrs.get(kx)) else { continue };
+            if add_lo.cc.def.is_none() || add_hi.cc.read != add_lo.cc.def {
                 continue;
             }
-            let Some((lo_srcs, hi_srcs)) = scaled_add(&f.cfg[ba].instrs[ka], &f.cfg[bx].instrs[kx]) else { continue };
-            let Reg::V(tv) = j.dsts[0].reg_of() else { continue };
-            if off != 0 && !(addr_only.get(&tv).copied().unwrap_or(true) && offsets_fit(f, based_on(tv), off)) {
+            let Some((lo_srcs, hi_srcs)) = scaled_add(add_lo, add_hi) else { continue };
+            let Some(Reg::V(tv)) = j.dsts.first().map(Dst::reg_of) else { continue };
+            if off != 0
+                && !(addr_only.get(&tv).copied().unwrap_or(true) && moved_offsets(f, based_on(tv), off).is_some())
+            {
                 continue;
             }
 
@@ -521,32 +568,33 @@ pub fn fuse_generic_add(f: &mut Function) -> bool {
     }
     let changed = !rewrites.is_empty();
     for (b, k, lo_srcs, hi_srcs, tv, off) in rewrites {
-        let instrs = &mut f.cfg[b].instrs;
-        instrs[k].srcs = lo_srcs;
-        instrs[k + 1].srcs = hi_srcs;
-        if off != 0 {
-            move_offset(f, based_on(tv), off);
+        // The offsets were checked when the rewrite was chosen; each value's sites are
+        // its own, so no other rewrite moved them since.
+        let moved = if off != 0 { moved_offsets(f, based_on(tv), off) } else { Some(vec![]) };
+        let Some(moved) = moved else { continue };
+        let Some([lo, hi, ..]) = f.cfg[b].instrs.get_mut(k..) else { continue };
+        lo.srcs = lo_srcs;
+        hi.srcs = hi_srcs;
+        for (b, k, o) in moved {
+            if let Some(s) = f.cfg[b].instrs.get_mut(k).and_then(|i| i.srcs.first_mut())
+                && let SrcKind::Addr { offset, .. } = &mut s.kind
+            {
+                *offset = o;
+            }
         }
     }
     changed
 }
 
-/// Whether every address at `sites` (the instructions based on one value) can take `off`
-/// more in its 32-bit immediate (spa50-LD.txt, spa50-ST.txt).
-fn offsets_fit(f: &Function, sites: &[(BlockId, usize)], off: i64) -> bool {
-    sites.iter().all(|&(b, k)| match f.cfg[b].instrs[k].srcs.first().map(|s| s.kind) {
-        Some(SrcKind::Addr { offset, .. }) => i32::try_from(offset as i64 + off).is_ok(),
-        _ => true,
-    })
-}
-
-/// Adds `off` to the immediate of every address at `sites`.
-fn move_offset(f: &mut Function, sites: &[(BlockId, usize)], off: i64) {
+/// The addresses at `sites` (the instructions based on one value) with `off` more in
+/// their 32-bit immediates (spa50-LD.txt, spa50-ST.txt): each site's new immediate, or
+/// `None` if one does not fit or a site is missing. Sites without an address are left out.
+fn moved_offsets(f: &Function, sites: &[(BlockId, usize)], off: i64) -> Option<Vec<(BlockId, usize, i32)>> {
+    let mut moved = Vec::with_capacity(sites.len());
     for &(b, k) in sites {
-        if let Some(s) = f.cfg[b].instrs[k].srcs.first_mut()
-            && let SrcKind::Addr { offset, .. } = &mut s.kind
-        {
-            *offset = (*offset as i64 + off) as i32;
+        if let Some(SrcKind::Addr { offset, .. }) = f.cfg[b].instrs.get(k)?.srcs.first().map(|s| s.kind) {
+            moved.push((b, k, i32::try_from(i64::from(offset).checked_add(off)?).ok()?));
         }
     }
+    Some(moved)
 }

@@ -26,6 +26,7 @@
 //! registers except at most one direct constant-bank word, which goes to the `b` slot (the
 //! slot that takes one: ptxas's `LOP3.LUT R10, R8, c[0x2][0x28], R7, 0x48`); `IADD`
 //! sources carry no negation. Runs on SSA form after the clean-up passes.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use crate::ir::{Function, for_each_use};
 use crate::sass::instr::{Dst, Instr, PT, Reg, RegRef, Src, SrcKind};
@@ -42,18 +43,20 @@ pub fn run(f: &mut Function) -> bool {
         for k in 0..f.cfg[b].instrs.len() {
             let fused = {
                 let blk = &f.cfg[b].instrs;
+                let Some(i) = blk.get(k) else { break };
                 let def = |r: Reg| {
                     let Reg::V(v) = r else { return None };
-                    let &j = defs.get(&v)?;
-                    (uses.get(&v) == Some(&1) && blk[j].guard.is_none()).then_some(&blk[j])
+                    let j = blk.get(*defs.get(&v)?)?;
+                    (uses.get(&v) == Some(&1) && j.guard.is_none()).then_some(j)
                 };
-                fuse(&blk[k], def).or_else(|| fuse_setp(&blk[k], def))
+                fuse(i, def).or_else(|| fuse_setp(i, def))
             };
+            let Some(i) = f.cfg[b].instrs.get_mut(k) else { break };
             if let Some(ins) = fused {
-                f.cfg[b].instrs[k] = ins;
+                *i = ins;
                 changed = true;
             }
-            for d in &f.cfg[b].instrs[k].dsts {
+            for d in &i.dsts {
                 if let Some(v) = crate::ir::dst_vreg(d) {
                     defs.insert(v, k);
                 }
@@ -68,12 +71,13 @@ pub fn run(f: &mut Function) -> bool {
 /// docs).
 fn fuse_setp<'a>(d: &Instr, def: impl Fn(Reg) -> Option<&'a Instr>) -> Option<Instr> {
     let Op::Psetp { bop0, bop1: BoolOp::And } = d.op else { return None };
-    if d.guard.is_some() || d.srcs.len() != 3 || d.srcs[2] != Src::pt() || d.dsts.get(1) != Some(&Dst::Pred(PT)) {
+    let &[s0, s1, s2] = d.srcs.as_slice() else { return None };
+    if d.guard.is_some() || s2 != Src::pt() || d.dsts.get(1) != Some(&Dst::Pred(PT)) {
         return None;
     }
-    for k in 0..2 {
-        let SrcKind::Pred(t @ Reg::V(_)) = d.srcs[k].kind else { continue };
-        if d.srcs[k].mods != Default::default() {
+    for (this, other) in [(s0, s1), (s1, s0)] {
+        let SrcKind::Pred(t @ Reg::V(_)) = this.kind else { continue };
+        if this.mods != Default::default() {
             continue;
         }
         let Some(inner) = def(t) else { continue };
@@ -82,16 +86,22 @@ fn fuse_setp<'a>(d: &Instr, def: impl Fn(Reg) -> Option<&'a Instr>) -> Option<In
             Op::Fsetp { cmp, ftz, bop: BoolOp::And } => Op::Fsetp { cmp, ftz, bop: bop0 },
             _ => continue,
         };
-        if inner.srcs.len() != 3 || inner.srcs[2] != Src::pt() || inner.dsts.get(1) != Some(&Dst::Pred(PT)) {
+        let &[a, b, c] = inner.srcs.as_slice() else { continue };
+        if c != Src::pt() || inner.dsts.get(1) != Some(&Dst::Pred(PT)) {
             continue;
         }
         let mut fused = inner.clone();
         fused.op = op;
         fused.dsts = d.dsts.clone();
-        fused.srcs[2] = d.srcs[1 - k];
+        fused.srcs = vec![a, b, other];
         return Some(fused);
     }
     None
+}
+
+/// Counts one more read (at most one per operand of the function).
+fn bump(n: &mut u32) {
+    *n = n.saturating_add(1);
 }
 
 /// How many times each virtual register is read (instructions and edge arguments).
@@ -99,12 +109,12 @@ fn use_counts(f: &Function) -> HashMap<u32, u32> {
     let mut n: HashMap<u32, u32> = HashMap::new();
     for &b in &f.layout {
         for i in &f.cfg[b].instrs {
-            for_each_use(i, |v| *n.entry(v).or_default() += 1);
+            for_each_use(i, |v| bump(n.entry(v).or_default()));
         }
     }
     for e in f.cfg.edge_indices() {
         for a in &f.cfg[e].args {
-            *n.entry(*a).or_default() += 1;
+            bump(n.entry(*a).or_default());
         }
     }
     n
@@ -155,20 +165,18 @@ fn logic(op: LogicOp, x: u8, y: u8) -> Option<u8> {
 /// The fused form of `d`, when one of its register sources is the single-use result of
 /// an instruction `def` returns.
 fn fuse<'a>(d: &Instr, def: impl Fn(Reg) -> Option<&'a Instr>) -> Option<Instr> {
-    if d.guard.is_some() || d.dsts.len() != 1 || d.srcs.len() != 2 {
+    let [s0, s1] = d.srcs.as_slice() else { return None };
+    if d.guard.is_some() || d.dsts.len() != 1 {
         return None;
     }
     let logic_op = matches!(d.op, Op::Lop(_));
     if !logic_op && d.op != (Op::Iadd { cc: false, x: false }) {
         return None;
     }
-    for k in 0..2 {
-        let other = &d.srcs[1 - k];
-        let (Some(t), Some(other_reg)) = (whole(&d.srcs[k], logic_op), operand(other, logic_op)) else { continue };
+    for (k, (this, other)) in [(s0, s1), (s1, s0)].into_iter().enumerate() {
+        let (Some(t), Some(other_reg)) = (whole(this, logic_op), operand(other, logic_op)) else { continue };
         let Some(inner) = def(t) else { continue };
-        if inner.srcs.len() != 2 {
-            continue;
-        }
+        let [x, y] = inner.srcs.as_slice() else { continue };
         let same_kind = match (d.op, inner.op) {
             (Op::Lop(_), Op::Lop(op1)) => op1 != LogicOp::PassB,
             (Op::Iadd { .. }, op1) => op1 == (Op::Iadd { cc: false, x: false }),
@@ -177,15 +185,17 @@ fn fuse<'a>(d: &Instr, def: impl Fn(Reg) -> Option<&'a Instr>) -> Option<Instr> 
         if !same_kind {
             continue;
         }
-        let (Some(x_reg), Some(y_reg)) = (operand(&inner.srcs[0], logic_op), operand(&inner.srcs[1], logic_op)) else {
+        let (Some(x_reg), Some(y_reg)) = (operand(x, logic_op), operand(y, logic_op)) else {
             continue;
         };
         let Some(order) = slots([x_reg, y_reg, other_reg]) else { continue };
         // Inputs x, y (of the inner instruction) and z (the other source) in their slots.
-        let inputs = [&inner.srcs[0], &inner.srcs[1], other];
-        let mut placed = [inputs[0]; 3];
-        for (input, &slot) in order.iter().enumerate() {
-            placed[slot] = inputs[input];
+        let inputs = [x, y, other];
+        let mut placed = inputs;
+        for (input, &slot) in inputs.iter().zip(&order) {
+            if let Some(p) = placed.get_mut(slot) {
+                *p = input;
+            }
         }
         let plain = |s: &Src| Src { mods: Default::default(), ..*s };
         let mut srcs: Vec<Src> = placed.iter().map(|s| plain(s)).collect();
@@ -193,13 +203,14 @@ fn fuse<'a>(d: &Instr, def: impl Fn(Reg) -> Option<&'a Instr>) -> Option<Instr> 
             (Op::Lop(op2), Op::Lop(op1)) => {
                 // Each slot's truth-table column, inverted where the operand is `~x`.
                 let cols = [0xF0u8, 0xCC, 0xAA];
+                // `order` holds slots 0..=2 (`slots`).
                 let col = |input: usize| {
-                    let v = cols[order[input]];
-                    if inputs[input].mods.inv { !v } else { v }
+                    let v = *cols.get(*order.get(input)?)?;
+                    Some(if inputs.get(input)?.mods.inv { !v } else { v })
                 };
-                let tv = logic(op1, col(0), col(1))?;
-                let tv = if d.srcs[k].mods.inv { !tv } else { tv };
-                let lut = if k == 0 { logic(op2, tv, col(2))? } else { logic(op2, col(2), tv)? };
+                let tv = logic(op1, col(0)?, col(1)?)?;
+                let tv = if this.mods.inv { !tv } else { tv };
+                let lut = if k == 0 { logic(op2, tv, col(2)?)? } else { logic(op2, col(2)?, tv)? };
                 srcs.push(Src::imm(lut as u32));
                 Op::Lop3
             }

@@ -1,6 +1,11 @@
 //! Dead-code elimination on SSA form (part of [`super::run`]'s rounds): instructions
 //! whose results nobody reads go, unless they have side effects; so do block parameters
 //! nobody reads.
+//!
+//! Liveness is kept in tables indexed by virtual register and CC value; a number beyond
+//! them (none: the tables are sized by the function's counts) counts as live, so that
+//! nothing is removed on its account.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use super::def_sites;
 use crate::ir::{BlockId, Function, for_each_use};
@@ -66,16 +71,19 @@ pub fn dce(f: &mut Function) -> bool {
     let mut param_at: Vec<Option<(BlockId, usize)>> = vec![None; nv];
     for &b in &f.layout {
         for (k, p) in f.cfg[b].params.iter().enumerate() {
-            param_at[*p as usize] = Some((b, k));
+            if let Some(at) = param_at.get_mut(*p as usize) {
+                *at = Some((b, k));
+            }
         }
     }
     while let Some(x) = work.pop() {
         let site = match x {
             Val::V(v) => {
-                if std::mem::replace(&mut live[v as usize], true) {
+                let Some(l) = live.get_mut(v as usize) else { continue };
+                if std::mem::replace(l, true) {
                     continue;
                 }
-                if let Some((b, k)) = param_at[v as usize] {
+                if let Some(&Some((b, k))) = param_at.get(v as usize) {
                     for e in f.cfg.edges_directed(b, Direction::Incoming) {
                         if let Some(a) = e.weight().args.get(k) {
                             work.push(Val::V(*a));
@@ -85,23 +93,28 @@ pub fn dce(f: &mut Function) -> bool {
                 defs.get(v)
             }
             Val::Cc(c) => {
-                if std::mem::replace(&mut live_cc[c as usize], true) {
+                let Some(l) = live_cc.get_mut(c as usize) else { continue };
+                if std::mem::replace(l, true) {
                     continue;
                 }
-                cc_defs[c as usize]
+                cc_defs.get(c as usize).copied().flatten()
             }
         };
-        if let Some((b, k)) = site {
-            uses(&f.cfg[b].instrs[k], &mut work);
+        if let Some((b, k)) = site
+            && let Some(i) = f.cfg[b].instrs.get(k)
+        {
+            uses(i, &mut work);
         }
     }
+    let is_live = |v: u32| live.get(v as usize).copied().unwrap_or(true);
+    let cc_is_live = |c: u32| live_cc.get(c as usize).copied().unwrap_or(true);
     let mut changed = false;
     // Atomics whose old value nobody reads: ptxas 11.8 emits `RED.E.op [a], b` for a
     // global `atom` with an unused result and `ATOMS.op RZ, [a], b` for a shared one
     // (`samples/histogram_atomic`, `samples/warp_reduce`).
     for b in f.layout.clone() {
         for i in f.cfg[b].instrs.iter_mut() {
-            let dead = matches!(i.dsts.first(), Some(Dst::Reg(r)) if matches!(r.reg, Reg::V(v) if !live[v as usize]));
+            let dead = matches!(i.dsts.first(), Some(Dst::Reg(r)) if matches!(r.reg, Reg::V(v) if !is_live(v)));
             if !dead {
                 continue;
             }
@@ -113,7 +126,11 @@ pub fn dce(f: &mut Function) -> bool {
                     i.op = Op::Red(m);
                     i.dsts.clear();
                 }
-                Op::Atom(_) | Op::Atoms(_) => i.dsts[0] = Dst::Reg(RegRef::rz(n)),
+                Op::Atom(_) | Op::Atoms(_) => {
+                    if let Some(d) = i.dsts.first_mut() {
+                        *d = Dst::Reg(RegRef::rz(n));
+                    }
+                }
                 _ => continue,
             }
             changed = true;
@@ -129,10 +146,12 @@ pub fn dce(f: &mut Function) -> bool {
                 continue;
             }
             let mut any_live = false;
-            crate::ir::for_each_def(i, |d| any_live |= live[d as usize]);
-            let cc_live = i.cc.def.is_some_and(|c| live_cc[c as usize]);
+            crate::ir::for_each_def(i, |d| any_live |= is_live(d));
+            let cc_live = i.cc.def.is_some_and(cc_is_live);
             if !any_live && !cc_live {
-                keep[k] = false;
+                if let Some(x) = keep.get_mut(k) {
+                    *x = false;
+                }
             } else if !any_live {
                 // Kept for its CC value only.
                 for d in i.dsts.iter_mut() {
@@ -149,32 +168,28 @@ pub fn dce(f: &mut Function) -> bool {
         if keep.iter().any(|k| !k) {
             changed = true;
             let blk = &mut f.cfg[b];
+            // `keep` has one entry per instruction (and origin); past it, keep.
             let mut it = keep.iter();
-            blk.instrs.retain(|_| *it.next().expect("same length"));
+            blk.instrs.retain(|_| it.next().copied().unwrap_or(true));
             let mut it = keep.iter();
-            blk.origins.retain(|_| *it.next().expect("same length"));
+            blk.origins.retain(|_| it.next().copied().unwrap_or(true));
         }
         // Dead block parameters.
-        if f.cfg[b].params.iter().all(|p| live[*p as usize]) {
+        if f.cfg[b].params.iter().all(|p| is_live(*p)) {
             continue;
         }
         // Which positions stay, then every incoming edge's arguments and the parameters
         // are filtered in one pass each.
-        let kept: Vec<bool> = f.cfg[b].params.iter().map(|p| live[*p as usize]).collect();
+        let kept: Vec<bool> = f.cfg[b].params.iter().map(|p| is_live(*p)).collect();
         changed = true;
         let in_edges: Vec<_> = f.cfg.edges_directed(b, Direction::Incoming).map(|e| e.id()).collect();
+        // Arguments and parameters by position; past `kept`, keep.
         for e in in_edges {
-            let mut k = 0;
-            f.cfg[e].args.retain(|_| {
-                k += 1;
-                kept.get(k - 1).copied().unwrap_or(true)
-            });
+            let mut it = kept.iter();
+            f.cfg[e].args.retain(|_| it.next().copied().unwrap_or(true));
         }
-        let mut k = 0;
-        f.cfg[b].params.retain(|_| {
-            k += 1;
-            kept[k - 1]
-        });
+        let mut it = kept.iter();
+        f.cfg[b].params.retain(|_| it.next().copied().unwrap_or(true));
     }
     changed
 }

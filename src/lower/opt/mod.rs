@@ -6,6 +6,11 @@
 //! of `join`), constant-operand folding (`MOV c[..]`/`MOV32I` into the consumer slots that
 //! can encode them, `sass::legal`), address-offset folding, and dead-code elimination.
 //! Instruction combining is in [`combine`].
+//!
+//! A pass that does not find an operand, instruction or edge where its pattern expects
+//! one leaves that site alone (no panic); tables indexed by virtual register treat an
+//! unknown register conservatively (read whole, not a constant).
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 pub mod combine;
 mod dce;
@@ -21,25 +26,26 @@ use petgraph::Direction;
 /// Removes blocks not reachable from the entry.
 pub fn remove_unreachable(f: &mut Function) {
     let seen = f.reached_from_entry();
-    let dead: Vec<BlockId> = f.layout.iter().copied().filter(|b| !seen[b.index()]).collect();
+    let reached = |b: &BlockId| seen.get(b.index()) == Some(&true);
+    let dead: Vec<BlockId> = f.layout.iter().copied().filter(|b| !reached(b)).collect();
     // In bulk: one by one, each dead block's edge into a join walks the join's whole
     // incoming list (quadratic on a join of many predecessors).
     crate::ir::edit::remove_blocks(f, &dead);
-    f.layout.retain(|b| seen[b.index()]);
+    f.layout.retain(reached);
 }
 
 /// Follows blocks that contain only an unconditional `BRA` (and no parameters).
 fn skip_trampolines(f: &Function, mut b: BlockId) -> BlockId {
     for _ in 0..64 {
         let blk = &f.cfg[b];
-        if blk.params.is_empty()
-            && blk.instrs.len() == 1
-            && blk.instrs[0].op == Op::Bra
-            && blk.instrs[0].guard.is_none()
-        {
-            b = f.succs(b)[0];
-        } else {
+        let trampoline =
+            matches!((blk.params.as_slice(), blk.instrs.as_slice()), ([], [i]) if i.op == Op::Bra && i.guard.is_none());
+        if !trampoline {
             break;
+        }
+        match f.succs(b).first() {
+            Some(&s) => b = s,
+            None => break,
         }
     }
     b
@@ -47,7 +53,7 @@ fn skip_trampolines(f: &Function, mut b: BlockId) -> BlockId {
 
 fn is_exit_block(f: &Function, b: BlockId) -> bool {
     let blk = &f.cfg[b];
-    blk.params.is_empty() && blk.instrs.len() == 1 && blk.instrs[0].op == Op::Exit && blk.instrs[0].guard.is_none()
+    matches!((blk.params.as_slice(), blk.instrs.as_slice()), ([], [i]) if i.op == Op::Exit && i.guard.is_none())
 }
 
 /// Replaces branches to exit-only blocks by (predicated) `EXIT`. Run before SSA.
@@ -62,27 +68,30 @@ pub fn thread_exits(f: &mut Function) {
         if term.op != Op::Bra {
             continue;
         }
+        // A `BRA` ends a block with its taken edge first (`succ_edges`), then, when
+        // guarded, the fall-through edge.
         let edges = f.succ_edges(b);
-        let taken = edges[0];
-        let (_, t) = f.cfg.edge_endpoints(taken).expect("edge");
+        let Some(&taken) = edges.first() else { continue };
+        let Some((_, t)) = f.cfg.edge_endpoints(taken) else { continue };
         if !is_exit_block(f, skip_trampolines(f, t)) {
             continue;
         }
-        let origin = *f.cfg[b].origins.last().expect("origin");
-        let n = f.cfg[b].instrs.len();
+        let Some(&origin) = f.cfg[b].origins.last() else { continue };
         match term.guard {
             None => {
-                f.cfg[b].instrs[n - 1] = Instr::new(Op::Exit, vec![], vec![]);
+                let Some(last) = f.cfg[b].instrs.last_mut() else { continue };
+                *last = Instr::new(Op::Exit, vec![], vec![]);
                 gone.push(taken);
             }
             Some(g) => {
                 // `@P EXIT`, then continue to the fall-through block.
-                let (_, ft) = f.cfg.edge_endpoints(edges[1]).expect("edge");
-                f.cfg[b].instrs[n - 1] = Instr::new(Op::Exit, vec![], vec![]).guarded(g.pred, g.neg);
+                let Some(&fall) = edges.get(1) else { continue };
+                let Some((_, ft)) = f.cfg.edge_endpoints(fall) else { continue };
+                let Some(last) = f.cfg[b].instrs.last_mut() else { continue };
+                *last = Instr::new(Op::Exit, vec![], vec![]).guarded(g.pred, g.neg);
                 f.cfg[b].push(Instr::new(Op::Bra, vec![], vec![Src::label(ft.index() as u32)]), origin);
                 gone.push(taken);
-                let e = edges[1];
-                f.cfg[e].kind = EdgeKind::Taken;
+                f.cfg[fall].kind = EdgeKind::Taken;
             }
         }
     }
@@ -101,8 +110,11 @@ pub fn split_critical_edges(f: &mut Function) {
     // the counts stay exact; counting per edge was quadratic on a join of many branches).
     let mut preds = vec![0usize; petgraph::visit::NodeIndexable::node_bound(&f.cfg)];
     for e in f.cfg.edge_indices() {
-        if let Some((_, t)) = f.cfg.edge_endpoints(e) {
-            preds[t.index()] += 1;
+        // At most one per edge.
+        if let Some((_, t)) = f.cfg.edge_endpoints(e)
+            && let Some(n) = preds.get_mut(t.index())
+        {
+            *n = n.saturating_add(1);
         }
     }
     for b in f.layout.clone() {
@@ -111,21 +123,33 @@ pub fn split_critical_edges(f: &mut Function) {
             continue;
         }
         for e in succs {
-            let (_, t) = f.cfg.edge_endpoints(e).expect("edge");
-            if preds[t.index()] < 2 {
+            let Some((_, t)) = f.cfg.edge_endpoints(e) else { continue };
+            if preds.get(t.index()).is_none_or(|&n| n < 2) {
                 continue;
             }
             let kind = f.cfg[e].kind;
+            // A taken edge is retargeted through its branch's label, the terminator's
+            // first source (and a fall-through edge's block placed after `b`).
+            let retargetable = match kind {
+                EdgeKind::Fallthrough => after.get(b.index()).is_some(),
+                _ => f.cfg[b].instrs.last().is_some_and(|t| !t.srcs.is_empty()),
+            };
+            if !retargetable {
+                continue;
+            }
             let mid = f.new_block("");
             let origin = f.cfg[b].origins.last().copied().unwrap_or_default();
             f.cfg[mid].push(Instr::new(Op::Bra, vec![], vec![Src::label(t.index() as u32)]), origin);
             split.push((e, b, mid, t, kind));
             if kind == EdgeKind::Fallthrough {
-                after[b.index()] = Some(mid);
+                if let Some(a) = after.get_mut(b.index()) {
+                    *a = Some(mid);
+                }
             } else {
                 // Retarget the branch; the new block goes to the end of the layout.
-                let term = f.cfg[b].instrs.last_mut().expect("terminator");
-                term.srcs[0] = Src::label(mid.index() as u32);
+                if let Some(label) = f.cfg[b].instrs.last_mut().and_then(|t| t.srcs.first_mut()) {
+                    *label = Src::label(mid.index() as u32);
+                }
                 at_end.push(mid);
             }
         }
@@ -138,7 +162,7 @@ pub fn split_critical_edges(f: &mut Function) {
         f.cfg.add_edge(b, mid, crate::ir::Edge { kind, args: vec![] });
         f.cfg.add_edge(mid, t, crate::ir::Edge { kind: EdgeKind::Taken, args: vec![] });
     }
-    let mut layout = Vec::with_capacity(f.layout.len() + at_end.len());
+    let mut layout = Vec::with_capacity(f.layout.len().saturating_add(at_end.len()));
     for &b in &f.layout {
         layout.push(b);
         layout.extend(after.get(b.index()).copied().flatten());
@@ -195,7 +219,7 @@ fn cc_read_by_live_writers(f: &Function, before: &[bool]) -> bool {
 fn unguarded_def<'f>(f: &'f Function, defs: &DefSites, r: RegRef) -> Option<(u32, &'f Instr)> {
     let Reg::V(v) = r.reg else { return None };
     let (b, k) = defs.get(v)?;
-    let d = &f.cfg[b].instrs[k];
+    let d = f.cfg[b].instrs.get(k)?;
     d.guard.is_none().then_some((v, d))
 }
 
@@ -214,15 +238,18 @@ fn whole_uses(f: &Function) -> Vec<bool> {
                 if let Some(r) = s.gprs()
                     && let Reg::V(v) = r.reg
                     && r.comp == 0
-                    && r.n == f.vregs[v as usize].width()
+                    && f.vregs.get(v as usize).is_some_and(|k| r.n == k.width())
+                    && let Some(x) = w.get_mut(v as usize)
                 {
-                    w[v as usize] = true;
+                    *x = true;
                 }
             }
         }
         for e in f.cfg.edges_directed(b, Direction::Outgoing) {
             for &a in &e.weight().args {
-                w[a as usize] = true;
+                if let Some(x) = w.get_mut(a as usize) {
+                    *x = true;
+                }
             }
         }
     }
@@ -248,22 +275,25 @@ fn forward(f: &Function, defs: &Defs, r: RegRef) -> Option<Src> {
     let aligned = |comp: u8| r.n == 1 || comp.is_multiple_of(r.n);
     match d.op {
         Op::Copy => {
-            let s = d.srcs[0];
+            let s = *d.srcs.first()?;
+            // Component numbers are small (a value has at most 4); a sum past `u8` is
+            // not forwarded.
             match s.kind {
-                SrcKind::Reg(x) if s.mods == Default::default() && aligned(x.comp + r.comp) => {
-                    Some(Src::reg(RegRef { reg: x.reg, comp: x.comp + r.comp, n: r.n }))
+                SrcKind::Reg(x) if s.mods == Default::default() && x.comp.checked_add(r.comp).is_some_and(aligned) => {
+                    Some(Src::reg(RegRef { reg: x.reg, comp: x.comp.checked_add(r.comp)?, n: r.n }))
                 }
                 _ if r.n == 1 && r.comp == 0 => Some(s),
                 _ => None,
             }
         }
-        Op::Mov if d.srcs[0].as_reg().is_some() && r.n == 1 => {
-            let x = d.srcs[0].as_reg().expect("reg");
-            (d.srcs[0].mods == Default::default()).then_some(Src::reg(x))
+        Op::Mov if r.n == 1 => {
+            let s = d.srcs.first()?;
+            let x = s.as_reg()?;
+            (s.mods == Default::default()).then_some(Src::reg(x))
         }
         Op::Join if r.n == 1 => {
             let s = join_component(d, r.comp)??;
-            let movable = !whole[v as usize] || s.reg.is_rz();
+            let movable = !whole.get(v as usize).copied().unwrap_or(true) || s.reg.is_rz();
             movable.then_some(Src::reg(s))
         }
         Op::Join => {
@@ -271,8 +301,8 @@ fn forward(f: &Function, defs: &Defs, r: RegRef) -> Option<Src> {
             let first = join_component(d, r.comp)??;
             let mut whole = true;
             for k in 1..r.n {
-                let p = join_component(d, r.comp + k)?;
-                whole &= p == Some(RegRef { reg: first.reg, comp: first.comp + k, n: 1 });
+                let p = join_component(d, r.comp.checked_add(k)?)?;
+                whole &= first.comp.checked_add(k).is_some_and(|comp| p == Some(RegRef { reg: first.reg, comp, n: 1 }));
             }
             (whole && !first.reg.is_rz() && aligned(first.comp)).then_some(Src::reg(RegRef {
                 reg: first.reg,
@@ -296,14 +326,16 @@ fn join_component(d: &Instr, c: u8) -> Option<Option<RegRef>> {
             Some(x) => (u32::from(x.n), (s.mods == Default::default()).then_some(x)),
             None => (1, None),
         };
-        if c < at + n {
-            return Some(x.map(|x| {
-                let i = (c - at) as u8;
-                let comp = if x.reg.is_rz() { 0 } else { x.comp + i };
-                RegRef { reg: x.reg, comp, n: 1 }
-            }));
+        // `c` is a `u8`, `n` at most 4: the sums stay small, and a component past `u8`
+        // is not one the join has.
+        let end = at.checked_add(n)?;
+        if c < end {
+            let Some(x) = x else { return Some(None) };
+            let i = u8::try_from(c.checked_sub(at)?).ok()?;
+            let comp = if x.reg.is_rz() { 0 } else { x.comp.checked_add(i)? };
+            return Some(Some(RegRef { reg: x.reg, comp, n: 1 }));
         }
-        at += n;
+        at = end;
     }
     None
 }
@@ -342,11 +374,11 @@ pub fn copy_prop(f: &mut Function) -> bool {
     let mut addr_repl: Vec<(usize, RegRef)> = vec![];
     let mut edge_repl: Vec<(usize, u32)> = vec![];
     for bi in 0..f.layout.len() {
-        let b = f.layout[bi];
+        let Some(&b) = f.layout.get(bi) else { break };
         for k in 0..f.cfg[b].instrs.len() {
             repl.clear();
             addr_repl.clear();
-            let ins = &f.cfg[b].instrs[k];
+            let Some(ins) = f.cfg[b].instrs.get(k) else { break };
             for (idx, s) in ins.srcs.iter().enumerate() {
                 match s.kind {
                     SrcKind::Reg(r) => {
@@ -366,13 +398,17 @@ pub fn copy_prop(f: &mut Function) -> bool {
             if repl.is_empty() && addr_repl.is_empty() {
                 continue;
             }
-            let ins = &mut f.cfg[b].instrs[k];
+            let Some(ins) = f.cfg[b].instrs.get_mut(k) else { break };
+            // `idx` indexes `ins.srcs`, enumerated above.
             for &(idx, x) in &repl {
-                let s = &mut ins.srcs[idx];
-                *s = Src { kind: SrcKind::Reg(x), mods: s.mods };
+                if let Some(s) = ins.srcs.get_mut(idx) {
+                    *s = Src { kind: SrcKind::Reg(x), mods: s.mods };
+                }
             }
             for &(idx, x) in &addr_repl {
-                if let SrcKind::Addr { base: r, .. } | SrcKind::CBuf { index: Some(r), .. } = &mut ins.srcs[idx].kind {
+                if let Some(s) = ins.srcs.get_mut(idx)
+                    && let SrcKind::Addr { base: r, .. } | SrcKind::CBuf { index: Some(r), .. } = &mut s.kind
+                {
                     *r = x;
                 }
             }
@@ -382,12 +418,12 @@ pub fn copy_prop(f: &mut Function) -> bool {
         for e in f.succ_edges(b) {
             edge_repl.clear();
             for (idx, a) in f.cfg[e].args.iter().enumerate() {
-                let w = f.vregs[*a as usize].width();
+                let Some(kind) = f.vregs.get(*a as usize) else { continue };
                 if let Some(Src { kind: SrcKind::Reg(x), .. }) =
-                    forward(f, &defs, RegRef { reg: Reg::V(*a), comp: 0, n: w })
+                    forward(f, &defs, RegRef { reg: Reg::V(*a), comp: 0, n: kind.width() })
                     && let Reg::V(v) = x.reg
                     && x.comp == 0
-                    && f.vregs[v as usize] == f.vregs[*a as usize]
+                    && f.vregs.get(v as usize) == Some(kind)
                     && v != *a
                 {
                     edge_repl.push((idx, v));
@@ -396,7 +432,9 @@ pub fn copy_prop(f: &mut Function) -> bool {
             if !edge_repl.is_empty() {
                 let args = &mut f.cfg[e].args;
                 for &(idx, v) in &edge_repl {
-                    args[idx] = v;
+                    if let Some(a) = args.get_mut(idx) {
+                        *a = v;
+                    }
                 }
                 changed = true;
             }
@@ -409,20 +447,23 @@ pub fn copy_prop(f: &mut Function) -> bool {
 fn constant_of(f: &Function, defs: &DefSites, r: RegRef) -> Option<Src> {
     let (_, d) = unguarded_def(f, defs, r)?;
     match (d.op, r.n) {
-        (Op::Mov | Op::Mov32i, 1) if r.comp == 0 => match d.srcs[0].kind {
-            SrcKind::CBuf { index: None, .. } | SrcKind::Imm(_) => Some(d.srcs[0]),
+        (Op::Mov | Op::Mov32i, 1) if r.comp == 0 => match d.srcs.first() {
+            Some(&s) if matches!(s.kind, SrcKind::CBuf { index: None, .. } | SrcKind::Imm(_)) => Some(s),
             _ => None,
         },
         (Op::Join, 1) => constant_of(f, defs, d.srcs.get(r.comp as usize)?.as_reg()?),
-        (Op::Join, 2) if r.comp == 0 && d.srcs.len() >= 2 => {
+        (Op::Join, 2) if r.comp == 0 => {
+            let [lo, hi, ..] = d.srcs.as_slice() else { return None };
             // A 64-bit constant-bank operand: c[b][o] and c[b][o+4].
-            let lo = constant_of(f, defs, d.srcs[0].as_reg()?)?;
-            let hi = constant_of(f, defs, d.srcs[1].as_reg()?)?;
+            let lo = constant_of(f, defs, lo.as_reg()?)?;
+            let hi = constant_of(f, defs, hi.as_reg()?)?;
             match (lo.kind, hi.kind) {
                 (
                     SrcKind::CBuf { bank, offset, index: None, .. },
                     SrcKind::CBuf { bank: b2, offset: o2, index: None, .. },
-                ) if bank == b2 && o2 == offset + 4 && offset % 8 == 0 => Some(Src::cbuf(bank, offset, 2)),
+                ) if bank == b2 && offset.checked_add(4) == Some(o2) && offset % 8 == 0 => {
+                    Some(Src::cbuf(bank, offset, 2))
+                }
                 (SrcKind::Imm(0), SrcKind::Imm(h)) => Some(Src::imm(h)),
                 _ => None,
             }
@@ -438,7 +479,7 @@ pub fn fold_constants(f: &mut Function) -> bool {
     let mut changed = false;
     for b in f.layout.clone() {
         for k in 0..f.cfg[b].instrs.len() {
-            let ins = &f.cfg[b].instrs[k];
+            let Some(ins) = f.cfg[b].instrs.get(k) else { break };
             if ins.op.is_pseudo()
                 || ins.op.mem().is_some()
                 || matches!(ins.op, Op::Atom(_) | Op::Atoms(_) | Op::Red(_) | Op::Shfl(_) | Op::Vote(_))
@@ -453,7 +494,7 @@ pub fn fold_constants(f: &mut Function) -> bool {
             let mut ins = ins.clone();
             let mut here = false;
             for idx in 0..ins.srcs.len() {
-                let s = ins.srcs[idx];
+                let Some(&s) = ins.srcs.get(idx) else { break };
                 let SrcKind::Reg(r) = s.kind else { continue };
                 let Some(c) = constant_of(f, &defs, r) else {
                     continue;
@@ -464,18 +505,22 @@ pub fn fold_constants(f: &mut Function) -> bool {
                     continue;
                 }
                 let cand = Src { kind: c.kind, mods: s.mods };
-                if legal::accepts(&ins.op, idx, &ins.srcs, &cand) {
-                    ins.srcs[idx] = cand;
+                if legal::accepts(&ins.op, idx, &ins.srcs, &cand)
+                    && let Some(x) = ins.srcs.get_mut(idx)
+                {
+                    *x = cand;
                     here = true;
                 } else if idx == 0
-                    && ins.srcs.len() >= 2
-                    && ins.srcs[1].as_reg().is_some()
+                    && let [_, second, ..] = ins.srcs.as_slice()
+                    && second.as_reg().is_some()
                     && let Some(sw) = legal::swapped(&ins.op)
                 {
                     let mut srcs = ins.srcs.clone();
                     srcs.swap(0, 1);
-                    if legal::accepts(&sw, 1, &srcs, &cand) {
-                        srcs[1] = cand;
+                    if legal::accepts(&sw, 1, &srcs, &cand)
+                        && let Some(x) = srcs.get_mut(1)
+                    {
+                        *x = cand;
                         ins.srcs = srcs;
                         ins.op = sw;
                         here = true;
@@ -486,29 +531,28 @@ pub fn fold_constants(f: &mut Function) -> bool {
                     && !ins.srcs.iter().any(|o| matches!(o.kind, SrcKind::CBuf { .. } | SrcKind::Imm(_)))
                 {
                     // 32-bit immediate forms.
+                    let a_plain = ins.srcs.first().is_some_and(|a| a.mods == Default::default());
                     let op32 = match ins.op {
-                        Op::Iadd { cc, x } if ins.srcs[0].mods == Default::default() => Some(Op::Iadd32i { cc, x }),
+                        Op::Iadd { cc, x } if a_plain => Some(Op::Iadd32i { cc, x }),
                         // FADD32I and FMUL32I round to nearest only: they have no rounding
                         // field (sm50-encoding-and-cubin.md §1.3 FADD32I/FMUL32I).
-                        Op::Fadd(m) if !m.sat && m.rnd == Rnd::Rn && ins.srcs[0].mods == Default::default() => {
-                            Some(Op::Fadd32i(m))
-                        }
-                        Op::Fmul(m) if !m.sat && m.rnd == Rnd::Rn && ins.srcs[0].mods == Default::default() => {
-                            Some(Op::Fmul32i(m))
-                        }
+                        Op::Fadd(m) if !m.sat && m.rnd == Rnd::Rn && a_plain => Some(Op::Fadd32i(m)),
+                        Op::Fmul(m) if !m.sat && m.rnd == Rnd::Rn && a_plain => Some(Op::Fmul32i(m)),
                         Op::Lop(l) if l != crate::sass::op::LogicOp::PassB => Some(Op::Lop32i(l)),
                         _ => None,
                     };
-                    if let Some(op32) = op32 {
+                    if let Some(op32) = op32
+                        && let Some(second) = ins.srcs.get_mut(1)
+                    {
+                        *second = Src::imm(v);
                         ins.op = op32;
-                        ins.srcs[1] = Src::imm(v);
                         here = true;
                     }
                 }
             }
             // A MOV of a register holding a constant becomes MOV of the constant.
-            if here {
-                f.cfg[b].instrs[k] = ins;
+            if here && let Some(x) = f.cfg[b].instrs.get_mut(k) {
+                *x = ins;
                 changed = true;
             }
         }
@@ -524,9 +568,9 @@ pub fn simplify(f: &mut Function) -> bool {
     for b in f.layout.clone() {
         let n = f.cfg[b].instrs.len();
         for k in 0..n {
-            let i = &mut f.cfg[b].instrs[k];
+            let Some(i) = f.cfg[b].instrs.get_mut(k) else { break };
             if let Some(v) = i.cc.def
-                && cc_readers[v as usize] == 0
+                && cc_readers.get(v as usize) == Some(&0)
             {
                 let op = match i.op {
                     Op::Iadd { x, .. } => Some(Op::Iadd { cc: false, x }),
@@ -542,7 +586,7 @@ pub fn simplify(f: &mut Function) -> bool {
                     changed = true;
                 }
             }
-            let i = &f.cfg[b].instrs[k];
+            let i = &*i;
             let zero = |s: &Src| {
                 s.mods == Default::default()
                     && (matches!(s.kind, SrcKind::Imm(0)) || s.as_reg().is_some_and(|r| r.reg.is_rz()))
@@ -550,12 +594,10 @@ pub fn simplify(f: &mut Function) -> bool {
             let plain = |s: &Src| s.mods == Default::default() && s.as_reg().is_some();
             let copy_of = match i.op {
                 Op::Iadd { cc: false, x: false } | Op::Iadd32i { cc: false, x: false } if i.guard.is_none() => {
-                    if zero(&i.srcs[1]) && plain(&i.srcs[0]) {
-                        Some(i.srcs[0])
-                    } else if zero(&i.srcs[0]) && plain(&i.srcs[1]) {
-                        Some(i.srcs[1])
-                    } else {
-                        None
+                    match i.srcs.as_slice() {
+                        [a, b, ..] if zero(b) && plain(a) => Some(*a),
+                        [a, b, ..] if zero(a) && plain(b) => Some(*b),
+                        _ => None,
                     }
                 }
                 _ => None,
@@ -566,23 +608,20 @@ pub fn simplify(f: &mut Function) -> bool {
                     let movable = |s: &Src| {
                         s.mods == Default::default() && matches!(s.kind, SrcKind::CBuf { .. } | SrcKind::Imm(_))
                     };
-                    if zero(&i.srcs[1]) && movable(&i.srcs[0]) {
-                        Some(i.srcs[0])
-                    } else if zero(&i.srcs[0]) && movable(&i.srcs[1]) {
-                        Some(i.srcs[1])
-                    } else {
-                        None
+                    match i.srcs.as_slice() {
+                        [a, b, ..] if zero(b) && movable(a) => Some(*a),
+                        [a, b, ..] if zero(a) && movable(b) => Some(*b),
+                        _ => None,
                     }
                 }
                 _ => None,
             };
+            let Some(ins) = f.cfg[b].instrs.get_mut(k) else { break };
             if let Some(src) = copy_of {
-                let ins = &mut f.cfg[b].instrs[k];
                 ins.op = Op::Copy;
                 ins.srcs = vec![src];
                 changed = true;
             } else if let Some(src) = mov_of {
-                let ins = &mut f.cfg[b].instrs[k];
                 ins.op = if matches!(src.kind, SrcKind::Imm(_)) { Op::Mov32i } else { Op::Mov };
                 ins.srcs = vec![src];
                 changed = true;
@@ -599,35 +638,46 @@ pub fn fold_addresses(f: &mut Function) -> bool {
     let mut changed = false;
     for b in f.layout.clone() {
         for k in 0..f.cfg[b].instrs.len() {
-            let ins = &f.cfg[b].instrs[k];
+            let Some(ins) = f.cfg[b].instrs.get(k) else { break };
+            // The address operand, first.
+            let Some(addr) = ins.srcs.first().map(|s| s.kind) else { continue };
             // LDC c[bank][Ra+ImmS16] (spa50-LDC.txt, IA mode).
             if let Op::Ldc { .. } = ins.op
-                && let SrcKind::CBuf { bank, offset, index: Some(ix), n } = ins.srcs[0].kind
+                && let SrcKind::CBuf { bank, offset, index: Some(ix), n } = addr
                 && let Some((nb, add)) = added_constant(f, &defs, ix)
-                && let Ok(off) = i16::try_from(offset as i64 + add)
+                && let Some(sum) = i64::from(offset).checked_add(add)
+                && let Ok(off) = i16::try_from(sum)
             {
-                f.cfg[b].instrs[k].srcs[0].kind = SrcKind::CBuf { bank, offset: off as i32, index: Some(nb), n };
+                set_address(f, b, k, SrcKind::CBuf { bank, offset: i32::from(off), index: Some(nb), n });
                 changed = true;
                 continue;
             }
             if !matches!(ins.op, Op::Ldg(_) | Op::Stg(_) | Op::Lds(_) | Op::Sts(_) | Op::Ldl(_) | Op::Stl(_)) {
                 continue;
             }
-            let SrcKind::Addr { base, offset } = ins.srcs[0].kind else {
+            let SrcKind::Addr { base, offset } = addr else {
                 continue;
             };
             let Some((nb, add)) = added_constant(f, &defs, base) else {
                 continue;
             };
-            let off = offset as i64 + add;
+            // Both 32-bit: no overflow in `i64`, checked all the same.
+            let Some(off) = i64::from(offset).checked_add(add) else { continue };
             if !(-(1i64 << 23)..(1i64 << 23)).contains(&off) {
                 continue;
             }
-            f.cfg[b].instrs[k].srcs[0].kind = SrcKind::Addr { base: nb, offset: off as i32 };
+            set_address(f, b, k, SrcKind::Addr { base: nb, offset: off as i32 });
             changed = true;
         }
     }
     changed
+}
+
+/// Sets the address operand (the first source) of instruction `k` of block `b`.
+fn set_address(f: &mut Function, b: BlockId, k: usize, kind: SrcKind) {
+    if let Some(s) = f.cfg[b].instrs.get_mut(k).and_then(|i| i.srcs.first_mut()) {
+        s.kind = kind;
+    }
 }
 
 /// If `r` = `x + c` for a constant `c` (64-bit `IADD32I.CC`/`.X` pair or 32-bit
@@ -639,21 +689,22 @@ fn added_constant(f: &Function, defs: &DefSites, r: RegRef) -> Option<(RegRef, i
             if d.srcs.iter().any(|s| s.mods != Default::default()) {
                 return None;
             }
-            let (SrcKind::Imm(c), Some(x)) = (d.srcs[1].kind, d.srcs[0].as_reg()) else {
+            let [a, b, ..] = d.srcs.as_slice() else { return None };
+            let (SrcKind::Imm(c), Some(x)) = (b.kind, a.as_reg()) else {
                 return None;
             };
             Some((x, c as i32 as i64))
         }
         (Op::Join, 2) => {
-            let lo = d.srcs[0].as_reg()?;
-            let hi = d.srcs[1].as_reg()?;
+            let [lo, hi, ..] = d.srcs.as_slice() else { return None };
+            let (lo, hi) = (lo.as_reg()?, hi.as_reg()?);
             let (Reg::V(lv), Reg::V(hv)) = (lo.reg, hi.reg) else {
                 return None;
             };
             let (lb, lk) = defs.get(lv)?;
             let (hb, hk) = defs.get(hv)?;
-            let li = &f.cfg[lb].instrs[lk];
-            let hi_i = &f.cfg[hb].instrs[hk];
+            let li = f.cfg[lb].instrs.get(lk)?;
+            let hi_i = f.cfg[hb].instrs.get(hk)?;
             // One 64-bit add: the high word reads the low word's carry.
             if li.cc.def.is_none() || hi_i.cc.read != li.cc.def || li.guard.is_some() || hi_i.guard.is_some() {
                 return None;
@@ -661,25 +712,26 @@ fn added_constant(f: &Function, defs: &DefSites, r: RegRef) -> Option<(RegRef, i
             let Op::Iadd32i { cc: true, x: false } = li.op else {
                 return None;
             };
-            let SrcKind::Imm(c) = li.srcs[1].kind else {
+            let ([l0, l1, ..], [h0, h1, ..]) = (li.srcs.as_slice(), hi_i.srcs.as_slice()) else { return None };
+            let SrcKind::Imm(c) = l1.kind else {
                 return None;
             };
-            let base_lo = li.srcs[0].as_reg()?;
-            let (base_hi, chi) = match (hi_i.op, hi_i.srcs[1].kind) {
-                (Op::Iadd32i { cc: false, x: true }, SrcKind::Imm(h)) => (hi_i.srcs[0].as_reg()?, h),
-                (Op::Iadd { cc: false, x: true }, SrcKind::Reg(z)) if z.reg.is_rz() => (hi_i.srcs[0].as_reg()?, 0),
+            let base_lo = l0.as_reg()?;
+            let (base_hi, chi) = match (hi_i.op, h1.kind) {
+                (Op::Iadd32i { cc: false, x: true }, SrcKind::Imm(h)) => (h0.as_reg()?, h),
+                (Op::Iadd { cc: false, x: true }, SrcKind::Reg(z)) if z.reg.is_rz() => (h0.as_reg()?, 0),
                 _ => return None,
             };
             let c = c as i32 as i64;
             // The high word must be the sign extension of the 32-bit constant.
             if chi != (c >> 32) as u32
                 || base_lo.reg != base_hi.reg
-                || base_lo.comp + 1 != base_hi.comp
+                || base_lo.comp.checked_add(1) != Some(base_hi.comp)
                 || base_lo.comp % 2 != 0
             {
                 return None;
             }
-            if li.srcs[0].mods != Default::default() || hi_i.srcs[0].mods != Default::default() {
+            if l0.mods != Default::default() || h0.mods != Default::default() {
                 return None;
             }
             Some((RegRef { reg: base_lo.reg, comp: base_lo.comp, n: 2 }, c))
