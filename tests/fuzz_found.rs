@@ -348,3 +348,37 @@ fn real_call_parameter_read_at_a_negative_offset() {
     };
     assert!(e.iter().any(|m| m.contains("at offset -1 that was never written")), "{e:?}");
 }
+
+/// Reported by the `lintlow3` review: a `.func` whose return value (or parameter) is a
+/// `.param .b8 r[2000000000]` made lowering allocate a register per word of it (4 GB,
+/// an allocation abort), even when the function is never called. `ptx::limits` now
+/// bounds a device function's parameters and return values as a call site's `.param`
+/// variables are bounded (0x1100 bytes). (Within the bound, a `.func` with about 1 KiB of
+/// parameters still fails register allocation with an internal error, since every
+/// stack-passed word is defined at entry: an open finding of issue 20, so this test
+/// compiles 256 bytes.)
+#[test]
+fn device_function_parameters_beyond_the_parameter_space() {
+    let module = |ret: u64, arg: u64| {
+        format!(
+            ".version 7.8\n.target sm_50\n.address_size 64\n\
+             .func (.param .b8 r[{ret}]) g(.param .b8 a[{arg}])\n{{\n.reg .b32 %r<2>;\n\
+             ld.param.b32 %r1, [a];\nst.param.b32 [r+0], %r1;\nret;\n}}\n\
+             .visible .entry k(.param .u64 p)\n{{\nret;\n}}\n"
+        )
+    };
+    let errors = |src: String| -> Vec<String> {
+        match ptx2sass::driver::compile(&src, &ptx2sass::driver::Options::default()) {
+            Ok(_) => vec![],
+            Err(d) => d.into_iter().map(|d| d.message).collect(),
+        }
+    };
+    let e = errors(module(2_000_000_000, 4));
+    assert!(
+        e.iter().any(|m| m.contains("the return values of `g` take 2000000000 bytes, more than 4352 bytes")),
+        "{e:?}"
+    );
+    let e = errors(module(4, 4_294_967_295));
+    assert!(e.iter().any(|m| m.contains("the parameters of `g` take 4294967295 bytes")), "{e:?}");
+    assert_eq!(errors(module(256, 256)), Vec::<String>::new());
+}

@@ -116,8 +116,35 @@ fn check_params(f: &Function, diags: &mut Vec<Diag>) {
             .note("kernel parameters are limited to 0x1100 bytes, as ptxas 11.8 enforces for sm_50 (constant bank 0, from c[0x0][0x140])"),
         );
     }
+    let mut rets = 0u64;
     for p in &f.ret_params {
         check_align(p.align, p.span, diags);
+        rets = align_up(rets, u64::from(p.alignment())).saturating_add(param_size(p));
+    }
+    // A device function's parameters and return values: each list at most as large as a
+    // call site's `.param` variables may be (`space_limit`, checked at their declaration),
+    // since a call passes them through such variables. ptxas 11.8 has no limit of its own
+    // here: it compiles a `.func` returning `.param .b8 r[1048576]`, and one returning
+    // 2,000,000,000 bytes ran out of time after 127 s at 20 GB; ptx2sass allocated a
+    // register per word of them and aborted.
+    if f.kind == super::ast::FuncKind::Func {
+        for (total, what) in [(off, "parameters"), (rets, "return values")] {
+            if total > KERNEL_PARAM_BYTES {
+                diags.push(
+                    Diag::error(
+                        f.name.span,
+                        format!(
+                            "the {what} of `{}` take {} bytes, more than {}",
+                            f.name.name,
+                            size_text(total),
+                            kib(KERNEL_PARAM_BYTES)
+                        ),
+                    )
+                    .label(format!("device function {what}"))
+                    .note("a call passes them through `.param` variables of the call site, which are limited to 0x1100 bytes like kernel parameters"),
+                );
+            }
+        }
     }
 }
 
