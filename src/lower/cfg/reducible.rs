@@ -23,7 +23,7 @@
 //! too. Each fix removes one irreducible component; the search restarts after it, and
 //! dispatch (which copies nothing) ends the process.
 
-use super::graph::{copy_blocks, dispatch_chain, fix_fallthroughs, reach, retarget, split_edge};
+use super::graph::{copy_blocks, dispatch_chain, fix_fallthroughs, reach, retarget, split_and_retarget};
 use crate::ir::{BlockId, Edge, EdgeKind, Function, VRegKind};
 use crate::sass::instr::{Dst, Instr, Src};
 use crate::sass::op::Op;
@@ -201,9 +201,7 @@ fn dispatch(f: &mut Function, entries: &[BlockId]) {
                 continue;
             }
             let set = Instr::new(Op::Mov32i, vec![Dst::reg(sel, 1)], vec![Src::imm(i as u32)]);
-            let n = split_edge(f, pe, vec![set]);
-            let ne = f.succ_edges(n)[0];
-            retarget(f, ne, header);
+            split_and_retarget(f, pe, vec![set], header);
         }
     }
     // Layout: the chain right before the first entry, which it falls into.

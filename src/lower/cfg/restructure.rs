@@ -21,7 +21,8 @@
 //! problems (a landing's dispatch is itself divergent) are fixed in later rounds.
 
 use super::graph::{
-    LoopForest, copy_blocks, dispatch_chain, dominators, fix_fallthroughs, reach, retarget, split_edge,
+    LoopForest, copy_blocks, dispatch_chain, dominators, fix_fallthroughs, reach, retarget, split_and_retarget,
+    split_edge,
 };
 use super::plan::Problem;
 use crate::ir::{BlockId, EdgeKind, Function, VRegKind, for_each_def, for_each_use_mut};
@@ -420,9 +421,7 @@ fn add_landing(f: &mut Function, forest: &LoopForest, l: usize, divergent: &mut 
             if code.is_empty() {
                 retarget(f, e, landing);
             } else {
-                let n = split_edge(f, e, code);
-                let ne = f.succ_edges(n)[0];
-                retarget(f, ne, landing);
+                split_and_retarget(f, e, code, landing);
             }
         }
     }
