@@ -233,7 +233,8 @@ pub fn insert(f: &mut Function, at: Span) -> Result<(), Diag> {
             Err(p) => p,
         };
         // Restructure out of SSA form, one problem at a time, then rebuild SSA.
-        restructure::out_of_ssa(f);
+        restructure::out_of_ssa(f)
+            .map_err(|e| Diag::error(at, format!("`{}`: internal error in reconvergence: {e}", f.name)))?;
         // Saturating, like `budget` (`rounds` stops one above `max_rounds`).
         let max_rounds = f.layout.len().saturating_mul(4).saturating_add(64);
         let mut rounds: usize = 0;
