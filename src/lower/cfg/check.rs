@@ -28,6 +28,11 @@
 //!
 //! A divergent branch is a guarded `BRA`, `SYNC` or `BRK` whose predicate may differ
 //! between threads ([`crate::lower::cfg::reconverge::uniform_values`]).
+//!
+//! A state or table entry missing where the walk put one is reported like a violation
+//! (an internal error), never a panic.
+// No panicking shortcuts (issue 20, docs/fuzzing.md "No-panic discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use super::graph::{label_of, reverse_post_order, warp_synchronous};
 use super::plan::{Joins, Kind};
@@ -48,8 +53,10 @@ struct State {
 
 impl State {
     fn add_pending(&mut self, b: BlockId) {
-        let top = self.pending.last_mut().expect("a base level");
-        if !top.contains(&b) {
+        // `pending` always holds the base level (`pending[0]`).
+        if let Some(top) = self.pending.last_mut()
+            && !top.contains(&b)
+        {
             top.push(b);
             top.sort();
         }
@@ -63,28 +70,34 @@ pub fn check(f: &Function) -> Result<(), String> {
     let name = |b: BlockId| f.block_label(b.index() as u32);
     let divergent_guard = |b: BlockId, g: Option<crate::sass::instr::Guard>| -> bool {
         match g {
-            Some(g) => !f.cfg[b].uni && matches!(g.pred, Reg::V(v) if !uni[v as usize]),
+            Some(g) => !f.cfg[b].uni && matches!(g.pred, Reg::V(v) if uni.get(v as usize) != Some(&true)),
             None => false,
         }
     };
     let rpo = reverse_post_order(f);
     let mut rpo_pos = vec![usize::MAX; f.cfg.node_bound()];
     for (i, b) in rpo.iter().enumerate() {
-        rpo_pos[b.index()] = i;
+        if let Some(p) = rpo_pos.get_mut(b.index()) {
+            *p = i;
+        }
     }
+    // The worklist key of a block: its reverse post-order position (unreachable last).
+    let key = |b: BlockId| (rpo_pos.get(b.index()).copied().unwrap_or(usize::MAX), b);
     // Blocks reachable from each loop's header (computed when needed).
     let mut after_loop: HashMap<usize, std::collections::HashSet<BlockId>> = HashMap::new();
     let mut states: HashMap<BlockId, State> = HashMap::new();
     states.insert(f.entry, State { stack: vec![], pending: vec![vec![]] });
-    let mut work: std::collections::BTreeSet<(usize, BlockId)> = [(rpo_pos[f.entry.index()], f.entry)].into();
+    let mut work: std::collections::BTreeSet<(usize, BlockId)> = [key(f.entry)].into();
     while let Some((_, b)) = work.pop_first() {
-        let mut s = states[&b].clone();
+        let Some(mut s) = states.get(&b).cloned() else {
+            return Err(format!("`{}`: internal: {} was queued without a state", f.name, name(b)));
+        };
         let blk = &f.cfg[b];
-        let n = blk.instrs.len();
+        let last_k = blk.instrs.len().checked_sub(1);
         // Successor states: (target, state).
         let mut out: Vec<(BlockId, State)> = vec![];
         for (k, i) in blk.instrs.iter().enumerate() {
-            let last = k + 1 == n;
+            let last = Some(k) == last_k;
             let here = || format!("`{}` in {} of `{}`", f.instr_text(i), name(b), f.name);
             match i.op {
                 Op::Ssy | Op::Pbk => {
@@ -104,7 +117,8 @@ pub fn check(f: &Function) -> Result<(), String> {
                         let encl = joins.forest.enclosing(d);
                         if encl
                             .iter()
-                            .any(|l| joins.forest.contains(*l, b) && joins.leaves(f, d, &joins.forest.loops[*l].body))
+                            .filter_map(|l| joins.forest.loops.get(*l))
+                            .any(|lp| lp.body.contains(&b) && joins.leaves(f, d, &lp.body))
                         {
                             return false;
                         }
@@ -114,8 +128,8 @@ pub fn check(f: &Function) -> Result<(), String> {
                                     && after_loop
                                         .entry(l)
                                         .or_insert_with(|| {
-                                            let h = joins.forest.loops[l].header;
-                                            super::graph::reach(f, &[h], |_| false).into_iter().collect()
+                                            let h = joins.forest.loops.get(l).map(|lp| lp.header);
+                                            super::graph::reach(f, h.as_slice(), |_| false).into_iter().collect()
                                         })
                                         .contains(&b)
                             })
@@ -136,11 +150,12 @@ pub fn check(f: &Function) -> Result<(), String> {
                     }
                     let edges = f.succ_edges(b);
                     let taken = edges.iter().find(|e| f.cfg[**e].kind == EdgeKind::Taken).copied();
-                    let t = taken.map(|e| f.cfg.edge_endpoints(e).expect("edge").1).ok_or_else(here)?;
+                    let t = taken.and_then(|e| f.cfg.edge_endpoints(e)).map(|(_, t)| t).ok_or_else(here)?;
                     let at = if i.op == Op::Sync {
-                        match s.stack.last() {
-                            Some((Kind::Ssy, j)) if *j == t => s.stack.len() - 1,
+                        match s.stack.split_last() {
+                            Some(((Kind::Ssy, j), below)) if *j == t => below.len(),
                             top => {
+                                let top = top.map(|(e, _)| e);
                                 return Err(format!(
                                     "{} resumes at {} but the top of the stack is {top:?}",
                                     here(),
@@ -150,18 +165,22 @@ pub fn check(f: &Function) -> Result<(), String> {
                         }
                     } else {
                         match s.stack.iter().rposition(|(k, _)| *k == Kind::Pbk) {
-                            Some(at) if s.stack[at].1 == t => at,
+                            Some(at) if s.stack.get(at).is_some_and(|(_, j)| *j == t) => at,
                             at => {
                                 return Err(format!(
                                     "{} resumes at {} but the nearest PBK entry is {:?}",
                                     here(),
                                     name(t),
-                                    at.map(|a| s.stack[a])
+                                    at.and_then(|a| s.stack.get(a))
                                 ));
                             }
                         }
                     };
-                    let popped = State { stack: s.stack[..at].to_vec(), pending: s.pending[..at + 1].to_vec() };
+                    // `pending` has one level more than `stack`: the levels up to `at`'s.
+                    let (Some(stack), Some(pending)) = (s.stack.get(..at), s.pending.get(..=at)) else {
+                        return Err(format!("{}: internal: stack entry {at} out of {:?}", here(), s.stack));
+                    };
+                    let popped = State { stack: stack.to_vec(), pending: pending.to_vec() };
                     out.push((t, popped));
                     if i.guard.is_some() {
                         let mut rest = s.clone();
@@ -169,8 +188,10 @@ pub fn check(f: &Function) -> Result<(), String> {
                             rest.add_pending(b);
                         }
                         for e in &edges {
-                            if f.cfg[*e].kind == EdgeKind::Fallthrough {
-                                out.push((f.cfg.edge_endpoints(*e).expect("edge").1, rest.clone()));
+                            if f.cfg[*e].kind == EdgeKind::Fallthrough
+                                && let Some((_, t)) = f.cfg.edge_endpoints(*e)
+                            {
+                                out.push((t, rest.clone()));
                             }
                         }
                     }
@@ -191,7 +212,7 @@ pub fn check(f: &Function) -> Result<(), String> {
             match states.get_mut(&t) {
                 None => {
                     states.insert(t, st);
-                    work.insert((rpo_pos[t.index()], t));
+                    work.insert(key(t));
                 }
                 Some(old) => {
                     if old.stack != st.stack {
@@ -214,7 +235,7 @@ pub fn check(f: &Function) -> Result<(), String> {
                         }
                     }
                     if grew {
-                        work.insert((rpo_pos[t.index()], t));
+                        work.insert(key(t));
                     }
                 }
             }
@@ -231,14 +252,20 @@ pub fn check(f: &Function) -> Result<(), String> {
 /// cannot see (a fall-through lost in linearization).
 pub fn check_code(f: &crate::sass::program::SassFunction) -> Result<(), String> {
     let code = &f.code;
-    let mut states: Vec<Option<Vec<(Kind, usize)>>> = vec![None; code.len() + 1];
+    // One state per instruction and one past the end (a `Vec`'s length is below
+    // `isize::MAX`: `+ 1` saturates never).
+    let mut states: Vec<Option<Vec<(Kind, usize)>>> = vec![None; code.len().saturating_add(1)];
     let mut work: Vec<usize> = vec![0];
-    states[0] = Some(vec![]);
+    if let Some(first) = states.first_mut() {
+        *first = Some(vec![]);
+    }
     while let Some(k) = work.pop() {
-        let Some(s) = states[k].clone() else { continue };
+        let Some(s) = states.get(k).cloned().flatten() else { continue };
         let Some(sc) = code.get(k) else {
             return Err(format!("`{}`: control runs past the last instruction", f.name));
         };
+        // The next instruction (`k < code.len()`, so at most the past-the-end index).
+        let next = k.saturating_add(1);
         let i = &sc.instr;
         let target = || label_of(i).map(|t| t.index());
         let here = || format!("`{}` #{k} `{}`", f.name, i.op.name());
@@ -249,40 +276,49 @@ pub fn check_code(f: &crate::sass::program::SassFunction) -> Result<(), String> 
                 let t = target().ok_or_else(|| format!("{} has no target", here()))?;
                 let mut n = s.clone();
                 n.push((if i.op == Op::Ssy { Kind::Ssy } else { Kind::Pbk }, t));
-                out.push((k + 1, n));
+                out.push((next, n));
             }
             Op::Bra => {
                 let t = target().ok_or_else(|| format!("{} has no target", here()))?;
                 out.push((t, s.clone()));
                 if guarded {
-                    out.push((k + 1, s.clone()));
+                    out.push((next, s.clone()));
                 }
             }
             Op::Sync | Op::Brk => {
                 let at = if i.op == Op::Sync {
-                    match s.last() {
-                        Some((Kind::Ssy, _)) => s.len() - 1,
-                        top => return Err(format!("{} with {top:?} on top of the stack", here())),
+                    match s.split_last() {
+                        Some(((Kind::Ssy, _), below)) => below.len(),
+                        top => {
+                            let top = top.map(|(e, _)| e);
+                            return Err(format!("{} with {top:?} on top of the stack", here()));
+                        }
                     }
                 } else {
                     s.iter().rposition(|(k, _)| *k == Kind::Pbk).ok_or_else(|| format!("{} without PBK", here()))?
                 };
-                out.push((s[at].1, s[..at].to_vec()));
+                let (Some(&(_, t)), Some(below)) = (s.get(at), s.get(..at)) else {
+                    return Err(format!("{}: internal: stack entry {at} out of {s:?}", here()));
+                };
+                out.push((t, below.to_vec()));
                 if guarded {
-                    out.push((k + 1, s.clone()));
+                    out.push((next, s.clone()));
                 }
             }
             Op::Exit | Op::Ret => {
                 if guarded {
-                    out.push((k + 1, s.clone()));
+                    out.push((next, s.clone()));
                 }
             }
-            _ => out.push((k + 1, s.clone())),
+            _ => out.push((next, s.clone())),
         }
         for (t, st) in out {
-            match &states[t] {
+            let Some(state) = states.get_mut(t) else {
+                return Err(format!("{}: branch to #{t}, past the end of the code", here()));
+            };
+            match state {
                 None => {
-                    states[t] = Some(st);
+                    *state = Some(st);
                     work.push(t);
                 }
                 Some(old) if *old != st => {

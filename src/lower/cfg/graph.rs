@@ -6,6 +6,14 @@
 //! Every analysis is computed once per use (linear, or `O(m log n)` for the dominator
 //! trees, [`crate::ir::dom`]); passes that edit the CFG recompute them between rounds,
 //! never per query.
+//!
+//! Dense tables are indexed by `BlockId::index()` (sized by the graph's node bound) or by
+//! loop number (sized by the forest), read through `get`/`get_mut`, whose `None` cannot
+//! happen for the blocks and loops of the function analysed; edits whose edge or block
+//! is missing do nothing and return `None` (the IR verifier, run after lowering, reports
+//! any inconsistency as an internal error).
+// No panicking shortcuts (issue 20, docs/fuzzing.md "No-panic discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 pub use crate::ir::dom::DomTree;
 use crate::ir::{BlockId, Edge, EdgeKind, Function};
@@ -24,26 +32,40 @@ pub fn warp_synchronous(op: Op) -> bool {
     matches!(op, Op::Bar { .. } | Op::BarRed(_) | Op::Shfl(_) | Op::Vote(_))
 }
 
+/// Sets `seen[b]`; true if it was not set (false for a block outside the table).
+fn first_visit(seen: &mut [bool], b: BlockId) -> bool {
+    match seen.get_mut(b.index()) {
+        Some(s) if !*s => {
+            *s = true;
+            true
+        }
+        _ => false,
+    }
+}
+
+/// `table[b]` of a dense per-block flag table (false outside it).
+fn flag(table: &[bool], b: BlockId) -> bool {
+    table.get(b.index()).copied().unwrap_or(false)
+}
+
 /// Blocks in reverse post-order from the entry (unreachable blocks are left out).
 pub fn reverse_post_order(f: &Function) -> Vec<BlockId> {
     let n = f.cfg.node_bound();
     let mut seen = vec![false; n];
     let mut post = Vec::with_capacity(n);
-    // Iterative DFS: (block, successors, next successor index).
-    let mut stack: Vec<(BlockId, Vec<BlockId>, usize)> = vec![];
-    seen[f.entry.index()] = true;
-    stack.push((f.entry, f.succs(f.entry), 0));
-    while let Some((b, succs, k)) = stack.last_mut() {
-        if *k < succs.len() {
-            let s = succs[*k];
-            *k += 1;
-            if !seen[s.index()] {
-                seen[s.index()] = true;
-                let ss = f.succs(s);
-                stack.push((s, ss, 0));
+    // Iterative DFS: (block, its successors not yet followed).
+    let mut stack: Vec<(BlockId, std::vec::IntoIter<BlockId>)> = vec![];
+    if first_visit(&mut seen, f.entry) {
+        stack.push((f.entry, f.succs(f.entry).into_iter()));
+    }
+    while let Some((b, succs)) = stack.last_mut() {
+        let b = *b;
+        if let Some(s) = succs.next() {
+            if first_visit(&mut seen, s) {
+                stack.push((s, f.succs(s).into_iter()));
             }
         } else {
-            post.push(*b);
+            post.push(b);
             stack.pop();
         }
     }
@@ -85,10 +107,10 @@ impl PostDom {
     /// join is where they meet among themselves.
     pub fn modulo_quiet(f: &Function, quiet: &[bool]) -> PostDom {
         PostDom::build(f, |b| {
-            if quiet[b.index()] {
+            if flag(quiet, b) {
                 return None;
             }
-            let succs: Vec<Option<BlockId>> = f.succs(b).into_iter().filter(|s| !quiet[s.index()]).map(Some).collect();
+            let succs: Vec<Option<BlockId>> = f.succs(b).into_iter().filter(|s| !flag(quiet, *s)).map(Some).collect();
             Some(if succs.is_empty() { vec![None] } else { succs })
         })
     }
@@ -98,13 +120,16 @@ impl PostDom {
     fn build(f: &Function, succs: impl Fn(BlockId) -> Option<Vec<Option<BlockId>>>) -> PostDom {
         let n = f.cfg.node_bound();
         // The reversed CFG: node `i` is block `i`, node `n` the virtual exit.
-        let mut g: Vec<Vec<usize>> = vec![vec![]; n + 1];
+        let mut g: Vec<Vec<usize>> = vec![vec![]; n];
+        g.push(vec![]);
         let mut kept = vec![false; n];
         for &b in &f.layout {
             if let Some(ss) = succs(b) {
-                kept[b.index()] = true;
+                first_visit(&mut kept, b);
                 for s in ss {
-                    g[s.map_or(n, |s| s.index())].push(b.index());
+                    if let Some(preds) = g.get_mut(s.map_or(n, |s| s.index())) {
+                        preds.push(b.index());
+                    }
                 }
             }
         }
@@ -115,19 +140,26 @@ impl PostDom {
         // inside it meet where each iteration ends, and a loop nested in it whose exit is
         // the outer back edge gets that edge's block as its PBK target
         // (tests/data/fuzz/reconverge_nonterminating_min.ptx). Linear.
-        let mut seen = vec![false; n + 1];
+        let mut seen = vec![false; g.len()];
         let mut work = vec![n];
         let mut rpo = reverse_post_order(f);
         loop {
             while let Some(x) = work.pop() {
-                if !seen[x] {
-                    seen[x] = true;
-                    work.extend(g[x].iter().copied().filter(|p| !seen[*p]));
+                if let Some(s) = seen.get_mut(x)
+                    && !*s
+                {
+                    *s = true;
+                    if let Some(preds) = g.get(x) {
+                        work.extend(preds.iter().copied().filter(|p| seen.get(*p) == Some(&false)));
+                    }
                 }
             }
             let Some(b) = rpo.pop() else { break };
-            if kept[b.index()] && !seen[b.index()] {
-                g[n].push(b.index());
+            if flag(&kept, b)
+                && seen.get(b.index()) == Some(&false)
+                && let Some(roots) = g.get_mut(n)
+            {
+                roots.push(b.index());
                 work.push(b.index());
             }
         }
@@ -210,23 +242,30 @@ impl IterationPostDom {
     /// The analysis of every loop of `forest` (indexed like `forest.loops`).
     pub fn for_forest(f: &Function, forest: &LoopForest) -> Vec<IterationPostDom> {
         let nl = forest.loops.len();
-        // Depth in the forest (parents come before children in `forest.loops`).
-        let mut depth = vec![0usize; nl];
-        for l in 0..nl {
-            depth[l] = forest.loops[l].parent.map_or(0, |p| depth[p] + 1);
+        // Depth in the forest (parents come before children in `forest.loops`; a depth is
+        // below the number of loops, so `+ 1` saturates never).
+        let mut depth: Vec<usize> = Vec::with_capacity(nl);
+        for lp in &forest.loops {
+            let d = lp.parent.and_then(|p| depth.get(p)).map_or(0, |d| d.saturating_add(1));
+            depth.push(d);
         }
+        let parent = |k: usize| forest.loops.get(k).and_then(|lp| lp.parent);
         let innermost = |b: BlockId| forest.innermost.get(b.index()).copied().flatten();
         // The node standing for block `b` in the graph of loop `l` (a loop containing
-        // `b`): `b` itself, or the header of the child of `l` that contains `b`.
-        let rep = |b: BlockId, l: usize| -> BlockId {
-            let mut k = innermost(b).expect("a block of the loop");
+        // `b`): `b` itself, or the header of the child of `l` that contains `b` (`None`
+        // if `l` does not contain `b`).
+        let rep = |b: BlockId, l: usize| -> Option<BlockId> {
+            let mut k = innermost(b)?;
             if k == l {
-                return b;
+                return Some(b);
             }
-            while forest.loops[k].parent != Some(l) {
-                k = forest.loops[k].parent.expect("a loop inside `l`");
+            loop {
+                let lp = forest.loops.get(k)?;
+                if lp.parent == Some(l) {
+                    return Some(lp.header);
+                }
+                k = lp.parent?;
             }
-            forest.loops[k].header
         };
         // A loop holding a block not reached from the entry (bodies are found by walking
         // predecessors) may not be entered through its header alone: such loops (and the
@@ -234,23 +273,25 @@ impl IterationPostDom {
         let reached = f.reached_from_entry();
         let mut whole = vec![false; nl];
         for b in f.cfg.node_indices() {
-            let mut l = innermost(b).filter(|_| !reached[b.index()]);
-            while let Some(k) = l.filter(|k| !whole[*k]) {
-                whole[k] = true;
-                l = forest.loops[k].parent;
+            let mut l = innermost(b).filter(|_| !flag(&reached, b));
+            while let Some(w) = l.and_then(|k| whole.get_mut(k)).filter(|w| !**w) {
+                *w = true;
+                l = l.and_then(parent);
             }
         }
-        // Nodes of each loop's graph: its own blocks and its children's headers.
+        // Nodes of each loop's graph: its own blocks and its children's headers; the
+        // blocks in loops, each with its innermost loop.
         let mut blocks: Vec<Vec<BlockId>> = vec![vec![]; nl];
-        let nodes: Vec<BlockId> = f.cfg.node_indices().filter(|b| innermost(*b).is_some()).collect();
-        for &b in &nodes {
-            let l = innermost(b).expect("in a loop");
-            if forest.loops[l].header == b
-                && let Some(p) = forest.loops[l].parent
+        let nodes: Vec<(BlockId, usize)> = f.cfg.node_indices().filter_map(|b| innermost(b).map(|l| (b, l))).collect();
+        for &(b, l) in &nodes {
+            if forest.loops.get(l).is_some_and(|lp| lp.header == b)
+                && let Some(own) = parent(l).and_then(|p| blocks.get_mut(p))
             {
-                blocks[p].push(b);
+                own.push(b);
             }
-            blocks[l].push(b);
+            if let Some(own) = blocks.get_mut(l) {
+                own.push(b);
+            }
         }
         for b in blocks.iter_mut() {
             b.sort();
@@ -258,42 +299,43 @@ impl IterationPostDom {
         let index: Vec<std::collections::HashMap<BlockId, usize>> =
             blocks.iter().map(|bs| bs.iter().enumerate().map(|(i, b)| (*b, i)).collect()).collect();
         // The reversed graphs: node `i` is `blocks[l][i]`; `next` and `root` follow.
-        let mut g: Vec<Vec<Vec<usize>>> = blocks
-            .iter()
-            .map(|bs| {
-                let mut g = vec![vec![]; bs.len() + 2];
-                g[bs.len() + 1].push(bs.len());
-                g
-            })
-            .collect();
-        for &u in &nodes {
-            let lu = innermost(u).expect("in a loop");
+        let mut g: Vec<Vec<Vec<usize>>> = blocks.iter().map(|bs| reversed_with_next_and_root(bs.len())).collect();
+        for &(u, lu) in &nodes {
             for v in f.succs(u) {
                 // The innermost loop containing both ends: the edge's only graph.
                 let (mut a, mut c) = (Some(lu), innermost(v));
                 while a != c {
                     match (a, c) {
-                        (Some(x), Some(y)) if depth[x] >= depth[y] => a = forest.loops[x].parent,
-                        (Some(_), Some(y)) => c = forest.loops[y].parent,
-                        (Some(x), None) => a = forest.loops[x].parent,
+                        (Some(x), Some(y)) if depth.get(x) >= depth.get(y) => a = parent(x),
+                        (Some(_), Some(y)) => c = parent(y),
+                        (Some(x), None) => a = parent(x),
                         (None, _) => break,
                     }
                 }
                 let Some(l) = a.filter(|_| a == c) else { continue };
-                let from = index[l][&rep(u, l)];
-                let to = if v == forest.loops[l].header { blocks[l].len() } else { index[l][&rep(v, l)] };
-                g[l][to].push(from);
+                let (Some(lp), Some(own), Some(ix), Some(gl)) =
+                    (forest.loops.get(l), blocks.get(l), index.get(l), g.get_mut(l))
+                else {
+                    continue;
+                };
+                let node = |b: BlockId| rep(b, l).and_then(|r| ix.get(&r)).copied();
+                let Some(from) = node(u) else { continue };
+                let to = if v == lp.header { Some(own.len()) } else { node(v) };
+                if let Some(preds) = to.and_then(|t| gl.get_mut(t)) {
+                    preds.push(from);
+                }
             }
         }
         g.into_iter()
             .zip(blocks)
             .zip(index)
-            .enumerate()
-            .map(|(l, ((g, blocks), index))| {
-                if whole[l] {
-                    return IterationPostDom::new(f, &forest.loops[l].body, forest.loops[l].header);
+            .zip(forest.loops.iter().zip(whole))
+            .map(|(((g, blocks), index), (lp, whole))| {
+                if whole {
+                    return IterationPostDom::new(f, &lp.body, lp.header);
                 }
-                let (next, root) = (blocks.len(), blocks.len() + 1);
+                let next = blocks.len();
+                let root = g.len().saturating_sub(1);
                 IterationPostDom { doms: DomTree::new(&g, root), index, blocks, next, root }
             })
             .collect()
@@ -307,11 +349,9 @@ impl IterationPostDom {
         blocks.sort();
         let index: std::collections::HashMap<BlockId, usize> =
             blocks.iter().enumerate().map(|(i, b)| (*b, i)).collect();
-        let n = blocks.len();
         // The reversed body: node `i` is `blocks[i]`; `next` and `root` follow.
-        let mut g: Vec<Vec<usize>> = vec![vec![]; n + 2];
-        let (next, root) = (n, n + 1);
-        g[root].push(next);
+        let mut g = reversed_with_next_and_root(blocks.len());
+        let (next, root) = (blocks.len(), g.len().saturating_sub(1));
         for (i, &b) in blocks.iter().enumerate() {
             for s in f.succs(b) {
                 let to = if s == header {
@@ -321,7 +361,9 @@ impl IterationPostDom {
                 } else {
                     continue;
                 };
-                g[to].push(i);
+                if let Some(preds) = g.get_mut(to) {
+                    preds.push(i);
+                }
             }
         }
         IterationPostDom { doms: DomTree::new(&g, root), index, blocks, next, root }
@@ -335,9 +377,19 @@ impl IterationPostDom {
             None => IterMeet::Never,
             Some(p) if p == self.root => IterMeet::Never,
             Some(p) if p == self.next => IterMeet::NextIteration,
-            Some(p) => IterMeet::Block(self.blocks[p]),
+            Some(p) => self.blocks.get(p).map_or(IterMeet::Never, |b| IterMeet::Block(*b)),
         }
     }
+}
+
+/// The adjacency of a reversed loop graph of `n` blocks before its edges: nodes `0..n`
+/// the blocks, `n` the "next iteration" node, `n + 1` the root, whose one edge goes to
+/// "next iteration".
+fn reversed_with_next_and_root(n: usize) -> Vec<Vec<usize>> {
+    let mut g = vec![vec![]; n];
+    g.push(vec![]);
+    g.push(vec![n]);
+    g
 }
 
 /// Blocks from which no warp-synchronous instruction ([`warp_synchronous`]) can be
@@ -349,19 +401,20 @@ pub fn quiet_blocks(f: &Function) -> Vec<bool> {
     let mut work: Vec<BlockId> =
         f.layout.iter().copied().filter(|&b| f.cfg[b].instrs.iter().any(|i| warp_synchronous(i.op))).collect();
     for b in &work {
-        loud[b.index()] = true;
+        first_visit(&mut loud, *b);
     }
     while let Some(b) = work.pop() {
         for p in f.preds(b) {
-            if !loud[p.index()] {
-                loud[p.index()] = true;
+            if first_visit(&mut loud, p) {
                 work.push(p);
             }
         }
     }
     let mut quiet = vec![false; n];
     for &b in &f.layout {
-        quiet[b.index()] = !loud[b.index()];
+        if let Some(q) = quiet.get_mut(b.index()) {
+            *q = !flag(&loud, b);
+        }
     }
     quiet
 }
@@ -411,10 +464,12 @@ impl LoopForest {
             by_header.into_iter().map(|(header, body)| Loop { header, body, parent: None }).collect();
         loops.sort_by_key(|l| (std::cmp::Reverse(l.body.len()), l.header.index()));
         let mut innermost = vec![None; f.cfg.node_bound()];
-        for k in 0..loops.len() {
-            loops[k].parent = innermost[loops[k].header.index()];
-            for b in &loops[k].body {
-                innermost[b.index()] = Some(k);
+        for (k, lp) in loops.iter_mut().enumerate() {
+            lp.parent = innermost.get(lp.header.index()).copied().flatten();
+            for b in &lp.body {
+                if let Some(l) = innermost.get_mut(b.index()) {
+                    *l = Some(k);
+                }
             }
         }
         LoopForest { loops, innermost }
@@ -422,7 +477,7 @@ impl LoopForest {
 
     /// True if loop `l` contains block `b`.
     pub fn contains(&self, l: usize, b: BlockId) -> bool {
-        self.loops[l].body.contains(&b)
+        self.loops.get(l).is_some_and(|lp| lp.body.contains(&b))
     }
 
     /// The loops containing `b`, innermost first.
@@ -431,14 +486,14 @@ impl LoopForest {
         let mut l = self.innermost.get(b.index()).copied().flatten();
         while let Some(k) = l {
             out.push(k);
-            l = self.loops[k].parent;
+            l = self.loops.get(k).and_then(|lp| lp.parent);
         }
         out
     }
 
     /// The edges leaving loop `l`: (from, to), sorted.
     pub fn exits(&self, f: &Function, l: usize) -> Vec<(BlockId, BlockId)> {
-        let body = &self.loops[l].body;
+        let Some(body) = self.loops.get(l).map(|lp| &lp.body) else { return vec![] };
         let mut v: Vec<(BlockId, BlockId)> = body
             .iter()
             .flat_map(|b| f.succs(*b).into_iter().filter(|s| !body.contains(s)).map(move |s| (*b, s)))
@@ -450,54 +505,75 @@ impl LoopForest {
     /// The loop's preheader: its header's only predecessor outside the loop, when that
     /// block has the header as its only successor.
     pub fn preheader(&self, f: &Function, l: usize) -> Option<BlockId> {
-        let lp = &self.loops[l];
+        let lp = self.loops.get(l)?;
         let outside: Vec<BlockId> = f.preds(lp.header).into_iter().filter(|p| !lp.body.contains(p)).collect();
-        (outside.len() == 1 && f.succs(outside[0]).len() == 1).then(|| outside[0])
+        match outside.as_slice() {
+            [p] if f.succs(*p).len() == 1 => Some(*p),
+            _ => None,
+        }
     }
 }
 
-/// Sets the label of `b`'s terminator (a `BRA`, `SYNC` or `BRK` with a taken edge) to `t`.
+/// Sets the label of `b`'s terminator (a `BRA`, `SYNC` or `BRK` with a taken edge) to `t`
+/// (a block without a terminator keeps none: the IR verifier reports it).
 fn set_label(f: &mut Function, b: BlockId, t: BlockId) {
-    let term = f.cfg[b].instrs.last_mut().expect("a block with a taken edge ends in a branch");
-    if term.op == Op::Bra {
-        term.srcs[0] = Src::label(t.index() as u32);
+    if let Some(term) = f.cfg[b].instrs.last_mut()
+        && term.op == Op::Bra
+        && let Some(label) = term.srcs.first_mut()
+    {
+        *label = Src::label(t.index() as u32);
     }
 }
 
 /// Moves edge `e` to target `to` (same source, kind and arguments), retargeting the
 /// branch of a taken edge. A fall-through edge must then be fixed with
-/// [`fix_fallthroughs`] unless `to` follows the source in the layout. Returns the new edge.
-pub fn retarget(f: &mut Function, e: EdgeIndex<u32>, to: BlockId) -> EdgeIndex<u32> {
-    let (from, _) = f.cfg.edge_endpoints(e).expect("edge");
-    let w = f.cfg.remove_edge(e).expect("edge");
+/// [`fix_fallthroughs`] unless `to` follows the source in the layout. Returns the new edge
+/// (`None`, and nothing changed, if `e` is not in the graph).
+pub fn retarget(f: &mut Function, e: EdgeIndex<u32>, to: BlockId) -> Option<EdgeIndex<u32>> {
+    let (from, _) = f.cfg.edge_endpoints(e)?;
+    let w = f.cfg.remove_edge(e)?;
     if w.kind == EdgeKind::Taken {
         set_label(f, from, to);
     }
-    f.cfg.add_edge(from, to, w)
+    Some(f.cfg.add_edge(from, to, w))
+}
+
+/// [`split_edge`], then [`retarget`] the new block's edge to `to`: `instrs` run on the
+/// way from `e`'s source to `to`. Returns the new block (`None` if `e` is not in the
+/// graph).
+pub fn split_and_retarget(f: &mut Function, e: EdgeIndex<u32>, instrs: Vec<Instr>, to: BlockId) -> Option<BlockId> {
+    let n = split_edge(f, e, instrs)?;
+    let out = f.succ_edges(n).first().copied()?;
+    retarget(f, out, to)?;
+    Some(n)
 }
 
 /// Puts a new block holding `instrs` and then `BRA target` on edge `e` (the edge's
 /// arguments move to the new block's edge). A block on a fall-through edge goes right
-/// after its source in the layout, one on a taken edge at the end. Returns it.
-pub fn split_edge(f: &mut Function, e: EdgeIndex<u32>, instrs: Vec<Instr>) -> BlockId {
-    let (from, to) = f.cfg.edge_endpoints(e).expect("edge");
+/// after its source in the layout, one on a taken edge at the end. Returns it (`None`, and
+/// nothing changed, if `e` is not in the graph).
+pub fn split_edge(f: &mut Function, e: EdgeIndex<u32>, instrs: Vec<Instr>) -> Option<BlockId> {
+    let (from, to) = f.cfg.edge_endpoints(e)?;
+    let Edge { kind, args } = f.cfg.remove_edge(e)?;
     let origin = f.cfg[from].origins.last().copied().unwrap_or_default();
     let n = f.new_block("");
     for i in instrs {
         f.cfg[n].push(i, origin);
     }
     f.cfg[n].push(Instr::new(Op::Bra, vec![], vec![Src::label(to.index() as u32)]), origin);
-    let Edge { kind, args } = f.cfg.remove_edge(e).expect("edge");
     f.cfg.add_edge(from, n, Edge { kind, args: vec![] });
     f.cfg.add_edge(n, to, Edge { kind: EdgeKind::Taken, args });
     if kind == EdgeKind::Taken {
         set_label(f, from, n);
         f.layout.push(n);
     } else {
-        let pos = f.layout.iter().position(|x| *x == from).expect("in layout");
-        f.layout.insert(pos + 1, n);
+        // Right after `from` (`pos < layout.len()`, so `pos + 1` is at most the length).
+        match f.layout.iter().position(|x| *x == from) {
+            Some(pos) => f.layout.insert(pos.saturating_add(1), n),
+            None => f.layout.push(n),
+        }
     }
-    n
+    Some(n)
 }
 
 /// Restores "a fall-through successor follows its block in the layout": a block whose
@@ -506,18 +582,18 @@ pub fn split_edge(f: &mut Function, e: EdgeIndex<u32>, instrs: Vec<Instr>) -> Bl
 pub fn fix_fallthroughs(f: &mut Function) -> bool {
     let mut changed = false;
     let mut k = 0;
-    while k < f.layout.len() {
-        let b = f.layout[k];
-        let next = f.layout.get(k + 1).copied();
+    // The layout grows behind `k` only (a jump block goes right after `b`); `k` is below
+    // its length, so `k + 1` saturates never.
+    while let Some(&b) = f.layout.get(k) {
+        k = k.saturating_add(1);
+        let next = f.layout.get(k).copied();
         let ft = f.succ_edges(b).into_iter().find(|e| f.cfg[*e].kind == EdgeKind::Fallthrough);
-        if let Some(e) = ft {
-            let (_, t) = f.cfg.edge_endpoints(e).expect("edge");
-            if Some(t) != next {
-                split_edge(f, e, vec![]);
-                changed = true;
-            }
+        if let Some((e, (_, t))) = ft.and_then(|e| Some((e, f.cfg.edge_endpoints(e)?)))
+            && Some(t) != next
+            && split_edge(f, e, vec![]).is_some()
+        {
+            changed = true;
         }
-        k += 1;
     }
     changed
 }
@@ -559,34 +635,35 @@ pub fn copy_blocks(f: &mut Function, blocks: &[BlockId]) -> std::collections::Ha
     for &b in blocks {
         let c = f.new_block(String::new());
         let src = f.cfg[b].clone();
-        f.cfg[c].instrs = src.instrs;
+        let mut instrs = src.instrs;
         // Each copy of a carry-flag writer defines a value of its own (`ir::cc`: a value
         // is defined once; CC values never cross a block, so the copy's readers are the
         // ones to follow).
         let mut renamed: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
-        for k in 0..f.cfg[c].instrs.len() {
-            if let Some(r) = f.cfg[c].instrs[k].cc.read
+        for i in &mut instrs {
+            if let Some(r) = i.cc.read
                 && let Some(&n) = renamed.get(&r)
             {
-                f.cfg[c].instrs[k].cc.read = Some(n);
+                i.cc.read = Some(n);
             }
-            if let Some(d) = f.cfg[c].instrs[k].cc.def {
+            if let Some(d) = i.cc.def {
                 let n = f.new_cc();
                 renamed.insert(d, n);
-                f.cfg[c].instrs[k].cc.def = Some(n);
+                i.cc.def = Some(n);
             }
         }
+        f.cfg[c].instrs = instrs;
         f.cfg[c].origins = src.origins;
         f.cfg[c].uni = src.uni;
         map.insert(b, c);
         f.layout.push(c);
     }
     for &b in blocks {
+        let Some(&c) = map.get(&b) else { continue };
         for edge in f.succ_edges(b) {
-            let (_, t) = f.cfg.edge_endpoints(edge).expect("edge");
+            let Some((_, t)) = f.cfg.edge_endpoints(edge) else { continue };
             let w = f.cfg[edge].clone();
             let t2 = map.get(&t).copied().unwrap_or(t);
-            let c = map[&b];
             if w.kind == EdgeKind::Taken {
                 set_label(f, c, t2);
             }
@@ -609,10 +686,13 @@ pub fn dispatch_chain(
     use crate::ir::VRegKind;
     use crate::sass::instr::{Dst, PT, RegRef};
     use crate::sass::op::{BoolOp, Cmp};
-    let k = targets.len();
-    let chain: Vec<BlockId> = (1..k).map(|_| f.new_block("")).collect();
-    for (c, i) in (1..k).rev().enumerate() {
-        let b = chain[c];
+    let Some((&first, rest)) = targets.split_first() else { return vec![] };
+    let chain: Vec<BlockId> = rest.iter().map(|_| f.new_block("")).collect();
+    // Block `c` of the chain tests selector `i` (from `targets.len() - 1` down to 1) and
+    // falls through to the next block, the last one to `targets[0]`.
+    let tests = targets.iter().enumerate().skip(1).rev();
+    let nexts = chain.iter().skip(1).copied().chain(std::iter::once(first));
+    for ((&b, (i, &target)), next) in chain.iter().zip(tests).zip(nexts) {
         let p = f.new_vreg(VRegKind::Pred);
         f.cfg[b].push(
             Instr::new(
@@ -622,16 +702,15 @@ pub fn dispatch_chain(
             ),
             origin,
         );
-        f.cfg[b]
-            .push(Instr::new(Op::Bra, vec![], vec![Src::label(targets[i].index() as u32)]).guarded(p, false), origin);
-        f.cfg.add_edge(b, targets[i], Edge { kind: EdgeKind::Taken, args: vec![] });
-        let next = chain.get(c + 1).copied().unwrap_or(targets[0]);
+        f.cfg[b].push(Instr::new(Op::Bra, vec![], vec![Src::label(target.index() as u32)]).guarded(p, false), origin);
+        f.cfg.add_edge(b, target, Edge { kind: EdgeKind::Taken, args: vec![] });
         f.cfg.add_edge(b, next, Edge { kind: EdgeKind::Fallthrough, args: vec![] });
     }
     chain
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;
     use crate::ptx::ast::FuncKind;

@@ -40,6 +40,14 @@
 //! The pass also merges straight-line chains (`X: ...; BRA Y` where `Y` has `X` as its only
 //! predecessor), which lowering and edge splitting leave behind, so that arms and joins
 //! are single blocks.
+//!
+//! The pass's tables are indexed by block index (sized by the graph's node bound when the
+//! pass starts; blocks are only removed meanwhile) and by virtual register number: read
+//! through `get`/`get_mut`, whose `None` cannot happen for the blocks and registers of `f`
+//! (a block outside them counts as removed, a register outside the renames as its own
+//! name). A branch whose shape is not what [`eligible`] checked is left unconverted.
+// No panicking shortcuts (issue 20, docs/fuzzing.md "No-panic discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use crate::ir::{BlockId, Edge, EdgeKind, Function, VRegKind};
 use crate::sass::instr::{Dst, Guard, Instr, Reg, RegRef, Src};
@@ -81,7 +89,7 @@ pub fn run(f: &mut Function) -> bool {
     }
     while let Some(std::cmp::Reverse((_, a))) = p.convert_queue.pop() {
         let a = BlockId::new(a);
-        if p.removed[a.index()] {
+        if p.is_removed(a) {
             continue;
         }
         if let Some(conv) = eligible(f, &mut p, a) {
@@ -119,10 +127,15 @@ impl Pass {
         let mut pos = vec![usize::MAX; nb];
         let mut next = vec![None; nb];
         let mut prev = vec![None; nb];
-        for (k, &b) in f.layout.iter().enumerate() {
-            pos[b.index()] = k;
-            next[b.index()] = f.layout.get(k + 1).copied();
-            prev[b.index()] = k.checked_sub(1).map(|j| f.layout[j]);
+        // Each block with the one after it and the one before it in the layout.
+        let after = f.layout.iter().skip(1).copied().map(Some).chain(std::iter::once(None));
+        let before = std::iter::once(None).chain(f.layout.iter().copied().map(Some));
+        for (((k, &b), n), p) in f.layout.iter().enumerate().zip(after).zip(before) {
+            if let (Some(pb), Some(nx), Some(pr)) =
+                (pos.get_mut(b.index()), next.get_mut(b.index()), prev.get_mut(b.index()))
+            {
+                (*pb, *nx, *pr) = (k, n, p);
+            }
         }
         Pass {
             pos,
@@ -136,17 +149,33 @@ impl Pass {
         }
     }
 
+    /// True if `b` was removed (merged or converted away).
+    fn is_removed(&self, b: BlockId) -> bool {
+        self.removed.get(b.index()).copied().unwrap_or(true)
+    }
+
     /// The current name of `v` (after the renames recorded so far).
     fn resolve(&mut self, mut v: u32) -> u32 {
         let mut path = vec![];
-        while (v as usize) < self.subst.len() && self.subst[v as usize] != v {
+        while let Some(&s) = self.subst.get(v as usize)
+            && s != v
+        {
             path.push(v);
-            v = self.subst[v as usize];
+            v = s;
         }
         for p in path {
-            self.subst[p as usize] = v;
+            if let Some(s) = self.subst.get_mut(p as usize) {
+                *s = v;
+            }
         }
         v
+    }
+
+    /// Records that `p` is renamed to `a`.
+    fn rename(&mut self, p: u32, a: u32) {
+        if let Some(s) = self.subst.get_mut(p as usize) {
+            *s = a;
+        }
     }
 
     /// `b` changed: its eligibility, and that of its predecessors (for which it may be an
@@ -168,25 +197,32 @@ impl Pass {
     /// Removes `b` from the layout; the block before it is looked at again for merging
     /// (a block may absorb one ending in a conditional branch only if that one follows it).
     fn unlink(&mut self, b: BlockId) {
-        self.removed[b.index()] = true;
-        let (p, n) = (self.prev[b.index()], self.next[b.index()]);
+        if let Some(r) = self.removed.get_mut(b.index()) {
+            *r = true;
+        }
+        let p = self.prev.get(b.index()).copied().flatten();
+        let n = self.next.get(b.index()).copied().flatten();
         if let Some(p) = p {
-            self.next[p.index()] = n;
+            if let Some(pn) = self.next.get_mut(p.index()) {
+                *pn = n;
+            }
             self.merge_queue.push(p);
         }
-        if let Some(n) = n {
-            self.prev[n.index()] = p;
+        if let Some(np) = n.and_then(|n| self.prev.get_mut(n.index())) {
+            *np = p;
         }
     }
 
     /// Merges every eligible chain reachable from the queue (to a fixed point).
     fn merge_all(&mut self, f: &mut Function) {
         while let Some(x) = self.merge_queue.pop() {
-            if self.removed[x.index()] {
+            if self.is_removed(x) {
                 continue;
             }
             while let Some(y) = self.mergeable(f, x) {
-                self.merge(f, x, y);
+                if !self.merge(f, x, y) {
+                    break;
+                }
             }
         }
     }
@@ -197,20 +233,23 @@ impl Pass {
     fn mergeable(&self, f: &Function, x: BlockId) -> Option<BlockId> {
         let y = jump_target(f, x)?;
         let single_pred = f.cfg.edges_directed(y, Direction::Incoming).take(2).count() == 1;
-        let ok =
-            y != x && y != f.entry && single_pred && (!ends_in_cond_branch(f, y) || self.next[x.index()] == Some(y));
+        let ok = y != x
+            && y != f.entry
+            && single_pred
+            && (!ends_in_cond_branch(f, y) || self.next.get(x.index()) == Some(&Some(y)));
         ok.then_some(y)
     }
 
-    /// Merges `Y` into `X` (`X` ends in `BRA Y`, `Y`'s only predecessor).
-    fn merge(&mut self, f: &mut Function, x: BlockId, y: BlockId) {
-        let e = f.succ_edges(x)[0];
+    /// Merges `Y` into `X` (`X` ends in `BRA Y`, `Y`'s only predecessor). False, and
+    /// nothing changed, if `X` has no edge (which [`Pass::mergeable`] rules out).
+    fn merge(&mut self, f: &mut Function, x: BlockId, y: BlockId) -> bool {
+        let Some(&e) = f.succ_edges(x).first() else { return false };
         let args = f.cfg[e].args.clone();
         let params = f.cfg[y].params.clone();
         for (p, a) in params.into_iter().zip(args) {
             let a = self.resolve(a);
             if a != p {
-                self.subst[p as usize] = a;
+                self.rename(p, a);
             }
         }
         let yb = std::mem::take(&mut f.cfg[y]);
@@ -229,23 +268,26 @@ impl Pass {
         self.unlink(y);
         self.changed = true;
         self.dirty_around(f, x);
+        true
     }
 
     /// Converts the branch at the end of `a` (checked by [`eligible`]).
     fn convert(&mut self, f: &mut Function, a: BlockId, c: Conversion) {
         let Conversion { t, fl, l } = c;
-        let arg_t = f.cfg[f.succ_edges(t)[0]].args.clone();
-        let arg_f = f.cfg[f.succ_edges(fl)[0]].args.clone();
+        // What `eligible` checked: both arms jump to `l`, `a` ends in a guarded branch.
+        let (Some(&et), Some(&ef)) = (f.succ_edges(t).first(), f.succ_edges(fl).first()) else { return };
+        let Some(g) = f.cfg[a].instrs.last().and_then(|br| br.guard) else { return };
+        let Some(&origin) = f.cfg[a].origins.last() else { return };
+        let arg_t = f.cfg[et].args.clone();
+        let arg_f = f.cfg[ef].args.clone();
         let params = f.cfg[l].params.clone();
-        let br = f.cfg[a].instrs.last().expect("ends in a branch").clone();
-        let g = br.guard.expect("conditional branch");
-        let origin = *f.cfg[a].origins.last().expect("origins parallel instrs");
         f.cfg[a].instrs.pop();
         f.cfg[a].origins.pop();
         // Taken when `g` holds; the fall-through arm under its negation.
         for (arm, neg) in [(t, g.neg), (fl, !g.neg)] {
             let blk = std::mem::take(&mut f.cfg[arm]);
-            let n = blk.instrs.len() - 1;
+            // All but the arm's final `BRA` (`arm_ok`: it has one).
+            let n = blk.instrs.len().saturating_sub(1);
             for (mut i, o) in blk.instrs.into_iter().zip(blk.origins).take(n) {
                 if !i.op.is_pseudo() {
                     i.guard = Some(Guard { pred: g.pred, neg });
@@ -255,28 +297,30 @@ impl Pass {
         }
         // Join arguments: one SEL per 32-bit word where the two arms pass different values.
         let mut args = vec![];
-        for (k, p) in params.iter().enumerate() {
-            if self.resolve(arg_t[k]) == self.resolve(arg_f[k]) {
-                args.push(arg_t[k]);
+        // `eligible`: one argument per parameter on both edges.
+        for ((p, &at), &af) in params.iter().zip(&arg_t).zip(&arg_f) {
+            if self.resolve(at) == self.resolve(af) {
+                args.push(at);
                 continue;
             }
-            let VRegKind::Gpr(n) = f.vregs[*p as usize] else { unreachable!("predicate parameters are skipped") };
+            let Some(&VRegKind::Gpr(n)) = f.vregs.get(*p as usize) else {
+                unreachable!("predicate parameters are skipped")
+            };
             let cond = Src::pred(g.pred, g.neg);
             let mut parts = vec![];
+            let mut words = vec![];
             for w in 0..n {
                 let part = |v: u32| {
                     let r = RegRef::new(Reg::V(v), n);
                     Src::reg(if n == 1 { r } else { r.part(w) })
                 };
                 let d = f.new_vreg(VRegKind::Gpr(1));
-                f.cfg[a].push(
-                    Instr::new(Op::Sel, vec![Dst::reg(d, 1)], vec![part(arg_t[k]), part(arg_f[k]), cond]),
-                    origin,
-                );
+                f.cfg[a].push(Instr::new(Op::Sel, vec![Dst::reg(d, 1)], vec![part(at), part(af), cond]), origin);
                 parts.push(Src::r32(d));
+                words.push(d);
             }
-            let v = if n == 1 {
-                parts[0].as_reg().expect("a register").reg
+            let v = if let [d] = words.as_slice() {
+                *d
             } else {
                 let d = f.new_vreg(VRegKind::Gpr(n));
                 f.cfg[a].push(Instr::new(Op::Join, vec![Dst::reg(d, n)], parts), origin);
@@ -304,7 +348,7 @@ impl Pass {
 
     /// Writes the layout back and applies the renames; returns whether anything changed.
     fn finish(mut self, f: &mut Function) -> bool {
-        f.layout.retain(|b| !self.removed[b.index()]);
+        f.layout.retain(|b| !self.is_removed(*b));
         if !self.changed {
             return false;
         }
@@ -314,16 +358,21 @@ impl Pass {
         let subst = &self.subst;
         for b in f.layout.clone() {
             for i in &mut f.cfg[b].instrs {
-                crate::ir::for_each_use_mut(i, |v| *v = subst[*v as usize]);
+                crate::ir::for_each_use_mut(i, |v| *v = renamed(subst, *v));
             }
         }
         for e in f.cfg.edge_indices().collect::<Vec<_>>() {
             for a in &mut f.cfg[e].args {
-                *a = subst[*a as usize];
+                *a = renamed(subst, *a);
             }
         }
         true
     }
+}
+
+/// The name `v` resolved to in `subst` (its own for a register created after the pass).
+fn renamed(subst: &[u32], v: u32) -> u32 {
+    subst.get(v as usize).copied().unwrap_or(v)
 }
 
 /// The single successor of `b` when `b` ends in an unguarded `BRA`.
@@ -345,7 +394,7 @@ fn ends_in_cond_branch(f: &Function, b: BlockId) -> bool {
 
 /// The outgoing edges of `b` as (target, weight), in successor order.
 fn out_edges(f: &Function, b: BlockId) -> Vec<(BlockId, Edge)> {
-    f.succ_edges(b).into_iter().map(|e| (f.cfg.edge_endpoints(e).expect("edge exists").1, f.cfg[e].clone())).collect()
+    f.succ_edges(b).into_iter().filter_map(|e| Some((f.cfg.edge_endpoints(e)?.1, f.cfg[e].clone()))).collect()
 }
 
 /// True if `b` can be an arm: single predecessor, ends in `BRA` to a single successor, no
@@ -355,7 +404,7 @@ fn arm_ok(f: &Function, b: BlockId, a: BlockId) -> bool {
     if b == f.entry || !blk.params.is_empty() || f.preds(b) != [a] || jump_target(f, b).is_none() {
         return false;
     }
-    let body = &blk.instrs[..blk.instrs.len() - 1];
+    let Some((_, body)) = blk.instrs.split_last() else { return false };
     body.iter().all(|i| {
         i.guard.is_none() && !i.op.info().control && i.op.info().unit != Unit::Control && !matches!(i.op, Op::Call(_))
     })
@@ -363,8 +412,7 @@ fn arm_ok(f: &Function, b: BlockId, a: BlockId) -> bool {
 
 /// Instructions that issue (not pseudo-ops) in the body of arm `b`.
 fn issued(f: &Function, b: BlockId) -> usize {
-    let blk = &f.cfg[b];
-    blk.instrs[..blk.instrs.len() - 1].iter().filter(|i| !i.op.is_pseudo()).count()
+    f.cfg[b].instrs.split_last().map_or(0, |(_, body)| body.iter().filter(|i| !i.op.is_pseudo()).count())
 }
 
 /// Whether the branch ending `a` can be converted (see the module docs).
@@ -376,30 +424,37 @@ fn eligible(f: &Function, p: &mut Pass, a: BlockId) -> Option<Conversion> {
     if edges.len() != 2 || edges.iter().any(|e| !f.cfg[*e].args.is_empty()) {
         return None;
     }
-    let (t, fl) = (f.succs(a)[0], f.succs(a)[1]);
-    debug_assert_eq!(f.cfg[edges[0]].kind, EdgeKind::Taken);
+    let &[t, fl] = f.succs(a).as_slice() else { return None };
+    debug_assert_eq!(edges.first().map(|e| f.cfg[*e].kind), Some(EdgeKind::Taken));
     if t == fl || !arm_ok(f, t, a) || !arm_ok(f, fl, a) {
         return None;
     }
     let (Some(lt), Some(lf)) = (jump_target(f, t), jump_target(f, fl)) else { return None };
     let (it, ifl) = (issued(f, t), issued(f, fl));
-    if lt != lf || lt == a || it + ifl > MAX_ARM_INSTRS {
+    // Instruction counts: far below `usize::MAX`, the sums saturate never.
+    if lt != lf || lt == a || it.saturating_add(ifl) > MAX_ARM_INSTRS {
         return None;
     }
     // A cold arm (the call of an f64 slow path) much longer than the other would run on
     // every path after conversion instead of almost never.
-    if (f.cfg[t].cold && it > ifl + COLD_SLACK) || (f.cfg[fl].cold && ifl > it + COLD_SLACK) {
+    if (f.cfg[t].cold && it > ifl.saturating_add(COLD_SLACK)) || (f.cfg[fl].cold && ifl > it.saturating_add(COLD_SLACK))
+    {
         return None;
     }
     let l = lt;
-    let arg_t = &f.cfg[f.succ_edges(t)[0]].args;
-    let arg_f = &f.cfg[f.succ_edges(fl)[0]].args;
-    let mut words = 0;
+    let arg_t = &f.cfg[*f.succ_edges(t).first()?].args;
+    let arg_f = &f.cfg[*f.succ_edges(fl).first()?].args;
+    let params = &f.cfg[l].params;
+    if arg_t.len() != params.len() || arg_f.len() != params.len() {
+        return None;
+    }
+    let mut words: usize = 0;
     let mut pred_param = false;
-    for (k, v) in f.cfg[l].params.iter().enumerate() {
-        if p.resolve(arg_t[k]) != p.resolve(arg_f[k]) {
-            match f.vregs[*v as usize] {
-                VRegKind::Gpr(n) => words += n as usize,
+    for ((v, &at), &af) in params.iter().zip(arg_t).zip(arg_f) {
+        if p.resolve(at) != p.resolve(af) {
+            match f.vregs.get(*v as usize)? {
+                // At most 4 words per register: the sum saturates never.
+                VRegKind::Gpr(n) => words = words.saturating_add(usize::from(*n)),
                 VRegKind::Pred => pred_param = true,
             }
         }
@@ -411,6 +466,7 @@ fn eligible(f: &Function, p: &mut Pass, a: BlockId) -> Option<Conversion> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;
     use crate::ptx::ast::FuncKind;

@@ -11,6 +11,10 @@
 //! * [`graph`]: the shared analyses and CFG edits.
 //!
 //! [`crate::lower::cfg::reconverge`] drives the post-SSA part.
+//!
+//! No panicking shortcuts anywhere in the folder (issue 20, docs/fuzzing.md "No-panic
+//! discipline"); each file repeats the attribute, so it stays when a file moves.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 pub mod check;
 pub mod graph;

@@ -20,6 +20,12 @@
 //!   the join or leaving an enclosing PBK loop. It must be entered only through the push
 //!   ([`Problem::SideEntry`] otherwise), must not run into the next iteration of an
 //!   enclosing loop, and must reach the join ([`Problem::LoopExits`] otherwise).
+//!
+//! Per-block tables (indexed by `BlockId::index()`) and per-loop ones (by loop number in
+//! the forest) are read through `get`, whose `None` cannot happen for the blocks and
+//! loops of the function planned.
+// No panicking shortcuts (issue 20, docs/fuzzing.md "No-panic discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use super::graph::{IterMeet, IterationPostDom, LoopForest, PostDom, dominators, quiet_blocks, reverse_post_order};
 use crate::ir::{BlockId, Function};
@@ -107,7 +113,12 @@ impl Joins {
     /// post-dominator among the paths that can still reach a warp-synchronous instruction
     /// (threads that only exit never need to wait). `None` if they never meet.
     pub fn join_whole(&self, b: BlockId) -> Option<BlockId> {
-        self.pdom.ipdom(b).or_else(|| if self.quiet[b.index()] { None } else { self.pdq.ipdom(b) })
+        self.pdom.ipdom(b).or_else(|| if self.is_quiet(b) { None } else { self.pdq.ipdom(b) })
+    }
+
+    /// True if `b` is quiet ([`quiet_blocks`]).
+    pub fn is_quiet(&self, b: BlockId) -> bool {
+        self.quiet.get(b.index()).copied().unwrap_or(false)
     }
 
     /// The join of a divergent branch ending `b`: in a loop, where its paths meet within
@@ -116,9 +127,9 @@ impl Joins {
     /// [`Joins::join_whole`].
     pub fn join(&self, b: BlockId) -> Option<BlockId> {
         match self.forest.innermost.get(b.index()).copied().flatten() {
-            Some(l) => match self.iteration[l].ipdom(b) {
+            Some(l) => match self.iteration.get(l).map_or(IterMeet::Never, |it| it.ipdom(b)) {
                 IterMeet::Block(j) => Some(j),
-                IterMeet::NextIteration => Some(self.forest.loops[l].header),
+                IterMeet::NextIteration => self.forest.loops.get(l).map(|lp| lp.header),
                 IterMeet::Never => None,
             },
             None => self.join_whole(b),
@@ -150,7 +161,7 @@ impl Joins {
         {
             return Meet::At(c);
         }
-        let loud: Vec<BlockId> = targets.iter().copied().filter(|t| !self.quiet[t.index()]).collect();
+        let loud: Vec<BlockId> = targets.iter().copied().filter(|t| !self.is_quiet(*t)).collect();
         if loud.is_empty() {
             return Meet::Never;
         }
@@ -180,7 +191,7 @@ pub struct Loops {
 impl Loops {
     /// True if loop `l` needs a PBK entry.
     pub fn pbk(&self, l: usize) -> bool {
-        matches!(self.target[l], Some(Some(_)))
+        matches!(self.target.get(l), Some(Some(Some(_))))
     }
 }
 
@@ -188,7 +199,7 @@ impl Loops {
 pub fn loops(f: &Function, joins: &Joins, divergent: &HashSet<BlockId>, problems: &mut Vec<Problem>) -> Loops {
     let forest = joins.forest.clone();
     let mut target = vec![None; forest.loops.len()];
-    for (l, lp) in forest.loops.iter().enumerate() {
+    for ((l, lp), target) in forest.loops.iter().enumerate().zip(target.iter_mut()) {
         let body = &lp.body;
         let divergent_exit = body.iter().any(|b| divergent.contains(b) && joins.leaves(f, *b, body));
         if !divergent_exit {
@@ -197,7 +208,7 @@ pub fn loops(f: &Function, joins: &Joins, divergent: &HashSet<BlockId>, problems
         let mut targets: Vec<BlockId> = forest.exits(f, l).into_iter().map(|(_, s)| s).collect();
         targets.sort();
         targets.dedup();
-        target[l] = Some(match joins.common(f, body, &targets) {
+        *target = Some(match joins.common(f, body, &targets) {
             Meet::At(t) if !body.contains(&t) => Some(t),
             Meet::Never => None,
             _ => {
@@ -220,7 +231,7 @@ pub fn past_jumps(f: &Function, mut b: BlockId, stops: &HashSet<BlockId>, header
         // Jump-only: a `BRA` after nothing but `undef`s (which SSA construction and the
         // landings of `restructure` leave, and which move to the entry block).
         let blk = &f.cfg[b];
-        let (last, rest) = blk.instrs.split_last().expect("a terminator");
+        let Some((last, rest)) = blk.instrs.split_last() else { break };
         if stops.contains(&b)
             || !blk.params.is_empty()
             || rest.iter().any(|i| i.op != crate::sass::op::Op::Undef)
@@ -229,7 +240,7 @@ pub fn past_jumps(f: &Function, mut b: BlockId, stops: &HashSet<BlockId>, header
         {
             break;
         }
-        let s = f.succs(b)[0];
+        let Some(&s) = f.succs(b).first() else { break };
         if headers.contains(&s) {
             break;
         }
@@ -248,12 +259,15 @@ pub fn plan(f: &Function, divergent: &HashSet<BlockId>) -> Result<Vec<Entry>, Ve
     let rpo = reverse_post_order(f);
     let mut rpo_pos = vec![usize::MAX; f.cfg.node_bound()];
     for (i, b) in rpo.iter().enumerate() {
-        rpo_pos[b.index()] = i;
+        if let Some(p) = rpo_pos.get_mut(b.index()) {
+            *p = i;
+        }
     }
     // Sources per join: (push block, loop).
     let mut branch_sources: Vec<(BlockId, BlockId)> = vec![];
-    let mut branches: Vec<BlockId> = divergent.iter().copied().filter(|b| rpo_pos[b.index()] != usize::MAX).collect();
-    branches.sort_by_key(|b| rpo_pos[b.index()]);
+    let mut branches: Vec<BlockId> =
+        divergent.iter().copied().filter(|b| rpo_position(&rpo_pos, *b) != usize::MAX).collect();
+    branches.sort_by_key(|b| rpo_position(&rpo_pos, *b));
     for b in branches {
         let encl = forest.enclosing(b).into_iter().find(|l| lps.pbk(*l));
         // A branch leaving its PBK loop: the loop's entry reconverges its threads.
@@ -267,11 +281,11 @@ pub fn plan(f: &Function, divergent: &HashSet<BlockId>) -> Result<Vec<Entry>, Ve
         }
     }
     let mut loop_sources: Vec<(usize, BlockId, BlockId)> = vec![];
-    for l in 0..forest.loops.len() {
-        let Some(Some(t)) = lps.target[l] else { continue };
+    for (l, (lp, target)) in forest.loops.iter().zip(&lps.target).enumerate() {
+        let Some(Some(t)) = *target else { continue };
         match forest.preheader(f, l) {
             Some(p) => loop_sources.push((l, p, t)),
-            None => problems.push(Problem::NoPreheader(forest.loops[l].header)),
+            None => problems.push(Problem::NoPreheader(lp.header)),
         }
     }
     // A loop's threads meet past the jump-only blocks after its exits, where a branch
@@ -295,9 +309,11 @@ pub fn plan(f: &Function, divergent: &HashSet<BlockId>) -> Result<Vec<Entry>, Ve
         stale_breaks(f, &lps, &entries, &mut found);
         let mut more = false;
         for l in escaping {
-            let t = lps.target[l].flatten().expect("a PBK loop");
+            // `escaping` holds loops of PBK entries: loops with a target and a header.
+            let (Some(Some(Some(t))), Some(lp)) = (lps.target.get(l), forest.loops.get(l)) else { continue };
+            let t = *t;
             if own.contains(&l) || past_jumps(f, t, &branch_joins, &headers) == t {
-                found.push(Problem::LoopExits(forest.loops[l].header));
+                found.push(Problem::LoopExits(lp.header));
             } else {
                 own.insert(l);
                 more = true;
@@ -307,6 +323,11 @@ pub fn plan(f: &Function, divergent: &HashSet<BlockId>) -> Result<Vec<Entry>, Ve
             return if found.is_empty() { Ok(entries) } else { Err(found) };
         }
     }
+}
+
+/// The reverse post-order position of `b` in `rpo_pos` (`usize::MAX`: unreachable).
+fn rpo_position(rpo_pos: &[usize], b: BlockId) -> usize {
+    rpo_pos.get(b.index()).copied().unwrap_or(usize::MAX)
 }
 
 /// Groups the sources of each join into entries (see the module docs). Returns the
@@ -321,16 +342,16 @@ fn group(
 ) -> (Vec<Entry>, Vec<usize>) {
     let forest = &lps.forest;
     let mut order: Vec<BlockId> = sources.keys().copied().collect();
-    order.sort_by_key(|j| (rpo_pos[j.index()], j.index()));
+    order.sort_by_key(|j| (rpo_position(rpo_pos, *j), j.index()));
     let mut entries = vec![];
     let mut escaping = vec![];
     for join in order {
         let mut srcs = sources.remove(&join).unwrap_or_default();
-        srcs.sort_by_key(|(p, l)| (rpo_pos[p.index()], l.is_some()));
+        srcs.sort_by_key(|(p, l)| (rpo_position(rpo_pos, *p), l.is_some()));
         // (entry, breaks out of an enclosing PBK loop, loops covered)
         let mut group: Vec<(Entry, bool, Vec<usize>)> = vec![];
         for (push, lp) in srcs {
-            let at = lp.map_or(push, |l| forest.loops[l].header);
+            let at = lp.and_then(|l| forest.loops.get(l)).map_or(push, |lp| lp.header);
             if let Some((e, _, ls)) = group.iter_mut().find(|(e, _, _)| e.push == push || e.region.contains(&at)) {
                 if let Some(l) = lp {
                     e.kind = Kind::Pbk;
@@ -347,7 +368,7 @@ fn group(
                 }
                 Err(Some(p)) => problems.push(p),
                 Err(None) => match lp {
-                    Some(l) => problems.push(Problem::LoopExits(forest.loops[l].header)),
+                    Some(l) => problems.extend(forest.loops.get(l).map(|lp| Problem::LoopExits(lp.header))),
                     // A branch leaving a loop whose exits need no PBK (they never meet and
                     // reach no warp-synchronous instruction, `Meet::Never`): the threads
                     // that leave never wait for the others, so the branch needs no entry
@@ -355,7 +376,7 @@ fn group(
                     // iteration: a `break` to the back edge of an outer loop, without
                     // the clean-up passes, `tests/reconverge_shapes.rs`).
                     None if forest.enclosing(push).into_iter().any(|l| {
-                        lps.target[l] == Some(None) && f.succs(push).iter().any(|s| !forest.contains(l, *s))
+                        lps.target.get(l) == Some(&Some(None)) && f.succs(push).iter().any(|s| !forest.contains(l, *s))
                     }) => {}
                     None => problems.push(Problem::Unreachable(push)),
                 },
@@ -385,7 +406,7 @@ fn breaks_to(f: &Function, mut s: BlockId, t: BlockId, stops: &HashSet<BlockId>,
             continue;
         }
         let blk = &f.cfg[s];
-        let (last, rest) = blk.instrs.split_last().expect("a terminator");
+        let Some((last, rest)) = blk.instrs.split_last() else { return false };
         let straight = blk.params.is_empty()
             && f.preds(s).len() == 1
             && last.op == crate::sass::op::Op::Bra
@@ -394,7 +415,8 @@ fn breaks_to(f: &Function, mut s: BlockId, t: BlockId, stops: &HashSet<BlockId>,
         if !straight {
             return false;
         }
-        s = f.succs(s)[0];
+        let Some(&next) = f.succs(s).first() else { return false };
+        s = next;
     }
     false
 }
@@ -432,7 +454,7 @@ fn stale_breaks(f: &Function, lps: &Loops, entries: &[Entry], problems: &mut Vec
                 }
                 // The loop this edge leaves.
                 let l = forest.enclosing(x).into_iter().find(|l| lps.pbk(*l) && !forest.contains(*l, s));
-                let h = l.map_or(x, |l| forest.loops[l].header);
+                let h = l.and_then(|l| forest.loops.get(l)).map_or(x, |lp| lp.header);
                 if !bad.contains(&h) {
                     bad.push(h);
                 }
@@ -455,8 +477,9 @@ pub fn region(
 ) -> Result<(HashSet<BlockId>, bool), Option<Problem>> {
     let forest = &lps.forest;
     let encl = forest.enclosing(push);
-    let headers: HashSet<BlockId> = encl.iter().map(|l| forest.loops[*l].header).collect();
-    let bounds: Vec<&HashSet<BlockId>> = encl.iter().filter(|l| lps.pbk(**l)).map(|l| &forest.loops[*l].body).collect();
+    let headers: HashSet<BlockId> = encl.iter().filter_map(|l| forest.loops.get(*l)).map(|lp| lp.header).collect();
+    let bounds: Vec<&HashSet<BlockId>> =
+        encl.iter().filter(|l| lps.pbk(**l)).filter_map(|l| forest.loops.get(*l)).map(|lp| &lp.body).collect();
     let mut r: HashSet<BlockId> = [push].into_iter().collect();
     let mut work: Vec<BlockId> = f.succs(push);
     let mut reached = false;

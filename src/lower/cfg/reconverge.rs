@@ -21,6 +21,12 @@
 //! then inserts `SSY`/`PBK` and turns the edges into each join into `SYNC`/`BRK`. The
 //! algorithm and its invariants are in `docs/reconvergence.md`; [`crate::lower::cfg::check`]
 //! verifies them.
+//!
+//! Uniformity tables are indexed by virtual register number (sized by `f.vregs`): read
+//! through `get`, a register outside them counts as divergent. Edge edits whose edge or
+//! terminator is missing are internal errors.
+// No panicking shortcuts (issue 20, docs/fuzzing.md "No-panic discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use crate::diag::Diag;
 use crate::ir::{BlockId, Edge, EdgeKind, Function, for_each_def, for_each_use};
@@ -34,6 +40,22 @@ use std::collections::HashSet;
 /// Rebuilds of SSA form after restructuring before giving up (each round fixes the
 /// problems the precise divergence of the previous one shows; one is the usual case).
 const MAX_REBUILDS: usize = 4;
+
+/// `uni[v]` (false, divergent, for a register outside the table).
+fn is_uniform(uni: &[bool], v: u32) -> bool {
+    uni.get(v as usize).copied().unwrap_or(false)
+}
+
+/// Marks `v` divergent; true if it was uniform before.
+fn mark_divergent(uni: &mut [bool], v: u32) -> bool {
+    match uni.get_mut(v as usize) {
+        Some(u) if *u => {
+            *u = false;
+            true
+        }
+        _ => false,
+    }
+}
 
 /// Which values are the same in every thread of a warp (conservative). Returns the set
 /// of divergent conditional branches' blocks as well.
@@ -53,7 +75,8 @@ pub fn uniform_values(f: &Function) -> (Vec<bool>, HashSet<BlockId>) {
                 continue;
             };
             let Reg::V(dv) = d.reg else { continue };
-            if d.comp != 0 || d.n != f.vregs[dv as usize].width() || src.mods != SrcMods::default() {
+            if d.comp != 0 || Some(d.n) != f.vregs.get(dv as usize).map(|k| k.width()) || src.mods != SrcMods::default()
+            {
                 continue;
             }
             match src.kind {
@@ -106,8 +129,12 @@ pub fn uniform_values(f: &Function) -> (Vec<bool>, HashSet<BlockId>) {
             for &b in &f.layout {
                 let blk = &f.cfg[b];
                 for (k, &p) in blk.params.iter().enumerate() {
-                    let args: Vec<u32> = f.pred_edges(b).iter().map(|e| root(f.cfg[*e].args[k])).collect();
-                    let args_uniform = args.iter().all(|a| uni[*a as usize]);
+                    // An edge without argument `k` (which the IR verifier rejects) makes the
+                    // parameter divergent.
+                    let args: Option<Vec<u32>> =
+                        f.pred_edges(b).iter().map(|e| f.cfg[*e].args.get(k).map(|a| root(*a))).collect();
+                    let args_uniform = args.as_ref().is_some_and(|args| args.iter().all(|a| is_uniform(&uni, *a)));
+                    let args = args.unwrap_or_default();
                     // A parameter that receives one value on every edge (besides itself
                     // around a loop; through copies) is that value whichever edge a thread
                     // takes, join or not. Without the clean-up passes such parameters stay
@@ -119,8 +146,7 @@ pub fn uniform_values(f: &Function) -> (Vec<bool>, HashSet<BlockId>) {
                     let single = others.next().is_some_and(|a| others.all(|x| x == a));
                     let u =
                         args_uniform && (single || !nonuniform_params.contains(&b) && !nonuniform_defs_in.contains(&b));
-                    if !u && uni[p as usize] {
-                        uni[p as usize] = false;
+                    if !u && mark_divergent(&mut uni, p) {
                         changed = true;
                     }
                 }
@@ -130,7 +156,7 @@ pub fn uniform_values(f: &Function) -> (Vec<bool>, HashSet<BlockId>) {
                 let mut cc_uniform = true;
                 for i in &blk.instrs {
                     let mut u = source_uniform(i) && !nonuniform_defs_in.contains(&b);
-                    for_each_use(i, |v| u &= uni[v as usize]);
+                    for_each_use(i, |v| u &= is_uniform(&uni, v));
                     if i.op.reads_cc() {
                         u &= cc_uniform;
                     }
@@ -139,8 +165,7 @@ pub fn uniform_values(f: &Function) -> (Vec<bool>, HashSet<BlockId>) {
                     }
                     if !u {
                         for_each_def(i, |d| {
-                            if uni[d as usize] {
-                                uni[d as usize] = false;
+                            if mark_divergent(&mut uni, d) {
                                 changed = true;
                             }
                         });
@@ -157,7 +182,7 @@ pub fn uniform_values(f: &Function) -> (Vec<bool>, HashSet<BlockId>) {
                 && !blk.uni
             {
                 let u = match g.pred {
-                    Reg::V(v) => uni[v as usize],
+                    Reg::V(v) => is_uniform(&uni, v),
                     _ => true,
                 };
                 if !u {
@@ -192,7 +217,9 @@ fn source_uniform(i: &Instr) -> bool {
 /// plan cannot handle. Errors: control flow that would need more duplication than
 /// [`restructure::GROWTH_LIMIT`] allows, or an internal failure (a diagnostic at `at`).
 pub fn insert(f: &mut Function, at: Span) -> Result<(), Diag> {
-    let mut budget = restructure::GROWTH_LIMIT * f.instr_count() + 1024;
+    // Saturating: an allowance in instructions, far below `usize::MAX` for any function
+    // that fits in memory.
+    let mut budget = restructure::GROWTH_LIMIT.saturating_mul(f.instr_count()).saturating_add(1024);
     for _ in 0..MAX_REBUILDS {
         let (_, mut divergent) = uniform_values(f);
         if divergent.is_empty() {
@@ -206,13 +233,15 @@ pub fn insert(f: &mut Function, at: Span) -> Result<(), Diag> {
             Err(p) => p,
         };
         // Restructure out of SSA form, one problem at a time, then rebuild SSA.
-        restructure::out_of_ssa(f);
-        let max_rounds = 4 * f.layout.len() + 64;
-        let mut rounds = 0;
+        restructure::out_of_ssa(f)
+            .map_err(|e| Diag::error(at, format!("`{}`: internal error in reconvergence: {e}", f.name)))?;
+        // Saturating, like `budget` (`rounds` stops one above `max_rounds`).
+        let max_rounds = f.layout.len().saturating_mul(4).saturating_add(64);
+        let mut rounds: usize = 0;
         loop {
             restructure::fix(f, &problems, &mut divergent, &mut budget)
                 .map_err(|e| Diag::error(at, format!("`{}`: {e}", f.name)))?;
-            rounds += 1;
+            rounds = rounds.saturating_add(1);
             match plan(f, &divergent) {
                 Ok(_) => break,
                 Err(p) => problems = p,
@@ -247,7 +276,7 @@ pub fn insert(f: &mut Function, at: Span) -> Result<(), Diag> {
 fn apply(f: &mut Function, entries: &[Entry]) -> Result<(), String> {
     for e in entries {
         let op = if e.kind == Kind::Ssy { Op::Ssy } else { Op::Pbk };
-        insert_before_terminator(f, e.push, Instr::new(op, vec![], vec![Src::label(e.join.index() as u32)]));
+        insert_before_terminator(f, e.push, Instr::new(op, vec![], vec![Src::label(e.join.index() as u32)]))?;
     }
     let joins: HashSet<BlockId> = entries.iter().map(|e| e.join).collect();
     let forest = crate::lower::cfg::graph::LoopForest::new(f, &crate::lower::cfg::graph::dominators(f));
@@ -260,7 +289,7 @@ fn apply(f: &mut Function, entries: &[Entry]) -> Result<(), String> {
         blocks.sort();
         for x in blocks {
             for edge in f.succ_edges(x) {
-                let s = f.cfg.edge_endpoints(edge).expect("edge").1;
+                let (_, s) = f.cfg.edge_endpoints(edge).ok_or_else(|| missing_edge(x))?;
                 if s == e.join || past_jumps(f, s, &joins, &headers) == e.join {
                     todo.push((edge, op, e.join));
                 }
@@ -281,14 +310,16 @@ fn apply(f: &mut Function, entries: &[Entry]) -> Result<(), String> {
 /// two successors: regalloc2 allows no critical edges), so that each thread leaves its
 /// regions right where it breaks.
 fn convert(f: &mut Function, mut e: petgraph::stable_graph::EdgeIndex, op: Op, join: BlockId) -> Result<(), String> {
-    let (x, s) = f.cfg.edge_endpoints(e).expect("edge");
+    let (x, s) = f.cfg.edge_endpoints(e).ok_or_else(|| format!("an edge to BB{} is gone", join.index()))?;
     let mut own_block = f.cfg[e].kind == EdgeKind::Fallthrough;
     if s != join {
         let (mut cur, mut args) = (s, vec![]);
         while cur != join {
-            let next = f.succ_edges(cur)[0];
+            let next = f.succ_edges(cur).first().copied().ok_or_else(|| {
+                format!("BB{} on the way from BB{} to BB{} has no successor", cur.index(), x.index(), join.index())
+            })?;
             args.clone_from(&f.cfg[next].args);
-            cur = f.cfg.edge_endpoints(next).expect("edge").1;
+            cur = f.cfg.edge_endpoints(next).ok_or_else(|| missing_edge(cur))?.1;
         }
         let kind = f.cfg[e].kind;
         if f.succs(x).len() > 1 {
@@ -299,7 +330,7 @@ fn convert(f: &mut Function, mut e: petgraph::stable_graph::EdgeIndex, op: Op, j
         e = f.cfg.add_edge(x, join, Edge { kind, args });
     }
     if !own_block {
-        let term = f.cfg[x].instrs.last_mut().expect("terminator");
+        let term = f.cfg[x].instrs.last_mut().ok_or_else(|| no_terminator(x))?;
         if term.op != Op::Bra {
             return Err(format!("the edge BB{} -> BB{} is already a {}", x.index(), join.index(), term.op.name()));
         }
@@ -312,25 +343,39 @@ fn convert(f: &mut Function, mut e: petgraph::stable_graph::EdgeIndex, op: Op, j
     let n = f.new_block("");
     let origin = f.cfg[x].origins.last().copied().unwrap_or_default();
     f.cfg[n].push(Instr::new(op, vec![], vec![]), origin);
-    let Edge { args, .. } = f.cfg.remove_edge(e).expect("edge");
+    let Edge { args, .. } = f.cfg.remove_edge(e).ok_or_else(|| missing_edge(x))?;
     f.cfg.add_edge(x, n, Edge { kind, args: vec![] });
     f.cfg.add_edge(n, join, Edge { kind: EdgeKind::Taken, args });
     if kind == EdgeKind::Taken {
-        let term = f.cfg[x].instrs.last_mut().expect("terminator");
-        term.srcs[0] = Src::label(n.index() as u32);
+        let term = f.cfg[x].instrs.last_mut().ok_or_else(|| no_terminator(x))?;
+        let label = term.srcs.first_mut().ok_or_else(|| format!("the branch ending BB{} has no label", x.index()))?;
+        *label = Src::label(n.index() as u32);
         f.layout.push(n);
     } else {
-        let pos = f.layout.iter().position(|b| *b == x).expect("layout");
-        f.layout.insert(pos + 1, n);
+        let pos =
+            f.layout.iter().position(|b| *b == x).ok_or_else(|| format!("BB{} is not in the layout", x.index()))?;
+        // Right after `x` (`pos < layout.len()`: `+ 1` saturates never).
+        f.layout.insert(pos.saturating_add(1), n);
     }
     Ok(())
 }
 
+/// The internal error for an edge from `b` that an edit expected and did not find.
+fn missing_edge(b: BlockId) -> String {
+    format!("an edge from BB{} is gone", b.index())
+}
+
+/// The internal error for a block `b` without the terminator an edit expected.
+fn no_terminator(b: BlockId) -> String {
+    format!("BB{} has no terminator", b.index())
+}
+
 /// Inserts `i` just before the terminator of `b`.
-fn insert_before_terminator(f: &mut Function, b: BlockId, i: Instr) {
+fn insert_before_terminator(f: &mut Function, b: BlockId, i: Instr) -> Result<(), String> {
     let blk = &mut f.cfg[b];
-    let at = blk.instrs.len() - 1;
-    let origin = blk.origins[at];
+    let at = blk.instrs.len().checked_sub(1).ok_or_else(|| no_terminator(b))?;
+    let origin = *blk.origins.get(at).ok_or_else(|| format!("BB{} has fewer origins than instructions", b.index()))?;
     blk.instrs.insert(at, i);
     blk.origins.insert(at, origin);
+    Ok(())
 }

@@ -22,8 +22,13 @@
 //! nesting forest of Havlak/Ramalingam), so a component inside a natural loop is fixed
 //! too. Each fix removes one irreducible component; the search restarts after it, and
 //! dispatch (which copies nothing) ends the process.
+//!
+//! Tables indexed by block index or by position in a component are read through `get`,
+//! whose `None` cannot happen for the blocks of `f`.
+// No panicking shortcuts (issue 20, docs/fuzzing.md "No-panic discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
-use super::graph::{copy_blocks, dispatch_chain, fix_fallthroughs, reach, retarget, split_edge};
+use super::graph::{copy_blocks, dispatch_chain, fix_fallthroughs, reach, retarget, split_and_retarget};
 use crate::ir::{BlockId, Edge, EdgeKind, Function, VRegKind};
 use crate::sass::instr::{Dst, Instr, Src};
 use crate::sass::op::Op;
@@ -66,11 +71,12 @@ pub fn make_reducible(f: &mut Function) -> bool {
                 .sum()
         };
         let mut by_layout = entries.clone();
-        by_layout.sort_by_key(|b| pos[b.index()]);
+        by_layout.sort_by_key(|b| layout_position(&pos, *b));
         let split = by_layout.iter().map(|h| (*h, cost(*h))).find(|(_, c)| *c <= SPLIT_LIMIT.min(budget));
         match split {
             Some((h, c)) => {
-                budget -= c;
+                // `c <= budget` (found so): the subtraction saturates never.
+                budget = budget.saturating_sub(c);
                 split_entries(f, &in_scc, &by_layout, h);
             }
             None => dispatch(f, &by_layout),
@@ -80,13 +86,22 @@ pub fn make_reducible(f: &mut Function) -> bool {
     changed
 }
 
+/// The position of `b` in `pos` ([`Function::layout_positions`]; `usize::MAX`: not laid out).
+fn layout_position(pos: &[usize], b: BlockId) -> usize {
+    pos.get(b.index()).copied().unwrap_or(usize::MAX)
+}
+
 /// The first cyclic strongly connected component with more than one entry, and its
 /// entries; `None` if the CFG is reducible.
 fn find_irreducible(f: &Function) -> Option<(Vec<BlockId>, Vec<BlockId>)> {
     let mut work: Vec<Vec<BlockId>> = vec![f.layout.clone()];
     while let Some(set) = work.pop() {
         for scc in sccs(f, &set) {
-            let cyclic = scc.len() > 1 || f.succs(scc[0]).contains(&scc[0]);
+            let cyclic = match scc.as_slice() {
+                [] => false,
+                [b] => f.succs(*b).contains(b),
+                _ => true,
+            };
             if !cyclic {
                 continue;
             }
@@ -100,7 +115,8 @@ fn find_irreducible(f: &Function) -> Option<(Vec<BlockId>, Vec<BlockId>)> {
             if entries.len() > 1 {
                 return Some((scc, entries));
             }
-            let h = entries[0];
+            // No entry: a cycle not reached from the entry (removed before this pass).
+            let Some(&h) = entries.first() else { continue };
             work.push(scc.into_iter().filter(|b| *b != h).collect());
         }
     }
@@ -109,53 +125,66 @@ fn find_irreducible(f: &Function) -> Option<(Vec<BlockId>, Vec<BlockId>)> {
 
 /// Strongly connected components of the subgraph induced by `set` (Tarjan, iterative).
 fn sccs(f: &Function, set: &[BlockId]) -> Vec<Vec<BlockId>> {
+    /// Tarjan's state of a node: its DFS number (`None` before its visit), low link, and
+    /// whether it is on the component stack.
+    #[derive(Clone, Copy)]
+    struct Node {
+        index: Option<usize>,
+        low: usize,
+        on_stack: bool,
+    }
     let index_of: HashMap<BlockId, usize> = set.iter().enumerate().map(|(i, b)| (*b, i)).collect();
-    let n = set.len();
     let succs: Vec<Vec<usize>> =
         set.iter().map(|b| f.succs(*b).iter().filter_map(|s| index_of.get(s).copied()).collect()).collect();
-    let mut index = vec![usize::MAX; n];
-    let mut low = vec![0usize; n];
-    let mut on_stack = vec![false; n];
+    let succs_of = |v: usize| succs.get(v).map_or([].iter(), |s| s.iter());
+    let mut nodes = vec![Node { index: None, low: 0, on_stack: false }; set.len()];
     let mut stack: Vec<usize> = vec![];
+    // The next DFS number: it counts the nodes visited, at most `set.len()`, so `+ 1`
+    // saturates never.
     let mut next = 0usize;
+    let mut visit = |nodes: &mut [Node], stack: &mut Vec<usize>, v: usize| {
+        if let Some(n) = nodes.get_mut(v) {
+            *n = Node { index: Some(next), low: next, on_stack: true };
+        }
+        next = next.saturating_add(1);
+        stack.push(v);
+    };
     let mut out = vec![];
-    for root in 0..n {
-        if index[root] != usize::MAX {
+    for root in 0..set.len() {
+        if nodes.get(root).is_none_or(|n| n.index.is_some()) {
             continue;
         }
-        // (node, next successor position)
-        let mut call: Vec<(usize, usize)> = vec![(root, 0)];
-        index[root] = next;
-        low[root] = next;
-        next += 1;
-        stack.push(root);
-        on_stack[root] = true;
-        while let Some(top) = call.last_mut() {
-            let v = top.0;
-            if top.1 < succs[v].len() {
-                let w = succs[v][top.1];
-                top.1 += 1;
-                if index[w] == usize::MAX {
-                    index[w] = next;
-                    low[w] = next;
-                    next += 1;
-                    stack.push(w);
-                    on_stack[w] = true;
-                    call.push((w, 0));
-                } else if on_stack[w] {
-                    low[v] = low[v].min(index[w]);
+        visit(&mut nodes, &mut stack, root);
+        // (node, its successors not yet followed)
+        let mut call: Vec<(usize, std::slice::Iter<'_, usize>)> = vec![(root, succs_of(root))];
+        while let Some((v, rest)) = call.last_mut() {
+            let v = *v;
+            if let Some(&w) = rest.next() {
+                match nodes.get(w).copied() {
+                    Some(Node { index: None, .. }) => {
+                        visit(&mut nodes, &mut stack, w);
+                        call.push((w, succs_of(w)));
+                    }
+                    Some(Node { index: Some(iw), on_stack: true, .. }) => {
+                        if let Some(nv) = nodes.get_mut(v) {
+                            nv.low = nv.low.min(iw);
+                        }
+                    }
+                    _ => {}
                 }
             } else {
                 call.pop();
-                if let Some(&(u, _)) = call.last() {
-                    low[u] = low[u].min(low[v]);
+                let Some(Node { index: Some(iv), low: lv, .. }) = nodes.get(v).copied() else { continue };
+                if let Some(nu) = call.last().and_then(|(u, _)| nodes.get_mut(*u)) {
+                    nu.low = nu.low.min(lv);
                 }
-                if low[v] == index[v] {
+                if lv == iv {
                     let mut comp = vec![];
-                    loop {
-                        let w = stack.pop().expect("tarjan stack");
-                        on_stack[w] = false;
-                        comp.push(set[w]);
+                    while let Some(w) = stack.pop() {
+                        if let Some(nw) = nodes.get_mut(w) {
+                            nw.on_stack = false;
+                        }
+                        comp.extend(set.get(w).copied());
                         if w == v {
                             break;
                         }
@@ -174,12 +203,15 @@ fn split_entries(f: &mut Function, in_scc: &HashSet<BlockId>, entries: &[BlockId
     for &e in entries.iter().filter(|e| **e != h) {
         let pos = f.layout_positions();
         let mut region = reach(f, &[e], |b| b == h || !in_scc.contains(&b));
-        region.sort_by_key(|b| pos[b.index()]);
+        region.sort_by_key(|b| layout_position(&pos, *b));
         let map = copy_blocks(f, &region);
+        // `e` is the first block of its region, so it has a copy.
+        let Some(&copy) = map.get(&e) else { continue };
         for pe in f.pred_edges(e) {
-            let (p, _) = f.cfg.edge_endpoints(pe).expect("edge");
-            if !in_scc.contains(&p) {
-                retarget(f, pe, map[&e]);
+            if let Some((p, _)) = f.cfg.edge_endpoints(pe)
+                && !in_scc.contains(&p)
+            {
+                retarget(f, pe, copy);
             }
         }
     }
@@ -188,27 +220,26 @@ fn split_entries(f: &mut Function, in_scc: &HashSet<BlockId>, entries: &[BlockId
 /// A new header dispatching on a selector to the entries (`entries` in layout order; the
 /// chain falls through into the first one).
 fn dispatch(f: &mut Function, entries: &[BlockId]) {
+    // An irreducible component has two entries at least, so the chain is not empty.
+    let Some(&first) = entries.first() else { return };
     let sel = f.new_vreg(VRegKind::Gpr(1));
-    let origin = f.cfg[entries[0]].origins.first().copied().unwrap_or_default();
+    let origin = f.cfg[first].origins.first().copied().unwrap_or_default();
     let chain = dispatch_chain(f, sel, entries, origin);
-    let header = chain[0];
+    let Some(&header) = chain.first() else { return };
     // Every edge into an entry, from outside or inside the component, sets the selector
     // and goes to the header (the chain's own edges excepted).
     for (i, &e) in entries.iter().enumerate() {
         for pe in f.pred_edges(e) {
-            let (p, _) = f.cfg.edge_endpoints(pe).expect("edge");
+            let Some((p, _)) = f.cfg.edge_endpoints(pe) else { continue };
             if chain.contains(&p) {
                 continue;
             }
             let set = Instr::new(Op::Mov32i, vec![Dst::reg(sel, 1)], vec![Src::imm(i as u32)]);
-            let n = split_edge(f, pe, vec![set]);
-            let ne = f.succ_edges(n)[0];
-            retarget(f, ne, header);
+            split_and_retarget(f, pe, vec![set], header);
         }
     }
     // Layout: the chain right before the first entry, which it falls into.
-    let at = f.layout.iter().position(|b| *b == entries[0]).expect("in layout");
-    for (j, &c) in chain.iter().enumerate() {
-        f.layout.insert(at + j, c);
-    }
+    // (At the end if the entry were not laid out: `fix_fallthroughs` then adds the jump.)
+    let at = f.layout.iter().position(|b| *b == first).unwrap_or(f.layout.len());
+    f.layout.splice(at..at, chain);
 }

@@ -19,12 +19,19 @@
 //!
 //! Growth is bounded ([`GROWTH_LIMIT`]); every fix removes the problem it is for, and new
 //! problems (a landing's dispatch is itself divergent) are fixed in later rounds.
+//!
+//! Tables (block positions, per-block liveness, register kinds) are read through `get`;
+//! an edge, terminator or table entry missing where an edit needs one is an internal
+//! error, never a panic.
+// No panicking shortcuts (issue 20, docs/fuzzing.md "No-panic discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use super::graph::{
-    LoopForest, copy_blocks, dispatch_chain, dominators, fix_fallthroughs, reach, retarget, split_edge,
+    LoopForest, copy_blocks, dispatch_chain, dominators, fix_fallthroughs, reach, retarget, split_and_retarget,
+    split_edge,
 };
 use super::plan::Problem;
-use crate::ir::{BlockId, EdgeKind, Function, VRegKind, for_each_def, for_each_use_mut};
+use crate::ir::{Block, BlockId, EdgeKind, Function, VRegKind, for_each_def, for_each_use_mut};
 use crate::sass::instr::{Dst, Instr, PT, Reg, RegRef, Src, SrcKind};
 use crate::sass::op::{BoolOp, Op};
 use std::collections::{HashMap, HashSet};
@@ -37,33 +44,52 @@ pub const GROWTH_LIMIT: usize = 4;
 /// incoming edge, through a temporary so that the assignments of one edge act in parallel
 /// (`tmp_k = arg_k` for all k, then `param_k = tmp_k`). The copies go before the
 /// predecessor's final `BRA` when it has one successor, else on a new block on the edge.
-pub fn out_of_ssa(f: &mut Function) {
+/// Errors: an internal inconsistency (an edge, terminator or register kind missing).
+pub fn out_of_ssa(f: &mut Function) -> Result<(), String> {
     for t in f.layout.clone() {
         let params = std::mem::take(&mut f.cfg[t].params);
         if params.is_empty() {
             continue;
         }
+        let kinds: Vec<VRegKind> = params
+            .iter()
+            .map(|q| f.vregs.get(*q as usize).copied())
+            .collect::<Option<_>>()
+            .ok_or_else(|| format!("a parameter of BB{} is not a virtual register of the function", t.index()))?;
         for e in f.pred_edges(t) {
             let args = std::mem::take(&mut f.cfg[e].args);
-            let (p, _) = f.cfg.edge_endpoints(e).expect("edge");
-            let tmps: Vec<u32> = params.iter().map(|q| new_vreg(f, f.vregs[*q as usize])).collect();
-            let mut copies: Vec<Instr> = tmps.iter().zip(&args).map(|(d, s)| copy(f, *d, *s)).collect();
-            copies.extend(params.iter().zip(&tmps).map(|(d, s)| copy(f, *d, *s)));
-            let last = f.cfg[p].instrs.last().expect("terminator");
+            let (p, _) = f.cfg.edge_endpoints(e).ok_or_else(|| format!("an edge into BB{} is gone", t.index()))?;
+            let tmps: Vec<u32> = kinds.iter().map(|k| new_vreg(f, *k)).collect();
+            let mut copies: Vec<Instr> =
+                kinds.iter().zip(&tmps).zip(&args).map(|((k, d), s)| copy(*k, *d, *s)).collect();
+            copies.extend(kinds.iter().zip(&params).zip(&tmps).map(|((k, d), s)| copy(*k, *d, *s)));
+            let last = f.cfg[p].instrs.last().ok_or_else(|| no_terminator(p))?;
             if f.succs(p).len() == 1 && last.op == Op::Bra && last.guard.is_none() {
-                let blk = &mut f.cfg[p];
-                let at = blk.instrs.len() - 1;
-                let origin = blk.origins[at];
-                for (k, c) in copies.into_iter().enumerate() {
-                    blk.instrs.insert(at + k, c);
-                    blk.origins.insert(at + k, origin);
-                }
+                insert_before_terminator(&mut f.cfg[p], p, copies)?;
             } else {
-                split_edge(f, e, copies);
+                split_edge(f, e, copies)
+                    .ok_or_else(|| format!("the edge BB{} -> BB{} is gone", p.index(), t.index()))?;
             }
         }
     }
     f.ssa = false;
+    Ok(())
+}
+
+/// The internal error for a block `b` without the terminator an edit expected.
+fn no_terminator(b: BlockId) -> String {
+    format!("BB{} has no terminator", b.index())
+}
+
+/// Inserts `code` just before the terminator of `blk` (block `b`), with the terminator's
+/// origin.
+fn insert_before_terminator(blk: &mut Block, b: BlockId, code: Vec<Instr>) -> Result<(), String> {
+    let at = blk.instrs.len().checked_sub(1).ok_or_else(|| no_terminator(b))?;
+    let origin = *blk.origins.get(at).ok_or_else(|| format!("BB{} has fewer origins than instructions", b.index()))?;
+    let n = code.len();
+    blk.instrs.splice(at..at, code);
+    blk.origins.splice(at..at, std::iter::repeat_n(origin, n));
+    Ok(())
 }
 
 fn new_vreg(f: &mut Function, kind: VRegKind) -> u32 {
@@ -73,10 +99,10 @@ fn new_vreg(f: &mut Function, kind: VRegKind) -> u32 {
     }
 }
 
-/// `dst = src` for virtual registers of one kind: `copy` for general-purpose registers,
+/// `dst = src` for virtual registers of kind `kind`: `copy` for general-purpose registers,
 /// `PSETP.AND.AND dst, PT, src, PT, PT` for predicates (as `mov.pred` is lowered).
-fn copy(f: &Function, dst: u32, src: u32) -> Instr {
-    match f.vregs[dst as usize] {
+fn copy(kind: VRegKind, dst: u32, src: u32) -> Instr {
+    match kind {
         VRegKind::Pred => Instr::new(
             Op::Psetp { bop0: BoolOp::And, bop1: BoolOp::And },
             vec![Dst::Pred(Reg::V(dst)), Dst::Pred(PT)],
@@ -97,14 +123,13 @@ pub fn forward_predicate_copies(f: &mut Function) -> bool {
         for i in &f.cfg[b].instrs {
             if i.guard.is_none()
                 && i.op == (Op::Psetp { bop0: BoolOp::And, bop1: BoolOp::And })
-                && i.dsts.len() == 2
-                && i.dsts[1] == Dst::Pred(PT)
-                && i.srcs.len() == 3
-                && i.srcs[1] == Src::pt()
-                && i.srcs[2] == Src::pt()
-                && let (Dst::Pred(Reg::V(d)), SrcKind::Pred(s)) = (i.dsts[0], i.srcs[0].kind)
+                && let [Dst::Pred(Reg::V(d)), Dst::Pred(PT)] = i.dsts.as_slice()
+                && let [s0, s1, s2] = i.srcs.as_slice()
+                && *s1 == Src::pt()
+                && *s2 == Src::pt()
+                && let SrcKind::Pred(s) = s0.kind
             {
-                map.insert(d, (s, i.srcs[0].mods.neg));
+                map.insert(*d, (s, s0.mods.neg));
             }
         }
     }
@@ -114,14 +139,10 @@ pub fn forward_predicate_copies(f: &mut Function) -> bool {
     let resolve = |r: Reg, neg: bool| -> (Reg, bool) {
         let (mut r, mut neg) = (r, neg);
         for _ in 0..64 {
-            match r {
-                Reg::V(v) if map.contains_key(&v) => {
-                    let (s, n) = map[&v];
-                    r = s;
-                    neg ^= n;
-                }
-                _ => break,
-            }
+            let Reg::V(v) = r else { break };
+            let Some(&(s, n)) = map.get(&v) else { break };
+            r = s;
+            neg ^= n;
         }
         (r, neg)
     };
@@ -183,9 +204,9 @@ pub fn prune_dead_params(f: &mut Function) -> bool {
     }
     let mut work: Vec<u32> = live.iter().copied().filter(|v| param_at.contains_key(v)).collect();
     while let Some(p) = work.pop() {
-        let (b, k) = param_at[&p];
+        let Some(&(b, k)) = param_at.get(&p) else { continue };
         for e in f.pred_edges(b) {
-            let a = f.cfg[e].args[k];
+            let Some(&a) = f.cfg[e].args.get(k) else { continue };
             if live.insert(a) && param_at.contains_key(&a) {
                 work.push(a);
             }
@@ -227,7 +248,7 @@ pub fn fix(
         problems.iter().filter_map(|p| if let Problem::NoPreheader(h) = p { loop_of(*h) } else { None }).collect();
     if !pre.is_empty() {
         for l in pre {
-            add_preheader(f, &forest, l);
+            add_preheader(f, &forest, l).map_err(internal)?;
         }
         fix_fallthroughs(f);
         return Ok(());
@@ -242,16 +263,16 @@ pub fn fix(
         .iter()
         .filter_map(|p| if let Problem::LoopExits(h) = p { loop_of(*h) } else { None })
         .filter(|l| landing_progresses(f, &forest, *l))
-        .min_by_key(|l| (forest.loops[*l].body.len(), forest.loops[*l].header.index()))
+        .min_by_key(|l| forest.loops.get(*l).map(|lp| (lp.body.len(), lp.header.index())))
     {
-        add_landing(f, &forest, l, divergent);
+        add_landing(f, &forest, l, divergent).map_err(internal)?;
         fix_fallthroughs(f);
         return Ok(());
     }
     if let Some((region, entered)) = problems
         .iter()
         .filter_map(|p| if let Problem::SideEntry { region, entered } = p { Some((region, entered)) } else { None })
-        .min_by_key(|(r, e)| (r.len(), e[0].index()))
+        .min_by_key(|(r, e)| (r.len(), e.first().map(|b| b.index())))
     {
         duplicate(f, region, entered, divergent, budget)?;
         fix_fallthroughs(f);
@@ -279,44 +300,71 @@ fn landing_progresses(f: &Function, forest: &LoopForest, l: usize) -> bool {
 
 /// A block `BRA header` taking the edges that enter loop `l` from outside, placed right
 /// before the header.
-fn add_preheader(f: &mut Function, forest: &LoopForest, l: usize) {
-    let lp = &forest.loops[l];
+fn add_preheader(f: &mut Function, forest: &LoopForest, l: usize) -> Result<(), String> {
+    let lp = forest.loops.get(l).ok_or_else(|| no_loop(l))?;
     let h = lp.header;
-    let outside: Vec<_> =
-        f.pred_edges(h).into_iter().filter(|e| !lp.body.contains(&f.cfg.edge_endpoints(*e).expect("edge").0)).collect();
+    let outside: Vec<_> = f
+        .pred_edges(h)
+        .into_iter()
+        .filter(|e| f.cfg.edge_endpoints(*e).is_some_and(|(p, _)| !lp.body.contains(&p)))
+        .collect();
     let origin = f.cfg[h].origins.first().copied().unwrap_or_default();
     let ph = f.new_block("");
     f.cfg[ph].push(Instr::new(Op::Bra, vec![], vec![Src::label(h.index() as u32)]), origin);
     f.cfg.add_edge(ph, h, crate::ir::Edge { kind: EdgeKind::Taken, args: vec![] });
-    let at = f.layout.iter().position(|b| *b == h).expect("in layout");
+    let at = f.layout.iter().position(|b| *b == h).ok_or_else(|| not_laid_out(h))?;
     f.layout.insert(at, ph);
     for e in outside {
-        retarget(f, e, ph);
+        retarget(f, e, ph).ok_or_else(|| format!("an edge into BB{} is gone", h.index()))?;
     }
+    Ok(())
+}
+
+/// An internal error `e` of an edit, as [`fix`] reports it.
+fn internal(e: String) -> String {
+    format!("internal error in restructuring: {e}")
+}
+
+/// The internal error for a loop number outside the forest.
+fn no_loop(l: usize) -> String {
+    format!("loop {l} is not in the loop forest")
+}
+
+/// The internal error for a block missing from the layout.
+fn not_laid_out(b: BlockId) -> String {
+    format!("BB{} is not in the layout", b.index())
 }
 
 /// Routes every exit edge of loop `l` to a landing block that dispatches to the exit
 /// targets on a selector each edge sets (none for a single target).
-fn add_landing(f: &mut Function, forest: &LoopForest, l: usize, divergent: &mut HashSet<BlockId>) {
-    let body = &forest.loops[l].body;
+fn add_landing(
+    f: &mut Function,
+    forest: &LoopForest,
+    l: usize,
+    divergent: &mut HashSet<BlockId>,
+) -> Result<(), String> {
+    let lp = forest.loops.get(l).ok_or_else(|| no_loop(l))?;
+    let body = &lp.body;
     let pos = f.layout_positions();
+    let at_pos = |b: BlockId| pos.get(b.index()).copied().unwrap_or(usize::MAX);
     let mut exits = vec![];
     for &b in body {
         for e in f.succ_edges(b) {
-            let (_, s) = f.cfg.edge_endpoints(e).expect("edge");
+            let Some((_, s)) = f.cfg.edge_endpoints(e) else { continue };
             if !body.contains(&s) {
                 exits.push((b, e, s));
             }
         }
     }
-    exits.sort_by_key(|(b, _, s)| (pos[b.index()], pos[s.index()]));
+    exits.sort_by_key(|(b, _, s)| (at_pos(*b), at_pos(*s)));
     let mut targets: Vec<BlockId> = exits.iter().map(|(_, _, s)| *s).collect();
-    targets.sort_by_key(|s| pos[s.index()]);
+    targets.sort_by_key(|s| at_pos(*s));
     targets.dedup();
     // The variables the landing carries to some target; an exit to another target makes
     // them undefined, so that they are not live around the loop (their values from the
     // other exits are never read: the dispatch sends those threads elsewhere).
     let live = live_in_before_ssa(f);
+    let live_at = |t: BlockId| live.get(&t.index()).ok_or_else(|| format!("no liveness for BB{}", t.index()));
     // Only variables the loop (or its exit edges) defines: the others reach the landing
     // from one definition before the loop and need nothing.
     let mut loop_defs: HashSet<u32> = HashSet::new();
@@ -331,26 +379,30 @@ fn add_landing(f: &mut Function, forest: &LoopForest, l: usize, divergent: &mut 
             }
         }
     }
-    let carried: HashSet<u32> =
-        targets.iter().flat_map(|t| live[&t.index()].iter().copied()).filter(|v| loop_defs.contains(v)).collect();
+    let mut carried: HashSet<u32> = HashSet::new();
+    for t in &targets {
+        carried.extend(live_at(*t)?.iter().copied().filter(|v| loop_defs.contains(v)));
+    }
     // Predicates cross the landing as 0/1 in general-purpose registers: a block parameter
     // cannot be demoted by register allocation, and P0..P6 would not hold the predicates
     // of every target at once.
-    let mut preds: Vec<u32> = carried.iter().copied().filter(|v| f.vregs[*v as usize] == VRegKind::Pred).collect();
+    let mut preds: Vec<u32> =
+        carried.iter().copied().filter(|v| f.vregs.get(*v as usize) == Some(&VRegKind::Pred)).collect();
     preds.sort();
     let carrier: HashMap<u32, u32> = preds.iter().map(|p| (*p, new_vreg(f, VRegKind::Gpr(1)))).collect();
     let one = new_vreg(f, VRegKind::Gpr(1));
-    let origin = f.cfg[forest.loops[l].header].origins.first().copied().unwrap_or_default();
+    let origin = f.cfg[lp.header].origins.first().copied().unwrap_or_default();
     let sel = f.new_vreg(VRegKind::Gpr(1));
     let chain = dispatch_chain(f, sel, &targets, origin);
-    let landing = match chain.first() {
-        Some(c) => *c,
-        None => {
+    let landing = match (chain.first(), targets.first()) {
+        (Some(c), _) => *c,
+        (None, Some(&t)) => {
             let x = f.new_block("");
-            f.cfg[x].push(Instr::new(Op::Bra, vec![], vec![Src::label(targets[0].index() as u32)]), origin);
-            f.cfg.add_edge(x, targets[0], crate::ir::Edge { kind: EdgeKind::Taken, args: vec![] });
+            f.cfg[x].push(Instr::new(Op::Bra, vec![], vec![Src::label(t.index() as u32)]), origin);
+            f.cfg.add_edge(x, t, crate::ir::Edge { kind: EdgeKind::Taken, args: vec![] });
             x
         }
+        (None, None) => return Err(format!("the loop at BB{} has no exit for a landing", lp.header.index())),
     };
     divergent.extend(chain.iter().copied());
     // Each exit edge sets the selector in its source block, under the branch's guard (a
@@ -358,7 +410,7 @@ fn add_landing(f: &mut Function, forest: &LoopForest, l: usize, divergent: &mut 
     // branch is in, see `plan::stale_breaks`), and goes to the landing.
     let mut by_block: Vec<(BlockId, Vec<(petgraph::stable_graph::EdgeIndex, usize)>)> = vec![];
     for (b, e, s) in exits {
-        let k = targets.iter().position(|t| *t == s).expect("a target");
+        let k = targets.iter().position(|t| *t == s).ok_or_else(|| format!("BB{} is not an exit target", s.index()))?;
         match by_block.iter_mut().find(|(x, _)| *x == b) {
             Some((_, v)) => v.push((e, k)),
             None => by_block.push((b, vec![(e, k)])),
@@ -366,7 +418,7 @@ fn add_landing(f: &mut Function, forest: &LoopForest, l: usize, divergent: &mut 
     }
     for (b, edges) in by_block {
         if targets.len() > 1 {
-            let term = f.cfg[b].instrs.last().cloned().expect("terminator");
+            let term = f.cfg[b].instrs.last().cloned().ok_or_else(|| no_terminator(b))?;
             let set = |k: usize| Instr::new(Op::Mov32i, vec![Dst::reg(sel, 1)], vec![Src::imm(k as u32)]);
             let mut sets = vec![];
             match (term.guard, edges.as_slice()) {
@@ -379,8 +431,10 @@ fn add_landing(f: &mut Function, forest: &LoopForest, l: usize, divergent: &mut 
                 }
                 (Some(g), [_, _]) => {
                     // Both edges leave: `sel = P ? k_taken : k_fallthrough`.
-                    let k_of = |kind: EdgeKind| edges.iter().find(|(e, _)| f.cfg[*e].kind == kind).expect("edge").1;
-                    let (kt, kf) = (k_of(EdgeKind::Taken), k_of(EdgeKind::Fallthrough));
+                    let k_of = |kind: EdgeKind| edges.iter().find(|(e, _)| f.cfg[*e].kind == kind).map(|(_, k)| *k);
+                    let (Some(kt), Some(kf)) = (k_of(EdgeKind::Taken), k_of(EdgeKind::Fallthrough)) else {
+                        return Err(format!("BB{} has two exit edges of one kind", b.index()));
+                    };
                     let t = f.new_vreg(VRegKind::Gpr(1));
                     sets.push(Instr::new(Op::Mov32i, vec![Dst::reg(t, 1)], vec![Src::imm(kt as u32)]));
                     sets.push(Instr::new(
@@ -391,63 +445,69 @@ fn add_landing(f: &mut Function, forest: &LoopForest, l: usize, divergent: &mut 
                 }
                 _ => unreachable!("a block has at most two successors"),
             }
-            let blk = &mut f.cfg[b];
-            let at = blk.instrs.len() - 1;
-            let origin = blk.origins[at];
-            for (j, i) in sets.into_iter().enumerate() {
-                blk.instrs.insert(at + j, i);
-                blk.origins.insert(at + j, origin);
-            }
+            insert_before_terminator(&mut f.cfg[b], b, sets)?;
         }
         for (e, k) in edges {
-            let needs = &live[&targets[k].index()];
+            let target = *targets.get(k).ok_or_else(|| format!("exit target {k} of {}", targets.len()))?;
+            let needs = live_at(target)?;
             let mut dead: Vec<u32> = carried.difference(needs).copied().collect();
-            dead.extend(preds.iter().filter(|p| !needs.contains(p)).map(|p| carrier[p]));
+            dead.extend(preds.iter().filter(|p| !needs.contains(p)).filter_map(|p| carrier.get(p).copied()));
             dead.sort();
-            let mut code: Vec<Instr> = dead.into_iter().map(|v| undef(f, v)).collect();
+            let mut code: Vec<Instr> =
+                dead.into_iter().filter_map(|v| f.vregs.get(v as usize).map(|k| undef(*k, v))).collect();
             let kept: Vec<u32> = preds.iter().copied().filter(|p| needs.contains(p)).collect();
             if !kept.is_empty() {
                 code.push(Instr::new(Op::Mov32i, vec![Dst::reg(Reg::V(one), 1)], vec![Src::imm(1)]));
             }
-            for p in kept {
+            for (p, c) in kept.into_iter().filter_map(|p| Some((p, *carrier.get(&p)?))) {
                 // `SEL c, 1, 0, p`.
                 code.push(Instr::new(
                     Op::Sel,
-                    vec![Dst::reg(Reg::V(carrier[&p]), 1)],
+                    vec![Dst::reg(Reg::V(c), 1)],
                     vec![Src::reg(RegRef::new(Reg::V(one), 1)), Src::imm(0), Src::pred(Reg::V(p), false)],
                 ));
             }
-            if code.is_empty() {
-                retarget(f, e, landing);
+            let moved = if code.is_empty() {
+                retarget(f, e, landing).is_some()
             } else {
-                let n = split_edge(f, e, code);
-                let ne = f.succ_edges(n)[0];
-                retarget(f, ne, landing);
+                split_and_retarget(f, e, code, landing).is_some()
+            };
+            if !moved {
+                return Err(format!("an exit edge of BB{} is gone", b.index()));
             }
         }
     }
     // After the loop's last block.
-    let last = body.iter().map(|b| pos[b.index()]).max().expect("a loop has blocks");
-    let after = f.layout.iter().position(|b| pos.get(b.index()).is_some_and(|p| *p == last)).expect("in layout");
-    let mut at = after + 1;
+    let last = body
+        .iter()
+        .filter_map(|b| pos.get(b.index()).copied())
+        .max()
+        .ok_or_else(|| format!("the loop at BB{} has no block", lp.header.index()))?;
+    let after = f
+        .layout
+        .iter()
+        .position(|b| pos.get(b.index()).is_some_and(|p| *p == last))
+        .ok_or_else(|| format!("the last block of the loop at BB{} is not in the layout", lp.header.index()))?;
+    // `after < layout.len()` and `at` grows only while below it: `+ 1` saturates never.
+    let mut at = after.saturating_add(1);
     // After the edge blocks just inserted there (blocks newer than `pos`).
-    while at < f.layout.len() && f.layout[at].index() >= pos.len() {
-        at += 1;
+    while f.layout.get(at).is_some_and(|b| b.index() >= pos.len()) {
+        at = at.saturating_add(1);
     }
     let blocks: Vec<BlockId> = if chain.is_empty() { vec![landing] } else { chain.clone() };
-    for (j, b) in blocks.into_iter().enumerate() {
-        f.layout.insert(at + j, b);
-    }
+    f.layout.splice(at..at, blocks);
     // Each target gets its predicates back from their carriers.
-    for (i, &t) in targets.iter().enumerate() {
+    for &t in &targets {
+        let live_t = live_at(t)?;
         let back: Vec<Instr> = preds
             .iter()
-            .filter(|p| live[&t.index()].contains(p))
-            .map(|p| {
+            .filter(|p| live_t.contains(p))
+            .filter_map(|p| Some((*p, *carrier.get(p)?)))
+            .map(|(p, c)| {
                 Instr::new(
                     Op::Isetp { cmp: crate::sass::op::Cmp::Ne, u32: true, x: false, bop: BoolOp::And },
-                    vec![Dst::Pred(Reg::V(*p)), Dst::Pred(PT)],
-                    vec![Src::reg(RegRef::new(Reg::V(carrier[p]), 1)), Src::imm(0), Src::pt()],
+                    vec![Dst::Pred(Reg::V(p)), Dst::Pred(PT)],
+                    vec![Src::reg(RegRef::new(Reg::V(c), 1)), Src::imm(0), Src::pt()],
                 )
             })
             .collect();
@@ -457,17 +517,19 @@ fn add_landing(f: &mut Function, forest: &LoopForest, l: usize, divergent: &mut 
         let from: Vec<BlockId> = if chain.is_empty() { vec![landing] } else { chain.clone() };
         for b in from {
             for e in f.succ_edges(b) {
-                if f.cfg.edge_endpoints(e).expect("edge").1 == targets[i] {
-                    split_edge(f, e, back.clone());
+                if f.cfg.edge_endpoints(e).is_some_and(|(_, s)| s == t) {
+                    split_edge(f, e, back.clone()).ok_or_else(|| format!("an edge from BB{} is gone", b.index()))?;
                 }
             }
         }
     }
+    Ok(())
 }
 
-/// `undef v` (the pseudo-op SSA construction uses for reads without a definition).
-fn undef(f: &Function, v: u32) -> Instr {
-    let d = match f.vregs[v as usize] {
+/// `undef v` for a register `v` of kind `kind` (the pseudo-op SSA construction uses for
+/// reads without a definition).
+fn undef(kind: VRegKind, v: u32) -> Instr {
+    let d = match kind {
         VRegKind::Pred => Dst::Pred(Reg::V(v)),
         VRegKind::Gpr(n) => Dst::reg(Reg::V(v), n),
     };
@@ -481,7 +543,7 @@ fn live_in_before_ssa(f: &Function) -> HashMap<usize, HashSet<u32>> {
     let whole = |d: &Dst| match d {
         Dst::Pred(Reg::V(v)) => Some(*v),
         Dst::Reg(r) => match r.reg {
-            Reg::V(v) if r.comp == 0 && r.n == f.vregs[v as usize].width() => Some(v),
+            Reg::V(v) if r.comp == 0 && Some(r.n) == f.vregs.get(v as usize).map(|k| k.width()) => Some(v),
             _ => None,
         },
         _ => None,
@@ -493,7 +555,9 @@ fn live_in_before_ssa(f: &Function) -> HashMap<usize, HashSet<u32>> {
         for &b in f.layout.iter().rev() {
             let mut live: HashSet<u32> = HashSet::new();
             for s in f.succs(b) {
-                live.extend(live_in[&s.index()].iter().copied());
+                if let Some(ls) = live_in.get(&s.index()) {
+                    live.extend(ls.iter().copied());
+                }
             }
             for i in f.cfg[b].instrs.iter().rev() {
                 if i.guard.is_none() {
@@ -507,7 +571,7 @@ fn live_in_before_ssa(f: &Function) -> HashMap<usize, HashSet<u32>> {
                     live.insert(v);
                 });
             }
-            if live.len() != live_in[&b.index()].len() {
+            if live.len() != live_in.get(&b.index()).map_or(0, |l| l.len()) {
                 live_in.insert(b.index(), live);
                 changed = true;
             }
@@ -527,18 +591,27 @@ pub fn hoist_undefs(f: &mut Function) {
     let mut rename: HashMap<u32, u32> = HashMap::new();
     let mut kept = vec![];
     for b in f.layout.clone() {
-        let mut k = 0;
-        while k < f.cfg[b].instrs.len() {
-            if f.cfg[b].instrs[k].op != Op::Undef {
-                k += 1;
+        let blk = &mut f.cfg[b];
+        let instrs = std::mem::take(&mut blk.instrs);
+        // (`origins` parallels `instrs`; a missing one would be the default.)
+        let mut origins = std::mem::take(&mut blk.origins).into_iter();
+        for i in instrs {
+            let o = origins.next().unwrap_or_default();
+            if i.op != Op::Undef {
+                blk.instrs.push(i);
+                blk.origins.push(o);
                 continue;
             }
-            let i = f.cfg[b].instrs.remove(k);
-            let o = f.cfg[b].origins.remove(k);
             let mut d = None;
             for_each_def(&i, |v| d = Some(v));
+            // An `undef` defining nothing goes.
             let Some(v) = d else { continue };
-            let kind = f.vregs[v as usize];
+            let Some(&kind) = f.vregs.get(v as usize) else {
+                // Not a register of `f` (the IR verifier reports it): stays.
+                blk.instrs.push(i);
+                blk.origins.push(o);
+                continue;
+            };
             match canon.get(&kind) {
                 Some(&c) => {
                     rename.insert(v, c);
@@ -550,11 +623,10 @@ pub fn hoist_undefs(f: &mut Function) {
             }
         }
     }
-    let entry = f.entry;
-    for (j, (i, o)) in kept.into_iter().enumerate() {
-        f.cfg[entry].instrs.insert(j, i);
-        f.cfg[entry].origins.insert(j, o);
-    }
+    let entry = &mut f.cfg[f.entry];
+    let (instrs, origins): (Vec<Instr>, Vec<_>) = kept.into_iter().unzip();
+    entry.instrs.splice(0..0, instrs);
+    entry.origins.splice(0..0, origins);
     if rename.is_empty() {
         return;
     }
@@ -587,27 +659,31 @@ fn duplicate(
 ) -> Result<(), String> {
     let pos = f.layout_positions();
     let mut blocks = reach(f, entered, |b| !region.contains(&b));
-    blocks.sort_by_key(|b| pos[b.index()]);
+    blocks.sort_by_key(|b| pos.get(b.index()).copied().unwrap_or(usize::MAX));
     let size: usize = blocks.iter().map(|b| f.cfg[*b].instrs.len()).sum();
-    if size > *budget {
+    let Some(left) = budget.checked_sub(size) else {
         return Err(format!(
             "control flow too irregular to reconverge: making a region with {} side entries single-entry \
              would copy {size} more instructions (limit {GROWTH_LIMIT}x the function's size)",
             entered.len()
         ));
-    }
-    *budget -= size;
+    };
+    *budget = left;
     let map = copy_blocks(f, &blocks);
     for b in &blocks {
-        if divergent.contains(b) {
-            divergent.insert(map[b]);
+        if divergent.contains(b)
+            && let Some(&c) = map.get(b)
+        {
+            divergent.insert(c);
         }
     }
     for &x in entered {
+        // `x` is among the blocks copied (`reach` starts at it).
+        let copy = *map.get(&x).ok_or_else(|| internal(format!("BB{} was not copied", x.index())))?;
         for pe in f.pred_edges(x) {
-            let (p, _) = f.cfg.edge_endpoints(pe).expect("edge");
+            let Some((p, _)) = f.cfg.edge_endpoints(pe) else { continue };
             if !region.contains(&p) && !map.values().any(|c| *c == p) {
-                retarget(f, pe, map[&x]);
+                retarget(f, pe, copy).ok_or_else(|| internal(format!("an edge into BB{} is gone", x.index())))?;
             }
         }
     }
