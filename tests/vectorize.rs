@@ -163,3 +163,16 @@ fn sgemm_reg_loads_quads_like_ptxas() {
     assert_eq!(count(&l, "LDS.U.128 "), 16, "{l:#?}");
     assert_eq!(count(&l, "LDS.U.32 "), 0, "{l:#?}");
 }
+
+/// Two 64-bit loads at `+0` and `+8` of a 16-aligned address are one `LDS.U.128`, each an
+/// aligned pair of it.
+#[test]
+fn two_pairs_are_one_lds_128() {
+    let body = "ld.shared.u64 %rd10, [%rd5];\n ld.shared.u64 %rd11, [%rd5+8];\n\
+        mov.b64 {%r10, %r11}, %rd10;\n mov.b64 {%r12, %r13}, %rd11;";
+    let src = kernel(false, 16, body);
+    let l = sass(&src);
+    assert_eq!(count(&l, "LDS.U.128 "), 1, "{l:#?}");
+    assert_eq!(count(&l, "LDS.U.64 "), 0, "{l:#?}");
+    assert_eq!(run_both(&src), expected(16, [0, 4, 8, 12]));
+}

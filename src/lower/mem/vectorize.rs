@@ -225,9 +225,12 @@ fn groups(c: &[Cand], base_zeros: u8) -> Vec<(usize, usize, i64)> {
                 continue;
             }
             let (mut j, mut end) = (i, o);
+            // A 64-bit member must be an aligned pair of the wide register (its offset in
+            // the group a multiple of 8), as its copy reads `comp..comp + 2`.
             while end < o.saturating_add(w)
                 && let Some(x) = c.get(j)
                 && x.offset == end
+                && end.saturating_sub(o).checked_rem(x.bytes) == Some(0)
             {
                 end = end.saturating_add(x.bytes);
                 j = j.saturating_add(1);
