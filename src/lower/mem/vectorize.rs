@@ -6,7 +6,7 @@
 //! * `samples/sgemm_reg.ptx`: the 64 `ld.shared.f32` of each k step (four consecutive
 //!   words from `As + tid.y*16` and `Bs + tid.x*16`, shared arrays that ptxas places at
 //!   0x0 and 0x400) are 16 `LDS.U.128 R24, [R12+0x80]`.
-//! * Probes (`tests/vectorize.rs` holds their PTX): four words from `As + tid.x*16` with
+//! * Probe kernels (the shared ones are the shapes of `tests/vectorize.rs`): four words from `As + tid.x*16` with
 //!   `As` at 0x4 give one `LDS.U.128` of the aligned 16 bytes containing three of them and
 //!   `LDS.U.32` of the fourth (the extra word is loaded and dropped), and the stores to the
 //!   same words an `STS.64` of the 8-aligned middle pair; the same loads from `As +
