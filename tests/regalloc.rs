@@ -31,14 +31,17 @@ fn allocate(f: &Function, max_regs: u32) -> (Function, Stats) {
 fn register_blocked_sgemm_does_not_spill() {
     // 62 live 32-bit values at the peak: one regalloc2 bank (64 slots) spilled 32 bytes in
     // the k loop; ptxas 11.8 uses 72 registers and no spill. With a second bank it fits.
+    // Since the shared loads are quads (`lower::mem::vectorize`) the lowering's order
+    // needs 64 registers (it needed 65 to 80); `stress_kernel_spills_and_verifies` covers
+    // allocations beyond one bank.
     let src = std::fs::read_to_string("samples/sgemm_reg.ptx").unwrap();
     let (_, stats) = allocate(&lower(&src)[0], 255);
     let (regs, spill) = (stats.regs, stats.spill_bytes);
     assert_eq!(spill, 0, "{regs} registers, {spill} bytes spilled");
-    assert!(regs > 64 && regs <= 80, "{regs} registers");
-    // Under a budget of 64 registers it must spill, and still verifies.
-    let (_, tight) = allocate(&lower(&src)[0], 64);
-    assert!(tight.regs <= 64 && tight.spill_bytes > 0, "{} registers, {} bytes spilled", tight.regs, tight.spill_bytes);
+    assert!(regs > 56 && regs <= 80, "{regs} registers");
+    // Under a budget of 56 registers it must spill, and still verifies.
+    let (_, tight) = allocate(&lower(&src)[0], 56);
+    assert!(tight.regs <= 56 && tight.spill_bytes > 0, "{} registers, {} bytes spilled", tight.regs, tight.spill_bytes);
 }
 
 #[test]

@@ -203,6 +203,7 @@ fn clean_up_function(func: &mut Function) {
     }
     again |= mem::memopt::fuse_generic_add(func);
     again |= mem::memopt::uniform_loads(func);
+    again |= mem::vectorize::run(func);
     if again {
         opt::run(func);
     }

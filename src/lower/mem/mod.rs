@@ -7,7 +7,7 @@
 //! The memory group: addressing ([`addr`]), the ld/st plan ([`ldst`]), atomics ([`atom`]), what a
 //! register provably points into ([`facts`]),
 //! module variables ([`globals`], [`shared`]), cache hints ([`hints`]) and memory clean-ups
-//! ([`memopt`]).
+//! ([`memopt`]), shared-load vectorization ([`vectorize`]).
 // PTX input reaches here: no panicking shortcuts (issue 20, docs/fuzzing.md "No-panic
 // discipline").
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
@@ -20,6 +20,7 @@ pub mod hints;
 pub mod ldst;
 pub mod memopt;
 pub mod shared;
+pub mod vectorize;
 
 use crate::diag::Diag;
 use crate::lower::ctx::{LResult, Lowerer, VarLoc, imm_bits32};

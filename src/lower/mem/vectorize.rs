@@ -1,0 +1,329 @@
+//! Shared-load vectorization on SSA IR: adjacent 32- and 64-bit `LDS` from one base
+//! register and constant offsets become one `LDS.64` or `LDS.128` when the address is
+//! proven aligned to the wider size.
+//!
+//! **What ptxas does** (ptxas 11.8 `-arch=sm_50 -O3`, `cuobjdump -sass`):
+//! * `samples/sgemm_reg.ptx`: the 64 `ld.shared.f32` of each k step (four consecutive
+//!   words from `As + tid.y*16` and `Bs + tid.x*16`, shared arrays that ptxas places at
+//!   0x0 and 0x400) are 16 `LDS.U.128 R24, [R12+0x80]`.
+//! * Probe kernels (the shared ones are the shapes of `tests/vectorize.rs`): four words from `As + tid.x*16` with
+//!   `As` at 0x4 give one `LDS.U.128` of the aligned 16 bytes containing three of them and
+//!   `LDS.U.32` of the fourth (the extra word is loaded and dropped), and the stores to the
+//!   same words an `STS.64` of the 8-aligned middle pair; the same loads from `As +
+//!   tid.x*4` (alignment 4) stay four `LDS.U.32`; four `ld.global.f32` from a `.global
+//!   .align 16` variable plus `tid.x*16` become `LDG.E.128`, from a `.ptr .global .align
+//!   16` parameter plus `tid.x*16` they stay four `LDG.E` (ptxas does not trust `.ptr`
+//!   alignment), and `st.global` are not merged.
+//!
+//! **What we do.** Only shared loads, and only exact groups: the words merged are exactly
+//! the words the program loads (no extra word is read, so no access leaves the bytes the
+//! program touches), `16`-byte groups at addresses proven multiples of 16 and `8`-byte
+//! groups at multiples of 8. An address is `base + offset`, with `offset` the access's
+//! immediate; its alignment is the smaller of the offset's and the base's, which
+//! [`known_zeros`] computes over the SSA values (shifts, sums, masks, moves, block
+//! parameters; a shared variable's placed address reaches the IR as an immediate offset or
+//! a `MOV32I`, `lower::mem::shared`). The loads of one group must be in one block, be
+//! unguarded, not `keep` (volatile and ordered loads stay as written), and have no
+//! instruction between the first and the last that may write memory or order it
+//! ([`orders_memory`]): a store, atomic, barrier, fence or call. The wide load takes the
+//! place of the group's first load; each original load becomes a `copy` of its component,
+//! which copy propagation removes.
+//!
+//! Cost: linear in the function (one pass to a fixed point of the alignment lattice per
+//! loop nesting, one pass per block with a sort of each base's accesses).
+// PTX input reaches here: no panicking shortcuts (issue 20, docs/fuzzing.md "No-panic
+// discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+
+use crate::ir::{Function, VRegKind};
+use crate::sass::instr::{Dst, Instr, Reg, RegRef, Src, SrcKind};
+use crate::sass::op::{LogicOp, MemMods, MemSize, Op};
+use crate::sched::table::mem_access;
+use petgraph::Direction;
+use std::collections::HashMap;
+
+/// Most passes of the alignment analysis before it gives up (and knows nothing). Each pass
+/// that changes something lowers some value's count; loops need one pass per nesting
+/// level in practice.
+const MAX_PASSES: usize = 40;
+
+/// Known trailing zero bits of a source operand (32 for zero).
+fn src_zeros(s: &Src, tz: &[u8]) -> u8 {
+    if s.mods.abs || s.mods.inv || s.mods.h1 {
+        return 0;
+    }
+    match s.kind {
+        SrcKind::Imm(v) => v.trailing_zeros().min(32) as u8,
+        SrcKind::Reg(r) if r.reg.is_rz() => 32,
+        // A whole register or the low word of a pair: the count is the low word's.
+        SrcKind::Reg(RegRef { reg: Reg::V(v), comp: 0, .. }) => tz.get(v as usize).copied().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// Known trailing zero bits of the 32-bit value `i` writes to its first destination, given
+/// those of its sources (0 when nothing is known). Negation keeps trailing zeros (`-x` is
+/// `~x + 1`), so `IADD`'s `-` modifier is allowed.
+fn transfer(i: &Instr, tz: &[u8]) -> u8 {
+    let s = |k: usize| i.srcs.get(k).map_or(0, |x| src_zeros(x, tz));
+    let imm = |k: usize| match i.srcs.get(k).map(|x| x.kind) {
+        Some(SrcKind::Imm(v)) => Some(v),
+        _ => None,
+    };
+    match i.op {
+        Op::Mov32i | Op::Mov | Op::Copy => s(0),
+        Op::Iadd { x: false, .. } | Op::Iadd32i { x: false, .. } => s(0).min(s(1)),
+        Op::Iadd3(crate::sass::op::Iadd3Mode::Plain) => s(0).min(s(1)).min(s(2)),
+        // SHL Rd, Ra, imm: the low `imm` bits are zero (a shift of 32 or more gives 0).
+        Op::Shl => match imm(1) {
+            Some(n) if n >= 32 => 32,
+            Some(n) => s(0).saturating_add(n as u8).min(32),
+            None => s(0),
+        },
+        // ISCADD Rd, Ra, Sb, shift and LEA Rd, Ra, Sb{, shift} (the low word: `.X` adds a
+        // carry): (Ra << shift) + Sb.
+        Op::Iscadd { .. } | Op::Lea { hi: false, x: false, .. } => match (imm(2), i.srcs.len()) {
+            (_, 2) => s(0).min(s(1)),
+            (Some(n), 3) if n < 32 => s(0).saturating_add(n as u8).min(32).min(s(1)),
+            _ => 0,
+        },
+        // A pair or quad built from words: the low word is the first source (a pair's low
+        // word when it is a pair).
+        Op::Join => s(0),
+        Op::Lop(LogicOp::And) | Op::Lop32i(LogicOp::And) => s(0).max(s(1)),
+        Op::Lop(LogicOp::Or) | Op::Lop32i(LogicOp::Or) | Op::Lop(LogicOp::Xor) | Op::Lop32i(LogicOp::Xor) => {
+            s(0).min(s(1))
+        }
+        Op::Sel => s(0).min(s(1)),
+        _ => 0,
+    }
+}
+
+/// For every virtual register, how many low bits are known zero (0..=32; 32 means the
+/// low word is 0). Only 32-bit registers and pairs written whole get a count (a pair's is
+/// its low word's: the alignment of a 64-bit address); a register with
+/// several definitions (guarded writes) gets the smallest. Block parameters get the
+/// smallest over their incoming values: an optimistic fixed point (start from "all
+/// zero" for defined values, lower until stable), so a loop-carried pointer that steps by
+/// 16 keeps its alignment.
+pub fn known_zeros(f: &Function) -> Vec<u8> {
+    let n = f.vregs.len();
+    let mut defined = vec![false; n];
+    for &b in &f.layout {
+        let blk = &f.cfg[b];
+        for i in &blk.instrs {
+            crate::ir::for_each_def(i, |v| {
+                if let Some(d) = defined.get_mut(v as usize) {
+                    *d = true;
+                }
+            });
+        }
+        for e in f.cfg.edges_directed(b, Direction::Incoming) {
+            for (&p, _) in blk.params.iter().zip(&e.weight().args) {
+                if let Some(d) = defined.get_mut(p as usize) {
+                    *d = true;
+                }
+            }
+        }
+    }
+    let mut tz: Vec<u8> = defined
+        .iter()
+        .zip(&f.vregs)
+        .map(|(&d, k)| if d && matches!(k, VRegKind::Gpr(1 | 2)) { 32 } else { 0 })
+        .collect();
+    for _ in 0..MAX_PASSES {
+        let mut changed = false;
+        let mut lower = |tz: &mut Vec<u8>, v: u32, z: u8| {
+            if let Some(t) = tz.get_mut(v as usize)
+                && z < *t
+            {
+                *t = z;
+                changed = true;
+            }
+        };
+        for &b in &f.layout {
+            let blk = &f.cfg[b];
+            for e in f.cfg.edges_directed(b, Direction::Incoming) {
+                for (&p, &a) in blk.params.iter().zip(&e.weight().args) {
+                    let z = tz.get(a as usize).copied().unwrap_or(0);
+                    lower(&mut tz, p, z);
+                }
+            }
+            for i in &blk.instrs {
+                for (k, d) in i.dsts.iter().enumerate() {
+                    let Reg::V(v) = d.reg_of() else { continue };
+                    let whole = matches!(d, Dst::Reg(RegRef { comp: 0, n, .. })
+                        if f.vregs.get(v as usize).is_some_and(|k| k.width() == *n));
+                    let z = if k == 0 && whole { transfer(i, &tz) } else { 0 };
+                    lower(&mut tz, v, z);
+                }
+            }
+        }
+        if !changed {
+            return tz;
+        }
+    }
+    vec![0; n]
+}
+
+/// Whether `op` may write memory, or orders memory accesses: no load moves across it.
+/// Stores and atomics of every space (a generic `ST` may write shared memory), observable
+/// accesses (`keep`), barriers, fences, cache control, calls and control flow.
+fn orders_memory(op: &Op) -> bool {
+    if let Some(a) = mem_access(op) {
+        return a.store || a.keep;
+    }
+    op.info().store
+        || op.info().control
+        || matches!(
+            op,
+            Op::Bar { .. } | Op::BarRed(_) | Op::Membar(_) | Op::Call(_) | Op::Cal | Op::Jcal | Op::Cctl { .. }
+        )
+}
+
+/// One load that may join a group: its index in the block, offset, size and destination.
+#[derive(Clone, Copy)]
+struct Cand {
+    at: usize,
+    offset: i64,
+    bytes: i64,
+    dst: u32,
+}
+
+/// A candidate `LDS`: unguarded, plain 32- or 64-bit, writing one whole virtual register,
+/// at `[base+offset]` with a virtual or zero base. Returns the base, the offset and the
+/// candidate's size and destination.
+fn candidate(f: &Function, i: &Instr) -> Option<(RegRef, MemMods, i64, i64, u32)> {
+    let Op::Lds(m) = i.op else { return None };
+    if i.guard.is_some() || m.keep || !matches!(m.size, MemSize::B32 | MemSize::B64) {
+        return None;
+    }
+    let [Dst::Reg(RegRef { reg: Reg::V(d), comp: 0, n })] = i.dsts.as_slice() else { return None };
+    if *n != m.size.regs() || f.vregs.get(*d as usize) != Some(&VRegKind::Gpr(*n)) {
+        return None;
+    }
+    let [Src { kind: SrcKind::Addr { base, offset }, .. }] = i.srcs.as_slice() else { return None };
+    if base.n != 1 || !(base.reg.is_rz() || matches!(base.reg, Reg::V(_))) {
+        return None;
+    }
+    Some((*base, m, i64::from(*offset), i64::from(m.size.bytes()), *d))
+}
+
+/// The groups of one base's loads (sorted by offset) that merge: each is a run of loads
+/// covering exactly `[o, o + w)` with `w` 16 or 8, `o + base` a multiple of `w`, and at
+/// least two loads.
+fn groups(c: &[Cand], base_zeros: u8) -> Vec<(usize, usize, i64)> {
+    let mut out = vec![];
+    let mut i = 0;
+    while i < c.len() {
+        let Some(first) = c.get(i) else { break };
+        let o = first.offset;
+        let align = base_zeros.min(o.trailing_zeros().min(32) as u8);
+        let mut merged = false;
+        for w in [16i64, 8] {
+            if u32::from(align) < w.trailing_zeros() {
+                continue;
+            }
+            let (mut j, mut end) = (i, o);
+            // A 64-bit member must be an aligned pair of the wide register (its offset in
+            // the group a multiple of 8), as its copy reads `comp..comp + 2`.
+            while end < o.saturating_add(w)
+                && let Some(x) = c.get(j)
+                && x.offset == end
+                && end.saturating_sub(o).checked_rem(x.bytes) == Some(0)
+            {
+                end = end.saturating_add(x.bytes);
+                j = j.saturating_add(1);
+            }
+            if end == o.saturating_add(w) && j.saturating_sub(i) >= 2 {
+                out.push((i, j, w));
+                i = j;
+                merged = true;
+                break;
+            }
+        }
+        if !merged {
+            i = i.saturating_add(1);
+        }
+    }
+    out
+}
+
+/// Merges adjacent shared loads (module notes). Returns true if anything changed.
+pub fn run(f: &mut Function) -> bool {
+    let tz = known_zeros(f);
+    let mut changed = false;
+    for b in f.layout.clone() {
+        // Candidates by (segment between memory-ordering instructions, base, modifiers).
+        let mut by_key: HashMap<(u32, RegRef, MemMods), Vec<Cand>> = HashMap::new();
+        let mut seg = 0u32;
+        for (at, i) in f.cfg[b].instrs.iter().enumerate() {
+            if orders_memory(&i.op) {
+                seg = seg.saturating_add(1);
+                continue;
+            }
+            if let Some((base, m, offset, bytes, dst)) = candidate(f, i) {
+                let key = (seg, base, MemMods { size: MemSize::B32, ..m });
+                by_key.entry(key).or_default().push(Cand { at, offset, bytes, dst });
+            }
+        }
+        // (position of the wide load, its base, modifiers, offset, width, members).
+        let mut merges: Vec<(usize, RegRef, MemMods, i64, i64, Vec<Cand>)> = vec![];
+        for ((_, base, m), mut c) in by_key {
+            if c.len() < 2 {
+                continue;
+            }
+            c.sort_by_key(|x| (x.offset, x.at));
+            let zeros = match base.reg {
+                // The base's low word (a pair's high word is not an address).
+                Reg::V(v) if base.comp == 0 => tz.get(v as usize).copied().unwrap_or(0),
+                Reg::V(_) => 0,
+                _ => 32,
+            };
+            for (i, j, w) in groups(&c, zeros) {
+                let Some(members) = c.get(i..j) else { continue };
+                let Some(first) = members.iter().map(|x| x.at).min() else { continue };
+                let Some(o) = members.first().map(|x| x.offset) else { continue };
+                merges.push((first, base, m, o, w, members.to_vec()));
+            }
+        }
+        if merges.is_empty() {
+            continue;
+        }
+        changed = true;
+        merges.sort_by_key(|x| x.0);
+        // Index -> replacement: the wide load before the group's first member, copies for
+        // every member.
+        let mut before: HashMap<usize, Instr> = HashMap::new();
+        let mut replace: HashMap<usize, Instr> = HashMap::new();
+        for (first, base, m, o, w, members) in merges {
+            let regs = if w == 16 { 4u8 } else { 2 };
+            let q = f.new_vreg(VRegKind::Gpr(regs));
+            let size = if w == 16 { MemSize::B128 } else { MemSize::B64 };
+            let Ok(off) = i32::try_from(o) else { continue };
+            before.insert(
+                first,
+                Instr::new(Op::Lds(MemMods { size, ..m }), vec![Dst::reg(q, regs)], vec![Src::addr(base, off)]),
+            );
+            for x in members {
+                let comp = u8::try_from(x.offset.saturating_sub(o) / 4).unwrap_or(0);
+                let n = u8::try_from(x.bytes / 4).unwrap_or(1);
+                let src = Src::reg(RegRef { reg: q, comp, n });
+                replace.insert(x.at, Instr::new(Op::Copy, vec![Dst::reg(Reg::V(x.dst), n)], vec![src]));
+            }
+        }
+        let blk = &mut f.cfg[b];
+        let old = std::mem::take(&mut blk.instrs);
+        let origins = std::mem::take(&mut blk.origins);
+        for (at, (i, origin)) in old.into_iter().zip(origins).enumerate() {
+            if let Some(w) = before.remove(&at) {
+                blk.push(Instr { origin: i.origin, ..w }, origin);
+            }
+            match replace.remove(&at) {
+                Some(c) => blk.push(c, origin),
+                None => blk.push(i, origin),
+            }
+        }
+    }
+    changed
+}
