@@ -327,6 +327,16 @@ fn interpret(body: &str) -> Result<Vec<u8>, String> {
     Ok(out.global.read("global", ptx2sass::exec::GLOBAL_BASE, 8).map_err(|e| e.to_string())?.to_vec())
 }
 
+/// Found applying `clippy::arithmetic_side_effects` to the PTX interpreter
+/// (`exec/ptx/compile/mod.rs`): a generic access to a `.local` variable whose offset is near
+/// `i64::MAX` overflowed adding the local window's base (a panic with overflow checks).
+/// Now an error naming the offset.
+#[test]
+fn interpreter_generic_local_offset_near_i64_max() {
+    let e = interpret("ld.u32 %r1, [loc+9223372036854775800];").expect_err("an error");
+    assert!(e.contains("offset 9223372036854775800"), "{e}");
+}
+
 /// Found applying `clippy::arithmetic_side_effects` to the PTX interpreter (`eval.rs`):
 /// `vshl`/`vshr` with `.clamp` took a negative `.s32` shift amount as a huge one (a shift
 /// overflow, a panic with overflow checks). The amount is the `.u32` value of `b` (PTX ISA
