@@ -381,4 +381,43 @@ fn device_function_parameters_beyond_the_parameter_space() {
     let e = errors(module(4, 4_294_967_295));
     assert!(e.iter().any(|m| m.contains("the parameters of `g` take 4294967295 bytes")), "{e:?}");
     assert_eq!(errors(module(256, 256)), Vec::<String>::new());
+
+/// Runs kernel `k(.param .u64 out)` with `body` on the PTX interpreter (one thread, an
+/// 8-byte buffer `out`): the launch's result, or the parse errors.
+fn interpret(body: &str) -> Result<Vec<u8>, String> {
+    use ptx2sass::exec::ptx::args::{self, Arg};
+    let src = format!(
+        ".version 8.8\n.target sm_50\n.address_size 64\n.entry k(.param .u64 out)\n{{\n\
+         .reg .u32 %r<8>;\n.reg .u64 %rd<8>;\n.local .align 4 .b8 loc[16];\n\
+         ld.param.u64 %rd1, [out];\n{body}\nret;\n}}\n"
+    );
+    let (m, _) = ptx2sass::ptx::parse(&src).map_err(|d| format!("{d:?}"))?;
+    let l = args::launch(&m, "k", [1; 3], [1; 3], &[Arg::Buf(vec![0; 8])], 10_000).map_err(|e| e.to_string())?;
+    let out = ptx2sass::exec::ptx::run(&m, &l).map_err(|e| e.to_string())?;
+    Ok(out.global.read("global", ptx2sass::exec::GLOBAL_BASE, 8).map_err(|e| e.to_string())?.to_vec())
+}
+
+/// Found applying `clippy::arithmetic_side_effects` to the PTX interpreter
+/// (`exec/ptx/compile/mod.rs`): a generic access to a `.local` variable whose offset is near
+/// `i64::MAX` overflowed adding the local window's base (a panic with overflow checks).
+/// Now an error naming the offset.
+#[test]
+fn interpreter_generic_local_offset_near_i64_max() {
+    let e = interpret("ld.u32 %r1, [loc+9223372036854775800];").expect_err("an error");
+    assert!(e.contains("offset 9223372036854775800"), "{e}");
+}
+
+/// Found applying `clippy::arithmetic_side_effects` to the PTX interpreter (`eval.rs`):
+/// `vshl`/`vshr` with `.clamp` took a negative `.s32` shift amount as a huge one (a shift
+/// overflow, a panic with overflow checks). The amount is the `.u32` value of `b` (PTX ISA
+/// 9.7.10.2: `.btype` is `.u32`), so -1 is clamped to 32.
+#[test]
+fn interpreter_video_shift_by_a_negative_amount() {
+    let r = interpret(
+        "mov.u32 %r1, 1;\nmov.u32 %r2, -1;\nvshl.u32.u32.s32.clamp %r3, %r1, %r2;\n\
+         vshr.u32.u32.s32.clamp %r4, %r1, %r2;\nadd.u32 %r3, %r3, %r4;\nadd.u32 %r3, %r3, 7;\n\
+         st.global.u32 [%rd1], %r3;",
+    );
+    // 1 << 32 and 1 >> 32 both leave 0 in the low 32 bits; 0 + 0 + 7.
+    assert_eq!(r.map(|b| b[..4].to_vec()), Ok(vec![7, 0, 0, 0]));
 }

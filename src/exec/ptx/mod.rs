@@ -58,6 +58,11 @@
 //! `match`/`redux`/`elect`, vector atomics, indirect calls and branches, `mov` of a
 //! function address, and the `.b128` arguments of a `call` passed in registers.
 
+// The interpreter runs user programs on user data (issue 20, docs/fuzzing.md "No-panic
+// discipline"): every error is a value, never a panic. This covers every submodule but
+// those allowed at their `mod` line.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+
 pub mod args;
 pub mod arith;
 pub mod compile;
@@ -66,12 +71,15 @@ pub mod layout;
 pub mod memory;
 mod opcodes;
 pub mod program;
+// The texture work rewrites it.
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 pub mod tex;
 pub mod thread;
 pub mod value;
 pub mod warp;
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 mod tests;
 
 use crate::exec::{ExecError, Launch, Memory, Outcome};
@@ -90,10 +98,15 @@ pub fn run(module: &Module, launch: &Launch) -> Result<Outcome, ExecError> {
     // part is a launch parameter checked against the hardware limit.
     crate::exec::check_shape(launch, 0, threads)?;
     let mut prog = compile::compile(module, &launch.kernel)?;
-    let k = &prog.funcs[0];
-    let shared = prog.dynamic_base as u64 + launch.dynamic_shared as u64;
-    let per_thread = k.nregs as u64 * 8 + k.local_bytes as u64 + k.param_bytes as u64;
-    crate::exec::check_memory(launch, "one CTA's shared, register and local memory", shared + threads * per_thread)?;
+    let k = prog.funcs.first().ok_or_else(|| internal("no kernel compiled"))?;
+    // Sums of u32 sizes; saturating, so a size beyond u64 fails the memory limit.
+    let shared = u64::from(prog.dynamic_base).saturating_add(u64::from(launch.dynamic_shared));
+    let per_thread = u64::from(k.nregs)
+        .saturating_mul(8)
+        .saturating_add(u64::from(k.local_bytes))
+        .saturating_add(u64::from(k.param_bytes));
+    let bytes = shared.saturating_add(threads.saturating_mul(per_thread));
+    crate::exec::check_memory(launch, "one CTA's shared, register and local memory", bytes)?;
     if launch.params.len() != prog.kernel_param_bytes as usize {
         return Err(ExecError::Launch(format!(
             "`{}` takes {} parameter bytes, the launch gives {}",
@@ -104,7 +117,8 @@ pub fn run(module: &Module, launch: &Launch) -> Result<Outcome, ExecError> {
     }
     let mut global = launch.global.clone();
     init_module(&mut prog, &mut global, launch)?;
-    let local_limit = memory::LOCAL_LIMIT.min((launch.memory_limit / threads.max(1)) as usize);
+    let local_limit = memory::LOCAL_LIMIT
+        .min(launch.memory_limit.checked_div(threads.max(1)).unwrap_or(launch.memory_limit) as usize);
     let mut run =
         Run { prog: &prog, launch, global, steps: 0, local_limit, output: vec![], reach_cache: Default::default() };
     let [gx, gy, gz] = launch.grid;
@@ -134,13 +148,14 @@ fn init_module(prog: &mut Program, global: &mut Memory, launch: &Launch) -> Resu
             )));
         }
         let image = match v.space {
-            program::Space::Const => &mut prog.consts[v.addr as usize..],
-            _ => match globals.iter_mut().find(|(_, a, _)| *a == v.addr) {
-                Some((_, _, b)) => &mut b[..],
-                None => return Err(ExecError::Launch(format!("--init {name}: variable not placed"))),
-            },
+            program::Space::Const => prog.consts.get_mut(v.addr as usize..),
+            _ => globals.iter_mut().find(|(_, a, _)| *a == v.addr).map(|(_, _, b)| &mut b[..]),
         };
-        image[..bytes.len()].copy_from_slice(bytes);
+        // The layout places each variable's `size` bytes; `bytes` is no longer (checked above).
+        let Some(image) = image.and_then(|b| b.get_mut(..bytes.len())) else {
+            return Err(ExecError::Launch(format!("--init {name}: variable not placed")));
+        };
+        image.copy_from_slice(bytes);
     }
     for (name, addr, bytes) in globals {
         global.alloc(&name, addr, bytes)?;
@@ -184,7 +199,7 @@ struct Cta {
 impl Cta {
     /// Releases barrier `id` if enough threads have arrived; returns whether it did.
     fn check(&mut self, id: usize) -> bool {
-        let b = self.barriers[id];
+        let Some(b) = self.barriers.get(id).copied() else { return false };
         let release = b.arrived > 0 && b.arrived >= b.expected.unwrap_or(self.live);
         if release {
             for t in &mut self.threads {
@@ -200,17 +215,20 @@ impl Cta {
                     }
                 }
             }
-            self.barriers[id] = Barrier::default();
+            if let Some(slot) = self.barriers.get_mut(id) {
+                *slot = Barrier::default();
+            }
         }
         release
     }
 }
 
 impl Run<'_> {
-    fn new_cta(&self) -> Cta {
+    fn new_cta(&self) -> Result<Cta, ExecError> {
         let [bx, by, bz] = self.launch.block;
-        let n = bx * by * bz;
-        let k = &self.prog.funcs[0];
+        // `check_shape` bounds the CTA to 1024 threads, each dimension nonzero.
+        let n = bx.saturating_mul(by).saturating_mul(bz);
+        let k = self.prog.funcs.first().ok_or_else(|| internal("no kernel compiled"))?;
         let mut params = self.launch.params.clone();
         params.resize(k.param_bytes as usize, 0);
         let threads = (0..n)
@@ -230,23 +248,20 @@ impl Run<'_> {
                 }],
                 local: vec![0; k.local_bytes as usize],
                 cc: false,
-                tid: [id % bx, (id / bx) % by, id / (bx * by)],
+                tid: tid_of(id, self.launch.block),
                 lane: id % 32,
                 warp: id / 32,
                 red: None,
             })
             .collect();
-        Cta {
-            threads,
-            shared: vec![0; self.prog.dynamic_base as usize + self.launch.dynamic_shared as usize],
-            barriers: [Barrier::default(); BARRIERS],
-            live: n,
-        }
+        // Both sizes passed `check_memory` in `run`.
+        let shared_bytes = (self.prog.dynamic_base as usize).saturating_add(self.launch.dynamic_shared as usize);
+        Ok(Cta { threads, shared: vec![0; shared_bytes], barriers: [Barrier::default(); BARRIERS], live: n })
     }
 
     /// Runs one CTA to completion.
     fn cta(&mut self, ctaid: [u32; 3]) -> Result<(), ExecError> {
-        let mut cta = self.new_cta();
+        let mut cta = self.new_cta()?;
         let mut env = Env {
             prog: self.prog,
             ctaid,
@@ -267,14 +282,18 @@ impl Run<'_> {
             // one makes atomics of different warps apply in the simulator's order.
             let mut progress = false;
             for w in 0..warps {
-                let lanes = w * 32..n.min(w * 32 + 32);
+                // w < n / 32 + 1 with n <= 1024 threads: no overflow.
+                let first = w.saturating_mul(32);
+                let lanes = first..n.min(first.saturating_add(32));
                 loop {
-                    let ready: Vec<u32> =
-                        cta.threads[lanes.clone()].iter().filter(|t| t.state == State::Ready).map(|t| t.pc).collect();
+                    let warp = cta.threads.get(lanes.clone()).unwrap_or_default();
+                    let ready: Vec<u32> = warp.iter().filter(|t| t.state == State::Ready).map(|t| t.pc).collect();
                     if ready.is_empty() {
                         break;
                     }
-                    let collective = |pc: u32| matches!(self.prog.insts[pc as usize].op, program::Op::Warp(_));
+                    let collective = |pc: u32| {
+                        self.prog.insts.get(pc as usize).is_some_and(|i| matches!(i.op, program::Op::Warp(_)))
+                    };
                     // Lanes at a warp-collective instruction wait for the others.
                     let pc = match ready.iter().copied().filter(|pc| !collective(*pc)).min() {
                         Some(pc) => pc,
@@ -310,11 +329,11 @@ impl Run<'_> {
         lanes: std::ops::Range<usize>,
         pc: u32,
     ) -> Result<(), ExecError> {
-        let inst = &self.prog.insts[pc as usize];
+        let inst = self.prog.insts.get(pc as usize).ok_or_else(|| internal(&format!("program counter {pc}")))?;
+        let at_pc = |t: Option<&Thread>| t.is_some_and(|t| t.state == State::Ready && t.pc == pc);
         if let program::Op::Warp(op) = &inst.op {
-            let at: Vec<usize> =
-                lanes.filter(|&l| cta.threads[l].state == State::Ready && cta.threads[l].pc == pc).collect();
-            self.steps += at.len() as u64;
+            let at: Vec<usize> = lanes.filter(|&l| at_pc(cta.threads.get(l))).collect();
+            self.steps = self.steps.saturating_add(at.len() as u64);
             if self.steps > self.launch.step_limit {
                 return Err(ExecError::StepLimit(self.launch.step_limit));
             }
@@ -327,20 +346,26 @@ impl Run<'_> {
         let mut order: Vec<usize> = lanes.collect();
         if matches!(inst.op, program::Op::Atom { .. }) {
             let ([gx, gy, _], c) = (self.launch.grid, env.ctaid);
-            let cta_index = c[0] as u64 + gx as u64 * (c[1] as u64 + gy as u64 * c[2] as u64);
+            let [cx, cy, cz] = c.map(u64::from);
+            // The linear CTA index: below the grid size, a product of three u32s.
+            let cta_index =
+                cx.saturating_add(u64::from(gx).saturating_mul(cy.saturating_add(u64::from(gy).saturating_mul(cz))));
             let prio = crate::exec::rng::atomic_lane_order(self.launch.seed, cta_index, w as u64);
-            order = prio.iter().map(|&l| w * 32 + l as usize).filter(|l| order.contains(l)).collect();
+            // Lane numbers of warp w: below the CTA's thread count.
+            let first = w.saturating_mul(32);
+            order = prio.iter().map(|&l| first.saturating_add(l as usize)).filter(|l| order.contains(l)).collect();
         }
         for l in order {
-            if cta.threads[l].state != State::Ready || cta.threads[l].pc != pc {
+            let Some(t) = cta.threads.get_mut(l) else { continue };
+            if t.state != State::Ready || t.pc != pc {
                 continue;
             }
-            self.steps += 1;
+            self.steps = self.steps.saturating_add(1);
             if self.steps > self.launch.step_limit {
                 return Err(ExecError::StepLimit(self.launch.step_limit));
             }
             env.steps = self.steps;
-            let ev = cta.threads[l].step(env, &mut self.global, &mut cta.shared)?;
+            let ev = t.step(env, &mut self.global, &mut cta.shared)?;
             self.event(cta, l, ev)?;
         }
         Ok(())
@@ -353,15 +378,17 @@ impl Run<'_> {
         let mut at: Vec<u32> = pcs.to_vec();
         at.sort_unstable();
         at.dedup();
+        // `pcs` is the nonempty set of ready lanes' counters.
+        let smallest = at.first().copied().unwrap_or(0);
         if at.len() == 1 {
-            return at[0];
+            return smallest;
         }
         for &x in &at {
             if !at.iter().any(|&y| y != x && self.reaches(y, x)) {
                 return x;
             }
         }
-        at[0]
+        smallest
     }
 
     /// True if a thread past the instruction at `from` can come to the one at `to`
@@ -376,8 +403,8 @@ impl Run<'_> {
         let mut seen = vec![false; insts.len()];
         let mut work: Vec<u32> = vec![];
         let push_succs = |pc: u32, work: &mut Vec<u32>| {
-            let i = &insts[pc as usize];
-            let next = (pc as usize + 1 < insts.len()).then_some(pc + 1);
+            let Some(i) = insts.get(pc as usize) else { return };
+            let next = pc.checked_add(1).filter(|&n| (n as usize) < insts.len());
             match &i.op {
                 program::Op::Bra(t) => {
                     work.push(*t);
@@ -397,12 +424,12 @@ impl Run<'_> {
                     let f = func_of(pc) as u32;
                     for (c, ci) in insts.iter().enumerate() {
                         if matches!(ci.op, program::Op::Call { callee, .. } if callee == f) {
-                            work.push(c as u32 + 1);
+                            work.push((c as u32).saturating_add(1)); // past the end: not followed
                         }
                     }
                 }
                 program::Op::Call { callee, .. } => {
-                    work.push(self.prog.funcs[*callee as usize].entry);
+                    work.extend(self.prog.funcs.get(*callee as usize).map(|f| f.entry));
                     work.extend(next);
                 }
                 _ => work.extend(next),
@@ -415,7 +442,7 @@ impl Run<'_> {
                 found = true;
                 break;
             }
-            if (pc as usize) < insts.len() && !std::mem::replace(&mut seen[pc as usize], true) {
+            if seen.get_mut(pc as usize).is_some_and(|s| !std::mem::replace(s, true)) {
                 push_succs(pc, &mut work);
             }
         }
@@ -427,24 +454,26 @@ impl Run<'_> {
         match ev {
             Event::None => {}
             Event::Exit => {
-                cta.threads[l].state = State::Exited;
-                cta.live -= 1;
+                if let Some(t) = cta.threads.get_mut(l) {
+                    t.state = State::Exited;
+                }
+                cta.live = cta.live.saturating_sub(1); // each thread exits once
             }
             Event::Barrier { id, count, wait, vote } => {
-                if id as usize >= BARRIERS {
+                let Some(b) = cta.barriers.get_mut(id as usize) else {
                     return Err(ExecError::Unsupported(format!("barrier id {id} (ids are 0..15)")));
-                }
-                let b = &mut cta.barriers[id as usize];
-                b.arrived += 1;
+                };
+                // Counts of arrivals in one phase: at most the CTA's 1024 threads.
+                b.arrived = b.arrived.saturating_add(1);
                 if let Some(v) = vote {
-                    b.voters += 1;
-                    b.votes += v as u32;
+                    b.voters = b.voters.saturating_add(1);
+                    b.votes = b.votes.saturating_add(u32::from(v));
                 }
                 if count.is_some() {
                     b.expected = count;
                 }
-                if wait {
-                    cta.threads[l].state = State::Waiting(id);
+                if wait && let Some(t) = cta.threads.get_mut(l) {
+                    t.state = State::Waiting(id);
                 }
             }
         }
@@ -461,6 +490,19 @@ fn deadlock(cta: &Cta, ctaid: [u32; 3]) -> ExecError {
             parts.push(format!("barrier {id}: {} arrived ({waiting} waiting), needs {want}", b.arrived));
         }
     }
-    let exited = cta.threads.len() - cta.live as usize;
+    let exited = cta.threads.len().saturating_sub(cta.live as usize);
     ExecError::Deadlock(format!("CTA {ctaid:?}: {}; {exited} threads exited", parts.join("; ")))
+}
+
+/// A run-time error for a broken invariant of the interpreter's own program.
+fn internal(what: &str) -> ExecError {
+    ExecError::Unsupported(format!("internal error in the PTX interpreter: {what}"))
+}
+
+/// `%tid` of the thread with linear id `id` in a CTA of shape `block` (PTX ISA 2.2: x
+/// fastest). `check_shape` makes every dimension nonzero; a zero one gives 0.
+fn tid_of(id: u32, [bx, by, _]: [u32; 3]) -> [u32; 3] {
+    let x = id.checked_rem(bx).unwrap_or(0);
+    let yz = id.checked_div(bx).unwrap_or(0);
+    [x, yz.checked_rem(by).unwrap_or(0), yz.checked_div(by).unwrap_or(0)]
 }

@@ -3,9 +3,18 @@
 //!
 //! Registers are a `Vec<u64>` holding every frame's slots, the current frame's starting at
 //! `base`; a register that was never written reads as 0 (PTX leaves it undefined).
+//!
+//! A frame's slots are allocated at its call (`nregs` of its function) and the compiler
+//! numbers registers below `nregs`, so register accesses go through [`Thread::slot`] and
+//! [`Thread::set_slot`] without a panic path. Addresses, sizes and offsets computed from
+//! program values are checked (an error names the instruction), never a panic.
+
+// No panicking shortcuts in the executors (issue 20, docs/fuzzing.md "No-panic discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use super::arith::fp;
 use super::eval::{atom_value, combine, eval};
+use super::internal;
 use super::memory::{Spaces, from_generic, resolve, to_generic};
 use super::program::*;
 use super::value::{extend, from_le, mask, to_le};
@@ -119,36 +128,63 @@ pub struct Env<'a> {
 
 /// The mask of the low `bits` bits of a `u128`.
 fn wide_mask(bits: u32) -> u128 {
-    if bits >= 128 { u128::MAX } else { (1u128 << bits) - 1 }
+    if bits >= 128 { u128::MAX } else { (1u128 << bits).wrapping_sub(1) } // 1 << bits >= 1
+}
+
+/// A `.b128` value from its 16 little-endian bytes (fewer: zero-extended).
+fn from_le_wide(b: &[u8]) -> u128 {
+    b.iter().rev().fold(0u128, |v, x| v << 8 | u128::from(*x))
 }
 
 impl Thread {
+    /// Register slot `k` of the current frame. The frame's slots exist (see the module
+    /// documentation); one that did not would read as an unwritten register, 0.
+    pub(super) fn slot(&self, k: Slot) -> u64 {
+        self.regs.get(self.base.saturating_add(k as usize)).copied().unwrap_or(0)
+    }
+
+    /// Sets slot `k` of the frame whose first slot is `base` (an existing slot, as for
+    /// [`Thread::slot`]).
+    fn set_slot(&mut self, base: usize, k: Slot, v: u64) {
+        if let Some(r) = self.regs.get_mut(base.saturating_add(k as usize)) {
+            *r = v;
+        }
+    }
+
     /// The value of a source operand (the register's bits, a constant, a special register).
     pub(super) fn read(&self, env: &Env, s: Src) -> u64 {
+        // Axis `c` of a special register (0..=2, as the compiler decodes `.x/.y/.z`).
+        let axis = |v: [u32; 3], c: u8| v.get(usize::from(c)).copied().map_or(0, u64::from);
         match s {
-            Src::Reg(k) => self.regs[self.base + k as usize],
-            Src::RegNot(k) => (self.regs[self.base + k as usize] & 1) ^ 1,
+            Src::Reg(k) => self.slot(k),
+            Src::RegNot(k) => (self.slot(k) & 1) ^ 1,
             Src::Imm(v) => v,
-            Src::LocalAddr(off) => self.frames.last().expect("frame").local_base as u64 + off as u64,
+            // Sum of two u32s: exact in u64. The kernel's frame is always there.
+            Src::LocalAddr(off) => {
+                self.frames.last().map_or(0, |f| u64::from(f.local_base)).saturating_add(u64::from(off))
+            }
             Src::Special(sp) => {
-                let lane = self.lane as u64;
+                // %laneid < 32 (PTX ISA 10.3): the lane masks below are 32-bit.
+                let lane = self.lane;
                 match sp {
-                    Special::Tid(c) => self.tid[c as usize] as u64,
-                    Special::Ntid(c) => env.ntid[c as usize] as u64,
-                    Special::Ctaid(c) => env.ctaid[c as usize] as u64,
-                    Special::Nctaid(c) => env.nctaid[c as usize] as u64,
-                    Special::Laneid => lane,
+                    Special::Tid(c) => axis(self.tid, c),
+                    Special::Ntid(c) => axis(env.ntid, c),
+                    Special::Ctaid(c) => axis(env.ctaid, c),
+                    Special::Nctaid(c) => axis(env.nctaid, c),
+                    Special::Laneid => u64::from(lane),
                     Special::Warpid => self.warp as u64,
                     Special::Nwarpid => 64,
                     Special::Smid | Special::Gridid => 0,
                     Special::Nsmid => 1,
-                    Special::LanemaskEq => 1 << lane,
-                    Special::LanemaskLe => (2 << lane) - 1,
-                    Special::LanemaskLt => (1 << lane) - 1,
-                    Special::LanemaskGe => !((1u64 << lane) - 1) & 0xffff_ffff,
-                    Special::LanemaskGt => !((2u64 << lane) - 1) & 0xffff_ffff,
+                    Special::LanemaskEq => 1u64.checked_shl(lane).unwrap_or(0),
+                    Special::LanemaskLe => mask(lane.saturating_add(1)),
+                    Special::LanemaskLt => mask(lane),
+                    Special::LanemaskGe => !mask(lane) & 0xffff_ffff,
+                    Special::LanemaskGt => !mask(lane.saturating_add(1)) & 0xffff_ffff,
                     Special::Clock => env.steps,
-                    Special::TotalSmemSize => env.prog.dynamic_base as u64 + env.dynamic_shared as u64,
+                    Special::TotalSmemSize => {
+                        u64::from(env.prog.dynamic_base).saturating_add(u64::from(env.dynamic_shared))
+                    }
                     Special::DynamicSmemSize => env.dynamic_shared as u64,
                     Special::Envreg => 0,
                 }
@@ -162,21 +198,18 @@ impl Thread {
 
     /// Writes `v`, a value of type `ty`, extended by `ty`'s signedness to the register.
     fn write(&mut self, d: Dst, v: u64, ty: ScalarType) {
-        self.regs[self.base + d.slot as usize] = extend(v, ty) & mask(d.bits);
+        self.set_slot(self.base, d.slot, extend(v, ty) & mask(d.bits));
     }
 
     /// Writes `v` chopped to the destination register's width.
     pub(super) fn write_raw(&mut self, d: Dst, v: u64) {
-        self.regs[self.base + d.slot as usize] = v & mask(d.bits);
+        self.set_slot(self.base, d.slot, v & mask(d.bits));
     }
 
     /// Reads up to 128 bits: a `.b128` register is two slots, low half first.
     fn read_wide(&self, env: &Env, s: Src, bits: u32) -> u128 {
         match s {
-            Src::Reg(k) if bits > 64 => {
-                let at = self.base + k as usize;
-                self.regs[at] as u128 | (self.regs[at + 1] as u128) << 64
-            }
+            Src::Reg(k) if bits > 64 => u128::from(self.slot(k)) | u128::from(self.slot(k.saturating_add(1))) << 64,
             _ => self.read(env, s) as u128 & wide_mask(bits),
         }
     }
@@ -184,9 +217,8 @@ impl Thread {
     /// Writes up to 128 bits (two slots for a `.b128` register).
     fn write_wide(&mut self, d: Dst, v: u128) {
         if d.bits > 64 {
-            let at = self.base + d.slot as usize;
-            self.regs[at] = v as u64;
-            self.regs[at + 1] = (v >> 64) as u64;
+            self.set_slot(self.base, d.slot, v as u64);
+            self.set_slot(self.base, d.slot.saturating_add(1), (v >> 64) as u64);
         } else {
             self.write_raw(d, v as u64);
         }
@@ -197,7 +229,8 @@ impl Thread {
     }
 
     fn spaces<'s>(&'s mut self, global: &'s mut Memory, shared: &'s mut [u8], consts: &'s [u8]) -> Spaces<'s> {
-        let param = &mut self.frames.last_mut().expect("frame").params;
+        // The kernel's frame is always there; without a frame there would be no parameters.
+        let param = self.frames.last_mut().map_or(&mut [][..], |f| &mut f.params[..]);
         Spaces { global, shared, local: &mut self.local, param, consts }
     }
 
@@ -205,21 +238,23 @@ impl Thread {
     /// on registers and memory, and advances the program counter.
     pub fn step(&mut self, env: &Env, global: &mut Memory, shared: &mut [u8]) -> Result<Event, ExecError> {
         let prog = env.prog;
-        let inst = &prog.insts[self.pc as usize];
+        let inst = prog.insts.get(self.pc as usize).ok_or_else(|| internal(&format!("program counter {}", self.pc)))?;
         if let Some((slot, neg)) = inst.guard
-            && (self.regs[self.base + slot as usize] & 1 != 0) == neg
+            && (self.slot(slot) & 1 != 0) == neg
         {
-            self.pc += 1;
+            self.advance();
             return Ok(Event::None);
         }
         let unsupported = |e: String| ExecError::Unsupported(format!("{}: {e}", inst.text));
         match &inst.op {
             Op::Compute { func, ty, dst, dst_ty, srcs } => {
                 let mut vals = [0u64; 4];
-                for (k, (s, sty)) in srcs.iter().enumerate() {
-                    vals[k] = self.read_as(env, *s, *sty);
+                for (v, (s, sty)) in vals.iter_mut().zip(srcs) {
+                    *v = self.read_as(env, *s, *sty);
                 }
-                let r = eval(func, *ty, &vals[..srcs.len()], &mut self.cc).map_err(unsupported)?;
+                // The compiler gives a computation at most 4 sources.
+                let vals = vals.get(..srcs.len()).ok_or_else(|| unsupported(format!("{} sources", srcs.len())))?;
+                let r = eval(func, *ty, vals, &mut self.cc).map_err(unsupported)?;
                 if let Some(d) = dst {
                     self.write(*d, r, *dst_ty);
                 }
@@ -232,7 +267,7 @@ impl Thread {
                 let (t, u) = match fp::packed(*ty) {
                     Some(f) => {
                         let lane = if f == super::arith::float::F16 { ScalarType::F16 } else { ScalarType::Bf16 };
-                        let h = |v: u64, k: u32| (v >> (16 * k)) & 0xffff;
+                        let h = |v: u64, k: u32| (v >> k.wrapping_mul(16)) & 0xffff; // k < 2
                         (
                             fp::compare(*cmp, lane, *ftz, h(x, 0), h(y, 0)),
                             fp::compare(*cmp, lane, *ftz, h(x, 1), h(y, 1)),
@@ -254,15 +289,15 @@ impl Thread {
                 let a = self.addr(env, addr);
                 let esz = ty.bytes() as usize;
                 let mut buf = [0u8; 64];
-                let total = esz * dsts.len();
-                if total > buf.len() {
+                let total = esz.saturating_mul(dsts.len());
+                let Some(bytes) = buf.get_mut(..total) else {
                     return Err(unsupported(format!("a {total}-byte access")));
-                }
-                self.spaces(global, shared, &prog.consts).read(*space, a, &mut buf[..total])?;
-                for (k, d) in dsts.iter().enumerate() {
-                    let bytes = &buf[k * esz..(k + 1) * esz];
+                };
+                self.spaces(global, shared, &prog.consts).read(*space, a, bytes)?;
+                // Element k is bytes k * esz .. (k + 1) * esz, within `total`.
+                for (bytes, d) in buf.chunks(esz.max(1)).zip(dsts) {
                     match d {
-                        Some(d) if esz > 8 => self.write_wide(*d, u128::from_le_bytes(bytes.try_into().expect("16"))),
+                        Some(d) if esz > 8 => self.write_wide(*d, from_le_wide(bytes)),
                         Some(d) => self.write(*d, from_le(bytes), *ty),
                         None => {}
                     }
@@ -272,27 +307,37 @@ impl Thread {
                 let a = self.addr(env, addr);
                 let esz = ty.bytes() as usize;
                 let mut buf = [0u8; 64];
-                if esz * srcs.len() > buf.len() {
-                    return Err(unsupported(format!("a {}-byte access", esz * srcs.len())));
+                let total = esz.saturating_mul(srcs.len());
+                if total > buf.len() {
+                    return Err(unsupported(format!("a {total}-byte access")));
                 }
-                for (k, s) in srcs.iter().enumerate() {
+                // Element k is bytes k * esz .. (k + 1) * esz (esz <= 16 bytes of a u128).
+                for (chunk, s) in buf.chunks_mut(esz.max(1)).zip(srcs) {
                     let v = self.read_wide(env, *s, ty.bits());
-                    buf[k * esz..(k + 1) * esz].copy_from_slice(&v.to_le_bytes()[..esz]);
+                    for (o, x) in chunk.iter_mut().zip(v.to_le_bytes()) {
+                        *o = x;
+                    }
                 }
-                self.spaces(global, shared, &prog.consts).write(*space, a, &buf[..esz * srcs.len()])?;
+                let bytes = buf.get(..total).unwrap_or_default(); // total <= 64, checked above
+                self.spaces(global, shared, &prog.consts).write(*space, a, bytes)?;
             }
             Op::Pack { dst, elem_bits, srcs } => {
                 let v = srcs
                     .iter()
                     .enumerate()
-                    .fold(0u128, |acc, (k, s)| acc | self.read_wide(env, *s, *elem_bits) << (k as u32 * elem_bits));
+                    // Element k at bit k * elem_bits; bits at or past 128 are dropped.
+                    .fold(0u128, |acc, (k, s)| {
+                        let at = (k as u32).saturating_mul(*elem_bits);
+                        acc | self.read_wide(env, *s, *elem_bits).checked_shl(at).unwrap_or(0)
+                    });
                 self.write_wide(*dst, v);
             }
             Op::Unpack { dsts, elem_bits, src } => {
-                let v = self.read_wide(env, *src, elem_bits * dsts.len() as u32);
+                let v = self.read_wide(env, *src, elem_bits.saturating_mul(dsts.len() as u32));
                 for (k, d) in dsts.iter().enumerate() {
                     if let Some(d) = d {
-                        self.write_wide(*d, (v >> (k as u32 * elem_bits)) & wide_mask(*elem_bits));
+                        let at = (k as u32).saturating_mul(*elem_bits); // past 128 bits: 0
+                        self.write_wide(*d, v.checked_shr(at).unwrap_or(0) & wide_mask(*elem_bits));
                     }
                 }
             }
@@ -314,11 +359,14 @@ impl Thread {
                 let n = ty.bytes() as usize;
                 let (b, c) = (self.read_as(env, *b, *ty), c.map_or(0, |c| self.read_as(env, c, *ty)));
                 let mut buf = [0u8; 8];
+                let Some(bytes) = buf.get_mut(..n) else {
+                    return Err(unsupported(format!("a {n}-byte atomic")));
+                };
                 let mut sp = self.spaces(global, shared, &prog.consts);
-                sp.read(*space, a, &mut buf[..n])?;
-                let old = from_le(&buf[..n]);
+                sp.read(*space, a, bytes)?;
+                let old = from_le(bytes);
                 let new = atom_value(*op, *ty, old, b, c).map_err(unsupported)?;
-                sp.write(*space, a, &to_le(new, n)[..n])?;
+                sp.write(*space, a, to_le(new, n).get(..n).unwrap_or_default())?; // n <= 8
                 if let Some(d) = dst {
                     self.write(*d, old, *ty);
                 }
@@ -338,7 +386,7 @@ impl Thread {
                         "indirect call to 0x{a:x}, which is no function's address"
                     )));
                 };
-                let f = &prog.funcs[callee as usize];
+                let f = prog.funcs.get(callee as usize).ok_or_else(|| internal(&format!("function {callee}")))?;
                 if f.params.len() != args.len() {
                     return Err(ExecError::Unsupported(format!(
                         "indirect call of `{}` ({} parameters) with {} arguments",
@@ -358,7 +406,7 @@ impl Thread {
                 let count = count.map(|c| self.read(env, c) as u32);
                 let vote = red.map(|(_, c, _)| self.read(env, c) & 1 != 0);
                 self.red = red.map(|(r, _, d)| (r, d));
-                self.pc += 1;
+                self.advance();
                 return Ok(Event::Barrier { id, count, wait: !arrive, vote });
             }
             Op::Tex(t) => {
@@ -377,21 +425,27 @@ impl Thread {
             Op::Warp(_) => return Err(unsupported("a warp-collective instruction outside a warp".into())),
             Op::Unsupported(why) => return Err(ExecError::Unsupported(why.clone())),
         }
-        self.pc += 1;
+        self.advance();
         Ok(Event::None)
+    }
+
+    /// To the next instruction. Every function ends with `ret`, so a thread never runs
+    /// past the last instruction, and the count stays below `u32::MAX`.
+    fn advance(&mut self) {
+        self.pc = self.pc.saturating_add(1);
     }
 
     /// The 64-bit value of a builtin's argument.
     fn arg_value(&self, env: &Env, a: &Arg) -> Result<u64, ExecError> {
         match a {
             Arg::Param(off) => {
-                let p = &self.frames.last().expect("frame").params;
+                let p = self.frames.last().map_or(&[][..], |f| &f.params[..]);
                 let o = *off as usize;
-                let end = (o + 8).min(p.len());
+                let end = o.saturating_add(8).min(p.len());
                 Ok(from_le(p.get(o..end).ok_or(Self::param_error(*off, 8))?))
             }
             Arg::Value(v) => Ok(self.read(env, *v)),
-            Arg::Reg(_) => unreachable!("arguments are params or values"),
+            Arg::Reg(_) => Err(internal("a register as a builtin's argument")),
         }
     }
 
@@ -438,12 +492,13 @@ impl Thread {
         if let Some(r) = rets.first() {
             match r {
                 Arg::Param(off) => {
-                    let p = &mut self.frames.last_mut().expect("frame").params;
-                    let dst = p.get_mut(*off as usize..*off as usize + 4).ok_or(Self::param_error(*off, 4))?;
+                    let p = self.frames.last_mut().map_or(&mut [][..], |f| &mut f.params[..]);
+                    let o = *off as usize;
+                    let dst = p.get_mut(o..o.saturating_add(4)).ok_or(Self::param_error(*off, 4))?;
                     dst.copy_from_slice(&(result as u32).to_le_bytes());
                 }
-                Arg::Reg(d) => self.regs[self.base + d.slot as usize] = result & mask(d.bits),
-                Arg::Value(_) => unreachable!("returns go to params or registers"),
+                Arg::Reg(d) => self.set_slot(self.base, d.slot, result & mask(d.bits)),
+                Arg::Value(_) => return Err(internal("a value as a builtin's return")),
             }
         }
         Ok(())
@@ -455,41 +510,48 @@ impl Thread {
 
     /// `call`: a new frame with the arguments copied into the callee's parameters.
     fn call(&mut self, env: &Env, callee: u32, args: &[Arg]) -> Result<(), ExecError> {
-        let f = &env.prog.funcs[callee as usize];
+        let f = env.prog.funcs.get(callee as usize).ok_or_else(|| internal(&format!("function {callee}")))?;
         if self.frames.len() >= MAX_CALL_DEPTH {
             return Err(ExecError::Unsupported(format!("call depth above {MAX_CALL_DEPTH} (calling `{}`)", f.name)));
         }
         // The whole stack (registers, parameter buffers, local blocks of every frame) stays
         // within the thread's share of the memory limit.
-        let stack = self.regs.len() * 8 + self.local.len() + self.frames.iter().map(|f| f.params.len()).sum::<usize>();
-        let frame = f.nregs as usize * 8 + f.param_bytes as usize + f.local_bytes as usize;
-        if stack + frame > env.local_limit {
+        // Sizes of allocated memory and u32 sizes: saturating sums fail the limit.
+        let params_len = self.frames.iter().fold(0usize, |s, f| s.saturating_add(f.params.len()));
+        let stack = self.regs.len().saturating_mul(8).saturating_add(self.local.len()).saturating_add(params_len);
+        let frame = (f.nregs as usize)
+            .saturating_mul(8)
+            .saturating_add(f.param_bytes as usize)
+            .saturating_add(f.local_bytes as usize);
+        let needed = stack.saturating_add(frame);
+        if needed > env.local_limit {
             return Err(ExecError::MemoryLimit {
                 what: format!("the call stack of a thread calling `{}` (depth {})", f.name, self.frames.len()),
-                bytes: (stack + frame) as u64,
+                bytes: needed as u64,
                 limit: env.local_limit as u64,
             });
         }
         let mut params = vec![0u8; f.param_bytes as usize];
         let new_base = self.regs.len();
-        self.regs.resize(new_base + f.nregs as usize, 0);
+        self.regs.resize(new_base.saturating_add(f.nregs as usize), 0); // within local_limit
         for (a, loc) in args.iter().zip(&f.params) {
-            let caller = &self.frames.last().expect("frame").params;
+            let caller = self.frames.last().map_or(&[][..], |f| &f.params[..]);
             let (bytes, n): ([u8; 8], usize) = match (a, loc) {
                 (Arg::Param(off), ParamLoc::Param(to, size)) => {
-                    let (o, s) = (*off as usize, *size as usize);
-                    let src = caller.get(o..o + s).ok_or(Self::param_error(*off, s))?;
-                    let dst = params.get_mut(*to as usize..*to as usize + s).ok_or(Self::param_error(*to, s))?;
+                    let (o, s, to_o) = (*off as usize, *size as usize, *to as usize);
+                    let src = caller.get(o..o.saturating_add(s)).ok_or(Self::param_error(*off, s))?;
+                    let dst = params.get_mut(to_o..to_o.saturating_add(s)).ok_or(Self::param_error(*to, s))?;
                     dst.copy_from_slice(src);
                     continue;
                 }
                 (Arg::Param(off), ParamLoc::Rest(to)) => {
                     let src = caller.get(*off as usize..).ok_or(Self::param_error(*off, 0))?;
-                    let to = *to as usize;
-                    if params.len() < to + src.len() {
-                        params.resize(to + src.len(), 0);
+                    // The caller's buffer passed the stack limit; `to` is a frame offset.
+                    let (at, end) = (*to as usize, (*to as usize).saturating_add(src.len()));
+                    if params.len() < end {
+                        params.resize(end, 0);
                     }
-                    params[to..to + src.len()].copy_from_slice(src);
+                    params.get_mut(at..end).ok_or(Self::param_error(*to, src.len()))?.copy_from_slice(src);
                     continue;
                 }
                 (Arg::Value(_), ParamLoc::Rest(_)) => {
@@ -497,36 +559,42 @@ impl Thread {
                 }
                 (Arg::Param(off), ParamLoc::Reg(d)) => {
                     let s = d.bits.div_ceil(8) as usize;
-                    let src = caller.get(*off as usize..*off as usize + s).ok_or(Self::param_error(*off, s))?;
+                    let o = *off as usize;
+                    let src = caller.get(o..o.saturating_add(s)).ok_or(Self::param_error(*off, s))?;
                     (to_le(from_le(src), s), s)
                 }
                 (Arg::Value(v), _) => (to_le(self.read(env, *v), 8), 8),
-                (Arg::Reg(_), _) => unreachable!("arguments are params or values"),
+                (Arg::Reg(_), _) => return Err(internal("a register as a call argument")),
             };
+            // n <= 8 (a register of up to 64 bits, or 8 bytes of a value).
+            let bytes = bytes.get(..n).unwrap_or(&bytes[..]);
             match loc {
                 ParamLoc::Param(to, size) => {
-                    let s = (*size as usize).min(n);
-                    let dst = params.get_mut(*to as usize..*to as usize + s).ok_or(Self::param_error(*to, s))?;
-                    dst.copy_from_slice(&bytes[..s]);
+                    let s = (*size as usize).min(bytes.len());
+                    let o = *to as usize;
+                    let dst = params.get_mut(o..o.saturating_add(s)).ok_or(Self::param_error(*to, s))?;
+                    dst.copy_from_slice(bytes.get(..s).unwrap_or_default());
                 }
-                ParamLoc::Reg(d) => self.regs[new_base + d.slot as usize] = from_le(&bytes[..n]) & mask(d.bits),
-                ParamLoc::Rest(_) => unreachable!("handled above"),
+                ParamLoc::Reg(d) => self.set_slot(new_base, d.slot, from_le(bytes) & mask(d.bits)),
+                ParamLoc::Rest(_) => return Err(internal("an unsized array parameter")),
             }
         }
         let top = self.local.len();
         let align = f.local_align.max(1) as usize;
-        let lb = top.div_ceil(align) * align;
-        if lb + f.local_bytes as usize > env.local_limit {
+        // Saturating: a stack past usize fails the limit below.
+        let lb = top.div_ceil(align).saturating_mul(align);
+        let end = lb.saturating_add(f.local_bytes as usize);
+        if end > env.local_limit {
             return Err(ExecError::OutOfBounds { space: "local", addr: lb as u64, len: f.local_bytes as u64 });
         }
-        self.local.resize(lb + f.local_bytes as usize, 0);
+        self.local.resize(end, 0);
         self.frames.push(Frame {
             func: callee,
             base: new_base,
             local_base: lb as u32,
             local_top_before: top,
             params,
-            ret_pc: self.pc + 1,
+            ret_pc: self.pc.saturating_add(1), // as `advance`
             call_pc: self.pc,
         });
         self.base = new_base;
@@ -540,34 +608,42 @@ impl Thread {
         if self.frames.len() <= 1 {
             return Ok(Event::Exit);
         }
-        let fr = self.frames.pop().expect("frame");
-        let f = &prog.funcs[fr.func as usize];
-        let (Op::Call { rets, .. } | Op::CallIndirect { rets, .. }) = &prog.insts[fr.call_pc as usize].op else {
-            unreachable!("called from a call")
+        let Some(fr) = self.frames.pop() else { return Ok(Event::Exit) };
+        let f = prog.funcs.get(fr.func as usize).ok_or_else(|| internal(&format!("function {}", fr.func)))?;
+        let Some(Op::Call { rets, .. } | Op::CallIndirect { rets, .. }) =
+            prog.insts.get(fr.call_pc as usize).map(|i| &i.op)
+        else {
+            return Err(internal(&format!("return to {}, not a call", fr.call_pc)));
         };
-        let caller_base = self.frames.last().expect("caller").base;
+        // At least the kernel's frame is left (two or more frames before the pop).
+        let caller_base = self.frames.last().map_or(0, |c| c.base);
         for (r, loc) in rets.iter().zip(&f.rets) {
             let (bytes, n): (Vec<u8>, usize) = match loc {
                 ParamLoc::Param(o, s) => {
-                    let b = fr.params.get(*o as usize..(*o + *s) as usize).ok_or(Self::param_error(*o, *s as usize))?;
-                    (b.to_vec(), *s as usize)
+                    let (at, n) = (*o as usize, *s as usize);
+                    let b = fr.params.get(at..at.saturating_add(n)).ok_or(Self::param_error(*o, n))?;
+                    (b.to_vec(), n)
                 }
                 ParamLoc::Reg(d) => {
-                    let s = d.bits.div_ceil(8) as usize;
-                    (to_le(self.regs[fr.base + d.slot as usize], s)[..s].to_vec(), s)
+                    // A register of the returning frame (its slots are still allocated).
+                    let v = self.regs.get(fr.base.saturating_add(d.slot as usize)).copied().unwrap_or(0);
+                    let s = (d.bits.div_ceil(8) as usize).min(8);
+                    (to_le(v, s).get(..s).unwrap_or_default().to_vec(), s)
                 }
                 ParamLoc::Rest(_) => (vec![], 0),
             };
             match r {
                 Arg::Param(off) => {
-                    let caller = &mut self.frames.last_mut().expect("caller").params;
-                    let dst = caller.get_mut(*off as usize..*off as usize + n).ok_or(Self::param_error(*off, n))?;
+                    let caller = self.frames.last_mut().map_or(&mut [][..], |c| &mut c.params[..]);
+                    let o = *off as usize;
+                    let dst = caller.get_mut(o..o.saturating_add(n)).ok_or(Self::param_error(*off, n))?;
                     dst.copy_from_slice(&bytes);
                 }
                 Arg::Reg(d) => {
-                    self.regs[caller_base + d.slot as usize] = from_le(&bytes[..n.min(8)]) & mask(d.bits);
+                    let v = from_le(bytes.get(..n.min(8)).unwrap_or_default()) & mask(d.bits);
+                    self.set_slot(caller_base, d.slot, v);
                 }
-                Arg::Value(_) => unreachable!("returns go to params or registers"),
+                Arg::Value(_) => return Err(internal("a value as a call's return")),
             }
         }
         self.regs.truncate(fr.base);

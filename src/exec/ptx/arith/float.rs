@@ -9,6 +9,16 @@
 //!
 //! A NaN result is the canonical NaN of the format ([`Format::nan`]): the interpreter's
 //! choice, since PTX leaves NaN payloads unspecified.
+//!
+//! Bounds: formats are the four constants below (at most 11 exponent and 52 fraction
+//! bits), so exponents stay within a few thousand and significands below 2^126 (see
+//! [`round`]); exponent sums use saturating `i32` arithmetic and significand arithmetic is
+//! exact in `u128` (`wrapping_*` that never wraps, with the bound at each site).
+
+// No panicking shortcuts in the executors (issue 20, docs/fuzzing.md "No-panic discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+
+use crate::exec::ptx::value::mask;
 
 /// A binary interchange format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,37 +40,41 @@ pub const F64: Format = Format { frac: 52, exp: 11 };
 
 impl Format {
     fn bias(self) -> i32 {
-        (1 << (self.exp - 1)) - 1
+        mask(self.exp.saturating_sub(1)) as i32 // exp <= 11
     }
     fn emin(self) -> i32 {
-        1 - self.bias()
+        1i32.saturating_sub(self.bias())
+    }
+    /// The bits below the sign: exponent and fraction fields.
+    fn magnitude(self) -> u64 {
+        mask(self.frac.saturating_add(self.exp))
     }
     fn emax(self) -> i32 {
         self.bias()
     }
     /// The sign bit.
     pub fn sign(self) -> u64 {
-        1 << (self.frac + self.exp)
+        1 << self.frac.saturating_add(self.exp) // at most 63
     }
     /// Positive infinity.
     pub fn inf(self) -> u64 {
-        ((1u64 << self.exp) - 1) << self.frac
+        mask(self.exp) << self.frac
     }
     /// The canonical NaN: every bit but the sign set (`0x7fffffff` for f32).
     pub fn nan(self) -> u64 {
-        self.sign() - 1
+        self.magnitude()
     }
     /// The largest finite magnitude.
     pub fn max(self) -> u64 {
-        self.inf() - 1
+        self.inf().saturating_sub(1) // inf > 0
     }
     /// True if `b` is a NaN.
     pub fn is_nan(self, b: u64) -> bool {
-        b & (self.sign() - 1) > self.inf()
+        b & self.magnitude() > self.inf()
     }
     /// True if `b` is a subnormal (nonzero with a zero exponent field).
     pub fn is_subnormal(self, b: u64) -> bool {
-        b & (self.sign() - 1) != 0 && b & self.inf() == 0
+        b & self.magnitude() != 0 && b & self.inf() == 0
     }
     /// `.ftz`: a subnormal becomes a zero of the same sign (PTX ISA 9.7.3 "Subnormal
     /// numbers").
@@ -108,18 +122,20 @@ pub enum Class {
 /// Decodes `b` in format `f`.
 pub fn unpack(b: u64, f: Format) -> Class {
     let neg = b & f.sign() != 0;
-    let e = ((b >> f.frac) & ((1 << f.exp) - 1)) as i32;
-    let m = b & ((1u64 << f.frac) - 1);
-    if e == (1 << f.exp) - 1 {
+    let e_all = mask(f.exp) as i32; // exp <= 11
+    let e = ((b >> f.frac) as i32) & e_all;
+    let m = b & mask(f.frac);
+    if e == e_all {
         return if m == 0 { Class::Inf(neg) } else { Class::Nan };
     }
     if e == 0 {
         if m == 0 {
             return Class::Zero(neg);
         }
-        return Class::Finite { neg, mant: m as u128, exp: f.emin() - f.frac as i32 };
+        return Class::Finite { neg, mant: m as u128, exp: f.emin().saturating_sub(f.frac as i32) };
     }
-    Class::Finite { neg, mant: (m | 1 << f.frac) as u128, exp: e - f.bias() - f.frac as i32 }
+    let exp = e.saturating_sub(f.bias()).saturating_sub(f.frac as i32);
+    Class::Finite { neg, mant: (m | 1 << f.frac) as u128, exp }
 }
 
 fn signed(neg: bool, f: Format, mag: u64) -> u64 {
@@ -144,22 +160,25 @@ pub fn round(neg: bool, mant: u128, exp: i32, sticky: bool, f: Format, mode: Mod
     if mant == 0 && !sticky {
         return signed(neg, f, 0);
     }
-    let n = 128 - mant.leading_zeros() as i32;
+    // Exponents: `exp` is an operation's (a few thousand at most) and n <= 128.
+    let n = 128i32.saturating_sub(mant.leading_zeros() as i32);
     // Exponent of the leading bit (for mant == 0 with sticky: below anything).
-    let top = if mant == 0 { exp - 1 } else { exp + n - 1 };
-    if top > f.emax() + 1 {
+    let top = if mant == 0 { exp.saturating_sub(1) } else { exp.saturating_add(n).saturating_sub(1) };
+    if top > f.emax().saturating_add(1) {
         return overflow(neg, f, mode);
     }
-    let q_exp = top.max(f.emin()) - f.frac as i32;
-    let shift = q_exp - exp;
+    let q_exp = top.max(f.emin()).saturating_sub(f.frac as i32);
+    let shift = q_exp.saturating_sub(exp);
     let (mut q, rest, above, tie) = if shift <= 0 {
-        (mant << (-shift) as u32, sticky, false, false)
+        // -shift <= frac + 1 - n: the kept bits fit.
+        (mant << shift.unsigned_abs(), sticky, false, false)
     } else if shift >= 127 {
         (0, true, false, false)
     } else {
-        let rem = mant & ((1u128 << shift) - 1);
-        let half = 1u128 << (shift - 1);
-        (mant >> shift, rem != 0 || sticky, rem > half || (rem == half && sticky), rem == half && !sticky)
+        let s = shift.unsigned_abs(); // 1..=126
+        let rem = mant & (1u128 << s).wrapping_sub(1);
+        let half = 1u128 << s.saturating_sub(1);
+        (mant >> s, rem != 0 || sticky, rem > half || (rem == half && sticky), rem == half && !sticky)
     };
     let up = match mode {
         Mode::Rn => above || (tie && q & 1 == 1),
@@ -168,9 +187,11 @@ pub fn round(neg: bool, mant: u128, exp: i32, sticky: bool, f: Format, mode: Mod
         Mode::Rm => rest && neg,
         Mode::Rp => rest && !neg,
     };
-    q += up as u128;
-    let field = (top.max(f.emin()) + f.bias() - 1) as u128;
-    let bits = (field << f.frac) + q;
+    // q < 2^(frac + 1): adding 1 may carry into the exponent field, as IEEE rounding does.
+    q = q.wrapping_add(u128::from(up));
+    // top <= emax + 1 here, so the field is at most 2^exp - 1 (infinity, caught below).
+    let field = top.max(f.emin()).saturating_add(f.bias()).saturating_sub(1) as u128;
+    let bits = (field << f.frac).wrapping_add(q);
     if bits >= f.inf() as u128 {
         return overflow(neg, f, mode);
     }
@@ -181,29 +202,41 @@ pub fn round(neg: bool, mant: u128, exp: i32, sticky: bool, f: Format, mode: Mod
 /// `None` when it is exactly zero.
 fn exact_add(a: (bool, u128, i32), b: (bool, u128, i32)) -> Option<(bool, u128, i32, bool)> {
     // Put each leading bit at position 112, then align the smaller exponent with jamming.
+    // m > 0, so the shift s is in -112..=112.
     let norm = |(neg, m, e): (bool, u128, i32)| {
-        let s = m.leading_zeros() as i32 - 15;
-        if s >= 0 { (neg, m << s, e - s, false) } else { (neg, m >> -s, e - s, m & ((1 << -s) - 1) != 0) }
+        let s = (m.leading_zeros() as i32).saturating_sub(15);
+        let k = s.unsigned_abs();
+        if s >= 0 {
+            (neg, m << k, e.saturating_sub(s), false)
+        } else {
+            (neg, m >> k, e.saturating_sub(s), m & mask_u128(k) != 0)
+        }
     };
     let (mut x, mut y) = (norm(a), norm(b));
     if y.2 > x.2 || (y.2 == x.2 && y.1 > x.1) {
         std::mem::swap(&mut x, &mut y);
     }
-    let d = (x.2 - y.2) as u32;
+    let d = x.2.saturating_sub(y.2).unsigned_abs(); // x.2 >= y.2
     let (ym, ystick) = if d == 0 {
         (y.1, y.3)
     } else if d >= 120 {
         (0, y.1 != 0 || y.3)
     } else {
-        (y.1 >> d, y.1 & ((1 << d) - 1) != 0 || y.3)
+        (y.1 >> d, y.1 & mask_u128(d) != 0 || y.3)
     };
     // Jam the smaller operand's lost bits into its last bit (>= 60 guard bits remain).
-    let ym = ym | ystick as u128;
-    let m = if x.0 == y.0 { x.1 + ym } else { x.1 - ym };
+    let ym = ym | u128::from(ystick);
+    // Both below 2^113, and x >= y in magnitude: neither wraps.
+    let m = if x.0 == y.0 { x.1.wrapping_add(ym) } else { x.1.wrapping_sub(ym) };
     if m == 0 && !x.3 {
         return None;
     }
     Some((x.0, m, x.2, x.3))
+}
+
+/// The mask of the low `bits` (below 128) bits of a `u128`.
+fn mask_u128(bits: u32) -> u128 {
+    1u128.checked_shl(bits).map_or(u128::MAX, |b| b.wrapping_sub(1))
 }
 
 fn finite(c: Class) -> Option<(bool, u128, i32)> {
@@ -223,8 +256,9 @@ pub fn add(a: u64, b: u64, f: Format, mode: Mode) -> u64 {
         (Class::Zero(x), Class::Zero(y)) => signed(if x == y { x } else { mode == Mode::Rm }, f, 0),
         (Class::Zero(_), _) => b,
         (_, Class::Zero(_)) => a,
-        _ => match exact_add(finite(ca).expect("finite"), finite(cb).expect("finite")) {
+        _ => match finite(ca).zip(finite(cb)).and_then(|(x, y)| exact_add(x, y)) {
             Some((neg, m, e, s)) => round(neg, m, e, s, f, mode),
+            // Exactly zero (both operands are finite and nonzero here).
             None => signed(mode == Mode::Rm, f, 0),
         },
     }
@@ -256,7 +290,8 @@ fn product(a: u64, b: u64, f: Format) -> Prod {
         (Class::Inf(_), _) | (_, Class::Inf(_)) => Prod::Inf(neg),
         (Class::Zero(_), _) | (_, Class::Zero(_)) => Prod::Zero(neg),
         (Class::Finite { mant: x, exp: ex, .. }, Class::Finite { mant: y, exp: ey, .. }) => {
-            Prod::Finite(neg, x * y, ex + ey)
+            // Significands below 2^53: the product is exact in 128 bits.
+            Prod::Finite(neg, x.wrapping_mul(y), ex.saturating_add(ey))
         }
     }
 }
@@ -281,8 +316,9 @@ pub fn fma(a: u64, b: u64, c: u64, f: Format, mode: Mode) -> u64 {
 
 /// Shifts `m` so that its leading bit is at position `at`, adjusting `e`.
 fn normalize(m: u128, e: i32, at: i32) -> (u128, i32) {
-    let s = at - (127 - m.leading_zeros() as i32);
-    (m << s, e - s)
+    // m > 0 below 2^53 and at = 52: the shift is 0..=52.
+    let s = at.saturating_sub(127i32.saturating_sub(m.leading_zeros() as i32));
+    (m << s.unsigned_abs(), e.saturating_sub(s))
 }
 
 /// `a / b` (PTX ISA 9.7.3.8 div).
@@ -297,7 +333,9 @@ pub fn div(a: u64, b: u64, f: Format, mode: Mode) -> u64 {
             let (x, ex) = normalize(x, ex, 52);
             let (y, ey) = normalize(y, ey, 52);
             let num = x << 70;
-            round(neg, num / y, ex - 70 - ey, num % y != 0, f, mode)
+            // y is a normalized significand (bit 52 set), never 0.
+            let (q, r) = (num.checked_div(y).unwrap_or(0), num.checked_rem(y).unwrap_or(0));
+            round(neg, q, ex.saturating_sub(70).saturating_sub(ey), r != 0, f, mode)
         }
     }
 }
@@ -311,11 +349,12 @@ pub fn sqrt(a: u64, f: Format, mode: Mode) -> u64 {
             let (mut m, mut e) = normalize(mant, exp, 52);
             if e & 1 != 0 {
                 m <<= 1;
-                e -= 1;
+                e = e.saturating_sub(1);
             }
             let rad = m << 60;
             let r = rad.isqrt();
-            round(false, r, (e - 60) / 2, r * r != rad, f, mode)
+            // e - 60 is even; r * r <= rad < 2^114.
+            round(false, r, e.saturating_sub(60) / 2, r.wrapping_mul(r) != rad, f, mode)
         }
     }
 }
@@ -350,9 +389,12 @@ pub fn to_integer(a: u64, f: Format, mode: Mode) -> Option<(bool, u128)> {
                 let m = if exp > 64 { HUGE } else { (mant << exp).min(HUGE) };
                 return Some((neg, m));
             }
-            let s = (-exp) as u32;
-            let (q, rem, half) =
-                if s >= 120 { (0, mant, None) } else { (mant >> s, mant & ((1 << s) - 1), Some(1u128 << (s - 1))) };
+            let s = exp.unsigned_abs(); // exp < 0
+            let (q, rem, half) = if s >= 120 {
+                (0, mant, None)
+            } else {
+                (mant >> s, mant & mask_u128(s), Some(1u128 << s.saturating_sub(1)))
+            };
             let (above, tie) = match half {
                 Some(h) => (rem > h, rem == h),
                 None => (false, false),
@@ -364,7 +406,7 @@ pub fn to_integer(a: u64, f: Format, mode: Mode) -> Option<(bool, u128)> {
                 Mode::Rm => rem != 0 && neg,
                 Mode::Rp => rem != 0 && !neg,
             };
-            Some((neg, q + up as u128))
+            Some((neg, q.wrapping_add(u128::from(up)))) // q < 2^53
         }
     }
 }
@@ -374,15 +416,16 @@ pub fn to_integer(a: u64, f: Format, mode: Mode) -> Option<(bool, u128)> {
 pub fn round_integral(a: u64, f: Format, mode: Mode) -> u64 {
     match unpack(a, f) {
         Class::Nan => f.nan(),
-        Class::Finite { neg, exp, .. } if exp < 0 => {
-            let (_, m) = to_integer(a, f, mode).expect("finite");
-            round(neg, m, 0, false, f, Mode::Rn)
-        }
+        Class::Finite { neg, exp, .. } if exp < 0 => match to_integer(a, f, mode) {
+            Some((_, m)) => round(neg, m, 0, false, f, Mode::Rn),
+            None => f.nan(), // not reached: `a` is finite
+        },
         _ => a,
     }
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;
 

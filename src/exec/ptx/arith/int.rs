@@ -5,17 +5,27 @@
 //! Every function takes operands as an instruction of type `ty` reads them (the low
 //! `ty.bits()` bits, [`extend`]ed by signedness) and returns the result's bits; the caller
 //! writes them to the destination register with the destination's extension rule.
+//!
+//! Widths are at most 64 bits ([`bits`]); sums and products of such values are computed
+//! in 128 bits, where they are exact, and wrap modulo 2^n where the PTX ISA says so.
+
+// No panicking shortcuts in the executors (issue 20, docs/fuzzing.md "No-panic discipline"):
+// operand values come from the executed program.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use crate::exec::ptx::value::{extend, mask, sext};
 use crate::ptx::instr::{ArithOp, IntMode};
 use crate::ptx::types::ScalarType;
 
+/// The width of `ty` in bits, 1 to 64 (the interpreter's registers hold at most 64 bits;
+/// a `.b128` reaching an integer operation is computed on its low 64 bits instead of
+/// overflowing a shift).
 fn bits(ty: ScalarType) -> u32 {
-    ty.bits()
+    ty.bits().clamp(1, 64)
 }
 
 fn smin(ty: ScalarType) -> i64 {
-    sext(1 << (bits(ty) - 1), bits(ty))
+    sext(1u64 << bits(ty).saturating_sub(1), bits(ty)) // bits(ty) - 1 in 0..=63
 }
 
 fn smax(ty: ScalarType) -> i64 {
@@ -29,7 +39,12 @@ fn saturate(v: i128, ty: ScalarType) -> u64 {
 
 /// The full product of `a` and `b` as a 128-bit value (signed or unsigned by `ty`).
 fn full_product(ty: ScalarType, a: u64, b: u64) -> u128 {
-    if ty.is_signed() { ((sext(a, 64) as i128) * (sext(b, 64) as i128)) as u128 } else { (a as u128) * (b as u128) }
+    // Exact: a 64 x 64-bit product fits in 128 bits (PTX ISA 9.7.1.3: the full 2N-bit product).
+    if ty.is_signed() {
+        i128::from(sext(a, 64)).wrapping_mul(i128::from(sext(b, 64))) as u128
+    } else {
+        u128::from(a).wrapping_mul(u128::from(b))
+    }
 }
 
 /// `mul{.hi,.lo,.wide}.type` (PTX ISA 9.7.1.3 mul): `.lo` the low half of the 2N-bit
@@ -40,7 +55,7 @@ pub fn mul(ty: ScalarType, mode: IntMode, a: u64, b: u64) -> u64 {
     match mode {
         IntMode::Lo => p as u64 & mask(n),
         IntMode::Hi => (p >> n) as u64 & mask(n),
-        IntMode::Wide => p as u64 & mask(2 * n),
+        IntMode::Wide => p as u64 & mask(n.saturating_mul(2)), // n <= 64
     }
 }
 
@@ -51,9 +66,10 @@ pub fn mad(ty: ScalarType, mode: IntMode, sat: bool, a: u64, b: u64, c: u64) -> 
     let n = bits(ty);
     let t = mul(ty, mode, a, b);
     if sat && ty.is_signed() {
-        return saturate(sext(t, n) as i128 + sext(c, n) as i128, ty) & mask(n);
+        // Exact in 128 bits; then clamped (PTX ISA 9.7.1.4 mad.hi.sat).
+        return saturate(i128::from(sext(t, n)).wrapping_add(i128::from(sext(c, n))), ty) & mask(n);
     }
-    let w = if mode == IntMode::Wide { 2 * n } else { n };
+    let w = if mode == IntMode::Wide { n.saturating_mul(2) } else { n }; // n <= 64
     t.wrapping_add(c) & mask(w)
 }
 
@@ -73,12 +89,14 @@ pub fn add_sub(ty: ScalarType, sub: bool, sat: bool, a: u64, b: u64, carry_in: O
     let n = bits(ty);
     let m = mask(n);
     if sat && ty.is_signed() {
-        let (sa, sb) = (sext(a, n) as i128, sext(b, n) as i128);
-        return (saturate(if sub { sa - sb } else { sa + sb }, ty) & m, false);
+        let (sa, sb) = (i128::from(sext(a, n)), i128::from(sext(b, n)));
+        // Exact in 128 bits, then clamped (PTX ISA 9.7.1.1 add.sat).
+        return (saturate(if sub { sa.wrapping_sub(sb) } else { sa.wrapping_add(sb) }, ty) & m, false);
     }
     let (ua, ub) = ((a & m) as u128, (b & m) as u128);
     let (ub, cin) = if sub { (!ub & m as u128, carry_in.unwrap_or(true)) } else { (ub, carry_in.unwrap_or(false)) };
-    let s = ua + ub + cin as u128;
+    // At most 2^65 - 1: exact in 128 bits; bit n is the carry out (PTX ISA 9.7.2.1 add.cc).
+    let s = ua.wrapping_add(ub).wrapping_add(u128::from(cin));
     (s as u64 & m, s >> n != 0)
 }
 
@@ -90,7 +108,13 @@ pub fn div(ty: ScalarType, a: u64, b: u64) -> u64 {
     if b & mask(n) == 0 {
         return mask(n);
     }
-    if ty.is_signed() { (sext(a, n).wrapping_div(sext(b, n))) as u64 & mask(n) } else { (a & mask(n)) / (b & mask(n)) }
+    if ty.is_signed() {
+        // b != 0; only i64::MIN / -1 overflows, and wraps to i64::MIN (the dividend).
+        let sa = sext(a, n);
+        sa.checked_div(sext(b, n)).unwrap_or(sa) as u64 & mask(n)
+    } else {
+        (a & mask(n)).checked_div(b & mask(n)).unwrap_or(mask(n)) // b != 0 here
+    }
 }
 
 /// `rem.type` (PTX ISA 9.7.1.7 rem): the remainder with the sign of `a`. By zero
@@ -101,7 +125,12 @@ pub fn rem(ty: ScalarType, a: u64, b: u64) -> u64 {
     if b & mask(n) == 0 {
         return mask(n);
     }
-    if ty.is_signed() { (sext(a, n).wrapping_rem(sext(b, n))) as u64 & mask(n) } else { (a & mask(n)) % (b & mask(n)) }
+    if ty.is_signed() {
+        // b != 0; only i64::MIN % -1 overflows, and its remainder is 0.
+        sext(a, n).checked_rem(sext(b, n)).unwrap_or(0) as u64 & mask(n)
+    } else {
+        (a & mask(n)).checked_rem(b & mask(n)).unwrap_or(mask(n)) // b != 0 here
+    }
 }
 
 /// `min`/`max` (PTX ISA 9.7.1.10, 9.7.1.11), signed for `.sN`, unsigned otherwise.
@@ -115,15 +144,13 @@ pub fn min_max(ty: ScalarType, max: bool, a: u64, b: u64) -> u64 {
 /// to the type width; `shr` is arithmetic for `.sN` and logical otherwise.
 pub fn shift(ty: ScalarType, left: bool, a: u64, b: u64) -> u64 {
     let n = bits(ty);
-    let s = (b & 0xffff_ffff).min(n as u64) as u32;
+    let s = (b & 0xffff_ffff).min(u64::from(n)) as u32; // clamped to the width, at most 64
     if left {
-        if s >= 64 { 0 } else { (a << s) & mask(n) }
+        a.checked_shl(s).unwrap_or(0) & mask(n)
     } else if ty.is_signed() {
         (sext(a, n) >> s.min(63)) as u64 & mask(n)
-    } else if s >= 64 {
-        0
     } else {
-        ((a & mask(n)) >> s) & mask(n)
+        (a & mask(n)).checked_shr(s).unwrap_or(0) & mask(n)
     }
 }
 
@@ -169,13 +196,14 @@ pub fn popc(ty: ScalarType, a: u64) -> u64 {
 /// `clz.type` (PTX ISA 9.7.1.16): leading zeros within the type width, as `.u32`.
 pub fn clz(ty: ScalarType, a: u64) -> u64 {
     let n = bits(ty);
-    ((a & mask(n)).leading_zeros() - (64 - n)) as u64
+    // The masked value has at least 64 - n leading zeros.
+    u64::from((a & mask(n)).leading_zeros().saturating_sub(64u32.saturating_sub(n)))
 }
 
 /// `brev.type` (PTX ISA 9.7.1.18): bit reversal within the type width.
 pub fn brev(ty: ScalarType, a: u64) -> u64 {
     let n = bits(ty);
-    a.reverse_bits() >> (64 - n)
+    a.reverse_bits() >> 64u32.saturating_sub(n) // n >= 1: a shift below 64
 }
 
 /// `bfind{.shiftamt}.type` (PTX ISA 9.7.1.17): position of the most significant non-sign
@@ -183,14 +211,15 @@ pub fn brev(ty: ScalarType, a: u64) -> u64 {
 pub fn bfind(ty: ScalarType, shiftamt: bool, a: u64) -> u64 {
     let n = bits(ty);
     let mut v = a & mask(n);
-    if ty.is_signed() && v >> (n - 1) & 1 == 1 {
+    if ty.is_signed() && v >> n.saturating_sub(1) & 1 == 1 {
         v = !v & mask(n);
     }
     if v == 0 {
         return 0xffff_ffff;
     }
-    let pos = 63 - v.leading_zeros() as u64;
-    if shiftamt { (n as u64 - 1) - pos } else { pos }
+    // v != 0 and v < 2^n: pos = 63 - leading zeros in 0..n.
+    let pos = 63u64.saturating_sub(u64::from(v.leading_zeros()));
+    if shiftamt { u64::from(n).saturating_sub(1).saturating_sub(pos) } else { pos }
 }
 
 /// `bfe.type d, a, b, c` (PTX ISA 9.7.1.19): extracts `len = c & 0xff` bits from
@@ -198,12 +227,15 @@ pub fn bfind(ty: ScalarType, shiftamt: bool, a: u64) -> u64 {
 /// from bit `msb` when the field runs past it) for `.sN`; `len == 0` gives 0.
 pub fn bfe(ty: ScalarType, a: u64, b: u64, c: u64) -> u64 {
     let n = bits(ty);
-    let msb = n - 1;
+    let msb = n.saturating_sub(1); // n >= 1
+    // pos, len <= 255: their sums cannot overflow a u32; bit numbers used are <= msb < 64.
     let (pos, len) = ((b & 0xff) as u32, (c & 0xff) as u32);
-    let sbit = if !ty.is_signed() || len == 0 { 0 } else { a >> (pos + len - 1).min(msb) & 1 };
+    let sbit =
+        if !ty.is_signed() || len == 0 { 0 } else { a >> pos.saturating_add(len).saturating_sub(1).min(msb) & 1 };
     let mut d = 0u64;
     for i in 0..n {
-        let bit = if i < len && pos + i <= msb { a >> (pos + i) & 1 } else { sbit };
+        let at = pos.saturating_add(i);
+        let bit = if i < len && at <= msb { a >> at & 1 } else { sbit };
         d |= bit << i;
     }
     d
@@ -215,10 +247,13 @@ pub fn bfi(ty: ScalarType, a: u64, b: u64, c: u64, d: u64) -> u64 {
     let n = bits(ty);
     let (pos, len) = ((c & 0xff) as u32, (d & 0xff) as u32);
     let mut f = b & mask(n);
-    let mut i = 0;
-    while i < len && pos + i < n {
-        f = (f & !(1 << (pos + i))) | ((a >> i & 1) << (pos + i));
-        i += 1;
+    // Bit numbers: i < at = pos + i < n <= 64 (pos, len <= 255, no overflow).
+    for i in 0..len {
+        let at = pos.saturating_add(i);
+        if at >= n {
+            break;
+        }
+        f = (f & !(1 << at)) | ((a >> i & 1) << at);
     }
     f
 }
@@ -228,29 +263,31 @@ pub fn bfi(ty: ScalarType, a: u64, b: u64, c: u64, d: u64) -> u64 {
 /// ecl ecr rc16`.
 pub fn prmt(mode: Option<&str>, a: u64, b: u64, c: u64) -> u64 {
     let x = (b & 0xffff_ffff) << 32 | (a & 0xffff_ffff);
-    let byte = |i: u64| (x >> (8 * (i & 7))) & 0xff;
+    // Byte numbers below 8 and selector nibbles below 4: every shift is below 64.
+    let byte = |i: u64| (x >> ((i & 7) << 3)) & 0xff;
     let sel = |k: u32| -> u64 {
         match mode {
             None => {
-                let s = c >> (4 * k) & 0xf;
+                let s = c >> (k << 2) & 0xf;
                 let v = byte(s & 7);
                 if s & 8 != 0 { if v & 0x80 != 0 { 0xff } else { 0 } } else { v }
             }
             Some(m) => {
                 let s = c & 3;
                 let idx = match m {
-                    "f4e" => (s + k as u64) & 7,
-                    "b4e" => (8 + s - k as u64) & 7,
+                    // s <= 3, k <= 3 (PTX ISA 9.7.8.7 prmt modes, indices modulo 8).
+                    "f4e" => s.wrapping_add(u64::from(k)) & 7,
+                    "b4e" => s.wrapping_add(8).wrapping_sub(u64::from(k)) & 7,
                     "rc8" => s,
-                    "ecl" => (k as u64).max(s),
-                    "ecr" => (k as u64).min(s),
-                    _ => ((s & 1) * 2) + (k as u64 & 1),
+                    "ecl" => u64::from(k).max(s),
+                    "ecr" => u64::from(k).min(s),
+                    _ => ((s & 1) << 1) | (u64::from(k) & 1),
                 };
                 byte(idx)
             }
         }
     };
-    (0..4).fold(0, |acc, k| acc | sel(k) << (8 * k))
+    (0..4u32).fold(0, |acc, k| acc | sel(k) << (k << 3))
 }
 
 /// `mul24{.hi,.lo}.type` (PTX ISA 9.7.1.12): the 48-bit product of the low 24 bits of each
@@ -285,10 +322,11 @@ pub fn lop3(a: u64, b: u64, c: u64, lut: u64) -> u64 {
 pub fn shf(left: bool, clamp: bool, a: u64, b: u64, c: u64) -> u64 {
     let n = if clamp { (c & 0xffff_ffff).min(32) } else { c & 31 };
     let x = (b & 0xffff_ffff) << 32 | (a & 0xffff_ffff);
-    if left { ((x << n) >> 32) & 0xffff_ffff } else { (x >> n) & 0xffff_ffff }
+    if left { ((x << n) >> 32) & 0xffff_ffff } else { (x >> n) & 0xffff_ffff } // n <= 32
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;
     use ScalarType::*;

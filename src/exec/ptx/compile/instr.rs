@@ -1,6 +1,10 @@
 //! Instructions into [`Op`]s: operands resolved to slots, immediates and addresses, the
 //! arithmetic families, calls (direct and indirect) with their parameter copies.
 
+// The instructions come from the user's PTX (issue 20, docs/fuzzing.md "No-panic
+// discipline"): a malformed one is an error, never a panic.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+
 use super::*;
 use crate::exec::ptx::arith::fp;
 use crate::exec::ptx::eval::widened;
@@ -30,7 +34,7 @@ impl<'m> FnCx<'_, 'm> {
     }
 
     pub(super) fn operand(i: &Instruction, k: usize) -> R<&Operand> {
-        i.operands.get(k).ok_or_else(|| format!("missing operand {}", k + 1))
+        i.operands.get(k).ok_or_else(|| format!("missing operand {}", k.saturating_add(1)))
     }
 
     pub(super) fn compute(
@@ -44,7 +48,7 @@ impl<'m> FnCx<'_, 'm> {
         let dst = self.dst(Self::operand(i, 0)?)?;
         let mut srcs = vec![];
         for (k, t) in tys.iter().enumerate() {
-            srcs.push((self.src(Self::operand(i, k + 1)?, *t)?, *t));
+            srcs.push((self.src(Self::operand(i, k.saturating_add(1))?, *t)?, *t));
         }
         Ok(Op::Compute { func, ty, dst, dst_ty, srcs })
     }
@@ -71,11 +75,11 @@ impl<'m> FnCx<'_, 'm> {
                 }
                 match (o(0)?, o(1)?) {
                     (Operand::Vector(v, _), s) => {
-                        let elem_bits = ty.bits() / v.len() as u32;
+                        let elem_bits = ty.bits().checked_div(v.len() as u32).ok_or("an empty vector")?;
                         Ok(Op::Unpack { dsts: self.dsts(o(0)?)?, elem_bits, src: self.src(s, *ty)? })
                     }
                     (d, Operand::Vector(v, _)) => {
-                        let elem_bits = ty.bits() / v.len() as u32;
+                        let elem_bits = ty.bits().checked_div(v.len() as u32).ok_or("an empty vector")?;
                         let ety = match elem_bits {
                             8 => ScalarType::B8,
                             16 => ScalarType::B16,
@@ -149,14 +153,15 @@ impl<'m> FnCx<'_, 'm> {
                 } else {
                     return Err("bar.red without .popc, .and or .or".into());
                 };
-                let ops = &i.operands;
-                if !(3..=4).contains(&ops.len()) {
-                    return Err("bar.red takes d, a{, b}, {!}c".into());
-                }
-                let d = self.dst(&ops[0])?.ok_or("bar.red destination")?;
-                let id = self.src(&ops[1], ScalarType::U32)?;
-                let count = if ops.len() == 4 { Some(self.src(&ops[2], ScalarType::U32)?) } else { None };
-                let c = self.src(ops.last().expect("operands"), ScalarType::Pred)?;
+                let (d, a, b, c) = match &i.operands[..] {
+                    [d, a, c] => (d, a, None, c),
+                    [d, a, b, c] => (d, a, Some(b), c),
+                    _ => return Err("bar.red takes d, a{, b}, {!}c".into()),
+                };
+                let d = self.dst(d)?.ok_or("bar.red destination")?;
+                let id = self.src(a, ScalarType::U32)?;
+                let count = b.map(|b| self.src(b, ScalarType::U32)).transpose()?;
+                let c = self.src(c, ScalarType::Pred)?;
                 Ok(Op::Bar { id, count, arrive: false, red: Some((red, c, d)) })
             }
             InstrKind::Bar(b) => {
@@ -294,9 +299,11 @@ impl<'m> FnCx<'_, 'm> {
             _ => (&[][..], 0),
         };
         let Some(Operand::Name { name, .. }) = ops.get(k) else { return Err("this call target".into()) };
-        let (args, rest): (&[Operand], &[Operand]) = match ops.get(k + 1) {
-            Some(Operand::List(v, _)) => (v, &ops[k + 2..]),
-            _ => (&[], &ops[k + 1..]),
+        // k <= 1: the operand after the target, and what follows the arguments.
+        let after = |n: usize| ops.get(k.saturating_add(n)..).unwrap_or_default();
+        let (args, rest): (&[Operand], &[Operand]) = match ops.get(k.saturating_add(1)) {
+            Some(Operand::List(v, _)) => (v, after(2)),
+            _ => (&[], after(1)),
         };
         let Some(f) = self.cx.functions.get(name.name.as_str()).copied() else {
             return self.indirect_call(name, args, rets, rest);

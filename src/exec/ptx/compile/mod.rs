@@ -7,6 +7,13 @@
 //!
 //! A form the interpreter does not model becomes [`Op::Unsupported`], so it is an error
 //! only if a thread executes it.
+//!
+//! Register slots are bounded by [`MAX_REG_SLOTS`] and frame offsets by [`FRAME_LIMIT`]
+//! (an allocation beyond them is an error); slot numbers computed from a register's name
+//! are checked, since a failed allocation still declares the register.
+
+// The module comes from the user's PTX (issue 20, docs/fuzzing.md "No-panic discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use super::layout::{Layout, ModSym, layout};
 use super::memory::{LOCAL_WINDOW, to_generic, window};
@@ -68,7 +75,10 @@ pub fn compile(module: &Module, kernel: &str) -> Result<Program, ExecError> {
         .iter()
         .enumerate()
         .filter_map(|(k, i)| match i {
-            Item::Function(f) if f.body.is_some() => Some((f.name.name.as_str(), FUNC_ADDR_BASE + 16 * k as u64)),
+            Item::Function(f) if f.body.is_some() => {
+                // One 16-byte slot per module item; a module has far fewer than 2^60 items.
+                Some((f.name.name.as_str(), (k as u64).saturating_mul(16).saturating_add(FUNC_ADDR_BASE)))
+            }
             _ => None,
         })
         .collect();
@@ -87,7 +97,10 @@ pub fn compile(module: &Module, kernel: &str) -> Result<Program, ExecError> {
     loop {
         while let Some((id, f)) = cx.work.pop() {
             let info = FnCx::new(&mut cx).compile(f);
-            cx.funcs[id as usize] = info;
+            // `func_id` pushed this entry when it queued the function.
+            if let Some(slot) = cx.funcs.get_mut(id as usize) {
+                *slot = info;
+            }
         }
         // Functions whose address is taken may be called indirectly.
         let taken = std::mem::take(&mut *cx.taken.borrow_mut());
@@ -164,6 +177,13 @@ fn slots(ty: ScalarType) -> u32 {
     if ty.bits() > 64 { 2 } else { 1 }
 }
 
+/// The slot of element `k` (below the vector width, at most 8) of a vector register whose
+/// first slot is `first`. Saturating: a register whose allocation failed (beyond
+/// [`MAX_REG_SLOTS`], an error already recorded) may lie past the end.
+fn elem_slot(first: Slot, k: u32, ty: ScalarType) -> Slot {
+    first.saturating_add(k.saturating_mul(slots(ty)))
+}
+
 /// The interpreter's space for a PTX state space of a memory instruction.
 pub(super) fn space_of(s: Option<StateSpace>) -> Result<Space, String> {
     Ok(match s {
@@ -228,7 +248,7 @@ impl<'c, 'm> FnCx<'c, 'm> {
                 }
             };
             for s in slots {
-                self.scopes[0].insert(s.name, Sym::Param(s.offset));
+                self.declare_outer(s.name, Sym::Param(s.offset));
             }
             self.param_off = total;
         } else {
@@ -245,8 +265,8 @@ impl<'c, 'm> FnCx<'c, 'm> {
         self.push(None, Op::Ret, "ret (end of function)".into());
         for (at, id, label) in std::mem::take(&mut self.fixups) {
             match id.and_then(|id| self.label_pcs.get(id as usize).copied().flatten()) {
-                Some(pc) => self.cx.insts[at].op = Op::Bra(pc),
-                None => self.cx.insts[at].op = Op::Unsupported(format!("branch to unknown label `{label}`")),
+                Some(pc) => self.set_op(at, Op::Bra(pc)),
+                None => self.set_op(at, Op::Unsupported(format!("branch to unknown label `{label}`"))),
             }
         }
         FuncInfo {
@@ -264,13 +284,28 @@ impl<'c, 'm> FnCx<'c, 'm> {
     fn declare_param(&mut self, p: &ParamDecl) -> ParamLoc {
         if p.space == StateSpace::Reg {
             let slot = self.alloc(slots(p.ty) as u64);
-            self.scopes[0].insert(p.name.name.clone(), Sym::Reg(slot, p.ty, 1));
+            self.declare_outer(p.name.name.clone(), Sym::Reg(slot, p.ty, 1));
             ParamLoc::Reg(Dst { slot, bits: p.ty.bits() })
         } else {
-            let size = p.ty.bytes().max(1) as u64 * p.array.unwrap_or(1) as u64;
+            // A u32 times a u32: no overflow in u64.
+            let size = u64::from(p.ty.bytes().max(1)).saturating_mul(u64::from(p.array.unwrap_or(1)));
             let off = self.grow_param(p.alignment(), size, &p.name.name);
-            self.scopes[0].insert(p.name.name.clone(), Sym::Param(off));
+            self.declare_outer(p.name.name.clone(), Sym::Param(off));
             if p.unsized_array { ParamLoc::Rest(off) } else { ParamLoc::Param(off, size.min(FRAME_LIMIT) as u32) }
+        }
+    }
+
+    /// Declares `name` in the function's outermost scope (its parameters).
+    fn declare_outer(&mut self, name: String, sym: Sym) {
+        if let Some(scope) = self.scopes.first_mut() {
+            scope.insert(name, sym);
+        }
+    }
+
+    /// Replaces the op of instruction `at` (a branch pushed by this function).
+    fn set_op(&mut self, at: usize, op: Op) {
+        if let Some(inst) = self.cx.insts.get_mut(at) {
+            inst.op = op;
         }
     }
 
@@ -290,7 +325,9 @@ impl<'c, 'm> FnCx<'c, 'm> {
     /// `off` aligned to `align`, plus `size`, within [`FRAME_LIMIT`] (else an error is
     /// recorded and the block left as it was). Returns the start.
     fn grow(&mut self, off: u32, align: u32, size: u64, what: &str) -> (u32, u32) {
-        let a = (off as u64).div_ceil(align.max(1) as u64) * align.max(1) as u64;
+        let align = u64::from(align.max(1));
+        // Below 2^33: `off` and `align` are u32.
+        let a = u64::from(off).div_ceil(align).saturating_mul(align);
         match a.checked_add(size).filter(|&e| e <= FRAME_LIMIT) {
             Some(end) => (a as u32, end as u32),
             None => {
@@ -351,7 +388,10 @@ impl<'c, 'm> FnCx<'c, 'm> {
                 Statement::Label(l) => {
                     label = Some(&l.name);
                     if let Some(id) = self.label_scopes.last().and_then(|m| m.get(&l.name)).copied() {
-                        self.label_pcs[id as usize] = Some(self.cx.insts.len() as u32);
+                        let pc = self.cx.insts.len() as u32;
+                        if let Some(at) = self.label_pcs.get_mut(id as usize) {
+                            *at = Some(pc);
+                        }
                     }
                 }
                 Statement::Decl(ds) => ds.iter().for_each(|d| self.declare(d)),
@@ -369,8 +409,14 @@ impl<'c, 'm> FnCx<'c, 'm> {
         let vec = d.vec.unwrap_or(1);
         let sym = match d.space {
             StateSpace::Reg => match d.range {
-                Some(n) => Sym::Range(self.alloc(n as u64 * vec as u64 * slots(d.ty) as u64), n, d.ty, vec),
-                None => Sym::Reg(self.alloc(vec as u64 * slots(d.ty) as u64), d.ty, vec),
+                // Products of u32s below 2^66 saturate, then fail `alloc`'s MAX_REG_SLOTS.
+                Some(n) => Sym::Range(
+                    self.alloc(u64::from(n).saturating_mul(u64::from(vec).saturating_mul(u64::from(slots(d.ty))))),
+                    n,
+                    d.ty,
+                    vec,
+                ),
+                None => Sym::Reg(self.alloc(u64::from(vec).saturating_mul(u64::from(slots(d.ty)))), d.ty, vec),
             },
             StateSpace::Param(_) => Sym::Param(self.grow_param(d.alignment(), d.size(), &d.name.name)),
             StateSpace::Local => {
@@ -386,7 +432,10 @@ impl<'c, 'm> FnCx<'c, 'm> {
             },
             s => Sym::Unsupported(format!("function-scope {s} variable `{}`", d.name.name)),
         };
-        self.scopes.last_mut().expect("scope").insert(d.name.name.clone(), sym);
+        // `scopes` always holds the function's outermost scope.
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.insert(d.name.name.clone(), sym);
+        }
     }
 
     fn lookup(&self, name: &str) -> Option<Sym> {
@@ -394,14 +443,20 @@ impl<'c, 'm> FnCx<'c, 'm> {
             if let Some(s) = scope.get(name) {
                 return Some(s.clone());
             }
-            let digits = name.len() - name.bytes().rev().take_while(u8::is_ascii_digit).count();
+            let digits = name.len().saturating_sub(name.bytes().rev().take_while(u8::is_ascii_digit).count());
             let (prefix, num) = name.split_at(digits);
             if !num.is_empty()
                 && (num == "0" || !num.starts_with('0'))
                 && let (Some(Sym::Range(first, n, ty, vec)), Ok(i)) = (scope.get(prefix), num.parse::<u32>())
                 && i < *n
             {
-                return Some(Sym::Reg(first + i * vec * slots(*ty), *ty, *vec));
+                // Checked: the range may be one whose allocation failed (too many slots).
+                let slot =
+                    i.checked_mul(*vec).and_then(|k| k.checked_mul(slots(*ty))).and_then(|k| first.checked_add(k));
+                return Some(match slot {
+                    Some(slot) => Sym::Reg(slot, *ty, *vec),
+                    None => Sym::Unsupported(format!("register `{name}` beyond the register slots")),
+                });
             }
         }
         match self.cx.layout.syms.get(name) {
@@ -439,7 +494,7 @@ impl<'c, 'm> FnCx<'c, 'm> {
                 if k >= vec {
                     return Err(format!("component {k} of `{}`", name.name));
                 }
-                Ok(Some(Dst { slot: slot + k * slots(ty), bits: ty.bits() }))
+                Ok(Some(Dst { slot: elem_slot(slot, k, ty), bits: ty.bits() }))
             }
             _ => Ok(None),
         }
@@ -514,7 +569,7 @@ impl<'c, 'm> FnCx<'c, 'm> {
                 .collect(),
             _ => match self.whole_vector(op) {
                 Some((slot, ty, n)) => {
-                    Ok((0..n).map(|k| Some(Dst { slot: slot + k * slots(ty), bits: ty.bits() })).collect())
+                    Ok((0..n).map(|k| Some(Dst { slot: elem_slot(slot, k, ty), bits: ty.bits() })).collect())
                 }
                 None => Ok(vec![self.dst(op)?]),
             },
@@ -546,7 +601,7 @@ impl<'c, 'm> FnCx<'c, 'm> {
                 })
                 .collect(),
             _ => match self.whole_vector(op) {
-                Some((slot, t, n)) => Ok((0..n).map(|k| Src::Reg(slot + k * slots(t))).collect()),
+                Some((slot, t, n)) => Ok((0..n).map(|k| Src::Reg(elem_slot(slot, k, t))).collect()),
                 None => Ok(vec![self.src(op, ty)?]),
             },
         }
@@ -569,7 +624,10 @@ impl<'c, 'm> FnCx<'c, 'm> {
                 }
                 match (src, window(vs)) {
                     (Src::LocalAddr(o), _) => {
-                        Ok(Addr { base: Src::LocalAddr(o), offset: offset + LOCAL_WINDOW as i64 })
+                        let offset = offset
+                            .checked_add(LOCAL_WINDOW as i64)
+                            .ok_or_else(|| format!("offset {offset} of a generic access to `{}`", n.name))?;
+                        Ok(Addr { base: Src::LocalAddr(o), offset })
                     }
                     (Src::Imm(a), Some(_)) => Ok(Addr { base: Src::Imm(to_generic(vs, a)), offset: *offset }),
                     // The global space is the identity in the generic one (PTX ISA 5.1:
