@@ -34,8 +34,6 @@ pub mod printf;
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 pub mod ptx;
 pub mod rng;
-// As `ptx`.
-#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 pub mod sim;
 pub mod spec;
 
