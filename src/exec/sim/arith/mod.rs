@@ -8,8 +8,6 @@ pub mod alu;
 // Not yet rewritten for the no-panic lints (docs/fuzzing.md "No-panic discipline").
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 pub mod ext;
-// Not yet rewritten for the no-panic lints (docs/fuzzing.md "No-panic discipline").
-#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 pub mod float;
 pub mod int;
 pub mod mufu;
