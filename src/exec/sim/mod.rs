@@ -77,8 +77,6 @@
 mod arith;
 mod builtin;
 mod control;
-// Not yet rewritten for the no-panic lints (docs/fuzzing.md "No-panic discipline").
-#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 pub mod cycles;
 pub mod link;
 pub mod load;
@@ -88,8 +86,6 @@ mod sync;
 // The texture work rewrites it for the no-panic lints (docs/fuzzing.md "No-panic discipline").
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 mod tex;
-// Not yet rewritten for the no-panic lints (docs/fuzzing.md "No-panic discipline").
-#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 mod timing;
 
 pub use mem::{LOCAL_WINDOW, PARAM_BASE, SHARED_WINDOW};
