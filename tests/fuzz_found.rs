@@ -420,4 +420,28 @@ fn interpreter_video_shift_by_a_negative_amount() {
     );
     // 1 << 32 and 1 >> 32 both leave 0 in the low 32 bits; 0 + 0 + 7.
     assert_eq!(r.map(|b| b[..4].to_vec()), Ok(vec![7, 0, 0, 0]));
+
+/// Found applying the no-panic lints to `src/exec/sim/sync.rs`: a hand-written listing run
+/// by the simulator (`run --sass`) with a SHFL of fewer than three sources (the listing
+/// reader does not count operands) indexed the missing operand (a panic). Now an error.
+#[test]
+fn sim_rejects_shfl_missing_operands() {
+    let dir = std::env::temp_dir().join(format!("ptx2sass-fuzz-found-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, instr) in [("one", "SHFL.IDX PT, R0, R1"), ("two", "SHFL.BFLY PT, R0, R1, 0x1")] {
+        let listing = format!(
+            "\t\tFunction : k\n/*0008*/ {instr} ?WAIT6 ;\n/*0010*/ EXIT ?WAIT15 ;\n/*0018*/ BRA 0x18 ?WAIT15 ;\n"
+        );
+        let path = dir.join(format!("shfl-{name}.sass"));
+        std::fs::write(&path, listing).unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ptx2sass"))
+            .args(["run", "--sass"])
+            .arg(&path)
+            .args(["--kernel", "k", "--exec", "sim"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{instr}: {err}");
+        assert!(err.contains("SHFL takes three source operands"), "{instr}: {err}");
+    }
 }

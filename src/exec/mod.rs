@@ -32,8 +32,6 @@ pub mod printf;
 // Its `mod.rs` allows the files not yet rewritten (docs/fuzzing.md "No-panic discipline").
 pub mod ptx;
 pub mod rng;
-// As `ptx`.
-#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 pub mod sim;
 pub mod spec;
 

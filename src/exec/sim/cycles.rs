@@ -144,17 +144,21 @@ pub enum Limit {
 /// shared memory (static plus dynamic) per CTA and `warps` warps per CTA, and what limits
 /// it. `Err` when not even one CTA fits.
 pub fn occupancy(m: &Machine, regs: u32, shared: u32, warps: u32) -> Result<(u32, Limit), String> {
-    let per_warp = (regs.max(1) * 32).div_ceil(m.reg_granule) * m.reg_granule;
+    // Allocations rounded up to their granules; a size beyond u32 (or a zero granule)
+    // saturates, and then no CTA fits.
+    let round = |n: u32, granule: u32| n.checked_next_multiple_of(granule).unwrap_or(u32::MAX);
+    let per_warp = round(regs.max(1).saturating_mul(32), m.reg_granule);
     let mut best = (m.max_ctas, Limit::Ctas);
-    let mut cap = |n: u32, l: Limit| {
+    let mut cap = |n: Option<u32>, l: Limit| {
+        let n = n.unwrap_or(0); // a zero divisor only from a zero granule: nothing fits
         if n < best.0 {
             best = (n, l);
         }
     };
-    cap(m.max_warps / warps.max(1), Limit::Warps);
-    cap(m.regs / (per_warp * warps.max(1)), Limit::Registers);
+    cap(m.max_warps.checked_div(warps.max(1)), Limit::Warps);
+    cap(m.regs.checked_div(per_warp.saturating_mul(warps.max(1))), Limit::Registers);
     if shared > 0 {
-        cap(m.shared / (shared.div_ceil(m.shared_granule) * m.shared_granule), Limit::Shared);
+        cap(m.shared.checked_div(round(shared, m.shared_granule)), Limit::Shared);
     }
     if best.0 == 0 {
         return Err(format!(
@@ -224,22 +228,42 @@ struct WarpState {
 }
 
 impl WarpState {
+    /// The length of the warp's recorded trace.
+    fn trace_len(&self, ctas: &[Vec<Trace>]) -> usize {
+        ctas.get(self.cta).and_then(|c| c.get(self.trace)).map_or(0, |t| t.len())
+    }
+    /// The trace entry of the warp's next instruction (it is not done, so there is one).
+    fn next_entry(&self, ctas: &[Vec<Trace>]) -> Result<u32, ExecError> {
+        ctas.get(self.cta)
+            .and_then(|c| c.get(self.trace))
+            .and_then(|t| t.get(self.pos))
+            .copied()
+            .ok_or_else(|| internal("a warp past the end of its trace"))
+    }
+    /// The static facts of the warp's next instruction.
+    fn next_static<'a>(&self, ctas: &[Vec<Trace>], stat: &'a [Static]) -> Result<&'a Static, ExecError> {
+        static_of(stat, self.next_entry(ctas)?)
+    }
+    /// The warp's scheduler slot, `sm * schedulers + sched` (below `sms * schedulers`).
+    fn slot(&self, scheds: usize) -> usize {
+        self.sm.saturating_mul(scheds).saturating_add(self.sched)
+    }
     /// The earliest cycle at which instruction `s` can issue, as far as this warp is
     /// concerned (stall, scoreboard waits).
     fn earliest(&self, s: &Static) -> u64 {
         let mut t = self.ready;
-        for b in 0..6 {
+        for (b, q) in self.sb.iter().enumerate() {
             if s.wait >> b & 1 == 1
-                && let Some(&last) = self.sb[b].back()
+                && let Some(&last) = q.back()
             {
                 t = t.max(last);
             }
         }
-        if let Some((b, k)) = s.depbar {
-            let q = &self.sb[b as usize % 6];
-            if q.len() > k as usize {
-                t = t.max(q[q.len() - k as usize - 1]);
-            }
+        // DEPBAR.LE SBb, k: the (k+1)-th youngest completion on SBb.
+        if let Some((b, k)) = s.depbar
+            && let Some(&done) = self.sb.get(b as usize % 6).and_then(|q| q.iter().rev().nth(k as usize))
+        {
+            t = t.max(done);
         }
         t
     }
@@ -273,22 +297,31 @@ pub(super) fn replay(
         })
         .collect();
     let warps_per_cta = ctas.first().map_or(1, |c| c.len() as u32);
-    let occ = occupancy(m, func.regs, func.shared_bytes + dynamic_shared, warps_per_cta).map_err(ExecError::Launch)?;
+    // Within the shared-memory limit `exec::check_shape` enforces: the sum does not saturate.
+    let shared = func.shared_bytes.saturating_add(dynamic_shared);
+    let occ = occupancy(m, func.regs, shared, warps_per_cta).map_err(ExecError::Launch)?;
     let sms = m.sms as usize;
     let scheds = m.schedulers as usize;
+    // One slot per scheduler of each SM (20 on GM107).
+    let slots = sms.saturating_mul(scheds);
     let mut warps: Vec<WarpState> = vec![];
     // Resident CTAs: (CTA, SM, warps not finished).
     let mut running: Vec<(usize, usize, usize)> = vec![];
     // Warps ever placed per SM (scheduler assignment).
     let mut placed = vec![0usize; sms];
-    let mut unit_free = vec![[0u64; UNITS]; sms * scheds];
-    let mut last = vec![usize::MAX; sms * scheds];
+    let mut unit_free = vec![[0u64; UNITS]; slots];
+    let mut last = vec![usize::MAX; slots];
+    // Cycle and instruction counts below stay far from u64::MAX (the functional run is
+    // bounded by its step limit), and CTA and warp counts are bounded by the launch, so
+    // the saturating operations never saturate.
     let (mut now, mut issued, mut end, mut next_cta) = (0u64, 0u64, 0u64, 0usize);
     let place = |sm: usize, cta: usize, at: u64, warps: &mut Vec<WarpState>, placed: &mut Vec<usize>| {
-        for (w, trace) in ctas[cta].iter().enumerate() {
+        let traces = ctas.get(cta).map_or(&[][..], |c| c.as_slice());
+        for (w, trace) in traces.iter().enumerate() {
+            let n = placed.get(sm).copied().unwrap_or(0);
             warps.push(WarpState {
                 sm,
-                sched: placed[sm] % scheds,
+                sched: n.checked_rem(scheds).unwrap_or(0),
                 cta,
                 trace: w,
                 pos: 0,
@@ -298,9 +331,11 @@ pub(super) fn replay(
                 done: if trace.is_empty() { Some(at) } else { None },
                 yielded: false,
             });
-            placed[sm] += 1;
+            if let Some(p) = placed.get_mut(sm) {
+                *p = n.saturating_add(1);
+            }
         }
-        (cta, sm, ctas[cta].iter().filter(|t| !t.is_empty()).count())
+        (cta, sm, traces.iter().filter(|t| !t.is_empty()).count())
     };
     // The first wave, round robin over the SMs.
     'fill: for _ in 0..occ.0 {
@@ -309,10 +344,10 @@ pub(super) fn replay(
                 break 'fill;
             }
             running.push(place(sm, next_cta, 0, &mut warps, &mut placed));
-            next_cta += 1;
+            next_cta = next_cta.saturating_add(1);
         }
     }
-    let mut pick = vec![usize::MAX; sms * scheds];
+    let mut pick = vec![usize::MAX; slots];
     while !running.is_empty() {
         let mut any = false;
         let mut next = u64::MAX;
@@ -323,67 +358,73 @@ pub(super) fn replay(
             if w.done.is_some() || w.at_bar {
                 continue;
             }
-            let k = ctas[w.cta][w.trace][w.pos] & !FLAGS;
-            let s = &stat[k as usize];
-            let slot = w.sm * scheds + w.sched;
-            let t = w.earliest(s).max(unit_free[slot][s.unit]);
+            let s = w.next_static(ctas, &stat)?;
+            let slot = w.slot(scheds);
+            let t = w.earliest(s).max(unit_free.get(slot).and_then(|u| u.get(s.unit)).copied().unwrap_or(0));
             if t > now {
                 next = next.min(t);
                 continue;
             }
-            if pick[slot] == usize::MAX || (last[slot] == i && !w.yielded) {
-                pick[slot] = i;
+            if let Some(p) = pick.get_mut(slot)
+                && (*p == usize::MAX || (last.get(slot) == Some(&i) && !w.yielded))
+            {
+                *p = i;
             }
         }
-        for slot in 0..sms * scheds {
-            let i = pick[slot];
-            if i == usize::MAX {
-                continue;
-            }
+        for (slot, &i) in pick.iter().enumerate() {
             // Up to two instructions of the warp this cycle (dual issue after stall 0).
             for n in 0..2 {
-                let w = &mut warps[i];
+                let Some(w) = warps.get_mut(i) else {
+                    break; // no candidate (usize::MAX)
+                };
                 if w.done.is_some() || w.at_bar {
                     break;
                 }
-                let e = ctas[w.cta][w.trace][w.pos];
-                let s = &stat[(e & !FLAGS) as usize];
-                if n > 0 && (w.earliest(s) > now || unit_free[slot][s.unit] > now) {
+                let e = w.next_entry(ctas)?;
+                let s = static_of(&stat, e)?;
+                let Some(free) = unit_free.get_mut(slot).and_then(|u| u.get_mut(s.unit)) else {
+                    return Err(internal("a scheduler slot or unit out of range"));
+                };
+                if n > 0 && (w.earliest(s) > now || *free > now) {
                     break;
                 }
                 any = true;
-                issued += 1;
-                unit_free[slot][s.unit] = now + s.timing.issue;
+                issued = issued.saturating_add(1);
+                *free = now.saturating_add(s.timing.issue);
                 // Waited barriers are consumed.
-                for b in 0..6 {
+                for (b, q) in w.sb.iter_mut().enumerate() {
                     if s.wait >> b & 1 == 1 {
-                        w.sb[b].retain(|&t| t > now);
+                        q.retain(|&t| t > now);
                     }
                 }
-                if let Some((b, _)) = s.depbar {
-                    w.sb[b as usize % 6].retain(|&t| t > now);
+                if let Some((b, _)) = s.depbar
+                    && let Some(q) = w.sb.get_mut(b as usize % 6)
+                {
+                    q.retain(|&t| t > now);
                 }
                 let push = |q: &mut VecDeque<u64>, t: u64| {
                     let t = t.max(q.back().copied().unwrap_or(0));
                     q.push_back(t);
                 };
                 let idle = e & IDLE != 0;
-                if let Some(b) = s.wr {
-                    push(&mut w.sb[b as usize % 6], now + if idle { 1 } else { s.timing.result });
+                if let Some(q) = s.wr.and_then(|b| w.sb.get_mut(b as usize % 6)) {
+                    push(q, now.saturating_add(if idle { 1 } else { s.timing.result }));
                 }
-                if let Some(b) = s.rd {
-                    push(&mut w.sb[b as usize % 6], now + if idle { 1 } else { s.timing.read });
+                if let Some(q) = s.rd.and_then(|b| w.sb.get_mut(b as usize % 6)) {
+                    push(q, now.saturating_add(if idle { 1 } else { s.timing.read }));
                 }
-                w.ready = now + s.stall;
+                w.ready = now.saturating_add(s.stall);
                 w.yielded = s.yield_hint;
                 w.at_bar = e & WAITED != 0;
-                w.pos += 1;
-                last[slot] = i;
-                if w.pos == ctas[w.cta][w.trace].len() {
+                w.pos = w.pos.saturating_add(1);
+                if let Some(l) = last.get_mut(slot) {
+                    *l = i;
+                }
+                if w.trace_len(ctas) == w.pos {
                     let drain = w.sb.iter().filter_map(|q| q.back().copied()).max().unwrap_or(0);
-                    w.done = Some(drain.max(now + 1));
+                    w.done = Some(drain.max(now.saturating_add(1)));
                     if let Some(r) = running.iter_mut().find(|r| r.0 == w.cta) {
-                        r.2 -= 1;
+                        r.2 = r.2.saturating_sub(1);
                     }
                 }
                 if s.stall != 0 {
@@ -398,7 +439,7 @@ pub(super) fn replay(
             if waiting > 0 && waiting == live {
                 for w in warps.iter_mut().filter(|w| w.cta == c) {
                     w.at_bar = false;
-                    w.ready = w.ready.max(now + 1);
+                    w.ready = w.ready.max(now.saturating_add(1));
                 }
                 any = true;
             }
@@ -406,8 +447,7 @@ pub(super) fn replay(
         // Retire finished CTAs (their last results written); start the next ones on the
         // freed SMs.
         let mut k = 0;
-        while k < running.len() {
-            let (c, sm, live) = running[k];
+        while let Some(&(c, sm, live)) = running.get(k) {
             if live == 0 {
                 let t = warps.iter().filter(|w| w.cta == c).filter_map(|w| w.done).max().unwrap_or(now);
                 if t <= now {
@@ -416,21 +456,21 @@ pub(super) fn replay(
                     last.iter_mut().for_each(|l| *l = usize::MAX);
                     running.swap_remove(k);
                     if next_cta < ctas.len() {
-                        running.push(place(sm, next_cta, now + 1, &mut warps, &mut placed));
-                        next_cta += 1;
+                        running.push(place(sm, next_cta, now.saturating_add(1), &mut warps, &mut placed));
+                        next_cta = next_cta.saturating_add(1);
                     }
                     any = true;
                     continue;
                 }
                 next = next.min(t);
             }
-            k += 1;
+            k = k.saturating_add(1); // k < running.len()
         }
         if running.is_empty() {
             break;
         }
         now = if any {
-            now + 1
+            now.saturating_add(1)
         } else if next == u64::MAX {
             return Err(stuck(&warps));
         } else {
@@ -440,6 +480,16 @@ pub(super) fn replay(
     Ok(Cycles { cycles: end.max(now), ctas_per_sm: occ, issued, machine: *m })
 }
 
+/// An inconsistency of the recorded traces with the function (a simulator bug).
+fn internal(what: &str) -> ExecError {
+    ExecError::Unsupported(format!("internal error in the cycle model: {what}"))
+}
+
+/// The static facts of the instruction of trace entry `e`.
+fn static_of(stat: &[Static], e: u32) -> Result<&Static, ExecError> {
+    stat.get((e & !FLAGS) as usize).ok_or_else(|| internal("a trace entry beyond the function"))
+}
+
 /// The error for warps that can never issue again (every one waits at a CTA barrier that
 /// cannot release; the functional run would have reported it first).
 fn stuck(warps: &[WarpState]) -> ExecError {
@@ -447,6 +497,7 @@ fn stuck(warps: &[WarpState]) -> ExecError {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;
 

@@ -83,6 +83,8 @@ pub mod load;
 mod mem;
 mod state;
 mod sync;
+// The texture work rewrites it for the no-panic lints (docs/fuzzing.md "No-panic discipline").
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 mod tex;
 mod timing;
 
@@ -96,7 +98,7 @@ use crate::sass::op::Op;
 use crate::sass::print::instr_text;
 use crate::sass::program::{Program, SassFunction, address};
 use mem::{ConstBanks, CtaMem};
-use state::{RegSet, Warp, WarpStatus};
+use state::{PerLane, RegSet, Warp, WarpStatus};
 use timing::Conflict;
 
 /// What the scoreboard needs to know about one instruction, computed once.
@@ -297,12 +299,16 @@ fn run_recording(
     crate::exec::check_shape(launch, func.shared_bytes as u64, warps)?;
     // Shared memory (the kernel's static data, then the launch's dynamic bytes), every
     // thread's local frame and the warps' register files, allocated per CTA.
-    let shared = func.shared_bytes as u64 + launch.dynamic_shared as u64;
-    let regs = warps * (func.regs as u64).clamp(1, state::NUM_GPRS as u64) * (state::WARP_SIZE * 4) as u64;
+    // Sums and products of u32 sizes and the checked warp count: saturating, so a
+    // size beyond u64 fails `check_memory` below instead of wrapping.
+    let shared = (func.shared_bytes as u64).saturating_add(launch.dynamic_shared as u64);
+    let regs = warps
+        .saturating_mul((func.regs as u64).clamp(1, state::NUM_GPRS as u64))
+        .saturating_mul((state::WARP_SIZE * 4) as u64);
     // Local memory per thread: the kernel's frame, and the stack for the functions it
     // calls (`--stack-size`, as the driver's `cudaLimitStackSize`); the stack pointer
     // starts at its top and a deeper stack is an out-of-bounds access.
-    let frame_bytes = func.frame_bytes as u64 + if image.calls { launch.stack_bytes as u64 } else { 0 };
+    let frame_bytes = (func.frame_bytes as u64).saturating_add(if image.calls { launch.stack_bytes as u64 } else { 0 });
     crate::exec::check_memory(
         launch,
         "one CTA's shared, local and register memory",
@@ -314,7 +320,7 @@ fn run_recording(
     let func = &loaded.func;
     for (off, ty, name) in &func.params {
         if let Some(size) = param_size(ty) {
-            let end = (*off as usize).saturating_sub(PARAM_BASE) + size as usize;
+            let end = (*off as usize).saturating_sub(PARAM_BASE).saturating_add(size as usize);
             if end > launch.params.len() {
                 return Err(ExecError::Launch(format!(
                     "parameter `{name}` needs bytes up to {end}, the launch has {}",
@@ -366,7 +372,8 @@ fn run_recording(
     // not a fresh fill of up to the memory limit.
     let mut mem = CtaMem {
         shared: sim.garbage.bytes(shared as usize),
-        local: sim.garbage.bytes(frame * threads as usize),
+        // Within the memory limit (`check_memory` above), so the product does not saturate.
+        local: sim.garbage.bytes(frame.saturating_mul(threads as usize)),
         frame,
     };
     for z in 0..grid[2] {
@@ -391,7 +398,8 @@ fn run_recording(
 impl Sim<'_> {
     /// Runs one CTA to completion.
     fn run_cta(&mut self, block: [u32; 3], mem: &mut CtaMem) -> Result<(), ExecError> {
-        let threads = (block[0] * block[1] * block[2]) as usize;
+        // At most 1024 threads (`exec::check_shape`).
+        let threads = block.iter().fold(1usize, |n, &b| n.saturating_mul(b as usize));
         let mut warps: Vec<Warp> = (0..threads.div_ceil(32))
             .map(|k| {
                 // Garbage in the registers the function uses (R0..R(regs-1)): the rest are
@@ -403,9 +411,8 @@ impl Sim<'_> {
                 for r in w.regs.iter_mut() {
                     for pair in r.chunks_mut(2) {
                         let g = self.garbage.next_u64();
-                        pair[0] = g as u32;
-                        if let Some(v) = pair.get_mut(1) {
-                            *v = (g >> 32) as u32;
+                        for (v, word) in pair.iter_mut().zip([g as u32, (g >> 32) as u32]) {
+                            *v = word;
                         }
                     }
                 }
@@ -429,33 +436,34 @@ impl Sim<'_> {
                 .filter_map(|w| if let WarpStatus::AtBarrier(id) = w.status { Some(id) } else { None })
                 .collect();
             for id in ids {
-                let at: Vec<usize> =
-                    (0..warps.len()).filter(|&k| warps[k].status == WarpStatus::AtBarrier(id)).collect();
-                if at.is_empty() {
+                let waits = |w: &Warp| w.status == WarpStatus::AtBarrier(id);
+                let Some(first) = warps.iter().find(|w| waits(w)) else {
                     continue;
-                }
-                let needed = self.bar_counts(&warps, &at, live);
+                };
+                let needed = self.bar_counts(first, live);
+                let at = warps.iter().filter(|w| waits(w)).count();
                 let arv = self.arrived.get(id as usize).copied().unwrap_or(0);
-                if at.len() + arv >= needed {
-                    let release = at.iter().map(|&k| warps[k].next_issue).max().unwrap_or(0);
-                    // BAR.RED: reduce the waiting warps' contributions.
+                if at.saturating_add(arv) >= needed {
+                    let release = warps.iter().filter(|w| waits(w)).map(|w| w.next_issue).max().unwrap_or(0);
+                    // BAR.RED: reduce the waiting warps' contributions (thread counts, at
+                    // most 1024 per CTA, so the sums do not saturate).
                     let (mut votes, mut voters) = (0u32, 0u32);
-                    for &k in &at {
-                        if let Some((_, v, n)) = warps[k].bar_red {
-                            votes += v;
-                            voters += n;
+                    for w in warps.iter().filter(|w| waits(w)) {
+                        if let Some((_, v, n)) = w.bar_red {
+                            votes = votes.saturating_add(v);
+                            voters = voters.saturating_add(n);
                         }
                     }
-                    for k in at {
-                        if let Some((op, _, _)) = warps[k].bar_red.take() {
-                            warps[k].b2r = match op {
+                    for w in warps.iter_mut().filter(|w| waits(w)) {
+                        if let Some((op, _, _)) = w.bar_red.take() {
+                            w.b2r = match op {
                                 crate::sass::op::BarRedOp::Popc => votes,
                                 crate::sass::op::BarRedOp::And => (votes == voters) as u32,
                                 crate::sass::op::BarRedOp::Or => (votes > 0) as u32,
                             };
                         }
-                        warps[k].status = WarpStatus::Running;
-                        warps[k].next_issue = release;
+                        w.status = WarpStatus::Running;
+                        w.next_issue = release;
                     }
                     if let Some(a) = self.arrived.get_mut(id as usize) {
                         *a = 0;
@@ -467,7 +475,10 @@ impl Sim<'_> {
                 let waiting: Vec<String> = warps
                     .iter()
                     .filter_map(|w| match w.status {
-                        WarpStatus::AtBarrier(id) => Some(format!("warp {} at barrier {id} (#{})", w.index, w.pc - 1)),
+                        // The BAR it executed is the instruction before `pc` (pc >= 1).
+                        WarpStatus::AtBarrier(id) => {
+                            Some(format!("warp {} at barrier {id} (#{})", w.index, w.pc.saturating_sub(1)))
+                        }
                         _ => None,
                     })
                     .collect();
@@ -482,18 +493,20 @@ impl Sim<'_> {
         }
     }
 
-    /// Warps needed to release the barrier the warps `at` wait on: all live warps, or
-    /// `count / 32` when `BAR.SYNC id, count` gives a thread count.
-    fn bar_counts(&self, warps: &[Warp], at: &[usize], live: usize) -> usize {
-        let w = &warps[at[0]];
-        let i = &self.func.code[w.pc - 1].instr;
+    /// Warps needed to release the barrier the warp `w` (one of those waiting) waits on:
+    /// all live warps, or `count / 32` when `BAR.SYNC id, count` gives a thread count.
+    fn bar_counts(&self, w: &Warp, live: usize) -> usize {
+        // The BAR the warp executed is the instruction before `pc`.
+        let Some(s) = w.pc.checked_sub(1).and_then(|k| self.func.code.get(k)) else {
+            return live;
+        };
         // BAR.SYNC id, count / BAR.RED.op id, count, Pc: the count is the second source
         // unless that is BAR.RED's predicate.
-        let count = i.srcs.get(1).filter(|s| !matches!(s.kind, SrcKind::Pred(_)));
+        let count = s.instr.srcs.get(1).filter(|s| !matches!(s.kind, SrcKind::Pred(_)));
         match count.map(|s| w.gather(s, &self.banks, w.active)) {
             Some(Ok(v)) => {
                 let lane = w.active.trailing_zeros().min(31) as usize;
-                (v[lane] as usize).div_ceil(32).max(1)
+                (v.at(lane) as usize).div_ceil(32).max(1)
             }
             _ => live,
         }
@@ -539,11 +552,13 @@ impl Sim<'_> {
                 func.name, w.index
             )));
         };
-        self.steps += 1;
+        self.steps = self.steps.saturating_add(1); // stops at step_limit < u64::MAX
         if self.steps > self.step_limit {
             return Err(ExecError::StepLimit(self.step_limit));
         }
-        let d = self.info[k];
+        let Some(&d) = self.info.get(k) else {
+            return Err(ExecError::Unsupported(format!("internal: no decoded form of instruction #{k}")));
+        };
         let depbar = if let Op::Depbar { sb, count } = s.instr.op { Some((sb, count)) } else { None };
         let mut waits = s.ctrl.wait;
         if let Some((b, _)) = depbar {
@@ -580,11 +595,12 @@ impl Sim<'_> {
                 timing::CONTROL_MIN_STALL
             )));
         }
-        w.pc = k + 1;
-        w.next_issue = t + s.ctrl.stall as u64;
+        w.pc = k.saturating_add(1); // k indexes `code`, so k + 1 <= code.len()
+        // Cycles: a u64 count that no launch within the step limit comes near.
+        w.next_issue = t.saturating_add(s.ctrl.stall as u64);
         self.exec(w, mem, &s.instr, k, exec)?;
-        if let Some(t) = self.traces.as_mut().and_then(|t| t.last_mut()) {
-            t[w.index].push(cycles::entry(k, exec, w.status));
+        if let Some(tw) = self.traces.as_mut().and_then(|t| t.last_mut()).and_then(|t| t.get_mut(w.index)) {
+            tw.push(cycles::entry(k, exec, w.status));
         }
         match d.lat {
             Latency::Fixed { .. } => w.sb.record_fixed(k, t, &d.writes, exec, d.lat),
@@ -592,7 +608,7 @@ impl Sim<'_> {
                 // A result cannot be written before the instruction has read its
                 // operands (a MUFU that reads R4 4 cycles late and writes R4 completes after
                 // an older FMUL's write of R4, ptxas 11.8's `__cuda_sm20_div_u16`).
-                let delay = self.rng.delay(min, max).max(d.read_delay + 1);
+                let delay = self.rng.delay(min, max).max(d.read_delay.saturating_add(1));
                 let read_delay = self.rng.range(1, delay.max(1));
                 w.sb.record_variable(
                     k,
@@ -631,7 +647,7 @@ impl Sim<'_> {
                 if exec != 0 {
                     let lane = exec.trailing_zeros() as usize;
                     let id = match i.srcs.first() {
-                        Some(s) => w.gather(s, &self.banks, exec)?[lane],
+                        Some(s) => w.gather(s, &self.banks, exec)?.at(lane),
                         None => 0,
                     };
                     w.status = WarpStatus::AtBarrier(id);
@@ -643,13 +659,13 @@ impl Sim<'_> {
                 if exec != 0 {
                     let lane = exec.trailing_zeros() as usize;
                     let id = match i.srcs.first() {
-                        Some(s) => w.gather(s, &self.banks, exec)?[lane],
+                        Some(s) => w.gather(s, &self.banks, exec)?.at(lane),
                         None => 0,
                     };
                     let Some(a) = self.arrived.get_mut(id as usize) else {
                         return Err(ExecError::Unsupported(format!("barrier id {id} (ids are 0..15)")));
                     };
-                    *a += 1;
+                    *a = a.saturating_add(1); // at most one per warp and barrier phase
                 }
                 Ok(())
             }
@@ -657,7 +673,7 @@ impl Sim<'_> {
                 if exec != 0 {
                     let lane = exec.trailing_zeros() as usize;
                     let id = match i.srcs.first() {
-                        Some(s) => w.gather(s, &self.banks, exec)?[lane],
+                        Some(s) => w.gather(s, &self.banks, exec)?.at(lane),
                         None => 0,
                     };
                     let p = i.srcs.last().ok_or_else(|| ExecError::Unsupported("BAR.RED predicate".into()))?;

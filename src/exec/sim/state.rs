@@ -57,6 +57,27 @@ pub fn masked<T>(a: &mut [T; WARP_SIZE], mask: u32) -> impl Iterator<Item = (usi
     a.iter_mut().enumerate().filter(move |(l, _)| in_mask(mask, *l))
 }
 
+/// Reading and writing one lane of a per-lane array by the lane numbers `lanes` yields
+/// (always below [`WARP_SIZE`]); a lane beyond the warp reads the default and is not
+/// written, so a per-lane loop needs no index that could panic.
+pub trait PerLane<T> {
+    /// The value of lane `l` (the default for a lane beyond the warp).
+    fn at(&self, l: usize) -> T;
+    /// Sets lane `l` to `v` (nothing for a lane beyond the warp).
+    fn set(&mut self, l: usize, v: T);
+}
+
+impl<T: Copy + Default> PerLane<T> for [T; WARP_SIZE] {
+    fn at(&self, l: usize) -> T {
+        self.get(l).copied().unwrap_or_default()
+    }
+    fn set(&mut self, l: usize, v: T) {
+        if let Some(x) = self.get_mut(l) {
+            *x = v;
+        }
+    }
+}
+
 /// A set of architectural register units: R0..R254, P0..P6 and CC (RZ and PT are never
 /// members). Used for the scoreboard's read, write and late-read sets.
 #[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]

@@ -21,18 +21,21 @@
 //! * **VOTE.mode Rd, Pd, Pa**: `Rd` = ballot of `Pa` over the executing lanes, `Pd` =
 //!   ALL / ANY / EQ (all equal) of `Pa` over them.
 
+// No panicking shortcuts in the executors (issue 20, docs/fuzzing.md "No-panic discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+
 use super::Sim;
 use super::mem::{CtaMem, Space};
-use super::state::{Lanes, WARP_SIZE, Warp, lanes};
+use super::state::{Lanes, PerLane, WARP_SIZE, Warp, in_mask, lanes};
 use crate::exec::ExecError;
 use crate::sass::instr::{Dst, Instr, Reg, RegRef, SrcKind};
 use crate::sass::op::{AtomMods, AtomOp, AtomType, MemSize, Op, ShflMode, VoteMode};
 
 /// The value an atomic stores given the old value and its operands (`n`-bit values).
 fn atom_result(m: AtomMods, old: u64, b: u64, c: u64) -> u64 {
-    let bits = 32 * m.ty.regs() as u32;
-    let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
-    let sext = |v: u64| if bits == 64 { v as i64 } else { v as u32 as i32 as i64 };
+    let wide = m.ty.regs() == 2; // 64-bit data, else 32-bit
+    let mask = if wide { u64::MAX } else { u32::MAX as u64 };
+    let sext = |v: u64| if wide { v as i64 } else { v as u32 as i32 as i64 };
     let signed = matches!(m.ty, AtomType::S32 | AtomType::S64);
     let r = match m.op {
         AtomOp::Add if m.ty == AtomType::F32 => {
@@ -46,18 +49,12 @@ fn atom_result(m: AtomMods, old: u64, b: u64, c: u64) -> u64 {
         AtomOp::Min => old.min(b),
         AtomOp::Max => old.max(b),
         AtomOp::Inc => {
-            if old >= b {
-                0
-            } else {
-                old + 1
-            }
+            // old < b <= u64::MAX: no overflow (and the result is masked to the width).
+            if old >= b { 0 } else { old.saturating_add(1) }
         }
         AtomOp::Dec => {
-            if old == 0 || old > b {
-                b
-            } else {
-                old - 1
-            }
+            // old > 0 here.
+            if old == 0 || old > b { b } else { old.saturating_sub(1) }
         }
         AtomOp::And => old & b,
         AtomOp::Or => old | b,
@@ -79,7 +76,10 @@ fn reg_value(w: &Warp, r: RegRef, lane: usize, n: u8) -> u64 {
     if r.reg.is_rz() {
         return 0;
     }
-    (0..n as usize).fold(0u64, |v, k| v | (w.reg(base as usize + r.comp as usize + k, lane) as u64) << (32 * k))
+    // At most two registers (`n` is 1 or 2): the low word, then the high word. A register
+    // number beyond R254 (a hand-written listing) reads 0 as `Warp::reg` does.
+    let first = (base as usize).saturating_add(r.comp as usize);
+    (first..).take(n as usize).zip([0, 32]).fold(0u64, |v, (k, sh)| v | (w.reg(k, lane) as u64) << sh)
 }
 
 impl Sim<'_> {
@@ -99,27 +99,36 @@ impl Sim<'_> {
         };
         let space = if matches!(i.op, Op::Atoms(_)) { Space::Shared } else { Space::Global };
         let [gx, gy, _] = self.grid;
-        let cta = self.ctaid[0] as u64 + gx as u64 * (self.ctaid[1] as u64 + gy as u64 * self.ctaid[2] as u64);
+        // The CTA's linear index, below 2^63 (`exec::check_shape`: at most 2^31 x 65535 x
+        // 65535 CTAs), so the wrapping operations never wrap.
+        let [cx, cy, cz] = self.ctaid.map(|c| c as u64);
+        let cta = cx.wrapping_add((gx as u64).wrapping_mul(cy.wrapping_add((gy as u64).wrapping_mul(cz))));
         let prio = crate::exec::rng::atomic_lane_order(self.seed, cta, w.index as u64);
-        let order: Vec<usize> = prio.iter().map(|&l| l as usize).filter(|&l| mask >> l & 1 == 1).collect();
+        let order: Vec<usize> = prio.iter().map(|&l| l as usize).filter(|&l| in_mask(mask, l)).collect();
         let mut out = [[0u32; 4]; WARP_SIZE];
         for l in order {
-            let a = addrs[l];
+            let a = addrs.at(l);
             if space == Space::Global && super::mem::in_shared_window(a) {
                 return Err(ExecError::Unsupported(format!(
                     "`{}` on the shared-window address 0x{a:x} (generic atomics on shared memory are ATOMS)",
                     i.op.name()
                 )));
             }
-            let thread = w.linear[l] as usize;
+            let thread = w.linear.at(l) as usize;
             let raw = self.access(mem, space, thread, a, size, None)?;
-            let old = raw[0] as u64 | if n == 2 { (raw[1] as u64) << 32 } else { 0 };
+            let [lo, hi, ..] = raw;
+            let old = lo as u64 | if n == 2 { (hi as u64) << 32 } else { 0 };
             let b = reg_value(w, data, l, n);
-            let c = if m.op == AtomOp::Cas { reg_value(w, RegRef { comp: data.comp + n, ..data }, l, n) } else { 0 };
+            let c = if m.op == AtomOp::Cas {
+                // `Rb+n`: the second half of the CAS operand (n is 1 or 2).
+                reg_value(w, RegRef { comp: data.comp.saturating_add(n), ..data }, l, n)
+            } else {
+                0
+            };
             let new = atom_result(m, old, b, c);
             let words = [new as u32, (new >> 32) as u32, 0, 0];
             self.access(mem, space, thread, a, size, Some(&words))?;
-            out[l] = [old as u32, (old >> 32) as u32, 0, 0];
+            out.set(l, [old as u32, (old >> 32) as u32, 0, 0]);
         }
         if let Some(Dst::Reg(d)) = i.dsts.first()
             && !d.reg.is_rz()
@@ -137,25 +146,30 @@ impl Sim<'_> {
                 let (Some(Dst::Pred(pd)), Some(Dst::Reg(rd))) = (i.dsts.first(), i.dsts.get(1)) else {
                     return Err(ExecError::Unsupported("SHFL destinations".into()));
                 };
-                let a: Lanes = w.gather(&i.srcs[0], &self.banks, u32::MAX)?;
-                let b = w.gather(&i.srcs[1], &self.banks, mask)?;
-                let c = w.gather(&i.srcs[2], &self.banks, mask)?;
+                let [sa, sb, sc, ..] = i.srcs.as_slice() else {
+                    return Err(ExecError::Unsupported("SHFL takes three source operands".into()));
+                };
+                let a: Lanes = w.gather(sa, &self.banks, u32::MAX)?;
+                let b = w.gather(sb, &self.banks, mask)?;
+                let c = w.gather(sc, &self.banks, mask)?;
                 let mut out: Lanes = [0; WARP_SIZE];
                 let mut valid = 0u32;
                 for l in lanes(mask) {
                     let lane = l as u32;
-                    let (bl, cl) = (b[l] & 31, c[l]);
+                    let (bl, cl) = (b.at(l) & 31, c.at(l));
                     let seg = (cl >> 8) & 31;
                     let max = (lane & seg) | (cl & 31 & !seg);
                     let min = lane & seg;
                     let (src, ok) = match mode {
-                        ShflMode::Up => (lane.wrapping_sub(bl), lane >= bl && lane - bl >= max),
-                        ShflMode::Down => (lane + bl, lane + bl <= max),
+                        // lane and bl are below 32: the sums and differences are lane
+                        // numbers or, for UP below lane 0, wrap to an invalid source.
+                        ShflMode::Up => (lane.wrapping_sub(bl), lane >= bl && lane.wrapping_sub(bl) >= max),
+                        ShflMode::Down => (lane.wrapping_add(bl), lane.wrapping_add(bl) <= max),
                         ShflMode::Bfly => (lane ^ bl, (lane ^ bl) <= max),
                         ShflMode::Idx => (min | (bl & !seg), (min | (bl & !seg)) <= max),
                     };
                     let s = if ok && src < 32 { src as usize } else { l };
-                    out[l] = a[s];
+                    out.set(l, a.at(s));
                     if ok {
                         valid |= 1 << l;
                     }
@@ -171,7 +185,8 @@ impl Sim<'_> {
                     (Some(Dst::Pred(p)), None) => (None, *p),
                     _ => return Err(ExecError::Unsupported("VOTE destinations".into())),
                 };
-                let votes = w.pred_src(&i.srcs[0])? & mask;
+                let pa = i.srcs.first().ok_or_else(|| ExecError::Unsupported("VOTE without a predicate".into()))?;
+                let votes = w.pred_src(pa)? & mask;
                 if let Some(rd) = rd {
                     w.write32(rd, mask, &[votes; WARP_SIZE]);
                 }

@@ -34,7 +34,7 @@
 //! Hazards are tracked per lane: a result written by some threads of a divergent path
 //! does not constrain other threads.
 
-use super::state::{RegSet, WARP_SIZE, lanes};
+use super::state::{PerLane, RegSet, WARP_SIZE, lanes, masked};
 use crate::sass::op::{Op, Opcode, Unit};
 use std::collections::VecDeque;
 
@@ -187,6 +187,8 @@ pub fn queue(op: &Op) -> Option<Queue> {
 pub const CONTROL_MIN_STALL: u8 = 5;
 
 /// The latency class of `unit`, from [`LATENCY_TABLE`].
+// An invariant of our own table: it has a row for every `Unit` (`every_unit_has_a_latency`).
+#[allow(clippy::expect_used)]
 pub fn latency(unit: Unit) -> Latency {
     LATENCY_TABLE.iter().find(|(u, _)| *u == unit).map(|(_, l)| *l).expect("every unit is in the table")
 }
@@ -268,22 +270,39 @@ impl Ready {
     }
     fn set(&mut self, u: usize, mask: u32, when: u64, k: usize) {
         if u >= self.at.len() {
-            self.at.resize(u + 1, [0; WARP_SIZE]);
-            self.max.resize(u + 1, 0);
-            self.by.resize(u + 1, 0);
+            let n = u.saturating_add(1); // u is a register unit, below 256
+            self.at.resize(n, [0; WARP_SIZE]);
+            self.max.resize(n, 0);
+            self.by.resize(n, 0);
         }
-        for l in lanes(mask) {
-            self.at[u][l] = when;
+        if let Some(at) = self.at.get_mut(u) {
+            for (_, a) in masked(at, mask) {
+                *a = when;
+            }
         }
-        self.max[u] = self.max[u].max(when);
-        self.by[u] = k;
+        if let Some(m) = self.max.get_mut(u) {
+            *m = (*m).max(when);
+        }
+        if let Some(b) = self.by.get_mut(u) {
+            *b = k;
+        }
     }
-    /// The cycle a lane of `mask` can first read unit `u`, if later than `t`.
-    fn late(&self, u: usize, mask: u32, t: u64) -> Option<u64> {
+    /// The cycle a lane of `mask` can first read unit `u`, if later than `t`, and the
+    /// instruction that last set it.
+    fn late(&self, u: usize, mask: u32, t: u64) -> Option<(u64, usize)> {
         if self.max.get(u).is_none_or(|&m| m <= t) {
             return None;
         }
-        lanes(mask).map(|l| self.at[u][l]).filter(|&r| r > t).max()
+        let at = self.at.get(u)?;
+        let ready = lanes(mask).map(|l| at.at(l)).filter(|&r| r > t).max()?;
+        Some((ready, self.by.get(u).copied().unwrap_or(0)))
+    }
+}
+
+/// Sets the entry of queue `q` in a per-queue table.
+fn set_at<T>(table: &mut [T; 6], q: Queue, v: T) {
+    if let Some(x) = table.get_mut(q as usize) {
+        *x = v;
     }
 }
 
@@ -329,16 +348,17 @@ impl Scoreboard {
     /// Acknowledges the operations these waits cover.
     pub fn issue(&mut self, earliest: u64, wait: u8, depbar: Option<(u8, u8)>) -> u64 {
         let mut t = earliest;
-        for b in 0..6 {
+        for (b, &done) in self.last_done.iter().enumerate() {
             if wait >> b & 1 == 1 {
-                t = t.max(self.last_done[b]);
+                t = t.max(done);
             }
         }
-        if let Some((b, k)) = depbar {
-            let q = &self.inflight[b as usize % 6];
-            if q.len() > k as usize {
-                t = t.max(q[q.len() - k as usize - 1]);
-            }
+        // DEPBAR.LE SBb, k: wait until at most k operations are in flight on SBb, that is
+        // for the (k+1)-th youngest.
+        if let Some((b, k)) = depbar
+            && let Some(&done) = self.inflight.get(b as usize % 6).and_then(|q| q.iter().rev().nth(k as usize))
+        {
+            t = t.max(done);
         }
         for q in self.inflight.iter_mut() {
             while q.front().is_some_and(|&d| d <= t) {
@@ -348,7 +368,10 @@ impl Scoreboard {
         let issued = self.issued;
         let covers = |b: Option<u8>, ord: u64| match b {
             Some(b) => {
-                wait >> b & 1 == 1 || depbar.is_some_and(|(db, k)| db == b && ord + k as u64 <= issued[b as usize])
+                wait >> b & 1 == 1
+                    || depbar.is_some_and(|(db, k)| {
+                        db == b && issued.get(b as usize).is_some_and(|&n| ord.saturating_add(k as u64) <= n)
+                    })
             }
             None => false,
         };
@@ -361,14 +384,15 @@ impl Scoreboard {
                 op.w_pending = false;
                 op.r_pending = false;
                 if let Some(q) = op.queue {
-                    done_upto[q as usize] = Some(j);
-                    read_upto[q as usize] = Some(j);
+                    set_at(&mut done_upto, q, Some(j));
+                    set_at(&mut read_upto, q, Some(j));
                 }
             }
             if covers(op.rd, op.rd_ord) {
                 op.r_pending = false;
                 if let Some(q) = op.queue {
-                    read_upto[q as usize] = read_upto[q as usize].max(Some(j));
+                    let r = read_upto.get(q as usize).copied().flatten().max(Some(j));
+                    set_at(&mut read_upto, q, r);
                 }
             }
             if t >= op.read_by {
@@ -377,11 +401,11 @@ impl Scoreboard {
         }
         for (j, op) in self.live.iter_mut().enumerate() {
             if let Some(q) = op.queue {
-                if done_upto[q as usize].is_some_and(|u| j < u) {
+                if done_upto.get(q as usize).copied().flatten().is_some_and(|u| j < u) {
                     op.w_pending = false;
                     op.r_pending = false;
                 }
-                if read_upto[q as usize].is_some_and(|u| j < u) {
+                if read_upto.get(q as usize).copied().flatten().is_some_and(|u| j < u) {
                     op.r_pending = false;
                 }
             }
@@ -424,21 +448,21 @@ impl Scoreboard {
         queue: Option<Queue>,
     ) -> Result<(), Conflict> {
         if read_lanes != 0 {
-            let tg = t + gpr_delay;
+            let tg = t.saturating_add(gpr_delay); // cycles: far below u64::MAX
             for r in reads.gprs() {
-                if let Some(ready) = self.gpr.late(r, read_lanes, tg) {
-                    return Err(Conflict::TooEarly { reg: format!("R{r}"), producer: self.gpr.by[r], ready, at: tg });
+                if let Some((ready, producer)) = self.gpr.late(r, read_lanes, tg) {
+                    return Err(Conflict::TooEarly { reg: format!("R{r}"), producer, ready, at: tg });
                 }
             }
             for p in reads.preds() {
-                if let Some(ready) = self.pred.late(p, read_lanes, t) {
-                    return Err(Conflict::TooEarly { reg: format!("P{p}"), producer: self.pred.by[p], ready, at: t });
+                if let Some((ready, producer)) = self.pred.late(p, read_lanes, t) {
+                    return Err(Conflict::TooEarly { reg: format!("P{p}"), producer, ready, at: t });
                 }
             }
             if reads.cc
-                && let Some(ready) = self.cc.late(0, read_lanes, t)
+                && let Some((ready, producer)) = self.cc.late(0, read_lanes, t)
             {
-                return Err(Conflict::TooEarly { reg: "CC".into(), producer: self.cc.by[0], ready, at: t });
+                return Err(Conflict::TooEarly { reg: "CC".into(), producer, ready, at: t });
             }
         }
         for op in &self.live {
@@ -476,24 +500,29 @@ impl Scoreboard {
     /// `mask`.
     pub fn record_fixed(&mut self, k: usize, t: u64, writes: &RegSet, mask: u32, lat: Latency) {
         let Latency::Fixed { gpr, pred, cc } = lat else { return };
+        // Cycles plus a latency: far below u64::MAX, the saturating adds never saturate.
         for r in writes.gprs() {
-            self.gpr.set(r, mask, t + gpr, k);
+            self.gpr.set(r, mask, t.saturating_add(gpr), k);
         }
         for p in writes.preds() {
-            self.pred.set(p, mask, t + pred, k);
+            self.pred.set(p, mask, t.saturating_add(pred), k);
         }
         if writes.cc {
-            self.cc.set(0, mask, t + cc, k);
+            self.cc.set(0, mask, t.saturating_add(cc), k);
         }
     }
 
     fn count(&mut self, b: u8, done: u64) -> u64 {
         let b = b as usize % 6;
-        let done = done.max(self.last_done[b]);
-        self.last_done[b] = done;
-        self.inflight[b].push_back(done);
-        self.issued[b] += 1;
-        self.issued[b]
+        let (Some(last), Some(q), Some(n)) =
+            (self.last_done.get_mut(b), self.inflight.get_mut(b), self.issued.get_mut(b))
+        else {
+            return 0;
+        };
+        *last = done.max(*last);
+        q.push_back(*last);
+        *n = n.saturating_add(1); // one per instruction, within the step limit
+        *n
     }
 
     /// Records variable-latency instruction `k` of in-order queue `queue` issued at `t` in
@@ -512,14 +541,15 @@ impl Scoreboard {
         (delay, read_delay): (u64, u64),
         queue: Option<Queue>,
     ) {
-        let mut done = t + delay;
-        if let Some(q) = queue {
-            done = done.max(self.queue_done[q as usize]);
-            self.queue_done[q as usize] = done;
+        // Cycles plus delays: far below u64::MAX, the saturating adds never saturate.
+        let mut done = t.saturating_add(delay);
+        if let Some(qd) = queue.and_then(|q| self.queue_done.get_mut(q as usize)) {
+            done = done.max(*qd);
+            *qd = done;
         }
         let read_delay = read_delay.min(LATE_READ_WINDOW);
         let wr_ord = wr.map_or(0, |b| self.count(b, done));
-        let rd_ord = rd.map_or(0, |b| self.count(b, t + read_delay));
+        let rd_ord = rd.map_or(0, |b| self.count(b, t.saturating_add(read_delay)));
         // An instruction of an in-order queue keeps its place even with no lane executing
         // or nothing to track: a wait on its barriers acknowledges the older ones (ptxas
         // 11.8, `samples/reduce_sum`: `@!P0 LDG.E R0` without a barrier is covered by
@@ -541,27 +571,26 @@ impl Scoreboard {
             w_pending: !writes.is_empty() || (marker && wr.is_some()),
             r_pending: !reads.is_empty() || (marker && rd.is_some()),
             queue,
-            read_by: t + LATE_READ_WINDOW,
+            read_by: t.saturating_add(LATE_READ_WINDOW),
         });
-        if self.live.len() > MAX_LIVE {
-            let old = self.live[0].clone();
-            if let Some(j) = (1..self.live.len())
-                .find(|&j| self.live[j].wr == old.wr && self.live[j].rd == old.rd && self.live[j].queue == old.queue)
-            {
-                let y = &mut self.live[j];
-                y.lanes |= old.lanes;
-                y.writes.union(&old.writes);
-                y.reads.union(&old.reads);
-                y.w_pending |= old.w_pending;
-                y.r_pending |= old.r_pending;
-                y.read_by = y.read_by.max(old.read_by);
-                self.live.remove(0);
-            }
+        if self.live.len() > MAX_LIVE
+            && let Some(old) = self.live.first().cloned()
+            && let Some(y) =
+                self.live.iter_mut().skip(1).find(|y| y.wr == old.wr && y.rd == old.rd && y.queue == old.queue)
+        {
+            y.lanes |= old.lanes;
+            y.writes.union(&old.writes);
+            y.reads.union(&old.reads);
+            y.w_pending |= old.w_pending;
+            y.r_pending |= old.r_pending;
+            y.read_by = y.read_by.max(old.read_by);
+            self.live.remove(0);
         }
     }
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;
 
@@ -569,6 +598,40 @@ mod tests {
         let mut s = RegSet::default();
         s.add_gpr(r, 1);
         s
+    }
+
+    #[test]
+    fn every_unit_has_a_latency() {
+        let all = [
+            Unit::Pseudo,
+            Unit::Alu,
+            Unit::Fp64,
+            Unit::Conv,
+            Unit::Xu,
+            Unit::Sreg,
+            Unit::Mem,
+            Unit::Shared,
+            Unit::Const,
+            Unit::Tex,
+            Unit::Control,
+        ];
+        for u in all {
+            // Exhaustive: a new unit does not compile here until it is listed above.
+            match u {
+                Unit::Pseudo
+                | Unit::Alu
+                | Unit::Fp64
+                | Unit::Conv
+                | Unit::Xu
+                | Unit::Sreg
+                | Unit::Mem
+                | Unit::Shared
+                | Unit::Const
+                | Unit::Tex
+                | Unit::Control => {}
+            }
+            assert!(LATENCY_TABLE.iter().any(|(x, _)| *x == u), "{u:?} has no row in LATENCY_TABLE");
+        }
     }
 
     #[test]

@@ -15,7 +15,7 @@
 use crate::exec::ExecError;
 use crate::exec::sim::Sim;
 use crate::exec::sim::mem::in_shared_window;
-use crate::exec::sim::state::{CF, Lanes, OF, SF, WARP_SIZE, Warp, ZF, lanes};
+use crate::exec::sim::state::{CF, Lanes, OF, PerLane, SF, WARP_SIZE, Warp, ZF, lanes};
 use crate::sass::instr::{Dst, Instr, Reg, Src};
 use crate::sass::op::{BoolOp, Cmp, Iadd3Mode, LogicOp, Op, SpecialReg, XmadC, XmadMods};
 
@@ -42,8 +42,10 @@ fn flags(a: u32, b: u32, res: u32, carry: bool) -> u8 {
 pub fn iadd(a: u32, neg_a: bool, b: u32, neg_b: bool, x: bool, cc_in: u8) -> (u32, u8) {
     let a2 = if neg_a { !a } else { a };
     let b2 = if neg_b { !b } else { b };
-    let cin = if x { (cc_in & CF != 0) as u64 } else { neg_a as u64 + neg_b as u64 };
-    let wide = a2 as u64 + b2 as u64 + cin;
+    // The 34-bit sum of two words and a carry-in of at most 2: no overflow in u64 (the
+    // saturating adds never saturate); bit 32 is the carry, the result wraps modulo 2^32.
+    let cin = if x { (cc_in & CF != 0) as u64 } else { (neg_a as u64).saturating_add(neg_b as u64) };
+    let wide = (a2 as u64).saturating_add(b2 as u64).saturating_add(cin);
     let res = wide as u32;
     let mut f = flags(a2, b2, res, wide >> 32 != 0);
     if x && cc_in & ZF == 0 {
@@ -91,7 +93,7 @@ pub fn xmad(m: XmadMods, a: u32, a_h1: bool, b: u32, b_h1: bool, c: u32, cc_in: 
         }
     };
     let cin = if m.x { (cc_in & CF != 0) as u64 } else { 0 };
-    let wide = p as u64 + c as u64 + cin;
+    let wide = (p as u64).saturating_add(c as u64).saturating_add(cin); // < 2^33, bit 32 the carry
     let mut res = wide as u32;
     let f = flags(p, c, res, wide >> 32 != 0);
     if m.mrg {
@@ -106,7 +108,7 @@ pub fn xmad(m: XmadMods, a: u32, a_h1: bool, b: u32, b_h1: bool, c: u32, cc_in: 
 pub fn lea_lo(a: u32, neg: bool, b: u32, scale: u32) -> (u32, u8, bool) {
     let off = if neg { a.wrapping_neg() } else { a };
     let sh = off.checked_shl(scale).unwrap_or(0);
-    let wide = sh as u64 + b as u64;
+    let wide = (sh as u64).saturating_add(b as u64); // < 2^33, bit 32 the carry
     let res = wide as u32;
     let in_window = in_shared_window(res as u64);
     let mut f = flags(sh, b, res, wide >> 32 != 0) & !OF;
@@ -124,7 +126,7 @@ pub fn lea_hi(a: u32, c: u32, neg: bool, b: u32, scale: u32, x: bool, cc_in: u8)
     let off = if neg { off.wrapping_neg() } else { off };
     let hi = (off.checked_shl(scale).unwrap_or(0) >> 32) as u32;
     let cin = if x { (cc_in & CF != 0) as u64 } else { 0 };
-    let wide = hi as u64 + b as u64 + cin;
+    let wide = (hi as u64).saturating_add(b as u64).saturating_add(cin); // < 2^33, bit 32 the carry
     let res = wide as u32;
     let in_window = res == 0 && cc_in & OF == 0;
     let mut f = flags(hi, b, res, wide >> 32 != 0) & !OF;
@@ -139,10 +141,12 @@ pub fn lea_hi(a: u32, c: u32, neg: bool, b: u32, scale: u32, x: bool, cc_in: u8)
 pub fn bfe(a: u32, control: u32, u32_: bool) -> u32 {
     let pos = control & 0xff;
     let len = (control >> 8) & 0xff;
-    let sbit = if u32_ || len == 0 { 0 } else { a >> (pos + len - 1).min(31) & 1 };
+    // pos and len are bytes (at most 255): the bit positions below never saturate.
+    let sbit = if u32_ || len == 0 { 0 } else { a >> pos.saturating_add(len).saturating_sub(1).min(31) & 1 };
     let mut d = 0u32;
     for i in 0..32 {
-        let bit = if i < len && pos + i <= 31 { a >> (pos + i) & 1 } else { sbit };
+        let at = pos.saturating_add(i);
+        let bit = if i < len && at <= 31 { a >> at & 1 } else { sbit };
         d |= bit << i;
     }
     d
@@ -154,8 +158,9 @@ pub fn bfi(a: u32, control: u32, c: u32) -> u32 {
     let len = (control >> 8) & 0xff;
     let mut d = c;
     for i in 0..len.min(32) {
-        if pos + i <= 31 {
-            d = (d & !(1 << (pos + i))) | ((a >> i & 1) << (pos + i));
+        let at = pos.saturating_add(i); // pos <= 255, i < 32
+        if at <= 31 {
+            d = (d & !(1 << at)) | ((a >> i & 1) << at);
         }
     }
     d
@@ -201,7 +206,8 @@ pub fn isetp(cmp: Cmp, u32_: bool, x: bool, a: u32, b: u32, cc_in: u8) -> Result
         return icmp(cmp, a, b);
     }
     let borrow = (cc_in & CF == 0) as i64;
-    let diff = a - b - borrow;
+    // Values of 32-bit words and a borrow of 0 or 1: no saturation in i64.
+    let diff = a.saturating_sub(b).saturating_sub(borrow);
     let eq = diff == 0 && cc_in & ZF != 0;
     let lt = diff < 0;
     Ok(match cmp {
@@ -262,8 +268,8 @@ impl Sim<'_> {
     }
 
     /// Writes the predicate destinations `Pd = r bop Pc`, `Qd = !r bop Pc` of a
-    /// comparison (`r` a lane mask of results).
-    fn put_preds(w: &mut Warp, i: &Instr, mask: u32, r: u32, bop: BoolOp, pc: u32) {
+    /// comparison (`r` a lane mask of results): ISETP, PSETP here, CSETP in `ext`.
+    pub(in crate::exec::sim) fn put_preds(w: &mut Warp, i: &Instr, mask: u32, r: u32, bop: BoolOp, pc: u32) {
         let preds: Vec<Reg> =
             i.dsts.iter().filter_map(|d| if let Dst::Pred(p) = d { Some(*p) } else { None }).collect();
         if let Some(p) = preds.first() {
@@ -285,41 +291,46 @@ impl Sim<'_> {
             }
             Op::S2r(sr) | Op::Cs2r(sr) => {
                 for l in lanes(mask) {
-                    out[l] = match sr {
-                        SpecialReg::TidX => w.tid[l][0],
-                        SpecialReg::TidY => w.tid[l][1],
-                        SpecialReg::TidZ => w.tid[l][2],
-                        SpecialReg::CtaidX => self.ctaid[0],
-                        SpecialReg::CtaidY => self.ctaid[1],
-                        SpecialReg::CtaidZ => self.ctaid[2],
+                    // The lanes below `l`, and lane `l` itself (l < 32).
+                    let below = !u32::MAX.checked_shl(l as u32).unwrap_or(0);
+                    let this = 1u32.checked_shl(l as u32).unwrap_or(0);
+                    let ([tx, ty, tz], [cx, cy, cz]) = (w.tid.at(l), self.ctaid);
+                    let v = match sr {
+                        SpecialReg::TidX => tx,
+                        SpecialReg::TidY => ty,
+                        SpecialReg::TidZ => tz,
+                        SpecialReg::CtaidX => cx,
+                        SpecialReg::CtaidY => cy,
+                        SpecialReg::CtaidZ => cz,
                         SpecialReg::LaneId => l as u32,
                         SpecialReg::ClockLo => w.next_issue as u32,
                         SpecialReg::ClockHi => (w.next_issue >> 32) as u32,
                         // One SM (SM 0); the warp's slot is its index in the CTA.
                         SpecialReg::VirtId => (w.index as u32 & 63) << 8,
                         SpecialReg::VirtCfg => 1 << 20,
-                        SpecialReg::EqMask => 1 << l,
-                        SpecialReg::LtMask => (1u32 << l) - 1,
-                        SpecialReg::LeMask => ((1u64 << (l + 1)) - 1) as u32,
-                        SpecialReg::GtMask => !(((1u64 << (l + 1)) - 1) as u32),
-                        SpecialReg::GeMask => !((1u32 << l) - 1),
+                        SpecialReg::EqMask => this,
+                        SpecialReg::LtMask => below,
+                        SpecialReg::LeMask => below | this,
+                        SpecialReg::GtMask => !(below | this),
+                        SpecialReg::GeMask => !below,
                     };
+                    out.set(l, v);
                 }
             }
             Op::Sel => {
                 let (a, b, p) = (g(w, self, 0)?, g(w, self, 1)?, w.pred_src(src(i, 2)?)?);
                 for l in lanes(mask) {
-                    out[l] = if p >> l & 1 == 1 { a[l] } else { b[l] };
+                    out.set(l, if p >> l & 1 == 1 { a.at(l) } else { b.at(l) });
                 }
             }
             Op::Iadd { cc, x } | Op::Iadd32i { cc, x } => {
                 let (sa, sb) = (src(i, 0)?, src(i, 1)?);
                 let (a, b) = (g(w, self, 0)?, g(w, self, 1)?);
                 for l in lanes(mask) {
-                    let (r, f) = iadd(a[l], sa.mods.neg, b[l], sb.mods.neg, x, w.cc[l]);
-                    out[l] = r;
+                    let (r, f) = iadd(a.at(l), sa.mods.neg, b.at(l), sb.mods.neg, x, w.cc.at(l));
+                    out.set(l, r);
                     if cc {
-                        w.cc[l] = f;
+                        w.cc.set(l, f);
                     }
                 }
             }
@@ -329,19 +340,24 @@ impl Sim<'_> {
                     return Err(ExecError::Unsupported(format!("{} with a negated operand", i.op.name())));
                 }
                 for l in lanes(mask) {
-                    let v = |k: usize| if i.srcs[k].mods.neg { vals[k][l].wrapping_neg() } else { vals[k][l] };
-                    out[l] = crate::exec::sim::arith::int::iadd3(mode, v(0), v(1), v(2));
+                    // IADD3 wraps modulo 2^32 (SASS integer addition); so does the negation.
+                    let [a, b, c] = [0, 1, 2].map(|k| {
+                        let neg = i.srcs.get(k).is_some_and(|s| s.mods.neg);
+                        let v = vals.get(k).map_or(0, |v| v.at(l));
+                        if neg { v.wrapping_neg() } else { v }
+                    });
+                    out.set(l, crate::exec::sim::arith::int::iadd3(mode, a, b, c));
                 }
             }
             Op::Iscadd { cc } => {
                 let (sa, sb) = (src(i, 0)?, src(i, 1)?);
                 let (a, b, s) = (g(w, self, 0)?, g(w, self, 1)?, imm_of(src(i, 2)?)?);
                 for l in lanes(mask) {
-                    let av = if sa.mods.neg { a[l].wrapping_neg() } else { a[l] };
-                    let (r, f) = iadd(av.checked_shl(s).unwrap_or(0), false, b[l], sb.mods.neg, false, 0);
-                    out[l] = r;
+                    let av = if sa.mods.neg { a.at(l).wrapping_neg() } else { a.at(l) };
+                    let (r, f) = iadd(av.checked_shl(s).unwrap_or(0), false, b.at(l), sb.mods.neg, false, 0);
+                    out.set(l, r);
                     if cc {
-                        w.cc[l] = f;
+                        w.cc.set(l, f);
                     }
                 }
             }
@@ -350,83 +366,85 @@ impl Sim<'_> {
                 let (sa, sb) = (src(i, 0)?, src(i, 1)?);
                 let (a, b, c) = (g(w, self, 0)?, g(w, self, 1)?, g(w, self, 2)?);
                 for l in lanes(mask) {
-                    let (r, f) = xmad(m, a[l], sa.mods.h1, b[l], sb.mods.h1, c[l], w.cc[l]);
-                    out[l] = r;
+                    let (r, f) = xmad(m, a.at(l), sa.mods.h1, b.at(l), sb.mods.h1, c.at(l), w.cc.at(l));
+                    out.set(l, r);
                     if m.cc {
-                        w.cc[l] = f;
+                        w.cc.set(l, f);
                     }
                 }
             }
             Op::Shl | Op::Shr { .. } => {
                 let (a, b) = (g(w, self, 0)?, g(w, self, 1)?);
                 for l in lanes(mask) {
-                    let s = b[l];
-                    out[l] = match i.op {
-                        Op::Shl => a[l].checked_shl(s).unwrap_or(0),
-                        Op::Shr { u32: true } => a[l].checked_shr(s).unwrap_or(0),
-                        _ => ((a[l] as i32) >> s.min(31)) as u32,
+                    let s = b.at(l);
+                    let v = match i.op {
+                        Op::Shl => a.at(l).checked_shl(s).unwrap_or(0),
+                        Op::Shr { u32: true } => a.at(l).checked_shr(s).unwrap_or(0),
+                        _ => ((a.at(l) as i32) >> s.min(31)) as u32,
                     };
+                    out.set(l, v);
                 }
             }
             Op::Shf { left, signed, wide, wrap } => {
                 let (a, b, c) = (g(w, self, 0)?, g(w, self, 1)?, g(w, self, 2)?);
                 for l in lanes(mask) {
-                    let s = if wrap { b[l] & if wide { 63 } else { 31 } } else { b[l] };
-                    out[l] = shf(a[l], s, c[l], left, signed, wide);
+                    let s = if wrap { b.at(l) & if wide { 63 } else { 31 } } else { b.at(l) };
+                    out.set(l, shf(a.at(l), s, c.at(l), left, signed, wide));
                 }
             }
             Op::Lop(lop) | Op::Lop32i(lop) => {
                 let (sa, sb) = (src(i, 0)?, src(i, 1)?);
                 let (a, b) = (g(w, self, 0)?, g(w, self, 1)?);
                 for l in lanes(mask) {
-                    let x = if sa.mods.inv { !a[l] } else { a[l] };
-                    let y = if sb.mods.inv { !b[l] } else { b[l] };
-                    out[l] = match lop {
+                    let x = if sa.mods.inv { !a.at(l) } else { a.at(l) };
+                    let y = if sb.mods.inv { !b.at(l) } else { b.at(l) };
+                    let v = match lop {
                         LogicOp::And => x & y,
                         LogicOp::Or => x | y,
                         LogicOp::Xor => x ^ y,
                         LogicOp::PassB => y,
                     };
+                    out.set(l, v);
                 }
             }
             Op::Lop3 => {
                 let (a, b, c, lut) = (g(w, self, 0)?, g(w, self, 1)?, g(w, self, 2)?, imm_of(src(i, 3)?)?);
                 for l in lanes(mask) {
-                    out[l] = lop3(a[l], b[l], c[l], lut);
+                    out.set(l, lop3(a.at(l), b.at(l), c.at(l), lut));
                 }
             }
             Op::Imnmx { u32 } => {
                 let (a, b, p) = (g(w, self, 0)?, g(w, self, 1)?, w.pred_src(src(i, 2)?)?);
                 for l in lanes(mask) {
                     let min = p >> l & 1 == 1;
-                    let less = if u32 { a[l] < b[l] } else { (a[l] as i32) < (b[l] as i32) };
-                    out[l] = if less == min { a[l] } else { b[l] };
+                    let less = if u32 { a.at(l) < b.at(l) } else { (a.at(l) as i32) < (b.at(l) as i32) };
+                    out.set(l, if less == min { a.at(l) } else { b.at(l) });
                 }
             }
             Op::Bfe { u32, brev } => {
                 let (a, b) = (g(w, self, 0)?, g(w, self, 1)?);
                 for l in lanes(mask) {
-                    out[l] = bfe(if brev { a[l].reverse_bits() } else { a[l] }, b[l], u32);
+                    out.set(l, bfe(if brev { a.at(l).reverse_bits() } else { a.at(l) }, b.at(l), u32));
                 }
             }
             Op::Bfi => {
                 let (a, b, c) = (g(w, self, 0)?, g(w, self, 1)?, g(w, self, 2)?);
                 for l in lanes(mask) {
-                    out[l] = bfi(a[l], b[l], c[l]);
+                    out.set(l, bfi(a.at(l), b.at(l), c.at(l)));
                 }
             }
             Op::Popc => {
                 let last = i.srcs.len().checked_sub(1).ok_or_else(|| ExecError::Unsupported("POPC operand".into()))?;
                 let (s, a) = (src(i, last)?, g(w, self, last)?);
                 for l in lanes(mask) {
-                    out[l] = if s.mods.inv { !a[l] } else { a[l] }.count_ones();
+                    out.set(l, if s.mods.inv { !a.at(l) } else { a.at(l) }.count_ones());
                 }
             }
             Op::Isetp { cmp, u32, x, bop } => {
                 let (a, b, pc) = (g(w, self, 0)?, g(w, self, 1)?, w.pred_src(src(i, 2)?)?);
                 let mut r = 0u32;
                 for l in lanes(mask) {
-                    if isetp(cmp, u32, x, a[l], b[l], w.cc[l])? {
+                    if isetp(cmp, u32, x, a.at(l), b.at(l), w.cc.at(l))? {
                         r |= 1 << l;
                     }
                 }
@@ -449,8 +467,12 @@ impl Sim<'_> {
     fn exec_lea(&mut self, w: &mut Warp, i: &Instr, mask: u32, hi: bool, x: bool, cc: bool) -> Result<(), ExecError> {
         let n = i.srcs.len();
         // LEA: Ra, Sb{, scale}; LEA.HI: Ra, Sb, Rc{, scale} or Ra, Sb, scale (Rc = RZ).
-        let has_scale = n >= 3 && matches!(i.srcs[n - 1].kind, crate::sass::instr::SrcKind::Imm(_));
-        let scale = if has_scale { imm_of(&i.srcs[n - 1])? & 31 } else { 0 };
+        let last = i.srcs.last().filter(|_| n >= 3);
+        let has_scale = last.is_some_and(|s| matches!(s.kind, crate::sass::instr::SrcKind::Imm(_)));
+        let scale = match last {
+            Some(s) if has_scale => imm_of(s)? & 31,
+            _ => 0,
+        };
         let sa = src(i, 0)?;
         let a = w.gather(sa, &self.banks, mask)?;
         let b = w.gather(src(i, 1)?, &self.banks, mask)?;
@@ -463,16 +485,16 @@ impl Sim<'_> {
         let mut plg = 0u32;
         for l in lanes(mask) {
             let (r, f, p) = if hi {
-                lea_hi(a[l], c[l], sa.mods.neg, b[l], scale, x, w.cc[l])
+                lea_hi(a.at(l), c.at(l), sa.mods.neg, b.at(l), scale, x, w.cc.at(l))
             } else {
-                lea_lo(a[l], sa.mods.neg, b[l], scale)
+                lea_lo(a.at(l), sa.mods.neg, b.at(l), scale)
             };
-            out[l] = r;
+            out.set(l, r);
             if p {
                 plg |= 1 << l;
             }
             if cc {
-                w.cc[l] = f;
+                w.cc.set(l, f);
             }
         }
         for d in &i.dsts {
@@ -486,6 +508,7 @@ impl Sim<'_> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;
 

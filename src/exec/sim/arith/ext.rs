@@ -68,8 +68,8 @@ use crate::exec::ExecError;
 use crate::exec::sim::Sim;
 use crate::exec::sim::arith::alu::{bool_op, isetp};
 use crate::exec::sim::arith::float::fcmp;
-use crate::exec::sim::state::{CF, Lanes, OF, SF, WARP_SIZE, Warp, ZF, lanes};
-use crate::sass::instr::{Dst, Instr, Reg, Src};
+use crate::exec::sim::state::{CF, Lanes, OF, PerLane, SF, WARP_SIZE, Warp, ZF, lanes};
+use crate::sass::instr::{Dst, Instr, Src};
 use crate::sass::op::{CcTest, LogicOp, Op, VabsdiffMods};
 
 /// A second carry bit in CC, kept for the three-operand add (`IADD3.CC` can carry 2 into
@@ -116,15 +116,15 @@ pub fn cc_test(t: CcTest, cc: u8) -> bool {
 /// without `.X`, plus the two-bit carry in with `.X`). Returns the sum and its flags,
 /// the carry out in CF and [`CF2`].
 pub fn iadd3_carry(v: [u32; 3], neg: [bool; 3], x: bool, cc_in: u8) -> (u32, u8) {
-    let mut wide: u64 = 0;
-    for k in 0..3 {
-        wide += if neg[k] { !v[k] } else { v[k] } as u64;
-    }
-    wide += if x {
-        (cc_in & CF != 0) as u64 + 2 * (cc_in & CF2 != 0) as u64
+    // Three words and a carry-in of at most 3: below 2^34, so the saturating adds never
+    // saturate; bits 33:32 are the two-bit carry out, the result wraps modulo 2^32.
+    let words = v.iter().zip(neg).map(|(&v, n)| if n { !v } else { v } as u64);
+    let cin = if x {
+        (cc_in & CF != 0) as u64 | ((cc_in & CF2 != 0) as u64) << 1
     } else {
         neg.iter().filter(|n| **n).count() as u64
     };
+    let wide = words.fold(cin, u64::saturating_add);
     let res = wide as u32;
     let carry = wide >> 32;
     let mut f = value_flags(res);
@@ -144,7 +144,9 @@ pub fn iadd3_carry(v: [u32; 3], neg: [bool; 3], x: bool, cc_in: u8) -> (u32, u8)
 /// IMUL: `.S32`/`.U32` per operand).
 fn product(a: u32, b: u32, signed: (bool, bool)) -> i64 {
     let ext = |v: u32, s: bool| if s { v as i32 as i64 } else { v as i64 };
-    (ext(a, signed.0) as i128 * ext(b, signed.1) as i128) as i64
+    // Exact in i128 (|a|, |b| <= 2^32, so the saturating multiply never saturates); the
+    // cast keeps the product's 64 bits, all IMUL/IMAD use.
+    (ext(a, signed.0) as i128).saturating_mul(ext(b, signed.1) as i128) as i64
 }
 
 /// FCHK.DIVIDE: true unless `a / b` is safely in the fast path's range (module docs).
@@ -155,17 +157,20 @@ pub fn fchk_divide(a: u32, b: u32) -> bool {
     let a_zero = a & 0x7fff_ffff == 0;
     // A zero dividend is slow-path too: ptxas's fast path computes `-0 / 1` as +0 (its
     // `FFMA q, a, rcp, RZ` adds +0), which PTX's `div.rn` must not.
-    if a_zero || !normal(eb) || (eb - 127).abs() > 100 {
+    // Biased exponents are 0..=255: the differences never saturate.
+    let far = |x: i32, y: i32| x.saturating_sub(y).abs() > 100;
+    if a_zero || !normal(eb) || far(eb, 127) {
         return true;
     }
-    !normal(ea) || (ea - 127).abs() > 100 || (ea - eb).abs() > 100
+    !normal(ea) || far(ea, 127) || far(ea, eb)
 }
 
 /// VABSDIFF (module docs).
 pub fn vabsdiff(m: VabsdiffMods, a: u32, b: u32, c: u32) -> u32 {
     let ext = |v: u32, unsigned: bool| if unsigned { v as i64 } else { v as i32 as i64 };
-    let d = (ext(a, m.a_unsigned) - ext(b, m.b_unsigned)).unsigned_abs() as i64;
-    let r = if m.acc { d + ext(c, !m.sd) } else { d };
+    // Values of 32-bit words: |a - b| < 2^32 and the sum with c below 2^33, exact in i64.
+    let d = ext(a, m.a_unsigned).saturating_sub(ext(b, m.b_unsigned)).unsigned_abs() as i64;
+    let r = if m.acc { d.saturating_add(ext(c, !m.sd)) } else { d };
     if m.sat {
         if m.sd { r.clamp(i32::MIN as i64, i32::MAX as i64) as u32 } else { r.clamp(0, u32::MAX as i64) as u32 }
     } else {
@@ -198,30 +203,31 @@ impl Sim<'_> {
         match i.op {
             Op::Iscadd32i => {
                 let (a, b) = (g(w, self, 0)?, g(w, self, 1)?);
-                let s = g(w, self, 2)?[0];
+                let s = g(w, self, 2)?.at(0); // an immediate: the same in every lane
                 for l in lanes(mask) {
-                    let av = if neg(0) { a[l].wrapping_neg() } else { a[l] };
-                    out[l] = av.checked_shl(s).unwrap_or(0).wrapping_add(b[l]);
+                    let av = if neg(0) { a.at(l).wrapping_neg() } else { a.at(l) };
+                    out.set(l, av.checked_shl(s).unwrap_or(0).wrapping_add(b.at(l)));
                 }
             }
             Op::ShlW | Op::ShrW { .. } => {
                 let (a, b) = (g(w, self, 0)?, g(w, self, 1)?);
                 for l in lanes(mask) {
-                    let s = b[l] & 31;
-                    out[l] = match i.op {
-                        Op::ShlW => a[l] << s,
-                        Op::ShrW { u32: true } => a[l] >> s,
-                        _ => ((a[l] as i32) >> s) as u32,
+                    let s = b.at(l) & 31;
+                    let v = match i.op {
+                        Op::ShlW => a.at(l) << s,
+                        Op::ShrW { u32: true } => a.at(l) >> s,
+                        _ => ((a.at(l) as i32) >> s) as u32,
                     };
+                    out.set(l, v);
                 }
             }
             Op::Iadd3C { x, cc } => {
-                let v = [g(w, self, 0)?, g(w, self, 1)?, g(w, self, 2)?];
+                let [a, b, c] = [g(w, self, 0)?, g(w, self, 1)?, g(w, self, 2)?];
                 for l in lanes(mask) {
-                    let (r, f) = iadd3_carry([v[0][l], v[1][l], v[2][l]], [neg(0), neg(1), neg(2)], x, w.cc[l]);
-                    out[l] = r;
+                    let (r, f) = iadd3_carry([a.at(l), b.at(l), c.at(l)], [neg(0), neg(1), neg(2)], x, w.cc.at(l));
+                    out.set(l, r);
                     if cc {
-                        w.cc[l] = f;
+                        w.cc.set(l, f);
                     }
                 }
             }
@@ -230,19 +236,20 @@ impl Sim<'_> {
                 for l in lanes(mask) {
                     let min = p >> l & 1 == 1;
                     if hi {
-                        let less = if u32 { a[l] < b[l] } else { (a[l] as i32) < (b[l] as i32) };
-                        out[l] = if less == min { a[l] } else { b[l] };
-                        w.cc[l] = if a[l] == b[l] {
+                        let less = if u32 { a.at(l) < b.at(l) } else { (a.at(l) as i32) < (b.at(l) as i32) };
+                        out.set(l, if less == min { a.at(l) } else { b.at(l) });
+                        let v = if a.at(l) == b.at(l) {
                             ZF
                         } else if less {
                             CF
                         } else {
                             0
                         };
+                        w.cc.set(l, v);
                     } else {
-                        let (eq, a_less) = (w.cc[l] & ZF != 0, w.cc[l] & CF != 0);
-                        let pick_a = if eq { (a[l] < b[l]) == min } else { a_less == min };
-                        out[l] = if pick_a { a[l] } else { b[l] };
+                        let (eq, a_less) = (w.cc.at(l) & ZF != 0, w.cc.at(l) & CF != 0);
+                        let pick_a = if eq { (a.at(l) < b.at(l)) == min } else { a_less == min };
+                        out.set(l, if pick_a { a.at(l) } else { b.at(l) });
                     }
                 }
             }
@@ -250,16 +257,16 @@ impl Sim<'_> {
                 let (a, b) = (g(w, self, 0)?, g(w, self, 1)?);
                 let (sa, sb) = (src(i, 0)?, src(i, 1)?);
                 for l in lanes(mask) {
-                    let x = if sa.mods.inv { !a[l] } else { a[l] };
-                    let y = if sb.mods.inv { !b[l] } else { b[l] };
-                    out[l] = logic(op, x, y);
+                    let x = if sa.mods.inv { !a.at(l) } else { a.at(l) };
+                    let y = if sb.mods.inv { !b.at(l) } else { b.at(l) };
+                    out.set(l, logic(op, x, y));
                 }
                 pred_out = logic_outputs(w, &out, mask, pred, cc);
             }
             Op::Lop3X { pred, cc } => {
                 let (a, b, c, lut) = (g(w, self, 0)?, g(w, self, 1)?, g(w, self, 2)?, g(w, self, 3)?);
                 for l in lanes(mask) {
-                    out[l] = crate::exec::sim::arith::alu::lop3(a[l], b[l], c[l], lut[0]);
+                    out.set(l, crate::exec::sim::arith::alu::lop3(a.at(l), b.at(l), c.at(l), lut.at(0)));
                 }
                 pred_out = logic_outputs(w, &out, mask, pred, cc);
             }
@@ -267,23 +274,23 @@ impl Sim<'_> {
                 let (a, b, c) = (g(w, self, 0)?, g(w, self, 1)?, g(w, self, 2)?);
                 let sc = src(i, 2)?;
                 for l in lanes(mask) {
-                    let x = crate::exec::sim::arith::float::in32(c[l], sc, ftz) as f64;
-                    out[l] = if fcmp(cmp, x, 0.0) { a[l] } else { b[l] };
+                    let x = crate::exec::sim::arith::float::in32(c.at(l), sc, ftz) as f64;
+                    out.set(l, if fcmp(cmp, x, 0.0) { a.at(l) } else { b.at(l) });
                 }
             }
             Op::Icmp { cmp, u32 } => {
                 let (a, b, c) = (g(w, self, 0)?, g(w, self, 1)?, g(w, self, 2)?);
                 for l in lanes(mask) {
-                    out[l] = if isetp(cmp, u32, false, c[l], 0, 0)? { a[l] } else { b[l] };
+                    out.set(l, if isetp(cmp, u32, false, c.at(l), 0, 0)? { a.at(l) } else { b.at(l) });
                 }
             }
             Op::Iset { cmp, u32, x, bf, bop, cc } => {
                 let (a, b, pc) = (g(w, self, 0)?, g(w, self, 1)?, w.pred_src(src(i, 2)?)?);
                 for l in lanes(mask) {
-                    let r = isetp(cmp, u32, x, a[l], b[l], w.cc[l])?;
-                    out[l] = set_value(bool_op(bop, r as u32, pc >> l & 1) == 1, bf);
+                    let r = isetp(cmp, u32, x, a.at(l), b.at(l), w.cc.at(l))?;
+                    out.set(l, set_value(bool_op(bop, r as u32, pc >> l & 1) == 1, bf));
                     if cc {
-                        w.cc[l] = value_flags(out[l]);
+                        w.cc.set(l, value_flags(out.at(l)));
                     }
                 }
             }
@@ -291,11 +298,11 @@ impl Sim<'_> {
                 let (a, b, pc) = (g(w, self, 0)?, g(w, self, 1)?, w.pred_src(src(i, 2)?)?);
                 let (sa, sb) = (src(i, 0)?, src(i, 1)?);
                 for l in lanes(mask) {
-                    let x = crate::exec::sim::arith::float::in32(a[l], sa, ftz) as f64;
-                    let y = crate::exec::sim::arith::float::in32(b[l], sb, ftz) as f64;
-                    out[l] = set_value(bool_op(bop, fcmp(cmp, x, y) as u32, pc >> l & 1) == 1, bf);
+                    let x = crate::exec::sim::arith::float::in32(a.at(l), sa, ftz) as f64;
+                    let y = crate::exec::sim::arith::float::in32(b.at(l), sb, ftz) as f64;
+                    out.set(l, set_value(bool_op(bop, fcmp(cmp, x, y) as u32, pc >> l & 1) == 1, bf));
                     if cc {
-                        w.cc[l] = value_flags(out[l]);
+                        w.cc.set(l, value_flags(out.at(l)));
                     }
                 }
             }
@@ -305,28 +312,21 @@ impl Sim<'_> {
                 let (sa, sb) = (src(i, 0)?, src(i, 1)?);
                 for l in lanes(mask) {
                     let (x, y) = (
-                        crate::exec::sim::arith::float::in64(a[l], sa),
-                        crate::exec::sim::arith::float::in64(b[l], sb),
+                        crate::exec::sim::arith::float::in64(a.at(l), sa),
+                        crate::exec::sim::arith::float::in64(b.at(l), sb),
                     );
-                    out[l] = set_value(bool_op(bop, fcmp(cmp, x, y) as u32, pc >> l & 1) == 1, bf);
+                    out.set(l, set_value(bool_op(bop, fcmp(cmp, x, y) as u32, pc >> l & 1) == 1, bf));
                 }
             }
             Op::Csetp { test, bop } => {
                 let pc = w.pred_src(src(i, 0)?)?;
                 let mut r = 0u32;
                 for l in lanes(mask) {
-                    if cc_test(test, w.cc[l]) {
+                    if cc_test(test, w.cc.at(l)) {
                         r |= 1 << l;
                     }
                 }
-                let preds: Vec<Reg> =
-                    i.dsts.iter().filter_map(|d| if let Dst::Pred(p) = d { Some(*p) } else { None }).collect();
-                if let Some(p) = preds.first() {
-                    w.set_pred(*p, mask, bool_op(bop, r, pc));
-                }
-                if let Some(q) = preds.get(1) {
-                    w.set_pred(*q, mask, bool_op(bop, !r, pc));
-                }
+                Self::put_preds(w, i, mask, r, bop, pc);
                 return Ok(true);
             }
             Op::I2iCc { dst, src: st } => {
@@ -338,11 +338,11 @@ impl Sim<'_> {
                 };
                 for l in lanes(mask) {
                     let x = crate::exec::sim::arith::float::int_with_mods(
-                        crate::exec::sim::arith::float::int_value(v[l], st),
+                        crate::exec::sim::arith::float::int_value(v.at(l), st),
                         s,
                     );
-                    out[l] = crate::exec::sim::arith::float::int_bits(x, dst) as u32;
-                    w.cc[l] = value_flags(out[l]);
+                    out.set(l, crate::exec::sim::arith::float::int_bits(x, dst) as u32);
+                    w.cc.set(l, value_flags(out.at(l)));
                 }
                 if dst.regs() == 2 {
                     return Err(ExecError::Unsupported("I2I.CC to a 64-bit type".into()));
@@ -352,7 +352,7 @@ impl Sim<'_> {
                 let (a, b) = (g(w, self, 0)?, g(w, self, 1)?);
                 let mut p = 0;
                 for l in lanes(mask) {
-                    if fchk_divide(a[l], b[l]) {
+                    if fchk_divide(a.at(l), b.at(l)) {
                         p |= 1 << l;
                     }
                 }
@@ -364,21 +364,23 @@ impl Sim<'_> {
             Op::Imul { signed, hi } | Op::Imul32i { signed, hi } => {
                 let (a, b) = (g(w, self, 0)?, g(w, self, 1)?);
                 for l in lanes(mask) {
-                    let p = product(a[l], b[l], signed);
-                    out[l] = if hi { (p >> 32) as u32 } else { p as u32 };
+                    let p = product(a.at(l), b.at(l), signed);
+                    out.set(l, if hi { (p >> 32) as u32 } else { p as u32 });
                 }
             }
             Op::Imad { signed, hi, sat } => {
                 let (a, b, c) = (g(w, self, 0)?, g(w, self, 1)?, g(w, self, 2)?);
                 for l in lanes(mask) {
-                    let p = product(a[l], b[l], signed) as i128;
+                    let p = product(a.at(l), b.at(l), signed) as i128;
                     let part = if hi { (p >> 32) as i64 } else { p as u32 as i64 };
-                    out[l] = if sat {
+                    let v = if sat {
                         let part = if hi { part } else { part as u32 as i32 as i64 };
-                        (part + c[l] as i32 as i64).clamp(i32::MIN as i64, i32::MAX as i64) as u32
+                        // A 32-bit part plus a 32-bit addend: exact in i64, then clamped.
+                        part.saturating_add(c.at(l) as i32 as i64).clamp(i32::MIN as i64, i32::MAX as i64) as u32
                     } else {
-                        (part as u32).wrapping_add(c[l])
+                        (part as u32).wrapping_add(c.at(l))
                     };
+                    out.set(l, v);
                 }
             }
             Op::I2iSat { dst, src: st } => {
@@ -393,23 +395,18 @@ impl Sim<'_> {
                 }
                 for l in lanes(mask) {
                     let x = crate::exec::sim::arith::float::int_with_mods(
-                        crate::exec::sim::arith::float::int_value(v[l], st),
+                        crate::exec::sim::arith::float::int_value(v.at(l), st),
                         s,
                     );
-                    out[l] = crate::exec::sim::arith::float::int_bits(
-                        x.clamp(
-                            crate::exec::sim::arith::float::int_range(dst).0,
-                            crate::exec::sim::arith::float::int_range(dst).1,
-                        ),
-                        dst,
-                    ) as u32;
+                    let (lo, hi) = crate::exec::sim::arith::float::int_range(dst);
+                    out.set(l, crate::exec::sim::arith::float::int_bits(x.clamp(lo, hi), dst) as u32);
                 }
             }
             Op::Vabsdiff(m) => {
                 let (a, b) = (g(w, self, 0)?, g(w, self, 1)?);
                 let c = if m.acc { g(w, self, 2)? } else { [0; WARP_SIZE] };
                 for l in lanes(mask) {
-                    out[l] = vabsdiff(m, a[l], b[l], c[l]);
+                    out.set(l, vabsdiff(m, a.at(l), b.at(l), c.at(l)));
                 }
             }
             _ => return Ok(false),
@@ -433,10 +430,10 @@ impl Sim<'_> {
 fn logic_outputs(w: &mut Warp, out: &Lanes, mask: u32, pred: Option<bool>, cc: bool) -> Option<u32> {
     if cc {
         for l in lanes(mask) {
-            w.cc[l] = value_flags(out[l]);
+            w.cc.set(l, value_flags(out.at(l)));
         }
     }
-    pred.map(|nz| lanes(mask).filter(|&l| (out[l] != 0) == nz).fold(0, |p, l| p | 1 << l))
+    pred.map(|nz| lanes(mask).filter(|&l| (out.at(l) != 0) == nz).fold(0, |p, l| p | 1 << l))
 }
 
 /// The value ISET/FSET/DSET write for a comparison result: all ones (1.0 with `.BF`) or 0.
@@ -449,6 +446,7 @@ fn set_value(r: bool, bf: bool) -> u32 {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;
 

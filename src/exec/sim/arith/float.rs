@@ -19,7 +19,7 @@
 
 use crate::exec::ExecError;
 use crate::exec::sim::Sim;
-use crate::exec::sim::state::{Lanes, Lanes64, WARP_SIZE, Warp, lanes};
+use crate::exec::sim::state::{Lanes, Lanes64, PerLane, WARP_SIZE, Warp, lanes};
 use crate::sass::instr::{Dst, Instr, Reg, Src};
 use crate::sass::op::{Cmp, FMods, FType, IRnd, IType, Op, Rnd};
 use std::cmp::Ordering;
@@ -297,7 +297,7 @@ pub fn f16_value(h: u16) -> f64 {
         0 => sign * m * 2f64.powi(-24),
         0x1f if m == 0.0 => sign * f64::INFINITY,
         0x1f => f64::NAN,
-        _ => sign * (1.0 + m / 1024.0) * 2f64.powi(e as i32 - 15),
+        _ => sign * (1.0 + m / 1024.0) * 2f64.powi((e as i32).saturating_sub(15)), // e in 1..=30
     }
 }
 
@@ -318,11 +318,12 @@ pub fn f16_bits(x: f64, rnd: Rnd) -> u16 {
     }
     // The quantum at `a`'s binade (never below the subnormal quantum 2^-24).
     let e = (a.log2().floor() as i32).max(-14);
-    let mut e = if 2f64.powi(e) > a { e - 1 } else { e }.max(-14);
-    if 2f64.powi(e + 1) <= a {
-        e += 1;
+    // Exponents of finite f64 values (|e| < 1100): the saturating steps never saturate.
+    let mut e = if 2f64.powi(e) > a { e.saturating_sub(1) } else { e }.max(-14);
+    if 2f64.powi(e.saturating_add(1)) <= a {
+        e = e.saturating_add(1);
     }
-    let q = 2f64.powi(e - 10);
+    let q = 2f64.powi(e.saturating_sub(10));
     let n = a / q; // exact: a power-of-two scaling
     let (fl, frac) = (n.floor(), n - n.floor());
     let up = match rnd {
@@ -345,10 +346,11 @@ pub fn f16_bits(x: f64, rnd: Rnd) -> u16 {
         return sign | (r / 2f64.powi(-24)) as u16;
     }
     let re = r.log2().floor() as i32;
-    let re = if 2f64.powi(re) > r { re - 1 } else { re };
-    let re = if 2f64.powi(re + 1) <= r { re + 1 } else { re };
+    // A normal binary16 value here: re in -14..=15, the biased exponent in 1..=30.
+    let re = if 2f64.powi(re) > r { re.saturating_sub(1) } else { re };
+    let re = if 2f64.powi(re.saturating_add(1)) <= r { re.saturating_add(1) } else { re };
     let m = ((r / 2f64.powi(re) - 1.0) * 1024.0) as u16;
-    sign | (((re + 15) as u16) << 10) | m
+    sign | ((re.saturating_add(15) as u16) << 10) | m
 }
 
 /// An fp comparison, `U` forms true on unordered operands.
@@ -405,8 +407,9 @@ pub fn int_value(v: u64, t: IType) -> i128 {
 /// `I2I.S32.S32 R12, |R0|` for `abs.s32`, `I2I.S32.S32 R16, -|R0|`; exact in i128, the
 /// conversion then wraps or clamps as its type says).
 pub fn int_with_mods(x: i128, s: &Src) -> i128 {
-    let x = if s.mods.abs { x.abs() } else { x };
-    if s.mods.neg { -x } else { x }
+    // x is a 64-bit integer value, so neither saturates.
+    let x = if s.mods.abs { x.saturating_abs() } else { x };
+    if s.mods.neg { x.saturating_neg() } else { x }
 }
 
 pub(in crate::exec::sim) fn int_range(t: IType) -> (i128, i128) {
@@ -516,8 +519,8 @@ impl Sim<'_> {
                 let (a, b) = (g(w, self, 0)?, g(w, self, 1)?);
                 let add = matches!(i.op, Op::Fadd(_) | Op::Fadd32i(_));
                 for l in lanes(mask) {
-                    let (x, y) = (in32(a[l], sa, m.ftz), in32(b[l], sb, m.ftz));
-                    out[l] = out32(if add { fadd(x, y, m.rnd) } else { fmul(x, y, m.rnd) }, m);
+                    let (x, y) = (in32(a.at(l), sa, m.ftz), in32(b.at(l), sb, m.ftz));
+                    out.set(l, out32(if add { fadd(x, y, m.rnd) } else { fmul(x, y, m.rnd) }, m));
                 }
             }
             Op::Ffma(m) | Op::Ffma32i(m) => {
@@ -533,17 +536,17 @@ impl Sim<'_> {
                     }
                 };
                 for l in lanes(mask) {
-                    let (x, y, z) = (in32(a[l], sa, m.ftz), in32(b[l], sb, m.ftz), in32(c[l], &sc, m.ftz));
-                    out[l] = out32(ffma(x, y, z, m.rnd), m);
+                    let (x, y, z) = (in32(a.at(l), sa, m.ftz), in32(b.at(l), sb, m.ftz), in32(c.at(l), &sc, m.ftz));
+                    out.set(l, out32(ffma(x, y, z, m.rnd), m));
                 }
             }
             Op::Fmnmx { ftz } => {
                 let (sa, sb) = (src(i, 0)?, src(i, 1)?);
                 let (a, b, p) = (g(w, self, 0)?, g(w, self, 1)?, w.pred_src(src(i, 2)?)?);
                 for l in lanes(mask) {
-                    let (x, y) = (in32(a[l], sa, ftz), in32(b[l], sb, ftz));
+                    let (x, y) = (in32(a.at(l), sa, ftz), in32(b.at(l), sb, ftz));
                     let r = fminmax(x as f64, y as f64, p >> l & 1 == 1) as f32;
-                    out[l] = out32(r, FMods { ftz, ..Default::default() });
+                    out.set(l, out32(r, FMods { ftz, ..Default::default() }));
                 }
             }
             Op::Fsetp { cmp, ftz, bop } => {
@@ -551,7 +554,7 @@ impl Sim<'_> {
                 let (a, b, pc) = (g(w, self, 0)?, g(w, self, 1)?, w.pred_src(src(i, 2)?)?);
                 let mut r = 0u32;
                 for l in lanes(mask) {
-                    if fcmp(cmp, in32(a[l], sa, ftz) as f64, in32(b[l], sb, ftz) as f64) {
+                    if fcmp(cmp, in32(a.at(l), sa, ftz) as f64, in32(b.at(l), sb, ftz) as f64) {
                         r |= 1 << l;
                     }
                 }
@@ -562,8 +565,8 @@ impl Sim<'_> {
                 let (sa, sb) = (src(i, 0)?, src(i, 1)?);
                 let (a, b) = (g64(w, self, 0)?, g64(w, self, 1)?);
                 for l in lanes(mask) {
-                    let (x, y) = (in64(a[l], sa), in64(b[l], sb));
-                    out64[l] = bits64(if matches!(i.op, Op::Dadd(_)) { dadd(x, y, rnd) } else { dmul(x, y, rnd) });
+                    let (x, y) = (in64(a.at(l), sa), in64(b.at(l), sb));
+                    out64.set(l, bits64(if matches!(i.op, Op::Dadd(_)) { dadd(x, y, rnd) } else { dmul(x, y, rnd) }));
                 }
                 wide = true;
             }
@@ -571,7 +574,7 @@ impl Sim<'_> {
                 let (sa, sb, sc) = (src(i, 0)?, src(i, 1)?, src(i, 2)?);
                 let (a, b, c) = (g64(w, self, 0)?, g64(w, self, 1)?, g64(w, self, 2)?);
                 for l in lanes(mask) {
-                    out64[l] = bits64(dfma(in64(a[l], sa), in64(b[l], sb), in64(c[l], sc), rnd));
+                    out64.set(l, bits64(dfma(in64(a.at(l), sa), in64(b.at(l), sb), in64(c.at(l), sc), rnd)));
                 }
                 wide = true;
             }
@@ -579,7 +582,7 @@ impl Sim<'_> {
                 let (sa, sb) = (src(i, 0)?, src(i, 1)?);
                 let (a, b, p) = (g64(w, self, 0)?, g64(w, self, 1)?, w.pred_src(src(i, 2)?)?);
                 for l in lanes(mask) {
-                    out64[l] = bits64(fminmax(in64(a[l], sa), in64(b[l], sb), p >> l & 1 == 1));
+                    out64.set(l, bits64(fminmax(in64(a.at(l), sa), in64(b.at(l), sb), p >> l & 1 == 1)));
                 }
                 wide = true;
             }
@@ -588,7 +591,7 @@ impl Sim<'_> {
                 let (a, b, pc) = (g64(w, self, 0)?, g64(w, self, 1)?, w.pred_src(src(i, 2)?)?);
                 let mut r = 0u32;
                 for l in lanes(mask) {
-                    if fcmp(cmp, in64(a[l], sa), in64(b[l], sb)) {
+                    if fcmp(cmp, in64(a.at(l), sa), in64(b.at(l), sb)) {
                         r |= 1 << l;
                     }
                 }
@@ -599,14 +602,14 @@ impl Sim<'_> {
                 let v = self.isrc(w, src(i, 0)?, st, mask)?;
                 let s = src(i, 0)?;
                 for l in lanes(mask) {
-                    let x = int_with_mods(int_value(v[l], st), s);
+                    let x = int_with_mods(int_value(v.at(l), st), s);
                     match dst {
-                        FType::F32 => out[l] = i2f32(x, rnd).to_bits(),
-                        FType::F64 => out64[l] = i2f64(x, rnd).to_bits(),
+                        FType::F32 => out.set(l, i2f32(x, rnd).to_bits()),
+                        FType::F64 => out64.set(l, i2f64(x, rnd).to_bits()),
                         // The half in the low 16 bits, as F2F.F16 writes it (ptxas 11.8:
                         // `I2F.F16.U16` for `cvt.rn.f16.u16`). Exact: an integer beyond
                         // 2^53, where the f64 rounds, overflows binary16 either way.
-                        FType::F16 => out[l] = f16_bits(x as f64, rnd) as u32,
+                        FType::F16 => out.set(l, f16_bits(x as f64, rnd) as u32),
                     }
                 }
                 wide = dst == FType::F64;
@@ -619,12 +622,12 @@ impl Sim<'_> {
                     // `F2I.U16.F16 R0, R0` for `cvt.rni.u16.f16`; was read as the bits
                     // of an f64, giving 0 for every half).
                     let x = match st {
-                        FType::F32 => in32(v[l] as u32, s, ftz) as f64,
-                        FType::F16 => in64(f16_value(v[l] as u16).to_bits(), s),
-                        FType::F64 => in64(v[l], s),
+                        FType::F32 => in32(v.at(l) as u32, s, ftz) as f64,
+                        FType::F16 => in64(f16_value(v.at(l) as u16).to_bits(), s),
+                        FType::F64 => in64(v.at(l), s),
                     };
-                    out64[l] = int_bits(f2i(x, dst, rnd), dst);
-                    out[l] = out64[l] as u32;
+                    out64.set(l, int_bits(f2i(x, dst, rnd), dst));
+                    out.set(l, out64.at(l) as u32);
                 }
                 wide = dst.regs() == 2;
             }
@@ -635,9 +638,9 @@ impl Sim<'_> {
                 let s = src(i, 0)?;
                 for l in lanes(mask) {
                     let x = match st {
-                        FType::F32 => in32(v[l] as u32, s, ftz) as f64,
-                        FType::F16 => f16_value(v[l] as u16),
-                        FType::F64 => in64(v[l], s),
+                        FType::F32 => in32(v.at(l) as u32, s, ftz) as f64,
+                        FType::F16 => f16_value(v.at(l) as u16),
+                        FType::F64 => in64(v.at(l), s),
                     };
                     let x = if int {
                         match rnd {
@@ -653,10 +656,10 @@ impl Sim<'_> {
                     match dst {
                         FType::F32 => {
                             let r = if st == FType::F64 { f64_to_f32(x, rnd) } else { x as f32 };
-                            out[l] = out32(r, FMods { ftz, sat, ..Default::default() });
+                            out.set(l, out32(r, FMods { ftz, sat, ..Default::default() }));
                         }
-                        FType::F64 => out64[l] = bits64(if sat { clamped } else { x }),
-                        FType::F16 => out[l] = f16_bits(if sat { clamped } else { x }, rnd) as u32,
+                        FType::F64 => out64.set(l, bits64(if sat { clamped } else { x })),
+                        FType::F16 => out.set(l, f16_bits(if sat { clamped } else { x }, rnd) as u32),
                     }
                 }
                 wide = dst == FType::F64;
@@ -665,8 +668,8 @@ impl Sim<'_> {
                 let v = self.isrc(w, src(i, 0)?, st, mask)?;
                 let s = src(i, 0)?;
                 for l in lanes(mask) {
-                    out64[l] = int_bits(int_with_mods(int_value(v[l], st), s), dst);
-                    out[l] = out64[l] as u32;
+                    out64.set(l, int_bits(int_with_mods(int_value(v.at(l), st), s), dst));
+                    out.set(l, out64.at(l) as u32);
                 }
                 wide = dst.regs() == 2;
             }
@@ -699,6 +702,7 @@ impl Sim<'_> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;
 

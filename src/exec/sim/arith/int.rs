@@ -29,60 +29,68 @@
 //!   `±inf -> ±0`, NaN -> canonical NaN); subnormal operands flush to zero first (MUFU
 //!   always flushes) and results below the normal range flush to zero of the same sign.
 
+// No panicking shortcuts in the executors (issue 20, docs/fuzzing.md "No-panic discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+
 use crate::exec::ExecError;
 use crate::exec::sim::Sim;
-use crate::exec::sim::state::{Lanes, WARP_SIZE, Warp, lanes};
+use crate::exec::sim::state::{Lanes, PerLane, WARP_SIZE, Warp, lanes};
 use crate::sass::instr::{Dst, Instr, Src};
 use crate::sass::op::{Iadd3Mode, Op, PrmtMode};
 
 /// FLO: `bfind` of `a` (PTX ISA 9.7.1.17), signed unless `u32`, shift amount with `sh`.
 pub fn flo(a: u32, u32_: bool, sh: bool) -> u32 {
     let v = if !u32_ && (a as i32) < 0 { !a } else { a };
-    if v == 0 {
+    // No significant bit: all ones (PTX ISA 9.7.1.17 `bfind`, "0xffffffff").
+    let Some(pos) = v.checked_ilog2() else {
         return u32::MAX;
-    }
-    let pos = 31 - v.leading_zeros();
-    if sh { 31 - pos } else { pos }
+    };
+    // `.SH`: the shift amount `31 - pos`, the number of leading zeros.
+    if sh { v.leading_zeros() } else { pos }
 }
 
 /// PRMT (PTX ISA 9.7.8.7 `prmt`): bytes of `{c, a}` (byte 0 = low byte of `a`, byte 7 =
 /// high byte of `c`) chosen by `sel`.
 pub fn prmt(mode: PrmtMode, a: u32, sel: u32, c: u32) -> u32 {
-    let x = (c as u64) << 32 | a as u64;
-    let byte = |i: u32| (x >> (8 * (i & 7))) as u32 & 0xff;
+    let x = ((c as u64) << 32 | a as u64).to_le_bytes();
+    let byte = |i: u32| x.get((i & 7) as usize).copied().unwrap_or(0);
+    // Byte selectors are 3-bit fields, `k` (the result byte) and `s` are below 4: the
+    // sums below stay under 8 and are taken modulo 8 as the PRMT modes define.
     let s = sel & 3;
-    let pick = |k: u32| -> u32 {
+    let pick = |k: u32| -> u8 {
         match mode {
             PrmtMode::Idx => {
-                let n = sel >> (4 * k) & 0xf;
+                let n = sel >> (k << 2) & 0xf; // selector nibble k
                 let v = byte(n & 7);
                 if n & 8 != 0 { if v & 0x80 != 0 { 0xff } else { 0 } } else { v }
             }
-            PrmtMode::F4e => byte(s + k),
-            PrmtMode::B4e => byte((8 + s - k) & 7),
+            PrmtMode::F4e => byte(s.wrapping_add(k)),
+            PrmtMode::B4e => byte(s.wrapping_sub(k) & 7), // (8 + s - k) mod 8
             PrmtMode::Rc8 => byte(s),
             PrmtMode::Ecl => byte(k.max(s)),
             PrmtMode::Ecr => byte(k.min(s)),
-            PrmtMode::Rc16 => byte((s & 1) * 2 + (k & 1)),
+            PrmtMode::Rc16 => byte((s & 1) << 1 | (k & 1)),
         }
     };
-    (0..4).fold(0, |acc, k| acc | pick(k) << (8 * k))
+    u32::from_le_bytes([pick(0), pick(1), pick(2), pick(3)])
 }
 
 /// IADD.SAT: `a + b` (each negated as given, exactly) clamped to the s32 range.
 pub fn iadd_sat(a: u32, neg_a: bool, b: u32, neg_b: bool) -> u32 {
-    let v = |x: u32, n: bool| if n { -(x as i32 as i64) } else { x as i32 as i64 };
-    (v(a, neg_a) + v(b, neg_b)).clamp(i32::MIN as i64, i32::MAX as i64) as i32 as u32
+    // |v| <= 2^31, so neither the negation nor the sum saturates in i64.
+    let v = |x: u32, n: bool| if n { (x as i32 as i64).saturating_neg() } else { x as i32 as i64 };
+    v(a, neg_a).saturating_add(v(b, neg_b)).clamp(i32::MIN as i64, i32::MAX as i64) as i32 as u32
 }
 
 /// IADD3 with a shift mode: `.RS` `((a + b) >> 16) + c` with the 33-bit sum, `.LS`
 /// `((a + b) << 16) + c`, plain `a + b + c` (operands already negated).
 pub fn iadd3(mode: Iadd3Mode, a: u32, b: u32, c: u32) -> u32 {
-    let ab = a as u64 + b as u64;
+    // SASS integer adds wrap modulo 2^32; `.RS` shifts the 33-bit sum (carry on top).
+    let (ab, carry) = a.overflowing_add(b);
     match mode {
-        Iadd3Mode::Plain => (ab as u32).wrapping_add(c),
-        Iadd3Mode::Rs => ((ab >> 16) as u32).wrapping_add(c),
-        Iadd3Mode::Ls => ((ab as u32) << 16).wrapping_add(c),
+        Iadd3Mode::Plain => ab.wrapping_add(c),
+        Iadd3Mode::Rs => (ab >> 16 | (carry as u32) << 16).wrapping_add(c),
+        Iadd3Mode::Ls => (ab << 16).wrapping_add(c),
     }
 }
 
@@ -109,20 +117,20 @@ impl Sim<'_> {
                 let last = i.srcs.len().checked_sub(1).ok_or_else(|| ExecError::Unsupported("FLO operand".into()))?;
                 let (s, a) = (src(i, last)?, g(w, self, last)?);
                 for l in lanes(mask) {
-                    out[l] = flo(if s.mods.inv { !a[l] } else { a[l] }, u32, sh);
+                    out.set(l, flo(if s.mods.inv { !a.at(l) } else { a.at(l) }, u32, sh));
                 }
             }
             Op::Prmt(mode) => {
                 let (a, sel, c) = (g(w, self, 0)?, g(w, self, 1)?, g(w, self, 2)?);
                 for l in lanes(mask) {
-                    out[l] = prmt(mode, a[l], sel[l], c[l]);
+                    out.set(l, prmt(mode, a.at(l), sel.at(l), c.at(l)));
                 }
             }
             Op::IaddSat | Op::Iadd32iSat => {
                 let (sa, sb) = (src(i, 0)?, src(i, 1)?);
                 let (a, b) = (g(w, self, 0)?, g(w, self, 1)?);
                 for l in lanes(mask) {
-                    out[l] = iadd_sat(a[l], sa.mods.neg, b[l], sb.mods.neg);
+                    out.set(l, iadd_sat(a.at(l), sa.mods.neg, b.at(l), sb.mods.neg));
                 }
             }
             Op::Mufu(f) => {
@@ -134,9 +142,9 @@ impl Sim<'_> {
                     return Err(ExecError::Unsupported(format!("MUFU {f:?} with operand modifiers {m:?}")));
                 }
                 for l in lanes(mask) {
-                    let x = if m.abs { a[l] & 0x7fff_ffff } else { a[l] };
+                    let x = if m.abs { a.at(l) & 0x7fff_ffff } else { a.at(l) };
                     let x = if m.neg { x ^ 0x8000_0000 } else { x };
-                    out[l] = crate::exec::sim::arith::mufu::mufu(f, x, self.mufu_seed);
+                    out.set(l, crate::exec::sim::arith::mufu::mufu(f, x, self.mufu_seed));
                 }
             }
             Op::Rro { ex2 } => {
@@ -145,7 +153,7 @@ impl Sim<'_> {
                     return Err(ExecError::Unsupported("RRO with operand modifiers".into()));
                 }
                 for l in lanes(mask) {
-                    out[l] = crate::exec::sim::arith::mufu::rro(ex2, a[l]);
+                    out.set(l, crate::exec::sim::arith::mufu::rro(ex2, a.at(l)));
                 }
             }
             _ => return Ok(false),
@@ -159,6 +167,7 @@ impl Sim<'_> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;
 

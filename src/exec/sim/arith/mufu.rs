@@ -34,6 +34,9 @@
 //! * `RRO.EX2 x` returns `x` unchanged (hardware converts to a fixed-point format that is
 //!   not documented; `MUFU.EX2` here takes the plain f32).
 
+// No panicking shortcuts in the executors (issue 20, docs/fuzzing.md "No-panic discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+
 use crate::exec::sim::arith::float::NAN32;
 use crate::exec::sim::arith::int::mix;
 use crate::sass::op::MufuOp;
@@ -92,7 +95,8 @@ fn perturb32(exact: f64, steps: i32, bound: Option<f64>, max_abs: f64) -> u32 {
     }
     let mut k = steps;
     while k != 0 {
-        let out = f32::from_bits((x.to_bits() as i64 + k as i64) as u32);
+        // |k| <= 2: a few units in the last place, no overflow in i64.
+        let out = f32::from_bits((x.to_bits() as i64).saturating_add(k as i64) as u32);
         let ok = out.is_finite()
             && out.is_normal()
             && out.is_sign_negative() == x.is_sign_negative()
@@ -101,7 +105,7 @@ fn perturb32(exact: f64, steps: i32, bound: Option<f64>, max_abs: f64) -> u32 {
         if ok {
             return out.to_bits();
         }
-        k -= k.signum();
+        k = k.saturating_sub(k.signum()); // towards 0
     }
     x.to_bits()
 }
@@ -109,7 +113,7 @@ fn perturb32(exact: f64, steps: i32, bound: Option<f64>, max_abs: f64) -> u32 {
 /// The perturbation in `-2..=2` ulp for operand `a` of function `f` under `seed`.
 fn steps(f: MufuOp, a: u32, seed: u64) -> i32 {
     let tag = if f == MufuOp::Rcp { 0 } else { (f as u64).wrapping_mul(0x51_7cc1_b727_220a) };
-    (mix(seed ^ tag, a as u64) % 5) as i32 - 2
+    ((mix(seed ^ tag, a as u64) % 5) as i32).saturating_sub(2) // 0..=4 to -2..=2
 }
 
 /// The f32 operand with subnormals flushed to zero.
@@ -129,7 +133,7 @@ fn high_word(r: f64, k: i32) -> u32 {
     if r.is_subnormal() {
         return (0.0f64.copysign(r).to_bits() >> 32) as u32;
     }
-    let hi = (r.to_bits() >> 32) as i64 + k as i64;
+    let hi = ((r.to_bits() >> 32) as i64).saturating_add(k as i64); // |k| <= 2
     let out = f64::from_bits((hi as u64) << 32);
     if out.is_finite() && out.is_normal() && out.is_sign_negative() == r.is_sign_negative() {
         hi as u32
@@ -206,6 +210,7 @@ pub fn rro(ex2: bool, a: u32) -> u32 {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;
 
@@ -320,6 +325,7 @@ mod tests {
 /// the simulator's own FFMA/FMUL and every MUFU estimate the model allows (not one seed's
 /// choice): exhaustive over the significands (`PTX2SASS_EXHAUSTIVE=1`), strided otherwise.
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 mod fast_paths {
     use super::super::float::{ffma, fmul};
     use super::max_error;
