@@ -381,6 +381,7 @@ fn device_function_parameters_beyond_the_parameter_space() {
     let e = errors(module(4, 4_294_967_295));
     assert!(e.iter().any(|m| m.contains("the parameters of `g` take 4294967295 bytes")), "{e:?}");
     assert_eq!(errors(module(256, 256)), Vec::<String>::new());
+}
 
 /// Runs kernel `k(.param .u64 out)` with `body` on the PTX interpreter (one thread, an
 /// 8-byte buffer `out`): the launch's result, or the parse errors.
@@ -420,6 +421,7 @@ fn interpreter_video_shift_by_a_negative_amount() {
     );
     // 1 << 32 and 1 >> 32 both leave 0 in the low 32 bits; 0 + 0 + 7.
     assert_eq!(r.map(|b| b[..4].to_vec()), Ok(vec![7, 0, 0, 0]));
+}
 
 /// Found applying the no-panic lints to `src/exec/sim/sync.rs`: a hand-written listing run
 /// by the simulator (`run --sass`) with a SHFL of fewer than three sources (the listing
