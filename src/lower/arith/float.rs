@@ -82,6 +82,9 @@
 //! range handling: operands beyond `2^±1022` flush (as `.ftz` allows). `rsqrt.approx.f64`
 //! scales operands below `2^-960` by `2^256` (subnormals included) and is within its
 //! stated error over the whole range.
+// PTX input reaches here: no panicking shortcuts (issue 20, docs/fuzzing.md "No-panic
+// discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use crate::lower::arith::alu::Val;
 use crate::lower::ctx::{LResult, Lowerer, PtxReg};
@@ -153,10 +156,16 @@ impl Lowerer<'_> {
 
     /// The high word of the pair `x`.
     pub(in crate::lower) fn hi_word(&mut self, x: Src) -> Src {
-        match x.as_reg() {
-            Some(r) if r.n == 2 => Src::reg(r.part(1)),
-            _ => unreachable!("hi_word of a non-pair"),
-        }
+        Self::pair_words(x).1
+    }
+
+    /// The low and high words of the f64 pair `x` (modifiers dropped). Every f64 value of
+    /// these sequences is a register pair built here (`pair`, `tmp(2)`, `emit2`,
+    /// `RegRef::rz(2)`), never an immediate: an invariant of our own IR construction.
+    #[allow(clippy::expect_used)] // f64 values here are always register pairs (see above)
+    pub(in crate::lower) fn pair_words(x: Src) -> (Src, Src) {
+        let r = x.as_reg().filter(|r| r.n == 2).expect("an f64 value is a register pair");
+        (Src::reg(r.part(0)), Src::reg(r.part(1)))
     }
 
     /// `{RZ, h}`: an f64 whose high word is `h` (a MUFU.RCP64H/RSQ64H estimate).
@@ -168,9 +177,9 @@ impl Lowerer<'_> {
 
     /// `p ? a : b` of two f64 pairs, word by word.
     pub(in crate::lower) fn sel64(&mut self, p: Src, a: Src, b: Src) -> Src {
-        let (ar, br) = (a.as_reg().expect("pair"), b.as_reg().expect("pair"));
-        let lo = self.emit1(Op::Sel, vec![Src::reg(ar.part(0)), Src::reg(br.part(0)), p]);
-        let hi = self.emit1(Op::Sel, vec![Src::reg(ar.part(1)), Src::reg(br.part(1)), p]);
+        let ((al, ah), (bl, bh)) = (Self::pair_words(a), Self::pair_words(b));
+        let lo = self.emit1(Op::Sel, vec![al, bl, p]);
+        let hi = self.emit1(Op::Sel, vec![ah, bh, p]);
         let t = self.tmp(2);
         self.emit(Instr::new(Op::Join, vec![Dst::reg(t, 2)], vec![lo, hi]));
         Src::reg(RegRef::new(t, 2))
@@ -224,8 +233,7 @@ impl Lowerer<'_> {
     /// `e1` of `r` and `e2` of `r+` sum to more than zero. Three FP64 instructions (two
     /// DFMA, one DSETP) and four integer ones.
     fn recip64_rn(&mut self, b: Src, r: Src, one: Src) -> (Src, Src) {
-        let rr = r.as_reg().expect("pair");
-        let (rl, rh) = (Src::reg(rr.part(0)), Src::reg(rr.part(1)));
+        let (rl, rh) = Self::pair_words(r);
         let (ul, uh) = self.add64((rl, rh), (Src::imm(1), Src::rz()));
         let t = self.tmp(2);
         self.emit(Instr::new(Op::Join, vec![Dst::reg(t, 2)], vec![ul, uh]));
@@ -243,8 +251,7 @@ impl Lowerer<'_> {
         let z = Src::reg(RegRef::rz(2));
         let big_a = self.emit2(Op::Dadd(Rnd::Rn), vec![a.abs(), z.negated()]);
         let big_b = self.emit2(Op::Dadd(Rnd::Rn), vec![b.abs(), z.negated()]);
-        let qr = q.as_reg().expect("pair");
-        let (ql, qh) = (Src::reg(qr.part(0)), Src::reg(qr.part(1)));
+        let (ql, qh) = Self::pair_words(q);
         let mag_h = self.emit1(Op::Lop32i(LogicOp::And), vec![qh, Src::imm(0x7fff_ffff)]);
         let sign = self.emit1(Op::Lop32i(LogicOp::And), vec![qh, Src::imm(0x8000_0000)]);
         let t = self.tmp(2);
@@ -338,8 +345,7 @@ impl Lowerer<'_> {
     /// `x - c^2 >= 0`, up (`.rp`) the smallest with `x - c^2 <= 0`.
     fn round_sqrt64(&mut self, x: Src, s: Src, rnd: Rnd) -> Src {
         let z = Src::reg(RegRef::rz(2));
-        let sr = s.as_reg().expect("pair");
-        let (sl, sh) = (Src::reg(sr.part(0)), Src::reg(sr.part(1)));
+        let (sl, sh) = Self::pair_words(s);
         let up = self.add64((sl, sh), (Src::imm(1), Src::rz()));
         let dn = self.sub64((sl, sh), (Src::imm(1), Src::rz()));
         let join = |me: &mut Self, (l, h): (Src, Src)| {
@@ -408,8 +414,10 @@ impl Lowerer<'_> {
         }
         let rnd = rnd_of(a.rnd);
         if f64 {
-            let x = self.val(&i.operands[1], a.ty)?;
-            let y = self.val(&i.operands[2], a.ty)?;
+            let op = self.operand(i, 1)?;
+            let x = self.val(op, a.ty)?;
+            let op = self.operand(i, 2)?;
+            let y = self.val(op, a.ty)?;
             let (x, y) = (self.pair(x), self.pair(y));
             let q = self.div64_ieee(Some(x), y, rnd);
             self.emit(Instr::new(Op::Copy, vec![Dst::reg(d.reg, 2)], vec![q]));
@@ -424,7 +432,8 @@ impl Lowerer<'_> {
 
     /// Operand `k` of an f32 instruction in a register.
     fn f32_operand(&mut self, i: &Instruction, k: usize) -> LResult<Src> {
-        let v = self.val(&i.operands[k], ScalarType::F32)?;
+        let op = self.operand(i, k)?;
+        let v = self.val(op, ScalarType::F32)?;
         Ok(self.in_reg(v.lo))
     }
 
@@ -478,7 +487,8 @@ impl Lowerer<'_> {
         if dt.bits() != 32 || (dt.is_float() && dt != ScalarType::F32) {
             return self.unsupported(i, "`set` results other than 32-bit integers and `.f32`");
         }
-        let d = self.dst_reg(&i.operands[0])?;
+        let op = self.operand(i, 0)?;
+        let d = self.dst_reg(op)?;
         let p = self.tmp_pred();
         self.setp_into(i, &Setp { cmp, bool_op, ftz, ty: st }, p, PT)?;
         let one = self.in_reg(Src::imm(if dt.is_float() { 0x3f80_0000 } else { u32::MAX }));
@@ -492,7 +502,8 @@ impl Lowerer<'_> {
             return self.lower_set(i);
         }
         let m = self.fn_mods(i)?;
-        let d = self.dst_reg(&i.operands[0])?;
+        let op = self.operand(i, 0)?;
+        let d = self.dst_reg(op)?;
         if m.ty == ScalarType::F64 {
             return self.special_fn64(i, name, &m, d);
         }
@@ -580,7 +591,8 @@ impl Lowerer<'_> {
     /// The f64 forms: `rcp.{rn,rz,rm,rp}.f64`, `rcp.approx.ftz.f64`, `sqrt.{rn,...}.f64`,
     /// `rsqrt.approx.f64`.
     fn special_fn64(&mut self, i: &Instruction, name: &str, m: &FnMods, d: PtxReg) -> LResult<()> {
-        let v = self.val(&i.operands[1], ScalarType::F64)?;
+        let op = self.operand(i, 1)?;
+        let v = self.val(op, ScalarType::F64)?;
         let x = self.pair(v);
         let out = match (name, m.approx) {
             ("rcp", false) => self.div64_ieee(None, x, m.rnd),
