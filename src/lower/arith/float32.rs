@@ -94,6 +94,9 @@
 //!
 //! Exponent scaling: within the guards every value is normal and the sequences scale
 //! exactly with the operands' exponents, so the significand tests cover the range.
+// PTX input reaches here: no panicking shortcuts (issue 20, docs/fuzzing.md "No-panic
+// discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use crate::lower::arith::float_slow::SlowPath;
 use crate::lower::ctx::Lowerer;

@@ -68,6 +68,9 @@
 //! `2^128`: the root of an f64 is always normal (`sqrt(2^-1074) = 2^-537`), so that
 //! product is exact. Zero, negative, infinite and NaN operands then select their special
 //! results (`x + -0` for `±0`, `+inf` and NaN; the canonical NaN below zero).
+// PTX input reaches here: no panicking shortcuts (issue 20, docs/fuzzing.md "No-panic
+// discipline").
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use crate::ir::{CallKind, CallSite, FuncAbi};
 use crate::lower::ctx::Lowerer;
@@ -138,69 +141,87 @@ impl Lowerer<'_> {
     /// five slow-path calls in the kernel: 22 registers with the common convention).
     pub(in crate::lower) fn call_slow_path(&mut self, kind: SlowPath, args: &[Src]) -> Src {
         let mut srcs = vec![];
-        let mut locs = vec![];
         let id = self.f.symbol(&kind.name());
         srcs.push(Src::sym(id, SymPart::Target));
         for a in args {
-            let r = a.as_reg().expect("register argument");
-            for k in 0..r.n {
-                srcs.push(Src::reg(r.part(k)));
-                locs.push(AbiLoc::Reg(abi::FIRST_ARG_REG + locs.len() as u8));
+            // A register argument passes its words; anything else is a 32-bit word (an
+            // immediate: IR immediates are one word), which `in_reg` materialises.
+            match a.as_reg() {
+                Some(r) => srcs.extend((0..r.n).map(|k| Src::reg(r.part(k)))),
+                None => {
+                    let w = self.in_reg(*a);
+                    srcs.push(w);
+                }
             }
         }
+        // The argument words go to consecutive registers from `R4` (`sass::abi`); a slow
+        // path has at most two f64 arguments (`R4..R7`), far below `u8::MAX`.
+        let locs: Vec<AbiLoc> =
+            (abi::FIRST_ARG_REG..=u8::MAX).zip(srcs.iter().skip(1)).map(|(r, _)| AbiLoc::Reg(r)).collect();
         let words = kind.result_words();
         let outs: Vec<Reg> = (0..words).map(|_| self.tmp(1)).collect();
         let site = self.f.calls.len() as u32;
-        let rets = (0..words as u8).map(|k| abi::FIRST_ARG_REG + k).collect();
+        let rets = (abi::FIRST_ARG_REG..=u8::MAX).take(words).collect();
         self.f.calls.push(CallSite { kind: CallKind::Internal, args: locs, rets, stack_bytes: 0, preserves: true });
         self.emit(Instr::new(Op::Call(site), outs.iter().map(|r| Dst::reg(*r, 1)).collect(), srcs));
         self.cc_now = None;
         self.slow_paths.insert(kind);
-        if words == 1 {
-            return Src::r32(outs[0]);
+        if let [w] = outs[..] {
+            return Src::r32(w);
         }
-        let t = self.tmp(2);
-        self.emit(Instr::new(Op::Join, vec![Dst::reg(t, 2)], vec![Src::r32(outs[0]), Src::r32(outs[1])]));
-        Src::reg(RegRef::new(t, 2))
+        let t = self.tmp(outs.len() as u8);
+        self.emit(Instr::new(
+            Op::Join,
+            vec![Dst::reg(t, outs.len() as u8)],
+            outs.iter().map(|w| Src::r32(*w)).collect(),
+        ));
+        Src::reg(RegRef::new(t, outs.len() as u8))
     }
 
     /// The body of slow path `kind` as a device function of the module: its parameter
     /// words (joined into f64 pairs for the f64 kinds), the slow computation, the result
     /// returned.
     pub fn slow_path_body(&mut self, kind: SlowPath) {
-        let n = kind.args();
         let per = if kind.is_f32() { 1 } else { 2 };
-        let words: Vec<Reg> = (0..per * n).map(|_| self.tmp(1)).collect();
+        // At most two arguments of two words (`SlowPath::args`).
+        let words: Vec<Reg> = (0..kind.args().saturating_mul(per)).map(|_| self.tmp(1)).collect();
         self.emit(Instr::new(Op::Params, words.iter().map(|w| Dst::reg(*w, 1)).collect(), vec![]));
-        let vals: Vec<Src> = (0..n)
-            .map(|k| {
-                if per == 1 {
-                    return Src::r32(words[k]);
+        // The arguments in order; `kind.args()` of them are set (the second stays RZ, unread,
+        // for the one-argument kinds).
+        let mut vals = [Src::rz(); 2];
+        for (v, c) in vals.iter_mut().zip(words.chunks(per)) {
+            *v = match *c {
+                [w] => Src::r32(w),
+                _ => {
+                    let t = self.tmp(c.len() as u8);
+                    self.emit(Instr::new(
+                        Op::Join,
+                        vec![Dst::reg(t, c.len() as u8)],
+                        c.iter().map(|w| Src::r32(*w)).collect(),
+                    ));
+                    Src::reg(RegRef::new(t, c.len() as u8))
                 }
-                let t = self.tmp(2);
-                self.emit(Instr::new(
-                    Op::Join,
-                    vec![Dst::reg(t, 2)],
-                    vec![Src::r32(words[2 * k]), Src::r32(words[2 * k + 1])],
-                ));
-                Src::reg(RegRef::new(t, 2))
-            })
-            .collect();
+            };
+        }
+        let [v0, v1] = vals;
         let q = match kind {
-            SlowPath::Div(rnd) => self.div64_slow(Some(vals[0]), vals[1], rnd),
-            SlowPath::Rcp(rnd) => self.div64_slow(None, vals[0], rnd),
-            SlowPath::Sqrt(rnd) => self.sqrt64_slow(vals[0], rnd),
-            SlowPath::Div32(rnd, ftz) => self.div32_via64(Some(vals[0]), vals[1], rnd, ftz),
-            SlowPath::Rcp32(rnd, ftz) => self.div32_via64(None, vals[0], rnd, ftz),
-            SlowPath::Sqrt32(rnd, ftz) => self.sqrt32_via64(vals[0], rnd, ftz),
+            SlowPath::Div(rnd) => self.div64_slow(Some(v0), v1, rnd),
+            SlowPath::Rcp(rnd) => self.div64_slow(None, v0, rnd),
+            SlowPath::Sqrt(rnd) => self.sqrt64_slow(v0, rnd),
+            SlowPath::Div32(rnd, ftz) => self.div32_via64(Some(v0), v1, rnd, ftz),
+            SlowPath::Rcp32(rnd, ftz) => self.div32_via64(None, v0, rnd, ftz),
+            SlowPath::Sqrt32(rnd, ftz) => self.sqrt32_via64(v0, rnd, ftz),
         };
-        let q = q.as_reg().expect("register result");
-        let ret = (0..q.n).map(|k| Src::reg(q.part(k))).collect();
+        // The result's words (a non-register result is one 32-bit word).
+        let ret = match q.as_reg() {
+            Some(q) => (0..q.n).map(|k| Src::reg(q.part(k))).collect(),
+            None => vec![q],
+        };
         self.emit(Instr::new(Op::Ret, vec![], ret));
         let base = abi::FIRST_ARG_REG;
         self.f.abi = Some(FuncAbi {
-            params: (0..(per * n) as u8).map(|k| AbiLoc::Reg(base + k)).collect(),
-            rets: (0..kind.result_words() as u8).map(|k| base + k).collect(),
+            params: (base..=u8::MAX).take(words.len()).map(AbiLoc::Reg).collect(),
+            rets: (base..=u8::MAX).take(kind.result_words()).collect(),
             preserves: true,
         });
     }
@@ -269,8 +290,7 @@ impl Lowerer<'_> {
         let inf = self.in_reg(Src::imm(0x7ff0_0000));
         let fin =
             self.isetp(Op::Isetp { cmp: Cmp::Ne, u32: true, x: false, bop: BoolOp::And }, f1, inf, Src::pred(p, false));
-        let x1r = x1.as_reg().expect("pair");
-        let (l1, h1) = (Src::reg(x1r.part(0)), Src::reg(x1r.part(1)));
+        let (l1, h1) = Self::pair_words(x1);
         let m = self.emit1(Op::Lop32i(LogicOp::And), vec![h1, Src::imm(0x800f_ffff)]);
         let m = self.emit1(Op::Lop32i(LogicOp::Or), vec![m, Src::imm(0x3ff0_0000)]);
         let h = self.emit1(Op::Sel, vec![m, h1, Src::pred(fin, false)]);
@@ -314,7 +334,7 @@ impl Lowerer<'_> {
     /// `qn` within `G` of it (module notes; only meaningful when `|qn| < 2^-1021`).
     fn round_tiny64(&mut self, an: Src, bn: Src, qn: Src, (k, k1, k2): (Src, Src, Src)) -> Src {
         let (big_a, big_b, big_q, mag_h, sign) = self.remainder_operands(an, bn, qn);
-        let ql = Src::reg(qn.as_reg().expect("pair").part(0));
+        let ql = Self::pair_words(qn).0;
         let z = Src::reg(RegRef::rz(2));
         // Q' = |Q| 2^-k1 2^-k2, G' = 2^(-1074-k), G'/2.
         let (m1, m2, nk) = (self.neg_int(k1), self.neg_int(k2), self.neg_int(k));
