@@ -161,6 +161,9 @@ fn spill_margin(limit: u32) -> usize {
 /// Allocates registers of `f` in place; returns statistics.
 pub fn allocate(f: &mut Function, opts: &Options) -> Result<Stats, Error> {
     let limit = opts.max_regs.clamp(16, 255);
+    // Tables indexed by virtual register (here and in regalloc2) then hold only the
+    // registers that exist.
+    crate::ir::edit::compact_vregs(f);
     // Predicates first (independent of GPR sizes), after demoting those that do not fit.
     // regalloc2 can spill a predicate although no more than P0..P6 hold are live (see
     // `predicates`: an `sgemm_reg` mutant at `--maxrregcount 32`, `tests/fuzz_found.rs`,
