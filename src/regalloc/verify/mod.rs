@@ -445,6 +445,9 @@ pub fn verify(before: &Function, after: &Function, moves: &Moves) -> Result<(), 
 mod tests {
     use super::*;
 
+    /// An undefined general-purpose value may be read from any register; an undefined
+    /// predicate from none (lowering defines every predicate, so that all readers of one
+    /// predicate value provably agree).
     #[test]
     fn undefined_predicates_are_not_held_anywhere() {
         use crate::ptx::ast::{FuncKind, Span};

@@ -150,10 +150,6 @@ mod tests {
         }
     }
 
-    /// An undefined general-purpose value may be read from any register; an undefined
-    /// predicate from none (lowering defines every predicate, so that all readers of one
-    /// predicate value provably agree).
-
     /// A register known equal to two value numbers (one value) swapped by three XORs
     /// with another keeps both numbers.
     #[test]
