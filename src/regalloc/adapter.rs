@@ -27,9 +27,9 @@ pub enum OperandSite {
     /// The guard predicate.
     Guard,
     /// Source `k` (register, address base, LDC index, or predicate).
-    Src(usize),
+    Src(u16),
     /// Destination `k`.
-    Dst(usize),
+    Dst(u16),
 }
 
 /// The regalloc2 class of a virtual register in `file`, if the file sees it.
@@ -63,15 +63,21 @@ pub struct Adapter<'f> {
     /// Instruction range of each block.
     ranges: Vec<InstRange>,
     /// (block, index in block) of every linear instruction.
-    pub insts: Vec<(BlockId, usize)>,
+    pub insts: Vec<(BlockId, u32)>,
     succs: Vec<Vec<Block>>,
     preds: Vec<Vec<Block>>,
     params: Vec<Vec<VReg>>,
     /// Edge arguments per block and successor index.
     args: Vec<Vec<Vec<VReg>>>,
-    operands: Vec<Vec<Operand>>,
-    /// Where each operand of each instruction comes from.
-    pub sites: Vec<Vec<OperandSite>>,
+    /// The operands of all instructions, one after the other: those of linear instruction
+    /// `i` are `operands[starts[i]..starts[i + 1]]` (one vector, not one per instruction:
+    /// at 139k instructions, nested-loops 100k lines, the per-instruction vectors of the
+    /// views of one allocation held about 90 MiB).
+    operands: Vec<Operand>,
+    /// Where each operand comes from, parallel to `operands`.
+    sites: Vec<OperandSite>,
+    /// Start of each instruction's operands in `operands` and `sites`, and their end.
+    starts: Vec<u32>,
     /// What a call clobbers (the caller-saved slots, `calls::clobbers`); set before each
     /// regalloc2 run.
     pub call_clobbers: std::cell::Cell<PRegSet>,
@@ -97,10 +103,9 @@ impl Selection<'_> {
     }
 }
 
-/// The operands of one IR instruction in a view: uses (guard, sources) then definitions.
-fn inst_operands(sel: Selection, i: &Instr) -> (Vec<Operand>, Vec<OperandSite>) {
-    let mut ops = vec![];
-    let mut sites = vec![];
+/// Appends the operands of one IR instruction in a view to `ops` and their sites to
+/// `sites`: uses (guard, sources) then definitions.
+fn inst_operands(sel: Selection, i: &Instr, ops: &mut Vec<Operand>, sites: &mut Vec<OperandSite>) {
     let add_use = |v: u32, site: OperandSite, ops: &mut Vec<Operand>, sites: &mut Vec<OperandSite>| {
         if let Some(r) = sel.vreg(v) {
             ops.push(Operand::reg_use(r));
@@ -110,7 +115,7 @@ fn inst_operands(sel: Selection, i: &Instr) -> (Vec<Operand>, Vec<OperandSite>) 
     if let Some(g) = i.guard
         && let Reg::V(v) = g.pred
     {
-        add_use(v, OperandSite::Guard, &mut ops, &mut sites);
+        add_use(v, OperandSite::Guard, ops, sites);
     }
     for (k, s) in i.srcs.iter().enumerate() {
         let v = match s.kind {
@@ -121,7 +126,7 @@ fn inst_operands(sel: Selection, i: &Instr) -> (Vec<Operand>, Vec<OperandSite>) 
             }),
         };
         if let Some(v) = v {
-            add_use(v, OperandSite::Src(k), &mut ops, &mut sites);
+            add_use(v, OperandSite::Src(k as u16), ops, sites);
         }
     }
     for (k, d) in i.dsts.iter().enumerate() {
@@ -135,10 +140,9 @@ fn inst_operands(sel: Selection, i: &Instr) -> (Vec<Operand>, Vec<OperandSite>) 
         };
         if let Some(r) = sel.vreg(v) {
             ops.push(Operand::reg_def(r));
-            sites.push(OperandSite::Dst(k));
+            sites.push(OperandSite::Dst(k as u16));
         }
     }
-    (ops, sites)
 }
 
 impl<'f> Adapter<'f> {
@@ -173,15 +177,15 @@ impl<'f> Adapter<'f> {
             args: vec![],
             operands: vec![],
             sites: vec![],
+            starts: vec![0],
             call_clobbers: std::cell::Cell::new(PRegSet::empty()),
         };
         for &b in &blocks {
             let start = a.insts.len();
             for (k, i) in f.cfg[b].instrs.iter().enumerate() {
-                a.insts.push((b, k));
-                let (ops, sites) = inst_operands(sel, i);
-                a.operands.push(ops);
-                a.sites.push(sites);
+                a.insts.push((b, k as u32));
+                inst_operands(sel, i, &mut a.operands, &mut a.sites);
+                a.starts.push(a.operands.len() as u32);
             }
             a.ranges.push(InstRange::new(Inst::new(start), Inst::new(a.insts.len())));
             let edges = f.succ_edges(b);
@@ -205,7 +209,13 @@ impl<'f> Adapter<'f> {
     /// The IR instruction at linear index `i`.
     pub fn instr(&self, i: usize) -> &Instr {
         let (b, k) = self.insts[i];
-        &self.f.cfg[b].instrs[k]
+        &self.f.cfg[b].instrs[k as usize]
+    }
+
+    /// Where the operands of linear instruction `i` sit in the IR instruction, in
+    /// regalloc2's operand order.
+    pub fn sites(&self, i: usize) -> &[OperandSite] {
+        &self.sites[self.starts[i] as usize..self.starts[i + 1] as usize]
     }
 }
 
@@ -244,7 +254,8 @@ impl regalloc2::Function for Adapter<'_> {
         &self.args[block.index()][succ_idx]
     }
     fn inst_operands(&self, insn: Inst) -> &[Operand] {
-        &self.operands[insn.index()]
+        let i = insn.index();
+        &self.operands[self.starts[i] as usize..self.starts[i + 1] as usize]
     }
     fn inst_clobbers(&self, insn: Inst) -> PRegSet {
         match self.instr(insn.index()).op {
@@ -270,7 +281,7 @@ impl regalloc2::Function for Adapter<'_> {
 impl Adapter<'_> {
     fn is_last(&self, insn: Inst) -> bool {
         let (b, k) = self.insts[insn.index()];
-        k + 1 == self.f.cfg[b].instrs.len()
+        k as usize + 1 == self.f.cfg[b].instrs.len()
     }
 }
 

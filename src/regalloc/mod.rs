@@ -161,20 +161,27 @@ fn spill_margin(limit: u32) -> usize {
 /// Allocates registers of `f` in place; returns statistics.
 pub fn allocate(f: &mut Function, opts: &Options) -> Result<Stats, Error> {
     let limit = opts.max_regs.clamp(16, 255);
+    // Tables indexed by virtual register (here and in regalloc2) then hold only the
+    // registers that exist.
+    crate::ir::edit::compact_vregs(f);
     // Predicates first (independent of GPR sizes), after demoting those that do not fit.
     // regalloc2 can spill a predicate although no more than P0..P6 hold are live (see
     // `predicates`: an `sgemm_reg` mutant at `--maxrregcount 32`, `tests/fuzz_found.rs`,
     // and `tests/predicate_pressure.rs`); then fewer are kept live, one less per try,
     // down to only the short-lived ones demotion cannot remove. The predicate allocation
     // runs before the general-purpose one, so a failed try costs demotion, `spill` and
-    // one predicate allocation.
-    let undemoted = f.clone();
+    // one predicate allocation. `f` is copied only when demotion changes it: a failed
+    // try leaves `f` as demotion left it (`allocate_demoted`), so until then it is the
+    // undemoted function itself.
+    let mut undemoted = None;
     let mut target = predicates::PRED_REGS;
     loop {
-        predicates::demote(f, target)?;
+        predicates::demote(f, target, &mut undemoted)?;
         match allocate_demoted(f, limit, opts) {
             Err(Error::PredicatePressure) if target > 0 => {
-                *f = undemoted.clone();
+                if let Some(u) = &undemoted {
+                    *f = u.clone();
+                }
                 target -= 1;
             }
             r => return r,
@@ -183,21 +190,30 @@ pub fn allocate(f: &mut Function, opts: &Options) -> Result<Stats, Error> {
 }
 
 /// [`allocate`] after [`predicates::demote`]. Errors with [`Error::PredicatePressure`]
-/// when regalloc2 spills a predicate.
+/// when regalloc2 spills a predicate; `f` is then as it was on entry.
 fn allocate_demoted(f: &mut Function, limit: u32, opts: &Options) -> Result<Stats, Error> {
     // Where the code needs more registers than the file has, choose the spills first
     // (`spill`). R1 is the frame pointer then, and a few registers are left for the
     // fragmentation of wide values and the partition into banks, where regalloc2 would
     // spill again (samples/stress_spill.ptx: with 8 left, regalloc2 adds 13 spills of
     // freshly loaded values; with 16, none).
-    let unspilled = f.clone();
+    // `f` before spilling, copied by `spill` only when it spills (`None`: `f` is it).
+    let mut unspilled = None;
     let budget = (limit as usize - 1).saturating_sub(spill_margin(limit));
-    spill::spill(f, budget);
-    let first = allocate_spilled(f, &unspilled, limit, opts);
-    let Err(first_error) = first else { return first };
+    spill::spill(f, budget, &mut unspilled);
+    let first = allocate_spilled(f, unspilled.as_ref().unwrap_or(f), limit, opts);
+    let first_error = match first {
+        Ok((g, stats)) => {
+            *f = g;
+            return Ok(stats);
+        }
+        Err(e) => e,
+    };
     if first_error == Error::PredicatePressure {
         // Spilling GPRs differently does not keep fewer predicates live (`allocate`).
-        *f = unspilled;
+        if let Some(u) = unspilled {
+            *f = u;
+        }
         return Err(first_error);
     }
     // In small budgets, regalloc2 can find a class too small (`TooManyLiveRegs`) or the
@@ -205,23 +221,33 @@ fn allocate_demoted(f: &mut Function, limit: u32, opts: &Options) -> Result<Stat
     // `tests/random_programs.rs`). Spilling more before regalloc2 leaves it and packing
     // less to do: retry with budgets of 3/4, 1/2 and 1/4 (each from the unspilled code).
     for div in [(3, 4), (1, 2), (1, 4)] {
-        *f = unspilled.clone();
+        if let Some(u) = &unspilled {
+            *f = u.clone();
+        }
         let smaller = budget * div.0 / div.1;
-        if smaller < 4 || spill::spill(f, smaller) == spill::Spilled::default() {
+        if smaller < 4 || spill::spill(f, smaller, &mut unspilled) == spill::Spilled::default() {
             continue;
         }
-        if let Ok(x) = allocate_spilled(f, &unspilled, limit, opts) {
-            return Ok(x);
+        if let Ok((g, stats)) = allocate_spilled(f, unspilled.as_ref().unwrap_or(f), limit, opts) {
+            *f = g;
+            return Ok(stats);
         }
     }
-    *f = unspilled;
+    if let Some(u) = unspilled {
+        *f = u;
+    }
     Err(first_error)
 }
 
 /// [`allocate`] after [`spill::spill`]: `unspilled` is `f` before it, which the checks
 /// compare the allocation with (they follow the chosen spill code like regalloc2's,
-/// values through spill slots).
-fn allocate_spilled(f: &mut Function, unspilled: &Function, limit: u32, opts: &Options) -> Result<Stats, Error> {
+/// values through spill slots). Returns the allocated function and its statistics.
+fn allocate_spilled(
+    f: &Function,
+    unspilled: &Function,
+    limit: u32,
+    opts: &Options,
+) -> Result<(Function, Stats), Error> {
     let chosen_spill_bytes = f.spill_bytes;
     let pred_view = Adapter::new(f, File::Pred, None);
     pred_view.call_clobbers.set(calls::all_predicates());
@@ -245,8 +271,7 @@ fn allocate_spilled(f: &mut Function, unspilled: &Function, limit: u32, opts: &O
             _ => break,
         }
     }
-    *f = g;
-    Ok(stats)
+    Ok((g, stats))
 }
 
 /// Allocates the general-purpose registers of `f` (predicates already done: `pred_view`,
@@ -498,14 +523,14 @@ fn set_site(i: &mut Instr, site: OperandSite, r: Reg) {
             }
         }
         OperandSite::Src(k) => {
-            let s = &mut i.srcs[k];
+            let s = &mut i.srcs[k as usize];
             if let SrcKind::Pred(p) = &mut s.kind {
                 *p = r;
             } else if let Some(rr) = s.gprs_mut() {
                 rr.reg = r;
             }
         }
-        OperandSite::Dst(k) => match &mut i.dsts[k] {
+        OperandSite::Dst(k) => match &mut i.dsts[k as usize] {
             Dst::Reg(rr) => rr.reg = r,
             Dst::Pred(p) => *p = r,
         },
@@ -618,7 +643,7 @@ fn rewrite(
         let mut origins = vec![];
         for ii in range.iter() {
             let idx = ii.index();
-            let origin = f.cfg[b].origins[gv.insts[idx].1];
+            let origin = f.cfg[b].origins[gv.insts[idx].1 as usize];
             if let Some(es) = edits.get(&ProgPoint::before(ii)) {
                 for (e, site) in es {
                     let Edit::Move { from, to } = e;
@@ -629,13 +654,13 @@ fn rewrite(
             }
             let mut ins = gv.instr(idx).clone();
             for (bank, (v, o)) in runs.iter().enumerate() {
-                for (k, site) in v.sites[idx].iter().enumerate() {
+                for (k, site) in v.sites(idx).iter().enumerate() {
                     let r = alloc_reg(o.inst_allocs(ii)[k], Site::Gpr { bank: bank as u32, spill_base: 0 })
                         .ok_or(Error::Rewrite("a register operand was given a stack slot"))?;
                     set_site(&mut ins, *site, r);
                 }
             }
-            for (k, site) in pv.sites[idx].iter().enumerate() {
+            for (k, site) in pv.sites(idx).iter().enumerate() {
                 let r = alloc_reg(po.inst_allocs(ii)[k], Site::Pred)
                     .ok_or(Error::Rewrite("a predicate operand was given a stack slot"))?;
                 set_site(&mut ins, *site, r);

@@ -167,7 +167,9 @@ impl Webs {
 /// parameters is demoted with its whole web ([`Webs`]). Returns how many webs were
 /// demoted; errors if the predicates that cannot be demoted (the short-lived ones
 /// demotion itself creates) still need more than [`PRED_REGS`] at some instruction.
-pub fn demote(f: &mut Function, target: usize) -> Result<usize, Error> {
+/// Before its first change of `f`, a copy of `f` is stored in `undemoted` unless that
+/// already holds one (callers copy the function only when demotion changes it).
+pub fn demote(f: &mut Function, target: usize, undemoted: &mut Option<Function>) -> Result<usize, Error> {
     let target = target.min(PRED_REGS);
     let mut demoted = 0;
     let mut webs = Webs::new(f);
@@ -180,6 +182,9 @@ pub fn demote(f: &mut Function, target: usize) -> Result<usize, Error> {
         }
         let web = webs.members(v);
         let first_new = f.vregs.len() as u32;
+        if undemoted.is_none() {
+            *undemoted = Some(f.clone());
+        }
         demote_web(f, &web)?;
         fixed.extend(web);
         fixed.extend(first_new..f.vregs.len() as u32);
@@ -207,6 +212,9 @@ pub fn demote(f: &mut Function, target: usize) -> Result<usize, Error> {
         };
         let web = webs.members(v);
         let first_new = f.vregs.len() as u32;
+        if undemoted.is_none() {
+            *undemoted = Some(f.clone());
+        }
         demote_web(f, &web)?;
         // The values and the short-lived predicates that replace them are final.
         fixed.extend(web);

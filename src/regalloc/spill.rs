@@ -88,8 +88,10 @@ fn mem(w: usize) -> MemSize {
 /// Spills so that at most `budget` 32-bit registers of general-purpose values are live
 /// at any point of the blocks where that is possible without changing what is live
 /// between blocks (see the module docs). Spill slots are added above `f.spill_bytes`
-/// (which grows by their size); the function stays in SSA form.
-pub fn spill(f: &mut Function, budget: usize) -> Spilled {
+/// (which grows by their size); the function stays in SSA form. Before its first change
+/// of `f`, a copy of `f` is stored in `unspilled` unless that already holds one (so that
+/// callers copy the function only when it is spilled).
+pub fn spill(f: &mut Function, budget: usize, unspilled: &mut Option<Function>) -> Spilled {
     let live = liveness(f);
     let mut done = Spilled::default();
     // Live-out marks of the block being looked at (set and cleared per block).
@@ -112,6 +114,9 @@ pub fn spill(f: &mut Function, budget: usize) -> Spilled {
         }
         if fits {
             continue;
+        }
+        if unspilled.is_none() {
+            *unspilled = Some(f.clone());
         }
         let s = spill_block(f, b, &entry, &live_out, budget);
         done.stores += s.stores;

@@ -84,6 +84,9 @@ impl<'a, F: Function> Env<'a, F> {
         self.create_pregs_and_vregs();
         self.compute_liveness()?;
         self.build_liveranges()?;
+        // ptx2sass patch (vendor/README.md): the live-out sets are not read after
+        // `build_liveranges`; free them instead of keeping them through allocation.
+        self.ctx.liveouts.clear();
         self.fixup_multi_fixed_vregs();
         self.merge_vreg_bundles();
         self.queue_bundles();

@@ -28,155 +28,21 @@
 //! in allocation, packing and move expansion alike. Alignment: 64-bit operands in even
 //! registers, 128-bit operands in registers divisible by 4 (findings section 3).
 
+mod state;
+mod values;
+
 use crate::ir::{BlockId, Function, VRegKind};
 use crate::sass::instr::{Dst, Instr, PT, Reg, RegRef, Src, SrcKind};
 use crate::sass::op::{BoolOp, Op};
+use state::{
+    ANY_LOC, Content, Loc, PRED_BASE, RZ_LOC, SPILL_BASE, State, anywhere, gpr_locs, loc1, meet, set, set_loc, xor,
+};
 use std::collections::{BTreeSet, HashMap};
+use values::Values;
 
 /// The allocated instructions that are moves added by allocation, per block (same length
 /// as the block's instructions).
 pub type Moves = HashMap<BlockId, Vec<bool>>;
-
-/// What a location is known to hold.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Content {
-    /// Equal to each of these values.
-    Vals(BTreeSet<u32>),
-    /// The exclusive or of these values (mid-way through an XOR swap), each given as the
-    /// set of value numbers it is known equal to.
-    Xor(Vec<BTreeSet<u32>>),
-}
-
-/// A register file location: GPR `0..255`, predicate `256 + p`, spill word `512 + k`.
-type Loc = u32;
-const PRED_BASE: Loc = 256;
-const SPILL_BASE: Loc = 512;
-/// Not a location: the values every location holds, because they are undefined on every
-/// path taken so far (a block parameter whose argument is an `undef`, as LLVM's `undef`
-/// in a loop's phi). Whatever a register holds is a valid value of such a value, so the
-/// allocator need not place it anywhere; reads of it are accepted from any location
-/// until a join with a path on which it is defined. General-purpose values only.
-const ANY_LOC: Loc = u32::MAX;
-
-type State = HashMap<Loc, Content>;
-
-/// Canonical value numbers of the SSA function's virtual-register components, merged
-/// through `copy` and `join` (which only move values).
-struct Values {
-    first: Vec<u32>,
-    parent: Vec<u32>,
-    undef: Vec<bool>,
-    /// Which value numbers are predicates.
-    pred: Vec<bool>,
-    zero: u32,
-    frame: u32,
-}
-
-impl Values {
-    fn new(f: &Function) -> Values {
-        let mut first = vec![];
-        let mut pred = vec![];
-        let mut n = 0u32;
-        for k in &f.vregs {
-            first.push(n);
-            let w = match k {
-                VRegKind::Gpr(w) => *w as u32,
-                VRegKind::Pred => 1,
-            };
-            pred.extend(std::iter::repeat_n(*k == VRegKind::Pred, w as usize));
-            n += w;
-        }
-        pred.extend([false, false]);
-        let (zero, frame) = (n, n + 1);
-        let undef = vec![false; n as usize + 2];
-        let mut v = Values { first, parent: (0..n + 2).collect(), undef, pred, zero, frame };
-        for &b in &f.layout {
-            for i in &f.cfg[b].instrs {
-                v.note_moves(i);
-            }
-        }
-        v
-    }
-
-    /// A new value number equal to no value of the SSA function (an opaque value, see
-    /// [`Checker::xor_term`]).
-    fn fresh(&mut self) -> u32 {
-        let x = self.parent.len() as u32;
-        self.parent.push(x);
-        self.undef.push(false);
-        self.pred.push(false);
-        x
-    }
-
-    fn find(&mut self, mut x: u32) -> u32 {
-        while self.parent[x as usize] != x {
-            self.parent[x as usize] = self.parent[self.parent[x as usize] as usize];
-            x = self.parent[x as usize];
-        }
-        x
-    }
-
-    fn union(&mut self, a: u32, b: u32) {
-        let (a, b) = (self.find(a), self.find(b));
-        if a != b {
-            self.parent[a as usize] = b;
-            self.undef[b as usize] |= self.undef[a as usize];
-        }
-    }
-
-    /// The value of component `c` of virtual register `v`.
-    fn of(&mut self, v: u32, c: u8) -> u32 {
-        let x = self.first[v as usize] + c as u32;
-        self.find(x)
-    }
-
-    /// The values a source operand's components hold in the SSA function, if it is a
-    /// register (`RZ` is the value zero).
-    fn of_src(&mut self, r: RegRef) -> Option<Vec<u32>> {
-        match r.reg {
-            Reg::V(v) => Some((0..r.n).map(|k| self.of(v, r.comp + k)).collect()),
-            x if x.is_rz() => Some(vec![self.zero; r.n as usize]),
-            _ => None,
-        }
-    }
-
-    /// Records what a copy, a join or an undef says about values.
-    fn note_moves(&mut self, i: &Instr) {
-        let Some(d) = i.dsts.first() else { return };
-        let Some(dv) = crate::ir::dst_vreg(d) else { return };
-        match i.op {
-            Op::Undef => {
-                let w = match d {
-                    Dst::Reg(r) => r.n,
-                    Dst::Pred(_) => 1,
-                };
-                for c in 0..w {
-                    let x = self.of(dv, c);
-                    self.undef[x as usize] = true;
-                }
-            }
-            Op::Copy | Op::Join => {
-                let mut c = 0u8;
-                for s in &i.srcs {
-                    let Some(r) = s.as_reg() else { return };
-                    let Some(vals) = self.of_src(r) else { return };
-                    for x in vals {
-                        let y = self.of(dv, c);
-                        self.union(y, x);
-                        c += 1;
-                    }
-                }
-            }
-            _ if is_pred_copy(i) => {
-                if let SrcKind::Pred(Reg::V(s)) = i.srcs[0].kind {
-                    let (x, y) = (self.of(dv, 0), self.of(s, 0));
-                    self.union(x, y);
-                }
-            }
-            _ => {}
-        }
-    }
-}
 
 /// `PSETP.AND.AND Pd, PT, Ps, PT, PT`: the predicate copy allocation inserts.
 fn is_pred_copy(i: &Instr) -> bool {
@@ -190,81 +56,6 @@ fn is_pred_copy(i: &Instr) -> bool {
 /// SSA instructions that allocation keeps (everything but moves and undefs).
 fn is_kept(i: &Instr) -> bool {
     !matches!(i.op, Op::Copy | Op::Join | Op::Undef) && !is_pred_copy(i)
-}
-
-fn gpr_locs(r: RegRef) -> Option<Vec<Loc>> {
-    match r.reg {
-        Reg::R(x) if !r.reg.is_rz() => Some((0..r.n).map(|k| x as u32 + r.comp as u32 + k as u32).collect()),
-        _ => None,
-    }
-}
-
-/// The values every location of `s` holds ([`ANY_LOC`]).
-fn anywhere(s: &State) -> BTreeSet<u32> {
-    match s.get(&ANY_LOC) {
-        Some(Content::Vals(v)) => v.clone(),
-        _ => BTreeSet::new(),
-    }
-}
-
-/// `a` at a join with `b`: each location keeps what both sides agree it holds, counting
-/// the values a side holds everywhere ([`ANY_LOC`]) as held by each of its locations
-/// (whatever a register holds on a path where a value is undefined is a valid value of
-/// it: PTX leaves a never-written register's value undefined), and [`ANY_LOC`] keeps the
-/// values undefined on both sides. So a location holding value `v` on one side, where the
-/// other leaves `v` undefined, holds `v` after the join, whether or not that other side
-/// knows what the location holds (it dropped the location when it did).
-fn meet(a: &mut State, b: &State) {
-    let (any_a, any_b) = (anywhere(a), anywhere(b));
-    // What a side holds at `loc`, with its values held everywhere (a location mid-way
-    // through an XOR swap holds none of its own).
-    let side = |s: &State, any: &BTreeSet<u32>, loc: &Loc| -> BTreeSet<u32> {
-        match s.get(loc) {
-            Some(Content::Vals(x)) => x.union(any).copied().collect(),
-            _ => any.clone(),
-        }
-    };
-    let locs: BTreeSet<Loc> = a.keys().chain(b.keys()).copied().filter(|l| *l != ANY_LOC).collect();
-    let mut out = State::new();
-    for loc in locs {
-        match (a.get(&loc), b.get(&loc)) {
-            (Some(x @ Content::Xor(_)), Some(y)) if x == y => {
-                out.insert(loc, x.clone());
-            }
-            _ => {
-                let z: BTreeSet<u32> = side(a, &any_a, &loc).intersection(&side(b, &any_b, &loc)).copied().collect();
-                if !z.is_empty() {
-                    out.insert(loc, Content::Vals(z));
-                }
-            }
-        }
-    }
-    let any: BTreeSet<u32> = any_a.intersection(&any_b).copied().collect();
-    if !any.is_empty() {
-        out.insert(ANY_LOC, Content::Vals(any));
-    }
-    *a = out;
-}
-
-/// `a ^ b`: a term on both sides cancels. A term is the set of value numbers a location
-/// is known equal to (one value); only identical terms cancel, so that a swap of two
-/// registers holding the same value gives each the other's whole set back.
-fn xor(a: &Content, b: &Content) -> Option<Content> {
-    let terms = |c: &Content| match c {
-        Content::Vals(s) if s.is_empty() => None,
-        Content::Vals(s) => Some(vec![s.clone()]),
-        Content::Xor(t) => Some(t.clone()),
-    };
-    let mut r = terms(a)?;
-    for t in terms(b)? {
-        match r.iter().position(|x| *x == t) {
-            Some(k) => {
-                r.remove(k);
-            }
-            None => r.push(t),
-        }
-    }
-    Some(if r.len() == 1 { Content::Vals(r.pop().expect("one term")) } else { Content::Xor(r) })
 }
 
 struct Checker<'a> {
@@ -568,31 +359,6 @@ impl Checker<'_> {
     }
 }
 
-const RZ_LOC: Loc = 255;
-
-fn loc1(r: RegRef) -> Loc {
-    gpr_locs(r).map_or(RZ_LOC, |l| l[0])
-}
-
-fn set(s: &mut State, locs: Option<Vec<Loc>>, c: Option<Content>) {
-    if let Some(l) = locs {
-        for loc in l {
-            set_loc(s, loc, c.clone());
-        }
-    }
-}
-
-fn set_loc(s: &mut State, loc: Loc, c: Option<Content>) {
-    match c {
-        Some(c) => {
-            s.insert(loc, c);
-        }
-        None => {
-            s.remove(&loc);
-        }
-    }
-}
-
 fn aligned(r: RegRef, i: &Instr) -> Result<(), String> {
     if let Reg::R(x) = r.reg
         && !r.reg.is_rz()
@@ -679,24 +445,6 @@ pub fn verify(before: &Function, after: &Function, moves: &Moves) -> Result<(), 
 mod tests {
     use super::*;
 
-    /// A value defined on one path into a join (in `R8`) and undefined on the other (held
-    /// everywhere, while that path's `R8` holds something else) is in `R8` after the
-    /// join, whichever side the meet starts from. Starting from the undefined side, the
-    /// location was dropped (tests/data/fuzz/regalloc_undef_phi.ptx: "R8 does not hold
-    /// the value"). Values undefined on both sides stay held everywhere.
-    #[test]
-    fn a_join_keeps_a_value_undefined_on_one_side() {
-        let vals = |v: &[u32]| Content::Vals(v.iter().copied().collect());
-        let undefined_side: State = HashMap::from([(8, vals(&[5])), (ANY_LOC, vals(&[7, 9]))]);
-        let defined_side: State = HashMap::from([(8, vals(&[3, 7])), (ANY_LOC, vals(&[9]))]);
-        let want: State = HashMap::from([(8, vals(&[7, 9])), (ANY_LOC, vals(&[9]))]);
-        for (a, b) in [(&undefined_side, &defined_side), (&defined_side, &undefined_side)] {
-            let mut m = a.clone();
-            meet(&mut m, b);
-            assert_eq!(m, want);
-        }
-    }
-
     /// An undefined general-purpose value may be read from any register; an undefined
     /// predicate from none (lowering defines every predicate, so that all readers of one
     /// predicate value provably agree).
@@ -778,24 +526,5 @@ mod tests {
         let moves: Moves = HashMap::from([(b, vec![false, true, false, false])]);
         let e = verify(&before, &after, &moves).expect_err("R8 = R16 ^ R10");
         assert!(e.contains("R8 does not hold the value"), "{e}");
-    }
-
-    /// A register known equal to two value numbers (one value) swapped by three XORs
-    /// with another keeps both numbers.
-    #[test]
-    fn xor_swap_keeps_equal_value_numbers() {
-        let a = Content::Vals(BTreeSet::from([1, 2]));
-        let b = Content::Vals(BTreeSet::from([3]));
-        let a1 = xor(&a, &b).expect("known");
-        let b1 = xor(&b, &a1).expect("known");
-        let a2 = xor(&a1, &b1).expect("known");
-        assert_eq!(b1, Content::Vals(BTreeSet::from([1, 2])));
-        assert_eq!(a2, Content::Vals(BTreeSet::from([3])));
-        // Two registers holding one value known under different numbers, swapped.
-        let c = Content::Vals(BTreeSet::from([2]));
-        let a1 = xor(&a, &c).expect("known");
-        let c1 = xor(&c, &a1).expect("known");
-        let a2 = xor(&a1, &c1).expect("known");
-        assert_eq!((a2, c1), (c.clone(), a.clone()));
     }
 }
