@@ -541,3 +541,74 @@ fn surface_sizes_and_3d_on_both_executors() {
         }
     }
 }
+
+/// `tex.a1d` / `tex.a2d` (`.f32` and `.s32` coordinates, bound and bindless, all or some
+/// components): the index (first, clamped to 16 bits by `I2I.U16.U32.SAT` and then to the
+/// layers, `exec::image`) picks a layer along the image's last axis, the other
+/// coordinates are sampled in it; forms as ptxas 11.8's (`probe_arrays.ptx` kernels a1d,
+/// a1d_x, a1d_i, a1d_b, a2d, a2d_xz, a2d_i, a2d_b).
+#[test]
+fn array_fetches_pick_a_layer_on_both_executors() {
+    let spec1 = "--texture fmt=f32x4,dims=5,3,filter=linear,addr=wrap";
+    let spec2 = "--texture fmt=f32x4,dims=4,3,3,filter=linear,addr=wrap";
+    // (index, x, y): in range, beyond the layers, beyond 16 bits, wrapped coordinates.
+    let pts = [(1u32, 1.3f32, 2.9f32), (7, 4.6, 0.2), (70000, -1.2, 1.5), (0, 6.7, -2.25)];
+    let layer = |i: u32| i.min(2) as usize;
+    let xz = [true, false, true, false];
+    // a1d: a 5 x 3 image holds 3 layers of 5 texels (layer L = row L).
+    let (t1, b1) = image(5, 3, 1);
+    let a1d = format!("tex.a1d.v4.f32.f32 {{%f5,%f6,%f7,%f8}}, [H, {{%r1,%f2}}];\n{MOVES}");
+    let a1d_x = "tex.a1d.v4.f32.f32 {%f5,%f6,%f7,%f8}, [H, {%r1,%f2}];\nmov.b32 %r5, %f5;";
+    let a1d_i = format!("tex.a1d.v4.f32.s32 {{%f5,%f6,%f7,%f8}}, [H, {{%r1,%r3}}];\n{MOVES}");
+    // a2d: a 4 x 3 x 3 image holds 3 layers of 4 x 3 texels (layer L = plane L).
+    let (t2, b2) = image(4, 3, 3);
+    let a2d = format!("tex.a2d.v4.f32.f32 {{%f5,%f6,%f7,%f8}}, [H, {{%r1,%f2,%f3,%f3}}];\n{MOVES}");
+    let a2d_xz = "tex.a2d.v4.f32.f32 {%f5,%f6,%f7,%f8}, [H, {%r1,%f2,%f3,%f3}];\nmov.b32 %r5, %f5;\nmov.b32 %r7, %f7;";
+    let a2d_i = format!("tex.a2d.v4.f32.s32 {{%f5,%f6,%f7,%f8}}, [H, {{%r1,%r3,%r4,%r4}}];\n{MOVES}");
+    let all = [true; 4];
+    let x = [true, false, false, false];
+    // (body, handle, 2D, integer, components read, ptxas's form)
+    let cases = [
+        (a1d.as_str(), "%rd1", false, false, all, "TEX R, R, 0x50, ARRAY_1D, 0xf"),
+        (a1d_x, "%rd1", false, false, x, "TEX R, R, 0x50, ARRAY_1D, 0x1"),
+        (a1d_i.as_str(), "%rd1", false, true, all, "TLD.LZ R, R, 0x50, ARRAY_1D, 0xf"),
+        (a1d.as_str(), "%rd9", false, false, all, "TEX.B R, R, R, 0x0, ARRAY_1D, 0xf"),
+        (a2d.as_str(), "%rd1", true, false, all, "TEXS R, R, R, R, 0x50, ARRAY_2D, RGBA"),
+        (a2d_xz, "%rd1", true, false, xz, "TEX R, R, 0x50, ARRAY_2D, 0x5"),
+        (a2d_i.as_str(), "%rd1", true, true, all, "TLDS.LZ R, R, R, R, 0x50, ARRAY_2D, RGBA"),
+        (a2d.as_str(), "%rd9", true, false, all, "TEX.B R, R, R, 0x0, ARRAY_2D, 0xf"),
+    ];
+    for (k, (body, h, two, int, read, form)) in cases.iter().enumerate() {
+        let body = body.replace('H', h);
+        let name = format!("array-{k}");
+        assert_eq!(listing(&name, &body).iter().map(|t| shape(t)).collect::<Vec<_>>(), [*form], "{name}");
+        // Integer coordinates: x = floor(u), y = floor(v) in %r3, %r4.
+        let input: Vec<[u32; 4]> = pts
+            .iter()
+            .map(|&(i, u, v)| {
+                if *int {
+                    [i, 0, u.floor() as i32 as u32, v.floor() as i32 as u32]
+                } else {
+                    [i, u.to_bits(), v.to_bits(), 0]
+                }
+            })
+            .collect();
+        let (spec, bytes) = if *two { (spec2, &b2) } else { (spec1, &b1) };
+        let (out, _) = run_probe(&name, &body, (spec, bytes), &input);
+        for (q, &(i, u, v)) in pts.iter().enumerate() {
+            let l = layer(i);
+            let (slice, dims, p) = if *two {
+                (&t2[12 * l..12 * l + 12], (4, 3), (u, v))
+            } else {
+                (&t1[5 * l..5 * l + 5], (5, 1), (u, 0.5))
+            };
+            // A texel fetch is a point sample at the texel's centre.
+            let p = if *int { (p.0.floor() + 0.5, if *two { p.1.floor() + 0.5 } else { 0.5 }) } else { p };
+            let want = sample2d(slice, dims, p, !*int, "wrap");
+            for c in 0..4 {
+                let w = if read[c] { want[c] } else { 0.0 };
+                assert_eq!(f32::from_bits(out[4 * q + c]), w, "{name} at {:?}, component {c}", pts[q]);
+            }
+        }
+    }
+}

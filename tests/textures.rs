@@ -145,6 +145,8 @@ const LOWERED: &[&str] = &[
     "tex.2d.v4.f32.f32 {%f3,%f4,%f5,%f6}, [%rd1, {%f1,%f2}]",
     "tex.3d.v4.f32.f32",
     "tex.level.2d.v4.f32.f32",
+    "tex.a1d.v4.u32.f32",
+    "tex.a2d.v4.f32.f32",
     "tld4.r.2d.v4.f32.f32",
     "txq.width.b32",
     "txq.level.height.b32",
@@ -329,6 +331,15 @@ const WORDS: &[(u64, &str)] = &[
     (0xeb3c050a00c70402, "SUST.D.BA.3D.TRAP [R4], R2, 0x50"),
     (0xeb38050400c70402, "SUST.D.BA.1D_ARRAY.IGN [R4], R2, 0x50"),
     (0xeb34010800d70804, "SUST.D.BA.2D_ARRAY.64.TRAP [R8], R4, R2"),
+    // probe_arrays.ptx: tex.a1d, tex.a2d.
+    (0xc03805079ff70404, "TEX R4, R4, 0x50, ARRAY_1D, 0xf"),
+    (0xc03805009ff70400, "TEX R0, R4, 0x50, ARRAY_1D, 0x1"),
+    (0xdc3805079ff70404, "TLD.LZ R4, R4, 0x50, ARRAY_1D, 0xf"),
+    (0xdeb8000790270808, "TEX.B R8, R8, R2, 0x0, ARRAY_1D, 0xf"),
+    (0xd8f0050060670404, "TEXS R6, R4, R4, R6, 0x50, ARRAY_2D, RGBA"),
+    (0xc0380502bff70404, "TEX R4, R4, 0x50, ARRAY_2D, 0x5"),
+    (0xdb10050060670404, "TLDS.LZ R6, R4, R4, R6, 0x50, ARRAY_2D, RGBA"),
+    (0xdeb80007b0270808, "TEX.B R8, R8, R2, 0x0, ARRAY_2D, 0xf"),
     // Sweeps.
     (0xd83c050ff0570000, "TEXS RZ, R0, R0, R5, 0x50, 2D, BA"),
     (0xd824050060570404, "TEXS R6, R4, R4, R5, 0x50, 2D, RGA"),
@@ -386,7 +397,15 @@ fn ptxas_texture_cubins_round_trip_through_disasm_and_asm() {
         return;
     };
     let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/textures");
-    for probe in ["probe_objects", "probe_refs", "probe_masks", "probe_liveness", "probe_slice4", "probe_surfaces"] {
+    for probe in [
+        "probe_objects",
+        "probe_refs",
+        "probe_masks",
+        "probe_liveness",
+        "probe_slice4",
+        "probe_surfaces",
+        "probe_arrays",
+    ] {
         let d = scratch(probe);
         let cubin = d.join("ptxas.cubin");
         let o = Command::new(bin.join("ptxas"))
@@ -444,6 +463,11 @@ fn texture_results_and_coordinates_are_timed_by_their_width() {
         ("TXQ R4, R2, TEX_HEADER_DIMENSION, 0x50, 0x3", "IADD R9, R5, R5", "IADD R9, R6, R6"),
         // 3D coordinates R12..R14 are read late: overwriting R14 at once is a hazard.
         ("TEX.B R4, R12, R0, 0x0, 3D, 0x1", "MOV R14, RZ", "MOV R15, RZ"),
+        // TEXS ARRAY_2D reads `{index, x}` as the pair R2, R3 (ptxas 11.8 `TEXS.P R6, R4,
+        // R4, R6, 0x50, ARRAY_2D, RGBA`): overwriting R3 at once is a hazard.
+        ("TEXS R6, R4, R2, R8, 0x50, ARRAY_2D, RGBA", "MOV R3, RZ", "MOV R9, RZ"),
+        // TEX ARRAY_1D reads `{index, x}` R12, R13.
+        ("TEX R4, R12, 0x50, ARRAY_1D, 0x1", "MOV R13, RZ", "MOV R14, RZ"),
         // 2D surface coordinates R2, R3.
         ("SUST.D.BA.2D.TRAP [R2], R8, 0x50", "MOV R3, RZ", "MOV R4, RZ"),
         // TXQ.B reads the handle and the level as a pair R6, R7 (ptxas: `MOV R7, RZ`
@@ -708,12 +732,13 @@ fn texture_lines(listing: &str, opcode_only: bool) -> Vec<(String, Vec<String>)>
 /// `TLD4S` cannot name the mask), `probe_slice4.ptx` (`txq.level`, `suq`, `tex.1d` with
 /// `.s32` coordinates as `TLDS.LZ`/`TLD.LZ`/`TLD.B.LZ ... 1D`, `tex.level` as `TEXS.LL`/
 /// `TEX.LL`/`TEX.B.LL`), `probe_surfaces.ptx` (`SULD`/`SUST` `.U8`, `.U16`, `.64`, `.128`,
-/// `.3D`).
+/// `.3D`), `probe_arrays.ptx` (`tex.a1d`/`tex.a2d` as `TEX`/`TLD.LZ`/`TEX.B ... ARRAY_1D`,
+/// `TEXS`/`TLDS.LZ`/`TEX`/`TEX.B ... ARRAY_2D`).
 #[test]
 fn the_opcode_and_operand_shape_of_each_form_are_ptxas_s() {
     let Some(ptxas) = ptxas() else { return };
     let cuobjdump = ptxas.with_file_name("cuobjdump");
-    for probe in ["probe_objects", "probe_masks", "probe_liveness", "probe_slice4", "probe_surfaces"] {
+    for probe in ["probe_objects", "probe_masks", "probe_liveness", "probe_slice4", "probe_surfaces", "probe_arrays"] {
         let src = format!("{}/tests/data/textures/{probe}.ptx", env!("CARGO_MANIFEST_DIR"));
         let cubin = scratch(probe).join("ref.cubin");
         let o = Command::new(&ptxas).args(["-arch=sm_50", "-O3", &src, "-o"]).arg(&cubin).output().unwrap();

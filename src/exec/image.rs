@@ -25,6 +25,12 @@
 //! * Addressing of a texel index `i` of a size `n`: clamp `min(max(i, 0), n - 1)`; wrap
 //!   `i mod n`; mirror `m = i mod 2n`, `m < n ? m : 2n - 1 - m`; border: a texel outside
 //!   reads as all-zero components.
+//! * An array fetch (`tex.a1d`, `tex.a2d`; SASS `ARRAY_1D`/`ARRAY_2D`) reads layer
+//!   `min(index, n - 1)` of the `n` along the image's last axis (`dims=W,LAYERS` or
+//!   `W,H,LAYERS`: layers stored as rows or planes, as for surfaces); the layer is neither
+//!   filtered, normalized nor addressed (a model choice: SASS clamps the index to 16 bits
+//!   first, `I2I.U16.U32.SAT`, and the hardware's clamp to the layer count is not probed),
+//!   the other coordinates are sampled in it as usual.
 //! * `tld4` returns component c of the four texels of the linear footprint in the order
 //!   `T[i,j+1], T[i+1,j+1], T[i+1,j], T[i,j]` (PTX ISA 9.7.9.4 `tld4`: the texels "(u0,
 //!   v1), (u1, v1), (u1, v0), (u0, v0)").

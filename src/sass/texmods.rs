@@ -19,6 +19,13 @@ pub enum TexDim {
     D2,
     /// `3D`: coordinates x, y, z.
     D3,
+    /// `ARRAY_1D`: the array index (clamped to 16 bits), then x, in a register pair
+    /// (ptxas 11.8 for `tex.a1d`: `I2I.U16.U32.SAT R4, index; MOV R5, x; TEX.P R4, R4,
+    /// 0x50, ARRAY_1D, 0xf`; never `TEXS`, `probe_arrays.ptx`).
+    A1,
+    /// `ARRAY_2D`: the index, x, y; `TEXS`/`TLDS` read `{index, x}` in `Ra` and y in `Rb`
+    /// (`TEXS.P R6, R4, R4, R6, 0x50, ARRAY_2D, RGBA`), `TEX`/`TLD` the three in `Ra..`.
+    A2,
 }
 
 impl TexDim {
@@ -28,6 +35,8 @@ impl TexDim {
             TexDim::D1 => "1D",
             TexDim::D2 => "2D",
             TexDim::D3 => "3D",
+            TexDim::A1 => "ARRAY_1D",
+            TexDim::A2 => "ARRAY_2D",
         }
     }
 }

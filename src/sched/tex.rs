@@ -86,9 +86,10 @@ pub fn regs(i: &TextInstr) -> Option<TexRegs<'_>> {
             let (rd2, rd, ra) = (*o.first()?, *o.get(1)?, *o.get(2)?);
             let w = if rd2 == "RZ" { vec![(rd, n)] } else { vec![(rd, 2), (rd2, n.checked_sub(2)?)] };
             // 3D and `TEXS.LL` 2D read x, y as the pair `Ra` (`TEXS.LL.P R6, R4, R4, R6, 0x50,
-            // 2D, RGBA` after `MOV R4, x; MOV R5, y; MOV R6, level`, ptxas 11.8).
+            // 2D, RGBA` after `MOV R4, x; MOV R5, y; MOV R6, level`, ptxas 11.8), and ARRAY_2D
+            // `{index, x}` (`TEXS.P R6, R4, R4, R6, 0x50, ARRAY_2D, RGBA`, docs/textures.md §1.10).
             let ll = i.mods.iter().any(|m| m == "LL");
-            let mut r = vec![(ra, if dim == "3D" || ll { 2 } else { 1 })];
+            let mut r = vec![(ra, if matches!(dim, "3D" | "ARRAY_2D") || ll { 2 } else { 1 })];
             if is_reg(o.get(3)?) {
                 r.push((o[3], 1));
             }

@@ -17,7 +17,8 @@ use crate::ptx::types::ScalarType;
 #[allow(missing_docs)]
 pub enum Kind {
     /// `tex`: `rank` coordinates, `.s32` (texel indices) when `int`.
-    Fetch { rank: usize, int: bool },
+    /// `array`: the first coordinate is an array index (`tex.a1d`, `tex.a2d`).
+    Fetch { rank: usize, int: bool, array: bool },
     /// `tld4.comp.2d`.
     Gather { comp: usize },
     /// `txq.width/height/depth`: dimension 0, 1, 2.
@@ -80,12 +81,17 @@ pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
             if !matches!(t.dtype, Some(ScalarType::F32 | ScalarType::S32 | ScalarType::U32)) {
                 return Err("half-precision results".into());
             }
-            let r = rank(t.geometry)?;
+            // An array fetch reads `{index, x(, y)}` (PTX ISA 9.7.9.3 `tex`).
+            let (r, array) = match t.geometry {
+                Some(Geometry::A1d) if t.lod == Lod::Auto => (2, true),
+                Some(Geometry::A2d) if t.lod == Lod::Auto => (3, true),
+                g => (rank(g)?, false),
+            };
             let (handle, mut coords) = image(1)?;
             coords.truncate(r);
             let dsts = fx.dsts(ops.first().ok_or("missing result")?)?;
             Ok(TexInstr {
-                kind: Kind::Fetch { rank: r, int: t.ctype == Some(ScalarType::S32) },
+                kind: Kind::Fetch { rank: r, int: t.ctype == Some(ScalarType::S32), array },
                 handle,
                 coords,
                 dsts,
@@ -226,13 +232,23 @@ fn linear(u: f32) -> (i64, f32) {
     (i as i64, a)
 }
 
-fn sample(img: &Image, mem: &Memory, coords: &[u32], int: bool) -> Result<[u32; 4], ExecError> {
-    let rank = img.rank as usize;
+/// A fetch at `coords` (texel indices when `int`); `layer` is an array fetch's index,
+/// which picks the layer along the image's last axis (clamped to it: `exec::image`),
+/// the other axes being sampled as usual.
+fn sample(img: &Image, mem: &Memory, coords: &[u32], int: bool, layer: Option<u32>) -> Result<[u32; 4], ExecError> {
+    let all = img.rank as usize;
+    let rank = if layer.is_some() { all.saturating_sub(1) } else { all };
+    let layer_at = |idx: &mut [i64; 3]| {
+        if let (Some(l), Some(slot), Some(&n)) = (layer, idx.get_mut(rank), img.dims.get(rank)) {
+            *slot = i64::from(l).min(i64::from(n) - 1);
+        }
+    };
     if int {
         let mut idx = [0i64; 3];
         for (d, slot) in idx.iter_mut().enumerate().take(rank) {
             *slot = i64::from(coords.get(d).copied().unwrap_or(0) as i32);
         }
+        layer_at(&mut idx);
         return fetch(img, mem, idx);
     }
     let u: Vec<f32> =
@@ -242,6 +258,7 @@ fn sample(img: &Image, mem: &Memory, coords: &[u32], int: bool) -> Result<[u32; 
         for d in 0..rank {
             idx[d] = u[d].floor() as i64;
         }
+        layer_at(&mut idx);
         return fetch(img, mem, idx);
     }
     let mut base = [0i64; 3];
@@ -249,6 +266,7 @@ fn sample(img: &Image, mem: &Memory, coords: &[u32], int: bool) -> Result<[u32; 
     for d in 0..rank {
         (base[d], wt[d]) = linear(u[d]);
     }
+    layer_at(&mut base);
     let mut sum = [0f32; 4];
     let span = |d: usize| if d < rank { 2i64 } else { 1 };
     for k in 0..span(2) {
@@ -292,7 +310,11 @@ pub(super) fn exec(
     }
     let words = |v: [u32; 4]| v.iter().map(|&w| u64::from(w)).collect::<Vec<u64>>();
     match &t.kind {
-        Kind::Fetch { int, .. } => Ok(words(sample(img, global, coords, *int)?)),
+        Kind::Fetch { int, array: false, .. } => Ok(words(sample(img, global, coords, *int, None)?)),
+        Kind::Fetch { int, array: true, .. } => {
+            let (layer, rest) = coords.split_first().map_or((0, &[][..]), |(l, r)| (*l, r));
+            Ok(words(sample(img, global, rest, *int, Some(layer))?))
+        }
         Kind::Gather { comp } => {
             let u: Vec<f32> =
                 (0..2).map(|d| unnormalize(img, f32::from_bits(coords.get(d).copied().unwrap_or(0)), d)).collect();

@@ -1,5 +1,5 @@
 //! The simulator's texture unit: `TEXS`, `TLDS.LZ`, `TLD4S`, `TEX{.B}`, `TLD{.B}.LZ`,
-//! `TLD4{.B}`, `TXQ`,
+//! `TLD4{.B}`, `TXQ` (`ARRAY_1D`/`ARRAY_2D` fetches pick a layer, `exec::image`),
 //! `SULD.D.BA`, `SUST.D.BA` (operand layouts: `sass::texmods`, docs/textures.md §1) on the
 //! launch's images. A bound instruction finds the handle in constant bank 0 at word
 //! `index`; a bindless one in its handle register (the low 32 bits). Sampling follows
@@ -89,14 +89,45 @@ impl View<'_> {
         (lo as i64, ((t - lo) * 256.0).floor() * (1.0 / 256.0))
     }
 
-    /// A fetch at coordinates `c` (`.s32` texel indices when `int`).
-    fn sample(&self, c: [u32; 3], int: bool) -> Result<[u32; 4], ExecError> {
-        let rank = self.img.rank as usize;
+    /// A fetch of geometry `dim` at the coordinate words `c` as the instruction reads
+    /// them: an `ARRAY_1D`/`ARRAY_2D` fetch reads `{index, x(, y)}` and fetches layer
+    /// `index` (the last axis of the image, `exec::image`) at `x(, y)`.
+    fn sample_dim(&self, dim: TexDim, c: [u32; 3], int: bool) -> Result<[u32; 4], ExecError> {
+        match dim {
+            TexDim::A1 => self.sample([c[1], 0, 0], int, Some(c[0])),
+            TexDim::A2 => self.sample([c[1], c[2], 0], int, Some(c[0])),
+            _ => self.sample(c, int, None),
+        }
+    }
+
+    /// A fetch at coordinates `c` (`.s32` texel indices when `int`); `layer` is an array
+    /// fetch's layer index, clamped to the image's last axis, which is then not filtered
+    /// or addressed.
+    fn sample(&self, mut c: [u32; 3], int: bool, layer: Option<u32>) -> Result<[u32; 4], ExecError> {
+        let mut rank = self.img.rank as usize;
+        let mut fixed: Option<i64> = None;
+        if let Some(index) = layer {
+            rank = rank.saturating_sub(1);
+            let last = i64::from(self.img.dims[rank]) - 1;
+            fixed = Some(i64::from(index).min(last));
+            c[rank..].iter_mut().for_each(|v| *v = 0);
+        }
+        let put = |p: &mut [i64; 3]| {
+            if let Some(v) = fixed {
+                p[rank] = v;
+            }
+        };
         if int {
-            return self.texel(c[0] as i32 as i64, c[1] as i32 as i64, c[2] as i32 as i64);
+            let mut p = [c[0] as i32 as i64, c[1] as i32 as i64, c[2] as i32 as i64];
+            put(&mut p);
+            return self.texel(p[0], p[1], p[2]);
         }
         if self.img.filter == Filter::Point {
-            let p: Vec<i64> = (0..3).map(|a| if a < rank { self.scale(a, c[a]).floor() as i64 } else { 0 }).collect();
+            let mut p = [0i64; 3];
+            for (a, slot) in p.iter_mut().enumerate().take(rank) {
+                *slot = self.scale(a, c[a]).floor() as i64;
+            }
+            put(&mut p);
             return self.texel(p[0], p[1], p[2]);
         }
         let f: Vec<(i64, f32)> = (0..3).map(|a| if a < rank { self.footprint(a, c[a]) } else { (0, 0.0) }).collect();
@@ -113,6 +144,7 @@ impl View<'_> {
                 *slot = lo + bit(a) as i64;
                 weight *= if bit(a) == 1 { t } else { 1.0 - t };
             }
+            put(&mut p);
             let v = self.texel(p[0], p[1], p[2])?;
             for (s, x) in acc.iter_mut().zip(v) {
                 *s += weight * f32::from_bits(x);
@@ -193,28 +225,32 @@ impl Sim<'_> {
                         (TexDim::D2, true) => [word(w, ra, 0, l), word(w, ra, 1, l), 0],
                         (TexDim::D1, _) => [word(w, ra, 0, l), 0, 0],
                         (TexDim::D2, false) => [word(w, ra, 0, l), word(w, rb, 0, l), 0],
-                        (TexDim::D3, _) => [word(w, ra, 0, l), word(w, ra, 1, l), word(w, rb, 0, l)],
+                        (TexDim::D3 | TexDim::A2 | TexDim::A1, _) => {
+                            [word(w, ra, 0, l), word(w, ra, 1, l), word(w, rb, 0, l)]
+                        }
                     };
-                    view.sample(c, false)?
+                    view.sample_dim(dim, c, false)?
                 }
                 Op::Tlds { dim, .. } => {
                     let (ra, rb) = (ra?, reg_of(i.srcs.get(1))?);
                     let c = match dim {
                         TexDim::D1 => [word(w, ra, 0, l), 0, 0],
                         TexDim::D2 => [word(w, ra, 0, l), word(w, rb, 0, l), 0],
-                        TexDim::D3 => [word(w, ra, 0, l), word(w, ra, 1, l), word(w, rb, 0, l)],
+                        TexDim::D3 | TexDim::A2 | TexDim::A1 => {
+                            [word(w, ra, 0, l), word(w, ra, 1, l), word(w, rb, 0, l)]
+                        }
                     };
-                    view.sample(c, true)?
+                    view.sample_dim(dim, c, true)?
                 }
                 Op::Tex { dim, .. } | Op::Tld { dim, .. } => {
                     let ra = ra?;
                     let n = match dim {
                         TexDim::D1 => 1,
-                        TexDim::D2 => 2,
-                        TexDim::D3 => 3,
+                        TexDim::D2 | TexDim::A1 => 2,
+                        TexDim::D3 | TexDim::A2 => 3,
                     };
                     let c = |k: u8| if k < n { word(w, ra, k, l) } else { 0 };
-                    view.sample([c(0), c(1), c(2)], matches!(i.op, Op::Tld { .. }))?
+                    view.sample_dim(dim, [c(0), c(1), c(2)], matches!(i.op, Op::Tld { .. }))?
                 }
                 Op::Tld4s { comp } | Op::Tld4 { comp, .. } => {
                     let ra = ra?;

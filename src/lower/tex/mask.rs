@@ -52,6 +52,11 @@ pub fn texs_can_name(mask: u8) -> bool {
 /// The opcode ptxas 11.8 uses for fetch `kind` of geometry `dim` writing `mask`
 /// (see the module docs).
 pub fn fetch_op(kind: Fetch, dim: TexDim, bindless: bool, mask: u8) -> Op {
+    // `ARRAY_1D` has no short form: ptxas 11.8 `TEX.P R4, R4, 0x50, ARRAY_1D, 0xf`,
+    // `TLD.LZ.P R4, R4, 0x50, ARRAY_1D, 0xf` (`probe_arrays.ptx` a1d, a1d_i).
+    if dim == TexDim::A1 {
+        return general(kind, dim, bindless, mask);
+    }
     match kind {
         Fetch::Sample if !bindless && texs_can_name(mask) => Op::Texs { dim, chans: mask, ll: false },
         // TEXS.LL has no 3D form: ptxas 11.8 `TEX.LL.P R4, R4, R5, 0x50, 3D, 0xf`.
@@ -251,8 +256,10 @@ pub fn narrow(f: &mut Function) -> bool {
         } else {
             let (Some(ra), Some(rb), Some(last)) = (i.srcs.first(), i.srcs.get(1), i.srcs.get(2)) else { continue };
             let parts: Vec<Src> = match dim {
-                TexDim::D1 | TexDim::D2 => vec![*ra, *rb],
-                TexDim::D3 => {
+                TexDim::D1 | TexDim::D2 | TexDim::A1 => vec![*ra, *rb],
+                // `{x, y}, z` / `{index, x}, y` -> `{x, y, z, _}` / `{index, x, y, _}`
+                // (ptxas 11.8 `TEX.P R4, R4, 0x50, ARRAY_2D, 0x5`, `probe_arrays.ptx`).
+                TexDim::D3 | TexDim::A2 => {
                     let Some(pair) = ra.as_reg() else { continue };
                     let c = |j: u8| Src::reg(RegRef { comp: pair.comp + j, n: 1, ..pair });
                     vec![c(0), c(1), *rb, Src::rz()]

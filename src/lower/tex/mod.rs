@@ -12,6 +12,10 @@
 //! * `tex.level` (`.f32` coordinates) is `TEXS.LL ... 2D` with x, y in the pair `Ra` and
 //!   the level in `Rb` (1D at y = 0), `TEX.LL` with the level in `Rb` (3D, or a mask
 //!   TEXS cannot name), `TEX.B.LL` with `{handle, level}` in the pair `Rb` (§1.7);
+//! * `tex.a1d`/`tex.a2d` clamp the array index (first) to 16 bits (`I2I.U16.U32.SAT`)
+//!   and fetch `ARRAY_1D` (`TEX`/`TLD.LZ`/`TEX.B`, `{index, x}` in a pair, no short form)
+//!   or `ARRAY_2D` (`TEXS`/`TLDS.LZ` with `{index, x}` in `Ra` and y in `Rb`, else the three
+//!   in `Ra..`; docs/textures.md §1.10);
 //! * the components written are the ones the PTX result vector names (a sink `_` is not
 //!   written): `TEXS ... R` / `TEX.B ... 0x5`, packed into consecutive registers; after
 //!   dead-code elimination [`mask::narrow`] drops the ones never read, and the opcode is
@@ -37,6 +41,7 @@ use crate::ptx::ast::{Ident, Instruction, Operand, VecElem};
 use crate::ptx::texture::{self, Clamp, Family, Geometry, Lod, TexOp};
 use crate::ptx::types::ScalarType;
 use crate::sass::instr::{Dst, Instr, RegRef, Src};
+use crate::sass::mods::IType;
 use crate::sass::op::{Op, SurfClamp, SurfDim, SurfSize, TexDim};
 use mask::Fetch;
 
@@ -74,7 +79,7 @@ impl Lowerer<'_> {
         self.fail(
             Diag::error(i.opcode.span, format!("not supported yet: `{}`, {what}", text(i)))
                 .label(why.to_string())
-                .note("lowered: tex{.level}.{1d,2d,3d}.v4.{f32,s32,u32}.{f32,s32} (.level with .f32 coordinates), tld4.{r,g,b,a}.2d, txq{.level}.{width,height,depth}, suq.{width,height}, suld.b/sust.b .{1d,2d}.b32 (docs/textures.md §2)"),
+                .note("lowered: tex{.level}.{1d,2d,3d}.v4.{f32,s32,u32}.{f32,s32} (.level with .f32 coordinates), tex.{a1d,a2d}.v4.{f32,s32,u32}.{f32,s32}, tld4.{r,g,b,a}.2d, txq{.level}.{width,height,depth}, suq.{width,height}, suld.b/sust.b .{1d,2d,3d,a1d,a2d} (docs/textures.md §2)"),
         )
     }
 
@@ -199,11 +204,20 @@ impl Lowerer<'_> {
             Some(Geometry::D1) if int => TexDim::D1,
             Some(Geometry::D1 | Geometry::D2) => TexDim::D2,
             Some(Geometry::D3) => TexDim::D3,
+            Some(Geometry::A1d) if t.lod == Lod::Auto => TexDim::A1,
+            Some(Geometry::A2d) if t.lod == Lod::Auto => TexDim::A2,
+            Some(Geometry::A1d | Geometry::A2d) => {
+                return self.tex_unsupported(
+                    i,
+                    "an array texture fetch at an explicit level",
+                    "not probed with ptxas; tex.a1d/tex.a2d without .level are lowered",
+                );
+            }
             _ => {
                 return self.tex_unsupported(
                     i,
-                    "an array, cube or multisample texture fetch",
-                    "only .1d, .2d and .3d are lowered",
+                    "a cube or multisample texture fetch",
+                    "only .1d, .2d, .3d, .a1d and .a2d are lowered",
                 );
             }
         };
@@ -240,6 +254,17 @@ impl Lowerer<'_> {
         if t.geometry == Some(Geometry::D1) && dim == TexDim::D2 {
             let z = self.tex_zero();
             coords.push(z);
+        }
+        if matches!(dim, TexDim::A1 | TexDim::A2) {
+            // The array index (first, `.u32`) is clamped to 16 bits: ptxas 11.8
+            // `I2I.U16.U32.SAT R4, c[0x0][0x150]` before every `tex.a1d`/`tex.a2d`
+            // (`probe_arrays.ptx`); the other coordinates stay in PTX order.
+            if let Some(&index) = coords.first() {
+                let t = self.tmp(1);
+                self.op(Op::I2iSat { dst: IType::U16, src: IType::U32 }, Dst::reg(t, 1), vec![index]);
+                coords[0] = Src::r32(t);
+            }
+            coords.truncate(if dim == TexDim::A1 { 2 } else { 3 });
         }
         let level = match (kind, i.operands.get(2)) {
             (Fetch::Level, Some(l)) => {
@@ -283,7 +308,11 @@ impl Lowerer<'_> {
                 (TexDim::D2, Some(l)) => (self.tex_join(&coords[..2], 2), l),
                 (TexDim::D1, _) => (coords[0], Src::rz()),
                 (TexDim::D2, None) => (coords[0], coords[1]),
-                (TexDim::D3, _) => (self.tex_join(&coords[..2], 2), coords[2]),
+                // ARRAY_2D: `{index, x}` in Ra, y in Rb (ptxas 11.8 `TEXS.P R6, R4, R4, R6,
+                // 0x50, ARRAY_2D, RGBA`, `TLDS.LZ.P ... ARRAY_2D`, `probe_arrays.ptx`).
+                (TexDim::D3 | TexDim::A2, _) => (self.tex_join(&coords[..2], 2), coords[2]),
+                // No short ARRAY_1D form (`fetch_op`).
+                (TexDim::A1, _) => (self.tex_join(&coords[..2], 2), Src::rz()),
             };
             let (dsts, regs) = self.texs_results(&comps);
             self.emit(Instr::new(op, dsts, vec![ra, rb, last]));
@@ -296,7 +325,8 @@ impl Lowerer<'_> {
             let n = match dim {
                 TexDim::D1 => 1,
                 TexDim::D2 => 2,
-                TexDim::D3 => 4,
+                TexDim::D3 | TexDim::A2 => 4,
+                TexDim::A1 => 2,
             };
             let ra = self.tex_join(coords, n);
             let srcs = match (level, handle) {

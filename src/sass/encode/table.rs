@@ -306,16 +306,18 @@ const TEXDIM: &[(u64, &str)] = &[
     (6, "CUBE"),
     (7, "ARRAY_CUBE"),
 ];
-/// TEXS geometry and level of detail (bits 53..56): only the forms without a level
+/// TEXS geometry and level of detail (bits 53..56; 7 `TEXS.P R6, R4, R4, R6, 0x50,
+/// ARRAY_2D, RGBA` 0xd8f0050060670404, ptxas 11.8 `probe_arrays.ptx` a2d): only the forms without a level
 /// modifier (the others print `.LZ`/`.LL`/`.DC`, not modelled).
-const TEXSDIM: &[(u64, &str)] = &[(1, "2D"), (10, "3D")];
+const TEXSDIM: &[(u64, &str)] = &[(1, "2D"), (7, "ARRAY_2D"), (10, "3D")];
 /// TEXS.LL geometry (bits 53..56; ptxas 11.8: 3 `TEXS.LL.P R6, R4, R4, R6, 0x50, 2D, RGBA`
 /// 0xd870050060670404 for `tex.level.2d`, docs/textures.md §1.6).
 const TEXSLLDIM: &[(u64, &str)] = &[(3, "2D")];
 /// TLDS.LZ geometry (bits 53..56; ptxas 11.8: 0 `TLDS.LZ.P R6, R4, R4, 0x50, 1D, RGBA`
 /// for `tex.1d.v4.f32.s32`, 2 `... 2D` for `.2d`, 7 `TLDS.LZ.P R6, R4, R4, R5, 0x50, 3D,
-/// RGBA` for `.3d`).
-const TLDSDIM: &[(u64, &str)] = &[(0, "1D"), (2, "2D"), (7, "3D")];
+/// RGBA` for `.3d`, 8 `TLDS.LZ.P R6, R4, R4, R6, 0x50, ARRAY_2D, RGBA` 0xdb10050060670404
+/// for `tex.a2d.v4.f32.s32`).
+const TLDSDIM: &[(u64, &str)] = &[(0, "1D"), (2, "2D"), (7, "3D"), (8, "ARRAY_2D")];
 /// TEXS/TLDS channels written, one destination pair (`Rd2` = RZ; bits 50..52).
 const TEXSR: &[(u64, &str)] = &[(0, "R"), (1, "G"), (2, "B"), (3, "A"), (4, "RG"), (5, "RA"), (6, "GA"), (7, "BA")];
 /// TEXS/TLDS channels written, two destination pairs (`Rd2` != RZ; bits 50..52).
