@@ -3,7 +3,7 @@
 //! `nvdisasm -hex` output of a cubin (the only one that carries every fact a launch needs:
 //! with it, a listing runs without the PTX).
 //!
-//! The code comes from [`super::text::parse`] and [`super::asm::assemble`]. The facts a
+//! The code comes from [`super::text::parse`] and [`crate::sass::asm::assemble`]. The facts a
 //! launch needs besides the code, and where each comes from (first found wins):
 //!
 //! | fact | nvdisasm data sections | ptx2sass header | `reference` (the PTX compiled by ptx2sass) |
@@ -21,10 +21,10 @@
 //! The future `--cubin` input (the encoder's cubin reader) can fill the same
 //! [`ListingFacts`] directly.
 
-use super::asm::assemble;
-use super::instr::SrcKind;
-use super::program::{Program, SassFunction, Scheduled};
-use super::text::{self, Target, TextFunction};
+use crate::sass::asm::assemble;
+use crate::sass::instr::SrcKind;
+use crate::sass::program::{Program, SassFunction, Scheduled};
+use crate::sass::text::{self, Target, TextFunction};
 use std::collections::HashMap;
 
 /// A listing that cannot be loaded: the line and what is wrong.

@@ -22,7 +22,7 @@
 //! An instruction without control fields (no `?WAITn` and no control word) is an error:
 //! the checker needs the stall counts.
 
-use super::program::Ctrl;
+use crate::sass::program::Ctrl;
 use std::collections::HashMap;
 
 /// A branch, `SSY`, `PBK` or `CAL` target as written.
