@@ -4,6 +4,10 @@
 //! straight-line and looping, allocate under tight register budgets with both regalloc2's
 //! checker and the verifier on.
 
+#[path = "common/launches.rs"]
+mod launches;
+
+use launches::run_both_checked;
 use proptest::prelude::*;
 use ptx2sass::ir::Function;
 use ptx2sass::regalloc::{self, Options, Stats};
@@ -467,24 +471,9 @@ fn verifier_rejects_a_wrong_loop_carried_register_after_an_undef() {
     assert!(caught >= 2, "{caught} wrong loop-carried registers caught");
 }
 
-/// Compiles `src` with every checker on (both allocation checkers, the carry-flag and
-/// hazard checkers), runs kernel `k` with one buffer of `bytes` bytes (filled with 0xcd)
-/// on both executors, and returns the buffer as the interpreter left it, after checking
-/// that the simulator's agrees.
+/// [`run_both_checked`] with a limit of 100,000 steps.
 fn run_both(src: &str, bytes: usize, threads: u32) -> Vec<u8> {
-    let mut opts = ptx2sass::driver::Options::default();
-    opts.regalloc.verify = true;
-    opts.check_hazards = true;
-    let out = ptx2sass::driver::compile(src, &opts)
-        .unwrap_or_else(|d| panic!("{:?}", d.iter().map(|d| &d.message).collect::<Vec<_>>()));
-    let program = out.program.expect("a program");
-    let (module, _) = ptx2sass::ptx::parse(src).expect("parses");
-    let arg = [ptx2sass::exec::ptx::args::Arg::Buf(vec![0xcd; bytes])];
-    let launch = ptx2sass::exec::ptx::args::launch(&module, "k", [1, 1, 1], [threads, 1, 1], &arg, 100_000).unwrap();
-    let (want, _, diff) = ptx2sass::exec::compare(&module, &program, &launch).expect("runs");
-    assert!(diff.is_empty(), "executors differ: {diff:?}\n{program}");
-    let at = want.global.regions().next().expect("the output buffer").1;
-    (0..bytes as u64).map(|k| want.global.read_uint("global", at + k, 1).unwrap() as u8).collect()
+    run_both_checked(src, bytes, threads, 100_000)
 }
 
 /// tests/data/fuzz/regalloc_undef_phi.ptx's shape, runnable: a 64-bit value defined on one

@@ -9,11 +9,13 @@
 //! merges (ptxas: `STS.64 [R0+0x8]` for the stores of that probe), from `As + tid*4`
 //! nothing merges.
 
+#[path = "common/launches.rs"]
+mod launches;
 #[path = "common/listing.rs"]
 mod listing;
 
+use launches::run_both_checked;
 use listing::sass;
-use ptx2sass::exec::ptx::args::{self, Arg};
 
 const THREADS: u32 = 64;
 /// Words of `As`.
@@ -54,22 +56,10 @@ fn kernel(pad: bool, stride: u32, body: &str) -> String {
 const FOUR: &str = "ld.shared.u32 %r10, [%rd5];\n ld.shared.u32 %r11, [%rd5+4];\n\
     ld.shared.u32 %r12, [%rd5+8];\n ld.shared.u32 %r13, [%rd5+12];";
 
-/// Runs `k` (one CTA of [`THREADS`]) on both executors, asserts they agree, and returns
-/// the output words.
+/// Runs `k` (one CTA of [`THREADS`]) on both executors with every checker on, asserts they
+/// agree, and returns the output words.
 fn run_both(src: &str) -> Vec<u32> {
-    let mut opts = ptx2sass::driver::Options::default();
-    opts.regalloc.verify = true;
-    opts.check_hazards = true;
-    let out = ptx2sass::driver::compile(src, &opts)
-        .unwrap_or_else(|d| panic!("{:?}", d.iter().map(|d| &d.message).collect::<Vec<_>>()));
-    let program = out.program.expect("a program");
-    let (module, _) = ptx2sass::ptx::parse(src).expect("parses");
-    let arg = [Arg::Buf(vec![0xcd; THREADS as usize * 16])];
-    let launch = args::launch(&module, "k", [1, 1, 1], [THREADS, 1, 1], &arg, 1_000_000).unwrap();
-    let (want, got, diff) = ptx2sass::exec::compare(&module, &program, &launch).unwrap_or_else(|e| panic!("{e}"));
-    assert!(diff.is_empty(), "executors differ: {diff:?}\n{program}");
-    let w = args::buffer(&want.global, "arg0").expect("buffer").to_vec();
-    assert_eq!(w, args::buffer(&got.global, "arg0").expect("buffer"));
+    let w = run_both_checked(src, THREADS as usize * 16, THREADS, 1_000_000);
     w.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
 }
 

@@ -509,3 +509,26 @@ pub const SAMPLES: &[&str] = &[
     "warp_reduce",
     "xorshift64",
 ];
+
+/// Compiles `src` with every checker on (both allocation checkers, the carry-flag and
+/// hazard checkers), runs kernel `k` as one CTA of `threads` threads with one buffer of
+/// `bytes` bytes (filled with 0xcd) on both executors under a limit of `max_steps`, asserts
+/// that they agree, and returns the buffer as the interpreter left it (panics with the
+/// diagnostics or the differences otherwise).
+pub fn run_both_checked(src: &str, bytes: usize, threads: u32, max_steps: u64) -> Vec<u8> {
+    use ptx2sass::exec::ptx::args::{self, Arg};
+    let mut opts = Options::default();
+    opts.regalloc.verify = true;
+    opts.check_hazards = true;
+    let out = driver::compile(src, &opts)
+        .unwrap_or_else(|d| panic!("{:?}", d.iter().map(|d| &d.message).collect::<Vec<_>>()));
+    let program = out.program.expect("a program");
+    let (module, _) = ptx2sass::ptx::parse(src).expect("parses");
+    let arg = [Arg::Buf(vec![0xcd; bytes])];
+    let launch = args::launch(&module, "k", [1, 1, 1], [threads, 1, 1], &arg, max_steps).unwrap();
+    let (want, got, diff) = ptx2sass::exec::compare(&module, &program, &launch).unwrap_or_else(|e| panic!("{e}"));
+    assert!(diff.is_empty(), "executors differ: {diff:?}\n{program}");
+    let w = args::buffer(&want.global, "arg0").expect("buffer").to_vec();
+    assert_eq!(w, args::buffer(&got.global, "arg0").expect("buffer"));
+    w
+}

@@ -166,16 +166,19 @@ impl Lowerer<'_> {
         self.emit(Instr::new(Op::Call(site), outs.iter().map(|r| Dst::reg(*r, 1)).collect(), srcs));
         self.cc_now = None;
         self.slow_paths.insert(kind);
-        if let [w] = outs[..] {
+        self.join_words(&outs)
+    }
+
+    /// One value from `words` (a slow path's argument or result: one or two 32-bit words):
+    /// the word itself, or a `Join` of them into consecutive registers.
+    fn join_words(&mut self, words: &[Reg]) -> Src {
+        if let [w] = *words {
             return Src::r32(w);
         }
-        let t = self.tmp(outs.len() as u8);
-        self.emit(Instr::new(
-            Op::Join,
-            vec![Dst::reg(t, outs.len() as u8)],
-            outs.iter().map(|w| Src::r32(*w)).collect(),
-        ));
-        Src::reg(RegRef::new(t, outs.len() as u8))
+        let n = words.len() as u8;
+        let t = self.tmp(n);
+        self.emit(Instr::new(Op::Join, vec![Dst::reg(t, n)], words.iter().map(|w| Src::r32(*w)).collect()));
+        Src::reg(RegRef::new(t, n))
     }
 
     /// The body of slow path `kind` as a device function of the module: its parameter
@@ -190,18 +193,7 @@ impl Lowerer<'_> {
         // for the one-argument kinds).
         let mut vals = [Src::rz(); 2];
         for (v, c) in vals.iter_mut().zip(words.chunks(per)) {
-            *v = match *c {
-                [w] => Src::r32(w),
-                _ => {
-                    let t = self.tmp(c.len() as u8);
-                    self.emit(Instr::new(
-                        Op::Join,
-                        vec![Dst::reg(t, c.len() as u8)],
-                        c.iter().map(|w| Src::r32(*w)).collect(),
-                    ));
-                    Src::reg(RegRef::new(t, c.len() as u8))
-                }
-            };
+            *v = self.join_words(c);
         }
         let [v0, v1] = vals;
         let q = match kind {
