@@ -1,13 +1,14 @@
 //! `lower::opt::run` stops at a fixed point of the clean-up passes: running it a second
-//! time changes nothing. This pins its round-skip condition (perf5: a round in which only
+//! time changes nothing. Checked on functions straight out of lowering (`lower::build`,
+//! before the driver's own repeated clean-up calls, which could hide an early stop), for a
+//! crafted input and for every sample. The samples' test fails if `run` stops too early
+//! (with one round instead of eight it does).
+//!
+//! What this does NOT pin yet: the round-skip condition (perf5: a round in which only
 //! dead-code elimination changed something is not followed by a confirming round when DCE
-//! cannot have enabled anything): if the skip fired after a DCE that did enable a
-//! copy propagation (the last whole read of a `join` removed) or the dropping of a `.CC`
-//! (the last reader of a carry removed), the second run would still change the function.
-//! Checked on functions straight out of lowering (`lower::build`, before the driver's
-//! own repeated clean-up calls, which could hide a wrong skip), for inputs built to reach
-//! that case and for every sample.
-
+//! cannot have enabled anything). With the skip forced after every DCE-only round, both
+//! tests still pass: neither input reaches a DCE that enables a copy propagation of a
+//! `join` component or the dropping of a `.CC`. An input that does is still owed.
 use ptx2sass::ir::Function;
 use ptx2sass::lower;
 
