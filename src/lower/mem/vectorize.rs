@@ -251,6 +251,12 @@ fn groups(c: &[Cand], base_zeros: u8) -> Vec<(usize, usize, i64)> {
 
 /// Merges adjacent shared loads (module notes). Returns true if anything changed.
 pub fn run(f: &mut Function) -> bool {
+    // Nothing to merge without two candidate loads: skip the alignment analysis (up to
+    // MAX_PASSES passes over the function) in the functions that have none.
+    let mut candidates = f.layout.iter().flat_map(|b| &f.cfg[*b].instrs).filter(|i| candidate(f, i).is_some());
+    if candidates.nth(1).is_none() {
+        return false;
+    }
     let tz = known_zeros(f);
     let mut changed = false;
     for b in f.layout.clone() {
