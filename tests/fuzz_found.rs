@@ -447,3 +447,51 @@ fn sim_rejects_shfl_missing_operands() {
         assert!(err.contains("SHFL takes three source operands"), "{instr}: {err}");
     }
 }
+
+/// Found by the 30-minute `exec` campaign of 2026-11-25 (a mutant of `many_params.ptx`):
+/// `ld.param.f64` of a `.u16` kernel parameter placed at `c[0x0][0x142]` passed the front
+/// end's alignment check (which knows only the parameter's declared alignment, 2) and reached
+/// the encoder as `MOV R4, c[0x0][0x142]`: an internal error ("constant-bank offset must be
+/// a multiple of 4"). A constant-bank load at a placed offset that is not a multiple of its
+/// size is now the usual misaligned-access error, for parameters and `.const` variables,
+/// scalar and vector, at every width.
+#[test]
+fn constant_bank_load_misaligned_at_its_placed_offset() {
+    let cases = [
+        // (declarations, load)
+        (".param .u16 a, .param .u16 b", "ld.param.f64 %fd1, [b];"),
+        (".param .u16 a, .param .u16 b", "ld.param.u32 %r1, [b];"),
+        (".param .u8 a, .param .u8 b", "ld.param.u16 %rs1, [b];"),
+        (".param .u16 a, .param .u16 b", "ld.param.v2.u32 {%r1, %r2}, [b];"),
+        (".param .u32 a, .param .u32 b", "ld.param.v4.u32 {%r1, %r2, %r3, %r4}, [b];"),
+    ];
+    let module = |decls: &str, body: &str, consts: &str| {
+        format!(
+            ".version 7.8\n.target sm_50\n.address_size 64\n{consts}\
+             .entry k({decls}, .param .u64 out)\n{{\n.reg .b32 %r<5>;\n.reg .b16 %rs<2>;\n.reg .f64 %fd<2>;\n\
+             .reg .u64 %rd<2>;\n{body}\nld.param.u64 %rd1, [out];\nst.global.u32 [%rd1], %r1;\nret;\n}}\n"
+        )
+    };
+    let mut sources: Vec<String> = cases.iter().map(|(d, b)| module(d, b, "")).collect();
+    // A `.const` variable of alignment 2 placed after a 2-byte one, read as a word.
+    sources.push(module(
+        ".param .u32 a",
+        "ld.const.u32 %r1, [c2];",
+        ".const .align 2 .b8 c1[2] = {1, 2};\n.const .align 2 .b8 c2[4] = {3, 4, 5, 6};\n",
+    ));
+    for src in &sources {
+        let e: Vec<String> = match ptx2sass::driver::compile(src, &ptx2sass::driver::Options::default()) {
+            Ok(_) => panic!("compiled a misaligned constant-bank load:\n{src}"),
+            Err(d) => d.into_iter().map(|d| d.message).collect(),
+        };
+        assert!(e.iter().all(|m| !m.contains("internal error")), "{src}\n{e:?}");
+        assert!(e.iter().any(|m| m.contains("misaligned")), "{src}\n{e:?}");
+    }
+    // Aligned at their placed offsets: still compiled.
+    for (decls, body) in
+        [(".param .u16 a, .param .u16 b", "ld.param.u32 %r1, [a];"), (".param .u32 a", "ld.param.u32 %r1, [a];")]
+    {
+        let src = module(decls, body, "");
+        assert!(ptx2sass::driver::compile(&src, &ptx2sass::driver::Options::default()).is_ok(), "{src}");
+    }
+}

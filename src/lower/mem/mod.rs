@@ -118,6 +118,20 @@ impl Lowerer<'_> {
         elems: &[Option<crate::ptx::ast::Ident>],
     ) -> LResult<()> {
         let eb = l.ty.bytes() as i64;
+        // The front end's check (`check_alignment`) knows only the variable's declared
+        // alignment; here the placed offset is known. A parameter of a smaller alignment
+        // read with a wider type (`ld.param.f64` of a `.u16` at 0x142) is misaligned: an
+        // error, as everywhere else (PTX ISA 6.4.2; a vector access is aligned to its whole
+        // size). ptxas 11.8 accepts it and reads the word at the offset rounded down to 4
+        // (`c[0x0][0x140]`, `c[0x0][0x144]`), since a constant-bank operand's offset is in words.
+        let size = i64::try_from(elems.len()).unwrap_or(1).saturating_mul(eb).clamp(1, 16);
+        if off.rem_euclid(size) != 0 {
+            return self.fail(
+                Diag::error(self.origin, format!("misaligned {size}-byte access at constant-bank offset 0x{off:x}"))
+                    .label("this address is not a multiple of the access size")
+                    .note("PTX ISA 6.4.2: addresses must be naturally aligned to the access size"),
+            );
+        }
         for (k, e) in elems.iter().enumerate() {
             let Some(id) = e else { continue };
             let r = self.ptx_reg(id)?;
