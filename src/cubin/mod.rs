@@ -189,6 +189,31 @@ impl Kernel {
     }
 }
 
+/// Whether a listing parameter type is a `.texref`/`.surfref` word (`lower::tex`).
+pub fn is_ref(ty: &str) -> bool {
+    matches!(ty, ".texref" | ".surfref")
+}
+
+/// The error for a kernel that uses a `.texref`/`.surfref` (a constant-bank-0 word of
+/// that type after its parameters, `lower::tex`): ptxas 11.8 writes the word's
+/// `R_CUDA_TEX_HEADER_INDEX`/`R_CUDA_SURF_HEADER_INDEX` relocation in
+/// `.rel.nv.constant0.<k>`, `STT_CUDA_TEXTURE`/`STT_CUDA_SURFACE` symbols and
+/// `EIATTR_BINDLESS_{TEXTURE,SURFACE}_BANK` (docs/textures.md §1.1), which the writer does
+/// not produce yet; without them the driver could not bind the texture. The encoding
+/// check (`--verify`) still encodes such a kernel, its reference words left out of the
+/// parameters; only writing the cubin is refused (`driver`).
+pub fn texref_error(f: &crate::sass::program::SassFunction) -> Option<EncodeError> {
+    let (_, ty, name) = f.params.iter().find(|(_, ty, _)| is_ref(ty))?;
+    Some(EncodeError {
+        line: 0,
+        text: String::new(),
+        message: format!(
+            "not supported yet: a cubin of kernel `{}`, which uses the `{ty}` `{name}` (the R_CUDA_TEX_HEADER_INDEX relocation of its constant-bank word is not written; docs/textures.md §1.1); the listing and `run` support it",
+            f.name
+        ),
+    })
+}
+
 /// The bytes of a PTX parameter type as the listing header spells it (`.u64`, `.b8[16]`,
 /// `.align 16 .b8[24]`).
 pub fn param_size(ty: &str) -> Option<u32> {
@@ -242,9 +267,11 @@ pub fn from_program(p: &Program, target: &[String]) -> Result<Vec<u8>, Vec<Encod
                     regs: f.regs,
                     frame_bytes: f.frame_bytes,
                     shared_bytes: f.shared_bytes,
+                    // A `.texref`/`.surfref` word is no parameter (`texref_error`).
                     params: f
                         .params
                         .iter()
+                        .filter(|(_, ty, _)| !is_ref(ty))
                         .map(|(off, ty, _)| (off.saturating_sub(PARAM_BASE), param_size(ty).unwrap_or(4)))
                         .collect(),
                     funcs,

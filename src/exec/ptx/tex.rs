@@ -37,6 +37,9 @@ pub struct TexInstr {
     pub kind: Kind,
     /// The `.u64` handle.
     pub handle: Src,
+    /// A `.texref`/`.surfref` operand: the image bound to this name (`run --texture
+    /// NAME=...`), `handle` unused.
+    pub by_name: Option<String>,
     /// Coordinates (32-bit each).
     pub coords: Vec<Src>,
     /// Result registers (sinks `None`).
@@ -45,22 +48,32 @@ pub struct TexInstr {
     pub data: Vec<Src>,
 }
 
+/// A handle register, or the name of a `.texref`/`.surfref` ([`TexInstr::by_name`]).
+type Handle = (Src, Option<String>);
+
 /// Decodes a texture or surface instruction of `fx`'s function.
 pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
     let t = texture::decode(i).map_err(|_| "a malformed texture instruction".to_string())?;
     let ops = &i.operands;
-    let image = |k: usize| -> Result<(Src, Vec<Src>), String> {
+    // A name that is not a register is a `.texref`/`.surfref` (the checker resolved it),
+    // found by name at run time.
+    let handle = |image: &crate::ptx::ast::Ident| -> Handle {
+        match fx.src(
+            &Operand::Name { name: image.clone(), component: None, negated: false, span: image.span },
+            ScalarType::U64,
+        ) {
+            Ok(h) => (h, None),
+            Err(_) => (Src::Imm(0), Some(image.name.clone())),
+        }
+    };
+    let image = |k: usize| -> Result<(Handle, Vec<Src>), String> {
         match ops.get(k) {
             Some(Operand::Texture { image, parts, .. }) => {
                 let [coords] = parts.as_slice() else {
                     return Err("a separate sampler (independent texture mode)".into());
                 };
-                let h = fx.src(
-                    &Operand::Name { name: image.clone(), component: None, negated: false, span: image.span },
-                    ScalarType::U64,
-                )?;
                 let c = fx.srcs(coords, ScalarType::B32)?;
-                Ok((h, c))
+                Ok((handle(image), c))
             }
             _ => Err("a texture operand other than `[handle, {coordinates}]`".into()),
         }
@@ -89,12 +102,13 @@ pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
                 Some(Geometry::A2d) if t.lod == Lod::Auto => (3, true),
                 g => (rank(g)?, false),
             };
-            let (handle, mut coords) = image(1)?;
+            let ((handle, by_name), mut coords) = image(1)?;
             coords.truncate(r);
             let dsts = fx.dsts(ops.first().ok_or("missing result")?)?;
             Ok(TexInstr {
                 kind: Kind::Fetch { rank: r, int: t.ctype == Some(ScalarType::S32), array },
                 handle,
+                by_name,
                 coords,
                 dsts,
                 data: vec![],
@@ -110,9 +124,9 @@ pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
                 Some('b') => 2,
                 _ => 3,
             };
-            let (handle, coords) = image(1)?;
+            let ((handle, by_name), coords) = image(1)?;
             let dsts = fx.dsts(ops.first().ok_or("missing result")?)?;
-            Ok(TexInstr { kind: Kind::Gather { comp }, handle, coords, dsts, data: vec![] })
+            Ok(TexInstr { kind: Kind::Gather { comp }, handle, by_name, coords, dsts, data: vec![] })
         }
         // `txq{.level}` and `suq` `.width/.height/.depth` (PTX ISA 9.7.9.5, 9.7.10.4); a
         // level beyond 0 reads level 0, the only one an image has (`exec::image`).
@@ -126,12 +140,9 @@ pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
             let Some(Operand::Address { base: crate::ptx::ast::AddrBase::Name(n), .. }) = ops.get(1) else {
                 return Err("a query operand other than `[handle]`".into());
             };
-            let handle = fx.src(
-                &Operand::Name { name: n.clone(), component: None, negated: false, span: n.span },
-                ScalarType::U64,
-            )?;
+            let (handle, by_name) = handle(n);
             let dsts = vec![fx.dst(ops.first().ok_or("missing result")?)?];
-            Ok(TexInstr { kind: Kind::Query { dim }, handle, coords: vec![], dsts, data: vec![] })
+            Ok(TexInstr { kind: Kind::Query { dim }, handle, by_name, coords: vec![], dsts, data: vec![] })
         }
         Family::Suld | Family::Sust => {
             if t.formatted {
@@ -148,15 +159,22 @@ pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
             let bytes = ty.bits() / 8;
             let clamp = t.clamp.unwrap_or(Clamp::Trap);
             if t.family == Family::Suld {
-                let (handle, mut coords) = image(1)?;
+                let ((handle, by_name), mut coords) = image(1)?;
                 index_last(&mut coords, r, array);
                 let dsts = fx.dsts(ops.first().ok_or("missing result")?)?;
-                Ok(TexInstr { kind: Kind::Load { clamp, rank: r, bytes }, handle, coords, dsts, data: vec![] })
+                Ok(TexInstr { kind: Kind::Load { clamp, rank: r, bytes }, handle, by_name, coords, dsts, data: vec![] })
             } else {
-                let (handle, mut coords) = image(0)?;
+                let ((handle, by_name), mut coords) = image(0)?;
                 index_last(&mut coords, r, array);
                 let data = fx.srcs(ops.get(1).ok_or("missing data")?, ty)?;
-                Ok(TexInstr { kind: Kind::Store { clamp, rank: r, bytes }, handle, coords, dsts: vec![], data })
+                Ok(TexInstr {
+                    kind: Kind::Store { clamp, rank: r, bytes },
+                    handle,
+                    by_name,
+                    coords,
+                    dsts: vec![],
+                    data,
+                })
             }
         }
         Family::Sured => Err("surface reductions".into()),
@@ -333,7 +351,14 @@ pub(super) fn exec(
     coords: &[u32],
     data: &[u64],
 ) -> Result<Vec<u64>, ExecError> {
-    let img = find(images, handle)?;
+    let img = match &t.by_name {
+        Some(name) => images.iter().find(|i| i.param == *name).ok_or_else(|| {
+            ExecError::Launch(format!(
+                "no texture or surface is bound to the reference `{name}` (bind one with --texture/--surface {name}=...)"
+            ))
+        })?,
+        None => find(images, handle)?,
+    };
     let kind_is_surface = matches!(t.kind, Kind::Load { .. } | Kind::Store { .. });
     if kind_is_surface != img.surface && !matches!(t.kind, Kind::Query { .. }) {
         return Err(ExecError::Launch(format!(

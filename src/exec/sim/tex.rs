@@ -208,8 +208,23 @@ fn image_of(images: &[Image], h: u32, surface: Option<bool>) -> Result<&Image, E
 }
 
 impl Sim<'_> {
-    /// Per-lane handle: constant bank 0 word `index` (bound) or a register's low word.
+    /// Per-lane handle: constant bank 0 word `index` (bound) or a register's low word. The
+    /// word of a `.texref`/`.surfref` (a parameter slot of that type, `lower::tex`) holds
+    /// the handle of the image bound to its name, as the driver writes the header index
+    /// there (`R_CUDA_TEX_HEADER_INDEX`, docs/textures.md §1.1).
     fn handles(&self, w: &Warp, s: Option<&Src>, mask: u32) -> Result<[u32; WARP_SIZE], ExecError> {
+        if let Some(SrcKind::Imm(index)) = s.map(|s| s.kind)
+            && let Some((_, _, name)) = self.func.params.iter().find(|(off, ty, _)| {
+                matches!(ty.as_str(), ".texref" | ".surfref") && u64::from(*off) == u64::from(index).saturating_mul(4)
+            })
+        {
+            let img = self.images.iter().find(|i| i.param == *name).ok_or_else(|| {
+                ExecError::Launch(format!(
+                    "no texture or surface is bound to the reference `{name}` (bind one with --texture/--surface {name}=...)"
+                ))
+            })?;
+            return Ok([img.handle; WARP_SIZE]);
+        }
         match s.map(|s| s.kind) {
             // A 32-bit index times 4 fits in i64.
             Some(SrcKind::Imm(index)) => {

@@ -39,8 +39,11 @@
 
 pub mod mask;
 
+use super::PARAM_BASE;
 use super::ctx::{LResult, Lowerer};
 use crate::diag::Diag;
+use crate::ir::ParamSlot;
+use crate::ptx::ast::FuncKind;
 use crate::ptx::ast::{Ident, Instruction, Operand, VecElem};
 use crate::ptx::texture::{self, Clamp, Family, Geometry, Lod, TexOp};
 use crate::ptx::types::ScalarType;
@@ -90,6 +93,12 @@ impl Lowerer<'_> {
     /// The texture named by `image`: bound when it is a register loaded from a whole
     /// kernel parameter, bindless otherwise.
     fn tex_handle(&mut self, image: &Ident) -> LResult<Handle> {
+        let key = self.scoped(&image.name);
+        if self.lookup_reg_type(&key).is_none()
+            && let Some(&surface) = self.layout.refs.get(&image.name)
+        {
+            return self.tex_ref(image, surface).map(Handle::Bound);
+        }
         let r = self.ptx_reg(image)?;
         if r.ty.bits() != 64 {
             return self.fail(
@@ -98,11 +107,38 @@ impl Lowerer<'_> {
                     .note("PTX ISA 9.7.9.3: `a` is a `.texref`/`.surfref` or a `.u64` register holding a handle"),
             );
         }
-        let key = self.scoped(&image.name);
         Ok(match self.facts.kernel_params.get(&key) {
             Some(&o) => Handle::Bound(o / 4),
             None => Handle::Bindless(RegRef { reg: r.reg, comp: 0, n: 1 }),
         })
+    }
+
+    /// The constant-bank-0 word index of the reference `image` (a `.surfref` when
+    /// `surface`) in this kernel. As ptxas 11.8 does (docs/textures.md §1.1,
+    /// `probe_texref.ptx`), each reference the kernel uses gets one 4-byte word, in order
+    /// of first use, from the first 4-aligned offset after the parameters (0x140 with
+    /// none); the word is recorded as a [`ParamSlot`] of type `.texref`/`.surfref` (the
+    /// executors find the image by its name there; `ptxas` has the driver write the
+    /// header index through `R_CUDA_TEX_HEADER_INDEX`). A reference in a device function
+    /// is rejected: ptxas specialises the callee to its one kernel's word, and every
+    /// `.func` with a body is also lowered on its own here, where no kernel gives a word.
+    fn tex_ref(&mut self, image: &Ident, surface: bool) -> LResult<u32> {
+        let ty = if surface { ".surfref" } else { ".texref" };
+        if self.f.kind != FuncKind::Entry {
+            return self.fail(
+                Diag::error(image.span, format!("not supported yet: the `{ty}` `{}` in a device function", image.name))
+                    .label(format!("a `{ty}` in a `.func`"))
+                    .note("ptxas 11.8 gives the callee its kernel's constant-bank word (docs/textures.md §1.1, probe_texref_func.ptx); ptx2sass lowers references in kernels only"),
+            );
+        }
+        if let Some(p) = self.f.params.iter().find(|p| p.name == image.name && p.ty == ty) {
+            return Ok(p.offset / 4);
+        }
+        let end = self.f.params.iter().map(|p| p.offset.saturating_add(p.size)).fold(PARAM_BASE, u32::max);
+        // At most 0x1100 bytes of parameters (`ptx::limits`) and a word per reference.
+        let offset = end.div_ceil(4).saturating_mul(4);
+        self.f.params.push(ParamSlot { name: image.name.clone(), ty: ty.to_string(), offset, size: 4 });
+        Ok(offset / 4)
     }
 
     /// The 32-bit values of a coordinate vector (registers or immediates, in registers).
