@@ -239,6 +239,13 @@ tex.2d.v4.f32.f32 {%f1,%f2,%f3,%f4}, [ta, {x, x}];\nmov.f32 r, %f1;\nret;\n}\n\
     let o = ptx2sass(&["compile", p.to_str().unwrap(), "-o", out.to_str().unwrap()]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("R_CUDA_TEX_HEADER_INDEX") && !out.exists(), "{err}");
+    // `asm` of our listing: refused at the header line of the reference's word.
+    let o = ptx2sass(&["compile", p.to_str().unwrap()]);
+    let listing = scratch("cubin").join("k.sass");
+    std::fs::write(&listing, &o.stdout).unwrap();
+    let o = ptx2sass(&["asm", listing.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("a `.texref`/`.surfref` word") && !out.exists(), "{err}");
     // `--surface` naming a `.texref`.
     let o = ptx2sass(&[
         "run",

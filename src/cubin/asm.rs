@@ -127,6 +127,19 @@ pub fn assemble(listing: &str) -> Result<Vec<u8>, Vec<AsmError>> {
             message: "no function (`Function : NAME`) in the listing".into(),
         }]);
     }
+    // A `.texref`/`.surfref` word in a `compile` header (`//   c[0x0][0x150]  .texref  t`)
+    // needs the relocation `cubin::texref_error` names; refused here too.
+    if let Some((k, _)) = listing.lines().enumerate().find(|(_, l)| {
+        l.trim_start()
+            .strip_prefix("//   c[0x0][")
+            .is_some_and(|r| r.split_whitespace().nth(1).is_some_and(super::is_ref))
+    }) {
+        return Err(vec![AsmError {
+            line: k.saturating_add(1),
+            col: 1,
+            message: "not supported yet: a `.texref`/`.surfref` word (its R_CUDA_TEX_HEADER_INDEX relocation is not written; docs/textures.md §1.1)".into(),
+        }]);
+    }
     // `compile` lists a device function compiled on its own as a function of its own
     // (`// .func f: ...`); the cubin places it in its callers' sections with symbols and
     // stack records (`super::link`) that a listing does not carry yet.
