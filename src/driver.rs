@@ -246,6 +246,11 @@ pub fn compile_timed(src: &str, opts: &Options, timer: &mut PassTimer) -> Result
         const_bank: irm.const_bank.clone(),
         const_vars: irm.const_vars.clone(),
         data: irm.data.clone(),
+        refs: module
+            .refs
+            .iter()
+            .map(|r| crate::cubin::ModuleRef { name: r.name.name.clone(), surface: r.surface })
+            .collect(),
     });
     // Negations on operands whose encoding has no negate bit move to one that has.
     for f in program.functions.iter_mut() {
@@ -306,6 +311,7 @@ pub fn compile_timed(src: &str, opts: &Options, timer: &mut PassTimer) -> Result
         })
         .collect();
     if opts.emit == Emit::Cubin
+        && opts.relocatable
         && let Some(e) = program.functions.iter().find_map(crate::cubin::texref_error)
     {
         return Err(vec![Diag::error(Span::default(), e.message)]);
