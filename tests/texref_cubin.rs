@@ -247,3 +247,20 @@ fn asm_rejects_bad_reference_words() {
         assert!(!o.status.success() && err.contains(want) && !out.exists(), "{what}: {err}");
     }
 }
+
+#[test]
+fn reference_symbols_follow_ptxas_creation_order() {
+    // ptxas 11.8 on probe_texref_order.ptx (its first kernel `k2` uses tb then sa):
+    // globals `k2 tb sa vis vis2 ta k1`. Our first kernel is `k1` (source order), which
+    // uses `ta`: the same rule gives `k1 ta vis vis2 sa tb k2`.
+    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/textures/probe_texref_order.ptx");
+    let ours = compile("texref_order", Path::new(src));
+    let data = std::fs::read(&ours).unwrap();
+    let file = object::read::elf::ElfFile64::<object::Endianness>::parse(&*data).unwrap();
+    let globals: Vec<String> =
+        file.symbols().filter(|s| s.is_global()).map(|s| s.name().unwrap().to_string()).collect();
+    assert_eq!(globals, ["k1", "ta", "vis", "vis2", "sa", "tb", "k2"]);
+    let f = facts(&ours);
+    let relocs: Vec<(u64, &str, u32)> = f.relocs["k2"].iter().map(|(o, s, t)| (*o, s.as_str(), *t)).collect();
+    assert_eq!(relocs, [(0x14c, "sa", 0x34), (0x148, "tb", 6)]);
+}

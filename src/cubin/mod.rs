@@ -238,18 +238,20 @@ pub fn is_ref(ty: &str) -> bool {
     matches!(ty, ".texref" | ".surfref")
 }
 
-/// The error for a kernel that uses a `.texref`/`.surfref` (a constant-bank-0 word of
-/// that type after its parameters, `lower::tex`) in a relocatable cubin (`-c`): what
-/// ptxas 11.8 `-c` writes for the word has not been measured, so the relocatable writer
-/// ([`rel`]) refuses it. The executable writer writes the word's relocation, the reference
-/// symbols and EIATTR_BINDLESS_*_BANK (docs/textures.md §1.1, docs/cubin.md).
+/// The error for a kernel that uses a `.texref`/`.surfref` in a relocatable cubin (`-c`):
+/// there ptxas 11.8 gives the reference no constant-bank word at all (`.nv.constant0.<k>`
+/// holds only the parameters) but relocates every instruction on it, `R_CUDA_BINDLESSOFF13_36`
+/// (0x33) in `.rel.text.<k>` at the TEXS/TLDS/TXQ/SULD/SUST with index 0x0
+/// (probe_texref.ptx, docs/textures.md §1.1), the linker choosing the word; our lowering
+/// gives the word itself, so the relocatable writer ([`rel`]) refuses such a kernel. The
+/// executable writer writes the word's relocation ([`write`]).
 pub fn texref_error(f: &crate::sass::program::SassFunction) -> Option<EncodeError> {
     let (_, ty, name) = f.params.iter().find(|(_, ty, _)| is_ref(ty))?;
     Some(EncodeError {
         line: 0,
         text: String::new(),
         message: format!(
-            "not supported yet: a relocatable cubin (`-c`) of kernel `{}`, which uses the `{ty}` `{name}` (what ptxas -c writes for its constant-bank word is not measured; docs/textures.md §3); an executable cubin (without `-c`), the listing and `run` support it",
+            "not supported yet: a relocatable cubin (`-c`) of kernel `{}`, which uses the `{ty}` `{name}` (ptxas -c relocates each instruction on it, R_CUDA_BINDLESSOFF13_36, instead of giving it a constant-bank word; docs/textures.md §1.1); an executable cubin (without `-c`), the listing and `run` support it",
             f.name
         ),
     })
