@@ -14,6 +14,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use tex::*;
 
+/// A relocation entry: offset, symbol, type.
+type Entry<'a> = (u64, &'a str, u32);
+
 const PROBE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/textures/probe_texref.ptx");
 
 /// What the test reads of a cubin, per kernel: constant0 size, relocations (offset,
@@ -75,7 +78,7 @@ fn expect_probe(f: &Facts, with_unused: bool) {
         assert_eq!(f.c0_size[k], size, "{k}");
     }
     let (tex, surf) = (6u32, 0x34u32);
-    let want: Vec<(&str, Vec<(u64, &str, u32)>)> = vec![
+    let want: Vec<(&str, Vec<Entry>)> = vec![
         ("noparams", vec![(0x140, "ta", tex)]),
         ("mixed", vec![(0x154, "sa", surf), (0x150, "ta", tex)]),
         ("rev", vec![(0x150, "ta", tex), (0x14c, "tb", tex)]),
@@ -83,7 +86,7 @@ fn expect_probe(f: &Facts, with_unused: bool) {
     ];
     assert_eq!(f.relocs.len(), want.len(), "no section for `none`: {:?}", f.relocs.keys());
     for (k, w) in want {
-        let got: Vec<(u64, &str, u32)> = f.relocs[k].iter().map(|(o, s, t)| (*o, s.as_str(), *t)).collect();
+        let got: Vec<Entry> = f.relocs[k].iter().map(|(o, s, t)| (*o, s.as_str(), *t)).collect();
         assert_eq!(got, w, "{k}");
     }
     // EIFMT_BVAL (2) records: BINDLESS_SURFACE_BANK 0x16, BINDLESS_TEXTURE_BANK 0x15, value
@@ -261,6 +264,6 @@ fn reference_symbols_follow_ptxas_creation_order() {
         file.symbols().filter(|s| s.is_global()).map(|s| s.name().unwrap().to_string()).collect();
     assert_eq!(globals, ["k1", "ta", "vis", "vis2", "sa", "tb", "k2"]);
     let f = facts(&ours);
-    let relocs: Vec<(u64, &str, u32)> = f.relocs["k2"].iter().map(|(o, s, t)| (*o, s.as_str(), *t)).collect();
+    let relocs: Vec<Entry> = f.relocs["k2"].iter().map(|(o, s, t)| (*o, s.as_str(), *t)).collect();
     assert_eq!(relocs, [(0x14c, "sa", 0x34), (0x148, "tb", 6)]);
 }
