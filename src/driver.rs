@@ -246,6 +246,11 @@ pub fn compile_timed(src: &str, opts: &Options, timer: &mut PassTimer) -> Result
         const_bank: irm.const_bank.clone(),
         const_vars: irm.const_vars.clone(),
         data: irm.data.clone(),
+        refs: module
+            .refs
+            .iter()
+            .map(|r| crate::cubin::ModuleRef { name: r.name.name.clone(), surface: r.surface })
+            .collect(),
     });
     // Negations on operands whose encoding has no negate bit move to one that has.
     for f in program.functions.iter_mut() {
@@ -305,6 +310,12 @@ pub fn compile_timed(src: &str, opts: &Options, timer: &mut PassTimer) -> Result
             shared_bytes: f.shared_bytes,
         })
         .collect();
+    if opts.emit == Emit::Cubin
+        && opts.relocatable
+        && let Some(e) = program.functions.iter().find_map(crate::cubin::texref_error)
+    {
+        return Err(vec![Diag::error(Span::default(), e.message)]);
+    }
     let binary = if opts.emit == Emit::Cubin || opts.check_encoding {
         let bytes = if opts.relocatable {
             crate::cubin::rel::from_program(&program, &module.target, &crate::cubin::rel::prototypes(&module))

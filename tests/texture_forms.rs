@@ -612,3 +612,68 @@ fn array_fetches_pick_a_layer_on_both_executors() {
         }
     }
 }
+
+/// Copies the four f32 results to the stored words.
+const MOVS: &str = "mov.b32 %r5, %f5;\nmov.b32 %r6, %f6;\nmov.b32 %r7, %f7;\nmov.b32 %r8, %f8;";
+
+// Panics found while putting `exec::{ptx,sim}::tex` under the no-panic lints (issue 20,
+// docs/fuzzing.md "No-panic discipline"), one test each, failing (panicking) without the fix.
+
+/// A linear fetch or a gather at a coordinate beyond 2^63 texels: `floor(u) as i64`
+/// saturates to `i64::MAX` and the neighbour `i + 1` overflowed (a panic on both
+/// executors in debug builds). Clamped, every texel of the footprint is the last column;
+/// the weights are 0 (`u - 0.5 - floor(u - 0.5) = 0` at 1e30), so the fetch is that texel.
+#[test]
+fn linear_fetch_and_gather_far_beyond_the_image() {
+    let (t, bytes) = image(5, 3, 1);
+    let at = |x: usize, y: usize| t[5 * y + x];
+    let input = [[0, 1e30f32.to_bits(), 0.5f32.to_bits(), 0]];
+    for (name, handle) in [("far_bound", "%rd1"), ("far_bindless", "%rd9")] {
+        let body = format!("tex.2d.v4.f32.f32 {{%f5,%f6,%f7,%f8}}, [{handle}, {{%f2,%f3}}];\n{MOVS}");
+        let (out, _) = run_probe(name, &body, ("--texture fmt=f32x4,dims=5,3,filter=linear", &bytes), &input);
+        let got: Vec<f32> = out.iter().map(|&w| f32::from_bits(w)).collect();
+        assert_eq!(got, at(4, 0), "{name}");
+    }
+    // tld4.r: texels (i, j+1), (i+1, j+1), (i+1, j), (i, j) with i clamped to 4, j = 0.
+    let body = format!("tld4.r.2d.v4.f32.f32 {{%f5,%f6,%f7,%f8}}, [%rd1, {{%f2,%f3}}];\n{MOVS}");
+    let (out, _) = run_probe("far_gather", &body, ("--texture fmt=f32x4,dims=5,3", &bytes), &input);
+    let got: Vec<f32> = out.iter().map(|&w| f32::from_bits(w)).collect();
+    assert_eq!(got, [at(4, 1)[0], at(4, 1)[0], at(4, 0)[0], at(4, 0)[0]]);
+}
+
+/// `suld.b.1d.v2.b32.clamp` (8 bytes) out of range on a surface whose rows are 4 bytes:
+/// there is no position to clamp to, and the interpreter's `i64::clamp(0, row - 8)`
+/// panicked (min > max). Both executors now report it (the simulator used to read the 8
+/// bytes at x = 0, past the row).
+#[test]
+fn surface_clamp_wider_than_a_row() {
+    let body = "suld.b.1d.v2.b32.clamp {%r5,%r6}, [%rd1, {%r2}];";
+    let p = write("wide_clamp", &probe(body));
+    let dir = scratch("wide_clamp");
+    let img = dir.join("img.bin");
+    std::fs::write(&img, [0u8; 8]).unwrap();
+    let inp = dir.join("in.bin");
+    std::fs::write(&inp, [0u32, 8, 0, 0].iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>()).unwrap();
+    let spec = format!("t=file:{},fmt=u32,dims=1,2", img.display());
+    for exec in ["ptx", "sim"] {
+        let o = ptx2sass(&[
+            "run",
+            "--kernel",
+            "k",
+            p.to_str().unwrap(),
+            "--surface",
+            &spec,
+            "--arg",
+            "zeros:16",
+            "--arg",
+            &format!("file:{}", inp.display()),
+            "--block",
+            "1",
+            "--exec",
+            exec,
+        ]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && err.contains("wider than a row"), "{exec}: {err}");
+        assert!(!err.contains("panicked"), "{exec}: {err}");
+    }
+}

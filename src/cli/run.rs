@@ -118,7 +118,20 @@ pub(crate) fn run(a: RunArgs) -> ExitCode {
         for (img, _) in &images {
             match exec::image::param_index(m, &a.kernel, &img.param) {
                 Some(k) => at.push((k, img.handle)),
-                None => return usage(format!("`{}` is not a parameter of kernel `{}`", img.param, a.kernel)),
+                // A `.texref`/`.surfref`: no parameter; the executors find the image by name.
+                None => match exec::image::ref_kind(m, &img.param) {
+                    Some(surface) if surface == img.surface => {}
+                    Some(surface) => {
+                        let (is, flag) = if surface { (".surfref", "--surface") } else { (".texref", "--texture") };
+                        return usage(format!("`{}` is a `{is}`: bind it with {flag}", img.param));
+                    }
+                    None => {
+                        return usage(format!(
+                            "`{}` is not a parameter of kernel `{}` nor a `.texref`/`.surfref`",
+                            img.param, a.kernel
+                        ));
+                    }
+                },
             }
         }
         at.sort_unstable();

@@ -9,7 +9,7 @@
 // (issue 20, docs/fuzzing.md "No-panic discipline").
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
-use super::{E_FLAGS, Kernel, PARAM_BASE, param_size, warp_wide, write};
+use super::{E_FLAGS, Kernel, ModuleRef, PARAM_BASE, RefWord, is_ref, param_size, warp_wide, write};
 use crate::sass::data::ModuleData;
 use crate::sass::encode::{self, form::parse_reg};
 use crate::sass::text::{self, TextInstr};
@@ -34,6 +34,9 @@ struct Header {
     frame: u32,
     shared: u32,
     params: Vec<(u32, u32)>,
+    /// `//   c[0x0][0x150]  .texref  ta`: a reference word (`compile` prints one per
+    /// reference the kernel uses).
+    refs: Vec<RefWord>,
 }
 
 fn headers(listing: &str) -> Vec<Header> {
@@ -63,7 +66,14 @@ fn headers(listing: &str) -> Vec<Header> {
         } else if let Some(rest) = c.strip_prefix("c[0x0][0x") {
             let mut w = rest.split_whitespace();
             let off = w.next().and_then(|o| u32::from_str_radix(o.trim_end_matches(']'), 16).ok());
-            let size = w.next().and_then(param_size);
+            let ty = w.next();
+            if let (Some(offset), Some(ty), Some(name)) = (off, ty, w.next())
+                && is_ref(ty)
+            {
+                h.refs.push(RefWord { offset, name: name.to_string(), surface: ty == ".surfref" });
+                continue;
+            }
+            let size = ty.and_then(param_size);
             if let (Some(off), Some(size)) = (off, size) {
                 h.params.push((off.saturating_sub(PARAM_BASE), size));
             }
@@ -206,6 +216,26 @@ pub fn assemble(listing: &str) -> Result<Vec<u8>, Vec<AsmError>> {
                     });
                     continue;
                 }
+                // A reference word (`.texref`/`.surfref` header line) is a 4-byte word of
+                // constant bank 0 after c[0x0][0x140]; the bank holds 64 KB (an offset of
+                // 0xfffffffc would size `.nv.constant0` at 4 GB); its name goes into the
+                // string table, so no NUL (as for function names above).
+                if let Some(w) = h.into_iter().flat_map(|h| &h.refs).find(|w| {
+                    w.offset < PARAM_BASE
+                        || w.offset % 4 != 0
+                        || u64::from(w.offset).saturating_add(4) > 0x1_0000
+                        || w.name.contains('\0')
+                }) {
+                    errors.push(AsmError {
+                        line: f.instrs.first().map_or(1, |i| i.line),
+                        col: 1,
+                        message: format!(
+                            "`{}`: the reference word of `{}` at c[0x0][{:#x}] in the header comment is not a 4-aligned word of constant bank 0 after c[0x0][0x140] (64 KB), or its name has a NUL character",
+                            f.name, w.name.escape_debug(), w.offset
+                        ),
+                    });
+                    continue;
+                }
                 if let Some(n) = h.and_then(|h| h.regs).filter(|n| *n > 255) {
                     errors.push(AsmError {
                         line: f.instrs.first().map_or(1, |i| i.line),
@@ -230,6 +260,7 @@ pub fn assemble(listing: &str) -> Result<Vec<u8>, Vec<AsmError>> {
                     warp_wide: warp_wide(f),
                     shared_bytes: h.map_or(0, |h| h.shared),
                     params: h.map_or(vec![], |h| h.params.clone()),
+                    refs: h.map_or(vec![], |h| h.refs.clone()),
                     ..Kernel::new(f.name.clone(), code, regs, h.map_or(0, |h| h.frame))
                 })
             }
@@ -247,5 +278,25 @@ pub fn assemble(listing: &str) -> Result<Vec<u8>, Vec<AsmError>> {
         errors.sort_by_key(|e| (e.line, e.col));
         return Err(errors);
     }
-    write(&kernels, &const_bank, &data, E_FLAGS).map_err(|m| vec![AsmError { line: 1, col: 1, message: m }])
+    // The references the listing names (a listing does not carry the unused ones, which
+    // ptxas's cubin also has symbols for): first mention, kernel by kernel. One name is
+    // one symbol: given as both kinds, it is an error.
+    let mut refs: Vec<ModuleRef> = vec![];
+    for w in kernels.iter().flat_map(|k| &k.refs) {
+        match refs.iter().find(|r| r.name == w.name) {
+            Some(r) if r.surface != w.surface => {
+                return Err(vec![AsmError {
+                    line: 1,
+                    col: 1,
+                    message: format!(
+                        "`{}` is named both as a `.texref` and as a `.surfref` in the header comments",
+                        w.name
+                    ),
+                }]);
+            }
+            Some(_) => {}
+            None => refs.push(ModuleRef { name: w.name.clone(), surface: w.surface }),
+        }
+    }
+    write(&kernels, &const_bank, &data, &refs, E_FLAGS).map_err(|m| vec![AsmError { line: 1, col: 1, message: m }])
 }

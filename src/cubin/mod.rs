@@ -101,15 +101,56 @@ pub mod eiattr {
     pub const REGCOUNT: u8 = 0x2f;
     pub const SW2393858_WAR: u8 = 0x30;
     pub const CUDA_API_VERSION: u8 = 0x37;
+    /// `EIFMT_BVAL`, value 0 (the bank): the kernel uses a `.texref` (docs/textures.md §1.1).
+    pub const BINDLESS_TEXTURE_BANK: u8 = 0x15;
+    /// `EIFMT_BVAL`, value 0: the kernel uses a `.surfref`.
+    pub const BINDLESS_SURFACE_BANK: u8 = 0x16;
+}
+
+/// `R_CUDA_TEX_HEADER_INDEX`: the driver writes a `.texref`'s texture header index into
+/// the 32-bit constant-bank-0 word at the offset (ptxas 11.8, `readelf -r`: type 6).
+pub const R_CUDA_TEX_HEADER_INDEX: u32 = 6;
+/// `R_CUDA_SURF_HEADER_INDEX`: the same for a `.surfref` (type 0x34).
+pub const R_CUDA_SURF_HEADER_INDEX: u32 = 0x34;
+/// `STT_CUDA_TEXTURE`: symbol type of a `.global .texref` (`st_info` 0x1a with GLOBAL).
+pub const STT_CUDA_TEXTURE: u8 = 10;
+/// `STT_CUDA_SURFACE`: symbol type of a `.global .surfref` (`st_info` 0x1c with GLOBAL).
+pub const STT_CUDA_SURFACE: u8 = 12;
+
+/// A module's `.global .texref`/`.surfref` (every one has a symbol, used or not).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ModuleRef {
+    /// The reference's name.
+    pub name: String,
+    /// `.surfref` rather than `.texref`.
+    pub surface: bool,
+}
+
+/// A kernel's constant-bank-0 word for a reference (`lower::tex`): the driver writes the
+/// header index there through the relocation of `.rel.nv.constant0.<k>`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RefWord {
+    /// Byte offset in constant bank 0 (0x140 + parameter bytes, then 4 per reference).
+    pub offset: u32,
+    /// The reference.
+    pub name: String,
+    /// `.surfref` rather than `.texref`.
+    pub surface: bool,
 }
 
 /// `.nv.info` record formats: no value, 16-bit value, sized payload.
 const EIFMT_NVAL: u8 = 1;
+/// A one-byte value (EIATTR_BINDLESS_*_BANK).
+const EIFMT_BVAL: u8 = 2;
 const EIFMT_HVAL: u8 = 3;
 const EIFMT_SVAL: u8 = 4;
 
 fn rec_nval(out: &mut Vec<u8>, attr: u8) {
     out.extend_from_slice(&[EIFMT_NVAL, attr, 0, 0]);
+}
+
+fn rec_bval(out: &mut Vec<u8>, attr: u8, v: u8) {
+    out.extend_from_slice(&[EIFMT_BVAL, attr, v, 0]);
 }
 
 fn rec_hval(out: &mut Vec<u8>, attr: u8, v: u16) {
@@ -151,6 +192,8 @@ pub struct Kernel {
     pub min_stack: u32,
     /// Longest chain of calls from the kernel, `None` with recursion (CRS_STACK_SIZE).
     pub call_depth: Option<u32>,
+    /// The kernel's `.texref`/`.surfref` words, in order of first use (ascending offsets).
+    pub refs: Vec<RefWord>,
 }
 
 /// A device function's `FUNC` symbol in a kernel's section (`$<k>$<f>`, [`link`]).
@@ -185,8 +228,43 @@ impl Kernel {
             externs: vec![],
             min_stack: frame_bytes,
             call_depth: Some(0),
+            refs: vec![],
         }
     }
+}
+
+/// Whether a listing parameter type is a `.texref`/`.surfref` word (`lower::tex`).
+pub fn is_ref(ty: &str) -> bool {
+    matches!(ty, ".texref" | ".surfref")
+}
+
+/// The error for a kernel that uses a `.texref`/`.surfref` in a relocatable cubin (`-c`):
+/// there ptxas 11.8 gives the reference no constant-bank word at all (`.nv.constant0.<k>`
+/// holds only the parameters) but relocates every instruction on it, `R_CUDA_BINDLESSOFF13_36`
+/// (0x33) in `.rel.text.<k>` at the TEXS/TLDS/TXQ/SULD/SUST with index 0x0
+/// (probe_texref.ptx, docs/textures.md §1.1), the linker choosing the word; our lowering
+/// gives the word itself, so the relocatable writer ([`rel`]) refuses such a kernel. The
+/// executable writer writes the word's relocation ([`write`]).
+pub fn texref_error(f: &crate::sass::program::SassFunction) -> Option<EncodeError> {
+    let (_, ty, name) = f.params.iter().find(|(_, ty, _)| is_ref(ty))?;
+    Some(EncodeError {
+        line: 0,
+        text: String::new(),
+        message: format!(
+            "not supported yet: a relocatable cubin (`-c`) of kernel `{}`, which uses the `{ty}` `{name}` (ptxas -c relocates each instruction on it, R_CUDA_BINDLESSOFF13_36, instead of giving it a constant-bank word; docs/textures.md §1.1); an executable cubin (without `-c`), the listing and `run` support it",
+            f.name
+        ),
+    })
+}
+
+/// The kernel's reference words from its listing parameters (`lower::tex` records each
+/// as a `ParamSlot` of type `.texref`/`.surfref`).
+pub fn ref_words(f: &crate::sass::program::SassFunction) -> Vec<RefWord> {
+    f.params
+        .iter()
+        .filter(|(_, ty, _)| is_ref(ty))
+        .map(|(off, ty, name)| RefWord { offset: *off, name: name.clone(), surface: ty == ".surfref" })
+        .collect()
 }
 
 /// The bytes of a PTX parameter type as the listing header spells it (`.u64`, `.b8[16]`,
@@ -242,15 +320,18 @@ pub fn from_program(p: &Program, target: &[String]) -> Result<Vec<u8>, Vec<Encod
                     regs: f.regs,
                     frame_bytes: f.frame_bytes,
                     shared_bytes: f.shared_bytes,
+                    // A `.texref`/`.surfref` word is no parameter (`refs`).
                     params: f
                         .params
                         .iter()
+                        .filter(|(_, ty, _)| !is_ref(ty))
                         .map(|(off, ty, _)| (off.saturating_sub(PARAM_BASE), param_size(ty).unwrap_or(4)))
                         .collect(),
                     funcs,
                     externs: sec.externs,
                     min_stack: sec.min_stack,
                     call_depth: sec.call_depth,
+                    refs: ref_words(f),
                 })
             }
             Err(e) => errors.extend(e),
@@ -259,7 +340,7 @@ pub fn from_program(p: &Program, target: &[String]) -> Result<Vec<u8>, Vec<Encod
     if !errors.is_empty() {
         return Err(errors);
     }
-    write(&kernels, &p.const_bank, &p.data, e_flags(target))
+    write(&kernels, &p.const_bank, &p.data, &p.refs, e_flags(target))
         .map_err(|m| vec![EncodeError { line: 0, text: String::new(), message: m }])
 }
 
@@ -323,6 +404,14 @@ pub(crate) fn param_bytes(k: &Kernel) -> u32 {
     k.params.iter().map(|(o, s)| o.saturating_add(*s)).max().unwrap_or(0)
 }
 
+/// Bytes of `.nv.constant0.<k>`: 0x140 + the parameters, grown to the end of the last
+/// reference word (ptxas 11.8: 0x158 for 16 parameter bytes and two words, 0x144 for
+/// none and one word; docs/textures.md §1.1).
+pub(crate) fn const0_size(k: &Kernel) -> u32 {
+    let words = k.refs.iter().map(|r| r.offset.saturating_add(4)).max().unwrap_or(0);
+    PARAM_BASE.saturating_add(param_bytes(k)).max(words)
+}
+
 /// `.nv.info.<k>` (§4.5, in ptxas 11.8's order): CUDA_API_VERSION, the two WAR flags,
 /// PARAM_CBANK, CBANK_PARAM_SIZE, KPARAM_INFO (last parameter first), MAXREG_COUNT,
 /// INT_WARP_WIDE offsets, S2RCTAID offsets, EXIT offsets, CTAIDZ_USED,
@@ -354,6 +443,15 @@ pub(crate) fn info_records(k: &Kernel, c0_sym: Option<u32>, externs: &[u32]) -> 
     }
     if kernel {
         rec_hval(&mut d, eiattr::MAXREG_COUNT, 0xff);
+    }
+    // ptxas 11.8 (probe_texref.ptx `mixed`, docs/textures.md §1.1): after MAXREG_COUNT,
+    // SURFACE_BANK then TEXTURE_BANK, value 0 (constant bank 0), when the kernel has a
+    // word of that kind; before S2RCTAID_INSTR_OFFSETS (probe p2 in docs/cubin.md).
+    if k.refs.iter().any(|r| r.surface) {
+        rec_bval(&mut d, eiattr::BINDLESS_SURFACE_BANK, 0);
+    }
+    if k.refs.iter().any(|r| !r.surface) {
+        rec_bval(&mut d, eiattr::BINDLESS_TEXTURE_BANK, 0);
     }
     // ptxas 11.8 (probe `calls.ptx`): the symbols of the undefined functions the section
     // calls, right after MAXREG_COUNT.

@@ -172,8 +172,12 @@ fn encode_part<'a>(f: &'a SassFunction, defined: &[&str]) -> Result<Part<'a>, Ve
     k.warp_wide = warp_wide(&l);
     k.externs = externs;
     if f.kind == ".entry" {
-        k.params =
-            f.params.iter().map(|(off, ty, _)| (off.saturating_sub(PARAM_BASE), param_size(ty).unwrap_or(4))).collect();
+        k.params = f
+            .params
+            .iter()
+            .filter(|(_, ty, _)| !super::is_ref(ty))
+            .map(|(off, ty, _)| (off.saturating_sub(PARAM_BASE), param_size(ty).unwrap_or(4)))
+            .collect();
     }
     Ok(Part { f, k, callees, addresses, indirect })
 }

@@ -10,8 +10,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 use super::{
-    E_VERSION, Kernel, OSABI_CUDA, PARAM_BASE, REL_ACTION, SHT_CUDA_INFO, SHT_CUDA_RELOCINFO, STO_CUDA_ENTRY, eiattr,
-    kernel_info, param_bytes, rec_sval,
+    E_VERSION, Kernel, ModuleRef, OSABI_CUDA, R_CUDA_SURF_HEADER_INDEX, R_CUDA_TEX_HEADER_INDEX, REL_ACTION,
+    SHT_CUDA_INFO, SHT_CUDA_RELOCINFO, STO_CUDA_ENTRY, STT_CUDA_SURFACE, STT_CUDA_TEXTURE, const0_size, eiattr,
+    kernel_info, rec_sval,
 };
 use crate::sass::data::{Binding, DataReloc, DataSection, ModuleData, R_CUDA_G64};
 use crate::sass::program::Linkage;
@@ -106,11 +107,20 @@ pub(super) enum Key {
     RelAction,
 }
 
-/// Writes the cubin of `kernels` (in this order), constant bank 3 `const_bank` and the
-/// `.global` data `data`. Errors: a relocation against a symbol the module does not define.
-pub fn write(kernels: &[Kernel], const_bank: &[u8], data: &ModuleData, e_flags: u32) -> Result<Vec<u8>, String> {
+/// Writes the cubin of `kernels` (in this order), constant bank 3 `const_bank`, the
+/// `.global` data `data` and the module's `.texref`/`.surfref` `refs` (declaration order).
+/// Errors: a relocation against a symbol the module does not define (a reference word
+/// naming no reference of `refs`).
+pub fn write(
+    kernels: &[Kernel],
+    const_bank: &[u8],
+    data: &ModuleData,
+    refs: &[ModuleRef],
+    e_flags: u32,
+) -> Result<Vec<u8>, String> {
     // Sections in file order (§4.2, docs/cubin.md): .nv.info, .nv.info.<k>…, .nv.rel.action,
-    // .rel.text.<k>…, data relocations, [.nv.constant3], .nv.constant0.<k>…, .text.<k>…,
+    // .rel.text.<k>…, data relocations, .rel.nv.constant0.<k>… (the kernels with reference
+    // words, docs/textures.md §1.1), [.nv.constant3], .nv.constant0.<k>…, .text.<k>…,
     // [.nv.global.init], then the NOBITS sections: the first kernel's .nv.shared, .nv.global,
     // the other kernels' .nv.shared (ptxas's creation order). Index 0..3 are null,
     // .shstrtab, .strtab, .symtab.
@@ -125,6 +135,7 @@ pub fn write(kernels: &[Kernel], const_bank: &[u8], data: &ModuleData, e_flags: 
         }
     }
     let groups = data_reloc_groups(data);
+    let rel_c0: Vec<usize> = (0..kernels.len()).filter(|&k| !kernels[k].refs.is_empty()).collect();
     if has_c3 {
         order.push(Key::Data(DataSection::Const3));
     }
@@ -151,7 +162,7 @@ pub fn write(kernels: &[Kernel], const_bank: &[u8], data: &ModuleData, e_flags: 
     let first_info = 4;
     let relact = first_info + 1 + kernels.len();
     let first_rel = relact + 1;
-    let n_rel = rel_text.len() + groups.len();
+    let n_rel = rel_text.len() + groups.len() + rel_c0.len();
     let mut index: HashMap<Key, usize> = HashMap::new();
     index.insert(Key::RelAction, relact);
     for (k, key) in order.iter().enumerate() {
@@ -215,7 +226,19 @@ pub fn write(kernels: &[Kernel], const_bank: &[u8], data: &ModuleData, e_flags: 
         }
         syms.push(kernel_sym(k));
         if !data_done {
+            // ptxas 11.8 (probes p2, p3 of docs/textures.md §1.1): the first kernel's
+            // references in order of first use, the module variables, then every other
+            // reference in declaration order (`GLOBAL`, type STT_CUDA_TEXTURE/SURFACE,
+            // section 0, value and size 0).
+            let first: Vec<&ModuleRef> =
+                kernels[k].refs.iter().filter_map(|w| refs.iter().find(|r| r.name == w.name)).collect();
+            for r in &first {
+                syms.push(ref_sym(r));
+            }
             module_data(&mut syms);
+            for r in refs.iter().filter(|r| !first.iter().any(|f| f.name == r.name)) {
+                syms.push(ref_sym(r));
+            }
             data_done = true;
         }
         // ptxas 11.8 (docs/cubin.md, probe `calls.ptx`): the undefined functions the
@@ -253,6 +276,9 @@ pub fn write(kernels: &[Kernel], const_bank: &[u8], data: &ModuleData, e_flags: 
     }
     if !data_done {
         module_data(&mut syms);
+        for r in refs {
+            syms.push(ref_sym(r));
+        }
     }
     syms.push(section_sym(".nv.rel.action", relact, None));
     // Final order: locals, then globals, each in creation order; index 0 is the null symbol.
@@ -264,11 +290,16 @@ pub fn write(kernels: &[Kernel], const_bank: &[u8], data: &ModuleData, e_flags: 
     let mut c0_idx = vec![0u32; kernels.len()];
     // Variables, device functions and undefined functions: what relocations name.
     let mut var_idx: HashMap<&str, u32> = HashMap::new();
+    // The references (what `.rel.nv.constant0.<k>` names).
+    let mut ref_idx: HashMap<(&str, bool), u32> = HashMap::new();
     for (k, s) in syms.iter().enumerate() {
         let at = k as u32 + 1;
         match s.of {
             Some(Key::Text(j)) => kernel_idx[j] = at,
             Some(Key::Const0(j)) => c0_idx[j] = at,
+            _ if s.info & 0xf == STT_CUDA_TEXTURE || s.info & 0xf == STT_CUDA_SURFACE => {
+                ref_idx.insert((s.name.as_str(), s.info & 0xf == STT_CUDA_SURFACE), at);
+            }
             _ if s.info & 0xf == elf::STT_OBJECT.0 || s.info & 0xf == elf::STT_FUNC.0 => {
                 var_idx.insert(s.name.as_str(), at);
             }
@@ -346,6 +377,29 @@ pub fn write(kernels: &[Kernel], const_bank: &[u8], data: &ModuleData, e_flags: 
         s.entsize = if *rela { 24 } else { 16 };
         secs.push(s);
     }
+    // Reference words (ptxas 11.8, probe_texref.ptx: `two` lists 0x154 tb, 0x150 ta): last
+    // word first, R_CUDA_TEX_HEADER_INDEX / R_CUDA_SURF_HEADER_INDEX against the reference.
+    for &k in &rel_c0 {
+        let mut entries = vec![];
+        for w in &kernels[k].refs {
+            let Some(&at) = ref_idx.get(&(w.name.as_str(), w.surface)) else {
+                let what = if w.surface { ".surfref" } else { ".texref" };
+                return Err(format!(
+                    "constant-bank word of `{}` names `{}`, which the module does not declare as a `{what}`",
+                    kernels[k].name, w.name
+                ));
+            };
+            let ty = if w.surface { R_CUDA_SURF_HEADER_INDEX } else { R_CUDA_TEX_HEADER_INDEX };
+            entries.push((w.offset as u64, at, ty, 0));
+        }
+        entries.sort_by_key(|e| std::cmp::Reverse(e.0));
+        let mut s =
+            Sec::new(format!(".rel.nv.constant0.{}", kernels[k].name), elf::SHT_REL.0, 0, 8, Body::Rel(entries, false));
+        s.link_symtab = true;
+        s.info = index[&Key::Const0(k)] as u32;
+        s.entsize = 16;
+        secs.push(s);
+    }
     let wa = elf::SHF_WRITE.0 | elf::SHF_ALLOC.0;
     for key in &order {
         secs.push(match *key {
@@ -362,7 +416,7 @@ pub fn write(kernels: &[Kernel], const_bank: &[u8], data: &ModuleData, e_flags: 
                     elf::SHT_PROGBITS.0,
                     elf::SHF_ALLOC.0,
                     4,
-                    Body::Bytes(vec![0; (PARAM_BASE + param_bytes(&kernels[k])) as usize]),
+                    Body::Bytes(vec![0; const0_size(&kernels[k]) as usize]),
                 );
                 s.info = index[&Key::Text(k)] as u32;
                 s
@@ -407,6 +461,22 @@ pub fn write(kernels: &[Kernel], const_bank: &[u8], data: &ModuleData, e_flags: 
         });
     }
     Ok(emit(&secs, &syms, num_local, e_flags, false))
+}
+
+/// The symbol of a `.global .texref`/`.surfref` (ptxas 11.8: `st_info` 0x1a / 0x1c, i.e.
+/// GLOBAL with type STT_CUDA_TEXTURE / STT_CUDA_SURFACE; `st_other` 0, section 0, value
+/// and size 0).
+fn ref_sym(r: &ModuleRef) -> SymPlan {
+    SymPlan {
+        name: r.name.clone(),
+        section: 0,
+        info: (elf::STB_GLOBAL.0 << 4) | if r.surface { STT_CUDA_SURFACE } else { STT_CUDA_TEXTURE },
+        other: 0,
+        value: 0,
+        size: 0,
+        local: false,
+        of: None,
+    }
 }
 
 /// The data relocations grouped into sections as ptxas 11.8 writes them: one group per

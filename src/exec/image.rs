@@ -178,3 +178,10 @@ pub fn param_index(module: &crate::ptx::ast::Module, kernel: &str, name: &str) -
         _ => None,
     })
 }
+
+/// Whether `name` is a `.global .texref` (`Some(false)`) or `.surfref` (`Some(true)`) of
+/// `module` (unified mode): `run --texture/--surface NAME=...` binds the image to it, and
+/// the executors find it by name (docs/textures.md §2).
+pub fn ref_kind(module: &crate::ptx::ast::Module, name: &str) -> Option<bool> {
+    module.refs.iter().find(|r| r.name.name == name).map(|r| r.surface)
+}

@@ -95,6 +95,9 @@ pub struct ModuleLayout {
     /// Names of the module's functions with bodies (for the diagnostic on taking their
     /// address); one set for all kernels.
     pub func_names: std::collections::HashSet<String>,
+    /// The module's `.global .texref`/`.surfref` names (`true`: a surface), for
+    /// [`super::tex`].
+    pub refs: HashMap<String, bool>,
 }
 
 /// State of lowering one function.

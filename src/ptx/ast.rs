@@ -60,6 +60,20 @@ pub struct Module {
     pub items: Vec<Item>,
     /// `.alias a, b;`: function `a` is another name of function `b` (PTX ISA "Linking Directives").
     pub aliases: Vec<(Ident, Ident)>,
+    /// `.global .texref`/`.surfref` declarations, in source order (unified texturing mode).
+    pub refs: Vec<TexRef>,
+}
+
+/// A texture or surface reference `.global .texref NAME;` / `.global .surfref NAME;` (PTX
+/// ISA 5.3; unified mode): the texture operand of `tex`, `tld4`, `txq` (texref) or `suld`,
+/// `sust`, `suq` (surfref), bound by the driver. ptxas gives each kernel using it a word
+/// of constant bank 0 after the parameters (docs/textures.md §1.1).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TexRef {
+    /// The reference's name.
+    pub name: Ident,
+    /// `.surfref` rather than `.texref`.
+    pub surface: bool,
 }
 
 impl Module {

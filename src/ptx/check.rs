@@ -707,6 +707,12 @@ pub fn check(module: &Module) -> Vec<Diag> {
             }
         }
     }
+    // Texture and surface references resolve as `.global` names; `texture::check_refs`
+    // checks where they are used.
+    for r in &module.refs {
+        module_vars.insert(r.name.name.clone(), crate::ptx::types::StateSpace::Global);
+    }
+    diags.extend(super::texture::check_refs(module));
     for (a, b) in &module.aliases {
         if !functions.contains_key(&b.name) {
             diags.push(

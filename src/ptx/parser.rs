@@ -4,6 +4,7 @@
 
 use super::ast::*;
 use super::lexer::{LexError, SyntaxError, Tok, Tokens};
+use super::types::StateSpace;
 use crate::diag::Diag;
 use lalrpop_util::{ErrorRecovery, ParseError};
 
@@ -37,9 +38,9 @@ pub enum TopItem {
     Vars(Vec<VarDecl>),
     /// `.alias alias, aliasee;` (PTX ISA "Linking Directives": `.alias`).
     Alias(Ident, Ident, Span),
-    /// `.global .texref t;`, `.samplerref`, `.surfref` (PTX ISA 5.3): the type word and
-    /// the declaration's span; recognised, not supported yet (issue 18).
-    Opaque(String, Span),
+    /// `.global .texref t;`, `.samplerref`, `.surfref` (PTX ISA 5.3): the type word, the
+    /// state space, the names and the declaration's span (issue 18).
+    Opaque(String, StateSpace, Vec<Ident>, Span),
     /// Debug directives, pragmas, and statements skipped after an error.
     Ignored,
 }
@@ -274,6 +275,7 @@ fn assemble(items: Vec<TopItem>, src: &str, diags: &mut Vec<Diag>) -> Option<Mod
     let mut address_size = None;
     let mut out = vec![];
     let mut aliases = vec![];
+    let mut refs = vec![];
     for item in items {
         match item {
             TopItem::Version(v, s) => version = version.or(Some((v, s))),
@@ -287,10 +289,20 @@ fn assemble(items: Vec<TopItem>, src: &str, diags: &mut Vec<Diag>) -> Option<Mod
             TopItem::Item(i) => out.push(i),
             TopItem::Vars(vs) => out.extend(vs.into_iter().map(Item::Var)),
             TopItem::Alias(a, b, _) => aliases.push((a, b)),
-            TopItem::Opaque(ty, s) => diags.push(
-                Diag::error(s, format!("not supported yet: `{ty}` variables (texture, sampler and surface references)"))
+            // Unified texturing mode (the only one lowered): `.global .texref`/`.surfref`
+            // name a texture or surface bound by the driver (docs/textures.md §1.1).
+            TopItem::Opaque(ty, StateSpace::Global, names, _) if ty == ".texref" || ty == ".surfref" => {
+                refs.extend(names.into_iter().map(|name| TexRef { name, surface: ty == ".surfref" }))
+            }
+            TopItem::Opaque(ty, _, _, s) if ty == ".samplerref" => diags.push(
+                Diag::error(s, "not supported yet: `.samplerref` variables (independent texturing mode)")
+                    .label("a `.samplerref` variable")
+                    .note("ptxas 11.8 rejects a sampler in unified mode (`violates .target texmode_unified`); ptx2sass lowers unified mode only (docs/textures.md §1.1)"),
+            ),
+            TopItem::Opaque(ty, _, _, s) => diags.push(
+                Diag::error(s, format!("a `{ty}` variable must be `.global`"))
                     .label(format!("a `{ty}` variable"))
-                    .note("ptx2sass reads texture and surface objects (`.u64` handles), not `.texref`, `.samplerref` or `.surfref` variables (docs/textures.md)"),
+                    .note("PTX ISA 5.3: texture and surface references are `.global` module variables"),
             ),
             TopItem::Ignored => {}
         }
@@ -316,7 +328,7 @@ fn assemble(items: Vec<TopItem>, src: &str, diags: &mut Vec<Diag>) -> Option<Mod
             (vec![], version_span)
         }
     };
-    Some(Module { version, version_span, target, target_span, address_size, items: out, aliases })
+    Some(Module { version, version_span, target, target_span, address_size, items: out, aliases, refs })
 }
 
 #[cfg(test)]

@@ -18,6 +18,10 @@ impl Display for Module {
         if let Some(a) = self.address_size {
             writeln!(f, ".address_size {a}")?;
         }
+        // References first: the functions use them (their initializers are not kept).
+        for r in &self.refs {
+            writeln!(f, ".global {} {};", if r.surface { ".surfref" } else { ".texref" }, r.name.name)?;
+        }
         for item in &self.items {
             writeln!(f)?;
             match item {

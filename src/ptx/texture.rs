@@ -568,3 +568,103 @@ fn vector(op: &Operand, n: usize, message: &str, diags: &mut Vec<Diag>) {
         diags.push(Diag::error(op.span(), message.to_string()).label(format!("found {found}")));
     }
 }
+
+/// Checks the uses of the module's `.texref`/`.surfref` references (unified mode,
+/// docs/textures.md §1.1): a `.texref` is only the texture operand of `tex`, `tld4` and
+/// `txq`, a `.surfref` only that of `suld`, `sust` and `suq` (PTX ISA 9.7.9.3-9.7.10.4);
+/// any other use is an error at the name. Names shadowed by a local declaration are not
+/// distinguished (a register of the same name as a reference is reported too). Linear in
+/// the module.
+pub fn check_refs(module: &super::ast::Module) -> Vec<Diag> {
+    use super::ast::{AddrBase, Item, Statement, VecElem};
+    let refs: std::collections::HashMap<&str, bool> =
+        module.refs.iter().map(|r| (r.name.name.as_str(), r.surface)).collect();
+    let mut diags = vec![];
+    if refs.is_empty() {
+        return diags;
+    }
+    let kind = |surface: bool| if surface { ".surfref" } else { ".texref" };
+    let mut check = |i: &Instruction| {
+        let op = i.opcode.name.as_str();
+        // The reference kind the instruction's texture operand takes.
+        let wants = match op {
+            "tex" | "tld4" | "txq" => Some(false),
+            "suld" | "sust" | "suq" | "sured" => Some(true),
+            _ => None,
+        };
+        for o in &i.operands {
+            let (image, rest): (Option<&super::ast::Ident>, Vec<&super::ast::Ident>) = match o {
+                Operand::Texture { image, parts, .. } => (Some(image), parts.iter().flat_map(names).collect()),
+                Operand::Address { base: AddrBase::Name(n), .. } if matches!(op, "txq" | "suq") => (Some(n), vec![]),
+                other => (None, names(other)),
+            };
+            if let (Some(n), Some(want)) = (image, wants)
+                && let Some(&surface) = refs.get(n.name.as_str())
+                && surface != want
+            {
+                diags.push(
+                    Diag::error(
+                        n.span,
+                        format!(
+                            "`{}` is a `{}`, but `{op}` takes a {}",
+                            n.name,
+                            kind(surface),
+                            if want {
+                                "surface (`.surfref` or `.u64` handle)"
+                            } else {
+                                "texture (`.texref` or `.u64` handle)"
+                            }
+                        ),
+                    )
+                    .label(format!("a `{}`", kind(surface))),
+                );
+            }
+            for n in rest.into_iter().chain(image.filter(|_| wants.is_none())) {
+                if let Some(&surface) = refs.get(n.name.as_str()) {
+                    diags.push(
+                        Diag::error(n.span, format!("`{}` is a `{}`: it can only be the texture operand of {}", n.name, kind(surface), if surface {
+                            "`suld`, `sust` or `suq`"
+                        } else {
+                            "`tex`, `tld4` or `txq`"
+                        }))
+                        .label("not a register or variable")
+                        .note("PTX ISA 5.3: texture and surface references are opaque; a handle in a register is a `.u64` texture object"),
+                    );
+                }
+            }
+        }
+    };
+    fn walk(stmts: &[Statement], f: &mut dyn FnMut(&Instruction)) {
+        for s in stmts {
+            match s {
+                Statement::Instr(i) => f(i),
+                Statement::Block(b) => walk(&b.stmts, f),
+                _ => {}
+            }
+        }
+    }
+    /// The names an operand reads (not a texture operand's image).
+    fn names(o: &Operand) -> Vec<&super::ast::Ident> {
+        match o {
+            Operand::Name { name, .. } | Operand::VarPlus { name, .. } => vec![name],
+            Operand::Address { base: AddrBase::Name(n), .. } => vec![n],
+            Operand::Vector(v, _) => {
+                v.iter().filter_map(|e| if let VecElem::Reg(r) = e { Some(r) } else { None }).collect()
+            }
+            Operand::List(v, _) => v.iter().flat_map(names).collect(),
+            Operand::PredPair(a, b, _) => vec![a, b],
+            Operand::Texture { image, parts, .. } => {
+                std::iter::once(image).chain(parts.iter().flat_map(names)).collect()
+            }
+            Operand::Imm(_) | Operand::Address { .. } => vec![],
+        }
+    }
+    for item in &module.items {
+        if let Item::Function(f) = item
+            && let Some(body) = &f.body
+        {
+            walk(&body.stmts, &mut check);
+        }
+    }
+    diags
+}

@@ -146,6 +146,9 @@ pub struct Program {
     /// The `.global` data sections, every module variable's symbol and the address
     /// initializers ([`crate::sass::data`]).
     pub data: super::data::ModuleData,
+    /// The module's `.global .texref`/`.surfref`, in declaration order: the cubin has a
+    /// symbol for each, used or not (ptxas 11.8, docs/textures.md §1.1).
+    pub refs: Vec<crate::cubin::ModuleRef>,
 }
 
 /// Byte address of instruction `k`: Maxwell puts one control word before every three

@@ -60,7 +60,7 @@
 
 // The interpreter runs user programs on user data (issue 20, docs/fuzzing.md "No-panic
 // discipline"): every error is a value, never a panic. This covers every submodule but
-// those allowed at their `mod` line.
+// the unit tests.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
 pub mod args;
@@ -71,8 +71,6 @@ pub mod layout;
 pub mod memory;
 mod opcodes;
 pub mod program;
-// The texture work rewrites it.
-#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 pub mod tex;
 pub mod thread;
 pub mod value;

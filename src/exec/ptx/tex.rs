@@ -37,6 +37,9 @@ pub struct TexInstr {
     pub kind: Kind,
     /// The `.u64` handle.
     pub handle: Src,
+    /// A `.texref`/`.surfref` operand: the image bound to this name (`run --texture
+    /// NAME=...`), `handle` unused.
+    pub by_name: Option<String>,
     /// Coordinates (32-bit each).
     pub coords: Vec<Src>,
     /// Result registers (sinks `None`).
@@ -45,21 +48,33 @@ pub struct TexInstr {
     pub data: Vec<Src>,
 }
 
+/// A handle register, or the name of a `.texref`/`.surfref` ([`TexInstr::by_name`]).
+type Handle = (Src, Option<String>);
+
 /// Decodes a texture or surface instruction of `fx`'s function.
 pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
     let t = texture::decode(i).map_err(|_| "a malformed texture instruction".to_string())?;
     let ops = &i.operands;
-    let image = |k: usize| -> Result<(Src, Vec<Src>), String> {
+    // A name that is not a register is a `.texref`/`.surfref` (the checker resolved it),
+    // found by name at run time.
+    let handle = |image: &crate::ptx::ast::Ident| -> Handle {
+        match fx.src(
+            &Operand::Name { name: image.clone(), component: None, negated: false, span: image.span },
+            ScalarType::U64,
+        ) {
+            Ok(h) => (h, None),
+            Err(_) => (Src::Imm(0), Some(image.name.clone())),
+        }
+    };
+    let image = |k: usize| -> Result<(Handle, Vec<Src>), String> {
         match ops.get(k) {
-            Some(Operand::Texture { image, parts, .. }) if parts.len() == 1 => {
-                let h = fx.src(
-                    &Operand::Name { name: image.clone(), component: None, negated: false, span: image.span },
-                    ScalarType::U64,
-                )?;
-                let c = fx.srcs(&parts[0], ScalarType::B32)?;
-                Ok((h, c))
+            Some(Operand::Texture { image, parts, .. }) => {
+                let [coords] = parts.as_slice() else {
+                    return Err("a separate sampler (independent texture mode)".into());
+                };
+                let c = fx.srcs(coords, ScalarType::B32)?;
+                Ok((handle(image), c))
             }
-            Some(Operand::Texture { .. }) => Err("a separate sampler (independent texture mode)".into()),
             _ => Err("a texture operand other than `[handle, {coordinates}]`".into()),
         }
     };
@@ -87,12 +102,13 @@ pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
                 Some(Geometry::A2d) if t.lod == Lod::Auto => (3, true),
                 g => (rank(g)?, false),
             };
-            let (handle, mut coords) = image(1)?;
+            let ((handle, by_name), mut coords) = image(1)?;
             coords.truncate(r);
             let dsts = fx.dsts(ops.first().ok_or("missing result")?)?;
             Ok(TexInstr {
                 kind: Kind::Fetch { rank: r, int: t.ctype == Some(ScalarType::S32), array },
                 handle,
+                by_name,
                 coords,
                 dsts,
                 data: vec![],
@@ -108,9 +124,9 @@ pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
                 Some('b') => 2,
                 _ => 3,
             };
-            let (handle, coords) = image(1)?;
+            let ((handle, by_name), coords) = image(1)?;
             let dsts = fx.dsts(ops.first().ok_or("missing result")?)?;
-            Ok(TexInstr { kind: Kind::Gather { comp }, handle, coords, dsts, data: vec![] })
+            Ok(TexInstr { kind: Kind::Gather { comp }, handle, by_name, coords, dsts, data: vec![] })
         }
         // `txq{.level}` and `suq` `.width/.height/.depth` (PTX ISA 9.7.9.5, 9.7.10.4); a
         // level beyond 0 reads level 0, the only one an image has (`exec::image`).
@@ -124,12 +140,9 @@ pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
             let Some(Operand::Address { base: crate::ptx::ast::AddrBase::Name(n), .. }) = ops.get(1) else {
                 return Err("a query operand other than `[handle]`".into());
             };
-            let handle = fx.src(
-                &Operand::Name { name: n.clone(), component: None, negated: false, span: n.span },
-                ScalarType::U64,
-            )?;
+            let (handle, by_name) = handle(n);
             let dsts = vec![fx.dst(ops.first().ok_or("missing result")?)?];
-            Ok(TexInstr { kind: Kind::Query { dim }, handle, coords: vec![], dsts, data: vec![] })
+            Ok(TexInstr { kind: Kind::Query { dim }, handle, by_name, coords: vec![], dsts, data: vec![] })
         }
         Family::Suld | Family::Sust => {
             if t.formatted {
@@ -146,15 +159,22 @@ pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
             let bytes = ty.bits() / 8;
             let clamp = t.clamp.unwrap_or(Clamp::Trap);
             if t.family == Family::Suld {
-                let (handle, mut coords) = image(1)?;
+                let ((handle, by_name), mut coords) = image(1)?;
                 index_last(&mut coords, r, array);
                 let dsts = fx.dsts(ops.first().ok_or("missing result")?)?;
-                Ok(TexInstr { kind: Kind::Load { clamp, rank: r, bytes }, handle, coords, dsts, data: vec![] })
+                Ok(TexInstr { kind: Kind::Load { clamp, rank: r, bytes }, handle, by_name, coords, dsts, data: vec![] })
             } else {
-                let (handle, mut coords) = image(0)?;
+                let ((handle, by_name), mut coords) = image(0)?;
                 index_last(&mut coords, r, array);
                 let data = fx.srcs(ops.get(1).ok_or("missing data")?, ty)?;
-                Ok(TexInstr { kind: Kind::Store { clamp, rank: r, bytes }, handle, coords, dsts: vec![], data })
+                Ok(TexInstr {
+                    kind: Kind::Store { clamp, rank: r, bytes },
+                    handle,
+                    by_name,
+                    coords,
+                    dsts: vec![],
+                    data,
+                })
             }
         }
         Family::Sured => Err("surface reductions".into()),
@@ -178,14 +198,24 @@ fn find(images: &[Image], handle: u64) -> Result<&Image, ExecError> {
     })
 }
 
-/// Index `i` of a dimension of size `n` under `mode`; `None` outside (border).
+/// The error of an image address that does not fit in 64 bits (images are at most 2^16
+/// texels a side, so only an `Image` built by hand with larger sizes reaches it).
+fn overflow(img: &Image) -> ExecError {
+    ExecError::Launch(format!("image `{}`: a texel address overflows", img.param))
+}
+
+/// Index `i` of a dimension of size `n` under `mode`; `None` outside (border) and for an
+/// empty dimension (`n < 1`, which `spec::image` never builds).
 fn address(i: i64, n: i64, mode: AddrMode) -> Option<i64> {
+    let last = n.checked_sub(1).filter(|l| *l >= 0)?;
     match mode {
-        AddrMode::Clamp => Some(i.clamp(0, n - 1)),
-        AddrMode::Wrap => Some(i.rem_euclid(n)),
+        AddrMode::Clamp => Some(i.clamp(0, last)),
+        AddrMode::Wrap => i.checked_rem_euclid(n),
         AddrMode::Mirror => {
-            let m = i.rem_euclid(2 * n);
-            Some(if m < n { m } else { 2 * n - 1 - m })
+            // n < 2^32, so 2n and 2n - 1 - m (0 <= m < 2n) fit.
+            let period = n.checked_mul(2)?;
+            let m = i.checked_rem_euclid(period)?;
+            Some(if m < n { m } else { period.checked_sub(1)?.checked_sub(m)? })
         }
         AddrMode::Border => (0..n).contains(&i).then_some(i),
     }
@@ -194,24 +224,37 @@ fn address(i: i64, n: i64, mode: AddrMode) -> Option<i64> {
 /// The four component words of the texel at `at` (already addressed).
 fn texel(img: &Image, mem: &Memory, at: [i64; 3]) -> Result<[u32; 4], ExecError> {
     let [w, h, _] = img.dims.map(i64::from);
-    let index = (at[2] * h + at[1]) * w + at[0];
-    let size = img.format.bytes() as u64;
-    let b = mem.read("global", img.base + index as u64 * size, size)?;
-    let word = |k: usize| u32::from_le_bytes([b[4 * k], b[4 * k + 1], b[4 * k + 2], b[4 * k + 3]]);
+    let [x, y, z] = at;
+    let size = u64::from(img.format.bytes());
+    let addr = z
+        .checked_mul(h)
+        .and_then(|v| v.checked_add(y))
+        .and_then(|v| v.checked_mul(w))
+        .and_then(|v| v.checked_add(x))
+        .and_then(|v| u64::try_from(v).ok())
+        .and_then(|v| v.checked_mul(size))
+        .and_then(|v| img.base.checked_add(v))
+        .ok_or_else(|| overflow(img))?;
+    let b = mem.read("global", addr, size)?;
+    let mut words = b.chunks_exact(4).map(|c| c.try_into().map_or(0, u32::from_le_bytes));
+    let mut word = || words.next().unwrap_or(0);
     Ok(match img.format {
-        Format::F32x4 => [word(0), word(1), word(2), word(3)],
-        Format::F32 => [word(0), 0, 0, 1f32.to_bits()],
-        Format::U32 | Format::S32 => [word(0), 0, 0, 1],
-        Format::U8x4 => [0, 1, 2, 3].map(|k| (f32::from(b[k]) / 255.0).to_bits()),
+        Format::F32x4 => [word(), word(), word(), word()],
+        Format::F32 => [word(), 0, 0, 1f32.to_bits()],
+        Format::U32 | Format::S32 => [word(), 0, 0, 1],
+        Format::U8x4 => {
+            let byte = |k: usize| f32::from(b.get(k).copied().unwrap_or(0));
+            [0, 1, 2, 3].map(|k| (byte(k) / 255.0).to_bits())
+        }
     })
 }
 
 /// The texel at integer indices `idx` (before addressing), all zero outside a border.
 fn fetch(img: &Image, mem: &Memory, idx: [i64; 3]) -> Result<[u32; 4], ExecError> {
     let mut at = [0i64; 3];
-    for d in 0..img.rank as usize {
-        match address(idx[d], i64::from(img.dims[d]), img.addr) {
-            Some(v) => at[d] = v,
+    for ((slot, &i), &n) in at.iter_mut().zip(&idx).zip(&img.dims).take(usize::from(img.rank)) {
+        match address(i, i64::from(n), img.addr) {
+            Some(v) => *slot = v,
             None => return Ok([0; 4]),
         }
     }
@@ -220,7 +263,10 @@ fn fetch(img: &Image, mem: &Memory, idx: [i64; 3]) -> Result<[u32; 4], ExecError
 
 /// The `.f32` coordinate `c` of dimension `d` in texel units.
 fn unnormalize(img: &Image, c: f32, d: usize) -> f32 {
-    if img.normalized { c * img.dims[d] as f32 } else { c }
+    match img.dims.get(d) {
+        Some(&n) if img.normalized => c * n as f32,
+        _ => c,
+    }
 }
 
 /// Index and 8-bit weight of the linear footprint along one dimension.
@@ -236,35 +282,35 @@ fn linear(u: f32) -> (i64, f32) {
 /// which picks the layer along the image's last axis (clamped to it: `exec::image`),
 /// the other axes being sampled as usual.
 fn sample(img: &Image, mem: &Memory, coords: &[u32], int: bool, layer: Option<u32>) -> Result<[u32; 4], ExecError> {
-    let all = img.rank as usize;
+    let all = usize::from(img.rank);
     let rank = if layer.is_some() { all.saturating_sub(1) } else { all };
+    let coord = |d: usize| coords.get(d).copied().unwrap_or(0);
     let layer_at = |idx: &mut [i64; 3]| {
         if let (Some(l), Some(slot), Some(&n)) = (layer, idx.get_mut(rank), img.dims.get(rank)) {
-            *slot = i64::from(l).min(i64::from(n) - 1);
+            *slot = i64::from(l).min(i64::from(n).saturating_sub(1));
         }
     };
     if int {
         let mut idx = [0i64; 3];
         for (d, slot) in idx.iter_mut().enumerate().take(rank) {
-            *slot = i64::from(coords.get(d).copied().unwrap_or(0) as i32);
+            *slot = i64::from(coord(d) as i32);
         }
         layer_at(&mut idx);
         return fetch(img, mem, idx);
     }
-    let u: Vec<f32> =
-        (0..rank).map(|d| unnormalize(img, f32::from_bits(coords.get(d).copied().unwrap_or(0)), d)).collect();
+    let u: Vec<f32> = (0..rank).map(|d| unnormalize(img, f32::from_bits(coord(d)), d)).collect();
     if img.filter == Filter::Point {
         let mut idx = [0i64; 3];
-        for d in 0..rank {
-            idx[d] = u[d].floor() as i64;
+        for (slot, v) in idx.iter_mut().zip(&u) {
+            *slot = v.floor() as i64;
         }
         layer_at(&mut idx);
         return fetch(img, mem, idx);
     }
     let mut base = [0i64; 3];
     let mut wt = [0f32; 3];
-    for d in 0..rank {
-        (base[d], wt[d]) = linear(u[d]);
+    for ((b, w), v) in base.iter_mut().zip(wt.iter_mut()).zip(&u) {
+        (*b, *w) = linear(*v);
     }
     layer_at(&mut base);
     let mut sum = [0f32; 4];
@@ -274,12 +320,19 @@ fn sample(img: &Image, mem: &Memory, coords: &[u32], int: bool, layer: Option<u3
             for i in 0..span(0) {
                 let step = [i, j, k];
                 let mut w = 1f32;
-                for d in 0..rank {
-                    w *= if step[d] == 1 { wt[d] } else { 1.0 - wt[d] };
+                for (&s, &a) in step.iter().zip(&wt).take(rank) {
+                    w *= if s == 1 { a } else { 1.0 - a };
                 }
-                let t = fetch(img, mem, [base[0] + i, base[1] + j, base[2] + k])?;
-                for c in 0..4 {
-                    sum[c] += w * f32::from_bits(t[c]);
+                // A coordinate of +-inf or beyond 2^63 texels saturates to the last index
+                // (`as i64`); the neighbour saturates too instead of overflowing (and then
+                // addresses as any far-away index does).
+                let mut at = base;
+                for (a, s) in at.iter_mut().zip(step) {
+                    *a = a.saturating_add(s);
+                }
+                let t = fetch(img, mem, at)?;
+                for (s, c) in sum.iter_mut().zip(t) {
+                    *s += w * f32::from_bits(c);
                 }
             }
         }
@@ -298,7 +351,14 @@ pub(super) fn exec(
     coords: &[u32],
     data: &[u64],
 ) -> Result<Vec<u64>, ExecError> {
-    let img = find(images, handle)?;
+    let img = match &t.by_name {
+        Some(name) => images.iter().find(|i| i.param == *name).ok_or_else(|| {
+            ExecError::Launch(format!(
+                "no texture or surface is bound to the reference `{name}` (bind one with --texture/--surface {name}=...)"
+            ))
+        })?,
+        None => find(images, handle)?,
+    };
     let kind_is_surface = matches!(t.kind, Kind::Load { .. } | Kind::Store { .. });
     if kind_is_surface != img.surface && !matches!(t.kind, Kind::Query { .. }) {
         return Err(ExecError::Launch(format!(
@@ -316,62 +376,97 @@ pub(super) fn exec(
             Ok(words(sample(img, global, rest, *int, Some(layer))?))
         }
         Kind::Gather { comp } => {
-            let u: Vec<f32> =
-                (0..2).map(|d| unnormalize(img, f32::from_bits(coords.get(d).copied().unwrap_or(0)), d)).collect();
-            let (i, _) = linear(u[0]);
-            let (j, _) = linear(if img.rank >= 2 { u[1] } else { 0.5 });
+            let u = |d: usize| unnormalize(img, f32::from_bits(coords.get(d).copied().unwrap_or(0)), d);
+            let (i, _) = linear(u(0));
+            let (j, _) = linear(if img.rank >= 2 { u(1) } else { 0.5 });
             let mut out = [0u32; 4];
-            for (k, (di, dj)) in [(0, 1), (1, 1), (1, 0), (0, 0)].into_iter().enumerate() {
-                out[k] = fetch(img, global, [i + di, j + dj, 0])?[*comp];
+            for (slot, (di, dj)) in out.iter_mut().zip([(0, 1), (1, 1), (1, 0), (0, 0)]) {
+                // Saturating: a coordinate of +-inf is index i64::MAX/MIN (see `sample`).
+                let t = fetch(img, global, [i.saturating_add(di), j.saturating_add(dj), 0])?;
+                *slot = t.get(*comp).copied().unwrap_or(0);
             }
             Ok(words(out))
         }
-        Kind::Query { dim } => Ok(vec![u64::from(img.dims[*dim])]),
+        Kind::Query { dim } => Ok(vec![u64::from(img.dims.get(*dim).copied().unwrap_or(1))]),
         Kind::Load { clamp, rank, bytes } | Kind::Store { clamp, rank, bytes } => {
             let load = matches!(t.kind, Kind::Load { .. });
-            // The access covers every element: `bytes` times the vector width.
-            let elems = if load { t.dsts.len() } else { data.len() };
-            let size = i64::from(*bytes) * elems as i64;
-            let coord = |d: usize| {
-                if d < *rank && d < img.rank as usize {
-                    i64::from(coords.get(d).copied().unwrap_or(0) as i32)
-                } else {
-                    0
-                }
-            };
-            let (mut x, mut y, mut z) = (coord(0), coord(1), coord(2));
-            let row = i64::from(img.dims[0]) * i64::from(img.format.bytes());
-            let (h, depth) = (i64::from(img.dims[1]), i64::from(img.dims[2]));
-            if x % size != 0 {
-                return Err(ExecError::Launch(format!("surface `{}`: x = {x} is not a multiple of {size}", img.param)));
-            }
-            let inside = (0..=row - size).contains(&x) && (0..h).contains(&y) && (0..depth).contains(&z);
-            if !inside {
-                match clamp {
-                    Clamp::Trap => {
-                        let zs = if *rank == 3 { format!(", z = {z}") } else { String::new() };
-                        return Err(ExecError::Launch(format!(
-                            "surface `{}`: access at x = {x} bytes, y = {y}{zs} is out of range (.trap)",
-                            img.param
-                        )));
-                    }
-                    Clamp::Clamp => {
-                        x = x.clamp(0, row - size) / size * size;
-                        y = y.clamp(0, h - 1);
-                        z = z.clamp(0, depth - 1);
-                    }
-                    Clamp::Zero => return Ok(vec![0; elems]),
-                }
-            }
-            let at = img.base + ((z * h + y) * row + x) as u64;
-            let b = u64::from(*bytes);
-            if load {
-                return (0..elems as u64).map(|k| global.read_uint("global", at + k * b, b)).collect();
-            }
-            for (k, v) in data.iter().enumerate() {
-                global.write_uint("global", at + k as u64 * b, b, *v)?;
-            }
-            Ok(vec![])
+            surface(img, global, coords, data, load, *clamp, *rank, *bytes, t.dsts.len())
         }
     }
+}
+
+/// A `suld.b` (`load`, `elems` results) or `sust.b` (the elements `data`) of `bytes`-byte
+/// elements at the first `rank` coordinates (x in bytes, y, z), under `clamp`
+/// (`exec::image`).
+#[allow(clippy::too_many_arguments)]
+fn surface(
+    img: &Image,
+    global: &mut Memory,
+    coords: &[u32],
+    data: &[u64],
+    load: bool,
+    clamp: Clamp,
+    rank: usize,
+    bytes: u32,
+    elems: usize,
+) -> Result<Vec<u64>, ExecError> {
+    // The access covers every element: `bytes` times the vector width.
+    let elems = if load { elems } else { data.len() };
+    let size = i64::try_from(elems).ok().and_then(|e| i64::from(bytes).checked_mul(e)).filter(|s| *s > 0).ok_or_else(
+        || ExecError::Launch(format!("surface `{}`: an access of {elems} elements of {bytes} bytes", img.param)),
+    )?;
+    let coord = |d: usize| {
+        if d < rank && d < usize::from(img.rank) { i64::from(coords.get(d).copied().unwrap_or(0) as i32) } else { 0 }
+    };
+    let (mut x, mut y, mut z) = (coord(0), coord(1), coord(2));
+    let [w, h, depth] = img.dims.map(i64::from);
+    // Below 2^36 (u32 times 16), so it fits.
+    let row = w.saturating_mul(i64::from(img.format.bytes()));
+    let last_x = row.saturating_sub(size);
+    if x.checked_rem(size) != Some(0) {
+        return Err(ExecError::Launch(format!("surface `{}`: x = {x} is not a multiple of {size}", img.param)));
+    }
+    let inside = (0..=last_x).contains(&x) && (0..h).contains(&y) && (0..depth).contains(&z);
+    if !inside {
+        match clamp {
+            Clamp::Trap => {
+                let zs = if rank == 3 { format!(", z = {z}") } else { String::new() };
+                return Err(ExecError::Launch(format!(
+                    "surface `{}`: access at x = {x} bytes, y = {y}{zs} is out of range (.trap)",
+                    img.param
+                )));
+            }
+            // An access wider than a row has no position to clamp to (`i64::clamp` of an
+            // empty range panicked here before).
+            Clamp::Clamp if last_x < 0 => {
+                return Err(ExecError::Launch(format!(
+                    "surface `{}`: an access of {size} bytes is wider than a row ({row} bytes; .clamp)",
+                    img.param
+                )));
+            }
+            Clamp::Clamp => {
+                x = x.clamp(0, last_x).checked_div(size).and_then(|v| v.checked_mul(size)).unwrap_or(0);
+                y = y.clamp(0, h.saturating_sub(1).max(0));
+                z = z.clamp(0, depth.saturating_sub(1).max(0));
+            }
+            Clamp::Zero => return Ok(vec![0; elems]),
+        }
+    }
+    let at = z
+        .checked_mul(h)
+        .and_then(|v| v.checked_add(y))
+        .and_then(|v| v.checked_mul(row))
+        .and_then(|v| v.checked_add(x))
+        .and_then(|v| u64::try_from(v).ok())
+        .and_then(|v| img.base.checked_add(v))
+        .ok_or_else(|| overflow(img))?;
+    let b = u64::from(bytes);
+    let addr = |k: u64| k.checked_mul(b).and_then(|o| at.checked_add(o)).ok_or_else(|| overflow(img));
+    if load {
+        return (0..elems as u64).map(|k| global.read_uint("global", addr(k)?, b)).collect();
+    }
+    for (k, v) in (0u64..).zip(data) {
+        global.write_uint("global", addr(k)?, b, *v)?;
+    }
+    Ok(vec![])
 }

@@ -83,8 +83,6 @@ pub mod load;
 mod mem;
 mod state;
 mod sync;
-// The texture work rewrites it for the no-panic lints (docs/fuzzing.md "No-panic discipline").
-#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 mod tex;
 mod timing;
 

@@ -20,7 +20,8 @@ use crate::sass::op::{Op, SurfClamp, TexDim};
 fn word(w: &Warp, r: RegRef, k: u8, lane: usize) -> u32 {
     match r.reg {
         Reg::R(255) => 0,
-        Reg::R(x) => w.reg(x as usize + r.comp as usize + k as usize, lane),
+        // At most 255 + 255 + 255: no overflow (and beyond R254 reads as zero).
+        Reg::R(x) => w.reg(usize::from(x).saturating_add(usize::from(r.comp)).saturating_add(usize::from(k)), lane),
         _ => 0,
     }
 }
@@ -36,20 +37,24 @@ struct View<'a> {
 }
 
 impl View<'_> {
-    /// Wraps, clamps or mirrors index `i` along axis `a`; `None` off a border image.
+    /// Wraps, clamps or mirrors index `i` along axis `a`; `None` off a border image (and
+    /// along an empty axis, which `spec::image` never builds).
     fn wrap(&self, a: usize, i: i64) -> Option<i64> {
-        let n = i64::from(self.img.dims[a]);
-        if a >= self.img.rank as usize {
+        if a >= usize::from(self.img.rank) {
             return Some(0);
         }
+        let n = i64::from(*self.img.dims.get(a)?);
+        let last = n.checked_sub(1).filter(|l| *l >= 0)?;
         match self.img.addr {
             AddrMode::Border if i < 0 || i >= n => None,
             AddrMode::Border => Some(i),
-            AddrMode::Clamp => Some(i.max(0).min(n - 1)),
-            AddrMode::Wrap => Some(((i % n) + n) % n),
+            AddrMode::Clamp => Some(i.max(0).min(last)),
+            AddrMode::Wrap => i.checked_rem(n)?.checked_add(n)?.checked_rem(n),
             AddrMode::Mirror => {
-                let p = ((i % (2 * n)) + 2 * n) % (2 * n);
-                Some(if p >= n { 2 * n - 1 - p } else { p })
+                // n < 2^32: 2n and 2n - 1 - p fit.
+                let period = n.checked_mul(2)?;
+                let p = i.checked_rem(period)?.checked_add(period)?.checked_rem(period)?;
+                Some(if p >= n { period.checked_sub(1)?.checked_sub(p)? } else { p })
             }
         }
     }
@@ -59,18 +64,32 @@ impl View<'_> {
         let (Some(x), Some(y), Some(z)) = (self.wrap(0, x), self.wrap(1, y), self.wrap(2, z)) else {
             return Ok([0, 0, 0, 0]);
         };
-        let d = self.img.dims;
-        let linear = x as u64 + u64::from(d[0]) * (y as u64 + u64::from(d[1]) * z as u64);
+        let [w0, w1, _] = self.img.dims.map(u64::from);
         let bytes = u64::from(self.img.format.bytes());
-        let at = self.img.base + linear * bytes;
-        let w = |k: u64| -> Result<u32, ExecError> { Ok(self.mem.read_uint("global", at + 4 * k, 4)? as u32) };
+        // Addressed indices are within the dimensions (below 2^32 each); checked anyway.
+        let overflow = || ExecError::Launch(format!("image `{}`: a texel address overflows", self.img.param));
+        let at = u64::try_from(z)
+            .ok()
+            .and_then(|z| z.checked_mul(w1))
+            .zip(u64::try_from(y).ok())
+            .and_then(|(a, y)| a.checked_add(y))
+            .and_then(|a| a.checked_mul(w0))
+            .zip(u64::try_from(x).ok())
+            .and_then(|(a, x)| a.checked_add(x))
+            .and_then(|a| a.checked_mul(bytes))
+            .and_then(|a| self.img.base.checked_add(a))
+            .ok_or_else(overflow)?;
+        let w = |k: u64| -> Result<u32, ExecError> {
+            let addr = k.checked_mul(4).and_then(|o| at.checked_add(o)).ok_or_else(overflow)?;
+            Ok(self.mem.read_uint("global", addr, 4)? as u32)
+        };
         Ok(match self.img.format {
             Format::F32x4 => [w(0)?, w(1)?, w(2)?, w(3)?],
             Format::F32 => [w(0)?, 0, 0, 0x3f80_0000],
             Format::U32 | Format::S32 => [w(0)?, 0, 0, 1],
             Format::U8x4 => {
                 let v = w(0)?;
-                let unorm = |s: u32| ((v >> s & 0xff) as f32 / 255.0).to_bits();
+                let unorm = |s: u32| ((v.wrapping_shr(s) & 0xff) as f32 / 255.0).to_bits();
                 [unorm(0), unorm(8), unorm(16), unorm(24)]
             }
         })
@@ -79,7 +98,10 @@ impl View<'_> {
     /// A `.f32` coordinate in texel units along axis `a`.
     fn scale(&self, a: usize, c: u32) -> f32 {
         let c = f32::from_bits(c);
-        if self.img.normalized { c * self.img.dims[a] as f32 } else { c }
+        match self.img.dims.get(a) {
+            Some(&n) if self.img.normalized => c * n as f32,
+            _ => c,
+        }
     }
 
     /// Lower texel and fixed-point weight (multiples of 1/256) of a linear fetch along `a`.
@@ -93,9 +115,10 @@ impl View<'_> {
     /// them: an `ARRAY_1D`/`ARRAY_2D` fetch reads `{index, x(, y)}` and fetches layer
     /// `index` (the last axis of the image, `exec::image`) at `x(, y)`.
     fn sample_dim(&self, dim: TexDim, c: [u32; 3], int: bool) -> Result<[u32; 4], ExecError> {
+        let [c0, c1, c2] = c;
         match dim {
-            TexDim::A1 => self.sample([c[1], 0, 0], int, Some(c[0])),
-            TexDim::A2 => self.sample([c[1], c[2], 0], int, Some(c[0])),
+            TexDim::A1 => self.sample([c1, 0, 0], int, Some(c0)),
+            TexDim::A2 => self.sample([c1, c2, 0], int, Some(c0)),
             _ => self.sample(c, int, None),
         }
     }
@@ -104,48 +127,55 @@ impl View<'_> {
     /// fetch's layer index, clamped to the image's last axis, which is then not filtered
     /// or addressed.
     fn sample(&self, mut c: [u32; 3], int: bool, layer: Option<u32>) -> Result<[u32; 4], ExecError> {
-        let mut rank = self.img.rank as usize;
+        let mut rank = usize::from(self.img.rank).min(3);
         let mut fixed: Option<i64> = None;
         if let Some(index) = layer {
             rank = rank.saturating_sub(1);
-            let last = i64::from(self.img.dims[rank]) - 1;
+            let last = self.img.dims.get(rank).map_or(0, |&n| i64::from(n).saturating_sub(1));
             fixed = Some(i64::from(index).min(last));
-            c[rank..].iter_mut().for_each(|v| *v = 0);
+            c.iter_mut().skip(rank).for_each(|v| *v = 0);
         }
         let put = |p: &mut [i64; 3]| {
-            if let Some(v) = fixed {
-                p[rank] = v;
+            if let (Some(v), Some(slot)) = (fixed, p.get_mut(rank)) {
+                *slot = v;
             }
         };
         if int {
-            let mut p = [c[0] as i32 as i64, c[1] as i32 as i64, c[2] as i32 as i64];
+            let mut p = c.map(|v| i64::from(v as i32));
             put(&mut p);
-            return self.texel(p[0], p[1], p[2]);
+            let [x, y, z] = p;
+            return self.texel(x, y, z);
         }
         if self.img.filter == Filter::Point {
             let mut p = [0i64; 3];
-            for (a, slot) in p.iter_mut().enumerate().take(rank) {
-                *slot = self.scale(a, c[a]).floor() as i64;
+            for (a, (slot, &v)) in p.iter_mut().zip(&c).enumerate().take(rank) {
+                *slot = self.scale(a, v).floor() as i64;
             }
             put(&mut p);
-            return self.texel(p[0], p[1], p[2]);
+            let [x, y, z] = p;
+            return self.texel(x, y, z);
         }
-        let f: Vec<(i64, f32)> = (0..3).map(|a| if a < rank { self.footprint(a, c[a]) } else { (0, 0.0) }).collect();
+        let mut f = [(0i64, 0f32); 3];
+        for (a, (slot, &v)) in f.iter_mut().zip(&c).enumerate().take(rank) {
+            *slot = self.footprint(a, v);
+        }
         let mut acc = [0f32; 4];
         // Corners in z, y, x order (x fastest); weight = wx * wy * wz, axes beyond the
         // rank contribute one corner of weight 1.
-        let corners = 1usize << rank;
+        let corners = 1usize.checked_shl(rank as u32).unwrap_or(1);
         for n in 0..corners {
-            let bit = |a: usize| (n >> a) & 1;
+            let bit = |a: usize| n.checked_shr(a as u32).unwrap_or(0) & 1;
             let mut weight = 1f32;
             let mut p = [0i64; 3];
-            for (a, slot) in p.iter_mut().enumerate().take(rank) {
-                let (lo, t) = f[a];
-                *slot = lo + bit(a) as i64;
+            for (a, (slot, &(lo, t))) in p.iter_mut().zip(&f).enumerate().take(rank) {
+                // Saturating: a coordinate beyond 2^63 texels (or +inf) is `lo` = i64::MAX
+                // (`as i64`), whose neighbour overflowed here before.
+                *slot = lo.saturating_add(bit(a) as i64);
                 weight *= if bit(a) == 1 { t } else { 1.0 - t };
             }
             put(&mut p);
-            let v = self.texel(p[0], p[1], p[2])?;
+            let [x, y, z] = p;
+            let v = self.texel(x, y, z)?;
             for (s, x) in acc.iter_mut().zip(v) {
                 *s += weight * f32::from_bits(x);
             }
@@ -178,14 +208,34 @@ fn image_of(images: &[Image], h: u32, surface: Option<bool>) -> Result<&Image, E
 }
 
 impl Sim<'_> {
-    /// Per-lane handle: constant bank 0 word `index` (bound) or a register's low word.
+    /// Per-lane handle: constant bank 0 word `index` (bound) or a register's low word. The
+    /// word of a `.texref`/`.surfref` (a parameter slot of that type, `lower::tex`) holds
+    /// the handle of the image bound to its name, as the driver writes the header index
+    /// there (`R_CUDA_TEX_HEADER_INDEX`, docs/textures.md §1.1).
     fn handles(&self, w: &Warp, s: Option<&Src>, mask: u32) -> Result<[u32; WARP_SIZE], ExecError> {
+        if let Some(SrcKind::Imm(index)) = s.map(|s| s.kind)
+            && let Some((_, _, name)) = self.func.params.iter().find(|(off, ty, _)| {
+                matches!(ty.as_str(), ".texref" | ".surfref") && u64::from(*off) == u64::from(index).saturating_mul(4)
+            })
+        {
+            let img = self.images.iter().find(|i| i.param == *name).ok_or_else(|| {
+                ExecError::Launch(format!(
+                    "no texture or surface is bound to the reference `{name}` (bind one with --texture/--surface {name}=...)"
+                ))
+            })?;
+            return Ok([img.handle; WARP_SIZE]);
+        }
         match s.map(|s| s.kind) {
-            Some(SrcKind::Imm(index)) => Ok([self.banks.operand(0, i64::from(index) * 4, 4)? as u32; WARP_SIZE]),
+            // A 32-bit index times 4 fits in i64.
+            Some(SrcKind::Imm(index)) => {
+                Ok([self.banks.operand(0, i64::from(index).saturating_mul(4), 4)? as u32; WARP_SIZE])
+            }
             Some(SrcKind::Reg(r)) => {
                 let mut out = [0u32; WARP_SIZE];
                 for l in lanes(mask) {
-                    out[l] = word(w, r, 0, l);
+                    if let Some(slot) = out.get_mut(l) {
+                        *slot = word(w, r, 0, l);
+                    }
                 }
                 Ok(out)
             }
@@ -211,12 +261,15 @@ impl Sim<'_> {
         }
         let handles = self.handles(w, handle_src, mask)?;
         let mut out = [[0u32; 4]; WARP_SIZE];
-        for l in lanes(mask) {
+        for (l, (slot, &handle)) in out.iter_mut().zip(&handles).enumerate() {
+            if mask.checked_shr(l as u32).unwrap_or(0) & 1 == 0 {
+                continue;
+            }
             let images = self.images;
-            let img = image_of(images, handles[l], (!matches!(i.op, Op::Txq { .. })).then_some(surface))?;
+            let img = image_of(images, handle, (!matches!(i.op, Op::Txq { .. })).then_some(surface))?;
             let view = View { img, mem: &self.global };
             let ra = reg_of(i.srcs.first());
-            out[l] = match i.op {
+            *slot = match i.op {
                 // An explicit level (`.LL`: Rb of TEXS.LL, the level register of TEX.LL) reads
                 // level 0, the only level an image has (`exec::image`).
                 Op::Texs { dim, ll, .. } => {
@@ -261,12 +314,17 @@ impl Sim<'_> {
                     let (x0, _) = view.footprint(0, x);
                     let (y0, _) = if img.rank >= 2 { view.footprint(1, y) } else { (0, 0.0) };
                     let mut g = [0u32; 4];
-                    for (k, (dx, dy)) in [(0, 1), (1, 1), (1, 0), (0, 0)].into_iter().enumerate() {
-                        g[k] = view.texel(x0 + dx, y0 + dy, 0)?[comp as usize & 3];
+                    for (s, (dx, dy)) in g.iter_mut().zip([(0, 1), (1, 1), (1, 0), (0, 0)]) {
+                        // Saturating: see `View::sample`.
+                        let t = view.texel(x0.saturating_add(dx), y0.saturating_add(dy), 0)?;
+                        *s = t.get(usize::from(comp & 3)).copied().unwrap_or(0);
                     }
                     g
                 }
-                Op::Txq { .. } => [img.dims[0], img.dims[1], img.dims[2], 0],
+                Op::Txq { .. } => {
+                    let [x, y, z] = img.dims;
+                    [x, y, z, 0]
+                }
                 Op::Suld { dim, clamp, size } | Op::Sust { dim, clamp, size } => {
                     let ra = ra?;
                     // x in bytes, y in rows, z in planes (an array's index is the row of a
@@ -281,15 +339,17 @@ impl Sim<'_> {
                     };
                     let (x, y, z) = (c(0), c(1), c(2));
                     let n = i64::from(size.bytes());
-                    let row = i64::from(img.dims[0]) * i64::from(img.format.bytes());
-                    let (rows, planes) = (i64::from(img.dims[1]), i64::from(img.dims[2]));
-                    if x.rem_euclid(n) != 0 {
+                    let [width, rows, planes] = img.dims.map(i64::from);
+                    // Below 2^36: no overflow.
+                    let row = width.saturating_mul(i64::from(img.format.bytes()));
+                    if x.checked_rem_euclid(n) != Some(0) {
                         return Err(ExecError::Launch(format!(
                             "surface `{}`: x = {x} is not a multiple of {n}",
                             img.param
                         )));
                     }
-                    let fits = x >= 0 && x + n <= row && (0..rows).contains(&y) && (0..planes).contains(&z);
+                    let last_x = row.saturating_sub(n);
+                    let fits = (0..=last_x).contains(&x) && (0..rows).contains(&y) && (0..planes).contains(&z);
                     let at = match (fits, clamp) {
                         (true, _) => Some((x, y, z)),
                         (false, SurfClamp::Trap) => {
@@ -299,31 +359,57 @@ impl Sim<'_> {
                                 img.param
                             )));
                         }
-                        (false, SurfClamp::Clamp) => {
-                            Some((x.max(0).min(row - n) / n * n, y.max(0).min(rows - 1), z.max(0).min(planes - 1)))
+                        // An access wider than a row has no position to clamp to (the
+                        // interpreter's `i64::clamp` panicked on it; both report it now).
+                        (false, SurfClamp::Clamp) if last_x < 0 => {
+                            return Err(ExecError::Launch(format!(
+                                "surface `{}`: an access of {n} bytes is wider than a row ({row} bytes; .clamp)",
+                                img.param
+                            )));
                         }
+                        (false, SurfClamp::Clamp) => Some((
+                            x.clamp(0, last_x).checked_div(n).and_then(|v| v.checked_mul(n)).unwrap_or(0),
+                            y.clamp(0, rows.saturating_sub(1).max(0)),
+                            z.clamp(0, planes.saturating_sub(1).max(0)),
+                        )),
                         (false, SurfClamp::Ign) => None,
                     };
-                    let addr = at.map(|(x, y, z)| img.base + ((z * rows + y) * row + x) as u64);
-                    // Bytes of register k of the access (sub-word sizes: the low bytes).
-                    let part = |k: u64| (k * 4, (n as u64).min(4));
-                    let regs = u64::from(size.regs());
+                    let overflow = || ExecError::Launch(format!("surface `{}`: an address overflows", img.param));
+                    let addr = match at {
+                        Some((x, y, z)) => Some(
+                            z.checked_mul(rows)
+                                .and_then(|v| v.checked_add(y))
+                                .and_then(|v| v.checked_mul(row))
+                                .and_then(|v| v.checked_add(x))
+                                .and_then(|v| u64::try_from(v).ok())
+                                .and_then(|v| img.base.checked_add(v))
+                                .ok_or_else(overflow)?,
+                        ),
+                        None => None,
+                    };
+                    // Register k of the access: its byte address and size (sub-word sizes:
+                    // the low bytes).
+                    let part = |a: u64, k: u8| {
+                        let off = u64::from(k).checked_mul(4).and_then(|o| a.checked_add(o)).ok_or_else(overflow)?;
+                        Ok::<_, ExecError>((off, (n as u64).min(4)))
+                    };
+                    let regs = size.regs().min(4);
                     if let Op::Sust { .. } = i.op {
                         let data = reg_of(i.srcs.get(1))?;
                         if let Some(a) = addr {
                             for k in 0..regs {
-                                let (off, b) = part(k);
-                                let v = word(w, data, k as u8, l);
-                                self.global.write_uint("global", a + off, b, u64::from(v))?;
+                                let (at, b) = part(a, k)?;
+                                let v = word(w, data, k, l);
+                                self.global.write_uint("global", at, b, u64::from(v))?;
                             }
                         }
                         [0; 4]
                     } else {
                         let mut v = [0u32; 4];
                         if let Some(a) = addr {
-                            for (k, slot) in v.iter_mut().enumerate().take(regs as usize) {
-                                let (off, b) = part(k as u64);
-                                *slot = self.global.read_uint("global", a + off, b)? as u32;
+                            for (k, slot) in (0u8..).zip(v.iter_mut()).take(usize::from(regs)) {
+                                let (at, b) = part(a, k)?;
+                                *slot = self.global.read_uint("global", at, b)? as u32;
                             }
                         }
                         v
@@ -344,13 +430,15 @@ impl Sim<'_> {
             Op::Texs { chans, .. } | Op::Tlds { chans, .. } => chans,
             Op::Tld4s { .. } => 0xf,
             Op::Tex { mask, .. } | Op::Tld { mask, .. } | Op::Tld4 { mask, .. } | Op::Txq { mask, .. } => mask,
-            Op::Suld { size, .. } => (1u8 << size.regs()) - 1,
+            // One channel per register written (1, 2 or 4).
+            Op::Suld { size, .. } => 1u8.checked_shl(u32::from(size.regs())).map_or(0xf, |b| b.wrapping_sub(1)),
             _ => return,
         };
+        // Lanes outside `mask` are not written (`write_regs`), so all are packed.
         let mut packed = [[0u32; 4]; WARP_SIZE];
-        for l in lanes(mask) {
-            let written = out[l].iter().enumerate().filter(|(c, _)| chans & (1 << c) != 0);
-            for (slot, (_, v)) in packed[l].iter_mut().zip(written) {
+        for (p, o) in packed.iter_mut().zip(out) {
+            let written = o.iter().enumerate().filter(|(c, _)| chans.checked_shr(*c as u32).unwrap_or(0) & 1 != 0);
+            for (slot, (_, v)) in p.iter_mut().zip(written) {
                 *slot = *v;
             }
         }
@@ -360,12 +448,9 @@ impl Sim<'_> {
         match (i.op, regs.as_slice()) {
             (Op::Texs { .. } | Op::Tlds { .. } | Op::Tld4s { .. }, [rd2, rd]) => {
                 w.write_regs(RegRef { n: n.min(2), ..*rd }, mask, &packed);
-                if n > 2 {
-                    let mut hi = [[0u32; 4]; WARP_SIZE];
-                    for l in lanes(mask) {
-                        hi[l] = [packed[l][2], packed[l][3], 0, 0];
-                    }
-                    w.write_regs(RegRef { n: n - 2, ..*rd2 }, mask, &hi);
+                if let Some(rest) = n.checked_sub(2).filter(|r| *r > 0) {
+                    let hi = packed.map(|[_, _, z, w]| [z, w, 0, 0]);
+                    w.write_regs(RegRef { n: rest, ..*rd2 }, mask, &hi);
                 }
             }
             (_, [rd]) => w.write_regs(RegRef { n, ..*rd }, mask, &packed),

@@ -114,13 +114,13 @@ fn placement(op: &Op, mask: u8, dsts: &[Dst]) -> Option<Vec<(usize, Reg, u8)>> {
     if is_short(op) {
         let (rd2, rd) = (reg(0)?, reg(1)?);
         for (k, c) in chans.enumerate() {
-            let (r, j) = if k < 2 { (rd, k) } else { (rd2, k - 2) };
-            out.push((c, r.reg, r.comp + j as u8));
+            let (r, j) = if k < 2 { (rd, k) } else { (rd2, k.saturating_sub(2)) };
+            out.push((c, r.reg, r.comp.checked_add(j as u8)?));
         }
     } else {
         let rd = reg(0)?;
         for (k, c) in chans.enumerate() {
-            out.push((c, rd.reg, rd.comp + k as u8));
+            out.push((c, rd.reg, rd.comp.checked_add(k as u8)?));
         }
     }
     Some(out)
@@ -151,8 +151,10 @@ pub fn narrow(f: &mut Function) -> bool {
                 continue;
             }
             for d in &i.dsts {
-                if let Dst::Reg(RegRef { reg: Reg::V(v), .. }) = d {
-                    is_dst[*v as usize] = true;
+                if let Dst::Reg(RegRef { reg: Reg::V(v), .. }) = d
+                    && let Some(x) = is_dst.get_mut(*v as usize)
+                {
+                    *x = true;
                 }
             }
             fetches.push((b, k));
@@ -163,14 +165,19 @@ pub fn narrow(f: &mut Function) -> bool {
     }
     // Per destination register: the components read and the distinct ranges read.
     let mut read = vec![0u8; nv];
+    let is_dst = |v: u32| is_dst.get(v as usize).copied().unwrap_or(false);
     let mut ranges: HashMap<u32, Vec<(u8, u8)>> = HashMap::new();
     for &b in &f.layout {
         for i in &f.cfg[b].instrs {
             for s in &i.srcs {
                 if let Some(RegRef { reg: Reg::V(v), comp, n }) = s.gprs()
-                    && is_dst[v as usize]
+                    && is_dst(v)
+                    && let Some(m) = read.get_mut(v as usize)
                 {
-                    read[v as usize] |= (((1u16 << n) - 1) << comp) as u8;
+                    // Components comp..comp + n (a range of at most 4 registers; wider
+                    // ranges count as all): ((1 << n) - 1) << comp.
+                    let ones = 1u32.checked_shl(u32::from(n)).map_or(u32::MAX, |b| b.wrapping_sub(1));
+                    *m |= ones.checked_shl(u32::from(comp)).unwrap_or(0) as u8;
                     let r = ranges.entry(v).or_default();
                     if !r.contains(&(comp, n)) {
                         r.push((comp, n));
@@ -180,8 +187,10 @@ pub fn narrow(f: &mut Function) -> bool {
         }
         for e in f.succ_edges(b) {
             for &v in &f.cfg[e].args {
-                if is_dst[v as usize] {
-                    read[v as usize] = 0xff;
+                if is_dst(v)
+                    && let Some(m) = read.get_mut(v as usize)
+                {
+                    *m = 0xff;
                     ranges.entry(v).or_default().push((0, 8));
                 }
             }
@@ -190,10 +199,10 @@ pub fn narrow(f: &mut Function) -> bool {
     let mut remap: HashMap<(u32, u8), RegRef> = HashMap::new();
     let mut rewrites = vec![];
     for (b, k) in fetches {
-        let i = f.cfg[b].instrs[k].clone();
+        let Some(i) = f.cfg[b].instrs.get(k).cloned() else { continue };
         let Some((kind, dim, bindless, mask)) = fetch_of(&i.op) else { continue };
         let Some(place) = placement(&i.op, mask, &i.dsts) else { continue };
-        let live = |r: Reg, c: u8| matches!(r, Reg::V(v) if read[v as usize] & (1 << c) != 0);
+        let live = |r: Reg, c: u8| matches!(r, Reg::V(v) if read.get(v as usize).is_some_and(|m| m.checked_shr(u32::from(c)).unwrap_or(0) & 1 != 0));
         let new_mask = place.iter().filter(|&&(_, r, c)| live(r, c)).fold(0u8, |m, &(ch, _, _)| m | (1 << ch));
         if new_mask == mask || new_mask == 0 {
             continue;
@@ -209,7 +218,7 @@ pub fn narrow(f: &mut Function) -> bool {
         // three). Slots are (group, component) until the reads are known to fit.
         let n = new_mask.count_ones() as u8;
         let short = is_short(&op);
-        let slot = |j: u8| if short && j >= 2 { (1u8, j - 2) } else { (0u8, j) };
+        let slot = |j: u8| if short && j >= 2 { (1u8, j.saturating_sub(2)) } else { (0u8, j) };
         // Old (register, component) -> new slot, for the live channels in order.
         let map: Vec<((u32, u8), (u8, u8))> = place
             .iter()
@@ -223,7 +232,10 @@ pub fn narrow(f: &mut Function) -> bool {
             ranges.get(&v).is_none_or(|rs| {
                 rs.iter().all(|&(c, n)| {
                     let Some(first) = lookup(v, c) else { return false };
-                    (1..n).all(|j| lookup(v, c + j) == Some((first.0, first.1 + j)))
+                    (1..n).all(|j| {
+                        matches!((c.checked_add(j), first.1.checked_add(j)),
+                            (Some(cj), Some(fj)) if lookup(v, cj) == Some((first.0, fj)))
+                    })
                 })
             })
         });
@@ -232,9 +244,9 @@ pub fn narrow(f: &mut Function) -> bool {
         }
         let (dsts, groups): (Vec<Dst>, Vec<Reg>) = if short {
             let lo = f.new_vreg(VRegKind::Gpr(n.min(2)));
-            if n > 2 {
-                let hi = f.new_vreg(VRegKind::Gpr(n - 2));
-                (vec![Dst::reg(hi, n - 2), Dst::reg(lo, n.min(2))], vec![lo, hi])
+            if let Some(rest) = n.checked_sub(2).filter(|r| *r > 0) {
+                let hi = f.new_vreg(VRegKind::Gpr(rest));
+                (vec![Dst::reg(hi, rest), Dst::reg(lo, n.min(2))], vec![lo, hi])
             } else {
                 (vec![Dst::Reg(RegRef::rz(1)), Dst::reg(lo, n)], vec![lo])
             }
@@ -260,16 +272,27 @@ pub fn narrow(f: &mut Function) -> bool {
                 // `{x, y}, z` / `{index, x}, y` -> `{x, y, z, _}` / `{index, x, y, _}`
                 // (ptxas 11.8 `TEX.P R4, R4, 0x50, ARRAY_2D, 0x5`, `probe_arrays.ptx`).
                 TexDim::D3 | TexDim::A2 => {
-                    let Some(pair) = ra.as_reg() else { continue };
-                    let c = |j: u8| Src::reg(RegRef { comp: pair.comp + j, n: 1, ..pair });
-                    vec![c(0), c(1), *rb, Src::rz()]
+                    let (Some(pair), Some(second)) = (ra.as_reg(), ra.as_reg().and_then(|p| p.comp.checked_add(1)))
+                    else {
+                        continue;
+                    };
+                    let c = |comp: u8| Src::reg(RegRef { comp, n: 1, ..pair });
+                    vec![c(pair.comp), c(second), *rb, Src::rz()]
                 }
             };
             let w = parts.len() as u8;
             let t = f.new_vreg(VRegKind::Gpr(w));
             (vec![Src::reg(RegRef::new(t, w)), *last], Some(Instr::new(Op::Join, vec![Dst::reg(t, w)], parts)))
         };
-        remap.extend(map.iter().map(|&(k, (g, c))| (k, RegRef { reg: groups[g as usize], comp: c, n: 1 })));
+        // Group 1 exists whenever a slot names it (a short form writing more than two).
+        let Some(moves) = map
+            .iter()
+            .map(|&(k, (g, c))| groups.get(usize::from(g)).map(|&reg| (k, RegRef { reg, comp: c, n: 1 })))
+            .collect::<Option<Vec<_>>>()
+        else {
+            continue;
+        };
+        remap.extend(moves);
         rewrites.push(Rewrite { at: (b, k), op, dsts, srcs, join });
     }
     if rewrites.is_empty() {
@@ -293,12 +316,13 @@ pub fn narrow(f: &mut Function) -> bool {
     for r in rewrites {
         let (b, k) = r.at;
         let blk = &mut f.cfg[b];
-        let i = &mut blk.instrs[k];
+        // `k` indexes an instruction of `b` (collected above; joins go in from the last
+        // index down, so earlier indices stay valid).
+        let Some(i) = blk.instrs.get_mut(k) else { continue };
         i.op = r.op;
         i.dsts = r.dsts;
         i.srcs = r.srcs;
-        if let Some(j) = r.join {
-            let origin = blk.origins[k];
+        if let (Some(j), Some(&origin)) = (r.join, blk.origins.get(k)) {
             blk.instrs.insert(k, j);
             blk.origins.insert(k, origin);
         }

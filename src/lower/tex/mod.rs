@@ -33,10 +33,17 @@
 //! Everything else is reported at the instruction as not supported yet, with what ptxas
 //! does for it.
 
+// PTX input reaches here: no panicking shortcuts (issue 20, docs/fuzzing.md "No-panic
+// discipline"); this covers `mask` too.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+
 pub mod mask;
 
+use super::PARAM_BASE;
 use super::ctx::{LResult, Lowerer};
 use crate::diag::Diag;
+use crate::ir::ParamSlot;
+use crate::ptx::ast::FuncKind;
 use crate::ptx::ast::{Ident, Instruction, Operand, VecElem};
 use crate::ptx::texture::{self, Clamp, Family, Geometry, Lod, TexOp};
 use crate::ptx::types::ScalarType;
@@ -57,13 +64,13 @@ impl Lowerer<'_> {
     /// Lowers a texture or surface instruction (see the module docs), or reports it as not
     /// supported yet (a precise diagnostic at the instruction, never a panic).
     pub(super) fn lower_texture(&mut self, i: &Instruction) -> LResult<()> {
-        // The classifier accepted the instruction, so it decodes.
+        // The classifier accepted the instruction, so it decodes (an error carries a diagnostic).
         let t = match texture::decode(i) {
             Ok(t) => t,
-            Err(mut d) => {
-                let first = d.remove(0);
-                return self.fail(first);
-            }
+            Err(d) => match d.into_iter().next() {
+                Some(first) => return self.fail(first),
+                None => return self.error(i.span, "malformed texture instruction"),
+            },
         };
         match t.family {
             Family::Tex => self.lower_tex(i, &t),
@@ -86,6 +93,12 @@ impl Lowerer<'_> {
     /// The texture named by `image`: bound when it is a register loaded from a whole
     /// kernel parameter, bindless otherwise.
     fn tex_handle(&mut self, image: &Ident) -> LResult<Handle> {
+        let key = self.scoped(&image.name);
+        if self.lookup_reg_type(&key).is_none()
+            && let Some(&surface) = self.layout.refs.get(&image.name)
+        {
+            return self.tex_ref(image, surface).map(Handle::Bound);
+        }
         let r = self.ptx_reg(image)?;
         if r.ty.bits() != 64 {
             return self.fail(
@@ -94,11 +107,38 @@ impl Lowerer<'_> {
                     .note("PTX ISA 9.7.9.3: `a` is a `.texref`/`.surfref` or a `.u64` register holding a handle"),
             );
         }
-        let key = self.scoped(&image.name);
         Ok(match self.facts.kernel_params.get(&key) {
             Some(&o) => Handle::Bound(o / 4),
             None => Handle::Bindless(RegRef { reg: r.reg, comp: 0, n: 1 }),
         })
+    }
+
+    /// The constant-bank-0 word index of the reference `image` (a `.surfref` when
+    /// `surface`) in this kernel. As ptxas 11.8 does (docs/textures.md §1.1,
+    /// `probe_texref.ptx`), each reference the kernel uses gets one 4-byte word, in order
+    /// of first use, from the first 4-aligned offset after the parameters (0x140 with
+    /// none); the word is recorded as a [`ParamSlot`] of type `.texref`/`.surfref` (the
+    /// executors find the image by its name there; `ptxas` has the driver write the
+    /// header index through `R_CUDA_TEX_HEADER_INDEX`). A reference in a device function
+    /// is rejected: ptxas specialises the callee to its one kernel's word, and every
+    /// `.func` with a body is also lowered on its own here, where no kernel gives a word.
+    fn tex_ref(&mut self, image: &Ident, surface: bool) -> LResult<u32> {
+        let ty = if surface { ".surfref" } else { ".texref" };
+        if self.f.kind != FuncKind::Entry {
+            return self.fail(
+                Diag::error(image.span, format!("not supported yet: the `{ty}` `{}` in a device function", image.name))
+                    .label(format!("a `{ty}` in a `.func`"))
+                    .note("ptxas 11.8 gives the callee its kernel's constant-bank word (docs/textures.md §1.1, probe_texref_func.ptx); ptx2sass lowers references in kernels only"),
+            );
+        }
+        if let Some(p) = self.f.params.iter().find(|p| p.name == image.name && p.ty == ty) {
+            return Ok(p.offset / 4);
+        }
+        let end = self.f.params.iter().map(|p| p.offset.saturating_add(p.size)).fold(PARAM_BASE, u32::max);
+        // At most 0x1100 bytes of parameters (`ptx::limits`) and a word per reference.
+        let offset = end.div_ceil(4).saturating_mul(4);
+        self.f.params.push(ParamSlot { name: image.name.clone(), ty: ty.to_string(), offset, size: 4 });
+        Ok(offset / 4)
     }
 
     /// The 32-bit values of a coordinate vector (registers or immediates, in registers).
@@ -262,7 +302,9 @@ impl Lowerer<'_> {
             if let Some(&index) = coords.first() {
                 let t = self.tmp(1);
                 self.op(Op::I2iSat { dst: IType::U16, src: IType::U32 }, Dst::reg(t, 1), vec![index]);
-                coords[0] = Src::r32(t);
+                if let Some(c) = coords.first_mut() {
+                    *c = Src::r32(t);
+                }
             }
             coords.truncate(if dim == TexDim::A1 { 2 } else { 3 });
         }
@@ -299,20 +341,24 @@ impl Lowerer<'_> {
             Handle::Bindless(h) => (true, Src::reg(h)),
         };
         let op = mask::fetch_op(kind, dim, bindless, mask);
+        // `ptx::texture` checked the coordinate vector's length for the geometry, so these
+        // are present; `RZ` stands in otherwise (and `tex_join` pads with it).
+        let coord = |k: usize| coords.get(k).copied().unwrap_or_else(Src::rz);
+        let pair = coords.get(..2).unwrap_or(coords);
         if mask::is_short(&op) {
             // TEXS/TLDS Rd2, Rd, Ra, Rb: 2D reads x in Ra, y in Rb; 3D reads x, y in the
             // pair Ra and z in Rb (ptxas 11.8, docs/textures.md §1.2); TLD4S 2D. TLDS 1D
             // reads x in Ra, Rb = RZ; TEXS.LL 2D x, y in the pair Ra and the level in Rb
             // (§1.6).
             let (ra, rb) = match (dim, level) {
-                (TexDim::D2, Some(l)) => (self.tex_join(&coords[..2], 2), l),
-                (TexDim::D1, _) => (coords[0], Src::rz()),
-                (TexDim::D2, None) => (coords[0], coords[1]),
+                (TexDim::D2, Some(l)) => (self.tex_join(pair, 2), l),
+                (TexDim::D1, _) => (coord(0), Src::rz()),
+                (TexDim::D2, None) => (coord(0), coord(1)),
                 // ARRAY_2D: `{index, x}` in Ra, y in Rb (ptxas 11.8 `TEXS.P R6, R4, R4, R6,
                 // 0x50, ARRAY_2D, RGBA`, `TLDS.LZ.P ... ARRAY_2D`, `probe_arrays.ptx`).
-                (TexDim::D3 | TexDim::A2, _) => (self.tex_join(&coords[..2], 2), coords[2]),
+                (TexDim::D3 | TexDim::A2, _) => (self.tex_join(pair, 2), coord(2)),
                 // No short ARRAY_1D form (`fetch_op`).
-                (TexDim::A1, _) => (self.tex_join(&coords[..2], 2), Src::rz()),
+                (TexDim::A1, _) => (self.tex_join(pair, 2), Src::rz()),
             };
             let (dsts, regs) = self.texs_results(&comps);
             self.emit(Instr::new(op, dsts, vec![ra, rb, last]));
@@ -347,10 +393,10 @@ impl Lowerer<'_> {
         let lo = self.tmp(n.min(2));
         let mut regs: Vec<(usize, RegRef)> =
             comps.iter().take(2).enumerate().map(|(j, &c)| (c, RegRef { reg: lo, comp: j as u8, n: 1 })).collect();
-        let rd2 = if n > 2 {
-            let hi = self.tmp(n - 2);
+        let rd2 = if let Some(rest) = n.checked_sub(2).filter(|r| *r > 0) {
+            let hi = self.tmp(rest);
             regs.extend(comps.iter().skip(2).enumerate().map(|(j, &c)| (c, RegRef { reg: hi, comp: j as u8, n: 1 })));
-            Dst::reg(hi, n - 2)
+            Dst::reg(hi, rest)
         } else {
             Dst::Reg(RegRef::rz(1))
         };
@@ -482,13 +528,13 @@ impl Lowerer<'_> {
                 "ptxas 11.8: `SUST.P.2D.TRAP [R8], R8, 0x50` converts through the surface's format, which the executors' images do not model",
             );
         }
-        let ebits = match t.dtype {
+        let ebits: u32 = match t.dtype {
             Some(ScalarType::B8) => 8,
             Some(ScalarType::B16) => 16,
             Some(ScalarType::B64) => 64,
             _ => 32,
         };
-        let size = match (ebits * t.vec, ebits) {
+        let size = match (ebits.saturating_mul(t.vec), ebits) {
             (_, 8 | 16) if t.vec > 1 => {
                 return self.tex_unsupported(
                     i,
@@ -525,7 +571,7 @@ impl Lowerer<'_> {
         // PTX puts an array index first (`{index, x}`, `{index, x, y, _}`), SASS last.
         if matches!(dim, SurfDim::A1d | SurfDim::A2d) && !coords.is_empty() {
             let index = coords.remove(0);
-            let at = usize::from(dim.coords() - 1).min(coords.len());
+            let at = usize::from(dim.coords().saturating_sub(1)).min(coords.len());
             coords.insert(at, index);
         }
         // 3D and 2D arrays: three coordinates in a quad (the fourth register unread), as
@@ -534,7 +580,8 @@ impl Lowerer<'_> {
             3 => 4,
             k => k,
         };
-        let ra = self.tex_join(&coords[..usize::from(dim.coords())], n);
+        // The checked vector has at least `dim.coords()` elements.
+        let ra = self.tex_join(coords.get(..usize::from(dim.coords())).unwrap_or(&coords), n);
         let last = match handle {
             Handle::Bound(index) => Src::imm(index),
             Handle::Bindless(h) => Src::reg(h),
@@ -548,13 +595,14 @@ impl Lowerer<'_> {
             for (k, d) in self.tex_results(data).into_iter().enumerate() {
                 let Some(d) = d else { continue };
                 let p = self.ptx_reg(&d)?;
-                let mut v = Src::reg(RegRef { reg: r, comp: (k as u8) * per, n: per });
+                // k < 4 elements, `per` <= 2: the component is at most 6.
+                let mut v = Src::reg(RegRef { reg: r, comp: (k as u8).saturating_mul(per), n: per });
                 // A sub-word element in a wider register is masked (ptxas 11.8: `LOP32I.AND
                 // R0, R0, 0xff` after `SULD...U8` into a `.b32` or `.b64` register, `0xffff`
                 // after `.U16`; none into a `.b16` register).
                 if ebits < 32 && p.ty.bits() > ebits {
                     let m = self.tmp(1);
-                    let bits = (1u32 << ebits) - 1;
+                    let bits = if ebits == 8 { 0xff } else { 0xffff };
                     self.op(Op::Lop32i(crate::sass::op::LogicOp::And), Dst::reg(m, 1), vec![v, Src::imm(bits)]);
                     v = Src::r32(m);
                 }
