@@ -45,6 +45,15 @@ pub enum AbiLoc {
     Stack(u32),
 }
 
+/// The bytes a caller lowers `R1` by around a call whose stack arguments take
+/// `stack_bytes` (`place`'s second result): rounded up to 8, so that the callee's frame
+/// and 64-bit slots stay 8-aligned. The callee finds argument byte `off` at its
+/// incoming `R1 + off`; the caller stores it before lowering `R1`, at `[R1 + off -
+/// outgoing_area(stack_bytes)]` (`lower::calls::realcall`, `docs/abi.md`).
+pub fn outgoing_area(stack_bytes: u32) -> u32 {
+    stack_bytes.div_ceil(8).saturating_mul(8)
+}
+
 /// True for the registers a called function must preserve.
 pub fn is_callee_saved(r: u8) -> bool {
     r == 2 || (16..32).contains(&r) || ((32..255).contains(&r) && r % 8 >= 4)

@@ -6,8 +6,19 @@
 //! ones split); a `.reg` argument gives its register's words (a predicate as 0 or 1). The
 //! words of a callee's parameters, and of a call's results, are registers of their own
 //! ([`Lowerer::param_words`]) from which `ld.param` extracts what it reads (`BFE` for
-//! sub-word reads, a join for 64-bit ones). `Op::Call` and `Op::Params` carry the words as
-//! operands; register allocation places them (`regalloc::calls`).
+//! sub-word reads, a join for 64-bit ones). `Op::Call` and `Op::Params` carry the words
+//! passed in registers as operands; register allocation places them (`regalloc::calls`).
+//!
+//! Words passed on the stack (`AbiLoc::Stack`, up to the 0x1100 bytes of
+//! `ptx::limits`) are never operands of one instruction, which would need a register
+//! for each at once (a 1 KiB array failed allocation): the caller stores each with its
+//! own `STL` right before the call, below its stack pointer where the call's lowered
+//! `R1` will find it ([`abi::outgoing_area`]), and the callee loads each word where
+//! `ld.param` reads it ([`ParamWord::Incoming`]), as ptxas 11.8 `-c` does (`LDL R3,
+//! [R1+0x208]; LDL.S16 R5, [R1+0x402]` after a `JCAL`, reading bytes 0x200 and 0x3fa of
+//! a 1 KiB array behind an 8-byte frame). The incoming area lies above the callee's
+//! frame, and everything the callee stores to the stack (its frame, its own calls'
+//! arguments) lies below it, so it holds the arguments until the callee returns.
 //!
 //! Checks at the call, each a diagnostic: the callee exists and is a function, the
 //! argument and return lists have the callee's (or the prototype's) lengths and each
@@ -26,6 +37,18 @@ use crate::ptx::types::{ScalarType, StateSpace};
 use crate::sass::abi::{self, AbiLoc, ParamShape};
 use crate::sass::instr::{Dst, Instr, PT, Reg, RegRef, Src, SymPart};
 use crate::sass::op::{BoolOp, Cmp, MemMods, MemSize, Op};
+
+/// Where one 32-bit word of a `.param` slot that arrives whole is
+/// ([`Lowerer::param_words`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamWord {
+    /// In this register (a word passed in a register, a call's result word).
+    Reg(Reg),
+    /// A device function's stack argument at this byte offset from the caller's stack
+    /// pointer: loaded where it is read (`LDL` marked `MemMods::incoming`, whose offset
+    /// `regalloc::calls::finish` moves past the function's frame).
+    Incoming(u32),
+}
 
 /// The calling-convention shape of a parameter: `.param` ones by size and alignment,
 /// `.reg` ones a whole number of words (a predicate or sub-word register takes one).
@@ -51,7 +74,7 @@ impl Lowerer<'_> {
         if let Some(ws) = self.param_words.get(&slot) {
             // Passed on unchanged (a callee's parameter or a call's result).
             let ws = ws.clone();
-            return (0..n).map(|k| ws.get(k).map_or(Src::rz(), |r| Src::r32(*r))).collect();
+            return (0..n).map(|k| ws.get(k).map_or(Src::rz(), |w| Src::r32(self.word_reg(*w)))).collect();
         }
         let mut whole: Vec<Option<Src>> = vec![None; n];
         let mut parts: Vec<Vec<(u32, u32, Reg)>> = vec![vec![]; n];
@@ -132,7 +155,23 @@ impl Lowerer<'_> {
         for o in 0..size.max(self.slot_sizes.get(&slot).copied().unwrap_or(0) as i64) {
             self.param_slots.remove(&(slot, o));
         }
-        self.param_words.insert(slot, words);
+        self.param_words.insert(slot, words.into_iter().map(ParamWord::Reg).collect());
+    }
+
+    /// A register holding word `w`: its register, or an `LDL` of the incoming stack
+    /// argument emitted here.
+    fn word_reg(&mut self, w: ParamWord) -> Reg {
+        match w {
+            ParamWord::Reg(r) => r,
+            ParamWord::Incoming(off) => {
+                let t = self.tmp(1);
+                // `off` is below the 0x1100 bytes of parameters (`ptx::limits`): an `i32`.
+                let a = Src::addr(RegRef::new(Reg::R(1), 1), i32::try_from(off).unwrap_or(i32::MAX));
+                let m = MemMods { incoming: true, ..MemMods::new(MemSize::B32, false) };
+                self.emit(Instr::new(Op::Ldl(m), vec![Dst::reg(t, 1)], vec![a]));
+                t
+            }
+        }
     }
 
     /// Before a store into a slot that holds whole words: the words become ordinary
@@ -144,15 +183,23 @@ impl Lowerer<'_> {
             for b in o..o.saturating_add(4) {
                 self.param_slots.remove(&(slot, b));
             }
-            let t = self.tmp(1);
-            self.op(Op::Copy, Dst::reg(t, 1), vec![Src::r32(w)]);
+            let t = match w {
+                ParamWord::Reg(r) => {
+                    let t = self.tmp(1);
+                    self.op(Op::Copy, Dst::reg(t, 1), vec![Src::r32(r)]);
+                    t
+                }
+                ParamWord::Incoming(_) => self.word_reg(w),
+            };
             self.param_slots.insert((slot, o), (t, ScalarType::B32));
         }
     }
 
     /// The value `ld.param` of type `ty` reads at byte `o` of a slot that holds whole
-    /// words ([`Lowerer::param_words`]), extracted and remembered as the slot's contents
-    /// there. `None` when the slot holds no words or `o` is beyond them.
+    /// words ([`Lowerer::param_words`]), extracted here (an incoming stack word loaded
+    /// here). `None` when the slot holds no words or `o` is beyond them. Not remembered
+    /// as the slot's contents: a later read need not be dominated by this one (a read
+    /// on each side of a branch used the first side's value, undefined on the other).
     pub fn extract_param(&mut self, slot: u32, o: i64, ty: ScalarType) -> Option<(Reg, ScalarType)> {
         // A negative offset is before the slot (`o / 4` would round it to word 0).
         if o < 0 {
@@ -166,8 +213,9 @@ impl Lowerer<'_> {
                 return None;
             }
             let n = (bits / 32) as usize;
-            let parts: Vec<Src> =
-                (0..n).map(|k| words.get(w.saturating_add(k)).map_or(Src::rz(), |r| Src::r32(*r))).collect();
+            let parts: Vec<Src> = (0..n)
+                .map(|k| words.get(w.saturating_add(k)).map_or(Src::rz(), |r| Src::r32(self.word_reg(*r))))
+                .collect();
             if n == 1 {
                 let t = self.tmp(1);
                 self.op(Op::Copy, Dst::reg(t, 1), parts);
@@ -178,7 +226,7 @@ impl Lowerer<'_> {
                 t
             }
         } else {
-            let word = *words.get(w)?;
+            let word = self.word_reg(*words.get(w)?);
             // `o` is not negative (above): 0, 8, 16 or 24.
             let pos = ((o % 4) as u32).saturating_mul(8);
             let t = self.tmp(1);
@@ -189,8 +237,45 @@ impl Lowerer<'_> {
             );
             t
         };
-        self.param_slots.insert((slot, o), (var, ty));
         Some((var, ty))
+    }
+
+    /// The value `ld.param` of type `ty` (at most 32 bits) reads at byte `o` of a slot
+    /// where no store began: part of a wider stored value (a byte of a stored `.b32`,
+    /// the high word of a `.b64`, as a callee inlined with `--inline` reads its caller's
+    /// `st.param`), extracted here with `BFE` or taken as the component. `None` when no
+    /// stored value covers the bytes read.
+    pub fn extract_entry(&mut self, slot: u32, o: i64, ty: ScalarType) -> Option<(Reg, ScalarType)> {
+        let bytes = i64::from(ty.bytes().max(1));
+        if bytes > 4 {
+            return None;
+        }
+        // The store that covers `o .. o + bytes`: it began 1 to 7 bytes before (one that
+        // began at `o` is the caller's own lookup).
+        let (base, var, have) = (1..8i64).find_map(|d| {
+            let base = o.checked_sub(d)?;
+            let &(var, have) = self.param_slots.get(&(slot, base))?;
+            // Within the stored value, and within one of its words.
+            let fits = d.saturating_add(bytes) <= i64::from(have.bytes().max(1)) && (d % 4).saturating_add(bytes) <= 4;
+            fits.then_some((base, var, have))
+        })?;
+        // `d` is 1..8 (above): the word and the byte in it.
+        let d = o.saturating_sub(base);
+        let comp = (d / 4) as u8;
+        let pos = ((d % 4) as u32).saturating_mul(8);
+        let word = if have.bits() > 32 { Src::reg(RegRef { reg: var, comp, n: 1 }) } else { Src::r32(var) };
+        let t = self.tmp(1);
+        if bytes == 4 {
+            self.op(Op::Copy, Dst::reg(t, 1), vec![word]);
+        } else {
+            let bits = ty.bits().max(8);
+            self.op(
+                Op::Bfe { u32: !ty.is_signed(), brev: false },
+                Dst::reg(t, 1),
+                vec![word, Src::imm(pos | bits << 8)],
+            );
+        }
+        Some((t, ty))
     }
 
     /// The words an argument passes for formal parameter `p`.
@@ -282,10 +367,33 @@ impl Lowerer<'_> {
             }
             None => None,
         };
+        // Register words are operands of the call; stack words are stored one by one
+        // (module docs).
+        let mut stack_words = vec![];
         for ((p, a), l) in params.iter().zip(args).zip(&arg_locs) {
             let words = self.arg_words(p, a, callee)?;
-            srcs.extend(words);
-            locs.extend(l.iter().copied());
+            for (w, loc) in words.into_iter().zip(l) {
+                match *loc {
+                    AbiLoc::Reg(_) => {
+                        srcs.push(w);
+                        locs.push(*loc);
+                    }
+                    AbiLoc::Stack(off) => stack_words.push((off, w)),
+                }
+            }
+        }
+        // After every argument is computed, so that no other call (a slow path) comes
+        // between these stores below `R1` and this call. `regalloc::calls::finish` lowers
+        // `R1` by `area` around the call: the callee's `[R1 + off]` is the caller's
+        // `[R1 + off - area]`. ptxas 11.8 `-c` reserves the area at the bottom of the
+        // caller's frame instead (`STL [R1+0x200], R0` before `JCAL`); the callee sees the
+        // same layout.
+        let area = i64::from(abi::outgoing_area(stack_bytes));
+        for (off, w) in stack_words {
+            // `off` is below `area`, both at most 0x1100 and some: an `i32`.
+            let rel = i32::try_from(i64::from(off).saturating_sub(area)).unwrap_or(i32::MIN);
+            let a = Src::addr(RegRef::new(Reg::R(1), 1), rel);
+            self.emit(Instr::new(Op::Stl(MemMods::new(MemSize::B32, false)), vec![], vec![a, w]));
         }
         let ret_regs: Vec<u8> = if in_memory {
             vec![]
@@ -347,7 +455,8 @@ impl Lowerer<'_> {
     }
 
     /// Starts lowering device function `f` on its own: `Op::Params` defines the incoming
-    /// words, parameters and return values are bound, and the block for `RET` is made.
+    /// register words (the stack words are loaded where they are read, module docs),
+    /// parameters and return values are bound, and the block for `RET` is made.
     pub fn begin_device_function(&mut self, f: &ast::Function) -> LResult<()> {
         let ret_shapes: Vec<ParamShape> = f.ret_params.iter().map(shape).collect();
         let in_memory = abi::returns_in_memory(&ret_shapes);
@@ -356,11 +465,32 @@ impl Lowerer<'_> {
         // R4 (`abi::RET_ADDRESS_REG`); `finish_device_function` stores through it.
         let address = ret_address.map(|_| self.tmp(1));
         self.ret_address = address;
-        let words: Vec<Vec<Reg>> = locs.iter().map(|l| l.iter().map(|_| self.tmp(1)).collect()).collect();
-        let dsts = address.iter().chain(words.iter().flatten()).map(|w| Dst::reg(*w, 1)).collect();
+        // The destinations of `Op::Params` and their locations (`FuncAbi::params`).
+        let mut dsts = vec![];
+        let mut reg_locs = vec![];
+        if let (Some(a), Some(loc)) = (address, ret_address) {
+            dsts.push(Dst::reg(a, 1));
+            reg_locs.push(loc);
+        }
+        let mut words: Vec<Vec<ParamWord>> = vec![];
+        for l in &locs {
+            let mut ws = vec![];
+            for &loc in l {
+                match loc {
+                    AbiLoc::Reg(_) => {
+                        let t = self.tmp(1);
+                        dsts.push(Dst::reg(t, 1));
+                        reg_locs.push(loc);
+                        ws.push(ParamWord::Reg(t));
+                    }
+                    AbiLoc::Stack(off) => ws.push(ParamWord::Incoming(off)),
+                }
+            }
+            words.push(ws);
+        }
         self.emit(Instr::new(Op::Params, dsts, vec![]));
-        for (p, ws) in f.params.iter().zip(&words) {
-            self.bind_param_words(p, ws.clone());
+        for (p, ws) in f.params.iter().zip(words) {
+            self.bind_param_words(p, ws);
         }
         for p in &f.ret_params {
             if p.space == StateSpace::Reg {
@@ -385,17 +515,15 @@ impl Lowerer<'_> {
                 })
                 .collect()
         };
-        self.f.abi = Some(FuncAbi {
-            params: ret_address.into_iter().chain(locs.into_iter().flatten()).collect(),
-            rets,
-            preserves: false,
-        });
+        self.f.abi = Some(FuncAbi { params: reg_locs, rets, preserves: false });
         Ok(())
     }
 
-    /// Binds incoming parameter `p` to its words.
-    fn bind_param_words(&mut self, p: &ParamDecl, ws: Vec<Reg>) {
+    /// Binds incoming parameter `p` to its words. A `.reg` parameter is a register from
+    /// the start: its stack words, if any, are loaded here, at the entry.
+    fn bind_param_words(&mut self, p: &ParamDecl, ws: Vec<ParamWord>) {
         if p.space == StateSpace::Reg {
+            let ws: Vec<Reg> = ws.into_iter().map(|w| self.word_reg(w)).collect();
             self.declare_reg(&p.name.name, None, p.ty);
             let id = ast::Ident { name: p.name.name.clone(), span: p.name.span };
             if let Ok(r) = self.ptx_reg(&id) {

@@ -229,7 +229,7 @@ impl Lowerer<'_> {
             let o = self.offset_plus(off, k, l.ty.bytes() as i64, at)?;
             let found = match self.param_slots.get(&(slot, o)).copied() {
                 Some(x) => Some(x),
-                None => self.extract_param(slot, o, l.ty),
+                None => self.extract_param(slot, o, l.ty).or_else(|| self.extract_entry(slot, o, l.ty)),
             };
             let Some((var, ty)) = found else {
                 return self.error(at, format!("read of a parameter slot at offset {o} that was never written"));
@@ -623,8 +623,7 @@ impl Lowerer<'_> {
         let per = elems.len().checked_div(p.sizes.len()).unwrap_or(0).max(1);
         let accesses = self.access_addresses(&p, &addr, at)?;
         for ((size, (base, off, plg)), elems) in p.sizes.iter().zip(accesses).zip(elems.chunks(per)) {
-            let mods =
-                MemMods { e: true, cop: p.cop, size: *size, keep: p.keep, uniform_ok: p.uniform_ok, spill: false };
+            let mods = MemMods { cop: p.cop, keep: p.keep, uniform_ok: p.uniform_ok, ..MemMods::new(*size, true) };
             let dst = self.tmp(size.regs());
             let d = vec![Dst::reg(dst, size.regs())];
             let a = Src::addr(base, off);
@@ -723,8 +722,7 @@ impl Lowerer<'_> {
         let accesses = self.access_addresses(&p, &addr, at)?;
         for ((size, (base, off, plg)), elems) in p.sizes.iter().zip(accesses).zip(elems.chunks(per)) {
             let data = self.store_data(elems, l, *size, data_op.span())?;
-            let mods =
-                MemMods { e: true, cop: p.cop, size: *size, keep: p.keep, uniform_ok: p.uniform_ok, spill: false };
+            let mods = MemMods { cop: p.cop, keep: p.keep, uniform_ok: p.uniform_ok, ..MemMods::new(*size, true) };
             let a = Src::addr(base, off);
             let ins = match p.access {
                 Access::Global => Instr::new(Op::Stg(mods), vec![], vec![a, data]),

@@ -1,0 +1,337 @@
+//! Device functions whose parameters do not fit `R4..R15` (issue 20): the words beyond go
+//! on the stack (`docs/abi.md` "Stack arguments"), up to the 0x1100 bytes of parameter
+//! space `ptx::limits` allows. Each word used to be a destination of the function's one
+//! `Op::Params` (and an operand of the caller's one `Op::Call`), so a 1 KiB array needed
+//! 256 registers at once and allocation failed with an internal error (`TooManyLiveRegs`
+//! from 1 KiB, "register packing failed" for other shapes). Now the caller stores each
+//! stack word with its own `STL` and the callee loads each word where it reads it.
+//!
+//! * [`compile_sizes`]: arrays of 1, 2 and 4.25 KiB (the limit), many scalars, a mix, all
+//!   with `--verify`, with inlining off and on (each function is also compiled on its own).
+//! * [`array_reads_both_executors`] etc.: kernels calling such functions with
+//!   `--inline never` run on the PTX interpreter and the simulator; every word read
+//!   (first, middle, last, 64-bit, vector, sub-word, `.f64`, across a nested call and on
+//!   both sides of a branch) is compared with the value computed here.
+
+use ptx2sass::driver::{self, Options};
+use ptx2sass::exec::ptx::args::{self, Arg};
+use ptx2sass::lower::calls::callgraph::Inline;
+
+const HEADER: &str = ".version 7.8\n.target sm_50\n.address_size 64\n";
+/// Threads of the one CTA launched.
+const THREADS: u32 = 32;
+/// Output words per thread.
+const OUT_WORDS: usize = 16;
+
+/// Compiles `src` with `inline` and every checker on; panics with the diagnostics.
+fn build(src: &str, inline: Inline) -> ptx2sass::sass::program::Program {
+    let mut opts = Options::default();
+    opts.lower.inline = inline;
+    opts.regalloc.verify = true;
+    opts.check_hazards = true;
+    match driver::compile(src, &opts) {
+        Ok(o) => o.program.expect("a program"),
+        Err(d) => panic!("{inline:?}: {}", ptx2sass::diag::SourceFile::new("ptx", src).render_all(&d)),
+    }
+}
+
+/// Runs kernel `k(out)` of `src` (compiled with `inline`) on [`THREADS`] threads on both
+/// executors, asserts they agree and returns each thread's [`OUT_WORDS`] output words.
+fn run(src: &str, inline: Inline) -> Vec<[u32; OUT_WORDS]> {
+    let program = build(src, inline);
+    let (module, _) = ptx2sass::ptx::parse(src).expect("parses");
+    let bytes = THREADS as usize * OUT_WORDS * 4;
+    let arg = [Arg::Buf(vec![0xcd; bytes])];
+    let mut launch = args::launch(&module, "k", [1, 1, 1], [THREADS, 1, 1], &arg, 10_000_000).expect("launch");
+    // Above CUDA's default 1 KiB (`cudaLimitStackSize`): `g`'s 4 KiB of arguments, its
+    // frame and `h`'s arguments.
+    launch.stack_bytes = 1 << 15;
+    let (want, got, diff) = ptx2sass::exec::compare(&module, &program, &launch).unwrap_or_else(|e| panic!("{e}"));
+    assert!(diff.is_empty(), "{inline:?}: executors differ: {diff:?}\n{program}");
+    let w = args::buffer(&want.global, "arg0").expect("buffer").to_vec();
+    assert_eq!(w, args::buffer(&got.global, "arg0").expect("buffer"));
+    w.chunks(OUT_WORDS * 4)
+        .map(|t| std::array::from_fn(|k| u32::from_le_bytes(t[4 * k..4 * k + 4].try_into().unwrap())))
+        .collect()
+}
+
+/// The word the kernels store at byte `o` of a parameter for thread `t`
+/// (`mad.lo.u32 v, t, 0x9e3779b9, o * 0x01000193 + 0x5bd1e995`).
+fn word(t: u32, o: u32) -> u32 {
+    t.wrapping_mul(0x9e37_79b9).wrapping_add(o.wrapping_mul(0x0100_0193).wrapping_add(0x5bd1_e995))
+}
+
+/// PTX setting `%v` to [`word`]`(%t, o)`.
+fn word_ptx(o: u32) -> String {
+    format!("mad.lo.u32 %v, %t, 0x9e3779b9, {};\n", o.wrapping_mul(0x0100_0193).wrapping_add(0x5bd1_e995))
+}
+
+/// The 64-bit value stored for thread `t`: `t * 0x10001 + 0x123456789`.
+fn wide(t: u32) -> u64 {
+    u64::from(t) * 0x10001 + 0x1_2345_6789
+}
+
+/// A kernel `k(out)` calling `g(out + 64 * tid, p[size], q, d)` (`p` an 8-aligned byte
+/// array, `q` a `.u32`, `d` an `.f64`) with `g` storing what it reads to `out`. `g` has a
+/// frame (a `.local` buffer), calls `h` with its own array (so it loads every word and
+/// stores it for `h`) and reads words again after that call, and reads `q` and `p` on both
+/// sides of a divergent branch.
+fn array_kernel(size: u32) -> String {
+    let mid = size / 2;
+    let last = size - 4;
+    let q64 = (size / 4) & !7;
+    let vec = 16;
+    let ld = |r: &str, ty: &str, o: u32| format!("ld.param.{ty} {r}, [p+{o}];\n");
+    let st = |k: u32, r: &str, ty: &str| format!("st.global.{ty} [%o+{}], {r};\n", 4 * k);
+    let mut g = String::new();
+    g += &format!(
+        ".func (.param .b32 rv) h(.param .align 8 .b8 a[{size}])\n{{\n.reg .b32 %r<4>;\n\
+         ld.param.u32 %r0, [a];\nld.param.u32 %r1, [a+{last}];\nld.param.u32 %r2, [a+{mid}];\n\
+         xor.b32 %r0, %r0, %r1;\nadd.u32 %r0, %r0, %r2;\nst.param.b32 [rv], %r0;\nret;\n}}\n"
+    );
+    g += &format!(
+        ".func (.param .b32 rv) g(.param .b64 out, .param .align 8 .b8 p[{size}], .param .b32 q, .param .f64 d)\n{{\n\
+         .reg .b32 %r<16>;\n.reg .b64 %o, %x;\n.reg .f64 %fd;\n.reg .pred %p;\n.local .align 8 .b8 buf[16];\n\
+         ld.param.b64 %o, [out];\n"
+    );
+    g += &ld("%r1", "u32", 0);
+    g += &st(0, "%r1", "u32");
+    g += "st.local.u32 [buf+4], %r1;\n";
+    g += &ld("%r2", "u32", mid);
+    g += &st(1, "%r2", "u32");
+    g += &ld("%x", "b64", q64);
+    g += &st(2, "%x", "b64");
+    g += &ld("%r3", "u32", last);
+    g += &st(4, "%r3", "u32");
+    g += &ld("%r4", "u8", last + 1);
+    g += &st(5, "%r4", "u32");
+    g += &ld("%r5", "s16", mid + 2);
+    g += &st(6, "%r5", "u32");
+    g += &format!("ld.param.v2.u32 {{%r6, %r7}}, [p+{vec}];\nld.param.v2.u32 {{%r8, %r9}}, [p+{}];\n", vec + 8);
+    g += "add.u32 %r6, %r6, %r7;\nadd.u32 %r6, %r6, %r8;\nadd.u32 %r6, %r6, %r9;\n";
+    g += &st(7, "%r6", "u32");
+    g += "ld.param.u32 %r10, [q];\n";
+    g += &st(10, "%r10", "u32");
+    g += "ld.param.f64 %fd, [d];\nst.global.f64 [%o+32], %fd;\n";
+    // A nested call passing the array on, then reads of the incoming area again.
+    g += &format!("{{\n.param .b32 r;\ncall.uni (r), h, (p);\nld.param.b32 %r11, [r];\n}}\n");
+    g += &st(12, "%r11", "u32");
+    g += &ld("%r12", "s8", mid + 1);
+    g += &st(13, "%r12", "u32");
+    // Both sides of a branch read `q` and a word of `p`.
+    g += "and.b32 %r13, %r10, 1;\nsetp.ne.u32 %p, %r13, 0;\n@%p bra ODD;\n";
+    g += &format!("ld.param.u32 %r13, [q];\nld.param.u32 %r14, [p+{last}];\nxor.b32 %r13, %r13, %r14;\nbra.uni END;\n");
+    g += "ODD:\nld.param.u32 %r13, [q];\nld.param.u32 %r14, [p];\nadd.u32 %r13, %r13, %r14;\nEND:\n";
+    g += &st(11, "%r13", "u32");
+    g += "ld.local.u32 %r15, [buf+4];\n";
+    g += &st(14, "%r15", "u32");
+    g += &ld("%r15", "u32", mid);
+    g += "st.param.b32 [rv], %r15;\nret;\n}\n";
+
+    let mut k = format!(
+        ".visible .entry k(.param .u64 out)\n{{\n.reg .b32 %t, %v, %r;\n.reg .b64 %o, %w;\n.reg .f64 %fd;\n\
+         mov.u32 %t, %tid.x;\nld.param.u64 %o, [out];\nmul.wide.u32 %w, %t, {};\nadd.s64 %o, %o, %w;\n{{\n\
+         .param .b64 po;\n.param .align 8 .b8 pa[{size}];\n.param .b32 pq;\n.param .f64 pd;\n.param .b32 pr;\n\
+         st.param.b64 [po], %o;\n",
+        OUT_WORDS * 4
+    );
+    for o in [0, mid, last, vec, vec + 4, vec + 8, vec + 12] {
+        k += &word_ptx(o);
+        k += &format!("st.param.b32 [pa+{o}], %v;\n");
+    }
+    k += "mul.wide.u32 %w, %t, 0x10001;\nadd.s64 %w, %w, 0x123456789;\n";
+    k += &format!("st.param.b64 [pa+{q64}], %w;\n");
+    k += "add.u32 %r, %t, 100;\nst.param.b32 [pq], %r;\n";
+    k += "cvt.rn.f64.u32 %fd, %t;\nadd.f64 %fd, %fd, 0d3FE0000000000000;\nst.param.f64 [pd], %fd;\n";
+    k += "call.uni (pr), g, (po, pa, pq, pd);\nld.param.b32 %r, [pr];\n}\nst.global.u32 [%o+60], %r;\nret;\n}\n";
+    format!("{HEADER}{g}{k}")
+}
+
+/// The output [`array_kernel`]`(size)` writes for thread `t` (words 2 and 3 are the
+/// 64-bit read, words 8 and 9 the `.f64`).
+fn array_expected(size: u32, t: u32) -> [u32; OUT_WORDS] {
+    let (mid, last) = (size / 2, size - 4);
+    let w = |o| word(t, o);
+    let q = t + 100;
+    let d = (f64::from(t) + 0.5).to_bits();
+    let branch = if q % 2 == 1 { q.wrapping_add(w(0)) } else { q ^ w(last) };
+    [
+        w(0),
+        w(mid),
+        wide(t) as u32,
+        (wide(t) >> 32) as u32,
+        w(last),
+        (w(last) >> 8) & 0xff,
+        (w(mid) >> 16) as u16 as i16 as i32 as u32,
+        (16..32).step_by(4).map(w).fold(0u32, u32::wrapping_add),
+        d as u32,
+        (d >> 32) as u32,
+        q,
+        branch,
+        (w(0) ^ w(last)).wrapping_add(w(mid)),
+        (w(mid) >> 8) as u8 as i8 as i32 as u32,
+        w(0),
+        w(mid),
+    ]
+}
+
+fn check_array(size: u32) {
+    let src = array_kernel(size);
+    let want: Vec<_> = (0..THREADS).map(|t| array_expected(size, t)).collect();
+    for inline in [Inline::Never, Inline::Auto] {
+        let got = run(&src, inline);
+        for (t, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(g, w, "{size} bytes, {inline:?}, thread {t}");
+        }
+    }
+}
+
+/// 256 bytes, which compiled before, but `q`, read on both sides of the branch, was
+/// taken on the second side from the first side's read (undefined there: `undef` in the
+/// IR), and with inlining the sub-word reads of the caller's stored words were "read of a
+/// parameter slot at offset 130 that was never written".
+#[test]
+fn array_reads_both_executors_256() {
+    check_array(256);
+}
+
+/// 1 KiB: `TooManyLiveRegs` in `g` before.
+#[test]
+fn array_reads_both_executors_1k() {
+    check_array(1024);
+}
+
+/// 2 KiB, and the largest array that fits the 0x1100-byte parameter space next to `out`,
+/// `q` and `d` (4328 + 24 bytes).
+#[test]
+fn array_reads_both_executors_2k_and_limit() {
+    check_array(2048);
+    check_array(4328);
+}
+
+/// A function of `out` and `n` scalar `.u32` parameters followed by a `.b64` and an
+/// `.f64` (all beyond `R15`), storing the first, middle and last scalars and both wide
+/// ones; with `reg`, the scalars are `.reg .u32` parameters instead (registers from the
+/// function's entry: their stack words are loaded there).
+fn scalars_kernel(n: u32, reg: bool) -> String {
+    let space = if reg { ".reg" } else { ".param" };
+    let mut params = vec![".param .b64 out".to_string()];
+    params.extend((0..n).map(|j| format!("{space} .u32 s{j}")));
+    params.push(".param .b64 w".into());
+    params.push(".param .f64 d".into());
+    let read =
+        |j: u32, r: &str| if reg { format!("mov.u32 {r}, s{j};\n") } else { format!("ld.param.u32 {r}, [s{j}];\n") };
+    let mut g = format!(
+        ".func g({})\n{{\n.reg .b32 %r<4>;\n.reg .b64 %o, %x;\n.reg .f64 %fd;\nld.param.b64 %o, [out];\n",
+        params.join(", ")
+    );
+    for (k, j) in [0, n / 2, n - 1].into_iter().enumerate() {
+        g += &read(j, "%r1");
+        g += &format!("st.global.u32 [%o+{}], %r1;\n", 4 * k);
+    }
+    g += "ld.param.b64 %x, [w];\nst.global.b64 [%o+16], %x;\nld.param.f64 %fd, [d];\nst.global.f64 [%o+24], %fd;\nret;\n}\n";
+    let mut k = format!(
+        ".visible .entry k(.param .u64 out)\n{{\n.reg .b32 %t, %v;\n.reg .b64 %o, %w;\n.reg .f64 %fd;\n\
+         mov.u32 %t, %tid.x;\nld.param.u64 %o, [out];\nmul.wide.u32 %w, %t, {};\nadd.s64 %o, %o, %w;\n{{\n\
+         .param .b64 po;\n.param .b64 pw;\n.param .f64 pd;\n",
+        OUT_WORDS * 4
+    );
+    let mut args = vec!["po".to_string()];
+    for j in 0..n {
+        k += &word_ptx(4 * j);
+        if reg {
+            k += &format!(".reg .u32 %a{j};\nmov.u32 %a{j}, %v;\n");
+            args.push(format!("%a{j}"));
+        } else {
+            k += &format!(".param .u32 ps{j};\nst.param.u32 [ps{j}], %v;\n");
+            args.push(format!("ps{j}"));
+        }
+    }
+    args.extend(["pw".into(), "pd".into()]);
+    k +=
+        "st.param.b64 [po], %o;\nmul.wide.u32 %w, %t, 0x10001;\nadd.s64 %w, %w, 0x123456789;\nst.param.b64 [pw], %w;\n";
+    k += "cvt.rn.f64.u32 %fd, %t;\nadd.f64 %fd, %fd, 0d3FE0000000000000;\nst.param.f64 [pd], %fd;\n";
+    k += &format!("call.uni g, ({});\n}}\nret;\n}}\n", args.join(", "));
+    format!("{HEADER}{g}{k}")
+}
+
+fn check_scalars(n: u32, reg: bool) {
+    let src = scalars_kernel(n, reg);
+    for inline in [Inline::Never, Inline::Auto] {
+        let got = run(&src, inline);
+        for (t, g) in got.iter().enumerate() {
+            let t = t as u32;
+            let d = (f64::from(t) + 0.5).to_bits();
+            let want = [word(t, 0), word(t, 4 * (n / 2)), word(t, 4 * (n - 1)), wide(t) as u32, (wide(t) >> 32) as u32];
+            assert_eq!([g[0], g[1], g[2], g[4], g[5]], want, "{n} scalars (reg {reg}), {inline:?}, thread {t}");
+            assert_eq!((g[6], g[7]), (d as u32, (d >> 32) as u32), "{n} scalars, {inline:?}, thread {t}");
+        }
+    }
+}
+
+/// 300 `.param .u32` scalars (the `.b64` and `.f64` after them on the stack too).
+#[test]
+fn scalar_params_both_executors() {
+    check_scalars(300, false);
+}
+
+/// 200 `.reg .u32` scalars: loaded at the entry, many live at once (spilled).
+#[test]
+fn reg_params_both_executors() {
+    check_scalars(200, true);
+}
+
+/// Compiles (with `--verify`) device functions with the parameter shapes that failed
+/// register allocation with an internal error, each called from a kernel, with inlining
+/// off and on.
+#[test]
+fn compile_sizes() {
+    let mut cases = vec![];
+    for size in [256, 1024, 2048, 4328] {
+        cases.push((format!("array of {size}"), array_kernel(size)));
+    }
+    // The whole parameter space in one array (no other parameter).
+    cases.push((
+        "one 4352-byte array".into(),
+        format!(
+            "{HEADER}.func (.param .b32 r) f(.param .align 4 .b8 p[4352])\n{{\n.reg .b32 %r<3>;\n\
+             ld.param.u32 %r0, [p+4348];\nld.param.u32 %r1, [p+2048];\nadd.u32 %r0, %r0, %r1;\n\
+             st.param.b32 [r], %r0;\nret;\n}}\n\
+             .visible .entry k(.param .u64 out)\n{{\n.reg .b32 %r;\n.reg .b64 %o;\nld.param.u64 %o, [out];\n\
+             mov.u32 %r, %tid.x;\n{{\n.param .align 4 .b8 a[4352];\n.param .b32 b;\n\
+             st.param.b32 [a+4348], %r;\nst.param.b32 [a+2048], %r;\ncall.uni (b), f, (a);\n\
+             ld.param.b32 %r, [b];\n}}\nst.global.u32 [%o], %r;\nret;\n}}\n"
+        ),
+    ));
+    cases.push(("300 scalars".into(), scalars_kernel(300, false)));
+    cases.push(("1000 scalars".into(), scalars_kernel(1000, false)));
+    cases.push(("200 .reg scalars".into(), scalars_kernel(200, true)));
+    for (name, src) in &cases {
+        for inline in [Inline::Never, Inline::Auto] {
+            let mut opts = Options::default();
+            opts.lower.inline = inline;
+            opts.regalloc.verify = true;
+            opts.check_hazards = true;
+            if let Err(d) = driver::compile(src, &opts) {
+                panic!("{name}, {inline:?}: {}", ptx2sass::diag::SourceFile::new("ptx", src).render_all(&d));
+            }
+        }
+    }
+}
+
+/// The callee's code: each stack word read is one `LDL` at its offset past the frame, as
+/// ptxas 11.8 `-c` reads them; no `STL` of the incoming area.
+#[test]
+fn callee_loads_where_read() {
+    let src = format!(
+        "{HEADER}.visible .func (.param .b32 r) f(.param .align 4 .b8 p[1024])\n{{\n.reg .b32 %r<3>;\n\
+         ld.param.u32 %r0, [p];\nld.param.u32 %r1, [p+512];\nadd.u32 %r0, %r0, %r1;\n\
+         st.param.b32 [r], %r0;\nret;\n}}\n"
+    );
+    let p = build(&src, Inline::Never);
+    let text = p.to_string();
+    let f = text.split("Function : f").nth(1).expect("f");
+    assert!(f.contains("LDL R") && f.contains("[R1]") && f.contains("[R1+0x200]"), "{f}");
+    assert_eq!(f.matches("LDL").count(), 2, "{f}");
+    assert!(!f.contains("STL"), "{f}");
+}
