@@ -114,7 +114,7 @@ fn array_kernel(size: u32) -> String {
     g += &st(10, "%r10", "u32");
     g += "ld.param.f64 %fd, [d];\nst.global.f64 [%o+32], %fd;\n";
     // A nested call passing the array on, then reads of the incoming area again.
-    g += &format!("{{\n.param .b32 r;\ncall.uni (r), h, (p);\nld.param.b32 %r11, [r];\n}}\n");
+    g += "{\n.param .b32 r;\ncall.uni (r), h, (p);\nld.param.b32 %r11, [r];\n}\n";
     g += &st(12, "%r11", "u32");
     g += &ld("%r12", "s8", mid + 1);
     g += &st(13, "%r12", "u32");
