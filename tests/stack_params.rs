@@ -335,3 +335,41 @@ fn callee_loads_where_read() {
     assert_eq!(f.matches("LDL").count(), 2, "{f}");
     assert!(!f.contains("STL"), "{f}");
 }
+
+/// A callee that stores into its own incoming array (a word and a byte of another word),
+/// passes it on to `h` and reads it again: the stored bytes replace the arguments', the
+/// other words stay where they arrived (before, the first store loaded all 1024 words of
+/// the 4 KiB array into registers: 241 registers and 3.6 KB of spills in `g`).
+#[test]
+fn callee_stores_into_its_array() {
+    let src = format!(
+        "{HEADER}.func (.param .b32 rv) h(.param .align 8 .b8 a[4096])\n{{\n.reg .b32 %r<4>;\n\
+         ld.param.u32 %r0, [a];\nld.param.u32 %r1, [a+4092];\nld.param.u32 %r2, [a+2048];\n\
+         xor.b32 %r0, %r0, %r1;\nadd.u32 %r0, %r0, %r2;\nst.param.b32 [rv], %r0;\nret;\n}}\n\
+         .func g(.param .b64 out, .param .align 8 .b8 p[4096], .param .b32 q)\n{{\n.reg .b32 %r<4>;\n.reg .b64 %o;\n\
+         ld.param.b64 %o, [out];\nld.param.u32 %r0, [q];\nst.param.u32 [p+2048], %r0;\nst.param.u8 [p+1], %r0;\n\
+         {{\n.param .b32 r;\ncall.uni (r), h, (p);\nld.param.b32 %r1, [r];\n}}\nst.global.u32 [%o], %r1;\n\
+         ld.param.u32 %r2, [p+2048];\nst.global.u32 [%o+4], %r2;\nld.param.u32 %r2, [p];\nst.global.u32 [%o+8], %r2;\n\
+         ld.param.u8 %r2, [p+1];\nst.global.u32 [%o+12], %r2;\nld.param.u32 %r2, [p+4092];\nst.global.u32 [%o+16], %r2;\n\
+         ret;\n}}\n\
+         .visible .entry k(.param .u64 out)\n{{\n.reg .b32 %t, %v;\n.reg .b64 %o, %w;\n\
+         mov.u32 %t, %tid.x;\nld.param.u64 %o, [out];\nmul.wide.u32 %w, %t, {};\nadd.s64 %o, %o, %w;\n{{\n\
+         .param .b64 po;\n.param .align 8 .b8 a[4096];\n.param .b32 b;\nst.param.b64 [po], %o;\n{}\
+         st.param.b32 [a], %v;\n{}st.param.b32 [a+4092], %v;\n{}st.param.b32 [a+2048], %v;\n\
+         add.u32 %v, %t, 0x1234;\nst.param.b32 [b], %v;\ncall.uni g, (po, a, b);\n}}\nret;\n}}\n",
+        OUT_WORDS * 4,
+        word_ptx(0),
+        word_ptx(4092),
+        word_ptx(2048)
+    );
+    for inline in [Inline::Never, Inline::Auto] {
+        let got = run(&src, inline);
+        for (t, g) in got.iter().enumerate() {
+            let t = t as u32;
+            let q = t + 0x1234;
+            let w0 = (word(t, 0) & !0xff00) | (q & 0xff) << 8;
+            let want = [(w0 ^ word(t, 4092)).wrapping_add(q), q, w0, q & 0xff, word(t, 4092)];
+            assert_eq!(g[..5], want, "{inline:?}, thread {t}");
+        }
+    }
+}

@@ -48,6 +48,9 @@ pub enum ParamWord {
     /// pointer: loaded where it is read (`LDL` marked `MemMods::incoming`, whose offset
     /// `regalloc::calls::finish` moves past the function's frame).
     Incoming(u32),
+    /// Stored to since it arrived: its bytes are `param_slots` entries
+    /// ([`Lowerer::words_to_entries`]).
+    Stored,
 }
 
 /// The calling-convention shape of a parameter: `.param` ones by size and alignment,
@@ -71,49 +74,54 @@ impl Lowerer<'_> {
     /// byte offset (zero where nothing was stored).
     fn slot_words(&mut self, slot: u32, size: u32) -> Vec<Src> {
         let n = size.div_ceil(4).max(1) as usize;
-        if let Some(ws) = self.param_words.get(&slot) {
-            // Passed on unchanged (a callee's parameter or a call's result).
-            let ws = ws.clone();
-            return (0..n).map(|k| ws.get(k).map_or(Src::rz(), |w| Src::r32(self.word_reg(*w)))).collect();
+        (0..n).map(|k| self.param_word(slot, k)).collect()
+    }
+
+    /// Word `k` of `.param` slot `slot`: from its words ([`Lowerer::param_words`]: passed
+    /// on unchanged, an incoming stack word loaded here) or from what was stored in it
+    /// ([`Lowerer::entry_word`]); `RZ` beyond its words.
+    fn param_word(&mut self, slot: u32, k: usize) -> Src {
+        match self.param_words.get(&slot).map(|ws| ws.get(k).copied()) {
+            Some(Some(ParamWord::Stored)) | None => self.entry_word(slot, k),
+            Some(Some(w)) => Src::r32(self.word_reg(w)),
+            Some(None) => Src::rz(),
         }
-        let mut whole: Vec<Option<Src>> = vec![None; n];
-        let mut parts: Vec<Vec<(u32, u32, Reg)>> = vec![vec![]; n];
-        for o in 0..size as i64 {
-            let Some(&(var, ty)) = self.param_slots.get(&(slot, o)) else { continue };
-            let w = (o / 4) as usize;
+    }
+
+    /// Word `k` of a slot's stored values (`param_slots`): a 32- or 64-bit value that
+    /// covers it, with the sub-word values stored later inserted (`BFI`, in offset order;
+    /// a store removes the values that began inside it, so those left are newer than a
+    /// whole word beginning before them); `RZ` where nothing was stored.
+    fn entry_word(&mut self, slot: u32, k: usize) -> Src {
+        // Slots are at most 0x1100 bytes (`ptx::limits`), `k` below a quarter of that.
+        let o = i64::try_from(k).unwrap_or(i64::MAX).saturating_mul(4);
+        let mut acc = match self.param_slots.get(&(slot, o)).copied() {
+            Some((var, ty)) if ty.bits() >= 32 => Some(Src::reg(RegRef { reg: var, comp: 0, n: 1 })),
+            _ => None,
+        };
+        if let Some((var, ty)) = self.param_slots.get(&(slot, o.saturating_sub(4))).copied()
+            && o >= 4
+            && ty.bits() == 64
+            && acc.is_none()
+        {
+            acc = Some(Src::reg(RegRef { reg: var, comp: 1, n: 1 }));
+        }
+        let whole = acc.is_some();
+        let mut acc = acc.unwrap_or(Src::rz());
+        for b in 0..4i64 {
+            let Some(&(var, ty)) = self.param_slots.get(&(slot, o.saturating_add(b))) else { continue };
             let bits = ty.bits().max(8);
-            if bits >= 32 && o % 4 == 0 {
-                for k in 0..(bits / 32) as usize {
-                    // `w` is at most `size / 4`, `k` below 4: no overflow.
-                    if let Some(x) = whole.get_mut(w.saturating_add(k)) {
-                        *x = Some(Src::reg(RegRef { reg: var, comp: k as u8, n: 1 }));
-                    }
-                }
-            } else if bits < 32
-                && let Some(part) = parts.get_mut(w)
-            {
-                // The bit position of byte `o % 4` (`o` is not negative): 0, 8, 16 or 24.
-                part.push((((o % 4) as u32).saturating_mul(8), bits, var));
+            if bits >= 32 || (b == 0 && whole) {
+                continue;
             }
+            // `b` is 0..3: the bit position 0, 8, 16 or 24, and the bits that fit.
+            let pos = (b as u32).saturating_mul(8);
+            let bits = bits.min(32u32.saturating_sub(pos));
+            let t = self.tmp(1);
+            self.op(Op::Bfi, Dst::reg(t, 1), vec![Src::r32(var), Src::imm(pos | bits << 8), acc]);
+            acc = Src::r32(t);
         }
-        whole
-            .into_iter()
-            .zip(parts)
-            .map(|(whole, parts)| {
-                if let Some(s) = whole {
-                    return s;
-                }
-                let mut acc = Src::rz();
-                for (pos, bits, var) in parts {
-                    // `pos` is below 32 (above).
-                    let bits = bits.min(32u32.saturating_sub(pos));
-                    let t = self.tmp(1);
-                    self.op(Op::Bfi, Dst::reg(t, 1), vec![Src::r32(var), Src::imm(pos | bits << 8), acc]);
-                    acc = Src::r32(t);
-                }
-                acc
-            })
-            .collect()
+        acc
     }
 
     /// The words of PTX register `r` (a predicate as 0 or 1).
@@ -159,9 +167,11 @@ impl Lowerer<'_> {
     }
 
     /// A register holding word `w`: its register, or an `LDL` of the incoming stack
-    /// argument emitted here.
+    /// argument emitted here. Not for [`ParamWord::Stored`] ([`Lowerer::param_word`]),
+    /// for which it returns `RZ`.
     fn word_reg(&mut self, w: ParamWord) -> Reg {
         match w {
+            ParamWord::Stored => crate::sass::instr::RZ,
             ParamWord::Reg(r) => r,
             ParamWord::Incoming(off) => {
                 let t = self.tmp(1);
@@ -174,16 +184,20 @@ impl Lowerer<'_> {
         }
     }
 
-    /// Before a store into a slot that holds whole words: the words become ordinary
-    /// 32-bit contents, so that the store changes only the bytes it writes.
-    pub fn words_to_entries(&mut self, slot: u32) {
-        let Some(words) = self.param_words.remove(&slot) else { return };
-        for (k, w) in words.into_iter().enumerate() {
-            let o = (k as i64).saturating_mul(4);
-            for b in o..o.saturating_add(4) {
-                self.param_slots.remove(&(slot, b));
-            }
+    /// Before a store of `bytes` bytes at byte `o` of a slot that holds whole words: the
+    /// words it writes become ordinary 32-bit contents (an incoming stack word loaded
+    /// here), so that the store changes only the bytes it writes. The other words stay
+    /// as they are (a store into a 4 KiB incoming array loaded all 1088 words at once).
+    pub fn words_to_entries(&mut self, slot: u32, o: i64, bytes: u32) {
+        let Some(mut words) = self.param_words.get(&slot).cloned() else { return };
+        // Words `o / 4` to `(o + bytes - 1) / 4`, those that exist.
+        let Ok(first) = usize::try_from(o.max(0) / 4) else { return };
+        let end = o.saturating_add(i64::from(bytes.max(1))).saturating_sub(1);
+        let Ok(last) = usize::try_from(end / 4) else { return };
+        for k in first..=last.min(words.len().saturating_sub(1)) {
+            let Some(w) = words.get(k).copied() else { break };
             let t = match w {
+                ParamWord::Stored => continue,
                 ParamWord::Reg(r) => {
                     let t = self.tmp(1);
                     self.op(Op::Copy, Dst::reg(t, 1), vec![Src::r32(r)]);
@@ -191,8 +205,17 @@ impl Lowerer<'_> {
                 }
                 ParamWord::Incoming(_) => self.word_reg(w),
             };
-            self.param_slots.insert((slot, o), (t, ScalarType::B32));
+            // `k` is below the slot's word count (0x1100 / 4 at most).
+            let wo = i64::try_from(k).unwrap_or(i64::MAX).saturating_mul(4);
+            for b in wo..wo.saturating_add(4) {
+                self.param_slots.remove(&(slot, b));
+            }
+            self.param_slots.insert((slot, wo), (t, ScalarType::B32));
+            if let Some(x) = words.get_mut(k) {
+                *x = ParamWord::Stored;
+            }
         }
+        self.param_words.insert(slot, words);
     }
 
     /// The value `ld.param` of type `ty` reads at byte `o` of a slot that holds whole
@@ -205,7 +228,7 @@ impl Lowerer<'_> {
         if o < 0 {
             return None;
         }
-        let words = self.param_words.get(&slot)?.clone();
+        let count = self.param_words.get(&slot)?.len();
         let w = usize::try_from(o / 4).ok()?;
         let bits = ty.bits().max(8);
         let var = if bits >= 32 {
@@ -213,9 +236,7 @@ impl Lowerer<'_> {
                 return None;
             }
             let n = (bits / 32) as usize;
-            let parts: Vec<Src> = (0..n)
-                .map(|k| words.get(w.saturating_add(k)).map_or(Src::rz(), |r| Src::r32(self.word_reg(*r))))
-                .collect();
+            let parts: Vec<Src> = (0..n).map(|k| self.param_word(slot, w.saturating_add(k))).collect();
             if n == 1 {
                 let t = self.tmp(1);
                 self.op(Op::Copy, Dst::reg(t, 1), parts);
@@ -226,18 +247,69 @@ impl Lowerer<'_> {
                 t
             }
         } else {
-            let word = self.word_reg(*words.get(w)?);
+            if w >= count {
+                return None;
+            }
+            let word = self.param_word(slot, w);
             // `o` is not negative (above): 0, 8, 16 or 24.
             let pos = ((o % 4) as u32).saturating_mul(8);
             let t = self.tmp(1);
             self.op(
                 Op::Bfe { u32: !ty.is_signed(), brev: false },
                 Dst::reg(t, 1),
-                vec![Src::r32(word), Src::imm(pos | bits << 8)],
+                vec![word, Src::imm(pos | bits << 8)],
             );
             t
         };
         Some((var, ty))
+    }
+
+    /// The value `ld.param` of type `ty` reads at byte `o` of `.param` slot `slot`: the
+    /// value stored there when no later store began inside the bytes read, else taken
+    /// from the slot's words ([`Lowerer::extract_param`]), from a wider stored value
+    /// ([`Lowerer::extract_entry`]) or from the word(s) the read covers with the later
+    /// stores inserted ([`Lowerer::entry_word`]: `st.param.b32 [p], a; st.param.b8
+    /// [p+1], b; ld.param.b32 x, [p]` read `a` unchanged). `None` when nothing was stored.
+    pub fn read_slot(&mut self, slot: u32, o: i64, ty: ScalarType) -> Option<(Reg, ScalarType)> {
+        let bytes = i64::from(ty.bytes().max(1));
+        let later = (1..bytes).any(|d| o.checked_add(d).is_some_and(|b| self.param_slots.contains_key(&(slot, b))));
+        if !later && let Some(&x) = self.param_slots.get(&(slot, o)) {
+            return Some(x);
+        }
+        if let Some(x) = self.extract_param(slot, o, ty) {
+            return Some(x);
+        }
+        if !later && let Some(x) = self.extract_entry(slot, o, ty) {
+            return Some(x);
+        }
+        // The words the read covers, merged: within one word, or 64 bits at a word.
+        let k = usize::try_from(o / 4).ok().filter(|_| o >= 0)?;
+        let pos = o % 4;
+        // Something was stored in those words (or in a 64-bit value ending in the first).
+        let start = o.saturating_sub(pos).saturating_sub(4);
+        let end = o.saturating_add(bytes);
+        if !(start..end).any(|b| self.param_slots.contains_key(&(slot, b))) {
+            return None;
+        }
+        if bytes == 8 && pos == 0 {
+            let parts = vec![self.entry_word(slot, k), self.entry_word(slot, k.saturating_add(1))];
+            let t = self.tmp(2);
+            self.emit(Instr::new(Op::Join, vec![Dst::reg(t, 2)], parts));
+            return Some((t, ty));
+        }
+        if pos.saturating_add(bytes) > 4 {
+            return None;
+        }
+        let word = self.entry_word(slot, k);
+        let t = self.tmp(1);
+        if bytes == 4 {
+            self.op(Op::Copy, Dst::reg(t, 1), vec![word]);
+        } else {
+            // `pos` is 0..3: bit 0, 8, 16 or 24.
+            let at = (pos as u32).saturating_mul(8) | ty.bits().max(8) << 8;
+            self.op(Op::Bfe { u32: !ty.is_signed(), brev: false }, Dst::reg(t, 1), vec![word, Src::imm(at)]);
+        }
+        Some((t, ty))
     }
 
     /// The value `ld.param` of type `ty` (at most 32 bits) reads at byte `o` of a slot
@@ -367,33 +439,45 @@ impl Lowerer<'_> {
             }
             None => None,
         };
-        // Register words are operands of the call; stack words are stored one by one
-        // (module docs).
-        let mut stack_words = vec![];
+        // Register words are operands of the call; stack words are stored one by one as
+        // they are formed (module docs), so that each is live only until its store (a
+        // callee passing its 1 KiB array on loaded all 256 words, then stored them). No
+        // other call (a slow path) comes between these stores below `R1` and this call:
+        // forming a word takes no call. `regalloc::calls::finish` lowers `R1` by `area`
+        // around the call: the callee's `[R1 + off]` is the caller's `[R1 + off - area]`.
+        // ptxas 11.8 `-c` reserves the area at the bottom of the caller's frame instead
+        // (`STL [R1+0x200], R0` before `JCAL`); the callee sees the same layout.
+        let area = i64::from(abi::outgoing_area(stack_bytes));
         for ((p, a), l) in params.iter().zip(args).zip(&arg_locs) {
-            let words = self.arg_words(p, a, callee)?;
-            for (w, loc) in words.into_iter().zip(l) {
+            let slot = match a {
+                Operand::Name { name, .. } => match self.var(&name.name) {
+                    Some(VarLoc::ParamSlot(slot)) => Some(slot),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let words = match slot {
+                Some(_) => vec![],
+                None => self.arg_words(p, a, callee)?,
+            };
+            for (k, loc) in l.iter().enumerate() {
+                let w = match slot {
+                    Some(slot) => self.param_word(slot, k),
+                    None => words.get(k).copied().unwrap_or(Src::rz()),
+                };
                 match *loc {
                     AbiLoc::Reg(_) => {
                         srcs.push(w);
                         locs.push(*loc);
                     }
-                    AbiLoc::Stack(off) => stack_words.push((off, w)),
+                    AbiLoc::Stack(off) => {
+                        // `off` is below `area`, both at most 0x1100 and some: an `i32`.
+                        let rel = i32::try_from(i64::from(off).saturating_sub(area)).unwrap_or(i32::MIN);
+                        let at = Src::addr(RegRef::new(Reg::R(1), 1), rel);
+                        self.emit(Instr::new(Op::Stl(MemMods::new(MemSize::B32, false)), vec![], vec![at, w]));
+                    }
                 }
             }
-        }
-        // After every argument is computed, so that no other call (a slow path) comes
-        // between these stores below `R1` and this call. `regalloc::calls::finish` lowers
-        // `R1` by `area` around the call: the callee's `[R1 + off]` is the caller's
-        // `[R1 + off - area]`. ptxas 11.8 `-c` reserves the area at the bottom of the
-        // caller's frame instead (`STL [R1+0x200], R0` before `JCAL`); the callee sees the
-        // same layout.
-        let area = i64::from(abi::outgoing_area(stack_bytes));
-        for (off, w) in stack_words {
-            // `off` is below `area`, both at most 0x1100 and some: an `i32`.
-            let rel = i32::try_from(i64::from(off).saturating_sub(area)).unwrap_or(i32::MIN);
-            let a = Src::addr(RegRef::new(Reg::R(1), 1), rel);
-            self.emit(Instr::new(Op::Stl(MemMods::new(MemSize::B32, false)), vec![], vec![a, w]));
         }
         let ret_regs: Vec<u8> = if in_memory {
             vec![]

@@ -227,10 +227,7 @@ impl Lowerer<'_> {
             let r = self.ptx_reg(id)?;
             let at = i.operands.get(1).map_or(i.span, Operand::span);
             let o = self.offset_plus(off, k, l.ty.bytes() as i64, at)?;
-            let found = match self.param_slots.get(&(slot, o)).copied() {
-                Some(x) => Some(x),
-                None => self.extract_param(slot, o, l.ty).or_else(|| self.extract_entry(slot, o, l.ty)),
-            };
+            let found = self.read_slot(slot, o, l.ty);
             let Some((var, ty)) = found else {
                 return self.error(at, format!("read of a parameter slot at offset {o} that was never written"));
             };
@@ -283,7 +280,6 @@ impl Lowerer<'_> {
     }
 
     fn st_param_slot(&mut self, i: &Instruction, l: &LdSt, slot: u32, off: i64) -> LResult<()> {
-        self.words_to_entries(slot);
         let Some(data) = i.operands.get(1) else {
             return self.error(i.span, "`st` takes `[a], b`");
         };
@@ -302,6 +298,8 @@ impl Lowerer<'_> {
         };
         for (k, e) in elems.iter().enumerate() {
             let o = self.offset_plus(off, k, l.ty.bytes() as i64, data.span())?;
+            // Whole words of a callee's parameter or a call's result become contents.
+            self.words_to_entries(slot, o, l.ty.bytes());
             let n = if l.ty.bits() == 64 { 2 } else { 1 };
             // A store replaces what overlapped it (a narrower or wider earlier store).
             for b in (1..i64::from(l.ty.bytes())).filter_map(|d| o.checked_add(d)) {
