@@ -319,20 +319,24 @@ fn compile_sizes() {
     }
 }
 
-/// The callee's code: each stack word read is one `LDL` at its offset past the frame, as
-/// ptxas 11.8 `-c` reads them; no `STL` of the incoming area.
+/// The callee's code: each stack word read is one `LDL` at its offset past the frame, a
+/// sub-word one `LDL.U8`/`LDL.S16` of its bytes, as ptxas 11.8 `-c` reads them; no
+/// `STL` of the incoming area.
 #[test]
 fn callee_loads_where_read() {
     let src = format!(
         "{HEADER}.visible .func (.param .b32 r) f(.param .align 4 .b8 p[1024])\n{{\n.reg .b32 %r<3>;\n\
          ld.param.u32 %r0, [p];\nld.param.u32 %r1, [p+512];\nadd.u32 %r0, %r0, %r1;\n\
+         ld.param.u8 %r1, [p+1021];\nadd.u32 %r0, %r0, %r1;\nld.param.s16 %r1, [p+1018];\nadd.u32 %r0, %r0, %r1;\n\
          st.param.b32 [r], %r0;\nret;\n}}\n"
     );
     let p = build(&src, Inline::Never);
     let text = p.to_string();
     let f = text.split("Function : f").nth(1).expect("f");
     assert!(f.contains("LDL R") && f.contains("[R1]") && f.contains("[R1+0x200]"), "{f}");
-    assert_eq!(f.matches("LDL").count(), 2, "{f}");
+    assert!(f.contains("LDL.U8 R") && f.contains("[R1+0x3fd]"), "{f}");
+    assert!(f.contains("LDL.S16 R") && f.contains("[R1+0x3fa]"), "{f}");
+    assert_eq!(f.matches("LDL").count(), 4, "{f}");
     assert!(!f.contains("STL"), "{f}");
 }
 

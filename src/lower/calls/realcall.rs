@@ -250,6 +250,27 @@ impl Lowerer<'_> {
             if w >= count {
                 return None;
             }
+            // An incoming stack word: `LDL.U8`/`.S8`/`.U16`/`.S16` of the bytes read, as
+            // ptxas 11.8 `-c` reads them (`LDL.U8 R5, [R1+0x3fd]`, `LDL.S16 R5,
+            // [R1+0x402]`); a 16-bit read at an odd byte takes the word and `BFE`.
+            let loc = self.param_words.get(&slot).and_then(|ws| ws.get(w)).copied();
+            if let Some(ParamWord::Incoming(off)) = loc
+                && (bits == 8 || o % 2 == 0)
+            {
+                let size = match (bits, ty.is_signed()) {
+                    (8, false) => MemSize::U8,
+                    (8, true) => MemSize::S8,
+                    (_, false) => MemSize::U16,
+                    (_, true) => MemSize::S16,
+                };
+                // `off` below 0x1100 (`ptx::limits`), `o % 4` below 4: an `i32`.
+                let at = i64::from(off).saturating_add(o % 4);
+                let a = Src::addr(RegRef::new(Reg::R(1), 1), i32::try_from(at).unwrap_or(i32::MAX));
+                let t = self.tmp(1);
+                let m = MemMods { incoming: true, ..MemMods::new(size, false) };
+                self.emit(Instr::new(Op::Ldl(m), vec![Dst::reg(t, 1)], vec![a]));
+                return Some((t, ty));
+            }
             let word = self.param_word(slot, w);
             // `o` is not negative (above): 0, 8, 16 or 24.
             let pos = ((o % 4) as u32).saturating_mul(8);
