@@ -38,9 +38,14 @@ fn build(src: &str, inline: Inline) -> ptx2sass::sass::program::Program {
 /// Runs kernel `k(out)` of `src` (compiled with `inline`) on [`THREADS`] threads on both
 /// executors, asserts they agree and returns each thread's [`OUT_WORDS`] output words.
 fn run(src: &str, inline: Inline) -> Vec<[u32; OUT_WORDS]> {
+    run_words(src, inline, OUT_WORDS).iter().map(|w| std::array::from_fn(|k| w[k])).collect()
+}
+
+/// [`run`] with `words` output words per thread.
+fn run_words(src: &str, inline: Inline, words: usize) -> Vec<Vec<u32>> {
     let program = build(src, inline);
     let (module, _) = ptx2sass::ptx::parse(src).expect("parses");
-    let bytes = THREADS as usize * OUT_WORDS * 4;
+    let bytes = THREADS as usize * words * 4;
     let arg = [Arg::Buf(vec![0xcd; bytes])];
     let mut launch = args::launch(&module, "k", [1, 1, 1], [THREADS, 1, 1], &arg, 10_000_000).expect("launch");
     // Above CUDA's default 1 KiB (`cudaLimitStackSize`): `g`'s 4 KiB of arguments, its
@@ -50,9 +55,7 @@ fn run(src: &str, inline: Inline) -> Vec<[u32; OUT_WORDS]> {
     assert!(diff.is_empty(), "{inline:?}: executors differ: {diff:?}\n{program}");
     let w = args::buffer(&want.global, "arg0").expect("buffer").to_vec();
     assert_eq!(w, args::buffer(&got.global, "arg0").expect("buffer"));
-    w.chunks(OUT_WORDS * 4)
-        .map(|t| std::array::from_fn(|k| u32::from_le_bytes(t[4 * k..4 * k + 4].try_into().unwrap())))
-        .collect()
+    w.chunks(words * 4).map(|t| t.chunks(4).map(|b| u32::from_le_bytes(b.try_into().unwrap())).collect()).collect()
 }
 
 /// The word the kernels store at byte `o` of a parameter for thread `t`
@@ -376,4 +379,255 @@ fn callee_stores_into_its_array() {
             assert_eq!(g[..5], want, "{inline:?}, thread {t}");
         }
     }
+}
+
+/// One `st.param` of [`subword_stores`]: element bits, vector length, byte offset.
+#[derive(Clone, Copy, Debug)]
+struct Store {
+    bits: u32,
+    vec: u32,
+    off: u32,
+}
+
+impl Store {
+    /// Bytes written.
+    fn bytes(self) -> std::ops::Range<u32> {
+        self.off..self.off + self.bits / 8 * self.vec
+    }
+}
+
+/// Every store of `.b8`/`.b16`/`.b32`/`.b64` elements (scalar, `.v2`, `.v4`, at most 8
+/// bytes) at every offset of an 8-byte slot its size aligns (PTX ISA 6.4: accesses are
+/// aligned to their size, a vector's to the whole vector).
+fn store_shapes() -> Vec<Store> {
+    let mut v = vec![];
+    for bits in [8, 16, 32, 64] {
+        for vec in [1, 2, 4] {
+            let size = bits / 8 * vec;
+            if size > 8 {
+                continue;
+            }
+            v.extend((0..8).step_by(size as usize).map(|off| Store { bits, vec, off }));
+        }
+    }
+    v
+}
+
+/// Every ordered pair of stores whose bytes overlap (the second partly or wholly over
+/// the first).
+fn store_pairs() -> Vec<[Store; 2]> {
+    let shapes = store_shapes();
+    let mut v = vec![];
+    for &a in &shapes {
+        for &b in &shapes {
+            if a.bytes().start < b.bytes().end && b.bytes().start < a.bytes().end {
+                v.push([a, b]);
+            }
+        }
+    }
+    v
+}
+
+/// The value element `e` of store `j` of pair `i` stores for thread `t` (a 64-bit
+/// element takes this and the next salt's word as its halves).
+fn elem_salt(i: usize, j: usize, e: u32) -> u32 {
+    0x1000 + 64 * i as u32 + 16 * j as u32 + 2 * e
+}
+
+/// PTX storing `st` (the values of [`elem_salt`]`(i, j, ..)`) into `.param` `p`.
+fn store_ptx(st: Store, i: usize, j: usize, p: &str) -> String {
+    let mut s = String::new();
+    let mut elems = vec![];
+    for e in 0..st.vec {
+        let salt = elem_salt(i, j, e);
+        s += &word_ptx(salt).replace("%v", &format!("%e{e}"));
+        if st.bits == 64 {
+            s += &word_ptx(salt + 1).replace("%v", "%h");
+            s += &format!("mov.b64 %d, {{%e{e}, %h}};\n");
+            elems.push("%d".to_string());
+        } else {
+            elems.push(format!("%e{e}"));
+        }
+    }
+    let data = if st.vec == 1 { elems.concat() } else { format!("{{{}}}", elems.join(", ")) };
+    let v = if st.vec == 1 { String::new() } else { format!(".v{}", st.vec) };
+    s + &format!("st.param{v}.b{} [{p}+{}], {data};\n", st.bits, st.off)
+}
+
+/// The reads [`subword_kernel`]'s callees make of `p` and store to `out`, one output word
+/// each (a 64-bit read two): (type, byte offset).
+const READS: [(&str, u32); 7] = [("b32", 0), ("b32", 4), ("b64", 0), ("u16", 2), ("u8", 5), ("s8", 3), ("u16", 6)];
+/// Output words per pair.
+const PAIR_WORDS: usize = 8;
+
+/// PTX reading `p` as [`READS`] and storing to `[%o]`: only the reads of bytes `m`
+/// defines (with inlining, a read of a word never written is diagnosed).
+fn reads_ptx(m: &[Option<u8>; 8]) -> String {
+    let mut s = String::new();
+    let mut w = 0;
+    for (ty, off) in READS {
+        let n = ty[1..].parse::<usize>().unwrap() / 8;
+        let defined = m[off as usize..off as usize + n].iter().all(Option::is_some);
+        if ty == "b64" {
+            if defined {
+                s += &format!("ld.param.b64 %d, [p+{off}];\nst.global.b64 [%o+{}], %d;\n", 4 * w);
+            }
+            w += 2;
+        } else {
+            if defined {
+                s += &format!("ld.param.{ty} %r, [p+{off}];\nst.global.u32 [%o+{}], %r;\n", 4 * w);
+            }
+            w += 1;
+        }
+    }
+    s
+}
+
+/// Who makes the stores of a pair in [`subword_kernel`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Storer {
+    /// The caller, into the argument, which it has not written before.
+    Caller,
+    /// The caller, into the argument, after storing all of it as one `.b64`.
+    CallerOver,
+    /// The callee, into its own parameter (the caller stored it as one `.b64`).
+    Own,
+}
+
+/// A kernel `k(out)` running `pairs` (numbered from `first`), each in its own call of a
+/// device function `g<i>` that reads its 8-byte `.param` array `p` ([`reads_ptx`]) and
+/// stores what it reads at `out + 32 * pair` ([`Storer`]: who stores the pair, and the
+/// `.b64` of [`elem_salt`]`(i, 2, 0..2)` before it). With `stack`, a 48-byte array before
+/// `p` puts it on the stack.
+fn subword_kernel(pairs: &[[Store; 2]], first: usize, who: Storer, stack: bool) -> String {
+    let regs = ".reg .b32 %t, %r, %h, %e<4>;\n.reg .b64 %o, %w, %d;\n";
+    let pad = if stack { ".param .align 8 .b8 pad[48], " } else { "" };
+    let pad_arg = if stack { "pd, " } else { "" };
+    let whole = Store { bits: 64, vec: 1, off: 0 };
+    let mut src = HEADER.to_string();
+    for (k, pair) in pairs.iter().enumerate() {
+        let i = first + k;
+        let body = if who == Storer::Own {
+            store_ptx(pair[0], i, 0, "p") + &store_ptx(pair[1], i, 1, "p")
+        } else {
+            String::new()
+        };
+        src += &format!(
+            ".func g{i}(.param .b64 out, {pad}.param .align 8 .b8 p[8])\n{{\n{regs}\
+             mov.u32 %t, %tid.x;\nld.param.b64 %o, [out];\n{body}{}ret;\n}}\n",
+            reads_ptx(&subword_bytes(pair, i, 0, who))
+        );
+    }
+    src += &format!(
+        ".visible .entry k(.param .u64 out)\n{{\n{regs}mov.u32 %t, %tid.x;\nld.param.u64 %o, [out];\n\
+         mul.wide.u32 %w, %t, {};\nadd.s64 %o, %o, %w;\n",
+        pairs.len() * PAIR_WORDS * 4
+    );
+    for (k, pair) in pairs.iter().enumerate() {
+        let i = first + k;
+        src += &format!(
+            "{{\n.param .b64 po;\n.param .align 8 .b8 pd[48];\n.param .align 8 .b8 a[8];\n\
+             add.s64 %w, %o, {};\nst.param.b64 [po], %w;\n",
+            k * PAIR_WORDS * 4
+        );
+        if who != Storer::Caller {
+            src += &store_ptx(whole, i, 2, "a");
+        }
+        if who != Storer::Own {
+            src += &store_ptx(pair[0], i, 0, "a");
+            src += &store_ptx(pair[1], i, 1, "a");
+        }
+        src += &format!("call.uni g{i}, (po, {pad_arg}a);\n}}\n");
+    }
+    src + "ret;\n}\n"
+}
+
+/// The 8 bytes of `p` after the stores of `pair` `i` for thread `t` (`None`: never
+/// written), as PTX ISA 5.1.6 defines the `.param` space: byte-addressed memory, each
+/// store overwriting exactly its own bytes (little-endian).
+fn subword_bytes(pair: &[Store; 2], i: usize, t: u32, who: Storer) -> [Option<u8>; 8] {
+    let mut m = [None; 8];
+    let mut apply = |st: Store, j: usize| {
+        for e in 0..st.vec {
+            let salt = elem_salt(i, j, e);
+            let v = u64::from(word(t, salt)) | u64::from(word(t, salt + 1)) << 32;
+            let n = st.bits / 8;
+            for b in 0..n {
+                m[(st.off + e * n + b) as usize] = Some((v >> (8 * b)) as u8);
+            }
+        }
+    };
+    if who != Storer::Caller {
+        apply(Store { bits: 64, vec: 1, off: 0 }, 2);
+    }
+    apply(pair[0], 0);
+    apply(pair[1], 1);
+    m
+}
+
+/// The output words [`READS`] give for bytes `m` (`None` where a read covers a byte never
+/// written: not compared).
+fn subword_expected(m: &[Option<u8>; 8]) -> Vec<Option<u32>> {
+    let mut out = vec![];
+    for (ty, off) in READS {
+        let n = ty[1..].parse::<usize>().unwrap() / 8;
+        let bytes: Option<Vec<u8>> = m[off as usize..off as usize + n].iter().copied().collect();
+        let v = bytes.map(|b| b.iter().rev().fold(0u64, |a, &x| a << 8 | u64::from(x)));
+        match (ty, v) {
+            ("b64", v) => {
+                out.push(v.map(|v| v as u32));
+                out.push(v.map(|v| (v >> 32) as u32));
+            }
+            ("s8", v) => out.push(v.map(|v| v as u8 as i8 as i32 as u32)),
+            (_, v) => out.push(v.map(|v| v as u32)),
+        }
+    }
+    out
+}
+
+/// Sub-word `st.param` over earlier stores (issue 20): every ordered pair of overlapping
+/// stores of [`store_shapes`] (b8 at bytes 0..7, b16 at 0, 2, 4, 6, b32 at 0 and 4, b64,
+/// and the `.v2`/`.v4` vectors of them) into an 8-byte `.param` array, made by the caller
+/// before a call or by the callee into its own parameter, the array passed in registers
+/// or on the stack, called for real (`--inline never`) and inlined: each read
+/// ([`READS`]) on both executors gives the bytes computed here from PTX semantics. Before,
+/// a store at the first byte of a wider stored value replaced the whole value
+/// (`st.param.b32 [a], x; st.param.b8 [a], y; ld.param.b32 [p]` read `y` alone), and a
+/// sub-word store over the high half of a `.b64` was lost.
+#[test]
+fn subword_stores() {
+    let pairs = store_pairs();
+    let mut failures = vec![];
+    let mut compared = 0usize;
+    // Inlined, where the array is passed does not matter.
+    let configs = [(false, Inline::Never), (true, Inline::Never), (false, Inline::Auto)];
+    for who in [Storer::Caller, Storer::CallerOver, Storer::Own] {
+        for (stack, inline) in configs {
+            for (c, chunk) in pairs.chunks(128).enumerate() {
+                let first = 128 * c;
+                let src = subword_kernel(chunk, first, who, stack);
+                let got = run_words(&src, inline, chunk.len() * PAIR_WORDS);
+                for (t, g) in got.iter().enumerate() {
+                    for (k, pair) in chunk.iter().enumerate() {
+                        let want = subword_expected(&subword_bytes(pair, first + k, t as u32, who));
+                        let have = &g[k * PAIR_WORDS..(k + 1) * PAIR_WORDS];
+                        for (r, (w, h)) in want.iter().zip(have).enumerate() {
+                            let Some(w) = w else { continue };
+                            compared += 1;
+                            if w != h && failures.len() < 20 {
+                                failures.push(format!(
+                                    "{who:?}, stack {stack}, {inline:?}, thread {t}, {pair:?}, output word {r}: \
+                                     {h:#x}, want {w:#x}"
+                                ));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} pairs; first failures:\n{}", pairs.len(), failures.join("\n"));
+    // 311 pairs, 3 storers, 3 configurations, 32 threads, the defined ones of 8 words.
+    assert!(compared > 100_000, "{compared} words compared");
+    eprintln!("{} pairs, {compared} words compared", pairs.len());
 }

@@ -106,12 +106,14 @@ impl Lowerer<'_> {
         {
             acc = Some(Src::reg(RegRef { reg: var, comp: 1, n: 1 }));
         }
-        let whole = acc.is_some();
         let mut acc = acc.unwrap_or(Src::rz());
         for b in 0..4i64 {
             let Some(&(var, ty)) = self.param_slots.get(&(slot, o.saturating_add(b))) else { continue };
             let bits = ty.bits().max(8);
-            if bits >= 32 || (b == 0 && whole) {
+            // A 32- or 64-bit value at the word is `acc` itself; a sub-word one at byte 0
+            // is newer than the high half of a 64-bit value before the word (`st.param.b64
+            // [a], x; st.param.b8 [a+4], y` read the high half unchanged).
+            if bits >= 32 {
                 continue;
             }
             // `b` is 0..3: the bit position 0, 8, 16 or 24, and the bits that fit.
@@ -294,7 +296,18 @@ impl Lowerer<'_> {
     pub fn read_slot(&mut self, slot: u32, o: i64, ty: ScalarType) -> Option<(Reg, ScalarType)> {
         let bytes = i64::from(ty.bytes().max(1));
         let later = (1..bytes).any(|d| o.checked_add(d).is_some_and(|b| self.param_slots.contains_key(&(slot, b))));
-        if !later && let Some(&x) = self.param_slots.get(&(slot, o)) {
+        // The value stored at `o` when it holds every byte read: as wide (or both within
+        // a word and it at least as wide). A narrower one holds only some of them (the
+        // rest may be an older, wider value's: `st.param.b64 [a], x; st.param.b8 [a+4],
+        // y; ld.param.b32 [a+4]` read `y` alone).
+        let have = |t: ScalarType| {
+            let h = i64::from(t.bytes().max(1));
+            h == bytes || (h <= 4 && h >= bytes)
+        };
+        if !later
+            && let Some(&x) = self.param_slots.get(&(slot, o))
+            && have(x.1)
+        {
             return Some(x);
         }
         if let Some(x) = self.extract_param(slot, o, ty) {
@@ -334,25 +347,36 @@ impl Lowerer<'_> {
     }
 
     /// The value `ld.param` of type `ty` (at most 32 bits) reads at byte `o` of a slot
-    /// where no store began: part of a wider stored value (a byte of a stored `.b32`,
-    /// the high word of a `.b64`, as a callee inlined with `--inline` reads its caller's
-    /// `st.param`), extracted here with `BFE` or taken as the component. `None` when no
-    /// stored value covers the bytes read.
+    /// where no store began after `o`: part of the newest stored value holding byte `o`
+    /// (a byte of a stored `.b32`, the low or high word of a `.b64`, as a callee inlined
+    /// with `--inline` reads its caller's `st.param`), extracted here with `BFE` or taken
+    /// as the component. `None` when no stored value covers the bytes read, or the newest
+    /// one holds only some of them.
     pub fn extract_entry(&mut self, slot: u32, o: i64, ty: ScalarType) -> Option<(Reg, ScalarType)> {
         let bytes = i64::from(ty.bytes().max(1));
         if bytes > 4 {
             return None;
         }
-        // The store that covers `o .. o + bytes`: it began 1 to 7 bytes before (one that
-        // began at `o` is the caller's own lookup).
-        let (base, var, have) = (1..8i64).find_map(|d| {
-            let base = o.checked_sub(d)?;
-            let &(var, have) = self.param_slots.get(&(slot, base))?;
-            // Within the stored value, and within one of its words.
-            let fits = d.saturating_add(bytes) <= i64::from(have.bytes().max(1)) && (d % 4).saturating_add(bytes) <= 4;
-            fits.then_some((base, var, have))
-        })?;
-        // `d` is 1..8 (above): the word and the byte in it.
+        // The newest value holding byte `o`: the one beginning nearest before or at it
+        // (a store removes the values that began inside it, so one beginning inside an
+        // older value is newer). It must hold every byte read, within one of its words;
+        // else the caller merges the words.
+        let mut found = None;
+        for d in 0..8i64 {
+            let Some(base) = o.checked_sub(d) else { break };
+            let Some(&(var, have)) = self.param_slots.get(&(slot, base)) else { continue };
+            let hb = i64::from(have.bytes().max(1));
+            if d >= hb {
+                continue;
+            }
+            if d.saturating_add(bytes) > hb || (d % 4).saturating_add(bytes) > 4 {
+                return None;
+            }
+            found = Some((base, var, have));
+            break;
+        }
+        let (base, var, have) = found?;
+        // `d` is 0..8 (above): the word and the byte in it.
         let d = o.saturating_sub(base);
         let comp = (d / 4) as u8;
         let pos = ((d % 4) as u32).saturating_mul(8);

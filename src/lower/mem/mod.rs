@@ -309,10 +309,7 @@ impl Lowerer<'_> {
                 Reg::V(x) => lw.f.vregs.get(x as usize).map(|k| k.width()),
                 _ => None,
             };
-            let var = match self.param_slots.get(&(slot, o)) {
-                Some((v, _)) if width(self, *v) == Some(n) => *v,
-                _ => self.tmp(n),
-            };
+            let old = self.param_slots.get(&(slot, o)).copied();
             let src = match e {
                 Operand::Name { name, .. } => {
                     let r = self.ptx_reg(name)?;
@@ -329,10 +326,46 @@ impl Lowerer<'_> {
                 Operand::Imm(m) => self.imm_reg(imm_bits32(m.value)),
                 _ => return self.error(e.span(), "unsupported parameter value"),
             };
+            // A `.param` slot is byte-addressed (PTX ISA 5.1.6): a store over the first
+            // bytes of a wider value stored earlier at the same offset changes only its
+            // own bytes (`st.param.b32 [a], x; st.param.b8 [a], y` leaves bytes 1..3 of
+            // `x`), so it is inserted into that value, which stays the slot's entry.
+            if let Some((v, oty)) = old
+                && oty.bytes() > l.ty.bytes()
+            {
+                self.insert_into(v, oty, src, l.ty.bytes());
+                continue;
+            }
+            // The same register when it fits: a guarded store is branched around, and
+            // the slot must name one register on both paths.
+            let var = match old {
+                Some((v, _)) if width(self, v) == Some(n) => v,
+                _ => self.tmp(n),
+            };
             self.emit(Instr::new(Op::Copy, vec![Dst::reg(var, n)], vec![src]));
             self.param_slots.insert((slot, o), (var, l.ty));
         }
         Ok(())
+    }
+
+    /// Inserts the low `bytes` bytes of `src` (1, 2 or 4) into the first bytes of the
+    /// wider `.param` slot value `var` of type `ty` (`BFI`; a 64-bit value's low word
+    /// rebuilt and joined with its high word), in place.
+    fn insert_into(&mut self, var: Reg, ty: ScalarType, src: Src, bytes: u32) {
+        let field = bytes.saturating_mul(8).min(32) << 8;
+        if ty.bits() == 64 {
+            let lo = Src::reg(RegRef { reg: var, comp: 0, n: 1 });
+            let hi = Src::reg(RegRef { reg: var, comp: 1, n: 1 });
+            let t = self.tmp(1);
+            if bytes >= 4 {
+                self.op(Op::Copy, Dst::reg(t, 1), vec![src]);
+            } else {
+                self.op(Op::Bfi, Dst::reg(t, 1), vec![src, Src::imm(field), lo]);
+            }
+            self.emit(Instr::new(Op::Join, vec![Dst::reg(var, 2)], vec![Src::r32(t), hi]));
+        } else {
+            self.op(Op::Bfi, Dst::reg(var, 1), vec![src, Src::imm(field), Src::r32(var)]);
+        }
     }
 
     /// Writes the loaded register `dst` into the PTX destinations `elems` (vector
