@@ -47,10 +47,10 @@ fn run_words(src: &str, inline: Inline, words: usize) -> Vec<Vec<u32>> {
     let (module, _) = ptx2sass::ptx::parse(src).expect("parses");
     let bytes = THREADS as usize * words * 4;
     let arg = [Arg::Buf(vec![0xcd; bytes])];
-    let mut launch = args::launch(&module, "k", [1, 1, 1], [THREADS, 1, 1], &arg, 10_000_000).expect("launch");
-    // Above CUDA's default 1 KiB (`cudaLimitStackSize`): `g`'s 4 KiB of arguments, its
-    // frame and `h`'s arguments.
-    launch.stack_bytes = 1 << 15;
+    // CUDA's default 1 KiB stack (`cudaLimitStackSize`): the simulator raises it to the
+    // kernel's need (`g`'s 4 KiB of arguments, its frame and `h`'s arguments), as the
+    // driver does (`stack_need_counts_argument_areas`).
+    let launch = args::launch(&module, "k", [1, 1, 1], [THREADS, 1, 1], &arg, 10_000_000).expect("launch");
     let (want, got, diff) = ptx2sass::exec::compare(&module, &program, &launch).unwrap_or_else(|e| panic!("{e}"));
     assert!(diff.is_empty(), "{inline:?}: executors differ: {diff:?}\n{program}");
     let w = args::buffer(&want.global, "arg0").expect("buffer").to_vec();
@@ -630,4 +630,42 @@ fn subword_stores() {
     // 311 pairs, 3 storers, 3 configurations, 32 threads, the defined ones of 8 words.
     assert!(compared > 100_000, "{compared} words compared");
     eprintln!("{} pairs, {compared} words compared", pairs.len());
+}
+
+/// The stack sizes reported count the argument areas below `R1` (issue 20): a caller's
+/// frame grows by its largest outgoing area (ptxas 11.8 `-c`: a kernel with a 64-byte
+/// `.local` array calling `g` with a 1 KiB parameter has FRAME_SIZE 0x440 and lowers `R1`
+/// by 0x440; `g`, with a 32-byte array, 0x20), and the kernel's EIATTR_MIN_STACK_SIZE
+/// (`cubin::link`), which the simulator's local memory covers, is the chain's sum. Before,
+/// the kernel reported 0x40 and the simulator gave the call chain CUDA's default 1 KiB
+/// beyond it, too little for `g`'s 1 KiB of arguments (the tests raised it by hand).
+#[test]
+fn stack_need_counts_argument_areas() {
+    let src = format!(
+        "{HEADER}.func (.param .b32 rv) g(.param .align 8 .b8 p[1024])\n{{\n.reg .b32 %r<4>;\n\
+         .local .align 8 .b8 buf[32];\nld.param.u32 %r0, [p+512];\nld.param.u32 %r1, [p+1020];\n\
+         and.b32 %r2, %r0, 28;\nmov.u32 %r3, buf;\nadd.u32 %r3, %r3, %r2;\nst.local.u32 [%r3], %r1;\n\
+         ld.local.u32 %r1, [%r3];\nadd.u32 %r0, %r0, %r1;\nst.param.b32 [rv], %r0;\nret;\n}}\n\
+         .visible .entry k(.param .u64 out)\n{{\n.reg .b32 %r<4>;\n.reg .b64 %o, %w;\n\
+         .local .align 8 .b8 kb[64];\nld.param.u64 %o, [out];\nmov.u32 %r0, %tid.x;\n\
+         mul.wide.u32 %w, %r0, {};\nadd.s64 %o, %o, %w;\n\
+         and.b32 %r2, %r0, 60;\nmov.u32 %r3, kb;\nadd.u32 %r3, %r3, %r2;\nst.local.u32 [%r3], %r0;\n\
+         ld.local.u32 %r0, [%r3];\n{{\n.param .align 8 .b8 a[1024];\n.param .b32 r;\n\
+         st.param.b32 [a+512], %r0;\nst.param.b32 [a+1020], %r0;\nst.param.b32 [a], %r0;\n\
+         call.uni (r), g, (a);\nld.param.b32 %r1, [r];\n}}\nst.global.u32 [%o], %r1;\nret;\n}}\n",
+        OUT_WORDS * 4
+    );
+    let program = build(&src, Inline::Never);
+    let frame = |name: &str| program.functions.iter().find(|f| f.name == name).unwrap().frame_bytes;
+    // 64 bytes of `kb` and the 1 KiB area; 32 bytes of `buf`.
+    assert_eq!((frame("k"), frame("g")), (0x440, 0x20));
+    let k = program.functions.iter().position(|f| f.name == "k").unwrap();
+    assert_eq!(ptx2sass::cubin::link::section(&program, k).min_stack, 0x460);
+    assert_eq!(ptx2sass::cubin::link::stack_need(&program, &program.functions[k]), Some(0x460));
+    // Runs with the default stack: `g` returns the two words it was passed (thread t's
+    // `t`, through `kb` and `buf`) added.
+    let got = run(&src, Inline::Never);
+    for (t, g) in got.iter().enumerate() {
+        assert_eq!(g[0], 2 * t as u32, "thread {t}");
+    }
 }
