@@ -669,3 +669,39 @@ fn stack_need_counts_argument_areas() {
         assert_eq!(g[0], 2 * t as u32, "thread {t}");
     }
 }
+
+/// Only the written words of a stack-passed `.param` argument are stored, as ptxas 11.8
+/// `-c` stores them (`STL [R1+0x200], R0; STL [R1+0x3fc], R0` for two words of a 1 KiB
+/// array; before, the other 254 words were stored as zero with `STL RZ`). A word with one
+/// byte written is stored whole. Reading a word never written is reading memory nobody
+/// wrote; with the callee inlined it is diagnosed.
+#[test]
+fn unwritten_words_not_stored() {
+    let src = |reads: &str| {
+        format!(
+            "{HEADER}.func (.param .b32 rv) g(.param .align 8 .b8 p[1024])\n{{\n.reg .b32 %r<4>;\n\
+             ld.param.u32 %r0, [p+512];\nld.param.u32 %r1, [p+1020];\nadd.u32 %r0, %r0, %r1;\n\
+             ld.param.u8 %r1, [p+9];\nadd.u32 %r0, %r0, %r1;\n{reads}st.param.b32 [rv], %r0;\nret;\n}}\n\
+             .visible .entry k(.param .u64 out)\n{{\n.reg .b32 %r<4>;\n.reg .b64 %o, %w;\n\
+             ld.param.u64 %o, [out];\nmov.u32 %r0, %tid.x;\nmul.wide.u32 %w, %r0, {};\nadd.s64 %o, %o, %w;\n\
+             {{\n.param .align 8 .b8 a[1024];\n.param .b32 r;\nst.param.b32 [a+512], %r0;\n\
+             st.param.b32 [a+1020], %r0;\nst.param.b8 [a+9], %r0;\ncall.uni (r), g, (a);\n\
+             ld.param.b32 %r1, [r];\n}}\nst.global.u32 [%o], %r1;\nret;\n}}\n",
+            OUT_WORDS * 4
+        )
+    };
+    let p = build(&src(""), Inline::Never);
+    let text = p.to_string();
+    let k = text.split("Function : k").nth(1).unwrap().split("Function :").next().unwrap();
+    assert_eq!(k.matches("STL").count(), 3, "{k}");
+    assert!(!k.lines().any(|l| l.contains("STL") && l.contains("RZ")), "{k}");
+    let got = run(&src(""), Inline::Never);
+    for (t, g) in got.iter().enumerate() {
+        let t = t as u32;
+        assert_eq!(g[0], (2 * t).wrapping_add(t & 0xff), "thread {t}");
+    }
+    let mut opts = Options::default();
+    opts.lower.inline = Inline::Always;
+    let d = driver::compile(&src("ld.param.u32 %r1, [p+16];\n"), &opts).err().expect("diagnosed");
+    assert!(format!("{d:?}").contains("never written"), "{d:?}");
+}

@@ -126,6 +126,19 @@ impl Lowerer<'_> {
         acc
     }
 
+    /// Whether word `k` of `.param` slot `slot` holds anything: a word it arrived with
+    /// ([`Lowerer::param_words`]), or a stored value beginning in it or a 64-bit one
+    /// beginning in the word before.
+    fn word_written(&self, slot: u32, k: usize) -> bool {
+        if self.param_words.get(&slot).is_some_and(|ws| k < ws.len()) {
+            return true;
+        }
+        // Slots are at most 0x1100 bytes (`ptx::limits`).
+        let o = i64::try_from(k).unwrap_or(i64::MAX).saturating_mul(4);
+        let wide = o >= 4 && self.param_slots.get(&(slot, o.saturating_sub(4))).is_some_and(|(_, ty)| ty.bits() > 32);
+        wide || (0..4i64).any(|b| self.param_slots.contains_key(&(slot, o.saturating_add(b))))
+    }
+
     /// The words of PTX register `r` (a predicate as 0 or 1).
     fn reg_words(&mut self, r: PtxReg) -> Vec<Src> {
         if r.ty == ScalarType::Pred {
@@ -515,6 +528,12 @@ impl Lowerer<'_> {
                         srcs.push(w);
                         locs.push(*loc);
                     }
+                    // A word of a `.param` argument nothing was stored in is not stored
+                    // (ptxas 11.8 `-c` stores only the words written: `STL [R1+0x200],
+                    // R0; STL [R1+0x3fc], R0` for a 1 KiB array): reading it is reading
+                    // memory never written, diagnosed when the callee is inlined ("read
+                    // of a parameter slot ... that was never written").
+                    AbiLoc::Stack(_) if slot.is_some_and(|s| !self.word_written(s, k)) => {}
                     AbiLoc::Stack(off) => {
                         // `off` is below `area`, both at most 0x1100 and some: an `i32`.
                         let rel = i32::try_from(i64::from(off).saturating_sub(area)).unwrap_or(i32::MIN);
