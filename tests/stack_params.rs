@@ -702,6 +702,6 @@ fn unwritten_words_not_stored() {
     }
     let mut opts = Options::default();
     opts.lower.inline = Inline::Always;
-    let d = driver::compile(&src("ld.param.u32 %r1, [p+16];\n"), &opts).err().expect("diagnosed");
+    let Err(d) = driver::compile(&src("ld.param.u32 %r1, [p+16];\n"), &opts) else { panic!("not diagnosed") };
     assert!(format!("{d:?}").contains("never written"), "{d:?}");
 }

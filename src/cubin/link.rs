@@ -158,8 +158,7 @@ pub fn stack_need(p: &Program, kernel: &SassFunction) -> Option<u32> {
     let mut need: HashMap<&str, u32> = HashMap::new();
     let mut open: std::collections::HashSet<&str> = [kernel.name.as_str()].into();
     let mut stack: Vec<(&SassFunction, Vec<&str>, usize)> = vec![(kernel, callees(kernel), 0)];
-    loop {
-        let Some(top) = stack.last_mut() else { break };
+    while let Some(top) = stack.last_mut() {
         if let Some(&c) = top.1.get(top.2) {
             top.2 = top.2.saturating_add(1);
             if need.contains_key(c) {
