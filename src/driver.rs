@@ -242,7 +242,16 @@ pub fn compile_timed(src: &str, opts: &Options, timer: &mut PassTimer) -> Result
         return Ok(Output { text: irm.to_string(), stats: vec![], warnings, program: None, binary: None });
     }
     let mut program = timer.time("annotate", || Program {
-        functions: irm.functions.par_iter().map(|f| sched::schedule(f, &opts.sched)).collect(),
+        functions: irm
+            .functions
+            .par_iter()
+            .map(|f| {
+                let mut s = sched::schedule(f, &opts.sched);
+                // The frame as reported: with the stack argument area of its calls.
+                s.frame_bytes = sass::abi::frame_with_outgoing(s.frame_bytes, f.calls.iter().map(|c| c.stack_bytes));
+                s
+            })
+            .collect(),
         const_bank: irm.const_bank.clone(),
         const_vars: irm.const_vars.clone(),
         data: irm.data.clone(),

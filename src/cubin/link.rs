@@ -133,6 +133,52 @@ fn placement(p: &Program, index: &HashMap<&str, usize>, k: usize) -> (Vec<usize>
     (order, cyclic)
 }
 
+/// The stack kernel `kernel` needs per thread at launch, its EIATTR_MIN_STACK_SIZE: its
+/// frame plus the deepest chain of its callees' frames (each frame with the stack
+/// argument area of its calls, `sass::abi::frame_with_outgoing`), callees found as in
+/// [`section`] (calls and address uses of functions the program defines). `None` when
+/// the chain is unbounded (the call graph from the kernel has a cycle) or the sum
+/// overflows. Panic-free (the simulator sizes local memory with it); linear in the code.
+pub fn stack_need(p: &Program, kernel: &SassFunction) -> Option<u32> {
+    let index: HashMap<&str, &SassFunction> = p.functions.iter().map(|f| (f.name.as_str(), f)).collect();
+    let callees = |f: &SassFunction| -> Vec<&str> {
+        let mut out: Vec<&str> = vec![];
+        for r in f.relocations() {
+            if let Some((name, g)) = index.get_key_value(r.symbol.as_str())
+                && g.kind != ".entry"
+                && !out.contains(name)
+            {
+                out.push(name);
+            }
+        }
+        out
+    };
+    // Iterative depth-first search: `need` holds the finished functions, `open` those on
+    // the path (reaching one of them again is a cycle).
+    let mut need: HashMap<&str, u32> = HashMap::new();
+    let mut open: std::collections::HashSet<&str> = [kernel.name.as_str()].into();
+    let mut stack: Vec<(&SassFunction, Vec<&str>, usize)> = vec![(kernel, callees(kernel), 0)];
+    while let Some(top) = stack.last_mut() {
+        if let Some(&c) = top.1.get(top.2) {
+            top.2 = top.2.saturating_add(1);
+            if need.contains_key(c) {
+                continue;
+            }
+            if !open.insert(c) {
+                return None;
+            }
+            let g = index.get(c)?;
+            stack.push((g, callees(g), 0));
+            continue;
+        }
+        let (f, cs, _) = stack.pop()?;
+        let deepest = cs.iter().filter_map(|c| need.get(c)).copied().max().unwrap_or(0);
+        open.remove(f.name.as_str());
+        need.insert(f.name.as_str(), f.frame_bytes.checked_add(deepest)?);
+    }
+    need.get(kernel.name.as_str()).copied()
+}
+
 /// Builds kernel `k`'s section. Linear in the code of the functions placed.
 pub fn section(p: &Program, k: usize) -> Section {
     let index: HashMap<&str, usize> = p.functions.iter().enumerate().map(|(i, f)| (f.name.as_str(), i)).collect();

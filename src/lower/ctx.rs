@@ -164,9 +164,10 @@ pub struct Lowerer<'a> {
     /// `key.x` ..; the whole vector is no register.
     pub vec_regs: HashMap<String, u32>,
     /// Words of `.param` slots that arrive whole (a device function's parameters, the
-    /// results of a call): slot → one 32-bit register per word; `ld.param` extracts from
-    /// them ([`Lowerer::extract_param`]).
-    pub param_words: HashMap<u32, Vec<Reg>>,
+    /// results of a call): slot → where each 32-bit word is (a register, or an incoming
+    /// stack argument loaded where it is read); `ld.param` extracts from them
+    /// ([`Lowerer::extract_param`]).
+    pub param_words: HashMap<u32, Vec<crate::lower::calls::realcall::ParamWord>>,
     /// Declared size in bytes of each `.param` slot.
     pub slot_sizes: HashMap<u32, u32>,
     /// The block holding a device function's `RET` (`ret` jumps there), when lowering one.

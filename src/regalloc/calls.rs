@@ -14,8 +14,10 @@
 //! * **Predicates** are all caller-saved: those live across a call are kept in GPRs
 //!   (`predicates::demote`), and the call clobbers P0..P6 for regalloc2.
 //! * After allocation ([`finish`]) the pseudo-ops become code: `Op::Params` a parallel
-//!   move from the parameter registers (and `LDL`s of stack parameters); `Op::Call` the
-//!   argument moves (and `STL`s of stack arguments below a lowered stack pointer), then
+//!   move from the parameter registers; an `LDL` of an incoming stack argument
+//!   (`MemMods::incoming`, loaded where it is read) gets the frame added to its offset;
+//!   `Op::Call` lowers the stack pointer past the stack arguments (which lowering stored
+//!   below it, `lower::calls::realcall`), the argument moves, then
 //!   `CAL`, `JCAL` or `PRET` + `JMX`, then the moves of the results; a device function's
 //!   `RET` the moves of its results, the restores of the callee-saved registers it wrote
 //!   and the stack pointer's return. A device function's prologue moves `R1` down by its
@@ -202,9 +204,21 @@ pub fn finish(f: &mut Function, stats: &mut Stats) {
                     super::expand::parallel_move(&moves, &mut out);
                     out.extend(loads);
                 }
+                // An incoming stack argument: at the caller's `[R1 + off]`, above this
+                // function's frame (ptxas 11.8 `-c`: `LDL R3, [R1+0x208]` for byte 0x200
+                // behind an 8-byte frame). Only device functions have them.
+                Op::Ldl(m) if m.incoming => {
+                    // Resolved: a plain local load from here on.
+                    let mut i = Instr { op: Op::Ldl(crate::sass::op::MemMods { incoming: false, ..m }), ..i };
+                    if let Some(SrcKind::Addr { offset, .. }) = i.srcs.first_mut().map(|s| &mut s.kind) {
+                        // The frame and the argument area are within local memory (512 KiB).
+                        *offset = offset.saturating_add(total as i32);
+                    }
+                    out.push(i);
+                }
                 Op::Call(site) => {
                     let c = &calls[site as usize];
-                    let stack = c.stack_bytes.div_ceil(8) * 8;
+                    let stack = crate::sass::abi::outgoing_area(c.stack_bytes);
                     if stack > 0 {
                         out.push(sp_add(-(stack as i32)));
                     }

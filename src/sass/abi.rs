@@ -45,6 +45,29 @@ pub enum AbiLoc {
     Stack(u32),
 }
 
+/// The bytes a caller lowers `R1` by around a call whose stack arguments take
+/// `stack_bytes` (`place`'s second result): rounded up to 8, so that the callee's frame
+/// and 64-bit slots stay 8-aligned. The callee finds argument byte `off` at its
+/// incoming `R1 + off`; the caller stores it before lowering `R1`, at `[R1 + off -
+/// outgoing_area(stack_bytes)]` (`lower::calls::realcall`, `docs/abi.md`).
+pub fn outgoing_area(stack_bytes: u32) -> u32 {
+    stack_bytes.div_ceil(8).saturating_mul(8)
+}
+
+/// The stack frame a function reports (EIATTR_FRAME_SIZE, and with it the callers'
+/// EIATTR_MIN_STACK_SIZE): its own `frame` (local data and spills, what its prologue
+/// lowers `R1` by) plus the largest [`outgoing_area`] of its calls, given by their
+/// `stack_bytes`. The area is stack the function uses below its frame for as long as
+/// a call runs, and the callee's frame lies below it. ptxas 11.8 `-c` counts it the
+/// same way (a kernel with a 64-byte `.local` array calling a function with a 1 KiB
+/// parameter: `IADD32I R1, R1, -0x440`, FRAME_SIZE 0x440; its callee reads byte 0x200 at
+/// `[R1+0x220]` behind its own 0x20-byte frame), though it lowers `R1` once in the
+/// prologue where ptx2sass lowers it around each call.
+pub fn frame_with_outgoing(frame: u32, stack_bytes: impl IntoIterator<Item = u32>) -> u32 {
+    let area = stack_bytes.into_iter().map(outgoing_area).max().unwrap_or(0);
+    frame.saturating_add(area)
+}
+
 /// True for the registers a called function must preserve.
 pub fn is_callee_saved(r: u8) -> bool {
     r == 2 || (16..32).contains(&r) || ((32..255).contains(&r) && r % 8 >= 4)

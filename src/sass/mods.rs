@@ -103,12 +103,18 @@ pub struct MemMods {
     pub uniform_ok: bool,
     /// Not an encoding bit: a spill store or reload inserted by register allocation.
     pub spill: bool,
+    /// Not an encoding bit: an `LDL` of a device function's incoming stack argument
+    /// (`sass::abi`, `docs/abi.md` "Stack arguments"). Until `regalloc::calls::finish` its
+    /// offset is from the caller's stack pointer; that pass adds the function's frame, known
+    /// only after allocation (ptxas 11.8 `-c`: `LDL R3, [R1+0x208]` for byte 0x200 of
+    /// the stack arguments behind an 8-byte frame).
+    pub incoming: bool,
 }
 
 impl MemMods {
     /// A plain access of `size` with a 64-bit (`e`) or 32-bit address.
     pub fn new(size: MemSize, e: bool) -> MemMods {
-        MemMods { e, cop: CacheOp::Default, size, keep: false, uniform_ok: false, spill: false }
+        MemMods { e, cop: CacheOp::Default, size, keep: false, uniform_ok: false, spill: false, incoming: false }
     }
 }
 

@@ -304,9 +304,17 @@ fn run_recording(
         .saturating_mul((func.regs as u64).clamp(1, state::NUM_GPRS as u64))
         .saturating_mul((state::WARP_SIZE * 4) as u64);
     // Local memory per thread: the kernel's frame, and the stack for the functions it
-    // calls (`--stack-size`, as the driver's `cudaLimitStackSize`); the stack pointer
+    // calls (`--stack-size`, as the driver's `cudaLimitStackSize`), at least what the
+    // kernel's call chain needs (EIATTR_MIN_STACK_SIZE, `cubin::link::stack_need`): "The
+    // driver automatically increases the per-thread stack size for each kernel launch as
+    // needed" (CUDA driver API, `cuCtxSetLimit`, CU_LIMIT_STACK_SIZE). The stack pointer
     // starts at its top and a deeper stack is an out-of-bounds access.
-    let frame_bytes = (func.frame_bytes as u64).saturating_add(if image.calls { launch.stack_bytes as u64 } else { 0 });
+    let frame_bytes = if image.calls {
+        let need = crate::cubin::link::stack_need(program, kernel).unwrap_or(0);
+        (func.frame_bytes as u64).saturating_add(launch.stack_bytes as u64).max(u64::from(need))
+    } else {
+        func.frame_bytes as u64
+    };
     crate::exec::check_memory(
         launch,
         "one CTA's shared, local and register memory",

@@ -6,8 +6,19 @@
 //! ones split); a `.reg` argument gives its register's words (a predicate as 0 or 1). The
 //! words of a callee's parameters, and of a call's results, are registers of their own
 //! ([`Lowerer::param_words`]) from which `ld.param` extracts what it reads (`BFE` for
-//! sub-word reads, a join for 64-bit ones). `Op::Call` and `Op::Params` carry the words as
-//! operands; register allocation places them (`regalloc::calls`).
+//! sub-word reads, a join for 64-bit ones). `Op::Call` and `Op::Params` carry the words
+//! passed in registers as operands; register allocation places them (`regalloc::calls`).
+//!
+//! Words passed on the stack (`AbiLoc::Stack`, up to the 0x1100 bytes of
+//! `ptx::limits`) are never operands of one instruction, which would need a register
+//! for each at once (a 1 KiB array failed allocation): the caller stores each with its
+//! own `STL` right before the call, below its stack pointer where the call's lowered
+//! `R1` will find it ([`abi::outgoing_area`]), and the callee loads each word where
+//! `ld.param` reads it ([`ParamWord::Incoming`]), as ptxas 11.8 `-c` does (`LDL R3,
+//! [R1+0x208]; LDL.S16 R5, [R1+0x402]` after a `JCAL`, reading bytes 0x200 and 0x3fa of
+//! a 1 KiB array behind an 8-byte frame). The incoming area lies above the callee's
+//! frame, and everything the callee stores to the stack (its frame, its own calls'
+//! arguments) lies below it, so it holds the arguments until the callee returns.
 //!
 //! Checks at the call, each a diagnostic: the callee exists and is a function, the
 //! argument and return lists have the callee's (or the prototype's) lengths and each
@@ -26,6 +37,21 @@ use crate::ptx::types::{ScalarType, StateSpace};
 use crate::sass::abi::{self, AbiLoc, ParamShape};
 use crate::sass::instr::{Dst, Instr, PT, Reg, RegRef, Src, SymPart};
 use crate::sass::op::{BoolOp, Cmp, MemMods, MemSize, Op};
+
+/// Where one 32-bit word of a `.param` slot that arrives whole is
+/// ([`Lowerer::param_words`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamWord {
+    /// In this register (a word passed in a register, a call's result word).
+    Reg(Reg),
+    /// A device function's stack argument at this byte offset from the caller's stack
+    /// pointer: loaded where it is read (`LDL` marked `MemMods::incoming`, whose offset
+    /// `regalloc::calls::finish` moves past the function's frame).
+    Incoming(u32),
+    /// Stored to since it arrived: its bytes are `param_slots` entries
+    /// ([`Lowerer::words_to_entries`]).
+    Stored,
+}
 
 /// The calling-convention shape of a parameter: `.param` ones by size and alignment,
 /// `.reg` ones a whole number of words (a predicate or sub-word register takes one).
@@ -48,49 +74,69 @@ impl Lowerer<'_> {
     /// byte offset (zero where nothing was stored).
     fn slot_words(&mut self, slot: u32, size: u32) -> Vec<Src> {
         let n = size.div_ceil(4).max(1) as usize;
-        if let Some(ws) = self.param_words.get(&slot) {
-            // Passed on unchanged (a callee's parameter or a call's result).
-            let ws = ws.clone();
-            return (0..n).map(|k| ws.get(k).map_or(Src::rz(), |r| Src::r32(*r))).collect();
+        (0..n).map(|k| self.param_word(slot, k)).collect()
+    }
+
+    /// Word `k` of `.param` slot `slot`: from its words ([`Lowerer::param_words`]: passed
+    /// on unchanged, an incoming stack word loaded here) or from what was stored in it
+    /// ([`Lowerer::entry_word`]); `RZ` beyond its words.
+    fn param_word(&mut self, slot: u32, k: usize) -> Src {
+        match self.param_words.get(&slot).map(|ws| ws.get(k).copied()) {
+            Some(Some(ParamWord::Stored)) | None => self.entry_word(slot, k),
+            Some(Some(w)) => Src::r32(self.word_reg(w)),
+            Some(None) => Src::rz(),
         }
-        let mut whole: Vec<Option<Src>> = vec![None; n];
-        let mut parts: Vec<Vec<(u32, u32, Reg)>> = vec![vec![]; n];
-        for o in 0..size as i64 {
-            let Some(&(var, ty)) = self.param_slots.get(&(slot, o)) else { continue };
-            let w = (o / 4) as usize;
+    }
+
+    /// Word `k` of a slot's stored values (`param_slots`): a 32- or 64-bit value that
+    /// covers it, with the sub-word values stored later inserted (`BFI`, in offset order;
+    /// a store removes the values that began inside it, so those left are newer than a
+    /// whole word beginning before them); `RZ` where nothing was stored.
+    fn entry_word(&mut self, slot: u32, k: usize) -> Src {
+        // Slots are at most 0x1100 bytes (`ptx::limits`), `k` below a quarter of that.
+        let o = i64::try_from(k).unwrap_or(i64::MAX).saturating_mul(4);
+        let mut acc = match self.param_slots.get(&(slot, o)).copied() {
+            Some((var, ty)) if ty.bits() >= 32 => Some(Src::reg(RegRef { reg: var, comp: 0, n: 1 })),
+            _ => None,
+        };
+        if let Some((var, ty)) = self.param_slots.get(&(slot, o.saturating_sub(4))).copied()
+            && o >= 4
+            && ty.bits() == 64
+            && acc.is_none()
+        {
+            acc = Some(Src::reg(RegRef { reg: var, comp: 1, n: 1 }));
+        }
+        let mut acc = acc.unwrap_or(Src::rz());
+        for b in 0..4i64 {
+            let Some(&(var, ty)) = self.param_slots.get(&(slot, o.saturating_add(b))) else { continue };
             let bits = ty.bits().max(8);
-            if bits >= 32 && o % 4 == 0 {
-                for k in 0..(bits / 32) as usize {
-                    // `w` is at most `size / 4`, `k` below 4: no overflow.
-                    if let Some(x) = whole.get_mut(w.saturating_add(k)) {
-                        *x = Some(Src::reg(RegRef { reg: var, comp: k as u8, n: 1 }));
-                    }
-                }
-            } else if bits < 32
-                && let Some(part) = parts.get_mut(w)
-            {
-                // The bit position of byte `o % 4` (`o` is not negative): 0, 8, 16 or 24.
-                part.push((((o % 4) as u32).saturating_mul(8), bits, var));
+            // A 32- or 64-bit value at the word is `acc` itself; a sub-word one at byte 0
+            // is newer than the high half of a 64-bit value before the word (`st.param.b64
+            // [a], x; st.param.b8 [a+4], y` read the high half unchanged).
+            if bits >= 32 {
+                continue;
             }
+            // `b` is 0..3: the bit position 0, 8, 16 or 24, and the bits that fit.
+            let pos = (b as u32).saturating_mul(8);
+            let bits = bits.min(32u32.saturating_sub(pos));
+            let t = self.tmp(1);
+            self.op(Op::Bfi, Dst::reg(t, 1), vec![Src::r32(var), Src::imm(pos | bits << 8), acc]);
+            acc = Src::r32(t);
         }
-        whole
-            .into_iter()
-            .zip(parts)
-            .map(|(whole, parts)| {
-                if let Some(s) = whole {
-                    return s;
-                }
-                let mut acc = Src::rz();
-                for (pos, bits, var) in parts {
-                    // `pos` is below 32 (above).
-                    let bits = bits.min(32u32.saturating_sub(pos));
-                    let t = self.tmp(1);
-                    self.op(Op::Bfi, Dst::reg(t, 1), vec![Src::r32(var), Src::imm(pos | bits << 8), acc]);
-                    acc = Src::r32(t);
-                }
-                acc
-            })
-            .collect()
+        acc
+    }
+
+    /// Whether word `k` of `.param` slot `slot` holds anything: a word it arrived with
+    /// ([`Lowerer::param_words`]), or a stored value beginning in it or a 64-bit one
+    /// beginning in the word before.
+    fn word_written(&self, slot: u32, k: usize) -> bool {
+        if self.param_words.get(&slot).is_some_and(|ws| k < ws.len()) {
+            return true;
+        }
+        // Slots are at most 0x1100 bytes (`ptx::limits`).
+        let o = i64::try_from(k).unwrap_or(i64::MAX).saturating_mul(4);
+        let wide = o >= 4 && self.param_slots.get(&(slot, o.saturating_sub(4))).is_some_and(|(_, ty)| ty.bits() > 32);
+        wide || (0..4i64).any(|b| self.param_slots.contains_key(&(slot, o.saturating_add(b))))
     }
 
     /// The words of PTX register `r` (a predicate as 0 or 1).
@@ -132,33 +178,72 @@ impl Lowerer<'_> {
         for o in 0..size.max(self.slot_sizes.get(&slot).copied().unwrap_or(0) as i64) {
             self.param_slots.remove(&(slot, o));
         }
-        self.param_words.insert(slot, words);
+        self.param_words.insert(slot, words.into_iter().map(ParamWord::Reg).collect());
     }
 
-    /// Before a store into a slot that holds whole words: the words become ordinary
-    /// 32-bit contents, so that the store changes only the bytes it writes.
-    pub fn words_to_entries(&mut self, slot: u32) {
-        let Some(words) = self.param_words.remove(&slot) else { return };
-        for (k, w) in words.into_iter().enumerate() {
-            let o = (k as i64).saturating_mul(4);
-            for b in o..o.saturating_add(4) {
-                self.param_slots.remove(&(slot, b));
+    /// A register holding word `w`: its register, or an `LDL` of the incoming stack
+    /// argument emitted here. Not for [`ParamWord::Stored`] ([`Lowerer::param_word`]),
+    /// for which it returns `RZ`.
+    fn word_reg(&mut self, w: ParamWord) -> Reg {
+        match w {
+            ParamWord::Stored => crate::sass::instr::RZ,
+            ParamWord::Reg(r) => r,
+            ParamWord::Incoming(off) => {
+                let t = self.tmp(1);
+                // `off` is below the 0x1100 bytes of parameters (`ptx::limits`): an `i32`.
+                let a = Src::addr(RegRef::new(Reg::R(1), 1), i32::try_from(off).unwrap_or(i32::MAX));
+                let m = MemMods { incoming: true, ..MemMods::new(MemSize::B32, false) };
+                self.emit(Instr::new(Op::Ldl(m), vec![Dst::reg(t, 1)], vec![a]));
+                t
             }
-            let t = self.tmp(1);
-            self.op(Op::Copy, Dst::reg(t, 1), vec![Src::r32(w)]);
-            self.param_slots.insert((slot, o), (t, ScalarType::B32));
         }
     }
 
+    /// Before a store of `bytes` bytes at byte `o` of a slot that holds whole words: the
+    /// words it writes become ordinary 32-bit contents (an incoming stack word loaded
+    /// here), so that the store changes only the bytes it writes. The other words stay
+    /// as they are (a store into a 4 KiB incoming array loaded all 1088 words at once).
+    pub fn words_to_entries(&mut self, slot: u32, o: i64, bytes: u32) {
+        let Some(mut words) = self.param_words.get(&slot).cloned() else { return };
+        // Words `o / 4` to `(o + bytes - 1) / 4`, those that exist.
+        let Ok(first) = usize::try_from(o.max(0) / 4) else { return };
+        let end = o.saturating_add(i64::from(bytes.max(1))).saturating_sub(1);
+        let Ok(last) = usize::try_from(end / 4) else { return };
+        for k in first..=last.min(words.len().saturating_sub(1)) {
+            let Some(w) = words.get(k).copied() else { break };
+            let t = match w {
+                ParamWord::Stored => continue,
+                ParamWord::Reg(r) => {
+                    let t = self.tmp(1);
+                    self.op(Op::Copy, Dst::reg(t, 1), vec![Src::r32(r)]);
+                    t
+                }
+                ParamWord::Incoming(_) => self.word_reg(w),
+            };
+            // `k` is below the slot's word count (0x1100 / 4 at most).
+            let wo = i64::try_from(k).unwrap_or(i64::MAX).saturating_mul(4);
+            for b in wo..wo.saturating_add(4) {
+                self.param_slots.remove(&(slot, b));
+            }
+            self.param_slots.insert((slot, wo), (t, ScalarType::B32));
+            if let Some(x) = words.get_mut(k) {
+                *x = ParamWord::Stored;
+            }
+        }
+        self.param_words.insert(slot, words);
+    }
+
     /// The value `ld.param` of type `ty` reads at byte `o` of a slot that holds whole
-    /// words ([`Lowerer::param_words`]), extracted and remembered as the slot's contents
-    /// there. `None` when the slot holds no words or `o` is beyond them.
+    /// words ([`Lowerer::param_words`]), extracted here (an incoming stack word loaded
+    /// here). `None` when the slot holds no words or `o` is beyond them. Not remembered
+    /// as the slot's contents: a later read need not be dominated by this one (a read
+    /// on each side of a branch used the first side's value, undefined on the other).
     pub fn extract_param(&mut self, slot: u32, o: i64, ty: ScalarType) -> Option<(Reg, ScalarType)> {
         // A negative offset is before the slot (`o / 4` would round it to word 0).
         if o < 0 {
             return None;
         }
-        let words = self.param_words.get(&slot)?.clone();
+        let count = self.param_words.get(&slot)?.len();
         let w = usize::try_from(o / 4).ok()?;
         let bits = ty.bits().max(8);
         let var = if bits >= 32 {
@@ -166,8 +251,7 @@ impl Lowerer<'_> {
                 return None;
             }
             let n = (bits / 32) as usize;
-            let parts: Vec<Src> =
-                (0..n).map(|k| words.get(w.saturating_add(k)).map_or(Src::rz(), |r| Src::r32(*r))).collect();
+            let parts: Vec<Src> = (0..n).map(|k| self.param_word(slot, w.saturating_add(k))).collect();
             if n == 1 {
                 let t = self.tmp(1);
                 self.op(Op::Copy, Dst::reg(t, 1), parts);
@@ -178,19 +262,150 @@ impl Lowerer<'_> {
                 t
             }
         } else {
-            let word = *words.get(w)?;
+            if w >= count {
+                return None;
+            }
+            // An incoming stack word: `LDL.U8`/`.S8`/`.U16`/`.S16` of the bytes read, as
+            // ptxas 11.8 `-c` reads them (`LDL.U8 R5, [R1+0x3fd]`, `LDL.S16 R5,
+            // [R1+0x402]`); a 16-bit read at an odd byte takes the word and `BFE`.
+            let loc = self.param_words.get(&slot).and_then(|ws| ws.get(w)).copied();
+            if let Some(ParamWord::Incoming(off)) = loc
+                && (bits == 8 || o % 2 == 0)
+            {
+                let size = match (bits, ty.is_signed()) {
+                    (8, false) => MemSize::U8,
+                    (8, true) => MemSize::S8,
+                    (_, false) => MemSize::U16,
+                    (_, true) => MemSize::S16,
+                };
+                // `off` below 0x1100 (`ptx::limits`), `o % 4` below 4: an `i32`.
+                let at = i64::from(off).saturating_add(o % 4);
+                let a = Src::addr(RegRef::new(Reg::R(1), 1), i32::try_from(at).unwrap_or(i32::MAX));
+                let t = self.tmp(1);
+                let m = MemMods { incoming: true, ..MemMods::new(size, false) };
+                self.emit(Instr::new(Op::Ldl(m), vec![Dst::reg(t, 1)], vec![a]));
+                return Some((t, ty));
+            }
+            let word = self.param_word(slot, w);
             // `o` is not negative (above): 0, 8, 16 or 24.
             let pos = ((o % 4) as u32).saturating_mul(8);
             let t = self.tmp(1);
             self.op(
                 Op::Bfe { u32: !ty.is_signed(), brev: false },
                 Dst::reg(t, 1),
-                vec![Src::r32(word), Src::imm(pos | bits << 8)],
+                vec![word, Src::imm(pos | bits << 8)],
             );
             t
         };
-        self.param_slots.insert((slot, o), (var, ty));
         Some((var, ty))
+    }
+
+    /// The value `ld.param` of type `ty` reads at byte `o` of `.param` slot `slot`: the
+    /// value stored there when no later store began inside the bytes read, else taken
+    /// from the slot's words ([`Lowerer::extract_param`]), from a wider stored value
+    /// ([`Lowerer::extract_entry`]) or from the word(s) the read covers with the later
+    /// stores inserted ([`Lowerer::entry_word`]: `st.param.b32 [p], a; st.param.b8
+    /// [p+1], b; ld.param.b32 x, [p]` read `a` unchanged). `None` when nothing was stored.
+    pub fn read_slot(&mut self, slot: u32, o: i64, ty: ScalarType) -> Option<(Reg, ScalarType)> {
+        let bytes = i64::from(ty.bytes().max(1));
+        let later = (1..bytes).any(|d| o.checked_add(d).is_some_and(|b| self.param_slots.contains_key(&(slot, b))));
+        // The value stored at `o` when it holds every byte read: as wide (or both within
+        // a word and it at least as wide). A narrower one holds only some of them (the
+        // rest may be an older, wider value's: `st.param.b64 [a], x; st.param.b8 [a+4],
+        // y; ld.param.b32 [a+4]` read `y` alone).
+        let have = |t: ScalarType| {
+            let h = i64::from(t.bytes().max(1));
+            h == bytes || (h <= 4 && h >= bytes)
+        };
+        if !later
+            && let Some(&x) = self.param_slots.get(&(slot, o))
+            && have(x.1)
+        {
+            return Some(x);
+        }
+        if let Some(x) = self.extract_param(slot, o, ty) {
+            return Some(x);
+        }
+        if !later && let Some(x) = self.extract_entry(slot, o, ty) {
+            return Some(x);
+        }
+        // The words the read covers, merged: within one word, or 64 bits at a word.
+        let k = usize::try_from(o / 4).ok().filter(|_| o >= 0)?;
+        let pos = o % 4;
+        // Something was stored in those words (or in a 64-bit value ending in the first).
+        let start = o.saturating_sub(pos).saturating_sub(4);
+        let end = o.saturating_add(bytes);
+        if !(start..end).any(|b| self.param_slots.contains_key(&(slot, b))) {
+            return None;
+        }
+        if bytes == 8 && pos == 0 {
+            let parts = vec![self.entry_word(slot, k), self.entry_word(slot, k.saturating_add(1))];
+            let t = self.tmp(2);
+            self.emit(Instr::new(Op::Join, vec![Dst::reg(t, 2)], parts));
+            return Some((t, ty));
+        }
+        if pos.saturating_add(bytes) > 4 {
+            return None;
+        }
+        let word = self.entry_word(slot, k);
+        let t = self.tmp(1);
+        if bytes == 4 {
+            self.op(Op::Copy, Dst::reg(t, 1), vec![word]);
+        } else {
+            // `pos` is 0..3: bit 0, 8, 16 or 24.
+            let at = (pos as u32).saturating_mul(8) | ty.bits().max(8) << 8;
+            self.op(Op::Bfe { u32: !ty.is_signed(), brev: false }, Dst::reg(t, 1), vec![word, Src::imm(at)]);
+        }
+        Some((t, ty))
+    }
+
+    /// The value `ld.param` of type `ty` (at most 32 bits) reads at byte `o` of a slot
+    /// where no store began after `o`: part of the newest stored value holding byte `o`
+    /// (a byte of a stored `.b32`, the low or high word of a `.b64`, as a callee inlined
+    /// with `--inline` reads its caller's `st.param`), extracted here with `BFE` or taken
+    /// as the component. `None` when no stored value covers the bytes read, or the newest
+    /// one holds only some of them.
+    pub fn extract_entry(&mut self, slot: u32, o: i64, ty: ScalarType) -> Option<(Reg, ScalarType)> {
+        let bytes = i64::from(ty.bytes().max(1));
+        if bytes > 4 {
+            return None;
+        }
+        // The newest value holding byte `o`: the one beginning nearest before or at it
+        // (a store removes the values that began inside it, so one beginning inside an
+        // older value is newer). It must hold every byte read, within one of its words;
+        // else the caller merges the words.
+        let mut found = None;
+        for d in 0..8i64 {
+            let Some(base) = o.checked_sub(d) else { break };
+            let Some(&(var, have)) = self.param_slots.get(&(slot, base)) else { continue };
+            let hb = i64::from(have.bytes().max(1));
+            if d >= hb {
+                continue;
+            }
+            if d.saturating_add(bytes) > hb || (d % 4).saturating_add(bytes) > 4 {
+                return None;
+            }
+            found = Some((base, var, have));
+            break;
+        }
+        let (base, var, have) = found?;
+        // `d` is 0..8 (above): the word and the byte in it.
+        let d = o.saturating_sub(base);
+        let comp = (d / 4) as u8;
+        let pos = ((d % 4) as u32).saturating_mul(8);
+        let word = if have.bits() > 32 { Src::reg(RegRef { reg: var, comp, n: 1 }) } else { Src::r32(var) };
+        let t = self.tmp(1);
+        if bytes == 4 {
+            self.op(Op::Copy, Dst::reg(t, 1), vec![word]);
+        } else {
+            let bits = ty.bits().max(8);
+            self.op(
+                Op::Bfe { u32: !ty.is_signed(), brev: false },
+                Dst::reg(t, 1),
+                vec![word, Src::imm(pos | bits << 8)],
+            );
+        }
+        Some((t, ty))
     }
 
     /// The words an argument passes for formal parameter `p`.
@@ -282,10 +497,51 @@ impl Lowerer<'_> {
             }
             None => None,
         };
+        // Register words are operands of the call; stack words are stored one by one as
+        // they are formed (module docs), so that each is live only until its store (a
+        // callee passing its 1 KiB array on loaded all 256 words, then stored them). No
+        // other call (a slow path) comes between these stores below `R1` and this call:
+        // forming a word takes no call. `regalloc::calls::finish` lowers `R1` by `area`
+        // around the call: the callee's `[R1 + off]` is the caller's `[R1 + off - area]`.
+        // ptxas 11.8 `-c` reserves the area at the bottom of the caller's frame instead
+        // (`STL [R1+0x200], R0` before `JCAL`); the callee sees the same layout.
+        let area = i64::from(abi::outgoing_area(stack_bytes));
         for ((p, a), l) in params.iter().zip(args).zip(&arg_locs) {
-            let words = self.arg_words(p, a, callee)?;
-            srcs.extend(words);
-            locs.extend(l.iter().copied());
+            let slot = match a {
+                Operand::Name { name, .. } => match self.var(&name.name) {
+                    Some(VarLoc::ParamSlot(slot)) => Some(slot),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let words = match slot {
+                Some(_) => vec![],
+                None => self.arg_words(p, a, callee)?,
+            };
+            for (k, loc) in l.iter().enumerate() {
+                let w = match slot {
+                    Some(slot) => self.param_word(slot, k),
+                    None => words.get(k).copied().unwrap_or(Src::rz()),
+                };
+                match *loc {
+                    AbiLoc::Reg(_) => {
+                        srcs.push(w);
+                        locs.push(*loc);
+                    }
+                    // A word of a `.param` argument nothing was stored in is not stored
+                    // (ptxas 11.8 `-c` stores only the words written: `STL [R1+0x200],
+                    // R0; STL [R1+0x3fc], R0` for a 1 KiB array): reading it is reading
+                    // memory never written, diagnosed when the callee is inlined ("read
+                    // of a parameter slot ... that was never written").
+                    AbiLoc::Stack(_) if slot.is_some_and(|s| !self.word_written(s, k)) => {}
+                    AbiLoc::Stack(off) => {
+                        // `off` is below `area`, both at most 0x1100 and some: an `i32`.
+                        let rel = i32::try_from(i64::from(off).saturating_sub(area)).unwrap_or(i32::MIN);
+                        let at = Src::addr(RegRef::new(Reg::R(1), 1), rel);
+                        self.emit(Instr::new(Op::Stl(MemMods::new(MemSize::B32, false)), vec![], vec![at, w]));
+                    }
+                }
+            }
         }
         let ret_regs: Vec<u8> = if in_memory {
             vec![]
@@ -347,7 +603,8 @@ impl Lowerer<'_> {
     }
 
     /// Starts lowering device function `f` on its own: `Op::Params` defines the incoming
-    /// words, parameters and return values are bound, and the block for `RET` is made.
+    /// register words (the stack words are loaded where they are read, module docs),
+    /// parameters and return values are bound, and the block for `RET` is made.
     pub fn begin_device_function(&mut self, f: &ast::Function) -> LResult<()> {
         let ret_shapes: Vec<ParamShape> = f.ret_params.iter().map(shape).collect();
         let in_memory = abi::returns_in_memory(&ret_shapes);
@@ -356,11 +613,32 @@ impl Lowerer<'_> {
         // R4 (`abi::RET_ADDRESS_REG`); `finish_device_function` stores through it.
         let address = ret_address.map(|_| self.tmp(1));
         self.ret_address = address;
-        let words: Vec<Vec<Reg>> = locs.iter().map(|l| l.iter().map(|_| self.tmp(1)).collect()).collect();
-        let dsts = address.iter().chain(words.iter().flatten()).map(|w| Dst::reg(*w, 1)).collect();
+        // The destinations of `Op::Params` and their locations (`FuncAbi::params`).
+        let mut dsts = vec![];
+        let mut reg_locs = vec![];
+        if let (Some(a), Some(loc)) = (address, ret_address) {
+            dsts.push(Dst::reg(a, 1));
+            reg_locs.push(loc);
+        }
+        let mut words: Vec<Vec<ParamWord>> = vec![];
+        for l in &locs {
+            let mut ws = vec![];
+            for &loc in l {
+                match loc {
+                    AbiLoc::Reg(_) => {
+                        let t = self.tmp(1);
+                        dsts.push(Dst::reg(t, 1));
+                        reg_locs.push(loc);
+                        ws.push(ParamWord::Reg(t));
+                    }
+                    AbiLoc::Stack(off) => ws.push(ParamWord::Incoming(off)),
+                }
+            }
+            words.push(ws);
+        }
         self.emit(Instr::new(Op::Params, dsts, vec![]));
-        for (p, ws) in f.params.iter().zip(&words) {
-            self.bind_param_words(p, ws.clone());
+        for (p, ws) in f.params.iter().zip(words) {
+            self.bind_param_words(p, ws);
         }
         for p in &f.ret_params {
             if p.space == StateSpace::Reg {
@@ -385,17 +663,15 @@ impl Lowerer<'_> {
                 })
                 .collect()
         };
-        self.f.abi = Some(FuncAbi {
-            params: ret_address.into_iter().chain(locs.into_iter().flatten()).collect(),
-            rets,
-            preserves: false,
-        });
+        self.f.abi = Some(FuncAbi { params: reg_locs, rets, preserves: false });
         Ok(())
     }
 
-    /// Binds incoming parameter `p` to its words.
-    fn bind_param_words(&mut self, p: &ParamDecl, ws: Vec<Reg>) {
+    /// Binds incoming parameter `p` to its words. A `.reg` parameter is a register from
+    /// the start: its stack words, if any, are loaded here, at the entry.
+    fn bind_param_words(&mut self, p: &ParamDecl, ws: Vec<ParamWord>) {
         if p.space == StateSpace::Reg {
+            let ws: Vec<Reg> = ws.into_iter().map(|w| self.word_reg(w)).collect();
             self.declare_reg(&p.name.name, None, p.ty);
             let id = ast::Ident { name: p.name.name.clone(), span: p.name.span };
             if let Ok(r) = self.ptx_reg(&id) {

@@ -241,10 +241,7 @@ impl Lowerer<'_> {
             let r = self.ptx_reg(id)?;
             let at = i.operands.get(1).map_or(i.span, Operand::span);
             let o = self.offset_plus(off, k, l.ty.bytes() as i64, at)?;
-            let found = match self.param_slots.get(&(slot, o)).copied() {
-                Some(x) => Some(x),
-                None => self.extract_param(slot, o, l.ty),
-            };
+            let found = self.read_slot(slot, o, l.ty);
             let Some((var, ty)) = found else {
                 return self.error(at, format!("read of a parameter slot at offset {o} that was never written"));
             };
@@ -297,7 +294,6 @@ impl Lowerer<'_> {
     }
 
     fn st_param_slot(&mut self, i: &Instruction, l: &LdSt, slot: u32, off: i64) -> LResult<()> {
-        self.words_to_entries(slot);
         let Some(data) = i.operands.get(1) else {
             return self.error(i.span, "`st` takes `[a], b`");
         };
@@ -316,6 +312,8 @@ impl Lowerer<'_> {
         };
         for (k, e) in elems.iter().enumerate() {
             let o = self.offset_plus(off, k, l.ty.bytes() as i64, data.span())?;
+            // Whole words of a callee's parameter or a call's result become contents.
+            self.words_to_entries(slot, o, l.ty.bytes());
             let n = if l.ty.bits() == 64 { 2 } else { 1 };
             // A store replaces what overlapped it (a narrower or wider earlier store).
             for b in (1..i64::from(l.ty.bytes())).filter_map(|d| o.checked_add(d)) {
@@ -325,10 +323,7 @@ impl Lowerer<'_> {
                 Reg::V(x) => lw.f.vregs.get(x as usize).map(|k| k.width()),
                 _ => None,
             };
-            let var = match self.param_slots.get(&(slot, o)) {
-                Some((v, _)) if width(self, *v) == Some(n) => *v,
-                _ => self.tmp(n),
-            };
+            let old = self.param_slots.get(&(slot, o)).copied();
             let src = match e {
                 Operand::Name { name, .. } => {
                     let r = self.ptx_reg(name)?;
@@ -345,10 +340,46 @@ impl Lowerer<'_> {
                 Operand::Imm(m) => self.imm_reg(imm_bits32(m.value)),
                 _ => return self.error(e.span(), "unsupported parameter value"),
             };
+            // A `.param` slot is byte-addressed (PTX ISA 5.1.6): a store over the first
+            // bytes of a wider value stored earlier at the same offset changes only its
+            // own bytes (`st.param.b32 [a], x; st.param.b8 [a], y` leaves bytes 1..3 of
+            // `x`), so it is inserted into that value, which stays the slot's entry.
+            if let Some((v, oty)) = old
+                && oty.bytes() > l.ty.bytes()
+            {
+                self.insert_into(v, oty, src, l.ty.bytes());
+                continue;
+            }
+            // The same register when it fits: a guarded store is branched around, and
+            // the slot must name one register on both paths.
+            let var = match old {
+                Some((v, _)) if width(self, v) == Some(n) => v,
+                _ => self.tmp(n),
+            };
             self.emit(Instr::new(Op::Copy, vec![Dst::reg(var, n)], vec![src]));
             self.param_slots.insert((slot, o), (var, l.ty));
         }
         Ok(())
+    }
+
+    /// Inserts the low `bytes` bytes of `src` (1, 2 or 4) into the first bytes of the
+    /// wider `.param` slot value `var` of type `ty` (`BFI`; a 64-bit value's low word
+    /// rebuilt and joined with its high word), in place.
+    fn insert_into(&mut self, var: Reg, ty: ScalarType, src: Src, bytes: u32) {
+        let field = bytes.saturating_mul(8).min(32) << 8;
+        if ty.bits() == 64 {
+            let lo = Src::reg(RegRef { reg: var, comp: 0, n: 1 });
+            let hi = Src::reg(RegRef { reg: var, comp: 1, n: 1 });
+            let t = self.tmp(1);
+            if bytes >= 4 {
+                self.op(Op::Copy, Dst::reg(t, 1), vec![src]);
+            } else {
+                self.op(Op::Bfi, Dst::reg(t, 1), vec![src, Src::imm(field), lo]);
+            }
+            self.emit(Instr::new(Op::Join, vec![Dst::reg(var, 2)], vec![Src::r32(t), hi]));
+        } else {
+            self.op(Op::Bfi, Dst::reg(var, 1), vec![src, Src::imm(field), Src::r32(var)]);
+        }
     }
 
     /// Writes the loaded register `dst` into the PTX destinations `elems` (vector
@@ -637,8 +668,7 @@ impl Lowerer<'_> {
         let per = elems.len().checked_div(p.sizes.len()).unwrap_or(0).max(1);
         let accesses = self.access_addresses(&p, &addr, at)?;
         for ((size, (base, off, plg)), elems) in p.sizes.iter().zip(accesses).zip(elems.chunks(per)) {
-            let mods =
-                MemMods { e: true, cop: p.cop, size: *size, keep: p.keep, uniform_ok: p.uniform_ok, spill: false };
+            let mods = MemMods { cop: p.cop, keep: p.keep, uniform_ok: p.uniform_ok, ..MemMods::new(*size, true) };
             let dst = self.tmp(size.regs());
             let d = vec![Dst::reg(dst, size.regs())];
             let a = Src::addr(base, off);
@@ -737,8 +767,7 @@ impl Lowerer<'_> {
         let accesses = self.access_addresses(&p, &addr, at)?;
         for ((size, (base, off, plg)), elems) in p.sizes.iter().zip(accesses).zip(elems.chunks(per)) {
             let data = self.store_data(elems, l, *size, data_op.span())?;
-            let mods =
-                MemMods { e: true, cop: p.cop, size: *size, keep: p.keep, uniform_ok: p.uniform_ok, spill: false };
+            let mods = MemMods { cop: p.cop, keep: p.keep, uniform_ok: p.uniform_ok, ..MemMods::new(*size, true) };
             let a = Src::addr(base, off);
             let ins = match p.access {
                 Access::Global => Instr::new(Op::Stg(mods), vec![], vec![a, data]),
