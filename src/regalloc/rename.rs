@@ -67,30 +67,26 @@ fn pred_unit(p: Reg) -> Option<Range<u32>> {
     }
 }
 
-fn reads(i: &Instr, file: File) -> Vec<Range<u32>> {
-    match file {
-        File::Gpr => i.srcs.iter().filter_map(|s| s.gprs()).filter_map(gpr_units).collect(),
-        File::Pred => i
-            .guard
-            .iter()
-            .filter_map(|g| pred_unit(g.pred))
-            .chain(i.srcs.iter().filter_map(|s| match s.kind {
-                SrcKind::Pred(p) => pred_unit(p),
-                _ => None,
-            }))
-            .collect(),
-    }
+/// The registers of `file` instruction `i` reads, in operand order (guard first).
+fn reads(i: &Instr, file: File) -> impl Iterator<Item = Range<u32>> + '_ {
+    let guard = i.guard.iter().filter(move |_| file == File::Pred).filter_map(|g| pred_unit(g.pred));
+    let srcs = i.srcs.iter().filter_map(move |s| match file {
+        File::Gpr => s.gprs().and_then(gpr_units),
+        File::Pred => match s.kind {
+            SrcKind::Pred(p) => pred_unit(p),
+            _ => None,
+        },
+    });
+    guard.chain(srcs)
 }
 
-fn writes(i: &Instr, file: File) -> Vec<Range<u32>> {
-    i.dsts
-        .iter()
-        .filter_map(|d| match (d, file) {
-            (Dst::Reg(r), File::Gpr) => gpr_units(*r),
-            (Dst::Pred(p), File::Pred) => pred_unit(*p),
-            _ => None,
-        })
-        .collect()
+/// The registers of `file` instruction `i` writes, in operand order.
+fn writes(i: &Instr, file: File) -> impl Iterator<Item = Range<u32>> + '_ {
+    i.dsts.iter().filter_map(move |d| match (d, file) {
+        (Dst::Reg(r), File::Gpr) => gpr_units(*r),
+        (Dst::Pred(p), File::Pred) => pred_unit(*p),
+        _ => None,
+    })
 }
 
 /// The register operands of one block's instructions in one file, read once: per
@@ -113,9 +109,9 @@ struct Ops {
     guarded: Vec<bool>,
 }
 
-fn mask_of(rs: &[Range<u32>]) -> Units {
+fn mask_of(rs: impl IntoIterator<Item = Range<u32>>) -> Units {
     let mut m = [0u64; 4];
-    for u in rs.iter().cloned().flatten() {
+    for u in rs.into_iter().flatten() {
         set(&mut m, u, true);
     }
     m
@@ -144,8 +140,8 @@ impl Ops {
             o.reads.extend(reads(i, file));
             let w0 = o.writes.len();
             o.writes.extend(writes(i, file));
-            o.rmask.push(mask_of(&o.reads[r0..]));
-            o.wmask.push(mask_of(&o.writes[w0..]));
+            o.rmask.push(mask_of(o.reads[r0..].iter().cloned()));
+            o.wmask.push(mask_of(o.writes[w0..].iter().cloned()));
             o.guarded.push(i.guard.is_some());
         }
         o.r_at.push(o.reads.len() as u32);
@@ -166,16 +162,15 @@ impl Ops {
     fn refresh(&mut self, j: usize, i: &Instr, file: File) {
         let (r0, r1) = (self.r_at[j] as usize, self.r_at[j + 1] as usize);
         let (w0, w1) = (self.w_at[j] as usize, self.w_at[j + 1] as usize);
-        let (rs, ws) = (reads(i, file), writes(i, file));
-        debug_assert!(rs.len() == r1 - r0 && ws.len() == w1 - w0);
-        for (d, s) in self.reads[r0..r1].iter_mut().zip(rs) {
+        debug_assert!(reads(i, file).count() == r1 - r0 && writes(i, file).count() == w1 - w0);
+        for (d, s) in self.reads[r0..r1].iter_mut().zip(reads(i, file)) {
             *d = s;
         }
-        for (d, s) in self.writes[w0..w1].iter_mut().zip(ws) {
+        for (d, s) in self.writes[w0..w1].iter_mut().zip(writes(i, file)) {
             *d = s;
         }
-        self.rmask[j] = mask_of(&self.reads[r0..r1]);
-        self.wmask[j] = mask_of(&self.writes[w0..w1]);
+        self.rmask[j] = mask_of(self.reads[r0..r1].iter().cloned());
+        self.wmask[j] = mask_of(self.writes[w0..w1].iter().cloned());
     }
 
     /// Liveness across instruction `j`, backwards: unguarded writes kill, reads make live.
@@ -201,7 +196,7 @@ fn live_out(f: &Function, file: File) -> Vec<Units> {
     for &b in &f.layout {
         let (mut g, mut k) = ([0u64; 4], [0u64; 4]);
         for i in f.cfg[b].instrs.iter().rev() {
-            let (r, w) = (mask_of(&reads(i, file)), mask_of(&writes(i, file)));
+            let (r, w) = (mask_of(reads(i, file)), mask_of(writes(i, file)));
             let kills = i.guard.is_none();
             for x in 0..4 {
                 if kills {
@@ -389,7 +384,7 @@ fn choose(
 /// of `group` are skipped by their masks.
 fn life(ops: &Ops, out: &Units, k: usize, du: Range<u32>, group: Range<u32>) -> Option<(Defs, usize)> {
     let n = ops.rmask.len();
-    let gmask = mask_of(std::slice::from_ref(&group));
+    let gmask = mask_of([group.clone()]);
     let overlap = |a: &Range<u32>| a.start < group.end && group.start < a.end;
     let mut defs = vec![(k, du.clone())];
     let defined = |defs: &[(usize, Range<u32>)], u: u32, j: usize| defs.iter().any(|(p, r)| r.contains(&u) && *p < j);
