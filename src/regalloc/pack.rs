@@ -660,7 +660,7 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
 
 #[cfg(test)]
 mod tests {
-    use super::Conflicts;
+    use super::{Conflicts, conflict};
 
     /// A pair found again at every block both webs are live into is stored about once:
     /// memory in the number of distinct conflicts, not in the number of findings.

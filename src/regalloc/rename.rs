@@ -117,6 +117,20 @@ fn mask_of(rs: impl IntoIterator<Item = Range<u32>>) -> Units {
     m
 }
 
+/// `a |= b`.
+fn or_in(a: &mut Units, b: &Units) {
+    for (x, y) in a.iter_mut().zip(b) {
+        *x |= y;
+    }
+}
+
+/// `a &= !b`.
+fn and_not(a: &mut Units, b: &Units) {
+    for (x, y) in a.iter_mut().zip(b) {
+        *x &= !y;
+    }
+}
+
 fn meets(a: &Units, b: &Units) -> bool {
     (0..4).any(|w| a[w] & b[w] != 0)
 }
@@ -176,13 +190,9 @@ impl Ops {
     /// Liveness across instruction `j`, backwards: unguarded writes kill, reads make live.
     fn step_back(&self, j: usize, s: &mut Units) {
         if !self.guarded[j] {
-            for w in 0..4 {
-                s[w] &= !self.wmask[j][w];
-            }
+            and_not(s, &self.wmask[j]);
         }
-        for w in 0..4 {
-            s[w] |= self.rmask[j][w];
-        }
+        or_in(s, &self.rmask[j]);
     }
 }
 
@@ -351,10 +361,10 @@ fn choose(
     }
     // Registers named by the instructions of the life, and live during it.
     let mut busy = [0u64; 4];
-    for j in k..=last {
-        for w in 0..4 {
-            busy[w] |= ops.rmask[j][w] | ops.wmask[j][w] | live_after[j][w];
-        }
+    for (j, la) in live_after.iter().enumerate().take(last + 1).skip(k) {
+        or_in(&mut busy, &ops.rmask[j]);
+        or_in(&mut busy, &ops.wmask[j]);
+        or_in(&mut busy, la);
     }
     let width = group.end - group.start;
     let free_since = |x: u32| -> Option<usize> { (x..x + width).map(|u| last_ref[u as usize]).max().flatten() };
@@ -433,9 +443,7 @@ fn life(ops: &Ops, out: &Units, k: usize, du: Range<u32>, group: Range<u32>) -> 
             if meets(&ops.rmask[i], &rest) {
                 return None;
             }
-            for w in 0..4 {
-                rest[w] &= !ops.wmask[i][w];
-            }
+            and_not(&mut rest, &ops.wmask[i]);
         }
         if meets(&rest, out) {
             return None;
@@ -502,8 +510,8 @@ fn apply(code: &mut [Instr], ops: &mut Ops, live_after: &mut [Units], plan: &Pla
     for (pos, _) in &plan.defs {
         ops.refresh(*pos, &code[*pos], file);
     }
-    for j in k + 1..=plan.last {
-        ops.refresh(j, &code[j], file);
+    for (j, i) in code.iter().enumerate().take(plan.last + 1).skip(k + 1) {
+        ops.refresh(j, i, file);
     }
     for (pos, old) in &plan.defs {
         for la in live_after.iter_mut().take(plan.last).skip(*pos) {
