@@ -26,18 +26,63 @@ pub struct DomTree {
     last: Vec<u32>,
 }
 
+/// A graph on nodes `0..start.len() - 1` as compressed adjacency lists: the successors
+/// of `x` are `adj[start[x]..start[x + 1]]` (one allocation, where a list per node cost
+/// one each: the dominator trees of a 10k-line kernel were mostly allocator time).
+struct Csr {
+    start: Vec<u32>,
+    adj: Vec<u32>,
+}
+
+impl Csr {
+    fn len(&self) -> usize {
+        self.start.len() - 1
+    }
+
+    fn of(&self, x: usize) -> &[u32] {
+        &self.adj[self.start[x] as usize..self.start[x + 1] as usize]
+    }
+
+    /// The lists `(from, to)` pairs make, each list in the order of the pairs.
+    fn from_pairs(n: usize, pairs: &[(u32, u32)]) -> Csr {
+        let mut start = vec![0u32; n + 1];
+        for &(x, _) in pairs {
+            start[x as usize + 1] += 1;
+        }
+        for x in 0..n {
+            start[x + 1] += start[x];
+        }
+        let mut fill = start.clone();
+        let mut adj = vec![0u32; pairs.len()];
+        for &(x, y) in pairs {
+            adj[fill[x as usize] as usize] = y;
+            fill[x as usize] += 1;
+        }
+        Csr { start, adj }
+    }
+}
+
 impl DomTree {
     /// The dominator tree of the graph whose successor lists are `succs` (indices below
     /// `succs.len()`), rooted at `root`.
     pub fn new(succs: &[Vec<usize>], root: usize) -> DomTree {
+        let mut start = Vec::with_capacity(succs.len() + 1);
+        let mut adj = vec![];
+        start.push(0);
+        for ss in succs {
+            // Successors out of range are ignored, as by the traversal.
+            adj.extend(ss.iter().filter(|&&s| s < succs.len()).map(|&s| s as u32));
+            start.push(adj.len() as u32);
+        }
+        DomTree::of_csr(&Csr { start, adj }, root)
+    }
+
+    fn of_csr(succs: &Csr, root: usize) -> DomTree {
         let idom = immediate_dominators(succs, root);
         let n = succs.len();
-        let mut children: Vec<Vec<u32>> = vec![vec![]; n];
-        for (x, &d) in idom.iter().enumerate() {
-            if d != NONE {
-                children[d as usize].push(x as u32);
-            }
-        }
+        let pairs: Vec<(u32, u32)> =
+            idom.iter().enumerate().filter(|(_, d)| **d != NONE).map(|(x, &d)| (d, x as u32)).collect();
+        let children = Csr::from_pairs(n, &pairs);
         let mut pre = vec![NONE; n];
         let mut last = vec![NONE; n];
         let mut next = 0u32;
@@ -48,7 +93,7 @@ impl DomTree {
             stack.push((root as u32, 0));
         }
         while let Some((x, k)) = stack.last_mut() {
-            if let Some(&c) = children[*x as usize].get(*k) {
+            if let Some(&c) = children.of(*x as usize).get(*k) {
                 *k += 1;
                 pre[c as usize] = next;
                 next += 1;
@@ -64,11 +109,27 @@ impl DomTree {
     /// The dominator tree of a function's CFG from its entry, indexed by
     /// `BlockId::index()`.
     pub fn of_cfg(f: &Function) -> DomTree {
-        let mut succs: Vec<Vec<usize>> = vec![vec![]; f.cfg.node_bound()];
-        for b in f.cfg.node_indices() {
-            succs[b.index()] = f.cfg.neighbors(b).map(|s| s.index()).collect();
+        let n = f.cfg.node_bound();
+        let mut start = vec![0u32; n + 1];
+        let mut adj = Vec::with_capacity(f.cfg.edge_count());
+        // Node by node in index order (vacant indices of the stable graph have none).
+        let mut nodes: Vec<usize> = f.cfg.node_indices().map(|b| b.index()).collect();
+        nodes.sort_unstable();
+        let mut at = 0;
+        for b in nodes {
+            while at < b {
+                at += 1;
+                start[at] = adj.len() as u32;
+            }
+            adj.extend(f.cfg.neighbors(crate::ir::BlockId::new(b)).map(|s| s.index() as u32));
+            at = b + 1;
+            start[at] = adj.len() as u32;
         }
-        DomTree::new(&succs, f.entry.index())
+        while at < n {
+            at += 1;
+            start[at] = adj.len() as u32;
+        }
+        DomTree::of_csr(&Csr { start, adj }, f.entry.index())
     }
 
     /// The immediate dominator of `x`; `None` for the root and for nodes not in the tree.
@@ -92,7 +153,7 @@ impl DomTree {
 
 /// Immediate dominators (Lengauer-Tarjan, simple linking with path compression), indexed
 /// by node; [`NONE`] for the root and unreachable nodes.
-fn immediate_dominators(succs: &[Vec<usize>], root: usize) -> Vec<u32> {
+fn immediate_dominators(succs: &Csr, root: usize) -> Vec<u32> {
     let n = succs.len();
     let mut idom_out = vec![NONE; n];
     if root >= n {
@@ -108,8 +169,9 @@ fn immediate_dominators(succs: &[Vec<usize>], root: usize) -> Vec<u32> {
     parent.push(NONE);
     while let Some((x, k)) = stack.last_mut() {
         let x = *x;
-        if let Some(&s) = succs[x].get(*k) {
+        if let Some(&s) = succs.of(x).get(*k) {
             *k += 1;
+            let s = s as usize;
             if s < n && dfn[s] == NONE {
                 dfn[s] = vertex.len() as u32;
                 parent.push(dfn[x]);
@@ -122,36 +184,45 @@ fn immediate_dominators(succs: &[Vec<usize>], root: usize) -> Vec<u32> {
     }
     // Everything below is on depth-first numbers.
     let k = vertex.len();
-    let mut preds: Vec<Vec<u32>> = vec![vec![]; k];
-    for (x, ss) in succs.iter().enumerate() {
+    let mut pairs: Vec<(u32, u32)> = vec![];
+    for x in 0..n {
         if dfn[x] == NONE {
             continue;
         }
-        for &s in ss {
+        for &s in succs.of(x) {
+            let s = s as usize;
             if s < n && dfn[s] != NONE {
-                preds[dfn[s] as usize].push(dfn[x]);
+                pairs.push((dfn[s], dfn[x]));
             }
         }
     }
+    let preds = Csr::from_pairs(k, &pairs);
     let mut semi: Vec<u32> = (0..k as u32).collect();
     let mut label: Vec<u32> = (0..k as u32).collect();
     let mut ancestor = vec![NONE; k];
     let mut idom = vec![NONE; k];
-    let mut bucket: Vec<Vec<u32>> = vec![vec![]; k];
+    // Buckets as linked lists: `head[x]` the first vertex whose semi-dominator is `x`,
+    // `next[v]` the one after `v` (the order within a bucket does not change the result).
+    let mut head = vec![NONE; k];
+    let mut next = vec![NONE; k];
     let mut path: Vec<u32> = vec![];
     for w in (1..k).rev() {
-        for &v in &preds[w] {
+        for &v in preds.of(w) {
             let u = eval(v, &mut ancestor, &mut label, &semi, &mut path);
             if semi[u as usize] < semi[w] {
                 semi[w] = semi[u as usize];
             }
         }
-        bucket[semi[w] as usize].push(w as u32);
+        let sw = semi[w] as usize;
+        next[w] = head[sw];
+        head[sw] = w as u32;
         let p = parent[w];
         ancestor[w] = p;
-        for v in std::mem::take(&mut bucket[p as usize]) {
+        let mut v = std::mem::replace(&mut head[p as usize], NONE);
+        while v != NONE {
             let u = eval(v, &mut ancestor, &mut label, &semi, &mut path);
             idom[v as usize] = if semi[u as usize] < semi[v as usize] { u } else { p };
+            v = next[v as usize];
         }
     }
     for w in 1..k {

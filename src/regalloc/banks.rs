@@ -50,7 +50,7 @@ fn width_index(kind: VRegKind) -> Option<usize> {
 
 /// Live intervals `[lo, hi]` (linear instruction positions, reverse postorder) of the
 /// general-purpose virtual registers of an SSA function; `None` for unused ones.
-fn intervals(f: &Function) -> Vec<Option<(u32, u32)>> {
+fn intervals(f: &Function, live: &crate::ir::Liveness) -> Vec<Option<(u32, u32)>> {
     let mut order = vec![];
     let mut dfs = petgraph::visit::DfsPostOrder::new(&f.cfg, f.entry);
     while let Some(b) = dfs.next(&f.cfg) {
@@ -59,7 +59,6 @@ fn intervals(f: &Function) -> Vec<Option<(u32, u32)>> {
     order.reverse();
     let gpr = |v: u32| width_index(f.vregs[v as usize]).is_some();
     let n = f.vregs.len();
-    let live = crate::ir::liveness(f);
     let mut iv: Vec<Option<(u32, u32)>> = vec![None; n];
     let mut touch = |v: u32, p: u32| {
         if gpr(v) {
@@ -92,9 +91,9 @@ fn intervals(f: &Function) -> Vec<Option<(u32, u32)>> {
 
 /// Splits the general-purpose virtual registers of the SSA function `f` into banks (see
 /// the module documentation): as many as the pressure needs, at least `min_count` (more
-/// when regalloc2 spilled with fewer), at most [`MAX_BANKS`].
-pub fn assign(f: &Function, min_count: usize) -> Banks {
-    let iv = intervals(f);
+/// when regalloc2 spilled with fewer), at most [`MAX_BANKS`]. `live`: the liveness of `f`.
+pub fn assign(f: &Function, min_count: usize, live: &crate::ir::Liveness) -> Banks {
+    let iv = intervals(f, live);
     let mut by_start: Vec<(u32, u32, u32, usize)> = iv
         .iter()
         .enumerate()

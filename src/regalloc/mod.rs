@@ -34,7 +34,7 @@ pub mod rename;
 pub mod spill;
 pub mod verify;
 
-use crate::ir::{Function, VRegKind};
+use crate::ir::{Function, Liveness, VRegKind};
 use crate::sass::instr::{Dst, Instr, PT, Reg, RegRef, Src, SrcKind};
 use crate::sass::op::{BoolOp, MemMods, MemSize, Op};
 use adapter::{Adapter, File, OperandSite, class_width};
@@ -164,6 +164,13 @@ pub fn allocate(f: &mut Function, opts: &Options) -> Result<Stats, Error> {
     // Tables indexed by virtual register (here and in regalloc2) then hold only the
     // registers that exist.
     crate::ir::edit::compact_vregs(f);
+    // The liveness of `f` as it is now, for demotion, spill choice and bank assignment
+    // as long as none of them changed `f` (each computed it anew: three whole-function
+    // analyses where one suffices in most functions). It is dropped before regalloc2
+    // runs, where the peak memory is (kept there it raised nested-loops 100k from 461
+    // to 522 MiB). Demotion starts from this `f` in every try (a failed try restores
+    // it); a retry computes it again.
+    let mut live = Some(crate::ir::liveness(f));
     // Predicates first (independent of GPR sizes), after demoting those that do not fit.
     // regalloc2 can spill a predicate although no more than P0..P6 hold are live (see
     // `predicates`: an `sgemm_reg` mutant at `--maxrregcount 32`, `tests/fuzz_found.rs`,
@@ -176,8 +183,9 @@ pub fn allocate(f: &mut Function, opts: &Options) -> Result<Stats, Error> {
     let mut undemoted = None;
     let mut target = predicates::PRED_REGS;
     loop {
-        predicates::demote(f, target, &mut undemoted)?;
-        match allocate_demoted(f, limit, opts) {
+        let given = live.take().unwrap_or_else(|| crate::ir::liveness(f));
+        let demoted = predicates::demote(f, target, &mut undemoted, Some(&given))?;
+        match allocate_demoted(f, limit, opts, (demoted == 0).then_some(given)) {
             Err(Error::PredicatePressure) if target > 0 => {
                 if let Some(u) = &undemoted {
                     *f = u.clone();
@@ -190,8 +198,9 @@ pub fn allocate(f: &mut Function, opts: &Options) -> Result<Stats, Error> {
 }
 
 /// [`allocate`] after [`predicates::demote`]. Errors with [`Error::PredicatePressure`]
-/// when regalloc2 spills a predicate; `f` is then as it was on entry.
-fn allocate_demoted(f: &mut Function, limit: u32, opts: &Options) -> Result<Stats, Error> {
+/// when regalloc2 spills a predicate; `f` is then as it was on entry. `live`: the
+/// liveness of `f` if known.
+fn allocate_demoted(f: &mut Function, limit: u32, opts: &Options, live: Option<Liveness>) -> Result<Stats, Error> {
     // Where the code needs more registers than the file has, choose the spills first
     // (`spill`). R1 is the frame pointer then, and a few registers are left for the
     // fragmentation of wide values and the partition into banks, where regalloc2 would
@@ -200,8 +209,10 @@ fn allocate_demoted(f: &mut Function, limit: u32, opts: &Options) -> Result<Stat
     // `f` before spilling, copied by `spill` only when it spills (`None`: `f` is it).
     let mut unspilled = None;
     let budget = (limit as usize - 1).saturating_sub(spill_margin(limit));
-    spill::spill(f, budget, &mut unspilled);
-    let first = allocate_spilled(f, unspilled.as_ref().unwrap_or(f), limit, opts);
+    spill::spill(f, budget, &mut unspilled, live.as_ref());
+    // Spilling stored a copy before its first change: without one, `live` still holds.
+    let spilled_live = live.filter(|_| unspilled.is_none());
+    let first = allocate_spilled(f, unspilled.as_ref().unwrap_or(f), limit, opts, spilled_live);
     let first_error = match first {
         Ok((g, stats)) => {
             *f = g;
@@ -225,10 +236,10 @@ fn allocate_demoted(f: &mut Function, limit: u32, opts: &Options) -> Result<Stat
             *f = u.clone();
         }
         let smaller = budget * div.0 / div.1;
-        if smaller < 4 || spill::spill(f, smaller, &mut unspilled) == spill::Spilled::default() {
+        if smaller < 4 || spill::spill(f, smaller, &mut unspilled, None) == spill::Spilled::default() {
             continue;
         }
-        if let Ok((g, stats)) = allocate_spilled(f, unspilled.as_ref().unwrap_or(f), limit, opts) {
+        if let Ok((g, stats)) = allocate_spilled(f, unspilled.as_ref().unwrap_or(f), limit, opts, None) {
             *f = g;
             return Ok(stats);
         }
@@ -242,11 +253,13 @@ fn allocate_demoted(f: &mut Function, limit: u32, opts: &Options) -> Result<Stat
 /// [`allocate`] after [`spill::spill`]: `unspilled` is `f` before it, which the checks
 /// compare the allocation with (they follow the chosen spill code like regalloc2's,
 /// values through spill slots). Returns the allocated function and its statistics.
+/// `live`: the liveness of `f` if known (computed otherwise).
 fn allocate_spilled(
     f: &Function,
     unspilled: &Function,
     limit: u32,
     opts: &Options,
+    live: Option<Liveness>,
 ) -> Result<(Function, Stats), Error> {
     let chosen_spill_bytes = f.spill_bytes;
     let pred_view = Adapter::new(f, File::Pred, None);
@@ -256,7 +269,7 @@ fn allocate_spilled(
         // Predicates have no spill slots (`allocate` demotes more and retries).
         return Err(Error::PredicatePressure);
     }
-    let mut banks = banks::assign(f, 1);
+    let mut banks = banks::assign(f, 1, &live.unwrap_or_else(|| crate::ir::liveness(f)));
     let (mut g, mut stats) = allocate_gprs(f, unspilled, &banks, &pred_view, &pred_out, limit, opts, false)?;
     // regalloc2 may spill although the interval estimate fits the banks' slots: near a
     // bank's 64 slots per class it spills values with few uses (samples/sgemm_reg.ptx:
@@ -265,7 +278,7 @@ fn allocate_spilled(
     // register budget allows, is tried and kept if it spills less (sgemm_reg: 72
     // registers, no spill). Functions that do not spill are allocated once.
     while stats.spill_bytes > chosen_spill_bytes && banks.count < banks::MAX_BANKS {
-        let more = banks::assign(f, banks.count + 1);
+        let more = banks::assign(f, banks.count + 1, &crate::ir::liveness(f));
         match allocate_gprs(f, unspilled, &more, &pred_view, &pred_out, limit, opts, true) {
             Ok((g2, s2)) if s2.spill_bytes < stats.spill_bytes => (g, stats, banks) = (g2, s2, more),
             _ => break,

@@ -176,9 +176,12 @@ fn split_webs(f: &mut Function) {
 /// Conflict lists per web, (other web, my component mask, its component mask), compacted
 /// (sorted, duplicates removed) whenever one doubles: the same pair is found at many
 /// places (every block both webs are live into), and kept uncompacted the lists held
-/// O(blocks * live^2) entries (nested-loops 40k: 700 MB).
+/// O(blocks * live^2) entries (nested-loops 40k: 700 MB). Entries are stored as one
+/// `u64` each (`other << 16 | mine << 8 | its`): sorting the lists was a third of the
+/// instructions of a spilling 10k-line kernel, and one integer compares faster than a
+/// tuple of three.
 struct Conflicts {
-    lists: Vec<Vec<(u32, u8, u8)>>,
+    lists: Vec<Vec<u64>>,
     /// Length after which a list is compacted next.
     caps: Vec<usize>,
 }
@@ -190,7 +193,7 @@ impl Conflicts {
 
     fn push(&mut self, a: u32, c: (u32, u8, u8)) {
         let (l, cap) = (&mut self.lists[a as usize], &mut self.caps[a as usize]);
-        l.push(c);
+        l.push((c.0 as u64) << 16 | (c.1 as u64) << 8 | c.2 as u64);
         if l.len() >= *cap {
             l.sort_unstable();
             l.dedup();
@@ -198,14 +201,17 @@ impl Conflicts {
         }
     }
 
-    /// The lists, sorted and without duplicates.
-    fn finish(mut self) -> Vec<Vec<(u32, u8, u8)>> {
-        for l in self.lists.iter_mut() {
-            l.sort_unstable();
-            l.dedup();
-        }
+    /// The lists, as pushed (compacted at most to half their length). Their readers in
+    /// [`pack`] only take unions of the registers the entries forbid, which neither the
+    /// order nor repeated entries change, so they are not sorted again here.
+    fn finish(self) -> Vec<Vec<u64>> {
         self.lists
     }
+}
+
+/// A conflict entry of [`Conflicts`]: (other web, my component mask, its component mask).
+fn conflict(e: u64) -> (u32, u8, u8) {
+    ((e >> 16) as u32, (e >> 8) as u8, e as u8)
 }
 
 /// Colors the slots of `f` and rewrites its operands to physical registers; `frame` keeps
@@ -521,7 +527,7 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
                 *m = taken;
             }
         } else {
-            for &(o, mine, theirs) in &adj[v as usize] {
+            for (o, mine, theirs) in adj[v as usize].iter().map(|&e| conflict(e)) {
                 let Some(co) = color[o as usize] else { continue };
                 for k in (0..w).filter(|k| mine >> k & 1 == 1) {
                     for j in (0..width(o)).filter(|j| theirs >> j & 1 == 1) {
@@ -559,7 +565,7 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
                         return (off, None);
                     }
                     let mut m = RegMask::default();
-                    for &(o, mine, theirs) in &adj[p as usize] {
+                    for (o, mine, theirs) in adj[p as usize].iter().map(|&e| conflict(e)) {
                         if let Some(co) = color[o as usize]
                             && mine & 1 == 1
                         {
@@ -581,7 +587,7 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
             // ... and keep clear of the registers that uncolored, interfering join sources
             // are expected to take (their partner's color plus offset).
             let mut reserved = RegMask::default();
-            for &(o, _, theirs) in &adj[v as usize] {
+            for (o, _, theirs) in adj[v as usize].iter().map(|&e| conflict(e)) {
                 if color[o as usize].is_some() {
                     continue;
                 }
@@ -654,7 +660,7 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
 
 #[cfg(test)]
 mod tests {
-    use super::Conflicts;
+    use super::{Conflicts, conflict};
 
     /// A pair found again at every block both webs are live into is stored about once:
     /// memory in the number of distinct conflicts, not in the number of findings.
@@ -666,7 +672,16 @@ mod tests {
             c.push(1, (0, 1, 1 << (k % 4)));
             assert!(c.lists[0].len() <= 64 && c.lists[1].len() <= 64);
         }
-        let lists = c.finish();
+        // `finish` leaves the order and any repeats since the last compaction.
+        let lists: Vec<Vec<(u32, u8, u8)>> = c
+            .finish()
+            .into_iter()
+            .map(|mut l| {
+                l.sort_unstable();
+                l.dedup();
+                l.into_iter().map(conflict).collect()
+            })
+            .collect();
         assert_eq!(lists[0], vec![(1, 1, 1), (2, 1, 1)]);
         assert_eq!(lists[1], vec![(0, 1, 1), (0, 1, 2), (0, 1, 4), (0, 1, 8)]);
         assert!(lists[2].is_empty());

@@ -24,7 +24,7 @@
 //! recomputes the others (`ISETP` from spilled values; no `P2R`/`R2P` on that input).
 
 use super::Error;
-use crate::ir::{BlockId, Function, VRegKind, for_each_def, for_each_use};
+use crate::ir::{BlockId, Function, Liveness, VRegKind, for_each_def, for_each_use};
 use crate::sass::instr::{Dst, Instr, PT, Reg, Src};
 use crate::sass::op::{BoolOp, Cmp, Op};
 use std::collections::{HashMap, HashSet};
@@ -36,9 +36,17 @@ fn is_pred(f: &Function, v: u32) -> bool {
     f.vregs[v as usize] == VRegKind::Pred
 }
 
-/// Predicate values live at each instruction (before it executes), per block.
-fn live_sets(f: &Function) -> HashMap<BlockId, Vec<Vec<u32>>> {
-    let liveness = crate::ir::liveness(f);
+/// Predicate values live at each instruction (before it executes), per block. `given`:
+/// the liveness of `f` if known (computed otherwise).
+fn live_sets(f: &Function, given: Option<&Liveness>) -> HashMap<BlockId, Vec<Vec<u32>>> {
+    let computed;
+    let liveness = match given {
+        Some(l) => l,
+        None => {
+            computed = crate::ir::liveness(f);
+            &computed
+        }
+    };
     let mut out = HashMap::new();
     for &b in &f.layout {
         let mut live: HashSet<u32> = liveness.live_out(b).iter().copied().filter(|&v| is_pred(f, v)).collect();
@@ -69,12 +77,20 @@ fn live_sets(f: &Function) -> HashMap<BlockId, Vec<Vec<u32>>> {
     out
 }
 
-/// Predicate values live across a call (live after it), in order of number.
-fn live_across_calls(f: &Function) -> Vec<u32> {
+/// Predicate values live across a call (live after it), in order of number. `given`: the
+/// liveness of `f` if known.
+fn live_across_calls(f: &Function, given: Option<&Liveness>) -> Vec<u32> {
     if !f.has_calls() {
         return vec![];
     }
-    let liveness = crate::ir::liveness(f);
+    let computed;
+    let liveness = match given {
+        Some(l) => l,
+        None => {
+            computed = crate::ir::liveness(f);
+            &computed
+        }
+    };
     let mut out: HashSet<u32> = HashSet::new();
     for &b in &f.layout {
         let mut live: HashSet<u32> = liveness.live_out(b).iter().copied().filter(|&v| is_pred(f, v)).collect();
@@ -168,15 +184,24 @@ impl Webs {
 /// demoted; errors if the predicates that cannot be demoted (the short-lived ones
 /// demotion itself creates) still need more than [`PRED_REGS`] at some instruction.
 /// Before its first change of `f`, a copy of `f` is stored in `undemoted` unless that
-/// already holds one (callers copy the function only when demotion changes it).
-pub fn demote(f: &mut Function, target: usize, undemoted: &mut Option<Function>) -> Result<usize, Error> {
+/// already holds one (callers copy the function only when demotion changes it). `live`:
+/// the liveness of `f` on entry if the caller has it (computed otherwise); `f` is
+/// unchanged when the count returned is 0.
+pub fn demote(
+    f: &mut Function,
+    target: usize,
+    undemoted: &mut Option<Function>,
+    live: Option<&Liveness>,
+) -> Result<usize, Error> {
+    // The liveness of `f` as it is now, while demotion has not changed it.
+    let mut live = live;
     let target = target.min(PRED_REGS);
     let mut demoted = 0;
     let mut webs = Webs::new(f);
     // Values already demoted, and the short-lived predicates that replace them.
     let mut fixed: HashSet<u32> = HashSet::new();
     // Predicates live across a call: every predicate register is caller-saved.
-    for v in live_across_calls(f) {
+    for v in live_across_calls(f, live) {
         if fixed.contains(&v) {
             continue;
         }
@@ -186,16 +211,17 @@ pub fn demote(f: &mut Function, target: usize, undemoted: &mut Option<Function>)
             *undemoted = Some(f.clone());
         }
         demote_web(f, &web)?;
+        live = None;
         fixed.extend(web);
         fixed.extend(first_new..f.vregs.len() as u32);
         demoted += 1;
     }
     loop {
-        let live = live_sets(f);
+        let live_at = live_sets(f, live);
         // Among points over the limit, count how often each demotable value is live.
         let mut score: HashMap<u32, usize> = HashMap::new();
         let mut over = false;
-        for sets in live.values() {
+        for sets in live_at.values() {
             for here in sets {
                 over |= here.len() > PRED_REGS;
                 if here.len() > target {
@@ -216,6 +242,7 @@ pub fn demote(f: &mut Function, target: usize, undemoted: &mut Option<Function>)
             *undemoted = Some(f.clone());
         }
         demote_web(f, &web)?;
+        live = None;
         // The values and the short-lived predicates that replace them are final.
         fixed.extend(web);
         fixed.extend(first_new..f.vregs.len() as u32);
