@@ -334,6 +334,14 @@ const WORDS: &[(u64, &str)] = &[
     (0xeb3c050a00c70402, "SUST.D.BA.3D.TRAP [R4], R2, 0x50"),
     (0xeb38050400c70402, "SUST.D.BA.1D_ARRAY.IGN [R4], R2, 0x50"),
     (0xeb34010800d70804, "SUST.D.BA.2D_ARRAY.64.TRAP [R8], R4, R2"),
+    // probe_grad.ptx: tex.grad (TXD; docs/textures.md §1.11).
+    (0xde380507a0870404, "TXD R4, R4, R8, 0x50, 2D, 0xf"),
+    (0xde380500a0870400, "TXD R0, R4, R8, 0x50, 2D, 0x1"),
+    (0xde380502a0870404, "TXD R4, R4, R8, 0x50, 2D, 0x5"),
+    (0xde780007a0c70808, "TXD.B R8, R8, R12, 0x0, 2D, 0xf"),
+    (0xde78000120c70809, "TXD.B R9, R8, R12, 0x0, 2D, 0x2"),
+    (0xde38050790670404, "TXD R4, R4, R6, 0x50, ARRAY_1D, 0xf"),
+    (0xde380507b0870404, "TXD R4, R4, R8, 0x50, ARRAY_2D, 0xf"),
     // probe_arrays.ptx: tex.a1d, tex.a2d.
     (0xc03805079ff70404, "TEX R4, R4, 0x50, ARRAY_1D, 0xf"),
     (0xc03805009ff70400, "TEX R0, R4, 0x50, ARRAY_1D, 0x1"),
