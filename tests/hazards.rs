@@ -341,6 +341,7 @@ fn late_reader_form(op: &str) -> &'static str {
         "TEX" => "TEX.B R6, R4, R8, 0x0, 2D, 0x1",
         "TLD" => "TLD.B.LZ R6, R4, R8, 0x0, 2D, 0x1",
         "TLD4" => "TLD4.R.B R6, R4, R8, 0x0, 2D, 0x1",
+        "TXD" => "TXD R6, R4, R8, 0x50, 2D, 0x1",
         "TXQ" => "TXQ R6, R4, TEX_HEADER_DIMENSION, 0x50, 0x1",
         "SULD" => "SULD.D.BA.2D.TRAP R6, [R4], 0x50",
         "SUST" => "SUST.D.BA.2D.TRAP [R4], R8, 0x50",

@@ -22,7 +22,7 @@ fn listing(name: &str, body: &str) -> Vec<String> {
     out.lines()
         .filter_map(|l| l.split("*/").nth(1))
         .map(|t| t.split(['&', '?', ';']).next().unwrap_or("").trim().to_string())
-        .filter(|t| ["TEX", "TLD"].iter().any(|p| t.starts_with(p)))
+        .filter(|t| ["TEX", "TLD", "TXD"].iter().any(|p| t.starts_with(p)))
         .collect()
 }
 
@@ -389,6 +389,63 @@ fn tex_level_fetches_level_0_on_both_executors() {
             let c = |v: f32, n: i64| (v.floor() as i64).clamp(0, n - 1);
             let want = t3[((c(p.2, 2) * 3 + c(p.1, 3)) * 4 + c(p.0, 4)) as usize];
             assert_eq!(floats(&out[4 * q..4 * q + 4]), want, "{name} at {p:?}");
+        }
+    }
+}
+
+/// `tex.grad` samples level 0, the only level an image has (`exec::image`), whatever the
+/// gradients; ptxas 11.8's forms (`probe_grad.ptx`, docs/textures.md §1.11): `TXD ... 2D`
+/// with the mask of the components read (g2d, g2d_x, g2d_xz), `TXD.B` bindless (g2d_b,
+/// g2d_b_y), 1D as 2D at y = 0 (g1d, g1d_b). The gradients differ per lane and between
+/// dPdx and dPdy, so an operand read in the wrong order would still sample level 0: the
+/// values check the coordinates' order, the listing the operand shape.
+#[test]
+fn tex_grad_fetches_level_0_on_both_executors() {
+    let (t, bytes) = image(5, 3, 1);
+    let pts = [(1.3f32, 2.9f32), (4.6, 0.2), (-1.2, 1.5), (6.7, -2.25)];
+    let grads = [(0.0f32, 0.0f32), (1.0, 0.5), (8.0, -3.0), (-0.25, 100.0)];
+    let input: Vec<[u32; 4]> =
+        pts.iter().zip(grads).map(|(&(u, v), (a, b))| [u.to_bits(), v.to_bits(), a.to_bits(), b.to_bits()]).collect();
+    let fetch = "tex.grad.2d.v4.f32.f32 {%f5,%f6,%f7,%f8}, [H, {%f1,%f2}], {%f3,%f4}, {%f4,%f3};";
+    let all = format!("{fetch}\n{MOVES}");
+    let x = format!("{fetch}\nmov.b32 %r5, %f5;");
+    let xz = format!("{fetch}\nmov.b32 %r5, %f5;\nmov.b32 %r7, %f7;");
+    let y = format!("{fetch}\nmov.b32 %r6, %f6;");
+    let cases = [
+        (all.as_str(), "%rd1", [true; 4], "TXD R, R, R, 0x50, 2D, 0xf"),
+        (x.as_str(), "%rd1", [true, false, false, false], "TXD R, R, R, 0x50, 2D, 0x1"),
+        (xz.as_str(), "%rd1", [true, false, true, false], "TXD R, R, R, 0x50, 2D, 0x5"),
+        (all.as_str(), "%rd9", [true; 4], "TXD.B R, R, R, 0x0, 2D, 0xf"),
+        (y.as_str(), "%rd9", [false, true, false, false], "TXD.B R, R, R, 0x0, 2D, 0x2"),
+    ];
+    for (k, (body, h, read, form)) in cases.iter().enumerate() {
+        let body = body.replace('H', h);
+        let name = format!("grad2d-{k}");
+        assert_eq!(listing(&name, &body).iter().map(|t| shape(t)).collect::<Vec<_>>(), [*form], "{name}");
+        let spec = "--texture fmt=f32x4,dims=5,3,filter=linear,addr=mirror";
+        let (out, _) = run_probe(&name, &body, (spec, &bytes), &input);
+        for (q, &p) in pts.iter().enumerate() {
+            let want = sample2d(&t, (5, 3), p, true, "mirror");
+            for c in 0..4 {
+                let w = if read[c] { want[c] } else { 0.0 };
+                assert_eq!(f32::from_bits(out[4 * q + c]), w, "{name} at {p:?}, component {c}");
+            }
+        }
+    }
+    // 1D: a 2D TXD at y = 0 (ptxas 11.8 g1d, g1d_b), point sampling, clamp.
+    let (t1, bytes1) = image(6, 1, 1);
+    let us = [0.25f32, 3.5, 5.9, -2.0];
+    let input: Vec<[u32; 4]> =
+        us.iter().zip(grads).map(|(u, (a, b))| [u.to_bits(), a.to_bits(), b.to_bits(), 0]).collect();
+    let body = format!("tex.grad.1d.v4.f32.f32 {{%f5,%f6,%f7,%f8}}, [H, {{%f1}}], {{%f2}}, {{%f3}};\n{MOVES}");
+    for (h, form) in [("%rd1", "TXD R, R, R, 0x50, 2D, 0xf"), ("%rd9", "TXD.B R, R, R, 0x0, 2D, 0xf")] {
+        let name = format!("grad1d{}", &h[1..]);
+        let b = body.replace('H', h);
+        assert_eq!(listing(&name, &b).iter().map(|t| shape(t)).collect::<Vec<_>>(), [form], "{name}");
+        let (out, _) = run_probe(&name, &b, ("--texture fmt=f32x4,dims=6", &bytes1), &input);
+        for (q, &u) in us.iter().enumerate() {
+            let want = t1[(u.floor() as i64).clamp(0, 5) as usize];
+            assert_eq!(floats(&out[4 * q..4 * q + 4]), want, "{name} at {u}");
         }
     }
 }

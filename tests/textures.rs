@@ -42,6 +42,12 @@ const FORMS: &[&str] = &[
     "tex.a2dms.v4.f32.s32 {%f3,%f4,%f5,%f6}, [%rd1, {%r1,%r2,%r3,%r3}];",
     "tex.level.2d.v4.f32.f32 {%f3,%f4,%f5,%f6}, [%rd1, {%f1,%f2}], %f9;",
     "tex.grad.2d.v4.f32.f32 {%f3,%f4,%f5,%f6}, [%rd1, {%f1,%f2}], {%f9,%f10}, {%f11,%f12};",
+    "tex.grad.1d.v4.s32.f32 {%r3,%r4,%r5,%r6}, [%rd1, {%f1}], {%f9}, {%f11};",
+    // Rejected: ptxas 11.8 emulates 3D gradients over the lane quad, puts the array index
+    // last, passes integer coordinates unconverted (docs/textures.md §1.11).
+    "tex.grad.3d.v4.f32.f32 {%f3,%f4,%f5,%f6}, [%rd1, {%f1,%f2,%f7,%f7}], {%f9,%f10,%f7,%f7}, {%f11,%f12,%f7,%f7};",
+    "tex.grad.a1d.v4.f32.f32 {%f3,%f4,%f5,%f6}, [%rd1, {%r1,%f2}], {%f9}, {%f11};",
+    "tex.grad.2d.v4.f32.s32 {%f3,%f4,%f5,%f6}, [%rd1, {%r1,%r2}], {%f9,%f10}, {%f11,%f12};",
     "tex.2d.v4.f32.f32 {%f3,%f4,%f5,%f6}, [%rd1, %rd2, {%f1,%f2}];",
     "tld4.r.2d.v4.f32.f32 {%f3,%f4,%f5,%f6}, [%rd1, {%f1,%f2}];",
     "tld4.a.a2d.v4.s32.f32 {%r3,%r4,%r5,%r6}, [%rd1, {%r1,%f2,%f7,%f7}];",
@@ -145,6 +151,8 @@ const LOWERED: &[&str] = &[
     "tex.2d.v4.f32.f32 {%f3,%f4,%f5,%f6}, [%rd1, {%f1,%f2}]",
     "tex.3d.v4.f32.f32",
     "tex.level.2d.v4.f32.f32",
+    "tex.grad.2d.v4.f32.f32",
+    "tex.grad.1d.v4.s32.f32",
     "tex.a1d.v4.u32.f32",
     "tex.a2d.v4.f32.f32",
     "tld4.r.2d.v4.f32.f32",
@@ -334,6 +342,14 @@ const WORDS: &[(u64, &str)] = &[
     (0xeb3c050a00c70402, "SUST.D.BA.3D.TRAP [R4], R2, 0x50"),
     (0xeb38050400c70402, "SUST.D.BA.1D_ARRAY.IGN [R4], R2, 0x50"),
     (0xeb34010800d70804, "SUST.D.BA.2D_ARRAY.64.TRAP [R8], R4, R2"),
+    // probe_grad.ptx: tex.grad (TXD; docs/textures.md §1.11).
+    (0xde380507a0870404, "TXD R4, R4, R8, 0x50, 2D, 0xf"),
+    (0xde380500a0870400, "TXD R0, R4, R8, 0x50, 2D, 0x1"),
+    (0xde380502a0870404, "TXD R4, R4, R8, 0x50, 2D, 0x5"),
+    (0xde780007a0c70808, "TXD.B R8, R8, R12, 0x0, 2D, 0xf"),
+    (0xde78000120c70809, "TXD.B R9, R8, R12, 0x0, 2D, 0x2"),
+    (0xde38050790670404, "TXD R4, R4, R6, 0x50, ARRAY_1D, 0xf"),
+    (0xde380507b0870404, "TXD R4, R4, R8, 0x50, ARRAY_2D, 0xf"),
     // probe_arrays.ptx: tex.a1d, tex.a2d.
     (0xc03805079ff70404, "TEX R4, R4, 0x50, ARRAY_1D, 0xf"),
     (0xc03805009ff70400, "TEX R0, R4, 0x50, ARRAY_1D, 0x1"),
@@ -408,6 +424,7 @@ fn ptxas_texture_cubins_round_trip_through_disasm_and_asm() {
         "probe_slice4",
         "probe_surfaces",
         "probe_arrays",
+        "probe_grad_lowered",
     ] {
         let d = scratch(probe);
         let cubin = d.join("ptxas.cubin");
@@ -476,6 +493,12 @@ fn texture_results_and_coordinates_are_timed_by_their_width() {
         // TXQ.B reads the handle and the level as a pair R6, R7 (ptxas: `MOV R7, RZ`
         // before `TXQ.B R9, R6`): overwriting R7 at once is a hazard.
         ("TXQ.B R9, R6, TEX_HEADER_DIMENSION, 0x0, 0x2", "MOV R7, RZ", "MOV R8, RZ"),
+        // TXD reads the gradient quad R8..R11 late (ptxas 11.8 `TXD.P R4, R4, R8, 0x50, 2D,
+        // 0xf`, docs/textures.md §1.11); mask 0x5 writes R0, R1.
+        ("TXD R0, R4, R8, 0x50, 2D, 0x5", "MOV R11, RZ", "MOV R12, RZ"),
+        ("TXD R0, R4, R8, 0x50, 2D, 0x5", "FADD R13, R1, R1", "FADD R13, R2, R2"),
+        // TXD.B reads `{handle, x, y}` R4..R6 (`TXD.B.P R8, R8, R12, 0x0, 2D, 0xf`).
+        ("TXD.B R0, R4, R12, 0x0, 2D, 0xf", "MOV R6, RZ", "MOV R7, RZ"),
     ];
     for (fetch, bad, good) in cases {
         // A store writes no register and so sets no write barrier.
@@ -690,7 +713,7 @@ fn surface_loads_and_stores_in_each_out_of_range_mode() {
 /// function: the text with `.P`/`.T` (reuse flags) dropped and register numbers erased
 /// (`R6` → `R`, `RZ` kept), or only the opcode with `opcode_only`.
 fn texture_lines(listing: &str, opcode_only: bool) -> Vec<(String, Vec<String>)> {
-    let ops = ["TEXS", "TLDS", "TLD4S", "TEX", "TLD", "TLD4", "TXQ", "SULD", "SUST"];
+    let ops = ["TEXS", "TLDS", "TLD4S", "TEX", "TLD", "TLD4", "TXD", "TXQ", "SULD", "SUST"];
     let mut out: Vec<(String, Vec<String>)> = vec![];
     for line in listing.lines() {
         if let Some(f) = line.split("Function : ").nth(1) {
@@ -736,12 +759,21 @@ fn texture_lines(listing: &str, opcode_only: bool) -> Vec<(String, Vec<String>)>
 /// `.s32` coordinates as `TLDS.LZ`/`TLD.LZ`/`TLD.B.LZ ... 1D`, `tex.level` as `TEXS.LL`/
 /// `TEX.LL`/`TEX.B.LL`), `probe_surfaces.ptx` (`SULD`/`SUST` `.U8`, `.U16`, `.64`, `.128`,
 /// `.3D`), `probe_arrays.ptx` (`tex.a1d`/`tex.a2d` as `TEX`/`TLD.LZ`/`TEX.B ... ARRAY_1D`,
-/// `TEXS`/`TLDS.LZ`/`TEX`/`TEX.B ... ARRAY_2D`).
+/// `TEXS`/`TLDS.LZ`/`TEX`/`TEX.B ... ARRAY_2D`), `probe_grad_lowered.ptx` (`tex.grad` 1D
+/// and 2D as `TXD`/`TXD.B` with partial masks).
 #[test]
 fn the_opcode_and_operand_shape_of_each_form_are_ptxas_s() {
     let Some(ptxas) = ptxas() else { return };
     let cuobjdump = ptxas.with_file_name("cuobjdump");
-    for probe in ["probe_objects", "probe_masks", "probe_liveness", "probe_slice4", "probe_surfaces", "probe_arrays"] {
+    for probe in [
+        "probe_objects",
+        "probe_masks",
+        "probe_liveness",
+        "probe_slice4",
+        "probe_surfaces",
+        "probe_arrays",
+        "probe_grad_lowered",
+    ] {
         let src = format!("{}/tests/data/textures/{probe}.ptx", env!("CARGO_MANIFEST_DIR"));
         let cubin = scratch(probe).join("ref.cubin");
         let o = Command::new(&ptxas).args(["-arch=sm_50", "-O3", &src, "-o"]).arg(&cubin).output().unwrap();

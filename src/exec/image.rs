@@ -39,7 +39,9 @@
 //! * An image has one level (level 0; `--texture` has no way to give a mip chain): an
 //!   explicit level (`tex.level`, `txq.level`; SASS `TEXS.LL`/`TEX.LL`'s level register,
 //!   `TXQ`'s `Ra`) is clamped to the levels the image has, so it reads level 0 whatever
-//!   its value, as a sampler clamps the level of detail to the texture's last level.
+//!   its value, as a sampler clamps the level of detail to the texture's last level; the
+//!   level of detail that `tex.grad`'s gradients (SASS `TXD`'s `Rb` quad) select is
+//!   clamped likewise, so a gradient fetch samples level 0 as `tex` does.
 //! * Surfaces (`suld.b`/`sust.b` of `n` bytes in all: `.b8` 1, `.b16` 2, `.b32` 4,
 //!   `.b64` and `.v2.b32` 8, `.v4.b32` and `.v2.b64` 16): x is a byte offset in the row,
 //!   y the row, z the plane (an array index is the row of `.a1d`, the plane of `.a2d`:

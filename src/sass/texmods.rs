@@ -156,7 +156,7 @@ pub fn suffix(op: &Op) -> Option<String> {
         Op::Tld4 { comp, bindless, .. } => {
             format!(".{}{}", CHANNELS[comp as usize & 3], if bindless { ".B" } else { "" })
         }
-        Op::Txq { bindless, .. } => if bindless { ".B" } else { "" }.to_string(),
+        Op::Txq { bindless, .. } | Op::Txd { bindless, .. } => if bindless { ".B" } else { "" }.to_string(),
         Op::Suld { dim, clamp, size } | Op::Sust { dim, clamp, size } => format!(
             ".D.BA{}{}{}",
             match dim {
@@ -186,6 +186,8 @@ pub fn suffix(op: &Op) -> Option<String> {
 /// * `TEX/TLD/TLD4` (bound or `.B`): dsts `[Rd]`, srcs `[Ra (coordinates), index or Rb
 ///   (handle)]`; bound `TEX.LL` `[Ra, Rb (level), index]`, `TEX.B.LL` `[Ra, Rb (handle,
 ///   level)]`;
+/// * `TXD`: dsts `[Rd]`, srcs bound `[Ra (coordinates), Rb (gradients), index]`, `.B`
+///   `[Ra (handle, coordinates), Rb (gradients)]`;
 /// * `TXQ`: dsts `[Rd]`, srcs `[Ra (level; bindless: handle and level), index]`;
 /// * `SULD`: dsts `[Rd]`, srcs `[Ra (coordinates), index or handle register]`;
 /// * `SUST`: srcs `[Ra (coordinates), data, index or handle register]`.
@@ -212,6 +214,11 @@ pub fn operands(i: &Instr, dst: &[String], src: &[String]) -> Option<String> {
             format!("{}, {}, {}, {}, 0x{mask:x}", d(0), s(0), handle(bindless), dim.name())
         }
         Op::Tld4 { mask, bindless, .. } => format!("{}, {}, {}, 2D, 0x{mask:x}", d(0), s(0), handle(bindless)),
+        // nvdisasm 11.8: `TXD R4, R4, R8, 0x50, 2D, 0xf`, `TXD.B R8, R8, R12, 0x0, 2D, 0xf`.
+        Op::Txd { dim, mask, bindless } => {
+            let index = if bindless { "0x0".to_string() } else { s(2) };
+            format!("{}, {}, {}, {index}, {}, 0x{mask:x}", d(0), s(0), s(1), dim.name())
+        }
         Op::Txq { bindless, mask } => {
             let index = if bindless { "0x0".to_string() } else { s(1) };
             format!("{}, {}, TEX_HEADER_DIMENSION, {index}, 0x{mask:x}", d(0), s(0))
@@ -227,7 +234,7 @@ pub fn operands(i: &Instr, dst: &[String], src: &[String]) -> Option<String> {
 pub fn bound_index(i: &Instr) -> Option<u32> {
     let k = match i.op {
         Op::Texs { .. } | Op::Tlds { .. } | Op::Tld4s { .. } => 2,
-        Op::Tex { bindless: false, ll: true, .. } => 2,
+        Op::Tex { bindless: false, ll: true, .. } | Op::Txd { bindless: false, .. } => 2,
         Op::Tex { bindless: false, .. } | Op::Tld { bindless: false, .. } | Op::Tld4 { bindless: false, .. } => 1,
         Op::Txq { bindless: false, .. } | Op::Suld { .. } => 1,
         Op::Sust { .. } => 2,

@@ -259,7 +259,7 @@ pub const TABLE: &[(&[&str], Row)] = {
         // `TLD4S.R R6, R4, R4, R5`, `SULD.D.BA.2D.TRAP R0, [R4]`; `MOV R3, .. ?WAIT2` then
         // `SUST.D.BA.2D.TRAP [R2], R0`); results come through a write barrier (`&wr5`,
         // `&req={5}`). Operand widths: `sched::tex`.
-        (&["TEXS", "TLDS", "TLD4S", "TEX", "TLD", "TLD4", "TXQ", "SULD"], late(true, Some(Texture), 4)),
+        (&["TEXS", "TLDS", "TLD4S", "TEX", "TLD", "TLD4", "TXD", "TXQ", "SULD"], late(true, Some(Texture), 4)),
         (&["SUST"], late(false, None, 4)),
         (&["SHFL"], late(true, None, 2)),
         (&["MUFU"], late(true, Some(Conversion), 4)),

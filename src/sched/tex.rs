@@ -1,5 +1,5 @@
 //! Register operands of the texture and surface instructions (`TEXS TLDS TLD4S TEX TLD4
-//! TXQ SULD SUST`, `docs/textures.md`): which registers each one writes and reads, for
+//! TXD TXQ SULD SUST`, `docs/textures.md`): which registers each one writes and reads, for
 //! [`super::effects::effects`]. Their widths are not in the operand text: a texture result
 //! fills as many consecutive registers as channels are written, coordinates take as many
 //! as the geometry has.
@@ -14,6 +14,8 @@
 //!   `Rd, Rd+1, ...` (`TEX.B R4, R10, R0, 0x0, 2D, 0x5` then `FADD R4, R4, R5`: x and z),
 //!   coordinates in `Ra, Ra+1, ...` (2D: `R10, R11`; 3D: `R12, R13, R14`), handle in `Rb`;
 //!   `TLD4.B` and `TXQ` likewise;
+//! * `TXD Rd, Ra, Rb, idx, dim, mask`: results as `TEX`, coordinates in `Ra..` (`.B`:
+//!   `{handle, x, y}`), gradients in the quad `Rb..` (`{dPdx.x, dPdy.x, dPdx.y, dPdy.y}`);
 //! * `SULD Rd, [Ra], idx` / `SUST [Ra], Rd, idx`: coordinates in `Ra, Ra+1` for 2D
 //!   (`MOV R4, x; MOV R5, y; SULD.D.BA.2D.TRAP R0, [R4], 0x50`), data of the access size.
 //!
@@ -31,7 +33,7 @@ pub struct TexRegs<'a> {
 }
 
 /// The texture/surface opcodes [`regs`] knows.
-pub const OPCODES: &[&str] = &["TEXS", "TLDS", "TLD4S", "TEX", "TLD", "TLD4", "TXQ", "SULD", "SUST"];
+pub const OPCODES: &[&str] = &["TEXS", "TLDS", "TLD4S", "TEX", "TLD", "TLD4", "TXD", "TXQ", "SULD", "SUST"];
 
 fn is_reg(o: &str) -> bool {
     o.starts_with('R') && o[1..].chars().next().is_some_and(|c| c.is_ascii_digit() || c == 'Z')
@@ -111,6 +113,16 @@ pub fn regs(i: &TextInstr) -> Option<TexRegs<'_>> {
                 r.push((o[2], if pair { 2 } else { 1 }));
             }
             (vec![(*o.first()?, m)], r)
+        }
+        // `TXD R4, R4, R8, 0x50, 2D, 0xf`: the coordinates in `Ra..` (bindless `TXD.B R8, R8,
+        // R12, 0x0, 2D, 0xf`: the handle first, then the coordinates, `R8..R10`) and the
+        // gradients in `Rb..`, interleaved per axis: a quad for 2D and ARRAY_2D, a pair for
+        // ARRAY_1D (ptxas 11.8 probe_grad.ptx, docs/textures.md §1.11).
+        "TXD" => {
+            let (m, dim) = (mask(o.last()?)?, *o.get(o.len().checked_sub(2)?)?);
+            let handle = u16::from(i.mods.iter().any(|m| m == "B"));
+            let grads = if matches!(dim, "1D" | "ARRAY_1D") { 2 } else { 4 };
+            (vec![(*o.first()?, m)], vec![(*o.get(1)?, tex_coords(dim).saturating_add(handle)), (*o.get(2)?, grads)])
         }
         // TXQ.B reads the handle and the level as a pair (`TXQ.B R9, R6` after `MOV R7,
         // RZ`, ptxas 11.8 probe_refs.ptx kernel reg_surf); the bound form the level only.

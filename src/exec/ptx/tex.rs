@@ -89,9 +89,19 @@ pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
     };
     match t.family {
         Family::Tex => {
-            // `tex.level` reads level 0, the only level an image has (`exec::image`).
-            if !matches!(t.lod, Lod::Auto | Lod::Level) {
-                return Err("a base level or gradients".into());
+            // `tex.level` reads level 0, the only level an image has (`exec::image`), and
+            // so does `tex.grad`: whatever the gradients, the level of detail they select
+            // is clamped to the one level, so the fetch samples level 0 as `tex` does.
+            if t.lod == Lod::Base {
+                return Err("a base level".into());
+            }
+            if t.lod == Lod::Grad && t.ctype == Some(ScalarType::S32) {
+                // ptxas 11.8 passes the integer registers unconverted to `TXD` (their bits
+                // read as floats, `probe_grad.ptx` g2d_i): not a texel fetch.
+                return Err("integer coordinates with gradients".into());
+            }
+            if t.lod == Lod::Grad && matches!(t.geometry, Some(Geometry::A1d | Geometry::A2d)) {
+                return Err("an array fetch with gradients".into());
             }
             if !matches!(t.dtype, Some(ScalarType::F32 | ScalarType::S32 | ScalarType::U32)) {
                 return Err("half-precision results".into());

@@ -718,6 +718,7 @@ impl Sim<'_> {
             | Op::Tex { .. }
             | Op::Tld { .. }
             | Op::Tld4 { .. }
+            | Op::Txd { .. }
             | Op::Txq { .. }
             | Op::Suld { .. }
             | Op::Sust { .. } => self.exec_tex(w, i, exec).map(|_| ()),

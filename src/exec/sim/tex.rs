@@ -250,6 +250,10 @@ impl Sim<'_> {
             // Bound TEX.LL: `[Ra, Rlevel, index]`; TEX.B.LL: `[Ra, {handle, level}]`.
             Op::Tex { bindless: false, ll: true, .. } => (i.srcs.get(2), false),
             Op::Tex { .. } | Op::Tld { .. } | Op::Tld4 { .. } => (i.srcs.get(1), false),
+            // TXD: bound `[Ra, Rb (gradients), index]`, bindless `[{handle, coordinates},
+            // Rb]` (ptxas 11.8 `TXD.B.P R8, R8, R12, 0x0, 2D, 0xf`, docs/textures.md §1.11).
+            Op::Txd { bindless: false, .. } => (i.srcs.get(2), false),
+            Op::Txd { bindless: true, .. } => (i.srcs.first(), false),
             Op::Txq { bindless: false, .. } => (i.srcs.get(1), false),
             Op::Txq { bindless: true, .. } => (i.srcs.first(), false),
             Op::Suld { .. } => (i.srcs.get(1), true),
@@ -304,6 +308,23 @@ impl Sim<'_> {
                     };
                     let c = |k: u8| if k < n { word(w, ra, k, l) } else { 0 };
                     view.sample_dim(dim, [c(0), c(1), c(2)], matches!(i.op, Op::Tld { .. }))?
+                }
+                // TXD reads its coordinates after the handle when bindless, x first and an
+                // array index last (`{x, index}`, `{x, y, index}`: ptxas 11.8 ga1d, ga2d);
+                // the gradients (Rb) only choose a level, and an image has one: level 0
+                // (`exec::image`), sampled as TEX.
+                Op::Txd { dim, bindless, .. } => {
+                    let ra = ra?;
+                    let at = u8::from(bindless);
+                    let c = |k: u8| word(w, ra, at.saturating_add(k), l);
+                    let c = match dim {
+                        TexDim::D1 => [c(0), 0, 0],
+                        TexDim::D2 => [c(0), c(1), 0],
+                        TexDim::D3 => [c(0), c(1), c(2)],
+                        TexDim::A1 => [c(1), c(0), 0],
+                        TexDim::A2 => [c(2), c(0), c(1)],
+                    };
+                    view.sample_dim(dim, c, false)?
                 }
                 Op::Tld4s { comp } | Op::Tld4 { comp, .. } => {
                     let ra = ra?;
@@ -429,7 +450,11 @@ impl Sim<'_> {
         let chans = match i.op {
             Op::Texs { chans, .. } | Op::Tlds { chans, .. } => chans,
             Op::Tld4s { .. } => 0xf,
-            Op::Tex { mask, .. } | Op::Tld { mask, .. } | Op::Tld4 { mask, .. } | Op::Txq { mask, .. } => mask,
+            Op::Tex { mask, .. }
+            | Op::Tld { mask, .. }
+            | Op::Tld4 { mask, .. }
+            | Op::Txq { mask, .. }
+            | Op::Txd { mask, .. } => mask,
             // One channel per register written (1, 2 or 4).
             Op::Suld { size, .. } => 1u8.checked_shl(u32::from(size.regs())).map_or(0xf, |b| b.wrapping_sub(1)),
             _ => return,

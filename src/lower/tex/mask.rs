@@ -36,6 +36,10 @@ pub enum Fetch {
     /// (`TEXS.LL` 2D when the channel set allows, else `TEX.LL`; ptxas 11.8 probes
     /// `probe_slice4.ptx` kernels l2d, l2d_x, l2d_xz, l3d, l2d_b).
     Level,
+    /// `tex.grad` with `.f32` coordinates: filtered sample with explicit gradients, always
+    /// `TXD` (no short form; ptxas 11.8 `TXD.P R0, R4, R8, 0x50, 2D, 0x1` when only x is
+    /// read, `probe_grad.ptx` g2d_x).
+    Grad,
 }
 
 /// Whether `TEXS`/`TLDS` can name the channel set `mask`: any one, three or four
@@ -76,6 +80,7 @@ fn general(kind: Fetch, dim: TexDim, bindless: bool, mask: u8) -> Op {
         Fetch::Level => Op::Tex { dim, mask, bindless, ll: true },
         Fetch::Integer => Op::Tld { dim, mask, bindless },
         Fetch::Gather(comp) => Op::Tld4 { comp, mask, bindless },
+        Fetch::Grad => Op::Txd { dim, mask, bindless },
     }
 }
 
@@ -97,6 +102,7 @@ fn fetch_of(op: &Op) -> Option<(Fetch, TexDim, bool, u8)> {
         Op::Tex { dim, mask, bindless, ll: true } => (Fetch::Level, dim, bindless, mask),
         Op::Tld { dim, mask, bindless } => (Fetch::Integer, dim, bindless, mask),
         Op::Tld4 { comp, mask, bindless } => (Fetch::Gather(comp), TexDim::D2, bindless, mask),
+        Op::Txd { dim, mask, bindless } => (Fetch::Grad, dim, bindless, mask),
         _ => return None,
     })
 }

@@ -12,6 +12,9 @@
 //! * `tex.level` (`.f32` coordinates) is `TEXS.LL ... 2D` with x, y in the pair `Ra` and
 //!   the level in `Rb` (1D at y = 0), `TEX.LL` with the level in `Rb` (3D, or a mask
 //!   TEXS cannot name), `TEX.B.LL` with `{handle, level}` in the pair `Rb` (§1.7);
+//! * `tex.grad.{1d,2d}` (`.f32` coordinates) is `TXD ... 2D` with the gradients
+//!   interleaved per axis in a quad `Rb` (1D at y = 0), bindless `TXD.B` with `{handle,
+//!   x, y}` in `Ra` (docs/textures.md §1.11);
 //! * `tex.a1d`/`tex.a2d` clamp the array index (first) to 16 bits (`I2I.U16.U32.SAT`)
 //!   and fetch `ARRAY_1D` (`TEX`/`TLD.LZ`/`TEX.B`, `{index, x}` in a pair, no short form)
 //!   or `ARRAY_2D` (`TEXS`/`TLDS.LZ` with `{index, x}` in `Ra` and y in `Rb`, else the three
@@ -86,7 +89,7 @@ impl Lowerer<'_> {
         self.fail(
             Diag::error(i.opcode.span, format!("not supported yet: `{}`, {what}", text(i)))
                 .label(why.to_string())
-                .note("lowered: tex{.level}.{1d,2d,3d}.v4.{f32,s32,u32}.{f32,s32} (.level with .f32 coordinates), tex.{a1d,a2d}.v4.{f32,s32,u32}.{f32,s32}, tld4.{r,g,b,a}.2d, txq{.level}.{width,height,depth}, suq.{width,height}, suld.b/sust.b .{1d,2d,3d,a1d,a2d} (docs/textures.md §2)"),
+                .note("lowered: tex{.level}.{1d,2d,3d}.v4.{f32,s32,u32}.{f32,s32} (.level with .f32 coordinates), tex.grad.{1d,2d}.v4.{f32,s32,u32}.f32, tex.{a1d,a2d}.v4.{f32,s32,u32}.{f32,s32}, tld4.{r,g,b,a}.2d, txq{.level}.{width,height,depth}, suq.{width,height}, suld.b/sust.b .{1d,2d,3d,a1d,a2d} (docs/textures.md §2)"),
         )
     }
 
@@ -230,13 +233,30 @@ impl Lowerer<'_> {
             Lod::Base => {
                 return self.tex_unsupported(i, "a fetch at the base level", "`tex.base` is not probed with ptxas");
             }
-            Lod::Grad => {
+            Lod::Grad if int => {
                 return self.tex_unsupported(
                     i,
-                    "a texture fetch with gradients",
-                    "ptxas 11.8: `TXD ... 2D, 0xf` with the gradients in a register quad, not modelled",
+                    "a texture fetch with gradients at integer coordinates",
+                    "ptxas 11.8 passes the integer registers unconverted to `TXD ... 2D` (their bits read as floats; docs/textures.md §1.11), not modelled",
                 );
             }
+            Lod::Grad => match t.geometry {
+                Some(Geometry::D1 | Geometry::D2) => {}
+                Some(Geometry::D3) => {
+                    return self.tex_unsupported(
+                        i,
+                        "a 3D texture fetch with gradients",
+                        "ptxas 11.8 has no 3D `TXD`: it emulates it over the lane quad (`SHFL.IDX`, `FSWZADD`, `TEX.NDV ... 3D` four times; docs/textures.md §1.11), not modelled",
+                    );
+                }
+                _ => {
+                    return self.tex_unsupported(
+                        i,
+                        "an array or cube texture fetch with gradients",
+                        "ptxas 11.8: `TXD ... ARRAY_1D/ARRAY_2D` with x first and the index last (docs/textures.md §1.11), not lowered yet",
+                    );
+                }
+            },
         }
         let dim = match t.geometry {
             // `.s32` 1D is a 1D texel fetch (ptxas 11.8 `TLDS.LZ.P R6, R4, R4, 0x50, 1D,
@@ -283,6 +303,7 @@ impl Lowerer<'_> {
         let kind = match (cty == ScalarType::S32, t.lod) {
             (true, _) => Fetch::Integer,
             (false, Lod::Level) => Fetch::Level,
+            (false, Lod::Grad) => Fetch::Grad,
             (false, _) => Fetch::Sample,
         };
         let elems = self.tex_results(res);
@@ -316,7 +337,47 @@ impl Lowerer<'_> {
             (Fetch::Level, None) => return self.error(i.span, "`tex.level` without its level operand"),
             _ => None,
         };
+        if kind == Fetch::Grad {
+            return self.tex_grad(i, handle, &coords, mask, &elems, dty);
+        }
         self.tex_fetch(kind, dim, handle, &coords, level, mask, &elems, dty)
+    }
+
+    /// `tex.grad.{1d,2d}` (`.f32` coordinates): `TXD Rd, {x, y}, Rg, index, 2D, mask` or
+    /// `TXD.B Rd, {handle, x, y}, Rg, 0x0, 2D, mask`, with the gradients interleaved per
+    /// axis in the quad `Rg` = `{dPdx.x, dPdy.x, dPdx.y, dPdy.y}` (1D: y = 0 and `{dPdx,
+    /// dPdy, 0, 0}`), the components of `mask` packed into `Rd..`. ptxas 11.8
+    /// `probe_grad.ptx` g2d, g1d, g2d_b, g1d_b, g2d_x, g2d_xz (docs/textures.md §1.11).
+    fn tex_grad(
+        &mut self,
+        i: &Instruction,
+        handle: Handle,
+        coords: &[Src],
+        mask: u8,
+        elems: &[Option<Ident>],
+        dty: ScalarType,
+    ) -> LResult<()> {
+        let (Some(dpdx), Some(dpdy)) = (i.operands.get(2), i.operands.get(3)) else {
+            return self.error(i.span, "`tex.grad` without its two gradient vectors");
+        };
+        let (dx, dy) = (self.tex_coords(dpdx)?, self.tex_coords(dpdy)?);
+        // `ptx::texture` checked each gradient's length for the geometry (1 or 2).
+        let g = |v: &[Src], k: usize| v.get(k).copied().unwrap_or_else(Src::rz);
+        let grads = [g(&dx, 0), g(&dy, 0), g(&dx, 1), g(&dy, 1)];
+        let rb = self.tex_join(&grads, 4);
+        let pair = coords.get(..2).unwrap_or(coords);
+        let comps: Vec<usize> = (0..4).filter(|k| mask & (1 << k) != 0).collect();
+        let op = mask::fetch_op(Fetch::Grad, TexDim::D2, matches!(handle, Handle::Bindless(_)), mask);
+        let srcs = match handle {
+            Handle::Bound(index) => vec![self.tex_join(pair, 2), rb, Src::imm(index)],
+            Handle::Bindless(h) => {
+                let parts: Vec<Src> = std::iter::once(Src::reg(h)).chain(pair.iter().copied()).collect();
+                vec![self.tex_join(&parts, 4), rb]
+            }
+        };
+        let (dst, regs) = self.packed_results(&comps);
+        self.emit(Instr::new(op, vec![dst], srcs));
+        self.tex_write(elems, &regs, dty)
     }
 
     /// Emits a fetch of the components `mask` in the form ptxas 11.8 chooses

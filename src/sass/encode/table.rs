@@ -671,6 +671,12 @@ pub const ROWS: &[Row] = &[
         0xfc38,
         "TLD4 {TLD4C}56:2 =35=0 [.NODEP]49 =50=0 =54:2=0 : R@0, R@8, ?R@20, U@36:13, {TEXDIM}@28:3, U@31:4",
     ),
+    // TXD (ptxas 11.8 `tex.grad`, docs/textures.md §1.11: `TXD.P R4, R4, R8, 0x50, 2D,
+    // 0xf` 0xde380507a0870404, `TXD.B.P R8, R8, R12, 0x0, 2D, 0xf` 0xde780007a0c70808).
+    // nvdisasm 11.8 sweeps: opcode 0xde38 under bits 50..63 but 54, `.AOFFI` 35, index
+    // 36:13 (ignored with `.B`), `.NODEP` 49, `.B` 54; Rb (the gradients) is always read.
+    One(0xde38, 0xfffc, "TXD =35=0 [.NODEP]49 : R@0, R@8, R@20, U@36:13, {TEXDIM}@28:3, U@31:4"),
+    One(0xde78, 0xfffc, "TXD .B =35=0 =36:13=0 [.NODEP]49 : R@0, R@8, R@20, '0x0, {TEXDIM}@28:3, U@31:4"),
     One(0xdf48, 0xfff8, "TXQ [.NODEP]49 =50=0 =20:2=0 =28:3=0 : R@0, R@8, {TXQQ}@22:6, U@36:13, U@31:4"),
     One(0xdf50, 0xfff8, "TXQ .B [.NODEP]49 =50=0 =20:2=0 =28:3=0 =36:13=0 : R@0, R@8, {TXQQ}@22:6, '0x0, U@31:4"),
     One(

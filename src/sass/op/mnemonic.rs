@@ -329,6 +329,7 @@ impl Op {
             | Tex { .. }
             | Tld { .. }
             | Tld4 { .. }
+            | Txd { .. }
             | Txq { .. }
             | Suld { .. }
             | Sust { .. } => s.push_str(&crate::sass::texmods::suffix(self).unwrap_or_default()),

@@ -446,6 +446,19 @@ pub enum Op {
         mask: u8,
         bindless: bool,
     },
+    /// TXD Rd, Ra, Rb, index, dim, mask (bound) or TXD.B Rd, Ra, Rb, 0x0, dim, mask: a
+    /// sample with explicit gradients (`tex.grad`). Bound: srcs `[Ra (coordinates), Rb
+    /// (gradients), index]`; bindless: srcs `[Ra ({handle, coordinates}), Rb
+    /// (gradients)]`, the handle *first in `Ra`* (unlike `TEX.B`). The gradients are
+    /// interleaved per axis: 2D `Rb` = the quad `{dPdx.x, dPdy.x, dPdx.y, dPdy.y}`, 1D
+    /// arrays the pair `{dPdx, dPdy}`. Components of `mask` packed into `Rd..` as for
+    /// [`Op::Tex`]. ptxas 11.8 `TXD.P R4, R4, R8, 0x50, 2D, 0xf`, `TXD.B.P R8, R8, R12,
+    /// 0x0, 2D, 0xf` (docs/textures.md §1.11, `probe_grad.ptx`).
+    Txd {
+        dim: TexDim,
+        mask: u8,
+        bindless: bool,
+    },
     /// TXQ{.B} Rd, Ra, TEX_HEADER_DIMENSION, index, mask: width (mask 1), height (2),
     /// depth (4) of level Ra (bindless: Ra = {handle, level}); `txq.level` passes its
     /// level, `txq` and `suq` a zero (ptxas 11.8, docs/textures.md §1.6).
@@ -585,6 +598,7 @@ impl Op {
             Tex { .. } => Opcode::Tex,
             Tld { .. } => Opcode::Tld,
             Tld4 { .. } => Opcode::Tld4,
+            Txd { .. } => Opcode::Txd,
             Txq { .. } => Opcode::Txq,
             Suld { .. } => Opcode::Suld,
             Sust { .. } => Opcode::Sust,

@@ -118,6 +118,7 @@ pub enum Opcode {
     Tex,
     Tld,
     Tld4,
+    Txd,
     Txq,
     Suld,
     Sust,
@@ -150,7 +151,7 @@ pub enum Unit {
     /// Constant loads (LDC).
     Const,
     /// The texture unit: texture fetches, queries and surface accesses (`TEXS TLDS TLD4S
-    /// TEX TLD4 TXQ SULD SUST`): variable latency behind a write barrier, sources read 4
+    /// TEX TLD4 TXD TXQ SULD SUST`): variable latency behind a write barrier, sources read 4
     /// cycles after issue (ptxas 11.8: `MOV R5, c[0x0][0x154] ?WAIT2` then `TEXS`),
     /// results in issue order among themselves (docs/textures.md §1.3).
     Tex,
@@ -300,6 +301,7 @@ pub const OPCODE_INFO: &[OpcodeInfo] = &[
     info!(Tex, "TEX", Tex),
     info!(Tld, "TLD", Tex),
     info!(Tld4, "TLD4", Tex),
+    info!(Txd, "TXD", Tex),
     info!(Txq, "TXQ", Tex),
     info!(Suld, "SULD", Tex),
     info!(Sust, "SUST", Tex, store),
