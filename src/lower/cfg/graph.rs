@@ -344,7 +344,11 @@ impl IterationPostDom {
     /// The analysis of the loop `body` with header `header` on the whole body
     /// (`O(|body|)`): what [`IterationPostDom::for_forest`] computes, which uses it for
     /// loops holding blocks not reached from the entry.
-    pub fn new(f: &Function, body: &HashSet<BlockId>, header: BlockId) -> IterationPostDom {
+    pub fn new<S: std::hash::BuildHasher>(
+        f: &Function,
+        body: &HashSet<BlockId, S>,
+        header: BlockId,
+    ) -> IterationPostDom {
         let mut blocks: Vec<BlockId> = body.iter().copied().collect();
         blocks.sort();
         let index: std::collections::HashMap<BlockId, usize> =
@@ -424,8 +428,9 @@ pub fn quiet_blocks(f: &Function) -> Vec<bool> {
 pub struct Loop {
     /// The loop header (dominates the body).
     pub header: BlockId,
-    /// Blocks of the loop, header included.
-    pub body: HashSet<BlockId>,
+    /// Blocks of the loop, header included (`FxHash`: hashed once per block and
+    /// enclosing loop when the forest is built; read by membership tests).
+    pub body: rustc_hash::FxHashSet<BlockId>,
     /// Index of the innermost enclosing loop.
     pub parent: Option<usize>,
 }
@@ -444,18 +449,21 @@ impl LoopForest {
     /// The loops of `f`. Back edges are edges to a dominator; in a reducible CFG
     /// (`cfg::reducible`) every cycle has one.
     pub fn new(f: &Function, doms: &DomTree) -> LoopForest {
-        let mut by_header: std::collections::HashMap<BlockId, HashSet<BlockId>> = Default::default();
+        let mut by_header: rustc_hash::FxHashMap<BlockId, rustc_hash::FxHashSet<BlockId>> = Default::default();
+        let mut work: Vec<BlockId> = vec![];
         for &b in &f.layout {
-            for h in f.succs(b) {
+            // Successors and predecessors straight from the graph: the body is a set, so
+            // the order of the walk does not matter (no sorted lists allocated per block).
+            for h in f.cfg.neighbors(b) {
                 if !dominates(doms, h, b) {
                     continue;
                 }
                 // Back edge b -> h: the body is h plus everything reaching b without h.
                 let body = by_header.entry(h).or_insert_with(|| [h].into_iter().collect());
-                let mut work = vec![b];
+                work.push(b);
                 while let Some(x) = work.pop() {
                     if body.insert(x) {
-                        work.extend(f.preds(x));
+                        work.extend(f.cfg.neighbors_directed(x, petgraph::Direction::Incoming));
                     }
                 }
             }

@@ -139,7 +139,7 @@ impl Joins {
     /// True if the divergent branch ending `b` lets threads leave the loop `body` apart:
     /// it exits the loop itself, or its sides meet again only outside the loop (or never),
     /// as a branch with a `break` on one side does, whatever the break's condition.
-    pub fn leaves(&self, f: &Function, b: BlockId, body: &HashSet<BlockId>) -> bool {
+    pub fn leaves<S: std::hash::BuildHasher>(&self, f: &Function, b: BlockId, body: &HashSet<BlockId, S>) -> bool {
         f.succs(b).iter().any(|s| !body.contains(s)) || self.join_whole(b).is_none_or(|j| !body.contains(&j))
     }
 
@@ -150,7 +150,12 @@ impl Joins {
     /// and a `BAR` or `VOTE` there would run with part of the warp. (ptxas 11.8 puts its
     /// PBK target after such a `bar.sync` in `tests/programs/while_true.ptx`, running the
     /// barrier with part of the warp; we move the target before it.)
-    pub fn common(&self, f: &Function, body: &HashSet<BlockId>, targets: &[BlockId]) -> Meet {
+    pub fn common<S: std::hash::BuildHasher>(
+        &self,
+        f: &Function,
+        body: &HashSet<BlockId, S>,
+        targets: &[BlockId],
+    ) -> Meet {
         let clean = |t: BlockId| {
             super::graph::reach(f, targets, |b| b == t || body.contains(&b))
                 .iter()
@@ -478,7 +483,7 @@ pub fn region(
     let forest = &lps.forest;
     let encl = forest.enclosing(push);
     let headers: HashSet<BlockId> = encl.iter().filter_map(|l| forest.loops.get(*l)).map(|lp| lp.header).collect();
-    let bounds: Vec<&HashSet<BlockId>> =
+    let bounds: Vec<&rustc_hash::FxHashSet<BlockId>> =
         encl.iter().filter(|l| lps.pbk(**l)).filter_map(|l| forest.loops.get(*l)).map(|lp| &lp.body).collect();
     let mut r: HashSet<BlockId> = [push].into_iter().collect();
     let mut work: Vec<BlockId> = f.succs(push);

@@ -52,6 +52,11 @@ pub fn make_reducible(f: &mut Function) -> bool {
         f.layout.insert(0, e);
         f.entry = e;
     }
+    if is_reducible(f) {
+        // The common case, decided in linear time: the component search below would find
+        // nothing (it costs a Tarjan pass per loop nesting level, with maps per level).
+        return changed;
+    }
     let mut budget: usize = f.instr_count();
     while let Some((scc, entries)) = find_irreducible(f) {
         changed = true;
@@ -84,6 +89,51 @@ pub fn make_reducible(f: &mut Function) -> bool {
         fix_fallthroughs(f);
     }
     changed
+}
+
+/// True if `f`'s CFG is reducible, tested in `O(m log n)`: every block of the layout
+/// reachable from the entry, and every retreating edge of a depth-first search (to a
+/// block still on the search's path) a back edge, its target dominating its source
+/// (Hecht and Ullman 1974; Aho, Lam, Sethi, Ullman, "Compilers", 2nd ed., 9.7.5: a flow
+/// graph is reducible iff its retreating edges are all back edges, for any depth-first
+/// spanning tree). Then every cycle has a dominating header and [`find_irreducible`]
+/// returns `None`. False, so the full search runs, when some block is not reachable or
+/// not laid out.
+fn is_reducible(f: &Function) -> bool {
+    let dom = crate::ir::dom::DomTree::of_cfg(f);
+    let n = petgraph::visit::NodeIndexable::node_bound(&f.cfg);
+    if f.layout.len() != f.cfg.node_count() || !f.layout.iter().all(|b| dom.contains(b.index())) {
+        return false;
+    }
+    // 0: not visited, 1: on the search's path, 2: finished.
+    let mut state = vec![0u8; n];
+    let mut stack: Vec<(BlockId, petgraph::stable_graph::WalkNeighbors<u32>)> = vec![];
+    if let Some(s) = state.get_mut(f.entry.index()) {
+        *s = 1;
+    }
+    stack.push((f.entry, f.cfg.neighbors(f.entry).detach()));
+    while let Some((b, walk)) = stack.last_mut() {
+        let b = *b;
+        match walk.next_node(&f.cfg) {
+            Some(s) => match state.get(s.index()).copied() {
+                Some(0) => {
+                    if let Some(st) = state.get_mut(s.index()) {
+                        *st = 1;
+                    }
+                    stack.push((s, f.cfg.neighbors(s).detach()));
+                }
+                Some(1) if !dom.dominates(s.index(), b.index()) => return false,
+                _ => {}
+            },
+            None => {
+                if let Some(st) = state.get_mut(b.index()) {
+                    *st = 2;
+                }
+                stack.pop();
+            }
+        }
+    }
+    true
 }
 
 /// The position of `b` in `pos` ([`Function::layout_positions`]; `usize::MAX`: not laid out).
