@@ -38,6 +38,20 @@ impl Liveness {
     }
 }
 
+/// The liveness of `f`: `given` when the caller has it (computed once and still valid for
+/// `f`), else computed into `slot` and borrowed from there. For passes that take an
+/// optional precomputed liveness (`regalloc::spill`, `regalloc::predicates`).
+pub fn given_or_computed<'a>(
+    f: &Function,
+    given: Option<&'a Liveness>,
+    slot: &'a mut Option<Liveness>,
+) -> &'a Liveness {
+    match given {
+        Some(l) => l,
+        None => slot.insert(liveness(f)),
+    }
+}
+
 /// Computes [`Liveness`] for the blocks of `f.layout`. Predicates and general-purpose
 /// registers alike; callers filter by [`super::VRegKind`].
 pub fn liveness(f: &Function) -> Liveness {

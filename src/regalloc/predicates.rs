@@ -39,14 +39,8 @@ fn is_pred(f: &Function, v: u32) -> bool {
 /// Predicate values live at each instruction (before it executes), per block. `given`:
 /// the liveness of `f` if known (computed otherwise).
 fn live_sets(f: &Function, given: Option<&Liveness>) -> HashMap<BlockId, Vec<Vec<u32>>> {
-    let computed;
-    let liveness = match given {
-        Some(l) => l,
-        None => {
-            computed = crate::ir::liveness(f);
-            &computed
-        }
-    };
+    let mut computed = None;
+    let liveness = crate::ir::liveness::given_or_computed(f, given, &mut computed);
     let mut out = HashMap::new();
     for &b in &f.layout {
         let mut live: HashSet<u32> = liveness.live_out(b).iter().copied().filter(|&v| is_pred(f, v)).collect();
@@ -83,14 +77,8 @@ fn live_across_calls(f: &Function, given: Option<&Liveness>) -> Vec<u32> {
     if !f.has_calls() {
         return vec![];
     }
-    let computed;
-    let liveness = match given {
-        Some(l) => l,
-        None => {
-            computed = crate::ir::liveness(f);
-            &computed
-        }
-    };
+    let mut computed = None;
+    let liveness = crate::ir::liveness::given_or_computed(f, given, &mut computed);
     let mut out: HashSet<u32> = HashSet::new();
     for &b in &f.layout {
         let mut live: HashSet<u32> = liveness.live_out(b).iter().copied().filter(|&v| is_pred(f, v)).collect();

@@ -26,7 +26,7 @@
 //! its live-in and live-out values fit the budget. Whatever pressure is left (other
 //! blocks, fragmentation of wide values) regalloc2 still handles.
 
-use crate::ir::{Function, Liveness, VRegKind, for_each_def, for_each_use, for_each_use_mut, liveness};
+use crate::ir::{Function, Liveness, VRegKind, for_each_def, for_each_use, for_each_use_mut};
 use crate::ptx::ast::Span;
 use crate::sass::instr::{Dst, Instr, Reg, RegRef, Src};
 use crate::sass::op::{MemMods, MemSize, Op};
@@ -93,14 +93,8 @@ fn mem(w: usize) -> MemSize {
 /// callers copy the function only when it is spilled). `live`: the liveness of `f` if the
 /// caller has it (computed otherwise).
 pub fn spill(f: &mut Function, budget: usize, unspilled: &mut Option<Function>, live: Option<&Liveness>) -> Spilled {
-    let computed;
-    let live = match live {
-        Some(l) => l,
-        None => {
-            computed = liveness(f);
-            &computed
-        }
-    };
+    let mut computed = None;
+    let live = crate::ir::liveness::given_or_computed(f, live, &mut computed);
     let mut done = Spilled::default();
     // Live-out marks of the block being looked at (set and cleared per block).
     let mut out_mark = vec![false; f.vregs.len()];
