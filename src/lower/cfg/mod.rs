@@ -5,7 +5,8 @@
 //! * [`plan`]: where each divergent branch and loop reconverges, as SSY/PBK entries with
 //!   their regions, or the shapes that prevent it;
 //! * [`restructure`]: rewrites those shapes (loop landings with a dispatch, tail
-//!   duplication of side-entered regions, preheaders) out of SSA form;
+//!   duplication of side-entered regions, preheaders, and, with [`nest`], inner cycles
+//!   sharing their loop's header) out of SSA form;
 //! * [`check`]: the invariant checker run on every compiled function in debug builds and
 //!   with `--verify`;
 //! * [`graph`]: the shared analyses and CFG edits.
@@ -19,6 +20,7 @@
 pub mod check;
 pub mod graph;
 pub mod ifconv;
+pub mod nest;
 pub mod plan;
 pub mod reconverge;
 pub mod reducible;

@@ -74,6 +74,16 @@ pub enum Problem {
     /// The region of the divergent branch ending this block never reaches its join (a
     /// bug: its join post-dominates it inside its loop).
     Unreachable(BlockId),
+    /// A divergent branch in the loop with this header whose sides meet at `exit` (in the
+    /// loop) in the whole function but within an iteration only after one side came back
+    /// to the header: a cycle inside the loop, through its header and avoiding `exit`,
+    /// that leaves only through `exit` ([`super::nest`] makes it a loop of its own).
+    InnerCycle {
+        /// The shared header.
+        header: BlockId,
+        /// Where every path out of the inner cycle goes.
+        exit: BlockId,
+    },
 }
 
 /// Where divergent paths meet: post-dominators of the whole function, modulo quiet exits
@@ -279,6 +289,10 @@ pub fn plan(f: &Function, divergent: &HashSet<BlockId>) -> Result<Vec<Entry>, Ve
         if let Some(l) = encl
             && f.succs(b).iter().any(|s| !forest.contains(l, *s))
         {
+            continue;
+        }
+        if let Some(p) = super::nest::inner_cycle(&joins, b) {
+            problems.push(p);
             continue;
         }
         if let Some(j) = joins.join(b) {

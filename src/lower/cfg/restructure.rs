@@ -244,6 +244,20 @@ pub fn fix(
     let doms = dominators(f);
     let forest = LoopForest::new(f, &doms);
     let loop_of = |h: BlockId| forest.loops.iter().position(|l| l.header == h);
+    // Inner cycles first (they make new loops), innermost first.
+    if let Some((h, w)) = problems
+        .iter()
+        .filter_map(|p| if let Problem::InnerCycle { header, exit } = p { Some((*header, *exit)) } else { None })
+        .min_by_key(|(h, _)| {
+            loop_of(*h)
+                .and_then(|l| forest.loops.get(l))
+                .map_or((usize::MAX, h.index()), |lp| (lp.body.len(), h.index()))
+        })
+    {
+        super::nest::separate(f, &forest, h, w, divergent, budget)?;
+        fix_fallthroughs(f);
+        return Ok(());
+    }
     let pre: Vec<usize> =
         problems.iter().filter_map(|p| if let Problem::NoPreheader(h) = p { loop_of(*h) } else { None }).collect();
     if !pre.is_empty() {
