@@ -1,7 +1,11 @@
 //! Reproducers of what the fuzz targets (`fuzz/`, docs/fuzzing.md) found, one test each,
 //! minimised by hand from the crashing input; each fails (panics) without its fix.
 
+#[path = "common/launches.rs"]
+mod launches;
+
 use ptx2sass::cubin::{self, read};
+use ptx2sass::sass::op::Op;
 use ptx2sass::sass::text;
 use ptx2sass::sched::check;
 
@@ -493,5 +497,69 @@ fn constant_bank_load_misaligned_at_its_placed_offset() {
     {
         let src = module(decls, body, "");
         assert!(ptx2sass::driver::compile(&src, &ptx2sass::driver::Options::default()).is_ok(), "{src}");
+    }
+}
+
+/// Found by hand (docs/fuzzing.md "Found by hand (2026-11-25)"): samples/nvcc_scan.ptx with
+/// the scan loop's `@%p3 bra $L__BB0_4` retargeted to `$L__BB0_3`, the top of its own block
+/// (`tests/data/fuzz/reconverge_inner_cycle.ptx`): threads with `%p3` spin there, the
+/// others go on to `ld.shared` and `bar.sync`. Both back edges share the header, so the
+/// spin was no loop of its own; the branch reconverged at the header, after the barrier,
+/// and the checker reported an internal error ("`BAR.SYNC 0x0` in BB6 ... runs before the
+/// threads of the divergent branch at the end of BB5 reconverge"). Now the spin is
+/// separated into an inner loop (`lower::cfg::nest`) whose PBK target is before the
+/// barrier. The spin never ends for thread 0 (its condition is loop-invariant): compile only.
+#[test]
+fn spin_at_a_shared_loop_header_before_a_barrier() {
+    let e = internal_errors("reconverge_inner_cycle.ptx");
+    assert!(e.is_empty(), "{e:?}");
+    let src =
+        std::fs::read_to_string(format!("{}/tests/data/fuzz/reconverge_inner_cycle.ptx", env!("CARGO_MANIFEST_DIR")))
+            .expect("reproducer");
+    let program = launches::compile(&src);
+    let ops: Vec<_> = program.functions.iter().flat_map(|f| f.code.iter().map(|c| c.instr.op)).collect();
+    assert!(ops.contains(&Op::Pbk) && ops.contains(&Op::Brk), "the spin reconverges with PBK/BRK\n{program}");
+}
+
+/// The reproducer's terminating variant (`reconverge_inner_cycle_spin.ptx`): the spin runs
+/// `tid % 4` extra times, each an `atom.shared.add` of 0 (ptxas 11.8 keeps it), so the
+/// threads of a warp leave it at different times and must wait for each other before the
+/// `bar.sync`. Compiled with `--verify` and run on both executors (2 warps, seeds 1 and
+/// 0xbeef): same memory as the PTX interpreter, and the scan is right.
+#[test]
+fn spin_at_a_shared_loop_header_runs_alike() {
+    use launches::{Setup, Val};
+    assert!(internal_errors("reconverge_inner_cycle_spin.ptx").is_empty());
+    let src = std::fs::read_to_string(format!(
+        "{}/tests/data/fuzz/reconverge_inner_cycle_spin.ptx",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .expect("reproducer");
+    let program = launches::compile(&src);
+    let (module, _) = ptx2sass::ptx::parse(&src).expect("parses");
+    let n = 64u32;
+    let input: Vec<u8> = (0..4 * n).flat_map(|i| (i % 7 + 1).to_le_bytes()).collect();
+    let mut s = Setup::new();
+    let a = s.buf(input.clone());
+    let b = s.buf(vec![0; 16 * n as usize]);
+    let c = s.buf(vec![0; 4]);
+    let l = s.launch(
+        &program,
+        "_Z5scan4PK4int4PS_Pii",
+        [1, 1, 1],
+        [n, 1, 1],
+        &[Val::I(a), Val::I(b), Val::I(c), Val::I(u64::from(n))],
+    );
+    for seed in [1, 0xbeef] {
+        let l = ptx2sass::exec::Launch { seed, ..l.clone() };
+        let (want, _, diff) = ptx2sass::exec::compare(&module, &program, &l).unwrap_or_else(|e| panic!("{e}"));
+        assert!(diff.is_empty(), "{} difference(s), first {:?}", diff.len(), diff.first());
+        // Thread i's last output is the sum of the first 4 (i + 1) inputs.
+        let mut sum = 0u64;
+        for i in 0..u64::from(n) {
+            sum += (4 * i..4 * i + 4).map(|k| k % 7 + 1).sum::<u64>();
+            let got = want.global.read_uint("global", b + 16 * i + 12, 4).expect("in the buffer");
+            assert_eq!(got, sum, "thread {i}");
+        }
     }
 }
