@@ -332,7 +332,6 @@ fn tex_1d_integer_coordinates_are_1d_texel_fetches_on_both_executors() {
 fn tex_level_fetches_level_0_on_both_executors() {
     let levels = [0.0f32, 1.5, 7.0, -3.0];
     // 2D, linear, mirror: (u, v, level).
-    let (t, bytes) = image(5, 3, 1);
     let pts = [(1.3f32, 2.9f32), (4.6, 0.2), (-1.2, 1.5), (6.7, -2.25)];
     let input: Vec<[u32; 4]> =
         pts.iter().zip(levels).map(|(&(u, v), l)| [u.to_bits(), v.to_bits(), l.to_bits(), 0]).collect();
@@ -346,20 +345,7 @@ fn tex_level_fetches_level_0_on_both_executors() {
         (all.as_str(), "%rd9", [true; 4], "TEX.B.LL R, R, R, 0x0, 2D, 0xf"),
         (xz, "%rd9", [true, false, true, false], "TEX.B.LL R, R, R, 0x0, 2D, 0x5"),
     ];
-    for (k, (body, h, read, form)) in cases.iter().enumerate() {
-        let body = body.replace('H', h);
-        let name = format!("level2d-{k}");
-        assert_eq!(listing(&name, &body).iter().map(|t| shape(t)).collect::<Vec<_>>(), [*form], "{name}");
-        let spec = "--texture fmt=f32x4,dims=5,3,filter=linear,addr=mirror";
-        let (out, _) = run_probe(&name, &body, (spec, &bytes), &input);
-        for (q, &p) in pts.iter().enumerate() {
-            let want = sample2d(&t, (5, 3), p, true, "mirror");
-            for c in 0..4 {
-                let w = if read[c] { want[c] } else { 0.0 };
-                assert_eq!(f32::from_bits(out[4 * q + c]), w, "{name} at {p:?}, component {c}");
-            }
-        }
-    }
+    level_0_2d("level2d", &cases, &pts, &input);
     // 1D (TEXS.LL 2D with y = 0) and 3D (TEX.LL), point sampling, clamp, bound and bindless.
     let (t1, bytes1) = image(6, 1, 1);
     let us = [0.25f32, 3.5, 5.9, -2.0];
@@ -393,6 +379,30 @@ fn tex_level_fetches_level_0_on_both_executors() {
     }
 }
 
+/// Runs each 2D case `(body, handle, components read, listing shape)` (`H` in `body`
+/// stands for the handle register) as probe `{prefix}-{k}` on the f32x4 image
+/// `image(5, 3, 1)`, linear and mirrored, one point of `pts` per thread (`input`): our
+/// listing has the one texture instruction `shape`, and on both executors each point
+/// reads level 0 (`sample2d`), 0 in the components not read. Shared by `tex.level` and
+/// `tex.grad`, which both fetch level 0 (the only level an image has).
+fn level_0_2d(prefix: &str, cases: &[(&str, &str, [bool; 4], &str)], pts: &[(f32, f32)], input: &[[u32; 4]]) {
+    let (t, bytes) = image(5, 3, 1);
+    for (k, (body, h, read, form)) in cases.iter().enumerate() {
+        let body = body.replace('H', h);
+        let name = format!("{prefix}-{k}");
+        assert_eq!(listing(&name, &body).iter().map(|t| shape(t)).collect::<Vec<_>>(), [*form], "{name}");
+        let spec = "--texture fmt=f32x4,dims=5,3,filter=linear,addr=mirror";
+        let (out, _) = run_probe(&name, &body, (spec, &bytes), input);
+        for (q, &p) in pts.iter().enumerate() {
+            let want = sample2d(&t, (5, 3), p, true, "mirror");
+            for c in 0..4 {
+                let w = if read[c] { want[c] } else { 0.0 };
+                assert_eq!(f32::from_bits(out[4 * q + c]), w, "{name} at {p:?}, component {c}");
+            }
+        }
+    }
+}
+
 /// `tex.grad` samples level 0, the only level an image has (`exec::image`), whatever the
 /// gradients; ptxas 11.8's forms (`probe_grad.ptx`, docs/textures.md §1.11): `TXD ... 2D`
 /// with the mask of the components read (g2d, g2d_x, g2d_xz), `TXD.B` bindless (g2d_b,
@@ -401,7 +411,6 @@ fn tex_level_fetches_level_0_on_both_executors() {
 /// values check the coordinates' order, the listing the operand shape.
 #[test]
 fn tex_grad_fetches_level_0_on_both_executors() {
-    let (t, bytes) = image(5, 3, 1);
     let pts = [(1.3f32, 2.9f32), (4.6, 0.2), (-1.2, 1.5), (6.7, -2.25)];
     let grads = [(0.0f32, 0.0f32), (1.0, 0.5), (8.0, -3.0), (-0.25, 100.0)];
     let input: Vec<[u32; 4]> =
@@ -418,20 +427,7 @@ fn tex_grad_fetches_level_0_on_both_executors() {
         (all.as_str(), "%rd9", [true; 4], "TXD.B R, R, R, 0x0, 2D, 0xf"),
         (y.as_str(), "%rd9", [false, true, false, false], "TXD.B R, R, R, 0x0, 2D, 0x2"),
     ];
-    for (k, (body, h, read, form)) in cases.iter().enumerate() {
-        let body = body.replace('H', h);
-        let name = format!("grad2d-{k}");
-        assert_eq!(listing(&name, &body).iter().map(|t| shape(t)).collect::<Vec<_>>(), [*form], "{name}");
-        let spec = "--texture fmt=f32x4,dims=5,3,filter=linear,addr=mirror";
-        let (out, _) = run_probe(&name, &body, (spec, &bytes), &input);
-        for (q, &p) in pts.iter().enumerate() {
-            let want = sample2d(&t, (5, 3), p, true, "mirror");
-            for c in 0..4 {
-                let w = if read[c] { want[c] } else { 0.0 };
-                assert_eq!(f32::from_bits(out[4 * q + c]), w, "{name} at {p:?}, component {c}");
-            }
-        }
-    }
+    level_0_2d("grad2d", &cases, &pts, &input);
     // 1D: a 2D TXD at y = 0 (ptxas 11.8 g1d, g1d_b), point sampling, clamp.
     let (t1, bytes1) = image(6, 1, 1);
     let us = [0.25f32, 3.5, 5.9, -2.0];
