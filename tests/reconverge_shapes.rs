@@ -246,6 +246,10 @@ enum Cycle {
     /// The branch goes back to an earlier block of the outer loop that is not its header
     /// (an inner loop of its own).
     ToMiddle,
+    /// The branch goes to the outer `do`-`while`'s latch block (`LATCH: bra SPIN`, after
+    /// the loop's exit test), which the threads leaving the spin reach too: the spin's
+    /// cycle shares a block with the outer one besides the header.
+    SharedLatch,
 }
 
 /// How the spin's branch is written.
@@ -327,11 +331,16 @@ impl Spin {
     fn all() -> Vec<Spin> {
         let mut v = vec![];
         let mut k = 0usize;
-        for cycle in [Cycle::SelfLoop, Cycle::ToHeader, Cycle::ToMiddle] {
+        for cycle in [Cycle::SelfLoop, Cycle::ToHeader, Cycle::ToMiddle, Cycle::SharedLatch] {
             for polarity in [Polarity::Back, Polarity::BackNot, Polarity::Out] {
                 for around in [Around::None, Around::DoWhile, Around::While, Around::Nested] {
                     if around == Around::None && cycle == Cycle::ToMiddle {
                         continue; // No loop for the spin to be in the middle of.
+                    }
+                    // A latch to share needs a `do`-`while` (a `while`'s latch goes through
+                    // its test, which would count the spin's rounds).
+                    if cycle == Cycle::SharedLatch && !matches!(around, Around::DoWhile | Around::Nested) {
+                        continue;
                     }
                     for layout in [Layout::First, Layout::Middle, Layout::Last] {
                         for forever in [false, true] {
@@ -370,7 +379,7 @@ impl Spin {
         };
         let count = "\tatom.global.add.u32 %r2, [%rd5], 1;\n";
         let back = match self.cycle {
-            Cycle::SelfLoop => format!("SPIN:\n{ADDR}{count}{test}{branch}"),
+            Cycle::SelfLoop | Cycle::SharedLatch => format!("SPIN:\n{ADDR}{count}{test}{branch}"),
             // The back edge's target, a block of code, then the test.
             Cycle::ToHeader => format!(
                 "SPIN:\n{ADDR}{count}\t@%p7 bra TEST;\n\tst.global.u32 [%rd4+0], %r2;\nTEST:\n{ADDR}{test}{branch}"
@@ -379,7 +388,11 @@ impl Spin {
                 format!("SPIN:\n{ADDR}\tst.global.u32 [%rd4+0], %r9;\nMID:\n{ADDR}{count}{test}{branch}")
             }
         };
-        let target = if self.cycle == Cycle::ToMiddle { "MID" } else { "SPIN" };
+        let target = match self.cycle {
+            Cycle::ToMiddle => "MID",
+            Cycle::SharedLatch => "LATCH",
+            Cycle::SelfLoop | Cycle::ToHeader => "SPIN",
+        };
         back.replace("BACK", target)
     }
 
@@ -420,15 +433,21 @@ impl Spin {
             }
         };
         let reset = if self.uniform_outer { "\tmov.u32 %r8, 0;\n" } else { "" };
+        // The do-while's back edge: straight to the spin, or through the shared latch.
+        let again = if self.cycle == Cycle::SharedLatch {
+            "\t@!%p4 bra OUTEND;\nLATCH:\n\tbra SPIN;\nOUTEND:\n"
+        } else {
+            "\t@%p4 bra SPIN;\n"
+        };
         let body = match self.around {
             Around::None => format!("{cycle}{exit}"),
-            Around::DoWhile => format!("{cycle}{exit}{}\t@%p4 bra SPIN;\n", counted("%rd6", "%r8", 3)),
+            Around::DoWhile => format!("{cycle}{exit}{}{again}", counted("%rd6", "%r8", 3)),
             Around::While => {
                 format!("OUTER:\n{}\t@!%p4 bra DONE;\n{cycle}{exit}\tbra OUTER;\n", counted("%rd6", "%r8", 3))
             }
             // `NEST:` and the spin's first label name one block unless the spin is laid out last.
             Around::Nested => format!(
-                "NEST:\n{cycle}{exit}{}\t@%p4 bra SPIN;\n{reset}{}\t@%p4 bra NEST;\n",
+                "NEST:\n{cycle}{exit}{}{again}{reset}{}\t@%p4 bra NEST;\n",
                 counted("%rd6", "%r8", 3),
                 counted("%rd7", "%r7", 2)
             ),
@@ -493,5 +512,5 @@ fn spin_shapes_compile_and_run_alike() {
         ran += 1;
     }
     assert!(failures.is_empty(), "{} failure(s):\n{}", failures.len(), failures.join("\n"));
-    assert_eq!((compiled, ran), (306, 153), "shapes compiled, shapes run");
+    assert_eq!((compiled, ran), (366, 183), "shapes compiled, shapes run");
 }

@@ -92,11 +92,23 @@ pub struct PostDom {
 
 impl PostDom {
     /// Post-dominators of the whole CFG: every block without successors (EXIT/RET) flows
-    /// into the virtual exit, and so does the latch of an endless loop (see `build`).
+    /// into the virtual exit, and so does the latch of an endless loop (see `build`). A
+    /// block holding a guarded `@P EXIT` (`opt::thread_exits` makes one of a branch to a
+    /// `ret` block, before reconvergence) flows there besides its successors: its threads
+    /// may end there. Otherwise a loop left only by such an exit looked endless, its latch
+    /// post-dominated the blocks before the exit, and a divergent spin sharing that latch
+    /// reconverged after a `bar.sync` the exit's block holds (`Spin`'s `SharedLatch` shapes
+    /// in tests/reconverge_shapes.rs: the simulator saw the barrier reached by part of a
+    /// warp).
     pub fn new(f: &Function) -> PostDom {
         PostDom::build(f, |b| {
             let succs = f.succs(b);
-            Some(if succs.is_empty() { vec![None] } else { succs.into_iter().map(Some).collect() })
+            let exits = f.cfg[b].instrs.iter().any(|i| matches!(i.op, Op::Exit | Op::Ret));
+            let mut out: Vec<Option<BlockId>> = succs.into_iter().map(Some).collect();
+            if out.is_empty() || exits {
+                out.push(None);
+            }
+            Some(out)
         })
     }
 
