@@ -469,7 +469,9 @@ impl Spin {
 /// debug build) and lowered without the clean-up passes, never an internal error; the
 /// terminating ones run on both executors (2 warps) with the same memory as the PTX
 /// interpreter. Before `lower::cfg::nest`, the spins closing a cycle through a shared
-/// header (`SelfLoop`/`ToHeader` inside a loop) were internal errors.
+/// header (`SelfLoop`/`ToHeader` inside a loop) were internal errors; before
+/// `cfg::graph::PostDom` counted a guarded `EXIT` as an exit, the `SharedLatch` ones ran
+/// the barrier with part of the warp.
 #[test]
 fn spin_shapes_compile_and_run_alike() {
     let (mut compiled, mut ran) = (0, 0);
