@@ -92,24 +92,22 @@ pub struct PostDom {
 
 impl PostDom {
     /// Post-dominators of the whole CFG: every block without successors (EXIT/RET) flows
-    /// into the virtual exit, and so does the latch of an endless loop (see `build`). A
+    /// into the virtual exit, and so does the latch of an endless loop (see `build`): a
     /// block holding a guarded `@P EXIT` (`opt::thread_exits` makes one of a branch to a
-    /// `ret` block, before reconvergence) flows there besides its successors: its threads
-    /// may end there. Otherwise a loop left only by such an exit looked endless, its latch
-    /// post-dominated the blocks before the exit, and a divergent spin sharing that latch
-    /// reconverged after a `bar.sync` the exit's block holds (`Spin`'s `SharedLatch` shapes
-    /// in tests/reconverge_shapes.rs: the simulator saw the barrier reached by part of a
-    /// warp).
+    /// `ret` block, before reconvergence) before any other. Otherwise a loop left only by
+    /// such an exit looked endless, its latch post-dominated the blocks before the exit, and
+    /// a divergent spin sharing that latch reconverged after a `bar.sync` the exit's block
+    /// holds (`Spin`'s `SharedLatch` shapes in tests/reconverge_shapes.rs: the simulator
+    /// saw the barrier reached by part of a warp).
     pub fn new(f: &Function) -> PostDom {
-        PostDom::build(f, |b| {
-            let succs = f.succs(b);
-            let exits = f.cfg[b].instrs.iter().any(|i| matches!(i.op, Op::Exit | Op::Ret));
-            let mut out: Vec<Option<BlockId>> = succs.into_iter().map(Some).collect();
-            if out.is_empty() || exits {
-                out.push(None);
-            }
-            Some(out)
-        })
+        PostDom::build(
+            f,
+            |b| {
+                let succs = f.succs(b);
+                Some(if succs.is_empty() { vec![None] } else { succs.into_iter().map(Some).collect() })
+            },
+            |b| f.cfg[b].instrs.iter().any(|i| matches!(i.op, Op::Exit | Op::Ret)),
+        )
     }
 
     /// Post-dominators modulo quiet exits: blocks from which no warp-synchronous
@@ -118,18 +116,28 @@ impl PostDom {
     /// path only exit, so where they would "meet" the others does not matter; the others'
     /// join is where they meet among themselves.
     pub fn modulo_quiet(f: &Function, quiet: &[bool]) -> PostDom {
-        PostDom::build(f, |b| {
-            if flag(quiet, b) {
-                return None;
-            }
-            let succs: Vec<Option<BlockId>> = f.succs(b).into_iter().filter(|s| !flag(quiet, *s)).map(Some).collect();
-            Some(if succs.is_empty() { vec![None] } else { succs })
-        })
+        PostDom::build(
+            f,
+            |b| {
+                if flag(quiet, b) {
+                    return None;
+                }
+                let succs: Vec<Option<BlockId>> =
+                    f.succs(b).into_iter().filter(|s| !flag(quiet, *s)).map(Some).collect();
+                Some(if succs.is_empty() { vec![None] } else { succs })
+            },
+            |_| false,
+        )
     }
 
     /// `succs(b)`: the successors of block `b` (`None` for the virtual exit), or `None` to
-    /// leave `b` out.
-    fn build(f: &Function, succs: impl Fn(BlockId) -> Option<Vec<Option<BlockId>>>) -> PostDom {
+    /// leave `b` out; `first(b)`: `b` is among the first to flow into the virtual exit when
+    /// it reaches none.
+    fn build(
+        f: &Function,
+        succs: impl Fn(BlockId) -> Option<Vec<Option<BlockId>>>,
+        first: impl Fn(BlockId) -> bool,
+    ) -> PostDom {
         let n = f.cfg.node_bound();
         // The reversed CFG: node `i` is block `i`, node `n` the virtual exit.
         let mut g: Vec<Vec<usize>> = vec![vec![]; n];
@@ -155,6 +163,7 @@ impl PostDom {
         let mut seen = vec![false; g.len()];
         let mut work = vec![n];
         let mut rpo = reverse_post_order(f);
+        let mut firsts: Vec<BlockId> = rpo.iter().copied().filter(|b| first(*b)).collect();
         loop {
             while let Some(x) = work.pop() {
                 if let Some(s) = seen.get_mut(x)
@@ -166,7 +175,7 @@ impl PostDom {
                     }
                 }
             }
-            let Some(b) = rpo.pop() else { break };
+            let Some(b) = firsts.pop().or_else(|| rpo.pop()) else { break };
             if flag(&kept, b)
                 && seen.get(b.index()) == Some(&false)
                 && let Some(roots) = g.get_mut(n)
