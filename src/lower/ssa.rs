@@ -282,7 +282,8 @@ pub fn construct_with(f: &mut Function, prune: bool) {
         }
     }
     // Renaming.
-    let mut r = Renamer { stacks: vec![vec![]; nv], used_name: vec![false; nv], undefs: HashMap::new(), phis, f };
+    let mut r =
+        Renamer { top: vec![NO_NAME; nv], undo: vec![], used_name: vec![false; nv], undefs: HashMap::new(), phis, f };
     r.rename(r.f.entry, &dom);
     let undefs: Vec<(u32, u32)> = {
         let mut u: Vec<_> = r.undefs.iter().map(|(a, b)| (*a, *b)).collect();
@@ -308,8 +309,16 @@ pub fn construct_with(f: &mut Function, prune: bool) {
     f.ssa = true;
 }
 
+/// No current name (a variable not defined on the dominator-tree path).
+const NO_NAME: u32 = u32::MAX;
+
+/// Renaming state: the name of each variable on the current dominator-tree path, with the
+/// names it replaced in one undo log (where a stack per variable cost an allocation
+/// each), the variables given their own number as a name, the `undef` names.
 struct Renamer<'f> {
-    stacks: Vec<Vec<u32>>,
+    top: Vec<u32>,
+    /// (variable, previous name) per definition on the path, innermost last.
+    undo: Vec<(u32, u32)>,
     used_name: Vec<bool>,
     undefs: HashMap<u32, u32>,
     phis: Vec<Vec<(u32, bool)>>,
@@ -328,7 +337,7 @@ impl Renamer<'_> {
         // (`var` is a register of `f`: the fallback kind is never used.)
         let kind = self.f.vregs.get(var as usize).copied().unwrap_or(VRegKind::Gpr(1));
         let Reg::V(n) = self.f.new_vreg(kind) else { unreachable!() };
-        self.stacks.push(vec![]);
+        self.top.push(NO_NAME);
         self.used_name.push(true);
         n
     }
@@ -336,14 +345,17 @@ impl Renamer<'_> {
     /// A new name for a definition of `var`, made current.
     fn push_name(&mut self, var: u32) -> u32 {
         let n = self.fresh(var);
-        if let Some(s) = self.stacks.get_mut(var as usize) {
-            s.push(n);
+        if let Some(c) = self.top.get_mut(var as usize) {
+            self.undo.push((var, *c));
+            *c = n;
         }
         n
     }
 
     fn current(&mut self, var: u32) -> u32 {
-        if let Some(&n) = self.stacks.get(var as usize).and_then(|s| s.last()) {
+        if let Some(&n) = self.top.get(var as usize)
+            && n != NO_NAME
+        {
             return n;
         }
         if let Some(&u) = self.undefs.get(&var) {
@@ -355,23 +367,26 @@ impl Renamer<'_> {
     }
 
     fn rename(&mut self, entry: BlockId, dom: &DomInfo) {
-        // Iterative DFS over the dominator tree: (block, pushed names to pop).
+        // Iterative DFS over the dominator tree: (block, length of the undo log to return
+        // to on leaving it).
         enum Step {
             Enter(BlockId),
-            Exit(Vec<u32>),
+            Exit(usize),
         }
         let mut work = vec![Step::Enter(entry)];
         while let Some(step) = work.pop() {
             match step {
-                Step::Exit(pushed) => {
-                    for var in pushed.into_iter().rev() {
-                        if let Some(s) = self.stacks.get_mut(var as usize) {
-                            s.pop();
+                Step::Exit(len) => {
+                    while self.undo.len() > len {
+                        if let Some((var, prev)) = self.undo.pop()
+                            && let Some(c) = self.top.get_mut(var as usize)
+                        {
+                            *c = prev;
                         }
                     }
                 }
                 Step::Enter(b) => {
-                    let mut pushed = vec![];
+                    let pushed = self.undo.len();
                     let params = self.phis.get_mut(b.index()).map(std::mem::take).unwrap_or_default();
                     let mut names = vec![];
                     for &(var, live) in &params {
@@ -379,7 +394,6 @@ impl Renamer<'_> {
                         // (the numbering and the undefined values created stay those of
                         // semi-pruned SSA), but get no parameter.
                         let n = self.push_name(var);
-                        pushed.push(var);
                         if live {
                             names.push(n);
                         }
@@ -403,7 +417,6 @@ impl Renamer<'_> {
                                 _ => continue,
                             };
                             let n = self.push_name(var);
-                            pushed.push(var);
                             match d {
                                 Dst::Reg(r) => r.reg = Reg::V(n),
                                 Dst::Pred(p) => *p = Reg::V(n),
