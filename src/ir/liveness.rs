@@ -20,21 +20,59 @@ pub struct Liveness {
     /// Per block (by `BlockId::index()`), the registers live on entry, sorted: upward
     /// exposed uses (block parameters used in the block included) and what is live on
     /// exit and not defined by an instruction of the block.
-    live_in: Vec<Vec<u32>>,
+    live_in: Sets,
     /// Per block, the registers live on exit, sorted: what each successor needs on
     /// entry, less its block parameters, plus the edge arguments that feed them.
-    live_out: Vec<Vec<u32>>,
+    live_out: Sets,
+}
+
+/// One sorted list of items per block (by block number), all in one vector: the list of
+/// `b` is `items[start[b]..start[b + 1]]` (one allocation where a vector per block cost
+/// one each plus its regrowths).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Sets {
+    start: Vec<u32>,
+    items: Vec<u32>,
+}
+
+impl Sets {
+    /// The `(block, item)` pairs as lists per block for blocks `0..nb`, each list in the
+    /// pairs' order (a stable counting sort by block).
+    fn from_pairs(nb: usize, pairs: &[(u32, u32)]) -> Sets {
+        let mut start = vec![0u32; nb + 1];
+        for &(b, _) in pairs {
+            start[b as usize + 1] += 1;
+        }
+        for b in 0..nb {
+            start[b + 1] += start[b];
+        }
+        let mut at = start.clone();
+        let mut items = vec![0u32; pairs.len()];
+        for &(b, v) in pairs {
+            items[at[b as usize] as usize] = v;
+            at[b as usize] += 1;
+        }
+        Sets { start, items }
+    }
+
+    /// The list of block `b` (empty when out of range).
+    pub fn of(&self, b: usize) -> &[u32] {
+        match (self.start.get(b), self.start.get(b + 1)) {
+            (Some(&x), Some(&y)) => &self.items[x as usize..y as usize],
+            _ => &[],
+        }
+    }
 }
 
 impl Liveness {
     /// Registers live on entry to `b`, sorted (empty for blocks not in the layout).
     pub fn live_in(&self, b: BlockId) -> &[u32] {
-        self.live_in.get(b.index()).map_or(&[], Vec::as_slice)
+        self.live_in.of(b.index())
     }
 
     /// Registers live on exit from `b`, sorted (empty for blocks not in the layout).
     pub fn live_out(&self, b: BlockId) -> &[u32] {
-        self.live_out.get(b.index()).map_or(&[], Vec::as_slice)
+        self.live_out.of(b.index())
     }
 }
 
@@ -109,7 +147,7 @@ pub fn explore(
     mut defs: Vec<(u32, u32)>,
     mut params: Vec<(u32, u32)>,
     mut args: Vec<(u32, u32)>,
-) -> (Vec<Vec<u32>>, Vec<Vec<u32>>) {
+) -> (Sets, Sets) {
     let nb = preds.len();
     for l in [&mut ue, &mut defs, &mut params, &mut args] {
         l.sort_unstable();
@@ -120,8 +158,9 @@ pub fn explore(
     let mut out_mark = vec![0u32; nb];
     let mut def_mark = vec![0u32; nb];
     let mut param_mark = vec![0u32; nb];
-    let mut live_in: Vec<Vec<u32>> = vec![vec![]; nb];
-    let mut live_out: Vec<Vec<u32>> = vec![vec![]; nb];
+    // (block, item) pairs found, items ascending.
+    let mut live_in: Vec<(u32, u32)> = vec![];
+    let mut live_out: Vec<(u32, u32)> = vec![];
     let (mut iu, mut id, mut ip, mut ia) = (0, 0, 0, 0);
     let mut work: Vec<u32> = vec![];
     for v in 0..n_items as u32 {
@@ -155,7 +194,7 @@ pub fn explore(
         for &(_, p) in &args[ra] {
             if out_mark[p as usize] != mark {
                 out_mark[p as usize] = mark;
-                live_out[p as usize].push(v);
+                live_out.push((p, v));
                 if !defined_in(p) && in_mark[p as usize] != mark {
                     in_mark[p as usize] = mark;
                     work.push(p);
@@ -163,14 +202,14 @@ pub fn explore(
             }
         }
         while let Some(b) = work.pop() {
-            live_in[b as usize].push(v);
+            live_in.push((b, v));
             if param_of(b) {
                 continue;
             }
             for &p in &preds[b as usize] {
                 if out_mark[p as usize] != mark {
                     out_mark[p as usize] = mark;
-                    live_out[p as usize].push(v);
+                    live_out.push((p, v));
                     if !defined_in(p) && in_mark[p as usize] != mark {
                         in_mark[p as usize] = mark;
                         work.push(p);
@@ -179,7 +218,7 @@ pub fn explore(
             }
         }
     }
-    (live_in, live_out)
+    (Sets::from_pairs(nb, &live_in), Sets::from_pairs(nb, &live_out))
 }
 
 #[cfg(test)]

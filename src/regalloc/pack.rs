@@ -375,7 +375,7 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
     let mut live = UnitSet::new(4 * n);
     for &b in &blocks {
         live.clear();
-        for &u in &live_out[b.index()] {
+        for &u in live_out.of(b.index()) {
             live.insert(u);
         }
         for i in f.cfg[b].instrs.iter().rev() {
