@@ -97,7 +97,8 @@ const MODULE: &str = r#"
 
 fn function_names(src: &str, relocatable: bool) -> Vec<String> {
     let opts = Options { relocatable, ..Options::default() };
-    let out = driver::compile(src, &opts).unwrap_or_else(|d| panic!("{:?}", d.iter().map(|d| &d.message).collect::<Vec<_>>()));
+    let out = driver::compile(src, &opts)
+        .unwrap_or_else(|d| panic!("{:?}", d.iter().map(|d| &d.message).collect::<Vec<_>>()));
     let program = out.program.expect("a program");
     let names: Vec<String> = program.functions.iter().map(|f| f.name.clone()).collect();
     let stats: Vec<String> = out.stats.iter().map(|s| s.name.clone()).collect();
@@ -144,7 +145,8 @@ fn the_kernel_runs_without_the_dropped_functions() {
 /// only the kernel is emitted (ptxas, which calls it, emits both: 45 instructions).
 #[test]
 fn generic_call_sample_emits_the_kernel_alone() {
-    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/samples/generic_call.ptx")).expect("sample");
+    let src =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/samples/generic_call.ptx")).expect("sample");
     assert_eq!(function_names(&src, false), ["generic_call"]);
 }
 
@@ -200,5 +202,52 @@ fn signed_wide_product_by_a_constant_keeps_both_words() {
     for (t, w) in out.chunks(8).enumerate() {
         let want = (x(t as u32) as i32 as i64).wrapping_mul(132) as u64;
         assert_eq!(u64::from_le_bytes(w.try_into().expect("a doubleword")), want, "thread {t}");
+    }
+}
+
+/// A kernel with a 64-byte `.local .align 4` array: `a[i] = tid + i`, `a[tid & 15] += 1`
+/// through a computed address, then the sixteen words read back (`ld.local.u32`) and
+/// stored to `out[16 * tid + i]`: the shape of `samples/local_array.ptx`.
+fn local_kernel() -> String {
+    let mut body = String::new();
+    for i in 0..16 {
+        body += &format!("add.s32 %r2, %r1, {i};\n st.local.u32 [%rd3+{}], %r2;\n", 4 * i);
+    }
+    body += "and.b32 %r3, %r1, 15;\n mul.wide.u32 %rd4, %r3, 4;\n add.s64 %rd5, %rd3, %rd4;\n\
+             ld.local.u32 %r4, [%rd5];\n add.s32 %r4, %r4, 1;\n st.local.u32 [%rd5], %r4;\n\
+             shl.b32 %r5, %r1, 6;\n cvt.u64.u32 %rd6, %r5;\n add.s64 %rd7, %rd1, %rd6;\n";
+    for i in 0..16 {
+        body += &format!("ld.local.u32 %r{}, [%rd3+{}];\n", 10 + i, 4 * i);
+    }
+    for i in 0..16 {
+        body += &format!("st.global.u32 [%rd7+{}], %r{};\n", 4 * i, 10 + i);
+    }
+    format!(
+        ".version 7.0\n.target sm_50\n.address_size 64\n\
+         .visible .entry k(.param .u64 out)\n{{\n\
+         .local .align 4 .b8 depot[64];\n.reg .b64 %SPL;\n\
+         .reg .b32 %r<40>;\n.reg .b64 %rd<10>;\n\
+         mov.u64 %SPL, depot;\n add.u64 %rd3, %SPL, 0;\n\
+         ld.param.u64 %rd1, [out];\n cvta.to.global.u64 %rd1, %rd1;\n\
+         mov.u32 %r1, %tid.x;\n{body} ret;\n}}\n"
+    )
+}
+
+/// ptxas 11.8 reads the array of `samples/local_array.ptx` back with eight `LDL.64` from
+/// the 8-aligned frame pointer (`LDL.64 R16, [R1]`, ...); so do we
+/// (`lower::mem::vectorize`), with the same values on both executors (the simulator
+/// rejects a misaligned `LDL.64`).
+#[test]
+fn local_array_words_are_read_in_aligned_pairs() {
+    let src = local_kernel();
+    let code = sass(&src);
+    assert_eq!(count(&code, "LDL.64"), 8, "{code:#?}");
+    assert_eq!(count(&code, "LDL "), 1, "the indexed read stays one word: {code:#?}");
+    let threads = 32u32;
+    let out = run_both_checked(&src, threads as usize * 64, threads, 1 << 16);
+    for (k, w) in out.chunks(4).enumerate() {
+        let (t, i) = ((k / 16) as u32, (k % 16) as u32);
+        let want = t + i + u32::from(t % 16 == i);
+        assert_eq!(u32::from_le_bytes(w.try_into().expect("a word")), want, "thread {t} word {i}");
     }
 }
