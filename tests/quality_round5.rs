@@ -251,3 +251,27 @@ fn local_array_words_are_read_in_aligned_pairs() {
         assert_eq!(u32::from_le_bytes(w.try_into().expect("a word")), want, "thread {t} word {i}");
     }
 }
+
+/// ptxas 11.8 zero-fills the array of `samples/local_array.ptx` with eight `STL.64 [R1+..],
+/// RZ`; so do we for zero stores to the two words of an aligned 8 bytes (`lower::mem::
+/// vectorize`). The kernel of [`local_kernel`] with the array zeroed first (then `a[i] =
+/// tid + i` for the even words only): the odd words read back zero on both executors.
+#[test]
+fn zero_stores_to_aligned_pairs_are_one_wide_store() {
+    let src = local_kernel();
+    let zero: String = (0..16).map(|i| format!("st.local.u32 [%rd3+{}], 0;\n", 4 * i)).collect();
+    let src = src.replacen("mov.u32 %r1, %tid.x;\n", &format!("mov.u32 %r1, %tid.x;\n{zero}"), 1);
+    let src = (0..16)
+        .filter(|i| i % 2 == 1)
+        .fold(src, |s, i| s.replace(&format!("add.s32 %r2, %r1, {i};\n st.local.u32 [%rd3+{}], %r2;\n", 4 * i), ""));
+    let code = sass(&src);
+    assert_eq!(count(&code, "STL.64 [R#+0x"), 7, "{code:#?}");
+    assert_eq!(count(&code, "STL.64 [R#], RZ"), 1, "{code:#?}");
+    let threads = 32u32;
+    let out = run_both_checked(&src, threads as usize * 64, threads, 1 << 16);
+    for (k, w) in out.chunks(4).enumerate() {
+        let (t, i) = ((k / 16) as u32, (k % 16) as u32);
+        let want = if i % 2 == 0 { t + i } else { 0 } + u32::from(t % 16 == i);
+        assert_eq!(u32::from_le_bytes(w.try_into().expect("a word")), want, "thread {t} word {i}");
+    }
+}

@@ -19,6 +19,10 @@
 //!   array read after its loop are eight `LDL.64 R16, [R1]`, `[R1+0x8]`, ... (the frame
 //!   pointer is 8-aligned; 20 registers where our sixteen `LDL` took 25).
 //!
+//! Zero stores: pairs of `st.shared`/`st.local` of zero to the two words of an aligned 8
+//! bytes become one `STS.64`/`STL.64` of `RZ` ([`merge_zero_stores`]; ptxas 11.8
+//! zero-fills the array of `samples/local_array.ptx` with `STL.64 [R1+0x38], RZ`, ...).
+//!
 //! **What we do.** Shared and local loads (a local group is at most 8 bytes: the frame
 //! pointer R1 is known 8-aligned, [`FRAME_ZEROS`], not more), and only exact groups: the words merged are exactly
 //! the words the program loads (no extra word is read, so no access leaves the bytes the
@@ -262,16 +266,98 @@ fn groups(c: &[Cand], base_zeros: u8) -> Vec<(usize, usize, i64)> {
     out
 }
 
-/// Merges adjacent shared loads (module notes). Returns true if anything changed.
+/// A candidate zero store: an unguarded plain 32-bit `STS` or `STL` (not `keep`) of `RZ`
+/// at `[base+offset]` with a virtual or zero base, or (`STL`) the frame pointer R1.
+/// Returns the base, whether it is local, the modifiers and the offset.
+fn zero_store(i: &Instr) -> Option<(RegRef, bool, MemMods, i64)> {
+    let (Op::Sts(m) | Op::Stl(m)) = i.op else { return None };
+    if i.guard.is_some() || m.keep || m.size != MemSize::B32 {
+        return None;
+    }
+    let [Src { kind: SrcKind::Addr { base, offset }, .. }, data] = i.srcs.as_slice() else { return None };
+    let zero = matches!(data.kind, SrcKind::Reg(r) if r.reg.is_rz() && r.n == 1) && data.mods == Default::default();
+    let local = matches!(i.op, Op::Stl(_));
+    let frame = local && base.reg == Reg::R(1);
+    if !zero || base.n != 1 || !(base.reg.is_rz() || matches!(base.reg, Reg::V(_)) || frame) {
+        return None;
+    }
+    Some((*base, local, m, i64::from(*offset)))
+}
+
+/// Merges the zero stores of each block in pairs: two stores of `RZ` to the words at `o`
+/// and `o + 4` from one base, `base + o` proven 8-aligned, become one `STS.64`/`STL.64` of
+/// the `RZ` pair at the first one's place, as ptxas 11.8 zero-fills the local array of
+/// `samples/local_array.ptx` (`STL.64 [R1+0x38], RZ`, ...). Only with no other memory
+/// access, barrier, fence or call between the two (zero stores commute with each other:
+/// they write the same value). Returns true if anything changed.
+fn merge_zero_stores(f: &mut Function, tz: &[u8]) -> bool {
+    let mut changed = false;
+    for b in f.layout.clone() {
+        // Per segment and (base, local, modifiers): offset -> position of the first store.
+        let mut seg = 0u32;
+        let mut by_key: HashMap<(u32, RegRef, bool, MemMods), HashMap<i64, usize>> = HashMap::new();
+        for (at, i) in f.cfg[b].instrs.iter().enumerate() {
+            if let Some((base, local, m, o)) = zero_store(i) {
+                by_key.entry((seg, base, local, m)).or_default().entry(o).or_insert(at);
+            } else if orders_memory(&i.op) || mem_access(&i.op).is_some() {
+                seg = seg.saturating_add(1);
+            }
+        }
+        let mut replace: HashMap<usize, Instr> = HashMap::new();
+        let mut remove: std::collections::HashSet<usize> = Default::default();
+        for ((_, base, local, m), offsets) in by_key {
+            let zeros = match base.reg {
+                Reg::V(v) if base.comp == 0 => tz.get(v as usize).copied().unwrap_or(0),
+                Reg::V(_) => 0,
+                Reg::R(1) => FRAME_ZEROS,
+                _ => 32,
+            };
+            if zeros < 3 {
+                continue;
+            }
+            for (&o, &first) in offsets.iter().filter(|(o, _)| o.rem_euclid(8) == 0) {
+                let Some(&second) = offsets.get(&o.saturating_add(4)) else { continue };
+                let Ok(off) = i32::try_from(o) else { continue };
+                let mods = MemMods { size: MemSize::B64, ..m };
+                let op = if local { Op::Stl(mods) } else { Op::Sts(mods) };
+                let wide = Instr::new(op, vec![], vec![Src::addr(base, off), Src::reg(RegRef::rz(2))]);
+                replace.insert(first.min(second), wide);
+                remove.insert(first.max(second));
+            }
+        }
+        if replace.is_empty() {
+            continue;
+        }
+        changed = true;
+        let blk = &mut f.cfg[b];
+        let old = std::mem::take(&mut blk.instrs);
+        let origins = std::mem::take(&mut blk.origins);
+        for (at, (i, origin)) in old.into_iter().zip(origins).enumerate() {
+            if remove.contains(&at) {
+                continue;
+            }
+            match replace.remove(&at) {
+                Some(w) => blk.push(Instr { origin: i.origin, ..w }, origin),
+                None => blk.push(i, origin),
+            }
+        }
+    }
+    changed
+}
+
+/// Merges adjacent shared and local loads, and zero stores in pairs (module notes).
+/// Returns true if anything changed.
 pub fn run(f: &mut Function) -> bool {
-    // Nothing to merge without two candidate loads: skip the alignment analysis (up to
-    // MAX_PASSES passes over the function) in the functions that have none.
+    // Nothing to merge without two candidate loads or stores: skip the alignment analysis
+    // (up to MAX_PASSES passes over the function) in the functions that have none.
     let mut candidates = f.layout.iter().flat_map(|b| &f.cfg[*b].instrs).filter(|i| candidate(f, i).is_some());
-    if candidates.nth(1).is_none() {
+    let loads = candidates.nth(1).is_some();
+    let mut stores = f.layout.iter().flat_map(|b| &f.cfg[*b].instrs).filter(|i| zero_store(i).is_some());
+    if !loads && stores.nth(1).is_none() {
         return false;
     }
     let tz = known_zeros(f);
-    let mut changed = false;
+    let mut changed = merge_zero_stores(f, &tz);
     for b in f.layout.clone() {
         // Candidates by (segment between memory-ordering instructions, base, local,
         // modifiers).
