@@ -266,6 +266,10 @@ fn groups(c: &[Cand], base_zeros: u8) -> Vec<(usize, usize, i64)> {
     out
 }
 
+/// One group of loads to merge: (position of the wide load, its base, whether it is local,
+/// modifiers, offset, width in bytes, members).
+type Merge = (usize, RegRef, bool, MemMods, i64, i64, Vec<Cand>);
+
 /// A candidate zero store: an unguarded plain 32-bit `STS` or `STL` (not `keep`) of `RZ`
 /// at `[base+offset]` with a virtual or zero base, or (`STL`) the frame pointer R1.
 /// Returns the base, whether it is local, the modifiers and the offset.
@@ -373,8 +377,7 @@ pub fn run(f: &mut Function) -> bool {
                 by_key.entry(key).or_default().push(Cand { at, offset, bytes, dst });
             }
         }
-        // (position of the wide load, its base, local, modifiers, offset, width, members).
-        let mut merges: Vec<(usize, RegRef, bool, MemMods, i64, i64, Vec<Cand>)> = vec![];
+        let mut merges: Vec<Merge> = vec![];
         for ((_, base, local, m), mut c) in by_key {
             if c.len() < 2 {
                 continue;
