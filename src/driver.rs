@@ -186,6 +186,11 @@ pub fn compile_timed(src: &str, opts: &Options, timer: &mut PassTimer) -> Result
         }
         _ => {}
     }
+    // Whole-program output keeps only what the kernels reach, as ptxas 11.8 without `-c`
+    // does (`lower::opt::unused`).
+    if !opts.relocatable {
+        lower::opt::unused::drop_unreached_functions(&mut irm);
+    }
     // `.maxnreg N` bounds a kernel's registers like `--maxrregcount` (the smaller applies);
     // below 16 it is raised to 16 with a warning, as ptxas 11.8 does ("adjusting per thread
     // register count of 8 to lower bound of 16").

@@ -644,7 +644,9 @@ fn large_returns_with_stack_parameters() {
     let k = p.functions.iter().find(|f| f.name == "k").unwrap().to_string();
     assert!(k.contains("STL [R1"), "stack arguments\n{k}");
     let w = p.functions.iter().find(|f| f.name == "wide").unwrap().to_string();
-    assert!(w.contains("STL [R4+0x60], R"), "{w}");
+    // Byte 96 is stored through the buffer's address (R4 on entry; since local loads merge,
+    // `lower::mem::vectorize`, the stack arguments may take R4:R5 and the address a copy).
+    assert!(w.lines().any(|l| l.contains("STL [R") && l.contains("+0x60], R") && !l.contains("[R1+")), "{w}");
 }
 
 /// Recursion through a function returning 64 bytes: each level's buffer is in its own

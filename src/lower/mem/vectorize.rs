@@ -1,6 +1,6 @@
-//! Shared-load vectorization on SSA IR: adjacent 32- and 64-bit `LDS` from one base
-//! register and constant offsets become one `LDS.64` or `LDS.128` when the address is
-//! proven aligned to the wider size.
+//! Shared- and local-load vectorization on SSA IR: adjacent 32- and 64-bit `LDS` (`LDL`)
+//! from one base register and constant offsets become one `LDS.64` or `LDS.128` (`LDL.64`)
+//! when the address is proven aligned to the wider size.
 //!
 //! **What ptxas does** (ptxas 11.8 `-arch=sm_50 -O3`, `cuobjdump -sass`):
 //! * `samples/sgemm_reg.ptx`: the 64 `ld.shared.f32` of each k step (four consecutive
@@ -15,7 +15,16 @@
 //!   16` parameter plus `tid.x*16` they stay four `LDG.E` (ptxas does not trust `.ptr`
 //!   alignment), and `st.global` are not merged.
 //!
-//! **What we do.** Only shared loads, and only exact groups: the words merged are exactly
+//! * `samples/local_array.ptx`: the sixteen `ld.local.u32` of a 64-byte `.local .align 4`
+//!   array read after its loop are eight `LDL.64 R16, [R1]`, `[R1+0x8]`, ... (the frame
+//!   pointer is 8-aligned; 20 registers where our sixteen `LDL` took 25).
+//!
+//! Zero stores: pairs of `st.shared`/`st.local` of zero to the two words of an aligned 8
+//! bytes become one `STS.64`/`STL.64` of `RZ` ([`merge_zero_stores`]; ptxas 11.8
+//! zero-fills the array of `samples/local_array.ptx` with `STL.64 [R1+0x38], RZ`, ...).
+//!
+//! **What we do.** Shared and local loads (a local group is at most 8 bytes: the frame
+//! pointer R1 is known 8-aligned, [`FRAME_ZEROS`], not more), and only exact groups: the words merged are exactly
 //! the words the program loads (no extra word is read, so no access leaves the bytes the
 //! program touches), `16`-byte groups at addresses proven multiples of 16 and `8`-byte
 //! groups at multiples of 8. An address is `base + offset`, with `offset` the access's
@@ -57,6 +66,7 @@ fn src_zeros(s: &Src, tz: &[u8]) -> u8 {
         SrcKind::Reg(r) if r.reg.is_rz() => 32,
         // A whole register or the low word of a pair: the count is the low word's.
         SrcKind::Reg(RegRef { reg: Reg::V(v), comp: 0, .. }) => tz.get(v as usize).copied().unwrap_or(0),
+        SrcKind::Reg(RegRef { reg: Reg::R(1), n: 1, .. }) => FRAME_ZEROS,
         _ => 0,
     }
 }
@@ -190,11 +200,17 @@ struct Cand {
     dst: u32,
 }
 
-/// A candidate `LDS`: unguarded, plain 32- or 64-bit, writing one whole virtual register,
-/// at `[base+offset]` with a virtual or zero base. Returns the base, the offset and the
-/// candidate's size and destination.
+/// Known trailing zero bits of the frame pointer R1: every frame is a multiple of 8 bytes
+/// (`regalloc::expand::finish`, `regalloc::calls::finish`) below a stack top the launch
+/// aligns, as ptxas 11.8 assumes (`LDL.64 R16, [R1]` in `samples/local_array.ptx`; its
+/// frames are multiples of 8 too). Not 16: ptxas merges the sample's words in pairs only.
+const FRAME_ZEROS: u8 = 3;
+
+/// A candidate `LDS` or `LDL`: unguarded, plain 32- or 64-bit, writing one whole virtual
+/// register, at `[base+offset]` with a virtual or zero base, or (`LDL`) the frame pointer
+/// R1. Returns the base, the offset and the candidate's size and destination.
 fn candidate(f: &Function, i: &Instr) -> Option<(RegRef, MemMods, i64, i64, u32)> {
-    let Op::Lds(m) = i.op else { return None };
+    let (Op::Lds(m) | Op::Ldl(m)) = i.op else { return None };
     if i.guard.is_some() || m.keep || !matches!(m.size, MemSize::B32 | MemSize::B64) {
         return None;
     }
@@ -203,7 +219,8 @@ fn candidate(f: &Function, i: &Instr) -> Option<(RegRef, MemMods, i64, i64, u32)
         return None;
     }
     let [Src { kind: SrcKind::Addr { base, offset }, .. }] = i.srcs.as_slice() else { return None };
-    if base.n != 1 || !(base.reg.is_rz() || matches!(base.reg, Reg::V(_))) {
+    let frame = matches!(i.op, Op::Ldl(_)) && base.reg == Reg::R(1);
+    if base.n != 1 || !(base.reg.is_rz() || matches!(base.reg, Reg::V(_)) || frame) {
         return None;
     }
     Some((*base, m, i64::from(*offset), i64::from(m.size.bytes()), *d))
@@ -249,19 +266,106 @@ fn groups(c: &[Cand], base_zeros: u8) -> Vec<(usize, usize, i64)> {
     out
 }
 
-/// Merges adjacent shared loads (module notes). Returns true if anything changed.
+/// One group of loads to merge: (position of the wide load, its base, whether it is local,
+/// modifiers, offset, width in bytes, members).
+type Merge = (usize, RegRef, bool, MemMods, i64, i64, Vec<Cand>);
+
+/// A candidate zero store: an unguarded plain 32-bit `STS` or `STL` (not `keep`) of `RZ`
+/// at `[base+offset]` with a virtual or zero base, or (`STL`) the frame pointer R1.
+/// Returns the base, whether it is local, the modifiers and the offset.
+fn zero_store(i: &Instr) -> Option<(RegRef, bool, MemMods, i64)> {
+    let (Op::Sts(m) | Op::Stl(m)) = i.op else { return None };
+    if i.guard.is_some() || m.keep || m.size != MemSize::B32 {
+        return None;
+    }
+    let [Src { kind: SrcKind::Addr { base, offset }, .. }, data] = i.srcs.as_slice() else { return None };
+    let zero = matches!(data.kind, SrcKind::Reg(r) if r.reg.is_rz() && r.n == 1) && data.mods == Default::default();
+    let local = matches!(i.op, Op::Stl(_));
+    let frame = local && base.reg == Reg::R(1);
+    if !zero || base.n != 1 || !(base.reg.is_rz() || matches!(base.reg, Reg::V(_)) || frame) {
+        return None;
+    }
+    Some((*base, local, m, i64::from(*offset)))
+}
+
+/// Merges the zero stores of each block in pairs: two stores of `RZ` to the words at `o`
+/// and `o + 4` from one base, `base + o` proven 8-aligned, become one `STS.64`/`STL.64` of
+/// the `RZ` pair at the first one's place, as ptxas 11.8 zero-fills the local array of
+/// `samples/local_array.ptx` (`STL.64 [R1+0x38], RZ`, ...). Only with no other memory
+/// access, barrier, fence or call between the two (zero stores commute with each other:
+/// they write the same value). Returns true if anything changed.
+fn merge_zero_stores(f: &mut Function, tz: &[u8]) -> bool {
+    let mut changed = false;
+    for b in f.layout.clone() {
+        // Per segment and (base, local, modifiers): offset -> position of the first store.
+        let mut seg = 0u32;
+        let mut by_key: HashMap<(u32, RegRef, bool, MemMods), HashMap<i64, usize>> = HashMap::new();
+        for (at, i) in f.cfg[b].instrs.iter().enumerate() {
+            if let Some((base, local, m, o)) = zero_store(i) {
+                by_key.entry((seg, base, local, m)).or_default().entry(o).or_insert(at);
+            } else if orders_memory(&i.op) || mem_access(&i.op).is_some() {
+                seg = seg.saturating_add(1);
+            }
+        }
+        let mut replace: HashMap<usize, Instr> = HashMap::new();
+        let mut remove: std::collections::HashSet<usize> = Default::default();
+        for ((_, base, local, m), offsets) in by_key {
+            let zeros = match base.reg {
+                Reg::V(v) if base.comp == 0 => tz.get(v as usize).copied().unwrap_or(0),
+                Reg::V(_) => 0,
+                Reg::R(1) => FRAME_ZEROS,
+                _ => 32,
+            };
+            if zeros < 3 {
+                continue;
+            }
+            for (&o, &first) in offsets.iter().filter(|(o, _)| o.rem_euclid(8) == 0) {
+                let Some(&second) = offsets.get(&o.saturating_add(4)) else { continue };
+                let Ok(off) = i32::try_from(o) else { continue };
+                let mods = MemMods { size: MemSize::B64, ..m };
+                let op = if local { Op::Stl(mods) } else { Op::Sts(mods) };
+                let wide = Instr::new(op, vec![], vec![Src::addr(base, off), Src::reg(RegRef::rz(2))]);
+                replace.insert(first.min(second), wide);
+                remove.insert(first.max(second));
+            }
+        }
+        if replace.is_empty() {
+            continue;
+        }
+        changed = true;
+        let blk = &mut f.cfg[b];
+        let old = std::mem::take(&mut blk.instrs);
+        let origins = std::mem::take(&mut blk.origins);
+        for (at, (i, origin)) in old.into_iter().zip(origins).enumerate() {
+            if remove.contains(&at) {
+                continue;
+            }
+            match replace.remove(&at) {
+                Some(w) => blk.push(Instr { origin: i.origin, ..w }, origin),
+                None => blk.push(i, origin),
+            }
+        }
+    }
+    changed
+}
+
+/// Merges adjacent shared and local loads, and zero stores in pairs (module notes).
+/// Returns true if anything changed.
 pub fn run(f: &mut Function) -> bool {
-    // Nothing to merge without two candidate loads: skip the alignment analysis (up to
-    // MAX_PASSES passes over the function) in the functions that have none.
+    // Nothing to merge without two candidate loads or stores: skip the alignment analysis
+    // (up to MAX_PASSES passes over the function) in the functions that have none.
     let mut candidates = f.layout.iter().flat_map(|b| &f.cfg[*b].instrs).filter(|i| candidate(f, i).is_some());
-    if candidates.nth(1).is_none() {
+    let loads = candidates.nth(1).is_some();
+    let mut stores = f.layout.iter().flat_map(|b| &f.cfg[*b].instrs).filter(|i| zero_store(i).is_some());
+    if !loads && stores.nth(1).is_none() {
         return false;
     }
     let tz = known_zeros(f);
-    let mut changed = false;
+    let mut changed = merge_zero_stores(f, &tz);
     for b in f.layout.clone() {
-        // Candidates by (segment between memory-ordering instructions, base, modifiers).
-        let mut by_key: HashMap<(u32, RegRef, MemMods), Vec<Cand>> = HashMap::new();
+        // Candidates by (segment between memory-ordering instructions, base, local,
+        // modifiers).
+        let mut by_key: HashMap<(u32, RegRef, bool, MemMods), Vec<Cand>> = HashMap::new();
         let mut seg = 0u32;
         for (at, i) in f.cfg[b].instrs.iter().enumerate() {
             if orders_memory(&i.op) {
@@ -269,13 +373,12 @@ pub fn run(f: &mut Function) -> bool {
                 continue;
             }
             if let Some((base, m, offset, bytes, dst)) = candidate(f, i) {
-                let key = (seg, base, MemMods { size: MemSize::B32, ..m });
+                let key = (seg, base, matches!(i.op, Op::Ldl(_)), MemMods { size: MemSize::B32, ..m });
                 by_key.entry(key).or_default().push(Cand { at, offset, bytes, dst });
             }
         }
-        // (position of the wide load, its base, modifiers, offset, width, members).
-        let mut merges: Vec<(usize, RegRef, MemMods, i64, i64, Vec<Cand>)> = vec![];
-        for ((_, base, m), mut c) in by_key {
+        let mut merges: Vec<Merge> = vec![];
+        for ((_, base, local, m), mut c) in by_key {
             if c.len() < 2 {
                 continue;
             }
@@ -284,13 +387,14 @@ pub fn run(f: &mut Function) -> bool {
                 // The base's low word (a pair's high word is not an address).
                 Reg::V(v) if base.comp == 0 => tz.get(v as usize).copied().unwrap_or(0),
                 Reg::V(_) => 0,
+                Reg::R(1) => FRAME_ZEROS,
                 _ => 32,
             };
             for (i, j, w) in groups(&c, zeros) {
                 let Some(members) = c.get(i..j) else { continue };
                 let Some(first) = members.iter().map(|x| x.at).min() else { continue };
                 let Some(o) = members.first().map(|x| x.offset) else { continue };
-                merges.push((first, base, m, o, w, members.to_vec()));
+                merges.push((first, base, local, m, o, w, members.to_vec()));
             }
         }
         if merges.is_empty() {
@@ -302,15 +406,13 @@ pub fn run(f: &mut Function) -> bool {
         // every member.
         let mut before: HashMap<usize, Instr> = HashMap::new();
         let mut replace: HashMap<usize, Instr> = HashMap::new();
-        for (first, base, m, o, w, members) in merges {
+        for (first, base, local, m, o, w, members) in merges {
             let regs = if w == 16 { 4u8 } else { 2 };
             let q = f.new_vreg(VRegKind::Gpr(regs));
             let size = if w == 16 { MemSize::B128 } else { MemSize::B64 };
             let Ok(off) = i32::try_from(o) else { continue };
-            before.insert(
-                first,
-                Instr::new(Op::Lds(MemMods { size, ..m }), vec![Dst::reg(q, regs)], vec![Src::addr(base, off)]),
-            );
+            let op = if local { Op::Ldl(MemMods { size, ..m }) } else { Op::Lds(MemMods { size, ..m }) };
+            before.insert(first, Instr::new(op, vec![Dst::reg(q, regs)], vec![Src::addr(base, off)]));
             for x in members {
                 let comp = u8::try_from(x.offset.saturating_sub(o) / 4).unwrap_or(0);
                 let n = u8::try_from(x.bytes / 4).unwrap_or(1);

@@ -14,6 +14,7 @@
 
 pub mod combine;
 mod dce;
+pub mod unused;
 
 pub use dce::dce;
 

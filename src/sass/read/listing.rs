@@ -265,7 +265,9 @@ pub fn load(listing: &str, reference: Option<&Program>) -> Result<Program, LoadE
     for tf in &funcs {
         let fx = facts.functions.get(&tf.name).cloned().unwrap_or_default();
         let rf = reference.and_then(|r| r.functions.iter().find(|f| f.name == tf.name));
-        let entry = fx.entry || rf.is_some_and(|f| f.kind == ".entry") || (!any_entry && rf.is_none());
+        // A function the reference lacks is a device function it dropped (whole-program
+        // output keeps only what kernels reach, `lower::opt::unused`; kernels always stay).
+        let entry = fx.entry || rf.is_some_and(|f| f.kind == ".entry") || (!any_entry && reference.is_none());
         let (code, symbols) = function_code(tf)?;
         let shared = match (fx.shared_bytes, facts.has_sections) {
             (Some(s), _) => s,
