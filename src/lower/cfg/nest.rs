@@ -139,10 +139,38 @@ pub fn separate(
 /// the whole function at a block `w` of its innermost loop other than the header, but
 /// within an iteration only later (one side comes back to the header first, through a
 /// cycle that avoids `w`).
-pub fn inner_cycle(joins: &super::plan::Joins, b: BlockId) -> Option<Problem> {
+///
+/// Reported only when [`separate`] makes progress on it, i.e. when `b` lies on a cycle
+/// through the header `H` that avoids `w`: `b` is not in `R` (the blocks reached from `w`
+/// in the loop without entering `H`) and reaches `H` in the loop without passing `w`.
+/// Proof of progress: `separate` neither copies nor moves `b` (only blocks of `R` are
+/// copied), and keeps a cycle `H ->* b ->* H` avoiding `w`: its part `H ->* b` avoids `R`
+/// (else `b` would be in `R`), so none of its edges is retargeted; where `b ->* H` enters
+/// `R` it goes to the copies instead, which lead back to `H` itself (only edges from `R`
+/// and from outside the loop go to `H'`). So `b` is afterwards in the natural loop of `H` whose back edges all come from outside `R`;
+/// `w` is not in it (every block reached from `w` short of `H` is in `R`, so `w` reaches
+/// none of its latches without `H'`), so `b`'s innermost loop no longer contains `w`
+/// and `b` cannot be reported again with `w`; and `w` stays outside every loop `b` gets
+/// into later (copies and new headers only split existing loops). Otherwise (`b` in `R`,
+/// e.g. a shared latch block after `w` whose other side is the back edge: the fuzz
+/// reproducer `tests/data/fuzz/restructure_inner_cycle_loops.ptx`) separating would
+/// leave `b` in the outer loop with the same problem, a new `H'` every round; the branch
+/// is then planned as before [`Problem::InnerCycle`] existed.
+pub fn inner_cycle(f: &Function, joins: &super::plan::Joins, b: BlockId) -> Option<Problem> {
     let l = joins.forest.innermost.get(b.index()).copied().flatten()?;
     let lp = joins.forest.loops.get(l)?;
     let w = joins.join_whole(b)?;
-    (lp.body.contains(&w) && w != lp.header && joins.join(b) != Some(w))
-        .then_some(Problem::InnerCycle { header: lp.header, exit: w })
+    if !(lp.body.contains(&w) && w != lp.header && joins.join(b) != Some(w)) {
+        return None;
+    }
+    let header = lp.header;
+    let body: HashSet<BlockId> = lp.body.iter().copied().collect();
+    let after = reach(f, &[w], |x| x == header || !body.contains(&x));
+    if after.contains(&b) {
+        return None;
+    }
+    // `reach` leaves out the blocks it stops at: stop only at `w` and outside the loop,
+    // and look for `H` among the blocks reached.
+    let cycle = reach(f, &f.succs(b), |x| x == w || !body.contains(&x));
+    cycle.contains(&header).then_some(Problem::InnerCycle { header, exit: w })
 }

@@ -291,7 +291,7 @@ pub fn plan(f: &Function, divergent: &HashSet<BlockId>) -> Result<Vec<Entry>, Ve
         {
             continue;
         }
-        if let Some(p) = super::nest::inner_cycle(&joins, b) {
+        if let Some(p) = super::nest::inner_cycle(f, &joins, b) {
             problems.push(p);
             continue;
         }
