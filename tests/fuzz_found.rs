@@ -563,3 +563,27 @@ fn spin_at_a_shared_loop_header_runs_alike() {
         }
     }
 }
+
+/// Found by `fuzz/ exec` (docs/fuzzing.md "Found by the `exec` campaign"): a mutant of
+/// samples/bitonic_sort.ptx (`bra.uni LBB0_42` -> `bra.uni LBB0_21` after the second
+/// compare-exchange, plus register renames), `tests/data/fuzz/restructure_inner_cycle_loops.ptx`.
+/// A divergent branch whose sides meet at `w` in the whole function but not within an
+/// iteration of its loop was reported as `Problem::InnerCycle`, though none of its paths
+/// back to the header avoids `w`: separating left it in the outer loop under the new
+/// header with the same problem, one more header each round, until "restructuring for
+/// reconvergence does not terminate". Now such a branch is no `InnerCycle` (it is planned
+/// as before `lower::cfg::nest`), and the kernel compiles with `--verify`. The mutant loops
+/// forever (step limit reached on the interpreter for n = 0, 1, 10 and 1000 keys), so it
+/// is compiled only.
+#[test]
+fn inner_cycle_without_progress_is_not_separated() {
+    assert!(internal_errors("restructure_inner_cycle_loops.ptx").is_empty());
+    let path = format!("{}/tests/data/fuzz/restructure_inner_cycle_loops.ptx", env!("CARGO_MANIFEST_DIR"));
+    let src = std::fs::read_to_string(&path).expect("reproducer");
+    let mut opts = ptx2sass::driver::Options::default();
+    opts.regalloc.verify = true;
+    if let Err(d) = ptx2sass::driver::compile(&src, &opts) {
+        let m: Vec<_> = d.into_iter().map(|d| d.message).collect();
+        panic!("{m:?}");
+    }
+}

@@ -152,10 +152,12 @@ pub fn separate(
 /// none of its latches without `H'`), so `b`'s innermost loop no longer contains `w`
 /// and `b` cannot be reported again with `w`; and `w` stays outside every loop `b` gets
 /// into later (copies and new headers only split existing loops). Otherwise (`b` in `R`,
-/// e.g. a shared latch block after `w` whose other side is the back edge: the fuzz
-/// reproducer `tests/data/fuzz/restructure_inner_cycle_loops.ptx`) separating would
-/// leave `b` in the outer loop with the same problem, a new `H'` every round; the branch
-/// is then planned as before [`Problem::InnerCycle`] existed.
+/// or every path from `b` back to `H` passes `w`: the `fuzz/ exec` reproducer
+/// `tests/data/fuzz/restructure_inner_cycle_loops.ptx`, whose branch reaches the header
+/// only through `w`) `b` is on no cycle that separating could make a loop: it stayed in
+/// the outer loop headed by the new `H'` with the same problem, and every round added
+/// another `H'` until the round limit ("restructuring for reconvergence does not
+/// terminate"). Such a branch is planned as before [`Problem::InnerCycle`] existed.
 pub fn inner_cycle(f: &Function, joins: &super::plan::Joins, b: BlockId) -> Option<Problem> {
     let l = joins.forest.innermost.get(b.index()).copied().flatten()?;
     let lp = joins.forest.loops.get(l)?;
