@@ -66,6 +66,20 @@ pub enum Error {
     /// The slots did not fit the register file even as a static partition.
     #[error("register packing failed: {0}")]
     Packing(String),
+    /// The register budget is below what ptx2sass's allocation needs for this function:
+    /// the fewest slots of each width regalloc2 accepts ([`class_floors`]; the values
+    /// some instructions name plus those live across them) and R1 take `least` registers.
+    /// A limit of ptx2sass (ptxas 11.8 compiles any program in 16), reported to the user
+    /// with the budget that works instead of as an internal error.
+    #[error(
+        "a budget of {limit} registers is too small for ptx2sass's allocation of this function: after spilling, the values some instructions use at once take {least} (a limit of ptx2sass; ptxas fits any program in 16); use --maxrregcount {least} or more"
+    )]
+    Budget {
+        /// The budget asked for (`--maxrregcount`, `.maxnreg`).
+        limit: u32,
+        /// The fewest registers the allocation can work in.
+        least: u32,
+    },
 }
 
 /// Allocation options.
@@ -418,7 +432,16 @@ fn allocate_gprs(
                     Err(_) => {
                         let floors = class_floors(&attempt, generous, banks.need);
                         let start = std::array::from_fn(|c| guaranteed[c].max(floors[c]));
-                        shrink_search(&attempt, start, floors, widths, avail, true).map_err(|_| e)?
+                        // Slots of different classes share registers where their values
+                        // are not live together, so floors above the budget may still
+                        // pack (`generated_packing_25_registers.ptx` in 18). When they
+                        // do not, the budget is too small for this allocation: a
+                        // generated program (`tests/data/fuzz/packing_generated_26.ptx`)
+                        // needs 4 singles, 4 pairs and 2 quads, and R1: 21 registers.
+                        let least = 1 + k * (0..3).map(|c| floors[c] * widths[c]).sum::<usize>();
+                        shrink_search(&attempt, start, floors, widths, avail, true).map_err(|_| {
+                            if least > limit as usize { Error::Budget { limit, least: least as u32 } } else { e }
+                        })?
                     }
                 },
             }
