@@ -103,8 +103,8 @@ fn intervals(f: &Function, live: &crate::ir::Liveness) -> Vec<Option<(u32, u32)>
 
 /// Splits the general-purpose virtual registers of the SSA function `f` into banks (see
 /// the module documentation): as many as the pressure needs, at least `min_count` (more
-/// when regalloc2 spilled with fewer), at most [`max_banks`] of the register budget
-/// `limit`. `live`: the liveness of `f`.
+/// when regalloc2 spilled with fewer), at most [`MAX_BANKS`]; the pressure asks for at
+/// most [`max_banks`] of the register budget `limit`. `live`: the liveness of `f`.
 pub fn assign(f: &Function, min_count: usize, limit: u32, live: &crate::ir::Liveness) -> Banks {
     let iv = intervals(f, live);
     let mut by_start: Vec<(u32, u32, u32, usize)> = iv
@@ -121,8 +121,14 @@ pub fn assign(f: &Function, min_count: usize, limit: u32, live: &crate::ir::Live
         ends[w].push(hi);
         pressure[w] = pressure[w].max(ends[w].len());
     }
-    let count =
-        pressure.iter().map(|p| p.div_ceil(CLASS_SLOTS)).max().unwrap_or(1).max(min_count).clamp(1, max_banks(limit));
+    let count = pressure
+        .iter()
+        .map(|p| p.div_ceil(CLASS_SLOTS))
+        .max()
+        .unwrap_or(1)
+        .min(max_banks(limit))
+        .max(min_count)
+        .clamp(1, MAX_BANKS);
     let mut of = vec![0u8; f.vregs.len()];
     if count > 1 {
         // active[w][bank] = ends of the live intervals of width w in that bank.

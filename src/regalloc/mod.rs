@@ -291,7 +291,7 @@ fn allocate_spilled(
     // uses 72 registers and no spill). Then one more bank, each with all the slots the
     // register budget allows, is tried and kept if it spills less (sgemm_reg: 72
     // registers, no spill). Functions that do not spill are allocated once.
-    while stats.spill_bytes > chosen_spill_bytes && banks.count < banks::max_banks(limit) {
+    while stats.spill_bytes > chosen_spill_bytes && banks.count < banks::MAX_BANKS {
         let more = banks::assign(f, banks.count + 1, limit, &crate::ir::liveness(f));
         match allocate_gprs(f, unspilled, &more, &pred_view, &pred_out, limit, opts, true) {
             Ok((g2, s2)) if s2.spill_bytes < stats.spill_bytes => (g, stats, banks) = (g2, s2, more),
