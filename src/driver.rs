@@ -227,8 +227,15 @@ pub fn compile_timed(src: &str, opts: &Options, timer: &mut PassTimer) -> Result
             .par_iter_mut()
             .zip(budgets.par_iter())
             .filter_map(|(f, b)| {
-                regalloc::allocate(f, b).err().map(|e| {
-                    Diag::error(Span::default(), format!("internal error in register allocation of `{}`: {e}", f.name))
+                regalloc::allocate(f, b).err().map(|e| match e {
+                    // A budget ptx2sass cannot allocate in: the user's to change.
+                    regalloc::Error::Budget { .. } => {
+                        Diag::error(Span::default(), format!("register allocation of `{}`: {e}", f.name))
+                    }
+                    _ => Diag::error(
+                        Span::default(),
+                        format!("internal error in register allocation of `{}`: {e}", f.name),
+                    ),
                 })
             })
             .collect()

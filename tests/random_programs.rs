@@ -39,7 +39,12 @@ fn check_ptx(src: &str, seed: u64) -> Result<(), String> {
 fn check_ptx_in(src: &str, seed: u64, max_regs: u32) -> Result<(), String> {
     let mut opts = Options::default();
     opts.regalloc.max_regs = max_regs;
-    let out = compile(src, &opts)?;
+    check_ptx_with(src, seed, &opts)
+}
+
+/// [`check_ptx`] with compile options.
+fn check_ptx_with(src: &str, seed: u64, opts: &Options) -> Result<(), String> {
+    let out = compile(src, opts)?;
     let program = out.program.expect("SASS output has a program");
     let (module, _) = ptx2sass::ptx::parse(src).map_err(|_| "the interpreter cannot parse it".to_string())?;
     for shape in SHAPES {
@@ -122,6 +127,52 @@ fn packing_in_odd_and_even_budgets() {
             }
             if let Err(e) = compile(p, &opts) {
                 panic!("{name} in {budget} registers: {e}");
+            }
+        }
+    }
+}
+
+/// A generated program (fuzz target `generated`, 2026-11-25; issue 20) failed register
+/// packing with `--maxrregcount 25`, 26 and 28 ("no register for a 32-bit value within 26
+/// registers"; 27 and 32 compiled). Its interval estimate of 72 live 32-bit values took
+/// two banks, whose slots for the values one instruction names (4 singles, 3 pairs, 2
+/// quads each) did not pack together in 25 registers; a budget below 66 registers now
+/// takes one bank (`regalloc::banks::max_banks`). In 21 to 23 registers (`--no-reorder`)
+/// no sizes regalloc2 accepted packed by coloring webs; the static partition of the
+/// slots is now tried too. Both executors, every shape, in 25, 26 and 28 registers, with
+/// and without the list scheduler; then compiled (both allocation checkers on) in every
+/// budget 21..=40, 64 and 255. In 16 to 20 registers it compiles or gets the user
+/// diagnostic of a budget too small for ptx2sass (`regalloc::Error::Budget`: regalloc2
+/// accepts no fewer than 4 singles, 4 pairs and 2 quads, 21 registers with R1), never an
+/// internal error.
+#[test]
+fn packing_generated_26_in_small_budgets() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/fuzz/");
+    let src = std::fs::read_to_string(format!("{dir}packing_generated_26.ptx")).expect("reproducer");
+    let mut opts = Options::default();
+    for reorder in [false, true] {
+        opts.sched.reorder = reorder;
+        for budget in [25, 26, 28] {
+            opts.regalloc.max_regs = budget;
+            check_ptx_with(&src, 1, &opts).unwrap_or_else(|e| panic!("{budget} registers (reorder {reorder}): {e}"));
+        }
+    }
+    opts.regalloc.verify = true;
+    for reorder in [false, true] {
+        opts.sched.reorder = reorder;
+        for budget in (21..=40).chain([64, 255]) {
+            opts.regalloc.max_regs = budget;
+            if let Err(e) = compile(&src, &opts) {
+                panic!("{budget} registers (reorder {reorder}): {e}");
+            }
+        }
+        for budget in 16..=20 {
+            opts.regalloc.max_regs = budget;
+            if let Err(e) = compile(&src, &opts) {
+                assert!(
+                    !e.contains("internal error") && e.contains("use --maxrregcount 21 or more"),
+                    "{budget} registers (reorder {reorder}): {e}"
+                );
             }
         }
     }

@@ -38,6 +38,18 @@ pub struct Banks {
     pub need: [usize; 3],
 }
 
+/// Most banks worth having in a budget of `limit` registers (`--maxrregcount`): one per
+/// 64 of the registers besides R1, 1 to [`MAX_BANKS`]. One bank already has 64 slots of
+/// each width, as many 32-bit values as a budget of 65 registers holds; a second bank
+/// there gives regalloc2 slots that cannot all be registers, and each bank needs slots
+/// for the most values one instruction names (`Banks::need`), which the banks together
+/// may not leave room for: a generated program (`tests/data/fuzz/packing_generated_26.ptx`),
+/// its interval estimate 72 singles, took 2 banks in 26 registers and no sizes packed
+/// ("no register for a 32-bit value within 26 registers").
+pub fn max_banks(limit: u32) -> usize {
+    (limit.saturating_sub(1) as usize).div_ceil(CLASS_SLOTS).clamp(1, MAX_BANKS)
+}
+
 /// Index of a GPR width in `[32, 64, 128]` bits.
 fn width_index(kind: VRegKind) -> Option<usize> {
     match kind {
@@ -91,8 +103,9 @@ fn intervals(f: &Function, live: &crate::ir::Liveness) -> Vec<Option<(u32, u32)>
 
 /// Splits the general-purpose virtual registers of the SSA function `f` into banks (see
 /// the module documentation): as many as the pressure needs, at least `min_count` (more
-/// when regalloc2 spilled with fewer), at most [`MAX_BANKS`]. `live`: the liveness of `f`.
-pub fn assign(f: &Function, min_count: usize, live: &crate::ir::Liveness) -> Banks {
+/// when regalloc2 spilled with fewer), at most [`MAX_BANKS`]; the pressure asks for at
+/// most [`max_banks`] of the register budget `limit`. `live`: the liveness of `f`.
+pub fn assign(f: &Function, min_count: usize, limit: u32, live: &crate::ir::Liveness) -> Banks {
     let iv = intervals(f, live);
     let mut by_start: Vec<(u32, u32, u32, usize)> = iv
         .iter()
@@ -108,7 +121,14 @@ pub fn assign(f: &Function, min_count: usize, live: &crate::ir::Liveness) -> Ban
         ends[w].push(hi);
         pressure[w] = pressure[w].max(ends[w].len());
     }
-    let count = pressure.iter().map(|p| p.div_ceil(CLASS_SLOTS)).max().unwrap_or(1).max(min_count).clamp(1, MAX_BANKS);
+    let count = pressure
+        .iter()
+        .map(|p| p.div_ceil(CLASS_SLOTS))
+        .max()
+        .unwrap_or(1)
+        .min(max_banks(limit))
+        .max(min_count)
+        .clamp(1, MAX_BANKS);
     let mut of = vec![0u8; f.vregs.len()];
     if count > 1 {
         // active[w][bank] = ends of the live intervals of width w in that bank.
