@@ -16,8 +16,8 @@ use ptx2sass_fuzz::{MAX_MEMORY, program_from_bytes};
 
 #[derive(Arbitrary, Debug)]
 struct Input {
-    /// `--maxrregcount` is 25 + this modulo 231 (budgets of 24 and fewer are a documented
-    /// limitation).
+    /// `--maxrregcount` is 25 + this modulo 231 (smaller budgets are not fuzzed: very
+    /// tight ones are a documented limitation, README `--maxrregcount`).
     regs: u8,
     /// Index into the generator's launch shapes.
     shape: u8,
