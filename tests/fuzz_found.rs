@@ -587,3 +587,49 @@ fn inner_cycle_without_progress_is_not_separated() {
         panic!("{m:?}");
     }
 }
+
+/// Found by `fuzz/ exec` (2026-11-25, docs/fuzzing.md "Found by the afternoon campaigns"):
+/// an `nvcc_scan` mutant with `bar.sync %rd9, %rd10` stopped with "internal error: cannot
+/// encode the SASS listing: `BAR.SYNC R8, R10`". Two causes: the encoding table had only
+/// BAR's immediate forms (reference §1 BAR row: barrier id in Ra when bit 44 = 0, thread
+/// count in Rb when bit 43 = 0), so `bar.sync %r1` could not be encoded either; and the
+/// front end let 64-bit registers through (ptxas 11.8: "Arguments mismatch for
+/// instruction 'bar'").
+#[test]
+fn barrier_operands_in_registers() {
+    use launches::{Setup, Val};
+    for body in ["bar.sync %rd1;", "bar.sync 0, %rd1;", "bar.sync %rd1, %rd2;", "bar.arrive %rd1, 32;"] {
+        let errors = compile_errors(body);
+        assert!(!errors.is_empty(), "`{body}` must be rejected");
+        assert!(errors.iter().all(|e| !e.contains("internal error")), "`{body}`: {errors:?}");
+    }
+    // Barrier 1 by a register, a register thread count on barrier 0, and both: each
+    // thread reads its neighbour's shared word after each barrier.
+    let src = ".version 8.0\n.target sm_50\n.address_size 64\n\
+        .entry k(.param .u64 out)\n{\n.reg .u32 %r<12>;\n.reg .u64 %rd<4>;\n\
+        .shared .align 4 .b32 s[64];\n\
+        mov.u32 %r1, %tid.x;\nmov.u32 %r2, 1;\nmov.u32 %r3, 64;\n\
+        shl.b32 %r4, %r1, 2;\nmov.u32 %r5, s;\nadd.u32 %r5, %r5, %r4;\n\
+        add.u32 %r6, %r1, 1;\nand.b32 %r6, %r6, 63;\nshl.b32 %r6, %r6, 2;\nmov.u32 %r7, s;\nadd.u32 %r7, %r7, %r6;\n\
+        st.shared.u32 [%r5], %r1;\nbar.sync %r2;\nld.shared.u32 %r8, [%r7];\nbar.sync 0, %r3;\n\
+        add.u32 %r8, %r8, 100;\nst.shared.u32 [%r5], %r8;\nbar.sync %r2, %r3;\nld.shared.u32 %r9, [%r7];\n\
+        ld.param.u64 %rd1, [out];\nmul.wide.u32 %rd2, %r1, 4;\nadd.u64 %rd1, %rd1, %rd2;\n\
+        st.global.u32 [%rd1], %r9;\nret;\n}\n";
+    let opts = ptx2sass::driver::Options { check_encoding: true, ..Default::default() };
+    let out = ptx2sass::driver::compile(src, &opts).unwrap_or_else(|d| panic!("{:?}", d));
+    let text = out.text;
+    for form in ["BAR.SYNC R", "BAR.SYNC 0x0, R"] {
+        assert!(text.contains(form), "no `{form}` in\n{text}");
+    }
+    let program = launches::compile(src);
+    let (module, _) = ptx2sass::ptx::parse(src).expect("parses");
+    let mut s = Setup::new();
+    let b = s.buf(vec![0; 4 * 64]);
+    let l = s.launch(&program, "k", [1, 1, 1], [64, 1, 1], &[Val::I(b)]);
+    let (want, _, diff) = ptx2sass::exec::compare(&module, &program, &l).unwrap_or_else(|e| panic!("{e}"));
+    assert!(diff.is_empty(), "{} difference(s), first {:?}", diff.len(), diff.first());
+    for i in 0..64u64 {
+        let got = want.global.read_uint("global", b + 4 * i, 4).expect("in the buffer");
+        assert_eq!(got, (i + 2) % 64 + 100, "thread {i}");
+    }
+}

@@ -228,6 +228,20 @@ pub(super) fn other_shapes(i: &super::ast::Instruction) -> Option<Vec<Option<Sha
             let ty = t(0)?;
             vec![Some(Dst(width_for(ty, false))), typed(ty)]
         }
+        // 9.7.13.1 bar / barrier: the barrier id `a` and thread count `b` are 32-bit
+        // (`bar{.cta}.sync a{, b}`, `bar.arrive a, b`, `bar.red.op d, a{, b}, {!}c`); ptxas
+        // 11.8 rejects a 64-bit register there ("Arguments mismatch for instruction
+        // 'bar'"). Found by fuzzing `exec`: `bar.sync %rd9, %rd10` reached the encoder.
+        "bar" | "barrier" if !has(".warp") => {
+            let w32 = Some(Src(Width::Exact(32)));
+            match (has(".red"), n) {
+                (false, 1) => vec![w32],
+                (false, 2) => vec![w32, w32],
+                (true, 3) => vec![None, w32, None],
+                (true, 4) => vec![None, w32, w32, None],
+                _ => return None,
+            }
+        }
         // 9.7.6.1 set: `set.CmpOp{.BoolOp}.dtype.stype d, a, b{, {!}c}`.
         "set" if types.len() == 2 => {
             let (d, s) = (t(0)?, t(1)?);

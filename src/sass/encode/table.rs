@@ -722,6 +722,18 @@ pub const ROWS: &[Row] = &[
     One(0xf0a8, 0xfff8, "BAR .SYNC =32:3=0 =43=1 =44=1 =39:4=7 : U@8:8, ?U@20:12"),
     One(0xf0a8, 0xfff8, "BAR .ARV =32:3=1 =43=1 =44=1 =39:4=7 : U@8:8, ?U@20:12"),
     One(0xf0a8, 0xfff8, "BAR .RED {BARRED}35:2 =32:3=2 =43=1 =44=1 : U@8:8, ?U@20:12, !42 P@39"),
+    // Barrier id in Ra (bit 44 = 0) and/or thread count in Rb (bit 43 = 0): reference §1,
+    // BAR row ("imm 8-15 if bit 44 = 1, else Ra 8-15; thread count: imm 20-31 if bit 43 =
+    // 1, else Rb"); `bar.sync %r` / `bar.sync a, %r` (PTX ISA 9.7.13.1) lower to these.
+    One(0xf0a8, 0xfff8, "BAR .SYNC =32:3=0 =43=1 =44=0 =39:4=7 : R@8, ?U@20:12"),
+    One(0xf0a8, 0xfff8, "BAR .SYNC =32:3=0 =43=0 =44=1 =39:4=7 : U@8:8, R@20"),
+    One(0xf0a8, 0xfff8, "BAR .SYNC =32:3=0 =43=0 =44=0 =39:4=7 : R@8, R@20"),
+    One(0xf0a8, 0xfff8, "BAR .ARV =32:3=1 =43=1 =44=0 =39:4=7 : R@8, ?U@20:12"),
+    One(0xf0a8, 0xfff8, "BAR .ARV =32:3=1 =43=0 =44=1 =39:4=7 : U@8:8, R@20"),
+    One(0xf0a8, 0xfff8, "BAR .ARV =32:3=1 =43=0 =44=0 =39:4=7 : R@8, R@20"),
+    One(0xf0a8, 0xfff8, "BAR .RED {BARRED}35:2 =32:3=2 =43=1 =44=0 : R@8, ?U@20:12, !42 P@39"),
+    One(0xf0a8, 0xfff8, "BAR .RED {BARRED}35:2 =32:3=2 =43=0 =44=1 : U@8:8, R@20, !42 P@39"),
+    One(0xf0a8, 0xfff8, "BAR .RED {BARRED}35:2 =32:3=2 =43=0 =44=0 : R@8, R@20, !42 P@39"),
     One(0xef98, 0xfff8, "MEMBAR {MEMBAR}8:2 {IVALL}0:2"),
     One(0xe3a0, 0xfff0, "BPT noguard {BPT}6:3 : U@20:20"),
     One(0x50b0, 0xfff8, "NOP =8:4=15 [.TRIG]13 : ?U@20:16"),
