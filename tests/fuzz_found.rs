@@ -616,7 +616,7 @@ fn barrier_operands_in_registers() {
         ld.param.u64 %rd1, [out];\nmul.wide.u32 %rd2, %r1, 4;\nadd.u64 %rd1, %rd1, %rd2;\n\
         st.global.u32 [%rd1], %r9;\nret;\n}\n";
     let opts = ptx2sass::driver::Options { check_encoding: true, ..Default::default() };
-    let out = ptx2sass::driver::compile(src, &opts).unwrap_or_else(|d| panic!("{:?}", d));
+    let out = ptx2sass::driver::compile(src, &opts).unwrap_or_else(|d| panic!("{d:?}"));
     let text = out.text;
     for form in ["BAR.SYNC R", "BAR.SYNC 0x0, R"] {
         assert!(text.contains(form), "no `{form}` in\n{text}");
