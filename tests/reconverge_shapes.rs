@@ -144,6 +144,27 @@ fn lower_without_clean_up(src: &str) -> Result<ptx2sass::ir::Module, Vec<String>
     ptx2sass::lower::lower(&m, &opts).map(|(irm, _)| irm).map_err(|d| d.into_iter().map(|d| d.message).collect())
 }
 
+/// Runs `launch` on both executors with seeds 1 and 0xbeef (the warp schedule's), pushing
+/// to `failures` each run that fails or whose memory differs, prefixed with `label`.
+fn compare_seeds(
+    module: &ptx2sass::ptx::ast::Module,
+    program: &ptx2sass::sass::program::Program,
+    launch: &Launch,
+    label: &str,
+    failures: &mut Vec<String>,
+) {
+    for seed in [1, 0xbeef] {
+        let l = Launch { seed, ..launch.clone() };
+        match exec::compare(module, program, &l) {
+            Err(e) => failures.push(format!("{label}: {e}")),
+            Ok((_, _, diff)) if !diff.is_empty() => {
+                failures.push(format!("{label}: {} difference(s), first {:?}", diff.len(), diff[0]))
+            }
+            Ok(_) => {}
+        }
+    }
+}
+
 /// Every shape: compiled (debug build: the reconvergence checker runs) and lowered without
 /// the clean-up passes, never an internal error; run on both executors when it ends and
 /// its barriers are defined (1 CTA of 64 threads, two warps, `n` = 3).
@@ -178,16 +199,7 @@ fn loop_shapes_compile_and_run_alike() {
         let mut s = Setup::new();
         let out = s.buf(vec![0; 4 * 64]);
         let l = s.launch(&program, "k", [1, 1, 1], [64, 1, 1], &[Val::I(out), Val::I(3)]);
-        for seed in [1, 0xbeef] {
-            let l = Launch { seed, ..l.clone() };
-            match exec::compare(&module, &program, &l) {
-                Err(e) => failures.push(format!("{shape:?}: {e}")),
-                Ok((_, _, diff)) if !diff.is_empty() => {
-                    failures.push(format!("{shape:?}: {} difference(s), first {:?}", diff.len(), diff[0]))
-                }
-                Ok(_) => {}
-            }
-        }
+        compare_seeds(&module, &program, &l, &format!("{shape:?}"), &mut failures);
         ran += 1;
     }
     assert!(failures.is_empty(), "{} failure(s):\n{}", failures.len(), failures.join("\n"));
@@ -501,16 +513,7 @@ fn spin_shapes_compile_and_run_alike() {
         let out = s.buf(vec![0; 4 * 64]);
         let ctr = s.buf(vec![0; 3 * 4 * 64]);
         let l = s.launch(&program, "k", [1, 1, 1], [64, 1, 1], &[Val::I(out), Val::I(ctr), Val::I(3)]);
-        for seed in [1, 0xbeef] {
-            let l = Launch { seed, ..l.clone() };
-            match exec::compare(&module, &program, &l) {
-                Err(e) => failures.push(format!("{shape:?}: {e}")),
-                Ok((_, _, diff)) if !diff.is_empty() => {
-                    failures.push(format!("{shape:?}: {} difference(s), first {:?}", diff.len(), diff[0]))
-                }
-                Ok(_) => {}
-            }
-        }
+        compare_seeds(&module, &program, &l, &format!("{shape:?}"), &mut failures);
         ran += 1;
     }
     assert!(failures.is_empty(), "{} failure(s):\n{}", failures.len(), failures.join("\n"));
