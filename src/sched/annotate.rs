@@ -10,7 +10,10 @@
 //! * **Counted loads** (global, local, generic: `Timing::counted`) all set the counting
 //!   barrier SB5 ([`table::COUNTED_BARRIER`]), as ptxas does. Their results complete in
 //!   issue order, so a consumer of the j-th youngest waits with `DEPBAR.LE SB5, j`
-//!   (inserted before it), or with `&req={5}` when it needs the youngest.
+//!   (inserted before it), or with `&req={5}` when it needs the youngest. A wait also
+//!   covers the consumers of loads issued together with its own that follow closely
+//!   ([`group_wait`], as ptxas waits once for a group), and at most
+//!   [`table::MAX_COUNTED`] loads stay outstanding.
 //! * **Other variable-latency results** (S2R, LDS, LDC, conversions, fp64) get one of
 //!   SB0..SB4 as write barrier, a free one or else the least recently set (waiting on a
 //!   shared barrier waits for both users, which is safe).
@@ -139,6 +142,8 @@ struct Counted {
     writes: Units,
     /// Registers it may still read (when it has no read barrier of its own).
     reads: Units,
+    /// Estimated issue cycle (the latest of the joined paths'), for grouping waits only.
+    issued: u64,
 }
 
 /// Scoreboard state at a program point.
@@ -180,6 +185,7 @@ impl Board {
             for (j, e) in src.iter().rev().enumerate() {
                 c[n - 1 - j].writes.union(&e.writes);
                 c[n - 1 - j].reads.union(&e.reads);
+                c[n - 1 - j].issued = c[n - 1 - j].issued.max(e.issued);
             }
         }
         self.counted = c;
@@ -223,6 +229,72 @@ fn written_later_in_block(code: &[Scheduled], starts: &[bool]) -> Vec<Units> {
         }
     }
     later
+}
+
+/// Instructions after one that waits on the counting barrier whose waits it may take over.
+const GROUP_WINDOW: usize = 8;
+/// Instructions after a counted load issued with [`MAX_COUNTED`] loads outstanding whose
+/// counted loads it retires room for ([`group_wait`]).
+const CAP_WINDOW: usize = 64;
+/// Cycles after the load a wait needs within which a later load must have issued for
+/// the wait to take it over ([`group_wait`]): loads issued together complete together.
+const GROUP_ISSUE_GAP: u64 = 8;
+/// Loads a grouped wait may wait for beyond those its own instruction needs.
+const GROUP_EXTRA: usize = 4;
+
+/// Groups partial waits on the counting barrier: instruction `k` must wait until the
+/// counted loads `queue[..=j]` are complete (`DEPBAR.LE SB5, len - 1 - j`). The next
+/// [`GROUP_WINDOW`] instructions of its block that will need one of `queue[j + 1..]`
+/// are covered by the same wait as long as it waits for at most [`GROUP_EXTRA`] more
+/// loads, so they need no `DEPBAR` of their own. When `at_cap` (instruction `k` is a
+/// counted load with [`MAX_COUNTED`] outstanding), each counted load in the next
+/// [`CAP_WINDOW`] instructions would retire the oldest again: the wait retires one more
+/// per such load as well (up to [`GROUP_EXTRA`]). Either way only loads issued within
+/// [`GROUP_ISSUE_GAP`] cycles of `queue[j]` are waited for in addition (a pointer chase
+/// must not wait for the loads issued after its pointer). Returns the
+/// last index to wait for (`j` or later, never the youngest).
+///
+/// Counted loads complete in issue order one after another, so the extra loads add a
+/// few cycles to this instruction's wait where each `DEPBAR` they replace costs an issue
+/// slot and a stall of [`DEPBAR_STALL`] cycles. ptxas 11.8 does the same: in
+/// `samples/sha256.ptx` `DEPBAR.LE SB5, 0x10` with 21 loads outstanding completes the
+/// 5 oldest, read by the next 5 `SHL`s (15 `DEPBAR`s in all; one per consumer would be
+/// 64), and in `samples/stress_spill.ptx` 67 `DEPBAR`s serve 475 loads.
+/// Waiting longer is always safe; the hazard checker and the simulator check the result.
+fn group_wait(code: &[Scheduled], starts: &[bool], k: usize, queue: &[Counted], j: usize, at_cap: bool) -> usize {
+    let mut last = j;
+    let mut loads = 0;
+    let window = if at_cap { CAP_WINDOW } else { GROUP_WINDOW };
+    // Only loads issued soon after the one needed complete soon after it.
+    let close = |n: usize| queue[n].issued <= queue[j].issued + GROUP_ISSUE_GAP;
+    for q in k + 1..code.len().min(k + 1 + window) {
+        if starts[q] || code[q].instr.op.info().control {
+            break;
+        }
+        let ins = &code[q].instr;
+        let (r, w) = (reads(ins), writes(ins));
+        if at_cap && timing(&ins.op).counted && !w.is_empty() {
+            loads += 1;
+        }
+        if q > k + GROUP_WINDOW {
+            continue;
+        }
+        let need =
+            queue.iter().rposition(|c| c.writes.intersects(&r) || c.writes.intersects(&w) || c.reads.intersects(&w));
+        if let Some(n) = need
+            && n > last
+            && n + 1 < queue.len()
+            && n - j <= GROUP_EXTRA
+            && close(n)
+        {
+            last = n;
+        }
+    }
+    let mut capped = j;
+    while capped < j + loads.min(GROUP_EXTRA) && capped + 2 < queue.len() && close(capped + 1) {
+        capped += 1;
+    }
+    last.max(capped)
 }
 
 /// Computes control fields for linear code; returns the code with `DEPBAR` instructions
@@ -284,8 +356,19 @@ pub(super) fn annotate(code: Vec<Scheduled>) -> Vec<Scheduled> {
             .counted
             .iter()
             .rposition(|c| c.writes.intersects(&r) || c.writes.intersects(&w) || c.reads.intersects(&w));
+        // The oldest counted loads that must be complete before this instruction issues:
+        // those up to index `upto` of the queue.
+        let mut upto = dep;
+        // A new counted load beyond what DEPBAR counts: retire the oldest first.
+        if t.counted && !w.is_empty() && board.counted.len() >= MAX_COUNTED {
+            let cut = board.counted.len() + 1 - MAX_COUNTED;
+            upto = upto.max(Some(cut - 1));
+        }
         let mut depbar: Option<u8> = None;
-        if let Some(j) = dep {
+        if let Some(j) = upto {
+            let at_cap = t.counted && !w.is_empty() && board.counted.len() >= MAX_COUNTED;
+            let j =
+                if j + 1 < board.counted.len() { group_wait(&code, &starts, k, &board.counted, j, at_cap) } else { j };
             let younger = board.counted.len() - 1 - j;
             if younger == 0 {
                 wait |= 1 << COUNTED_BARRIER;
@@ -294,13 +377,6 @@ pub(super) fn annotate(code: Vec<Scheduled>) -> Vec<Scheduled> {
                 depbar = Some(younger as u8);
                 board.counted.drain(..=j);
             }
-        }
-        // A new counted load beyond what DEPBAR counts: retire the oldest first.
-        if t.counted && !w.is_empty() && board.counted.len() >= MAX_COUNTED {
-            let keep = MAX_COUNTED - 1;
-            let cut = board.counted.len() - keep;
-            board.counted.drain(..cut);
-            depbar = Some(keep as u8);
         }
         // A backward branch drains everything (the loop header assumes nothing pending),
         // and so does BRK. SYNC passes the board to its reconvergence point when the stack
@@ -396,7 +472,7 @@ pub(super) fn annotate(code: Vec<Scheduled>) -> Vec<Scheduled> {
             if !w.is_empty() {
                 let tracked = if late && !own_rd { rr } else { Units::default() };
                 let b = if t.counted {
-                    board.counted.push(Counted { writes: w, reads: tracked });
+                    board.counted.push(Counted { writes: w, reads: tracked, issued: issue[here] });
                     COUNTED_BARRIER as usize
                 } else {
                     let b = board.pick(None);

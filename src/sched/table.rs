@@ -42,9 +42,14 @@ pub struct Timing {
 pub const COUNTED_BARRIER: u8 = 5;
 /// Stall ptxas gives `DEPBAR.LE` (findings section 7: "DEPBAR.LE SB5, k (stall 3)").
 pub const DEPBAR_STALL: u8 = 3;
-/// Most loads the scheduler keeps counted on the counting barrier; `DEPBAR.LE` counts up
-/// to this (ptxas 11.8 uses counts up to 0xe).
-pub const MAX_COUNTED: usize = 15;
+/// Most loads the scheduler keeps outstanding on the counting barrier; a further counted
+/// load first retires the oldest with `DEPBAR.LE`. ptxas 11.8 keeps up to 21 loads
+/// outstanding on SB5 (`samples/sha256.ptx`: 21 `LDG.E.U8 ... &wr5` before its first
+/// `DEPBAR.LE SB5, 0x10`; `samples/stress_spill.ptx` likewise), and the count field is 6
+/// bits (reference: DEPBAR bits 20-25). Raised from 15 on that evidence: in
+/// `stress_spill` the limit of 15 put a `DEPBAR` before nearly every load of its long
+/// load streams (simulated cycles -20%).
+pub const MAX_COUNTED: usize = 21;
 
 /// Fixed ALU latency (findings section 7: "dependent back-to-back FADD/FFMA/XMAD/IADD -> 6").
 pub const ALU_LATENCY: u8 = 6;
