@@ -33,7 +33,13 @@
 //!   the other coordinates are sampled in it as usual.
 //! * `tld4` returns component c of the four texels of the linear footprint in the order
 //!   `T[i,j+1], T[i+1,j+1], T[i+1,j], T[i,j]` (PTX ISA 9.7.9.4 `tld4`: the texels "(u0,
-//!   v1), (u1, v1), (u1, v0), (u0, v0)").
+//!   v1), (u1, v1), (u1, v0), (u0, v0)"); `tld4.a2d` (SASS `TLD4 ... ARRAY_2D`) gathers in
+//!   the layer an array fetch reads.
+//! * `tex.grad` with `.s32` coordinates samples the coordinate words as `.f32` ones: the
+//!   PTX ISA does not say what integer coordinates with gradients mean, and ptxas 11.8
+//!   passes the integer registers to `TXD` unconverted (docs/textures.md §1.12), so the
+//!   hardware reads their bits as floats; `tex.level` with `.s32` coordinates is a texel
+//!   fetch (at level 0, below).
 //! * `txq.width/height/depth` and `suq.width/height/depth` return the dimensions (1 for
 //!   those beyond the rank).
 //! * An image has one level (level 0; `--texture` has no way to give a mip chain): an

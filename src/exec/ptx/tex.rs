@@ -19,8 +19,9 @@ pub enum Kind {
     /// `tex`: `rank` coordinates, `.s32` (texel indices) when `int`.
     /// `array`: the first coordinate is an array index (`tex.a1d`, `tex.a2d`).
     Fetch { rank: usize, int: bool, array: bool },
-    /// `tld4.comp.2d`.
-    Gather { comp: usize },
+    /// `tld4.comp.2d`; `tld4.comp.a2d` (`array`: `{index, x, y, _}`, the gather in layer
+    /// `index`).
+    Gather { comp: usize, array: bool },
     /// `txq.width/height/depth`: dimension 0, 1, 2.
     Query { dim: usize },
     /// `suld.b.{1d,2d,3d}{.v2,.v4}.{b8,b16,b32,b64}`: `rank` coordinates, elements of
@@ -95,48 +96,43 @@ pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
             if t.lod == Lod::Base {
                 return Err("a base level".into());
             }
-            if t.lod == Lod::Grad && t.ctype == Some(ScalarType::S32) {
-                // ptxas 11.8 passes the integer registers unconverted to `TXD` (their bits
-                // read as floats, `probe_grad.ptx` g2d_i): not a texel fetch.
-                return Err("integer coordinates with gradients".into());
-            }
-            if t.lod == Lod::Grad && matches!(t.geometry, Some(Geometry::A1d | Geometry::A2d)) {
-                return Err("an array fetch with gradients".into());
-            }
+            // `tex.grad` with `.s32` coordinates is not a texel fetch: the PTX ISA does not
+            // say what integer coordinates with gradients mean, and ptxas 11.8 passes the
+            // integer registers unconverted to `TXD` (their bits read as floats,
+            // `probe_grad.ptx` g2d_i, `probe_geometries.ptx` gi1d, gi2d; docs/textures.md
+            // §1.12), so the coordinate words are sampled as `.f32` ones. `tex.level` with
+            // `.s32` coordinates is a texel fetch at level 0.
+            let int = t.ctype == Some(ScalarType::S32) && t.lod != Lod::Grad;
             if !matches!(t.dtype, Some(ScalarType::F32 | ScalarType::S32 | ScalarType::U32)) {
                 return Err("half-precision results".into());
             }
             // An array fetch reads `{index, x(, y)}` (PTX ISA 9.7.9.3 `tex`).
             let (r, array) = match t.geometry {
-                Some(Geometry::A1d) if t.lod == Lod::Auto => (2, true),
-                Some(Geometry::A2d) if t.lod == Lod::Auto => (3, true),
+                Some(Geometry::A1d) => (2, true),
+                Some(Geometry::A2d) => (3, true),
                 g => (rank(g)?, false),
             };
             let ((handle, by_name), mut coords) = image(1)?;
             coords.truncate(r);
             let dsts = fx.dsts(ops.first().ok_or("missing result")?)?;
-            Ok(TexInstr {
-                kind: Kind::Fetch { rank: r, int: t.ctype == Some(ScalarType::S32), array },
-                handle,
-                by_name,
-                coords,
-                dsts,
-                data: vec![],
-            })
+            Ok(TexInstr { kind: Kind::Fetch { rank: r, int, array }, handle, by_name, coords, dsts, data: vec![] })
         }
         Family::Tld4 => {
-            if t.geometry != Some(Geometry::D2) {
-                return Err("a gather that is not 2D".into());
-            }
+            let array = match t.geometry {
+                Some(Geometry::D2) => false,
+                Some(Geometry::A2d) => true,
+                _ => return Err("a cube gather".into()),
+            };
             let comp = match t.component {
                 Some('r') => 0,
                 Some('g') => 1,
                 Some('b') => 2,
                 _ => 3,
             };
-            let ((handle, by_name), coords) = image(1)?;
+            let ((handle, by_name), mut coords) = image(1)?;
+            coords.truncate(if array { 3 } else { 2 });
             let dsts = fx.dsts(ops.first().ok_or("missing result")?)?;
-            Ok(TexInstr { kind: Kind::Gather { comp }, handle, by_name, coords, dsts, data: vec![] })
+            Ok(TexInstr { kind: Kind::Gather { comp, array }, handle, by_name, coords, dsts, data: vec![] })
         }
         // `txq{.level}` and `suq` `.width/.height/.depth` (PTX ISA 9.7.9.5, 9.7.10.4); a
         // level beyond 0 reads level 0, the only one an image has (`exec::image`).
@@ -385,14 +381,22 @@ pub(super) fn exec(
             let (layer, rest) = coords.split_first().map_or((0, &[][..]), |(l, r)| (*l, r));
             Ok(words(sample(img, global, rest, *int, Some(layer))?))
         }
-        Kind::Gather { comp } => {
-            let u = |d: usize| unnormalize(img, f32::from_bits(coords.get(d).copied().unwrap_or(0)), d);
+        Kind::Gather { comp, array } => {
+            // An array gather reads `{index, x, y}` and gathers in layer `min(index,
+            // layers - 1)` (the image's third axis, `exec::image`); the layer is in range,
+            // so `fetch`'s addressing leaves it as it is.
+            let [_, _, layers] = img.dims;
+            let (layer, xy) = match (array, coords.split_first()) {
+                (true, Some((l, rest))) => (i64::from(*l).min(i64::from(layers).saturating_sub(1)), rest),
+                _ => (0, coords),
+            };
+            let u = |d: usize| unnormalize(img, f32::from_bits(xy.get(d).copied().unwrap_or(0)), d);
             let (i, _) = linear(u(0));
             let (j, _) = linear(if img.rank >= 2 { u(1) } else { 0.5 });
             let mut out = [0u32; 4];
             for (slot, (di, dj)) in out.iter_mut().zip([(0, 1), (1, 1), (1, 0), (0, 0)]) {
                 // Saturating: a coordinate of +-inf is index i64::MAX/MIN (see `sample`).
-                let t = fetch(img, global, [i.saturating_add(di), j.saturating_add(dj), 0])?;
+                let t = fetch(img, global, [i.saturating_add(di), j.saturating_add(dj), layer])?;
                 *slot = t.get(*comp).copied().unwrap_or(0);
             }
             Ok(words(out))

@@ -1,4 +1,4 @@
-//! The simulator's texture unit: `TEXS`, `TLDS.LZ`, `TLD4S`, `TEX{.B}`, `TLD{.B}.LZ`,
+//! The simulator's texture unit: `TEXS`, `TLDS.LZ`, `TLD4S`, `TEX{.B}`, `TLD{.B}.{LZ,LL.CL}`,
 //! `TLD4{.B}`, `TXQ` (`ARRAY_1D`/`ARRAY_2D` fetches pick a layer, `exec::image`),
 //! `SULD.D.BA`, `SUST.D.BA` (operand layouts: `sass::texmods`, docs/textures.md §1) on the
 //! launch's images. A bound instruction finds the handle in constant bank 0 at word
@@ -247,8 +247,11 @@ impl Sim<'_> {
     pub(super) fn exec_tex(&mut self, w: &mut Warp, i: &Instr, mask: u32) -> Result<bool, ExecError> {
         let (handle_src, surface) = match i.op {
             Op::Texs { .. } | Op::Tlds { .. } | Op::Tld4s { .. } => (i.srcs.get(2), false),
-            // Bound TEX.LL: `[Ra, Rlevel, index]`; TEX.B.LL: `[Ra, {handle, level}]`.
-            Op::Tex { bindless: false, ll: true, .. } => (i.srcs.get(2), false),
+            // Bound TEX.LL/TLD.LL.CL: `[Ra, Rlevel, index]`; TEX.B.LL/TLD.B.LL.CL: `[Ra,
+            // {handle, level}]`.
+            Op::Tex { bindless: false, ll: true, .. } | Op::Tld { bindless: false, ll: true, .. } => {
+                (i.srcs.get(2), false)
+            }
             Op::Tex { .. } | Op::Tld { .. } | Op::Tld4 { .. } => (i.srcs.get(1), false),
             // TXD: bound `[Ra, Rb (gradients), index]`, bindless `[{handle, coordinates},
             // Rb]` (ptxas 11.8 `TXD.B.P R8, R8, R12, 0x0, 2D, 0xf`, docs/textures.md §1.11).
@@ -326,18 +329,31 @@ impl Sim<'_> {
                     };
                     view.sample_dim(dim, c, false)?
                 }
+                // TLD4 `ARRAY_2D` reads `{index, x, y}` (ptxas 11.8 `TLD4.R.P R4, R4, 0x50,
+                // ARRAY_2D, 0xf` after `I2I.U16.U32.SAT R4, index`) and gathers in layer
+                // `min(index, layers - 1)` (`exec::image`).
                 Op::Tld4s { comp } | Op::Tld4 { comp, .. } => {
                     let ra = ra?;
-                    let (x, y) = match i.op {
-                        Op::Tld4s { .. } => (word(w, ra, 0, l), word(w, reg_of(i.srcs.get(1))?, 0, l)),
-                        _ => (word(w, ra, 0, l), word(w, ra, 1, l)),
+                    let (x, y, layer) = match i.op {
+                        Op::Tld4s { .. } => (word(w, ra, 0, l), word(w, reg_of(i.srcs.get(1))?, 0, l), None),
+                        Op::Tld4 { dim: TexDim::A2, .. } => {
+                            (word(w, ra, 1, l), word(w, ra, 2, l), Some(word(w, ra, 0, l)))
+                        }
+                        _ => (word(w, ra, 0, l), word(w, ra, 1, l), None),
                     };
                     let (x0, _) = view.footprint(0, x);
                     let (y0, _) = if img.rank >= 2 { view.footprint(1, y) } else { (0, 0.0) };
+                    let z = match layer {
+                        Some(index) => {
+                            let [_, _, layers] = img.dims;
+                            i64::from(index).min(i64::from(layers).saturating_sub(1)).max(0)
+                        }
+                        None => 0,
+                    };
                     let mut g = [0u32; 4];
                     for (s, (dx, dy)) in g.iter_mut().zip([(0, 1), (1, 1), (1, 0), (0, 0)]) {
                         // Saturating: see `View::sample`.
-                        let t = view.texel(x0.saturating_add(dx), y0.saturating_add(dy), 0)?;
+                        let t = view.texel(x0.saturating_add(dx), y0.saturating_add(dy), z)?;
                         *s = t.get(usize::from(comp & 3)).copied().unwrap_or(0);
                     }
                     g

@@ -40,6 +40,10 @@ pub enum Fetch {
     /// `TXD` (no short form; ptxas 11.8 `TXD.P R0, R4, R8, 0x50, 2D, 0x1` when only x is
     /// read, `probe_grad.ptx` g2d_x).
     Grad,
+    /// `tex.level` with `.s32` coordinates: texel fetch at an explicit level, always
+    /// `TLD.LL.CL` (no short form; ptxas 11.8 `TLD.LL.CL.P R4, R4, R6, 0x50, 2D, 0xf` with
+    /// all four read, `probe_geometries.ptx` li2d, docs/textures.md §1.12).
+    IntLevel,
 }
 
 /// Whether `TEXS`/`TLDS` can name the channel set `mask`: any one, three or four
@@ -68,7 +72,9 @@ pub fn fetch_op(kind: Fetch, dim: TexDim, bindless: bool, mask: u8) -> Op {
             Op::Texs { dim, chans: mask, ll: true }
         }
         Fetch::Integer if !bindless && texs_can_name(mask) => Op::Tlds { dim, chans: mask },
-        Fetch::Gather(comp) if !bindless && mask == 0xf => Op::Tld4s { comp },
+        // TLD4S is 2D only: ptxas 11.8 `TLD4.R.P R4, R4, 0x50, ARRAY_2D, 0xf` for
+        // `tld4.r.a2d` with all four read (`probe_geometries.ptx` t4a2d).
+        Fetch::Gather(comp) if !bindless && mask == 0xf && dim == TexDim::D2 => Op::Tld4s { comp },
         _ => general(kind, dim, bindless, mask),
     }
 }
@@ -78,8 +84,9 @@ fn general(kind: Fetch, dim: TexDim, bindless: bool, mask: u8) -> Op {
     match kind {
         Fetch::Sample => Op::Tex { dim, mask, bindless, ll: false },
         Fetch::Level => Op::Tex { dim, mask, bindless, ll: true },
-        Fetch::Integer => Op::Tld { dim, mask, bindless },
-        Fetch::Gather(comp) => Op::Tld4 { comp, mask, bindless },
+        Fetch::Integer => Op::Tld { dim, mask, bindless, ll: false },
+        Fetch::IntLevel => Op::Tld { dim, mask, bindless, ll: true },
+        Fetch::Gather(comp) => Op::Tld4 { comp, mask, bindless, dim },
         Fetch::Grad => Op::Txd { dim, mask, bindless },
     }
 }
@@ -100,8 +107,9 @@ fn fetch_of(op: &Op) -> Option<(Fetch, TexDim, bool, u8)> {
         Op::Tld4s { comp } => (Fetch::Gather(comp), TexDim::D2, false, 0xf),
         Op::Tex { dim, mask, bindless, ll: false } => (Fetch::Sample, dim, bindless, mask),
         Op::Tex { dim, mask, bindless, ll: true } => (Fetch::Level, dim, bindless, mask),
-        Op::Tld { dim, mask, bindless } => (Fetch::Integer, dim, bindless, mask),
-        Op::Tld4 { comp, mask, bindless } => (Fetch::Gather(comp), TexDim::D2, bindless, mask),
+        Op::Tld { dim, mask, bindless, ll: false } => (Fetch::Integer, dim, bindless, mask),
+        Op::Tld { dim, mask, bindless, ll: true } => (Fetch::IntLevel, dim, bindless, mask),
+        Op::Tld4 { comp, mask, bindless, dim } => (Fetch::Gather(comp), dim, bindless, mask),
         Op::Txd { dim, mask, bindless } => (Fetch::Grad, dim, bindless, mask),
         _ => return None,
     })

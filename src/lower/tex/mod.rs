@@ -15,6 +15,11 @@
 //! * `tex.grad.{1d,2d}` (`.f32` coordinates) is `TXD ... 2D` with the gradients
 //!   interleaved per axis in a quad `Rb` (1D at y = 0), bindless `TXD.B` with `{handle,
 //!   x, y}` in `Ra` (docs/textures.md §1.11);
+//! * `tex.level` with `.s32` coordinates is `TLD.LL.CL` (no short form; the level in
+//!   `Rb`, bindless `{handle, level}`), `tex.level` of arrays `TEX.LL ... ARRAY_1D/2D`,
+//!   `tex.grad` of arrays `TXD ... ARRAY_1D/2D` with x first and the index last, `tex.grad`
+//!   with `.s32` coordinates the same `TXD` (1D: `TXD ... 1D` with a gradient pair), and
+//!   `tld4` of `.a2d` `TLD4 ... ARRAY_2D` (docs/textures.md §1.12);
 //! * `tex.a1d`/`tex.a2d` clamp the array index (first) to 16 bits (`I2I.U16.U32.SAT`)
 //!   and fetch `ARRAY_1D` (`TEX`/`TLD.LZ`/`TEX.B`, `{index, x}` in a pair, no short form)
 //!   or `ARRAY_2D` (`TEXS`/`TLDS.LZ` with `{index, x}` in `Ra` and y in `Rb`, else the three
@@ -89,7 +94,7 @@ impl Lowerer<'_> {
         self.fail(
             Diag::error(i.opcode.span, format!("not supported yet: `{}`, {what}", text(i)))
                 .label(why.to_string())
-                .note("lowered: tex{.level}.{1d,2d,3d}.v4.{f32,s32,u32}.{f32,s32} (.level with .f32 coordinates), tex.grad.{1d,2d}.v4.{f32,s32,u32}.f32, tex.{a1d,a2d}.v4.{f32,s32,u32}.{f32,s32}, tld4.{r,g,b,a}.2d, txq{.level}.{width,height,depth}, suq.{width,height}, suld.b/sust.b .{1d,2d,3d,a1d,a2d} (docs/textures.md §2)"),
+                .note("lowered: tex{.level}.{1d,2d,3d,a1d,a2d}.v4.{f32,s32,u32}.{f32,s32}, tex.grad.{1d,2d,a1d,a2d}.v4.{f32,s32,u32}.{f32,s32}, tld4.{r,g,b,a}.{2d,a2d}, txq{.level}.{width,height,depth}, suq.{width,height}, suld.b/sust.b .{1d,2d,3d,a1d,a2d} (docs/textures.md §2)"),
         )
     }
 
@@ -221,58 +226,31 @@ impl Lowerer<'_> {
     fn lower_tex(&mut self, i: &Instruction, t: &TexOp) -> LResult<()> {
         let int = t.ctype == Some(ScalarType::S32);
         match t.lod {
-            Lod::Auto => {}
-            Lod::Level if !int => {}
-            Lod::Level => {
-                return self.tex_unsupported(
-                    i,
-                    "a texel fetch with integer coordinates at an explicit level",
-                    "ptxas 11.8: `TLD.LL.CL ... 2D`, not modelled",
-                );
-            }
+            Lod::Auto | Lod::Level => {}
             Lod::Base => {
                 return self.tex_unsupported(i, "a fetch at the base level", "`tex.base` is not probed with ptxas");
             }
-            Lod::Grad if int => {
+            Lod::Grad if t.geometry == Some(Geometry::D3) => {
                 return self.tex_unsupported(
                     i,
-                    "a texture fetch with gradients at integer coordinates",
-                    "ptxas 11.8 passes the integer registers unconverted to `TXD ... 2D` (their bits read as floats; docs/textures.md §1.11), not modelled",
+                    "a 3D texture fetch with gradients",
+                    "ptxas 11.8 has no 3D `TXD`: it emulates it over the lane quad (`SHFL.IDX`, `FSWZADD`, `TEX.NDV ... 3D` four times; docs/textures.md §1.11), not modelled",
                 );
             }
-            Lod::Grad => match t.geometry {
-                Some(Geometry::D1 | Geometry::D2) => {}
-                Some(Geometry::D3) => {
-                    return self.tex_unsupported(
-                        i,
-                        "a 3D texture fetch with gradients",
-                        "ptxas 11.8 has no 3D `TXD`: it emulates it over the lane quad (`SHFL.IDX`, `FSWZADD`, `TEX.NDV ... 3D` four times; docs/textures.md §1.11), not modelled",
-                    );
-                }
-                _ => {
-                    return self.tex_unsupported(
-                        i,
-                        "an array or cube texture fetch with gradients",
-                        "ptxas 11.8: `TXD ... ARRAY_1D/ARRAY_2D` with x first and the index last (docs/textures.md §1.11), not lowered yet",
-                    );
-                }
-            },
+            Lod::Grad => {}
         }
         let dim = match t.geometry {
             // `.s32` 1D is a 1D texel fetch (ptxas 11.8 `TLDS.LZ.P R6, R4, R4, 0x50, 1D,
-            // RGBA`); `.f32` 1D a 2D fetch at y = 0 (`MOV R5, RZ` then `TEXS ... 2D`).
+            // RGBA`, `TLD.LL.CL.P R4, R4, R5, 0x50, 1D, 0xf`, and `TXD.P R4, R4, R6, 0x50,
+            // 1D, 0xf` with the gradient pair for `tex.grad.1d.v4.f32.s32`); `.f32` 1D a 2D
+            // fetch at y = 0 (`MOV R5, RZ` then `TEXS ... 2D`, `TXD ... 2D`).
             Some(Geometry::D1) if int => TexDim::D1,
             Some(Geometry::D1 | Geometry::D2) => TexDim::D2,
             Some(Geometry::D3) => TexDim::D3,
-            Some(Geometry::A1d) if t.lod == Lod::Auto => TexDim::A1,
-            Some(Geometry::A2d) if t.lod == Lod::Auto => TexDim::A2,
-            Some(Geometry::A1d | Geometry::A2d) => {
-                return self.tex_unsupported(
-                    i,
-                    "an array texture fetch at an explicit level",
-                    "not probed with ptxas; tex.a1d/tex.a2d without .level are lowered",
-                );
-            }
+            // Arrays at every level of detail (ptxas 11.8 `TEX.LL ... ARRAY_1D/2D`,
+            // `TLD.LL.CL ... ARRAY_2D`, `TXD ... ARRAY_1D/2D`: `probe_geometries.ptx`).
+            Some(Geometry::A1d) => TexDim::A1,
+            Some(Geometry::A2d) => TexDim::A2,
             _ => {
                 return self.tex_unsupported(
                     i,
@@ -300,10 +278,14 @@ impl Lowerer<'_> {
             );
         }
         let handle = self.tex_handle(image)?;
+        // `tex.grad` with `.s32` coordinates is `TXD` as with `.f32`: ptxas 11.8 passes the
+        // integer registers unconverted, their bits read as floats (docs/textures.md §1.11,
+        // §1.12).
         let kind = match (cty == ScalarType::S32, t.lod) {
+            (true, Lod::Level) => Fetch::IntLevel,
+            (_, Lod::Grad) => Fetch::Grad,
             (true, _) => Fetch::Integer,
             (false, Lod::Level) => Fetch::Level,
-            (false, Lod::Grad) => Fetch::Grad,
             (false, _) => Fetch::Sample,
         };
         let elems = self.tex_results(res);
@@ -320,37 +302,65 @@ impl Lowerer<'_> {
             // The array index (first, `.u32`) is clamped to 16 bits: ptxas 11.8
             // `I2I.U16.U32.SAT R4, c[0x0][0x150]` before every `tex.a1d`/`tex.a2d`
             // (`probe_arrays.ptx`); the other coordinates stay in PTX order.
-            if let Some(&index) = coords.first() {
-                let t = self.tmp(1);
-                self.op(Op::I2iSat { dst: IType::U16, src: IType::U32 }, Dst::reg(t, 1), vec![index]);
-                if let Some(c) = coords.first_mut() {
-                    *c = Src::r32(t);
-                }
-            }
+            self.tex_clamp_index(&mut coords);
             coords.truncate(if dim == TexDim::A1 { 2 } else { 3 });
         }
         let level = match (kind, i.operands.get(2)) {
-            (Fetch::Level, Some(l)) => {
+            (Fetch::Level | Fetch::IntLevel, Some(l)) => {
+                // The level has the coordinates' type: ptxas 11.8 rejects a `.s32`/`.u32`
+                // level with `.f32` coordinates and a `.f32` one with `.s32` coordinates
+                // ("Arguments mismatch for instruction 'tex.level'", docs/textures.md §1.12).
+                if let Operand::Name { name, .. } = l {
+                    let ty = self.ptx_reg(name)?.ty;
+                    // `.b32` goes with either (ptxas 11.8 takes it).
+                    let same = ty == ScalarType::B32 || ty.is_float() == (cty == ScalarType::F32);
+                    if !same || ty.bits() != 32 {
+                        return self.fail(
+                            Diag::error(l.span(), format!("the level of `{}` must be a `{}` register", text(i), cty.as_str()))
+                                .label(format!("a `{}` register", ty.as_str()))
+                                .note("PTX ISA 9.7.9.3 tex: the level has the coordinates' type; ptxas 11.8: \"Arguments mismatch for instruction 'tex.level'\""),
+                        );
+                    }
+                }
                 let l = self.src32(l)?;
                 Some(self.in_reg(l))
             }
-            (Fetch::Level, None) => return self.error(i.span, "`tex.level` without its level operand"),
+            (Fetch::Level | Fetch::IntLevel, None) => {
+                return self.error(i.span, "`tex.level` without its level operand");
+            }
             _ => None,
         };
         if kind == Fetch::Grad {
-            return self.tex_grad(i, handle, &coords, mask, &elems, dty);
+            return self.tex_grad(i, dim, handle, &coords, mask, &elems, dty);
         }
         self.tex_fetch(kind, dim, handle, &coords, level, mask, &elems, dty)
     }
 
-    /// `tex.grad.{1d,2d}` (`.f32` coordinates): `TXD Rd, {x, y}, Rg, index, 2D, mask` or
-    /// `TXD.B Rd, {handle, x, y}, Rg, 0x0, 2D, mask`, with the gradients interleaved per
-    /// axis in the quad `Rg` = `{dPdx.x, dPdy.x, dPdx.y, dPdy.y}` (1D: y = 0 and `{dPdx,
-    /// dPdy, 0, 0}`), the components of `mask` packed into `Rd..`. ptxas 11.8
-    /// `probe_grad.ptx` g2d, g1d, g2d_b, g1d_b, g2d_x, g2d_xz (docs/textures.md §1.11).
+    /// Clamps an array index (the first coordinate, `.u32`) to 16 bits, as ptxas 11.8 does
+    /// before every array fetch (`I2I.U16.U32.SAT R4, c[0x0][0x150]`, `probe_arrays.ptx`).
+    fn tex_clamp_index(&mut self, coords: &mut [Src]) {
+        if let Some(c) = coords.first_mut() {
+            let t = self.tmp(1);
+            self.op(Op::I2iSat { dst: IType::U16, src: IType::U32 }, Dst::reg(t, 1), vec![*c]);
+            *c = Src::r32(t);
+        }
+    }
+
+    /// `tex.grad.{1d,2d,a1d,a2d}`: `TXD Rd, Rc, Rg, index, dim, mask` or `TXD.B Rd,
+    /// {handle, Rc}, Rg, 0x0, dim, mask`, the components of `mask` packed into `Rd..`.
+    /// `coords` are as `lower_tex` prepared them (an array's clamped index first; `.f32`
+    /// 1D with y = 0 appended). `Rc` is x, y first and an array index last (`{x}`, `{x,
+    /// y}`, `{x, index}`, `{x, y, index}`); the gradients are interleaved per axis, the
+    /// quad `Rg` = `{dPdx.x, dPdy.x, dPdx.y, dPdy.y}` for 2D (`.f32` 1D: `{dPdx, dPdy, 0,
+    /// 0}`) and `ARRAY_2D`, the pair `{dPdx, dPdy}` for `ARRAY_1D` and `.s32` 1D (`TXD ...
+    /// 1D`). ptxas 11.8 `probe_grad.ptx` g2d, g1d, g2d_b, g1d_b, g2d_x, g2d_xz, ga1d, ga2d
+    /// (docs/textures.md §1.11) and `probe_geometries.ptx` ga1d_b, ga2d_b, ga2d_x, gi1d,
+    /// gi2d, gi2d_b, gia1d, gia2d (§1.12).
+    #[allow(clippy::too_many_arguments)]
     fn tex_grad(
         &mut self,
         i: &Instruction,
+        dim: TexDim,
         handle: Handle,
         coords: &[Src],
         mask: u8,
@@ -363,16 +373,26 @@ impl Lowerer<'_> {
         let (dx, dy) = (self.tex_coords(dpdx)?, self.tex_coords(dpdy)?);
         // `ptx::texture` checked each gradient's length for the geometry (1 or 2).
         let g = |v: &[Src], k: usize| v.get(k).copied().unwrap_or_else(Src::rz);
-        let grads = [g(&dx, 0), g(&dy, 0), g(&dx, 1), g(&dy, 1)];
-        let rb = self.tex_join(&grads, 4);
-        let pair = coords.get(..2).unwrap_or(coords);
+        let c = |k: usize| coords.get(k).copied().unwrap_or_else(Src::rz);
+        let (rc, rb): (Vec<Src>, Src) = match dim {
+            TexDim::D1 => (vec![c(0)], self.tex_join(&[g(&dx, 0), g(&dy, 0)], 2)),
+            TexDim::A1 => (vec![c(1), c(0)], self.tex_join(&[g(&dx, 0), g(&dy, 0)], 2)),
+            TexDim::A2 => (vec![c(1), c(2), c(0)], self.tex_join(&[g(&dx, 0), g(&dy, 0), g(&dx, 1), g(&dy, 1)], 4)),
+            _ => (vec![c(0), c(1)], self.tex_join(&[g(&dx, 0), g(&dy, 0), g(&dx, 1), g(&dy, 1)], 4)),
+        };
         let comps: Vec<usize> = (0..4).filter(|k| mask & (1 << k) != 0).collect();
-        let op = mask::fetch_op(Fetch::Grad, TexDim::D2, matches!(handle, Handle::Bindless(_)), mask);
+        let op = mask::fetch_op(Fetch::Grad, dim, matches!(handle, Handle::Bindless(_)), mask);
+        // Registers of Ra: 1, 2 or 4 (three coordinates take a quad).
+        let width = |n: usize| match n {
+            1 => 1,
+            2 => 2,
+            _ => 4,
+        };
         let srcs = match handle {
-            Handle::Bound(index) => vec![self.tex_join(pair, 2), rb, Src::imm(index)],
+            Handle::Bound(index) => vec![self.tex_join(&rc, width(rc.len())), rb, Src::imm(index)],
             Handle::Bindless(h) => {
-                let parts: Vec<Src> = std::iter::once(Src::reg(h)).chain(pair.iter().copied()).collect();
-                vec![self.tex_join(&parts, 4), rb]
+                let parts: Vec<Src> = std::iter::once(Src::reg(h)).chain(rc.iter().copied()).collect();
+                vec![self.tex_join(&parts, width(parts.len())), rb]
             }
         };
         let (dst, regs) = self.packed_results(&comps);
@@ -479,9 +499,11 @@ impl Lowerer<'_> {
     }
 
     fn lower_tld4(&mut self, i: &Instruction, t: &TexOp) -> LResult<()> {
-        if t.geometry != Some(Geometry::D2) {
-            return self.tex_unsupported(i, "an array or cube gather", "only tld4 .2d is lowered");
-        }
+        let dim = match t.geometry {
+            Some(Geometry::D2) => TexDim::D2,
+            Some(Geometry::A2d) => TexDim::A2,
+            _ => return self.tex_unsupported(i, "a cube gather", "only tld4 .2d and .a2d are lowered"),
+        };
         let comp = match t.component {
             Some('r') => 0,
             Some('g') => 1,
@@ -501,14 +523,21 @@ impl Lowerer<'_> {
         }
         let handle = self.tex_handle(image)?;
         let elems = self.tex_results(res);
-        let coords = self.tex_coords(parts.first().unwrap_or(res))?;
+        let mut coords = self.tex_coords(parts.first().unwrap_or(res))?;
+        if dim == TexDim::A2 {
+            // `{index, x, y}` with the index clamped to 16 bits, as for `tex.a2d`: ptxas 11.8
+            // `I2I.U16.U32.SAT R4, c[0x0][0x150]` then `TLD4.R.P R4, R4, 0x50, ARRAY_2D, 0xf`
+            // (`probe_geometries.ptx` t4a2d, t4a2d_y, t4a2d_b; docs/textures.md §1.12).
+            self.tex_clamp_index(&mut coords);
+            coords.truncate(3);
+        }
         // TLD4S writes all four texels (ptxas 11.8 `TLD4S.R.P R6, R4, R4, R5, 0x50` then
         // `STG.E.128 [R2], R4`); fewer components are a bound `TLD4 ... mask`.
         let mask: u8 = (0..4).filter(|k| matches!(elems.get(*k), Some(Some(_)))).fold(0, |m, k| m | (1 << k));
         if mask == 0 {
             return Ok(());
         }
-        self.tex_fetch(Fetch::Gather(comp), TexDim::D2, handle, &coords, None, mask, &elems, dty)
+        self.tex_fetch(Fetch::Gather(comp), dim, handle, &coords, None, mask, &elems, dty)
     }
 
     /// `txq{.level}.{width,height,depth}` and `suq.{width,height}`: `TXQ ...

@@ -666,6 +666,16 @@ pub const ROWS: &[Row] = &[
         0xfe38,
         "TLD .B .LZ =35=0 =36:13=0 [.NODEP]49 =50=0 =54:2=0 =56=1 : R@0, R@8, ?R@20, '0x0, {TEXDIM}@28:3, U@31:4",
     ),
+    // TLD.LL.CL: bits 54 (.CL) and 55 (.LL), the level in Rb (bound) or `{handle, level}`
+    // in the pair Rb (.B, bit 56). ptxas 11.8 `tex.level` with `.s32` coordinates
+    // (`probe_geometries.ptx`, docs/textures.md §1.12): `TLD.LL.CL.P R4, R4, R6, 0x50, 2D,
+    // 0xf` 0xdcf80507a0670404, `TLD.B.LL.CL.P R8, R8, R6, 0x0, 2D, 0xf` 0xddf80007a0670808.
+    One(0xdc38, 0xfe38, "TLD .LL .CL =35=0 [.NODEP]49 =50=0 =54:3=3 : R@0, R@8, R@20, U@36:13, {TEXDIM}@28:3, U@31:4"),
+    One(
+        0xdc38,
+        0xfe38,
+        "TLD .B .LL .CL =35=0 =36:13=0 [.NODEP]49 =50=0 =54:3=7 : R@0, R@8, R@20, '0x0, {TEXDIM}@28:3, U@31:4",
+    ),
     One(
         0xc838,
         0xfc38,
