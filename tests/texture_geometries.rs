@@ -4,6 +4,8 @@
 //! first and the index last) and with `.s32` coordinates (the integer bits read as
 //! floats), `tld4` of `.a2d` (`TLD4 ... ARRAY_2D`).
 //!
+//! * `tex.2dms` (`TLDS.LZ.MS`, `TLD.LZ.MS`, `TLD.B.LZ.MS`) reads one sample of a
+//!   multisample image (`--texture ...,samples=N`, §1.13).
 //! * Each form runs on both executors with `--compare` against values computed here (an
 //!   image has one level, so every level and gradient reads level 0, `exec::image`).
 //! * Our listing names ptxas 11.8's opcode, mask and operand shape for every kernel of
@@ -338,14 +340,26 @@ const PTXAS_FORMS: &[(&str, &str)] = &[
     ("t4a2d_y", "TLD4.G R, R, 0x50, ARRAY_2D, 0x2"),
 ];
 
-/// Our listing of `probe_geometries.ptx` (compiled with `--verify`) has ptxas's opcode,
-/// mask and operand shape per kernel; with ptxas 11.8 installed, `PTXAS_FORMS` is checked
-/// against its cubin too.
+/// ptxas 11.8's texture instruction per kernel of `probe_multisample.ptx` (§1.13).
+const PTXAS_MS_FORMS: &[(&str, &str)] = &[
+    ("ms", "TLDS.LZ.MS R, R, R, R, 0x50, 2D, RGBA"),
+    ("ms_b", "TLD.B.LZ.MS R, R, R, 0x0, 2D, 0xf"),
+    ("ms_x", "TLDS.LZ.MS RZ, R, R, R, 0x50, 2D, R"),
+    ("ms_xz", "TLD.LZ.MS R, R, R, 0x50, 2D, 0x5"),
+];
+
+/// Our listing of `probe_geometries.ptx` and `probe_multisample.ptx` (compiled with
+/// `--verify`) has ptxas's opcode, mask and operand shape per kernel; with ptxas 11.8
+/// installed, `PTXAS_FORMS`/`PTXAS_MS_FORMS` are checked against its cubins too.
 #[test]
 fn the_forms_of_probe_geometries_are_ptxas_s() {
-    let src = format!("{}/tests/data/textures/probe_geometries.ptx", env!("CARGO_MANIFEST_DIR"));
-    let want: Vec<(String, Vec<String>)> =
-        PTXAS_FORMS.iter().map(|(k, f)| (k.to_string(), vec![f.to_string()])).collect();
+    agree("probe_geometries", PTXAS_FORMS);
+    agree("probe_multisample", PTXAS_MS_FORMS);
+}
+
+fn agree(probe: &str, forms: &[(&str, &str)]) {
+    let src = format!("{}/tests/data/textures/{probe}.ptx", env!("CARGO_MANIFEST_DIR"));
+    let want: Vec<(String, Vec<String>)> = forms.iter().map(|(k, f)| (k.to_string(), vec![f.to_string()])).collect();
     let o = ptx2sass(&["compile", "--verify", &src]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(texture_lines(&String::from_utf8_lossy(&o.stdout)), want, "ptx2sass (left), ptxas 11.8 (right)");
@@ -353,7 +367,7 @@ fn the_forms_of_probe_geometries_are_ptxas_s() {
         eprintln!("ptxas not checked: no NVIDIA reference tools");
         return;
     };
-    let cubin = scratch("probe_geometries").join("ref.cubin");
+    let cubin = scratch(probe).join("ref.cubin");
     let o = Command::new(bin.join("ptxas")).args(["-arch=sm_50", "-O3", &src, "-o"]).arg(&cubin).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let o = Command::new(bin.join("cuobjdump")).arg("-sass").arg(&cubin).output().unwrap();
@@ -381,6 +395,11 @@ const WORDS: &[(u64, &str)] = &[
     (0xc8380507bff70404, "TLD4.R R4, R4, 0x50, ARRAY_2D, 0xf"),
     (0xc93805013ff70400, "TLD4.G R0, R4, 0x50, ARRAY_2D, 0x2"),
     (0xdef800c7b0270808, "TLD4.A.B R8, R8, R2, 0x0, ARRAY_2D, 0xf"),
+    // probe_multisample.ptx
+    (0xdad0050060670404, "TLDS.LZ.MS R6, R4, R4, R6, 0x50, 2D, RGBA"),
+    (0xdac0050ff0670400, "TLDS.LZ.MS RZ, R0, R4, R6, 0x50, 2D, R"),
+    (0xdc3c0502a0670404, "TLD.LZ.MS R4, R4, R6, 0x50, 2D, 0x5"),
+    (0xdd3c0007a0670808, "TLD.B.LZ.MS R8, R8, R6, 0x0, 2D, 0xf"),
 ];
 
 #[test]
@@ -443,4 +462,74 @@ fn a_level_of_the_wrong_type_is_a_diagnostic_at_the_operand() {
         assert!(err.contains(&format!("must be a `{want}` register")), "{err}");
         assert!(err.contains("in.ptx:11:63"), "{err}");
     }
+}
+
+/// `tex.2dms` `{sample, x, y, _}` reads sample `sample` of texel (x, y) of a multisample
+/// image (`samples=N`: N planes of W x H texels, `exec::image`), x and y addressed as any
+/// texel fetch, a sample outside `0..N` all zero; ptxas 11.8 `TLDS.LZ.MS` (all, only x
+/// read), `TLD.LZ.MS` (x and z), `TLD.B.LZ.MS` (kernels ms, ms_x, ms_xz, ms_b).
+#[test]
+fn multisample_fetches_read_one_sample_on_both_executors() {
+    // A 5 x 3 image with 4 samples: texel (x, y) of sample s = `image(5, 3, 4)`'s (x, y, s).
+    let (t, bytes) = image(5, 3, 4);
+    let spec = "--texture fmt=f32x4,dims=5,3,samples=4,addr=wrap";
+    let pts = [(1i32, 2i32, 1i32), (3, 6, -1), (5, 1, 1), (0, -2, 4), (-1, 0, 0)];
+    let input: Vec<[u32; 4]> = pts.iter().map(|&(s, x, y)| [s as u32, x as u32, y as u32, 0]).collect();
+    let want: Vec<[f32; 4]> = pts
+        .iter()
+        .map(|&(s, x, y)| {
+            if !(0..4).contains(&s) {
+                return [0.0; 4];
+            }
+            let (x, y) = (address(x as i64, 5, "wrap").unwrap(), address(y as i64, 3, "wrap").unwrap());
+            t[15 * s as usize + (5 * y + x) as usize]
+        })
+        .collect();
+    let fetch = "tex.2dms.v4.f32.s32 {%f5,%f6,%f7,%f8}, [H, {%r1,%r2,%r3,%r3}];";
+    let cases = [
+        ("ms", MOVES, "%rd1", ALL, "TLDS.LZ.MS R, R, R, R, 0x50, 2D, RGBA"),
+        ("ms_x", "mov.b32 %r5, %f5;", "%rd1", X, "TLDS.LZ.MS RZ, R, R, R, 0x50, 2D, R"),
+        ("ms_xz", "mov.b32 %r5, %f5;\nmov.b32 %r7, %f7;", "%rd1", XZ, "TLD.LZ.MS R, R, R, 0x50, 2D, 0x5"),
+        ("ms_b", MOVES, "%rd9", ALL, "TLD.B.LZ.MS R, R, R, 0x0, 2D, 0xf"),
+    ];
+    for (name, moves, h, read, form) in cases {
+        let body = format!("{}\n{moves}", fetch.replace('H', h));
+        check(name, &body, spec, &bytes, &input, form, read, &want);
+    }
+    // `samples=` needs a 2D texture.
+    let img = scratch("ms_bad").join("img.bin");
+    std::fs::write(&img, [0u8; 64]).unwrap();
+    let p = write("ms_bad", &probe(&format!("{}\n{MOVES}", fetch.replace('H', "%rd1"))));
+    let o = ptx2sass(&[
+        "run",
+        "--kernel",
+        "k",
+        p.to_str().unwrap(),
+        "--texture",
+        &format!("t=file:{},fmt=f32x4,dims=4,samples=1", img.display()),
+        "--arg",
+        "zeros:16",
+        "--arg",
+        "zeros:16",
+        "--block",
+        "1",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "samples=1 on a 1D texture is an ordinary one: {err}");
+    let o = ptx2sass(&[
+        "run",
+        "--kernel",
+        "k",
+        p.to_str().unwrap(),
+        "--texture",
+        &format!("t=file:{},fmt=f32x4,dims=4,samples=2", img.display()),
+        "--arg",
+        "zeros:16",
+        "--arg",
+        "zeros:16",
+        "--block",
+        "1",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("samples= needs a 2D texture (dims=W,H)"), "{err}");
 }

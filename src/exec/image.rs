@@ -48,6 +48,12 @@
 //!   its value, as a sampler clamps the level of detail to the texture's last level; the
 //!   level of detail that `tex.grad`'s gradients (SASS `TXD`'s `Rb` quad) select is
 //!   clamped likewise, so a gradient fetch samples level 0 as `tex` does.
+//! * A multisample texture (`--texture ...,dims=W,H,samples=N`, `tex.2dms`; SASS
+//!   `TLDS.LZ.MS`/`TLD.LZ.MS`) holds N samples per texel, stored as N planes of `W x H`
+//!   texels: sample s of texel (x, y) is texel (x, y) of plane s (this model's layout; the
+//!   hardware's is the driver's business). `tex.2dms` `{s, x, y, _}` reads sample s of the
+//!   texel at the integer (x, y), which are addressed as for any texel fetch; a sample
+//!   outside `0..N` reads as all-zero components (a model choice, not probed).
 //! * Surfaces (`suld.b`/`sust.b` of `n` bytes in all: `.b8` 1, `.b16` 2, `.b32` 4,
 //!   `.b64` and `.v2.b32` 8, `.v4.b32` and `.v2.b64` 16): x is a byte offset in the row,
 //!   y the row, z the plane (an array index is the row of `.a1d`, the plane of `.a2d`:
@@ -134,6 +140,8 @@ pub struct Image {
     pub normalized: bool,
     /// Global address of texel (0, 0, 0).
     pub base: u64,
+    /// Samples per texel of a multisample image (`--texture ...,samples=N`; 1 otherwise).
+    pub samples: u32,
 }
 
 /// First handle value given to the images of a launch (then one more per image).
@@ -156,17 +164,22 @@ pub fn bind(launch: &mut super::Launch, images: Vec<(Image, Vec<u8>)>) -> Result
         .saturating_add(1)
         .saturating_mul(SPACING);
     for (mut img, bytes) in images {
-        let want = img.dims.iter().fold(u64::from(img.format.bytes()), |a, &d| a.saturating_mul(u64::from(d)));
+        let want = img
+            .dims
+            .iter()
+            .fold(u64::from(img.format.bytes()), |a, &d| a.saturating_mul(u64::from(d)))
+            .saturating_mul(u64::from(img.samples.max(1)));
         if bytes.len() as u64 != want {
             return Err(super::ExecError::Launch(format!(
-                "{} `{}`: {} bytes of texels, but {}x{}x{} texels of {} bytes need {want}",
+                "{} `{}`: {} bytes of texels, but {}x{}x{} texels of {} bytes{} need {want}",
                 if img.surface { "surface" } else { "texture" },
                 img.param,
                 bytes.len(),
                 img.dims[0],
                 img.dims[1],
                 img.dims[2],
-                img.format.bytes()
+                img.format.bytes(),
+                if img.samples > 1 { format!(" times {} samples", img.samples) } else { String::new() }
             )));
         }
         img.base = next;

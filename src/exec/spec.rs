@@ -212,7 +212,7 @@ pub fn image(
     budget: &mut Budget,
 ) -> Result<(super::image::Image, Vec<u8>), SpecError> {
     use super::image::{AddrMode, Filter, Format, Image};
-    let syntax = "NAME=DATA,fmt=f32x4|f32|u32|s32|u8x4,dims=W[,H[,D]][,filter=point|linear][,addr=clamp|wrap|border|mirror][,norm]";
+    let syntax = "NAME=DATA,fmt=f32x4|f32|u32|s32|u8x4,dims=W[,H[,D]][,filter=point|linear][,addr=clamp|wrap|border|mirror][,norm][,samples=N]";
     let Some((name, rest)) = s.split_once('=').filter(|(n, _)| !n.is_empty()) else {
         return usage(format!("`{s}`: expected {syntax}"));
     };
@@ -221,6 +221,7 @@ pub fn image(
     let (mut format, mut dims, mut filter, mut addr, mut normalized) =
         (None, vec![], Filter::Point, AddrMode::Clamp, false);
     let mut in_dims = false;
+    let mut samples = 1u32;
     for p in parts {
         if in_dims && !p.contains('=') && p != "norm" {
             dims.push(p);
@@ -258,6 +259,15 @@ pub fn image(
                     _ => return usage(format!("`{a}`: expected addr=clamp, wrap, border or mirror")),
                 }
             }
+            // A multisample texture (`tex.2dms`): N samples per texel of a 2D image, stored
+            // as N planes of W x H texels (`exec::image`).
+            Some(("samples", n)) => {
+                samples = n
+                    .parse()
+                    .ok()
+                    .filter(|v| (1..=64).contains(v))
+                    .ok_or_else(|| SpecError::Usage(format!("`{n}` in `{s}`: samples= is an integer in 1..=64")))?
+            }
             None if p == "norm" => normalized = true,
             _ => return usage(format!("`{p}` in `{s}`: expected {syntax}")),
         }
@@ -280,7 +290,13 @@ pub fn image(
     if surface && (filter == Filter::Linear || normalized || addr != AddrMode::Clamp) {
         return usage(format!("`{s}`: a surface has no filter, addressing mode or normalized coordinates"));
     }
-    let bytes = d.iter().fold(u64::from(format.bytes()), |a, &x| a.saturating_mul(u64::from(x)));
+    if samples > 1 && (dims.len() != 2 || surface) {
+        return usage(format!("`{s}`: samples= needs a 2D texture (dims=W,H)"));
+    }
+    let bytes = d
+        .iter()
+        .fold(u64::from(format.bytes()), |a, &x| a.saturating_mul(u64::from(x)))
+        .saturating_mul(u64::from(samples));
     if bytes > budget.left {
         budget.take(&format!("`{name}`"), bytes)?;
     }
@@ -298,6 +314,7 @@ pub fn image(
         addr,
         normalized,
         base: 0,
+        samples,
     };
     Ok((img, data))
 }

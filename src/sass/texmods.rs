@@ -145,7 +145,7 @@ pub fn channel_text(mask: u8) -> String {
 pub fn suffix(op: &Op) -> Option<String> {
     Some(match *op {
         Op::Texs { ll, .. } => if ll { ".LL" } else { "" }.to_string(),
-        Op::Tlds { .. } => ".LZ".to_string(),
+        Op::Tlds { ms, .. } => if ms { ".LZ.MS" } else { ".LZ" }.to_string(),
         Op::Tld4s { comp } => format!(".{}", CHANNELS[comp as usize & 3]),
         // nvdisasm 11.8: `TEX.LL`, `TEX.B.LL` (docs/textures.md §1.6).
         Op::Tex { bindless, ll, .. } => {
@@ -153,9 +153,15 @@ pub fn suffix(op: &Op) -> Option<String> {
         }
         // nvdisasm 11.8: `TLD.LZ` bound, `TLD.B.LZ` bindless (bit 56 of the word);
         // `TLD.LL.CL`, `TLD.B.LL.CL` (bits 54, 55; docs/textures.md §1.12).
-        Op::Tld { bindless, ll, .. } => {
-            format!("{}{}", if bindless { ".B" } else { "" }, if ll { ".LL.CL" } else { ".LZ" })
-        }
+        Op::Tld { bindless, ll, ms, .. } => format!(
+            "{}{}",
+            if bindless { ".B" } else { "" },
+            match (ll, ms) {
+                (true, _) => ".LL.CL",
+                (false, true) => ".LZ.MS",
+                (false, false) => ".LZ",
+            }
+        ),
         Op::Tld4 { comp, bindless, .. } => {
             format!(".{}{}", CHANNELS[comp as usize & 3], if bindless { ".B" } else { "" })
         }
@@ -202,16 +208,18 @@ pub fn operands(i: &Instr, dst: &[String], src: &[String]) -> Option<String> {
     let handle = |bindless: bool| if bindless { format!("{}, 0x0", s(1)) } else { s(1) };
     Some(match i.op {
         // nvdisasm omits an `Rb` of RZ (`TLDS.LZ R6, R4, R4, 0x50, 1D, RGBA`).
-        Op::Texs { dim, chans, .. } | Op::Tlds { dim, chans } => {
+        Op::Texs { dim, chans, .. } | Op::Tlds { dim, chans, .. } => {
             let rb = if s(1) == "RZ" { String::new() } else { format!("{}, ", s(1)) };
             format!("{}, {}, {}, {rb}{}, {}, {}", d(0), d(1), s(0), s(2), dim.name(), channel_text(chans))
         }
         Op::Tld4s { .. } => format!("{}, {}, {}, {}, {}", d(0), d(1), s(0), s(1), s(2)),
-        Op::Tex { dim, mask, bindless: false, ll: true } | Op::Tld { dim, mask, bindless: false, ll: true } => {
+        Op::Tex { dim, mask, bindless: false, ll: true }
+        | Op::Tld { dim, mask, bindless: false, ll: true, .. }
+        | Op::Tld { dim, mask, bindless: false, ms: true, .. } => {
             format!("{}, {}, {}, {}, {}, 0x{mask:x}", d(0), s(0), s(1), s(2), dim.name())
         }
         // `TLD.B.LL.CL R8, R8, R6, 0x0, 2D, 0xf`: `{handle, level}` in the pair Rb.
-        Op::Tld { dim, mask, bindless: true, ll: true } => {
+        Op::Tld { dim, mask, bindless: true, ll: true, .. } | Op::Tld { dim, mask, bindless: true, ms: true, .. } => {
             format!("{}, {}, {}, 0x0, {}, 0x{mask:x}", d(0), s(0), s(1), dim.name())
         }
         Op::Tex { dim, mask, bindless, .. } => {
@@ -245,6 +253,7 @@ pub fn bound_index(i: &Instr) -> Option<u32> {
         Op::Texs { .. } | Op::Tlds { .. } | Op::Tld4s { .. } => 2,
         Op::Tex { bindless: false, ll: true, .. }
         | Op::Tld { bindless: false, ll: true, .. }
+        | Op::Tld { bindless: false, ms: true, .. }
         | Op::Txd { bindless: false, .. } => 2,
         Op::Tex { bindless: false, .. } | Op::Tld { bindless: false, .. } | Op::Tld4 { bindless: false, .. } => 1,
         Op::Txq { bindless: false, .. } | Op::Suld { .. } => 1,

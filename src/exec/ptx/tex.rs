@@ -19,6 +19,8 @@ pub enum Kind {
     /// `tex`: `rank` coordinates, `.s32` (texel indices) when `int`.
     /// `array`: the first coordinate is an array index (`tex.a1d`, `tex.a2d`).
     Fetch { rank: usize, int: bool, array: bool },
+    /// `tex.2dms` `{sample, x, y, _}`: sample `sample` of the texel at `(x, y)`.
+    Multisample,
     /// `tld4.comp.2d`; `tld4.comp.a2d` (`array`: `{index, x, y, _}`, the gather in layer
     /// `index`).
     Gather { comp: usize, array: bool },
@@ -105,6 +107,12 @@ pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
             let int = t.ctype == Some(ScalarType::S32) && t.lod != Lod::Grad;
             if !matches!(t.dtype, Some(ScalarType::F32 | ScalarType::S32 | ScalarType::U32)) {
                 return Err("half-precision results".into());
+            }
+            if t.geometry == Some(Geometry::D2ms) {
+                let ((handle, by_name), mut coords) = image(1)?;
+                coords.truncate(3);
+                let dsts = fx.dsts(ops.first().ok_or("missing result")?)?;
+                return Ok(TexInstr { kind: Kind::Multisample, handle, by_name, coords, dsts, data: vec![] });
             }
             // An array fetch reads `{index, x(, y)}` (PTX ISA 9.7.9.3 `tex`).
             let (r, array) = match t.geometry {
@@ -380,6 +388,20 @@ pub(super) fn exec(
         Kind::Fetch { int, array: true, .. } => {
             let (layer, rest) = coords.split_first().map_or((0, &[][..]), |(l, r)| (*l, r));
             Ok(words(sample(img, global, rest, *int, Some(layer))?))
+        }
+        // Sample `s` of texel `(x, y)`: plane `s` of the image (`exec::image`); a sample
+        // outside `0..samples` reads zero.
+        Kind::Multisample => {
+            let c = |k: usize| i64::from(coords.get(k).copied().unwrap_or(0) as i32);
+            let [w, h, _] = img.dims.map(i64::from);
+            let (x, y) = match (address(c(1), w, img.addr), address(c(2), h, img.addr)) {
+                (Some(x), Some(y)) => (x, y),
+                _ => return Ok(words([0; 4])),
+            };
+            if !(0..i64::from(img.samples)).contains(&c(0)) {
+                return Ok(words([0; 4]));
+            }
+            Ok(words(texel(img, global, [x, y, c(0)])?))
         }
         Kind::Gather { comp, array } => {
             // An array gather reads `{index, x, y}` and gathers in layer `min(index,

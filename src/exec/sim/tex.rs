@@ -64,6 +64,26 @@ impl View<'_> {
         let (Some(x), Some(y), Some(z)) = (self.wrap(0, x), self.wrap(1, y), self.wrap(2, z)) else {
             return Ok([0, 0, 0, 0]);
         };
+        self.read(x, y, z)
+    }
+
+    /// Sample `s` of texel `(x, y)` (before addressing) of a multisample image: sample
+    /// planes of `width x height` texels (`exec::image`); a sample outside `0..samples`
+    /// reads zero.
+    fn sample_ms(&self, x: u32, y: u32, s: u32) -> Result<[u32; 4], ExecError> {
+        let s = i64::from(s as i32);
+        let (Some(x), Some(y)) = (self.wrap(0, i64::from(x as i32)), self.wrap(1, i64::from(y as i32))) else {
+            return Ok([0; 4]);
+        };
+        if !(0..i64::from(self.img.samples)).contains(&s) {
+            return Ok([0; 4]);
+        }
+        self.read(x, y, s)
+    }
+
+    /// The four result words of the texel at the addressed indices `(x, y, z)` (`z` the
+    /// plane: `width x height` texels each).
+    fn read(&self, x: i64, y: i64, z: i64) -> Result<[u32; 4], ExecError> {
         let [w0, w1, _] = self.img.dims.map(u64::from);
         let bytes = u64::from(self.img.format.bytes());
         // Addressed indices are within the dimensions (below 2^32 each); checked anyway.
@@ -249,9 +269,10 @@ impl Sim<'_> {
             Op::Texs { .. } | Op::Tlds { .. } | Op::Tld4s { .. } => (i.srcs.get(2), false),
             // Bound TEX.LL/TLD.LL.CL: `[Ra, Rlevel, index]`; TEX.B.LL/TLD.B.LL.CL: `[Ra,
             // {handle, level}]`.
-            Op::Tex { bindless: false, ll: true, .. } | Op::Tld { bindless: false, ll: true, .. } => {
-                (i.srcs.get(2), false)
-            }
+            // TLD.LZ.MS reads the sample where TLD.LL.CL reads the level.
+            Op::Tex { bindless: false, ll: true, .. }
+            | Op::Tld { bindless: false, ll: true, .. }
+            | Op::Tld { bindless: false, ms: true, .. } => (i.srcs.get(2), false),
             Op::Tex { .. } | Op::Tld { .. } | Op::Tld4 { .. } => (i.srcs.get(1), false),
             // TXD: bound `[Ra, Rb (gradients), index]`, bindless `[{handle, coordinates},
             // Rb]` (ptxas 11.8 `TXD.B.P R8, R8, R12, 0x0, 2D, 0xf`, docs/textures.md §1.11).
@@ -290,6 +311,16 @@ impl Sim<'_> {
                         }
                     };
                     view.sample_dim(dim, c, false)?
+                }
+                // TLDS.LZ.MS: `{x, y}` in Ra, the sample in Rb; TLD.LZ.MS: the sample in Rb,
+                // bindless the second word of `{handle, sample}` (ptxas 11.8, §1.13).
+                Op::Tlds { ms: true, .. } => {
+                    let (ra, rb) = (ra?, reg_of(i.srcs.get(1))?);
+                    view.sample_ms(word(w, ra, 0, l), word(w, ra, 1, l), word(w, rb, 0, l))?
+                }
+                Op::Tld { ms: true, bindless, .. } => {
+                    let (ra, rb) = (ra?, reg_of(i.srcs.get(1))?);
+                    view.sample_ms(word(w, ra, 0, l), word(w, ra, 1, l), word(w, rb, u8::from(bindless), l))?
                 }
                 Op::Tlds { dim, .. } => {
                     let (ra, rb) = (ra?, reg_of(i.srcs.get(1))?);

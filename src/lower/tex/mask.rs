@@ -44,6 +44,10 @@ pub enum Fetch {
     /// `TLD.LL.CL` (no short form; ptxas 11.8 `TLD.LL.CL.P R4, R4, R6, 0x50, 2D, 0xf` with
     /// all four read, `probe_geometries.ptx` li2d, docs/textures.md §1.12).
     IntLevel,
+    /// `tex.2dms`: texel fetch of one sample, `TLDS.LZ.MS` where the channel set allows,
+    /// else `TLD.LZ.MS` (ptxas 11.8 `probe_multisample.ptx` ms, ms_x, ms_xz, ms_b;
+    /// docs/textures.md §1.13).
+    Multisample,
 }
 
 /// Whether `TEXS`/`TLDS` can name the channel set `mask`: any one, three or four
@@ -71,7 +75,10 @@ pub fn fetch_op(kind: Fetch, dim: TexDim, bindless: bool, mask: u8) -> Op {
         Fetch::Level if !bindless && dim == TexDim::D2 && texs_can_name(mask) => {
             Op::Texs { dim, chans: mask, ll: true }
         }
-        Fetch::Integer if !bindless && texs_can_name(mask) => Op::Tlds { dim, chans: mask },
+        Fetch::Integer if !bindless && texs_can_name(mask) => Op::Tlds { dim, chans: mask, ms: false },
+        Fetch::Multisample if !bindless && dim == TexDim::D2 && texs_can_name(mask) => {
+            Op::Tlds { dim, chans: mask, ms: true }
+        }
         // TLD4S is 2D only: ptxas 11.8 `TLD4.R.P R4, R4, 0x50, ARRAY_2D, 0xf` for
         // `tld4.r.a2d` with all four read (`probe_geometries.ptx` t4a2d).
         Fetch::Gather(comp) if !bindless && mask == 0xf && dim == TexDim::D2 => Op::Tld4s { comp },
@@ -84,8 +91,9 @@ fn general(kind: Fetch, dim: TexDim, bindless: bool, mask: u8) -> Op {
     match kind {
         Fetch::Sample => Op::Tex { dim, mask, bindless, ll: false },
         Fetch::Level => Op::Tex { dim, mask, bindless, ll: true },
-        Fetch::Integer => Op::Tld { dim, mask, bindless, ll: false },
-        Fetch::IntLevel => Op::Tld { dim, mask, bindless, ll: true },
+        Fetch::Integer => Op::Tld { dim, mask, bindless, ll: false, ms: false },
+        Fetch::IntLevel => Op::Tld { dim, mask, bindless, ll: true, ms: false },
+        Fetch::Multisample => Op::Tld { dim, mask, bindless, ll: false, ms: true },
         Fetch::Gather(comp) => Op::Tld4 { comp, mask, bindless, dim },
         Fetch::Grad => Op::Txd { dim, mask, bindless },
     }
@@ -103,12 +111,14 @@ fn fetch_of(op: &Op) -> Option<(Fetch, TexDim, bool, u8)> {
     Some(match *op {
         Op::Texs { dim, chans, ll: false } => (Fetch::Sample, dim, false, chans),
         Op::Texs { dim, chans, ll: true } => (Fetch::Level, dim, false, chans),
-        Op::Tlds { dim, chans } => (Fetch::Integer, dim, false, chans),
+        Op::Tlds { dim, chans, ms: false } => (Fetch::Integer, dim, false, chans),
+        Op::Tlds { dim, chans, ms: true } => (Fetch::Multisample, dim, false, chans),
         Op::Tld4s { comp } => (Fetch::Gather(comp), TexDim::D2, false, 0xf),
         Op::Tex { dim, mask, bindless, ll: false } => (Fetch::Sample, dim, bindless, mask),
         Op::Tex { dim, mask, bindless, ll: true } => (Fetch::Level, dim, bindless, mask),
-        Op::Tld { dim, mask, bindless, ll: false } => (Fetch::Integer, dim, bindless, mask),
-        Op::Tld { dim, mask, bindless, ll: true } => (Fetch::IntLevel, dim, bindless, mask),
+        Op::Tld { dim, mask, bindless, ms: true, .. } => (Fetch::Multisample, dim, bindless, mask),
+        Op::Tld { dim, mask, bindless, ll: false, .. } => (Fetch::Integer, dim, bindless, mask),
+        Op::Tld { dim, mask, bindless, ll: true, .. } => (Fetch::IntLevel, dim, bindless, mask),
         Op::Tld4 { comp, mask, bindless, dim } => (Fetch::Gather(comp), dim, bindless, mask),
         Op::Txd { dim, mask, bindless } => (Fetch::Grad, dim, bindless, mask),
         _ => return None,
@@ -274,7 +284,8 @@ pub fn narrow(f: &mut Function) -> bool {
         // of RZ of `TLDS ... 1D` (`TLD.LZ R4, R5, 0x50, 1D, 0x5`, ptxas 11.8) and keeps
         // `TEXS.LL`'s `{x, y}, level` (`TEX.LL R4, R6, R5, 0x50, 2D, 0x5`); otherwise the
         // same.
-        let (srcs, join) = if kind == Fetch::Level || !is_short(&i.op) || is_short(&op) {
+        // `TLDS.LZ.MS`'s `{x, y}, sample` are `TLD.LZ.MS`'s as they are.
+        let (srcs, join) = if matches!(kind, Fetch::Level | Fetch::Multisample) || !is_short(&i.op) || is_short(&op) {
             (i.srcs.clone(), None)
         } else if dim == TexDim::D1 {
             let (Some(ra), Some(last)) = (i.srcs.first(), i.srcs.get(2)) else { continue };

@@ -251,6 +251,16 @@ impl Lowerer<'_> {
             // `TLD.LL.CL ... ARRAY_2D`, `TXD ... ARRAY_1D/2D`: `probe_geometries.ptx`).
             Some(Geometry::A1d) => TexDim::A1,
             Some(Geometry::A2d) => TexDim::A2,
+            // `{sample, x, y, _}`: a 2D texel fetch of one sample (ptxas 11.8 `TLDS.LZ.MS
+            // ... 2D`, `TLD.LZ.MS`, `TLD.B.LZ.MS`; `probe_multisample.ptx`, §1.13).
+            Some(Geometry::D2ms) => TexDim::D2,
+            Some(Geometry::A2dms) => {
+                return self.tex_unsupported(
+                    i,
+                    "a multisample array texture fetch",
+                    "ptxas 11.8 clamps the second coordinate as the array index and reads the first as the sample (`TLD.LZ.MS ... ARRAY_2D`, docs/textures.md §1.13), against the PTX ISA's `{index, sample, x, y}`: not lowered until that is resolved",
+                );
+            }
             _ => {
                 return self.tex_unsupported(
                     i,
@@ -282,6 +292,7 @@ impl Lowerer<'_> {
         // integer registers unconverted, their bits read as floats (docs/textures.md §1.11,
         // §1.12).
         let kind = match (cty == ScalarType::S32, t.lod) {
+            _ if t.geometry == Some(Geometry::D2ms) => Fetch::Multisample,
             (true, Lod::Level) => Fetch::IntLevel,
             (_, Lod::Grad) => Fetch::Grad,
             (true, _) => Fetch::Integer,
@@ -333,6 +344,15 @@ impl Lowerer<'_> {
         if kind == Fetch::Grad {
             return self.tex_grad(i, dim, handle, &coords, mask, &elems, dty);
         }
+        // `tex.2dms` `{sample, x, y, _}`: x, y as a 2D fetch's, the sample where
+        // `TEXS.LL`/`TLD.LL.CL` read the level (ptxas 11.8 `TLDS.LZ.MS.P R6, R4, R4, R6,
+        // 0x50, 2D, RGBA` with `R4, R5` = x, y and `R6` = the sample; §1.13).
+        let (coords, level) = if kind == Fetch::Multisample {
+            let (sample, rest) = coords.split_first().map_or((Src::rz(), &[][..]), |(s, r)| (*s, r));
+            (rest.iter().copied().take(2).collect(), Some(sample))
+        } else {
+            (coords, level)
+        };
         self.tex_fetch(kind, dim, handle, &coords, level, mask, &elems, dty)
     }
 
