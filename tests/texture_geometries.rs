@@ -6,6 +6,9 @@
 //!
 //! * `tex.2dms` (`TLDS.LZ.MS`, `TLD.LZ.MS`, `TLD.B.LZ.MS`) reads one sample of a
 //!   multisample image (`--texture ...,samples=N`, §1.13).
+//! * `tex.cube` / `tex.acube` (the direction divided by its largest magnitude, then `TEXS`/
+//!   `TEX ... CUBE`, `TEX ... ARRAY_CUBE`) sample the face the direction points at of a
+//!   cube map (`--texture ...,dims=W,W,6N,cube`, §1.13).
 //! * Each form runs on both executors with `--compare` against values computed here (an
 //!   image has one level, so every level and gradient reads level 0, `exec::image`).
 //! * Our listing names ptxas 11.8's opcode, mask and operand shape for every kernel of
@@ -355,7 +358,19 @@ const PTXAS_MS_FORMS: &[(&str, &str)] = &[
 fn the_forms_of_probe_geometries_are_ptxas_s() {
     agree("probe_geometries", PTXAS_FORMS);
     agree("probe_multisample", PTXAS_MS_FORMS);
+    agree("probe_cube", PTXAS_CUBE_FORMS);
 }
+
+/// ptxas 11.8's texture instruction per kernel of `probe_cube.ptx` (§1.13).
+const PTXAS_CUBE_FORMS: &[(&str, &str)] = &[
+    ("acube", "TEX R, R, 0x50, ARRAY_CUBE, 0xf"),
+    ("acube_b", "TEX.B R, R, R, 0x0, ARRAY_CUBE, 0xf"),
+    ("acube_x", "TEX R, R, 0x50, ARRAY_CUBE, 0x1"),
+    ("cube", "TEXS R, R, R, R, 0x50, CUBE, RGBA"),
+    ("cube_b", "TEX.B R, R, R, 0x0, CUBE, 0xf"),
+    ("cube_x", "TEXS RZ, R, R, R, 0x50, CUBE, R"),
+    ("cube_xz", "TEX R, R, 0x50, CUBE, 0x5"),
+];
 
 fn agree(probe: &str, forms: &[(&str, &str)]) {
     let src = format!("{}/tests/data/textures/{probe}.ptx", env!("CARGO_MANIFEST_DIR"));
@@ -400,6 +415,14 @@ const WORDS: &[(u64, &str)] = &[
     (0xdac0050ff0670400, "TLDS.LZ.MS RZ, R0, R4, R6, 0x50, 2D, R"),
     (0xdc3c0502a0670404, "TLD.LZ.MS R4, R4, R6, 0x50, 2D, 0x5"),
     (0xdd3c0007a0670808, "TLD.B.LZ.MS R8, R8, R6, 0x0, 2D, 0xf"),
+    // probe_cube.ptx
+    (0xd990050060670404, "TEXS R6, R4, R4, R6, 0x50, CUBE, RGBA"),
+    (0xd980050ff0070600, "TEXS RZ, R0, R6, R0, 0x50, CUBE, R"),
+    (0xc0380502eff70404, "TEX R4, R4, 0x50, CUBE, 0x5"),
+    (0xdeb80007e0270808, "TEX.B R8, R8, R2, 0x0, CUBE, 0xf"),
+    (0xc0380507fff70404, "TEX R4, R4, 0x50, ARRAY_CUBE, 0xf"),
+    (0xc0380500fff70400, "TEX R0, R4, 0x50, ARRAY_CUBE, 0x1"),
+    (0xdeb80007f0270808, "TEX.B R8, R8, R2, 0x0, ARRAY_CUBE, 0xf"),
 ];
 
 #[test]
@@ -532,4 +555,131 @@ fn multisample_fetches_read_one_sample_on_both_executors() {
     ]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("samples= needs a 2D texture (dims=W,H)"), "{err}");
+}
+
+/// The face (+X -X +Y -Y +Z -Z = 0..5) and texel a point-sampled cube fetch in direction
+/// `d` reads of W x W faces with clamp addressing: OpenGL 4.6, section 8.13, table 8.19
+/// (computed in f64 here).
+fn cube_texel(d: [f32; 3], w: i64) -> (usize, i64, i64) {
+    let [x, y, z] = d.map(f64::from);
+    let (face, sc, tc, ma) = if x.abs() >= y.abs() && x.abs() >= z.abs() {
+        if x >= 0.0 { (0, -z, -y, x.abs()) } else { (1, z, -y, x.abs()) }
+    } else if y.abs() >= z.abs() {
+        if y >= 0.0 { (2, x, z, y.abs()) } else { (3, x, -z, y.abs()) }
+    } else if z >= 0.0 {
+        (4, x, -y, z.abs())
+    } else {
+        (5, -x, -y, z.abs())
+    };
+    let at = |c: f64| ((((c / ma + 1.0) / 2.0) * w as f64).floor() as i64).clamp(0, w - 1);
+    (face, at(sc), at(tc))
+}
+
+/// `tex.cube` / `tex.acube` sample the face their direction points at (one direction per
+/// face, none of magnitude 1, so that ptxas's projection matters to the simulator) of cube
+/// `min(index, cubes - 1)` of a 4 x 4 x 12 cube map (two cubes; face f of cube c = plane
+/// 6c + f); forms as ptxas 11.8's (cube, cube_x, cube_xz, cube_b, acube, acube_x,
+/// acube_b).
+#[test]
+fn cube_fetches_sample_the_face_of_the_direction_on_both_executors() {
+    let (t, bytes) = image(4, 4, 12);
+    let spec = "--texture fmt=f32x4,dims=4,4,12,cube";
+    let dirs: [[f32; 3]; 6] = [
+        [2.5, 0.75, -1.5],
+        [-3.0, 1.2, 0.9],
+        [0.5, 2.0, -0.7],
+        [-0.45, -1.5, 0.6],
+        [0.7, -0.3, 1.8],
+        [-0.35, 0.55, -1.4],
+    ];
+    let indices = [0u32, 1, 5, 70000, 1, 0];
+    let input: Vec<[u32; 4]> =
+        dirs.iter().zip(indices).map(|(d, i)| [i, d[0].to_bits(), d[1].to_bits(), d[2].to_bits()]).collect();
+    let want = |array: bool| -> Vec<[f32; 4]> {
+        dirs.iter()
+            .zip(indices)
+            .map(|(&d, i)| {
+                let (face, s, tt) = cube_texel(d, 4);
+                let cube = if array { i.min(1) as usize } else { 0 };
+                t[16 * (6 * cube + face) + (4 * tt + s) as usize]
+            })
+            .collect()
+    };
+    let cube = |h: &str| format!("tex.cube.v4.f32.f32 {{%f5,%f6,%f7,%f8}}, [{h}, {{%f2,%f3,%f4,%f4}}];");
+    let acube = |h: &str| format!("tex.acube.v4.f32.f32 {{%f5,%f6,%f7,%f8}}, [{h}, {{%r1,%f2,%f3,%f4}}];");
+    let xz = "mov.b32 %r5, %f5;\nmov.b32 %r7, %f7;";
+    let x = "mov.b32 %r5, %f5;";
+    let cases = [
+        ("cube", cube("%rd1"), MOVES, false, ALL, "TEXS R, R, R, R, 0x50, CUBE, RGBA"),
+        ("cube_x", cube("%rd1"), x, false, X, "TEXS RZ, R, R, R, 0x50, CUBE, R"),
+        ("cube_xz", cube("%rd1"), xz, false, XZ, "TEX R, R, 0x50, CUBE, 0x5"),
+        ("cube_b", cube("%rd9"), MOVES, false, ALL, "TEX.B R, R, R, 0x0, CUBE, 0xf"),
+        ("acube", acube("%rd1"), MOVES, true, ALL, "TEX R, R, 0x50, ARRAY_CUBE, 0xf"),
+        ("acube_x", acube("%rd1"), x, true, X, "TEX R, R, 0x50, ARRAY_CUBE, 0x1"),
+        ("acube_b", acube("%rd9"), MOVES, true, ALL, "TEX.B R, R, R, 0x0, ARRAY_CUBE, 0xf"),
+    ];
+    for (name, fetch, moves, array, read, form) in cases {
+        check(name, &format!("{fetch}\n{moves}"), spec, &bytes, &input, form, read, &want(array));
+    }
+}
+
+/// Bad cube fetches are diagnostics at the offending word or operand, as ptxas 11.8
+/// rejects them ("Floating-point coordinates required", "Illegal vector size: 3"); a cube
+/// map must be dims=W,W,6N.
+#[test]
+fn bad_cube_fetches_and_cube_maps_are_diagnostics() {
+    let kernel = |fetch: &str| {
+        format!(
+            "{HEADER}.visible .entry k(.param .u64 t)\n{{\n.reg .u64 %rd<2>;\n.reg .f32 %f<8>;\n.reg .s32 %r<8>;\nld.param.u64 %rd1, [t];\n{fetch}\nret;\n}}\n"
+        )
+    };
+    let bad = [
+        (
+            "tex.cube.v4.f32.s32 {%f1,%f2,%f3,%f4}, [%rd1, {%r1,%r2,%r3,%r3}];",
+            "cube textures take `.f32` coordinates",
+            16,
+        ),
+        (
+            "tex.acube.v4.f32.s32 {%f1,%f2,%f3,%f4}, [%rd1, {%r1,%r2,%r3,%r3}];",
+            "cube textures take `.f32` coordinates",
+            17,
+        ),
+        ("tex.cube.v4.f32.f32 {%f1,%f2,%f3,%f4}, [%rd1, {%f5,%f6,%f7}];", "takes 4 coordinates `{x, y, z, _}`", 47),
+        (
+            "tex.acube.v4.f32.f32 {%f1,%f2,%f3,%f4}, [%rd1, {%f5,%f6,%f7}];",
+            "takes 4 coordinates `{index, x, y, z}`",
+            48,
+        ),
+    ];
+    for (k, (fetch, msg, col)) in bad.into_iter().enumerate() {
+        let p = write(&format!("badcube{k}"), &kernel(fetch));
+        let o = ptx2sass(&["compile", p.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{fetch}: {err}");
+        assert!(err.contains(msg) && err.contains(&format!("in.ptx:10:{col}")), "{fetch}: {err}");
+    }
+    let p = write(
+        "badcubemap",
+        &probe(&format!("tex.cube.v4.f32.f32 {{%f5,%f6,%f7,%f8}}, [%rd1, {{%f2,%f3,%f4,%f4}}];\n{MOVES}")),
+    );
+    let img = scratch("badcubemap").join("img.bin");
+    std::fs::write(&img, vec![0u8; 16 * 4 * 4 * 5]).unwrap();
+    for dims in ["4,4,5", "4,2,6", "4,4,6,norm"] {
+        let o = ptx2sass(&[
+            "run",
+            "--kernel",
+            "k",
+            p.to_str().unwrap(),
+            "--texture",
+            &format!("t=file:{},fmt=f32x4,dims={dims},cube", img.display()),
+            "--arg",
+            "zeros:16",
+            "--arg",
+            "zeros:16",
+            "--block",
+            "1",
+        ]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && err.contains("a cube map is a texture of dims=W,W,6N"), "{dims}: {err}");
+    }
 }

@@ -158,6 +158,8 @@ const LOWERED: &[&str] = &[
     "tex.a1d.v4.u32.f32",
     "tex.a2d.v4.f32.f32",
     "tex.2dms.v4.f32.s32",
+    "tex.cube.v4.f32.f32",
+    "tex.acube.v4.f32.f32",
     "tld4.r.2d.v4.f32.f32",
     "tld4.a.a2d.v4.s32.f32",
     "txq.width.b32",

@@ -48,6 +48,16 @@
 //!   its value, as a sampler clamps the level of detail to the texture's last level; the
 //!   level of detail that `tex.grad`'s gradients (SASS `TXD`'s `Rb` quad) select is
 //!   clamped likewise, so a gradient fetch samples level 0 as `tex` does.
+//! * A cube map (`--texture ...,dims=W,W,6N,cube`, `tex.cube`/`tex.acube`; SASS `CUBE`,
+//!   `ARRAY_CUBE`) holds N cubes of six W x W faces as planes: face f (+X -X +Y -Y +Z -Z)
+//!   of cube c is plane `6c + f`. A fetch picks the face and the face coordinates `(s, t)`
+//!   from its direction by the OpenGL rule (OpenGL 4.6, section 8.13 "Cube Map Texture
+//!   Selection", table 8.19; the CUDA C Programming Guide, "Cubemap Textures") and samples
+//!   that face at `(s * W, t * W)` texels with the image's filter and addressing (no
+//!   filtering across faces: a model choice); `tex.acube`'s index picks cube `min(index,
+//!   N - 1)`. The interpreter selects from the PTX direction, the simulator from the one
+//!   ptxas's code passes, divided by its largest magnitude (same face and coordinates up
+//!   to rounding).
 //! * A multisample texture (`--texture ...,dims=W,H,samples=N`, `tex.2dms`; SASS
 //!   `TLDS.LZ.MS`/`TLD.LZ.MS`) holds N samples per texel, stored as N planes of `W x H`
 //!   texels: sample s of texel (x, y) is texel (x, y) of plane s (this model's layout; the

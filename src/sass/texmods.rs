@@ -26,6 +26,14 @@ pub enum TexDim {
     /// `ARRAY_2D`: the index, x, y; `TEXS`/`TLDS` read `{index, x}` in `Ra` and y in `Rb`
     /// (`TEXS.P R6, R4, R4, R6, 0x50, ARRAY_2D, RGBA`), `TEX`/`TLD` the three in `Ra..`.
     A2,
+    /// `CUBE`: a direction x, y, z already divided by its largest magnitude (ptxas 11.8
+    /// for `tex.cube`: `FMNMX`, `MUFU.RCP`, `FMUL` then `TEXS.P R6, R4, R4, R6, 0x50, CUBE,
+    /// RGBA` with x, y in `Ra` and z in `Rb`, `TEX ... CUBE` with x, y, z in `Ra..`;
+    /// docs/textures.md §1.13).
+    Cube,
+    /// `ARRAY_CUBE`: the index (clamped to 16 bits), then the projected x, y, z in `Ra..`
+    /// (`TEX.P R4, R4, 0x50, ARRAY_CUBE, 0xf`; never `TEXS`).
+    ACube,
 }
 
 impl TexDim {
@@ -37,6 +45,8 @@ impl TexDim {
             TexDim::D3 => "3D",
             TexDim::A1 => "ARRAY_1D",
             TexDim::A2 => "ARRAY_2D",
+            TexDim::Cube => "CUBE",
+            TexDim::ACube => "ARRAY_CUBE",
         }
     }
 }

@@ -21,6 +21,9 @@ pub enum Kind {
     Fetch { rank: usize, int: bool, array: bool },
     /// `tex.2dms` `{sample, x, y, _}`: sample `sample` of the texel at `(x, y)`.
     Multisample,
+    /// `tex.cube` `{x, y, z, _}` / `tex.acube` `{index, x, y, z}` (`array`): the face the
+    /// direction points at, of cube `index`.
+    Cube { array: bool },
     /// `tld4.comp.2d`; `tld4.comp.a2d` (`array`: `{index, x, y, _}`, the gather in layer
     /// `index`).
     Gather { comp: usize, array: bool },
@@ -107,6 +110,16 @@ pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
             let int = t.ctype == Some(ScalarType::S32) && t.lod != Lod::Grad;
             if !matches!(t.dtype, Some(ScalarType::F32 | ScalarType::S32 | ScalarType::U32)) {
                 return Err("half-precision results".into());
+            }
+            if let Some(g @ (Geometry::Cube | Geometry::Acube)) = t.geometry {
+                if t.lod != Lod::Auto || t.ctype == Some(ScalarType::S32) {
+                    return Err("a cube fetch at an explicit level, with gradients or integer coordinates".into());
+                }
+                let array = g == Geometry::Acube;
+                let ((handle, by_name), mut coords) = image(1)?;
+                coords.truncate(if array { 4 } else { 3 });
+                let dsts = fx.dsts(ops.first().ok_or("missing result")?)?;
+                return Ok(TexInstr { kind: Kind::Cube { array }, handle, by_name, coords, dsts, data: vec![] });
             }
             if t.geometry == Some(Geometry::D2ms) {
                 let ((handle, by_name), mut coords) = image(1)?;
@@ -354,6 +367,47 @@ fn sample(img: &Image, mem: &Memory, coords: &[u32], int: bool, layer: Option<u3
     Ok(sum.map(f32::to_bits))
 }
 
+/// A cube-map fetch in the direction `dir` (`.f32` x, y, z as the PTX operands give
+/// them) of cube `index` (clamped to the cubes the image holds: `6 * cubes` faces along
+/// its last axis, face f of cube c = plane `6c + f`, `exec::image`). The face and its
+/// coordinates follow the OpenGL 4.6 specification, section 8.13 "Cube Map Texture
+/// Selection", table 8.19 (as the CUDA C Programming Guide's "Cubemap Textures"
+/// describes): the major axis is the component of largest magnitude (on a tie x, then
+/// y), the face is `2 * axis` (+1 when negative: +X -X +Y -Y +Z -Z), `(sc, tc)` per face
+/// `(-z, -y) (z, -y) (x, z) (x, -z) (x, -y) (-x, -y)`, `s = (sc / |ma| + 1) / 2`, `t =
+/// (tc / |ma| + 1) / 2`, sampled at `(s * W, t * W)` texels in that face with the image's
+/// filter and addressing (no filtering across faces: a model choice).
+fn cube(img: &Image, mem: &Memory, dir: &[u32], index: u32) -> Result<[u32; 4], ExecError> {
+    let v: Vec<f32> = (0..3).map(|k| f32::from_bits(dir.get(k).copied().unwrap_or(0))).collect();
+    let (x, y, z) =
+        (v.first().copied().unwrap_or(0.0), v.get(1).copied().unwrap_or(0.0), v.get(2).copied().unwrap_or(0.0));
+    let axis = if x.abs() >= y.abs() && x.abs() >= z.abs() {
+        0
+    } else if y.abs() >= z.abs() {
+        1
+    } else {
+        2
+    };
+    let major = v.get(axis).copied().unwrap_or(0.0);
+    let face = (axis as u32).saturating_mul(2).saturating_add(u32::from(major < 0.0));
+    let (sc, tc) = match face {
+        0 => (-z, -y),
+        1 => (z, -y),
+        2 => (x, z),
+        3 => (x, -z),
+        4 => (x, -y),
+        _ => (-x, -y),
+    };
+    let ma = major.abs();
+    let [w, _, faces] = img.dims;
+    let size = w as f32;
+    let s = (sc / ma + 1.0) * 0.5 * size;
+    let t = (tc / ma + 1.0) * 0.5 * size;
+    let last_cube = (faces / 6).saturating_sub(1);
+    let plane = index.min(last_cube).saturating_mul(6).saturating_add(face);
+    sample(img, mem, &[s.to_bits(), t.to_bits()], false, Some(plane))
+}
+
 /// Executes `t` for one thread, given its handle value, coordinate words and stored
 /// values (one per element of a `sust`): the values of its results, in the order of
 /// [`TexInstr::dsts`] (surface elements zero-extended).
@@ -402,6 +456,13 @@ pub(super) fn exec(
                 return Ok(words([0; 4]));
             }
             Ok(words(texel(img, global, [x, y, c(0)])?))
+        }
+        Kind::Cube { array } => {
+            let (index, dir) = match (array, coords.split_first()) {
+                (true, Some((i, rest))) => (*i, rest),
+                _ => (0, coords),
+            };
+            Ok(words(cube(img, global, dir, index)?))
         }
         Kind::Gather { comp, array } => {
             // An array gather reads `{index, x, y}` and gathers in layer `min(index,

@@ -139,8 +139,41 @@ impl View<'_> {
         match dim {
             TexDim::A1 => self.sample([c1, 0, 0], int, Some(c0)),
             TexDim::A2 => self.sample([c1, c2, 0], int, Some(c0)),
+            TexDim::Cube => self.sample_cube(c, None),
+            TexDim::ACube => Err(ExecError::Unsupported("a short ARRAY_CUBE fetch".into())),
             _ => self.sample(c, int, None),
         }
+    }
+
+    /// A `CUBE` / `ARRAY_CUBE` fetch in the direction `d` (the words of x, y, z as the
+    /// instruction reads them: ptxas has divided them by the largest magnitude, which
+    /// changes neither the face nor the face coordinates) of cube `layer` (`None`: 0).
+    /// Face and face coordinates by the OpenGL 4.6 rule (section 8.13, "Cube Map Texture
+    /// Selection", table 8.19): the major axis is the component of largest magnitude (x
+    /// before y before z on a tie), faces +X -X +Y -Y +Z -Z are 0..5, `s = (sc / |ma| + 1)
+    /// / 2`, `t = (tc / |ma| + 1) / 2` with `(sc, tc)` = `(-z, -y)`, `(z, -y)`, `(x, z)`,
+    /// `(x, -z)`, `(x, -y)`, `(-x, -y)`; the face (plane `6 * layer + face` of the image,
+    /// `exec::image`) is sampled at `(s * W, t * W)` texels with the image's filter and
+    /// addressing.
+    fn sample_cube(&self, d: [u32; 3], layer: Option<u32>) -> Result<[u32; 4], ExecError> {
+        let [x, y, z] = d.map(f32::from_bits);
+        let (ax, ay, az) = (x.abs(), y.abs(), z.abs());
+        let (face, sc, tc, ma) = if ax >= ay && ax >= az {
+            if x >= 0.0 { (0u32, -z, -y, ax) } else { (1, z, -y, ax) }
+        } else if ay >= az {
+            if y >= 0.0 { (2, x, z, ay) } else { (3, x, -z, ay) }
+        } else if z >= 0.0 {
+            (4, x, -y, az)
+        } else {
+            (5, -x, -y, az)
+        };
+        let [width, _, planes] = self.img.dims;
+        let w = width as f32;
+        let s = (sc / ma + 1.0) * 0.5 * w;
+        let t = (tc / ma + 1.0) * 0.5 * w;
+        let cubes = (planes / 6).max(1);
+        let plane = layer.unwrap_or(0).min(cubes.saturating_sub(1)).saturating_mul(6).saturating_add(face);
+        self.sample([s.to_bits(), t.to_bits(), 0], false, Some(plane))
     }
 
     /// A fetch at coordinates `c` (`.s32` texel indices when `int`); `layer` is an array
@@ -306,7 +339,7 @@ impl Sim<'_> {
                         (TexDim::D2, true) => [word(w, ra, 0, l), word(w, ra, 1, l), 0],
                         (TexDim::D1, _) => [word(w, ra, 0, l), 0, 0],
                         (TexDim::D2, false) => [word(w, ra, 0, l), word(w, rb, 0, l), 0],
-                        (TexDim::D3 | TexDim::A2 | TexDim::A1, _) => {
+                        (TexDim::D3 | TexDim::A2 | TexDim::A1 | TexDim::Cube | TexDim::ACube, _) => {
                             [word(w, ra, 0, l), word(w, ra, 1, l), word(w, rb, 0, l)]
                         }
                     };
@@ -327,7 +360,7 @@ impl Sim<'_> {
                     let c = match dim {
                         TexDim::D1 => [word(w, ra, 0, l), 0, 0],
                         TexDim::D2 => [word(w, ra, 0, l), word(w, rb, 0, l), 0],
-                        TexDim::D3 | TexDim::A2 | TexDim::A1 => {
+                        TexDim::D3 | TexDim::A2 | TexDim::A1 | TexDim::Cube | TexDim::ACube => {
                             [word(w, ra, 0, l), word(w, ra, 1, l), word(w, rb, 0, l)]
                         }
                     };
@@ -338,10 +371,17 @@ impl Sim<'_> {
                     let n = match dim {
                         TexDim::D1 => 1,
                         TexDim::D2 | TexDim::A1 => 2,
-                        TexDim::D3 | TexDim::A2 => 3,
+                        TexDim::D3 | TexDim::A2 | TexDim::Cube => 3,
+                        TexDim::ACube => 4,
                     };
                     let c = |k: u8| if k < n { word(w, ra, k, l) } else { 0 };
-                    view.sample_dim(dim, [c(0), c(1), c(2)], matches!(i.op, Op::Tld { .. }))?
+                    // ARRAY_CUBE: `{index, x, y, z}` (ptxas 11.8 `TEX.P R4, R4, 0x50,
+                    // ARRAY_CUBE, 0xf` after `I2I.U16.U32.SAT R4, index`).
+                    if dim == TexDim::ACube {
+                        view.sample_cube([c(1), c(2), c(3)], Some(c(0)))?
+                    } else {
+                        view.sample_dim(dim, [c(0), c(1), c(2)], matches!(i.op, Op::Tld { .. }))?
+                    }
                 }
                 // TXD reads its coordinates after the handle when bindless, x first and an
                 // array index last (`{x, index}`, `{x, y, index}`: ptxas 11.8 ga1d, ga2d);
@@ -357,6 +397,9 @@ impl Sim<'_> {
                         TexDim::D3 => [c(0), c(1), c(2)],
                         TexDim::A1 => [c(1), c(0), 0],
                         TexDim::A2 => [c(2), c(0), c(1)],
+                        TexDim::Cube | TexDim::ACube => {
+                            return Err(ExecError::Unsupported("TXD of a cube map".into()));
+                        }
                     };
                     view.sample_dim(dim, c, false)?
                 }

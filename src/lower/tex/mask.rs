@@ -66,7 +66,8 @@ pub fn texs_can_name(mask: u8) -> bool {
 pub fn fetch_op(kind: Fetch, dim: TexDim, bindless: bool, mask: u8) -> Op {
     // `ARRAY_1D` has no short form: ptxas 11.8 `TEX.P R4, R4, 0x50, ARRAY_1D, 0xf`,
     // `TLD.LZ.P R4, R4, 0x50, ARRAY_1D, 0xf` (`probe_arrays.ptx` a1d, a1d_i).
-    if dim == TexDim::A1 {
+    // Nor `ARRAY_CUBE`: `TEX.P R4, R4, 0x50, ARRAY_CUBE, 0xf` (`probe_cube.ptx` acube).
+    if matches!(dim, TexDim::A1 | TexDim::ACube) {
         return general(kind, dim, bindless, mask);
     }
     match kind {
@@ -293,10 +294,11 @@ pub fn narrow(f: &mut Function) -> bool {
         } else {
             let (Some(ra), Some(rb), Some(last)) = (i.srcs.first(), i.srcs.get(1), i.srcs.get(2)) else { continue };
             let parts: Vec<Src> = match dim {
-                TexDim::D1 | TexDim::D2 | TexDim::A1 => vec![*ra, *rb],
+                TexDim::D1 | TexDim::D2 | TexDim::A1 | TexDim::ACube => vec![*ra, *rb],
                 // `{x, y}, z` / `{index, x}, y` -> `{x, y, z, _}` / `{index, x, y, _}`
                 // (ptxas 11.8 `TEX.P R4, R4, 0x50, ARRAY_2D, 0x5`, `probe_arrays.ptx`).
-                TexDim::D3 | TexDim::A2 => {
+                // `TEXS ... CUBE` `{x, y}, z` -> `TEX ... CUBE` `{x, y, z, _}` (cube_xz).
+                TexDim::D3 | TexDim::A2 | TexDim::Cube => {
                     let (Some(pair), Some(second)) = (ra.as_reg(), ra.as_reg().and_then(|p| p.comp.checked_add(1)))
                     else {
                         continue;

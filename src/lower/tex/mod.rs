@@ -20,6 +20,9 @@
 //!   `tex.grad` of arrays `TXD ... ARRAY_1D/2D` with x first and the index last, `tex.grad`
 //!   with `.s32` coordinates the same `TXD` (1D: `TXD ... 1D` with a gradient pair), and
 //!   `tld4` of `.a2d` `TLD4 ... ARRAY_2D` (docs/textures.md §1.12);
+//! * `tex.cube`/`tex.acube` divide the direction by its largest magnitude (`FMNMX`, `MUFU.RCP`,
+//!   `FMUL`) and fetch `TEXS`/`TEX ... CUBE`, `TEX ... ARRAY_CUBE`; `tex.2dms` is
+//!   `TLDS.LZ.MS`/`TLD.LZ.MS` with the sample where `.LL` reads the level (§1.13);
 //! * `tex.a1d`/`tex.a2d` clamp the array index (first) to 16 bits (`I2I.U16.U32.SAT`)
 //!   and fetch `ARRAY_1D` (`TEX`/`TLD.LZ`/`TEX.B`, `{index, x}` in a pair, no short form)
 //!   or `ARRAY_2D` (`TEXS`/`TLDS.LZ` with `{index, x}` in `Ra` and y in `Rb`, else the three
@@ -94,7 +97,7 @@ impl Lowerer<'_> {
         self.fail(
             Diag::error(i.opcode.span, format!("not supported yet: `{}`, {what}", text(i)))
                 .label(why.to_string())
-                .note("lowered: tex{.level}.{1d,2d,3d,a1d,a2d}.v4.{f32,s32,u32}.{f32,s32}, tex.grad.{1d,2d,a1d,a2d}.v4.{f32,s32,u32}.{f32,s32}, tld4.{r,g,b,a}.{2d,a2d}, txq{.level}.{width,height,depth}, suq.{width,height}, suld.b/sust.b .{1d,2d,3d,a1d,a2d} (docs/textures.md §2)"),
+                .note("lowered: tex{.level}.{1d,2d,3d,a1d,a2d}.v4.{f32,s32,u32}.{f32,s32}, tex.grad.{1d,2d,a1d,a2d}.v4.{f32,s32,u32}.{f32,s32}, tex.{cube,acube}.v4.{f32,s32,u32}.f32, tex.2dms.v4.{f32,s32,u32}.s32, tld4.{r,g,b,a}.{2d,a2d}, txq{.level}.{width,height,depth}, suq.{width,height}, suld.b/sust.b .{1d,2d,3d,a1d,a2d} (docs/textures.md §2)"),
         )
     }
 
@@ -254,6 +257,17 @@ impl Lowerer<'_> {
             // `{sample, x, y, _}`: a 2D texel fetch of one sample (ptxas 11.8 `TLDS.LZ.MS
             // ... 2D`, `TLD.LZ.MS`, `TLD.B.LZ.MS`; `probe_multisample.ptx`, §1.13).
             Some(Geometry::D2ms) => TexDim::D2,
+            // Cube maps (`.f32` coordinates, implicit level): the direction divided by its
+            // largest magnitude (`lower_cube`), `TEXS`/`TEX ... CUBE`, `TEX ... ARRAY_CUBE`.
+            Some(Geometry::Cube) if t.lod == Lod::Auto && !int => TexDim::Cube,
+            Some(Geometry::Acube) if t.lod == Lod::Auto && !int => TexDim::ACube,
+            Some(Geometry::Cube | Geometry::Acube) => {
+                return self.tex_unsupported(
+                    i,
+                    "a cube texture fetch at an explicit level, with gradients or integer coordinates",
+                    "ptxas 11.8: `TEXS.LL ... CUBE` with {z, level} in the pair Rb, `TEX.LL ... ARRAY_CUBE`, the lane-quad emulation for `.grad` (docs/textures.md §1.13); only tex.cube and tex.acube are lowered",
+                );
+            }
             Some(Geometry::A2dms) => {
                 return self.tex_unsupported(
                     i,
@@ -309,6 +323,9 @@ impl Lowerer<'_> {
             let z = self.tex_zero();
             coords.push(z);
         }
+        if matches!(dim, TexDim::Cube | TexDim::ACube) {
+            coords = self.tex_cube(dim, coords);
+        }
         if matches!(dim, TexDim::A1 | TexDim::A2) {
             // The array index (first, `.u32`) is clamped to 16 bits: ptxas 11.8
             // `I2I.U16.U32.SAT R4, c[0x0][0x150]` before every `tex.a1d`/`tex.a2d`
@@ -354,6 +371,35 @@ impl Lowerer<'_> {
             (coords, level)
         };
         self.tex_fetch(kind, dim, handle, &coords, level, mask, &elems, dty)
+    }
+
+    /// The coordinates a `CUBE`/`ARRAY_CUBE` fetch passes: `{x, y, z}` (`.cube`, PTX `{x,
+    /// y, z, _}`) or `{index, x, y, z}` (`.acube`, the index clamped to 16 bits) with x,
+    /// y, z multiplied by the reciprocal of the largest magnitude, as ptxas 11.8 does
+    /// (`FMNMX R0, |x|, |y|, !PT; FMNMX R0, R0, |z|, !PT; MUFU.RCP R0, R0; FMUL` each;
+    /// `probe_cube.ptx`, docs/textures.md §1.13): the hardware selects the face from the
+    /// projected direction.
+    fn tex_cube(&mut self, dim: TexDim, mut coords: Vec<Src>) -> Vec<Src> {
+        if dim == TexDim::ACube {
+            self.tex_clamp_index(&mut coords);
+        }
+        let at = usize::from(dim == TexDim::ACube);
+        let c = |k: usize| coords.get(at.saturating_add(k)).copied().unwrap_or_else(Src::rz);
+        let (x, y, z) = (c(0), c(1), c(2));
+        let max = Src::pred(crate::sass::instr::PT, true);
+        let m = self.tmp(1);
+        self.op(Op::Fmnmx { ftz: false }, Dst::reg(m, 1), vec![x.abs(), y.abs(), max]);
+        let m2 = self.tmp(1);
+        self.op(Op::Fmnmx { ftz: false }, Dst::reg(m2, 1), vec![Src::r32(m), z.abs(), max]);
+        let r = self.tmp(1);
+        self.op(Op::Mufu(crate::sass::op::MufuOp::Rcp), Dst::reg(r, 1), vec![Src::r32(m2)]);
+        let mut out: Vec<Src> = coords.iter().take(at).copied().collect();
+        for v in [x, y, z] {
+            let t = self.tmp(1);
+            self.op(Op::Fmul(crate::sass::mods::FMods::default()), Dst::reg(t, 1), vec![Src::r32(r), v]);
+            out.push(Src::r32(t));
+        }
+        out
     }
 
     /// Clamps an array index (the first coordinate, `.u32`) to 16 bits, as ptxas 11.8 does
@@ -457,9 +503,11 @@ impl Lowerer<'_> {
                 (TexDim::D2, None) => (coord(0), coord(1)),
                 // ARRAY_2D: `{index, x}` in Ra, y in Rb (ptxas 11.8 `TEXS.P R6, R4, R4, R6,
                 // 0x50, ARRAY_2D, RGBA`, `TLDS.LZ.P ... ARRAY_2D`, `probe_arrays.ptx`).
-                (TexDim::D3 | TexDim::A2, _) => (self.tex_join(pair, 2), coord(2)),
-                // No short ARRAY_1D form (`fetch_op`).
-                (TexDim::A1, _) => (self.tex_join(pair, 2), Src::rz()),
+                // CUBE: the projected `{x, y}` in Ra, z in Rb (ptxas 11.8 `TEXS.P R6, R4, R4,
+                // R6, 0x50, CUBE, RGBA`, `probe_cube.ptx`).
+                (TexDim::D3 | TexDim::A2 | TexDim::Cube, _) => (self.tex_join(pair, 2), coord(2)),
+                // No short ARRAY_1D or ARRAY_CUBE form (`fetch_op`).
+                (TexDim::A1 | TexDim::ACube, _) => (self.tex_join(pair, 2), Src::rz()),
             };
             let (dsts, regs) = self.texs_results(&comps);
             self.emit(Instr::new(op, dsts, vec![ra, rb, last]));
@@ -472,7 +520,7 @@ impl Lowerer<'_> {
             let n = match dim {
                 TexDim::D1 => 1,
                 TexDim::D2 => 2,
-                TexDim::D3 | TexDim::A2 => 4,
+                TexDim::D3 | TexDim::A2 | TexDim::Cube | TexDim::ACube => 4,
                 TexDim::A1 => 2,
             };
             let ra = self.tex_join(coords, n);

@@ -309,7 +309,7 @@ const TEXDIM: &[(u64, &str)] = &[
 /// TEXS geometry and level of detail (bits 53..56; 7 `TEXS.P R6, R4, R4, R6, 0x50,
 /// ARRAY_2D, RGBA` 0xd8f0050060670404, ptxas 11.8 `probe_arrays.ptx` a2d): only the forms without a level
 /// modifier (the others print `.LZ`/`.LL`/`.DC`, not modelled).
-const TEXSDIM: &[(u64, &str)] = &[(1, "2D"), (7, "ARRAY_2D"), (10, "3D")];
+const TEXSDIM: &[(u64, &str)] = &[(1, "2D"), (7, "ARRAY_2D"), (10, "3D"), (12, "CUBE")];
 /// TEXS.LL geometry (bits 53..56; ptxas 11.8: 3 `TEXS.LL.P R6, R4, R4, R6, 0x50, 2D, RGBA`
 /// 0xd870050060670404 for `tex.level.2d`, docs/textures.md §1.6).
 const TEXSLLDIM: &[(u64, &str)] = &[(3, "2D")];
