@@ -370,6 +370,13 @@ const PTXAS_CUBE_FORMS: &[(&str, &str)] = &[
     ("cube_b", "TEX.B R, R, R, 0x0, CUBE, 0xf"),
     ("cube_x", "TEXS RZ, R, R, R, 0x50, CUBE, R"),
     ("cube_xz", "TEX R, R, 0x50, CUBE, 0x5"),
+    ("lacube", "TEX.LL R, R, R, 0x50, ARRAY_CUBE, 0xf"),
+    ("lacube_b", "TEX.B.LL R, R, R, 0x0, ARRAY_CUBE, 0xf"),
+    ("lacube_x", "TEX.LL R, R, R, 0x50, ARRAY_CUBE, 0x1"),
+    ("lcube", "TEXS.LL R, R, R, R, 0x50, CUBE, RGBA"),
+    ("lcube_b", "TEX.B.LL R, R, R, 0x0, CUBE, 0xf"),
+    ("lcube_x", "TEXS.LL RZ, R, R, R, 0x50, CUBE, R"),
+    ("lcube_xz", "TEX.LL R, R, R, 0x50, CUBE, 0x5"),
 ];
 
 fn agree(probe: &str, forms: &[(&str, &str)]) {
@@ -423,6 +430,12 @@ const WORDS: &[(u64, &str)] = &[
     (0xc0380507fff70404, "TEX R4, R4, 0x50, ARRAY_CUBE, 0xf"),
     (0xc0380500fff70400, "TEX R0, R4, 0x50, ARRAY_CUBE, 0x1"),
     (0xdeb80007f0270808, "TEX.B R8, R8, R2, 0x0, ARRAY_CUBE, 0xf"),
+    (0xd9b0050060670404, "TEXS.LL R6, R4, R4, R6, 0x50, CUBE, RGBA"),
+    (0xd9a0050ff0870600, "TEXS.LL RZ, R0, R6, R8, 0x50, CUBE, R"),
+    (0xc1b80502e0770404, "TEX.LL R4, R4, R7, 0x50, CUBE, 0x5"),
+    (0xdeb80067e0670808, "TEX.B.LL R8, R8, R6, 0x0, CUBE, 0xf"),
+    (0xc1b80500f0070400, "TEX.LL R0, R4, R0, 0x50, ARRAY_CUBE, 0x1"),
+    (0xdeb80067f0470804, "TEX.B.LL R4, R8, R4, 0x0, ARRAY_CUBE, 0xf"),
 ];
 
 #[test]
@@ -607,6 +620,16 @@ fn cube_fetches_sample_the_face_of_the_direction_on_both_executors() {
     };
     let cube = |h: &str| format!("tex.cube.v4.f32.f32 {{%f5,%f6,%f7,%f8}}, [{h}, {{%f2,%f3,%f4,%f4}}];");
     let acube = |h: &str| format!("tex.acube.v4.f32.f32 {{%f5,%f6,%f7,%f8}}, [{h}, {{%r1,%f2,%f3,%f4}}];");
+    let lcube = |h: &str| {
+        format!(
+            "mov.f32 %f9, 0f40200000;\ntex.level.cube.v4.f32.f32 {{%f5,%f6,%f7,%f8}}, [{h}, {{%f2,%f3,%f4,%f4}}], %f9;"
+        )
+    };
+    let lacube = |h: &str| {
+        format!(
+            "mov.f32 %f9, 0f40200000;\ntex.level.acube.v4.f32.f32 {{%f5,%f6,%f7,%f8}}, [{h}, {{%r1,%f2,%f3,%f4}}], %f9;"
+        )
+    };
     let xz = "mov.b32 %r5, %f5;\nmov.b32 %r7, %f7;";
     let x = "mov.b32 %r5, %f5;";
     let cases = [
@@ -617,6 +640,14 @@ fn cube_fetches_sample_the_face_of_the_direction_on_both_executors() {
         ("acube", acube("%rd1"), MOVES, true, ALL, "TEX R, R, 0x50, ARRAY_CUBE, 0xf"),
         ("acube_x", acube("%rd1"), x, true, X, "TEX R, R, 0x50, ARRAY_CUBE, 0x1"),
         ("acube_b", acube("%rd9"), MOVES, true, ALL, "TEX.B R, R, R, 0x0, ARRAY_CUBE, 0xf"),
+        // `.level` (the level, 2.5, reads level 0): `TEXS.LL ... CUBE` with `{z', level}`
+        // in Rb, `TEX.LL`/`TEX.B.LL ... CUBE/ARRAY_CUBE` (lcube, lcube_xz, lcube_b, lacube,
+        // lacube_b).
+        ("lcube", lcube("%rd1"), MOVES, false, ALL, "TEXS.LL R, R, R, R, 0x50, CUBE, RGBA"),
+        ("lcube_xz", lcube("%rd1"), xz, false, XZ, "TEX.LL R, R, R, 0x50, CUBE, 0x5"),
+        ("lcube_b", lcube("%rd9"), MOVES, false, ALL, "TEX.B.LL R, R, R, 0x0, CUBE, 0xf"),
+        ("lacube", lacube("%rd1"), MOVES, true, ALL, "TEX.LL R, R, R, 0x50, ARRAY_CUBE, 0xf"),
+        ("lacube_b", lacube("%rd9"), MOVES, true, ALL, "TEX.B.LL R, R, R, 0x0, ARRAY_CUBE, 0xf"),
     ];
     for (name, fetch, moves, array, read, form) in cases {
         check(name, &format!("{fetch}\n{moves}"), spec, &bytes, &input, form, read, &want(array));

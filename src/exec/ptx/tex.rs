@@ -112,8 +112,9 @@ pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
                 return Err("half-precision results".into());
             }
             if let Some(g @ (Geometry::Cube | Geometry::Acube)) = t.geometry {
-                if t.lod != Lod::Auto || t.ctype == Some(ScalarType::S32) {
-                    return Err("a cube fetch at an explicit level, with gradients or integer coordinates".into());
+                // `tex.level.cube` reads level 0, the only one an image has (`exec::image`).
+                if !matches!(t.lod, Lod::Auto | Lod::Level) || t.ctype == Some(ScalarType::S32) {
+                    return Err("a cube fetch with gradients or integer coordinates".into());
                 }
                 let array = g == Geometry::Acube;
                 let ((handle, by_name), mut coords) = image(1)?;

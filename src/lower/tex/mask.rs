@@ -73,7 +73,8 @@ pub fn fetch_op(kind: Fetch, dim: TexDim, bindless: bool, mask: u8) -> Op {
     match kind {
         Fetch::Sample if !bindless && texs_can_name(mask) => Op::Texs { dim, chans: mask, ll: false },
         // TEXS.LL has no 3D form: ptxas 11.8 `TEX.LL.P R4, R4, R5, 0x50, 3D, 0xf`.
-        Fetch::Level if !bindless && dim == TexDim::D2 && texs_can_name(mask) => {
+        // TEXS.LL CUBE exists: `TEXS.LL.P R6, R4, R4, R6, 0x50, CUBE, RGBA` (lcube).
+        Fetch::Level if !bindless && matches!(dim, TexDim::D2 | TexDim::Cube) && texs_can_name(mask) => {
             Op::Texs { dim, chans: mask, ll: true }
         }
         Fetch::Integer if !bindless && texs_can_name(mask) => Op::Tlds { dim, chans: mask, ms: false },
@@ -286,7 +287,23 @@ pub fn narrow(f: &mut Function) -> bool {
         // `TEXS.LL`'s `{x, y}, level` (`TEX.LL R4, R6, R5, 0x50, 2D, 0x5`); otherwise the
         // same.
         // `TLDS.LZ.MS`'s `{x, y}, sample` are `TLD.LZ.MS`'s as they are.
-        let (srcs, join) = if matches!(kind, Fetch::Level | Fetch::Multisample) || !is_short(&i.op) || is_short(&op) {
+        let (srcs, join) = if kind == Fetch::Level && dim == TexDim::Cube && is_short(&i.op) && !is_short(&op) {
+            // `TEXS.LL {x', y'}, {z', level}` -> `TEX.LL {x', y', z', _}, level` (ptxas 11.8
+            // `TEX.LL.P R4, R4, R7, 0x50, CUBE, 0x5`, lcube_xz).
+            let (Some(ra), Some(rb), Some(last)) =
+                (i.srcs.first().and_then(Src::as_reg), i.srcs.get(1).and_then(Src::as_reg), i.srcs.get(2))
+            else {
+                continue;
+            };
+            let (Some(a1), Some(b1)) = (ra.comp.checked_add(1), rb.comp.checked_add(1)) else { continue };
+            let one = |r: RegRef, comp: u8| Src::reg(RegRef { comp, n: 1, ..r });
+            let parts = vec![one(ra, ra.comp), one(ra, a1), one(rb, rb.comp), Src::rz()];
+            let t = f.new_vreg(VRegKind::Gpr(4));
+            (
+                vec![Src::reg(RegRef::new(t, 4)), one(rb, b1), *last],
+                Some(Instr::new(Op::Join, vec![Dst::reg(t, 4)], parts)),
+            )
+        } else if matches!(kind, Fetch::Level | Fetch::Multisample) || !is_short(&i.op) || is_short(&op) {
             (i.srcs.clone(), None)
         } else if dim == TexDim::D1 {
             let (Some(ra), Some(last)) = (i.srcs.first(), i.srcs.get(2)) else { continue };

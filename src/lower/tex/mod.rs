@@ -20,7 +20,7 @@
 //!   `tex.grad` of arrays `TXD ... ARRAY_1D/2D` with x first and the index last, `tex.grad`
 //!   with `.s32` coordinates the same `TXD` (1D: `TXD ... 1D` with a gradient pair), and
 //!   `tld4` of `.a2d` `TLD4 ... ARRAY_2D` (docs/textures.md §1.12);
-//! * `tex.cube`/`tex.acube` divide the direction by its largest magnitude (`FMNMX`, `MUFU.RCP`,
+//! * `tex{.level}.cube`/`.acube` divide the direction by its largest magnitude (`FMNMX`, `MUFU.RCP`,
 //!   `FMUL`) and fetch `TEXS`/`TEX ... CUBE`, `TEX ... ARRAY_CUBE`; `tex.2dms` is
 //!   `TLDS.LZ.MS`/`TLD.LZ.MS` with the sample where `.LL` reads the level (§1.13);
 //! * `tex.a1d`/`tex.a2d` clamp the array index (first) to 16 bits (`I2I.U16.U32.SAT`)
@@ -259,13 +259,15 @@ impl Lowerer<'_> {
             Some(Geometry::D2ms) => TexDim::D2,
             // Cube maps (`.f32` coordinates, implicit level): the direction divided by its
             // largest magnitude (`lower_cube`), `TEXS`/`TEX ... CUBE`, `TEX ... ARRAY_CUBE`.
-            Some(Geometry::Cube) if t.lod == Lod::Auto && !int => TexDim::Cube,
-            Some(Geometry::Acube) if t.lod == Lod::Auto && !int => TexDim::ACube,
+            // `tex.level.cube`: `TEXS.LL ... CUBE` with `{z', level}` in the pair Rb, else
+            // `TEX.LL`/`TEX.B.LL ... CUBE/ARRAY_CUBE` (`probe_cube.ptx` lcube*, lacube*).
+            Some(Geometry::Cube) if matches!(t.lod, Lod::Auto | Lod::Level) && !int => TexDim::Cube,
+            Some(Geometry::Acube) if matches!(t.lod, Lod::Auto | Lod::Level) && !int => TexDim::ACube,
             Some(Geometry::Cube | Geometry::Acube) => {
                 return self.tex_unsupported(
                     i,
-                    "a cube texture fetch at an explicit level, with gradients or integer coordinates",
-                    "ptxas 11.8: `TEXS.LL ... CUBE` with {z, level} in the pair Rb, `TEX.LL ... ARRAY_CUBE`, the lane-quad emulation for `.grad` (docs/textures.md §1.13); only tex.cube and tex.acube are lowered",
+                    "a cube texture fetch with gradients or integer coordinates",
+                    "ptxas 11.8: the lane-quad emulation for `.grad` (docs/textures.md §1.13); tex{.level}.cube and tex{.level}.acube are lowered",
                 );
             }
             Some(Geometry::A2dms) => {
@@ -406,6 +408,9 @@ impl Lowerer<'_> {
             // (§1.6).
             let (ra, rb) = match (dim, level) {
                 (TexDim::D2, Some(l)) => (self.tex_join(pair, 2), l),
+                // TEXS.LL CUBE: `{x', y'}` in Ra, `{z', level}` in the pair Rb (ptxas 11.8
+                // `TEXS.LL.P RZ, R0, R6, R8, 0x50, CUBE, R` after `MOV R9, level`, lcube_x).
+                (TexDim::Cube, Some(l)) => (self.tex_join(pair, 2), self.tex_join(&[coord(2), l], 2)),
                 (TexDim::D1, _) => (coord(0), Src::rz()),
                 (TexDim::D2, None) => (coord(0), coord(1)),
                 // ARRAY_2D: `{index, x}` in Ra, y in Rb (ptxas 11.8 `TEXS.P R6, R4, R4, R6,

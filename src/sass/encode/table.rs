@@ -312,7 +312,7 @@ const TEXDIM: &[(u64, &str)] = &[
 const TEXSDIM: &[(u64, &str)] = &[(1, "2D"), (7, "ARRAY_2D"), (10, "3D"), (12, "CUBE")];
 /// TEXS.LL geometry (bits 53..56; ptxas 11.8: 3 `TEXS.LL.P R6, R4, R4, R6, 0x50, 2D, RGBA`
 /// 0xd870050060670404 for `tex.level.2d`, docs/textures.md §1.6).
-const TEXSLLDIM: &[(u64, &str)] = &[(3, "2D")];
+const TEXSLLDIM: &[(u64, &str)] = &[(3, "2D"), (13, "CUBE")];
 /// TLDS.LZ geometry (bits 53..56; ptxas 11.8: 0 `TLDS.LZ.P R6, R4, R4, 0x50, 1D, RGBA`
 /// for `tex.1d.v4.f32.s32`, 2 `... 2D` for `.2d`, 7 `TLDS.LZ.P R6, R4, R4, R5, 0x50, 3D,
 /// RGBA` for `.3d`, 8 `TLDS.LZ.P R6, R4, R4, R6, 0x50, ARRAY_2D, RGBA` 0xdb10050060670404
