@@ -377,6 +377,8 @@ const PTXAS_CUBE_FORMS: &[(&str, &str)] = &[
     ("lcube_b", "TEX.B.LL R, R, R, 0x0, CUBE, 0xf"),
     ("lcube_x", "TEXS.LL RZ, R, R, R, 0x50, CUBE, R"),
     ("lcube_xz", "TEX.LL R, R, R, 0x50, CUBE, 0x5"),
+    ("t4acube", "TLD4.R R, R, 0x50, ARRAY_CUBE, 0xf"),
+    ("t4cube", "TLD4.R R, R, 0x50, CUBE, 0xf"),
 ];
 
 fn agree(probe: &str, forms: &[(&str, &str)]) {
@@ -436,6 +438,8 @@ const WORDS: &[(u64, &str)] = &[
     (0xdeb80067e0670808, "TEX.B.LL R8, R8, R6, 0x0, CUBE, 0xf"),
     (0xc1b80500f0070400, "TEX.LL R0, R4, R0, 0x50, ARRAY_CUBE, 0x1"),
     (0xdeb80067f0470804, "TEX.B.LL R4, R8, R4, 0x0, ARRAY_CUBE, 0xf"),
+    (0xc8380507eff70404, "TLD4.R R4, R4, 0x50, CUBE, 0xf"),
+    (0xc8380507fff70404, "TLD4.R R4, R4, 0x50, ARRAY_CUBE, 0xf"),
 ];
 
 #[test]
@@ -712,5 +716,71 @@ fn bad_cube_fetches_and_cube_maps_are_diagnostics() {
         ]);
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(!o.status.success() && err.contains("a cube map is a texture of dims=W,W,6N"), "{dims}: {err}");
+    }
+}
+
+/// `tld4.{r,b}.cube` / `.acube`: the four texels of the bilinear footprint at the face
+/// coordinates, in the order `T[i,j+1], T[i+1,j+1], T[i+1,j], T[i,j]`, in the face the
+/// direction selects (clamp addressing within the face); ptxas 11.8 `TLD4.R ... CUBE`,
+/// `... ARRAY_CUBE` (no `TLD4S`; t4cube, t4acube). The directions keep the footprint away
+/// from texel centres, where the simulator's projected direction could round across.
+#[test]
+fn cube_gathers_on_both_executors() {
+    let (t, bytes) = image(4, 4, 12);
+    let spec = "--texture fmt=f32x4,dims=4,4,12,cube";
+    let dirs: [[f32; 3]; 6] = [
+        [2.5, 0.75, -1.5],
+        [-3.0, 1.2, 0.9],
+        [0.6, 2.0, -0.7],
+        [-0.45, -1.5, 0.6],
+        [0.7, -0.3, 1.8],
+        [-0.42, 0.55, -1.4],
+    ];
+    let indices = [0u32, 1, 5, 70000, 1, 0];
+    let input: Vec<[u32; 4]> =
+        dirs.iter().zip(indices).map(|(d, i)| [i, d[0].to_bits(), d[1].to_bits(), d[2].to_bits()]).collect();
+    let want = |array: bool, comp: usize| -> Vec<[f32; 4]> {
+        dirs.iter()
+            .zip(indices)
+            .map(|(&d, i)| {
+                let [x, y, z] = d.map(f64::from);
+                let (face, sc, tc, ma) = if x.abs() >= y.abs() && x.abs() >= z.abs() {
+                    if x >= 0.0 { (0, -z, -y, x.abs()) } else { (1, z, -y, x.abs()) }
+                } else if y.abs() >= z.abs() {
+                    if y >= 0.0 { (2, x, z, y.abs()) } else { (3, x, -z, y.abs()) }
+                } else if z >= 0.0 {
+                    (4, x, -y, z.abs())
+                } else {
+                    (5, -x, -y, z.abs())
+                };
+                let lo = |c: f64| (((c / ma + 1.0) / 2.0) * 4.0 - 0.5).floor() as i64;
+                let (x0, y0) = (lo(sc), lo(tc));
+                let plane = 6 * if array { i.min(1) as usize } else { 0 } + face;
+                let at = |dx: i64, dy: i64| {
+                    let (x, y) = ((x0 + dx).clamp(0, 3), (y0 + dy).clamp(0, 3));
+                    t[16 * plane + (4 * y + x) as usize][comp]
+                };
+                [at(0, 1), at(1, 1), at(1, 0), at(0, 0)]
+            })
+            .collect()
+    };
+    let cases = [
+        (
+            "t4cube",
+            "tld4.r.cube.v4.f32.f32 {%f5,%f6,%f7,%f8}, [%rd1, {%f2,%f3,%f4,%f4}];",
+            false,
+            0,
+            "TLD4.R R, R, 0x50, CUBE, 0xf",
+        ),
+        (
+            "t4acube",
+            "tld4.b.acube.v4.f32.f32 {%f5,%f6,%f7,%f8}, [%rd1, {%r1,%f2,%f3,%f4}];",
+            true,
+            2,
+            "TLD4.B R, R, 0x50, ARRAY_CUBE, 0xf",
+        ),
+    ];
+    for (name, fetch, array, comp, form) in cases {
+        check(name, &format!("{fetch}\n{MOVES}"), spec, &bytes, &input, form, ALL, &want(array, comp));
     }
 }

@@ -57,7 +57,8 @@
 //!   filtering across faces: a model choice); `tex.acube`'s index picks cube `min(index,
 //!   N - 1)`. The interpreter selects from the PTX direction, the simulator from the one
 //!   ptxas's code passes, divided by its largest magnitude (same face and coordinates up
-//!   to rounding).
+//!   to rounding); `tld4` of a cube gathers the footprint at the face
+//!   coordinates in that face.
 //! * A multisample texture (`--texture ...,dims=W,H,samples=N`, `tex.2dms`; SASS
 //!   `TLDS.LZ.MS`/`TLD.LZ.MS`) holds N samples per texel, stored as N planes of `W x H`
 //!   texels: sample s of texel (x, y) is texel (x, y) of plane s (this model's layout; the

@@ -26,7 +26,9 @@ pub enum Kind {
     Cube { array: bool },
     /// `tld4.comp.2d`; `tld4.comp.a2d` (`array`: `{index, x, y, _}`, the gather in layer
     /// `index`).
-    Gather { comp: usize, array: bool },
+    /// `tld4.comp.cube` / `.acube` (`cube`; `array` with it: `{index, x, y, z}`): the
+    /// footprint at the face coordinates of the face the direction selects.
+    Gather { comp: usize, array: bool, cube: bool },
     /// `txq.width/height/depth`: dimension 0, 1, 2.
     Query { dim: usize },
     /// `suld.b.{1d,2d,3d}{.v2,.v4}.{b8,b16,b32,b64}`: `rank` coordinates, elements of
@@ -140,10 +142,11 @@ pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
             Ok(TexInstr { kind: Kind::Fetch { rank: r, int, array }, handle, by_name, coords, dsts, data: vec![] })
         }
         Family::Tld4 => {
-            let array = match t.geometry {
-                Some(Geometry::D2) => false,
-                Some(Geometry::A2d) => true,
-                _ => return Err("a cube gather".into()),
+            let (array, cube) = match t.geometry {
+                Some(Geometry::D2) => (false, false),
+                Some(Geometry::A2d) => (true, false),
+                Some(Geometry::Cube) => (false, true),
+                _ => (true, true),
             };
             let comp = match t.component {
                 Some('r') => 0,
@@ -152,9 +155,13 @@ pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
                 _ => 3,
             };
             let ((handle, by_name), mut coords) = image(1)?;
-            coords.truncate(if array { 3 } else { 2 });
+            coords.truncate(match (array, cube) {
+                (_, true) => 4,
+                (true, false) => 3,
+                (false, false) => 2,
+            });
             let dsts = fx.dsts(ops.first().ok_or("missing result")?)?;
-            Ok(TexInstr { kind: Kind::Gather { comp, array }, handle, by_name, coords, dsts, data: vec![] })
+            Ok(TexInstr { kind: Kind::Gather { comp, array, cube }, handle, by_name, coords, dsts, data: vec![] })
         }
         // `txq{.level}` and `suq` `.width/.height/.depth` (PTX ISA 9.7.9.5, 9.7.10.4); a
         // level beyond 0 reads level 0, the only one an image has (`exec::image`).
@@ -379,6 +386,13 @@ fn sample(img: &Image, mem: &Memory, coords: &[u32], int: bool, layer: Option<u3
 /// (tc / |ma| + 1) / 2`, sampled at `(s * W, t * W)` texels in that face with the image's
 /// filter and addressing (no filtering across faces: a model choice).
 fn cube(img: &Image, mem: &Memory, dir: &[u32], index: u32) -> Result<[u32; 4], ExecError> {
+    let (plane, s, t) = cube_face(img, dir, index);
+    sample(img, mem, &[s.to_bits(), t.to_bits()], false, Some(plane))
+}
+
+/// The plane and face coordinates `(s * W, t * W)` (texels) a cube fetch in direction
+/// `dir` of cube `index` reads ([`cube`]).
+fn cube_face(img: &Image, dir: &[u32], index: u32) -> (u32, f32, f32) {
     let v: Vec<f32> = (0..3).map(|k| f32::from_bits(dir.get(k).copied().unwrap_or(0))).collect();
     let (x, y, z) =
         (v.first().copied().unwrap_or(0.0), v.get(1).copied().unwrap_or(0.0), v.get(2).copied().unwrap_or(0.0));
@@ -406,7 +420,7 @@ fn cube(img: &Image, mem: &Memory, dir: &[u32], index: u32) -> Result<[u32; 4], 
     let t = (tc / ma + 1.0) * 0.5 * size;
     let last_cube = (faces / 6).saturating_sub(1);
     let plane = index.min(last_cube).saturating_mul(6).saturating_add(face);
-    sample(img, mem, &[s.to_bits(), t.to_bits()], false, Some(plane))
+    (plane, s, t)
 }
 
 /// Executes `t` for one thread, given its handle value, coordinate words and stored
@@ -465,14 +479,21 @@ pub(super) fn exec(
             };
             Ok(words(cube(img, global, dir, index)?))
         }
-        Kind::Gather { comp, array } => {
+        Kind::Gather { comp, array, cube } => {
             // An array gather reads `{index, x, y}` and gathers in layer `min(index,
             // layers - 1)` (the image's third axis, `exec::image`); the layer is in range,
-            // so `fetch`'s addressing leaves it as it is.
+            // so `fetch`'s addressing leaves it as it is. A cube gather gathers at the face
+            // coordinates in the plane of the face (`cube_face`).
             let [_, _, layers] = img.dims;
-            let (layer, xy) = match (array, coords.split_first()) {
-                (true, Some((l, rest))) => (i64::from(*l).min(i64::from(layers).saturating_sub(1)), rest),
+            let split = match (array, coords.split_first()) {
+                (true, Some((l, rest))) => (*l, rest),
                 _ => (0, coords),
+            };
+            let (layer, xy): (i64, Vec<u32>) = if *cube {
+                let (plane, s, t) = cube_face(img, split.1, split.0);
+                (i64::from(plane), vec![s.to_bits(), t.to_bits()])
+            } else {
+                (i64::from(split.0).min(i64::from(layers).saturating_sub(1)), split.1.to_vec())
             };
             let u = |d: usize| unnormalize(img, f32::from_bits(xy.get(d).copied().unwrap_or(0)), d);
             let (i, _) = linear(u(0));

@@ -156,6 +156,13 @@ impl View<'_> {
     /// `exec::image`) is sampled at `(s * W, t * W)` texels with the image's filter and
     /// addressing.
     fn sample_cube(&self, d: [u32; 3], layer: Option<u32>) -> Result<[u32; 4], ExecError> {
+        let (plane, s, t) = self.cube_face(d, layer);
+        self.sample([s.to_bits(), t.to_bits(), 0], false, Some(plane))
+    }
+
+    /// The plane and the face coordinates `(s * W, t * W)` (texels) of direction `d` in
+    /// cube `layer` ([`View::sample_cube`]).
+    fn cube_face(&self, d: [u32; 3], layer: Option<u32>) -> (u32, f32, f32) {
         let [x, y, z] = d.map(f32::from_bits);
         let (ax, ay, az) = (x.abs(), y.abs(), z.abs());
         let (face, sc, tc, ma) = if ax >= ay && ax >= az {
@@ -173,7 +180,7 @@ impl View<'_> {
         let t = (tc / ma + 1.0) * 0.5 * w;
         let cubes = (planes / 6).max(1);
         let plane = layer.unwrap_or(0).min(cubes.saturating_sub(1)).saturating_mul(6).saturating_add(face);
-        self.sample([s.to_bits(), t.to_bits(), 0], false, Some(plane))
+        (plane, s, t)
     }
 
     /// A fetch at coordinates `c` (`.s32` texel indices when `int`); `layer` is an array
@@ -408,11 +415,20 @@ impl Sim<'_> {
                 // `min(index, layers - 1)` (`exec::image`).
                 Op::Tld4s { comp } | Op::Tld4 { comp, .. } => {
                     let ra = ra?;
+                    // CUBE / ARRAY_CUBE: the footprint at the face coordinates of the face the
+                    // projected direction `{(index,) x, y, z}` selects (`View::cube_face`).
+                    let cube = |at: u8, layer: Option<u32>| {
+                        let (plane, s, t) =
+                            view.cube_face([0u8, 1, 2].map(|k| word(w, ra, at.saturating_add(k), l)), layer);
+                        (s.to_bits(), t.to_bits(), Some(plane))
+                    };
                     let (x, y, layer) = match i.op {
                         Op::Tld4s { .. } => (word(w, ra, 0, l), word(w, reg_of(i.srcs.get(1))?, 0, l), None),
                         Op::Tld4 { dim: TexDim::A2, .. } => {
                             (word(w, ra, 1, l), word(w, ra, 2, l), Some(word(w, ra, 0, l)))
                         }
+                        Op::Tld4 { dim: TexDim::Cube, .. } => cube(0, None),
+                        Op::Tld4 { dim: TexDim::ACube, .. } => cube(1, Some(word(w, ra, 0, l))),
                         _ => (word(w, ra, 0, l), word(w, ra, 1, l), None),
                     };
                     let (x0, _) = view.footprint(0, x);

@@ -84,6 +84,7 @@ pub fn fetch_op(kind: Fetch, dim: TexDim, bindless: bool, mask: u8) -> Op {
         // TLD4S is 2D only: ptxas 11.8 `TLD4.R.P R4, R4, 0x50, ARRAY_2D, 0xf` for
         // `tld4.r.a2d` with all four read (`probe_geometries.ptx` t4a2d).
         Fetch::Gather(comp) if !bindless && mask == 0xf && dim == TexDim::D2 => Op::Tld4s { comp },
+        Fetch::Gather(_) if dim == TexDim::ACube => general(kind, dim, bindless, mask),
         _ => general(kind, dim, bindless, mask),
     }
 }

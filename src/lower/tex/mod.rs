@@ -97,7 +97,7 @@ impl Lowerer<'_> {
         self.fail(
             Diag::error(i.opcode.span, format!("not supported yet: `{}`, {what}", text(i)))
                 .label(why.to_string())
-                .note("lowered: tex{.level}.{1d,2d,3d,a1d,a2d}.v4.{f32,s32,u32}.{f32,s32}, tex.grad.{1d,2d,a1d,a2d}.v4.{f32,s32,u32}.{f32,s32}, tex.{cube,acube}.v4.{f32,s32,u32}.f32, tex.2dms.v4.{f32,s32,u32}.s32, tld4.{r,g,b,a}.{2d,a2d}, txq{.level}.{width,height,depth}, suq.{width,height}, suld.b/sust.b .{1d,2d,3d,a1d,a2d} (docs/textures.md §2)"),
+                .note("lowered: tex{.level}.{1d,2d,3d,a1d,a2d}.v4.{f32,s32,u32}.{f32,s32}, tex.grad.{1d,2d,a1d,a2d}.v4.{f32,s32,u32}.{f32,s32}, tex.{cube,acube}.v4.{f32,s32,u32}.f32, tex.2dms.v4.{f32,s32,u32}.s32, tld4.{r,g,b,a}.{2d,a2d,cube,acube}, txq{.level}.{width,height,depth}, suq.{width,height}, suld.b/sust.b .{1d,2d,3d,a1d,a2d} (docs/textures.md §2)"),
         )
     }
 
@@ -482,7 +482,10 @@ impl Lowerer<'_> {
         let dim = match t.geometry {
             Some(Geometry::D2) => TexDim::D2,
             Some(Geometry::A2d) => TexDim::A2,
-            _ => return self.tex_unsupported(i, "a cube gather", "only tld4 .2d and .a2d are lowered"),
+            // The projected direction, then `TLD4.R.P R4, R4, 0x50, CUBE, 0xf` / `...
+            // ARRAY_CUBE` (no `TLD4S`; ptxas 11.8 `probe_not_lowered.ptx` t4cube, t4acube).
+            Some(Geometry::Cube) => TexDim::Cube,
+            _ => TexDim::ACube,
         };
         let comp = match t.component {
             Some('r') => 0,
@@ -510,6 +513,9 @@ impl Lowerer<'_> {
             // (`probe_geometries.ptx` t4a2d, t4a2d_y, t4a2d_b; docs/textures.md §1.12).
             self.tex_clamp_index(&mut coords);
             coords.truncate(3);
+        }
+        if matches!(dim, TexDim::Cube | TexDim::ACube) {
+            coords = self.tex_cube(dim, coords);
         }
         // TLD4S writes all four texels (ptxas 11.8 `TLD4S.R.P R6, R4, R4, R5, 0x50` then
         // `STG.E.128 [R2], R4`); fewer components are a bound `TLD4 ... mask`.
