@@ -636,12 +636,12 @@ pub const ROWS: &[Row] = &[
     One(
         0xda00,
         0xfe00,
-        "TLDS .LZ .MS [.NODEP]49 =28:8=255 : 'RZ, R@0, R@8, R@20, U@36:13, {TLDSMSDIM}@53:4, {TEXSR}@50:3",
+        "TLDS .LZ .MS [.NODEP]49 =28:8=255 : 'RZ, R@0, R@8, ?R@20, U@36:13, {TLDSMSDIM}@53:4, {TEXSR}@50:3",
     ),
     One(
         0xda00,
         0xfe00,
-        "TLDS .LZ .MS [.NODEP]49 ^28:8=255 : R@28, R@0, R@8, R@20, U@36:13, {TLDSMSDIM}@53:4, {TEXSRGBA}@50:3",
+        "TLDS .LZ .MS [.NODEP]49 ^28:8=255 : R@28, R@0, R@8, ?R@20, U@36:13, {TLDSMSDIM}@53:4, {TEXSRGBA}@50:3",
     ),
     One(0xdf00, 0xffc0, "TLD4S {TLD4C}52:2 [.NODEP]49 =50:2=0 : R@28, R@0, R@8, R@20, U@36:13"),
     One(
