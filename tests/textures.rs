@@ -43,8 +43,8 @@ const FORMS: &[&str] = &[
     "tex.level.2d.v4.f32.f32 {%f3,%f4,%f5,%f6}, [%rd1, {%f1,%f2}], %f9;",
     "tex.grad.2d.v4.f32.f32 {%f3,%f4,%f5,%f6}, [%rd1, {%f1,%f2}], {%f9,%f10}, {%f11,%f12};",
     "tex.grad.1d.v4.s32.f32 {%r3,%r4,%r5,%r6}, [%rd1, {%f1}], {%f9}, {%f11};",
-    // Rejected: ptxas 11.8 emulates 3D gradients over the lane quad, puts the array index
-    // last, passes integer coordinates unconverted (docs/textures.md §1.11).
+    // Rejected: ptxas 11.8 emulates 3D gradients over the lane quad (docs/textures.md
+    // §1.11). Lowered since (§1.12): the array index last, integer coordinates unconverted.
     "tex.grad.3d.v4.f32.f32 {%f3,%f4,%f5,%f6}, [%rd1, {%f1,%f2,%f7,%f7}], {%f9,%f10,%f7,%f7}, {%f11,%f12,%f7,%f7};",
     "tex.grad.a1d.v4.f32.f32 {%f3,%f4,%f5,%f6}, [%rd1, {%r1,%f2}], {%f9}, {%f11};",
     "tex.grad.2d.v4.f32.s32 {%f3,%f4,%f5,%f6}, [%rd1, {%r1,%r2}], {%f9,%f10}, {%f11,%f12};",
@@ -153,9 +153,15 @@ const LOWERED: &[&str] = &[
     "tex.level.2d.v4.f32.f32",
     "tex.grad.2d.v4.f32.f32",
     "tex.grad.1d.v4.s32.f32",
+    "tex.grad.a1d.v4.f32.f32",
+    "tex.grad.2d.v4.f32.s32",
     "tex.a1d.v4.u32.f32",
     "tex.a2d.v4.f32.f32",
+    "tex.2dms.v4.f32.s32",
+    "tex.cube.v4.f32.f32",
+    "tex.acube.v4.f32.f32",
     "tld4.r.2d.v4.f32.f32",
+    "tld4.a.a2d.v4.s32.f32",
     "txq.width.b32",
     "txq.level.height.b32",
     "suq.width.b32",

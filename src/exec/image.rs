@@ -33,7 +33,13 @@
 //!   the other coordinates are sampled in it as usual.
 //! * `tld4` returns component c of the four texels of the linear footprint in the order
 //!   `T[i,j+1], T[i+1,j+1], T[i+1,j], T[i,j]` (PTX ISA 9.7.9.4 `tld4`: the texels "(u0,
-//!   v1), (u1, v1), (u1, v0), (u0, v0)").
+//!   v1), (u1, v1), (u1, v0), (u0, v0)"); `tld4.a2d` (SASS `TLD4 ... ARRAY_2D`) gathers in
+//!   the layer an array fetch reads.
+//! * `tex.grad` with `.s32` coordinates samples the coordinate words as `.f32` ones: the
+//!   PTX ISA does not say what integer coordinates with gradients mean, and ptxas 11.8
+//!   passes the integer registers to `TXD` unconverted (docs/textures.md §1.12), so the
+//!   hardware reads their bits as floats; `tex.level` with `.s32` coordinates is a texel
+//!   fetch (at level 0, below).
 //! * `txq.width/height/depth` and `suq.width/height/depth` return the dimensions (1 for
 //!   those beyond the rank).
 //! * An image has one level (level 0; `--texture` has no way to give a mip chain): an
@@ -42,6 +48,23 @@
 //!   its value, as a sampler clamps the level of detail to the texture's last level; the
 //!   level of detail that `tex.grad`'s gradients (SASS `TXD`'s `Rb` quad) select is
 //!   clamped likewise, so a gradient fetch samples level 0 as `tex` does.
+//! * A cube map (`--texture ...,dims=W,W,6N,cube`, `tex.cube`/`tex.acube`; SASS `CUBE`,
+//!   `ARRAY_CUBE`) holds N cubes of six W x W faces as planes: face f (+X -X +Y -Y +Z -Z)
+//!   of cube c is plane `6c + f`. A fetch picks the face and the face coordinates `(s, t)`
+//!   from its direction by the OpenGL rule (OpenGL 4.6, section 8.13 "Cube Map Texture
+//!   Selection", table 8.19; the CUDA C Programming Guide, "Cubemap Textures") and samples
+//!   that face at `(s * W, t * W)` texels with the image's filter and addressing (no
+//!   filtering across faces: a model choice); `tex.acube`'s index picks cube `min(index,
+//!   N - 1)`. The interpreter selects from the PTX direction, the simulator from the one
+//!   ptxas's code passes, divided by its largest magnitude (same face and coordinates up
+//!   to rounding); `tld4` of a cube gathers the footprint at the face
+//!   coordinates in that face.
+//! * A multisample texture (`--texture ...,dims=W,H,samples=N`, `tex.2dms`; SASS
+//!   `TLDS.LZ.MS`/`TLD.LZ.MS`) holds N samples per texel, stored as N planes of `W x H`
+//!   texels: sample s of texel (x, y) is texel (x, y) of plane s (this model's layout; the
+//!   hardware's is the driver's business). `tex.2dms` `{s, x, y, _}` reads sample s of the
+//!   texel at the integer (x, y), which are addressed as for any texel fetch; a sample
+//!   outside `0..N` reads as all-zero components (a model choice, not probed).
 //! * Surfaces (`suld.b`/`sust.b` of `n` bytes in all: `.b8` 1, `.b16` 2, `.b32` 4,
 //!   `.b64` and `.v2.b32` 8, `.v4.b32` and `.v2.b64` 16): x is a byte offset in the row,
 //!   y the row, z the plane (an array index is the row of `.a1d`, the plane of `.a2d`:
@@ -128,6 +151,8 @@ pub struct Image {
     pub normalized: bool,
     /// Global address of texel (0, 0, 0).
     pub base: u64,
+    /// Samples per texel of a multisample image (`--texture ...,samples=N`; 1 otherwise).
+    pub samples: u32,
 }
 
 /// First handle value given to the images of a launch (then one more per image).
@@ -150,17 +175,22 @@ pub fn bind(launch: &mut super::Launch, images: Vec<(Image, Vec<u8>)>) -> Result
         .saturating_add(1)
         .saturating_mul(SPACING);
     for (mut img, bytes) in images {
-        let want = img.dims.iter().fold(u64::from(img.format.bytes()), |a, &d| a.saturating_mul(u64::from(d)));
+        let want = img
+            .dims
+            .iter()
+            .fold(u64::from(img.format.bytes()), |a, &d| a.saturating_mul(u64::from(d)))
+            .saturating_mul(u64::from(img.samples.max(1)));
         if bytes.len() as u64 != want {
             return Err(super::ExecError::Launch(format!(
-                "{} `{}`: {} bytes of texels, but {}x{}x{} texels of {} bytes need {want}",
+                "{} `{}`: {} bytes of texels, but {}x{}x{} texels of {} bytes{} need {want}",
                 if img.surface { "surface" } else { "texture" },
                 img.param,
                 bytes.len(),
                 img.dims[0],
                 img.dims[1],
                 img.dims[2],
-                img.format.bytes()
+                img.format.bytes(),
+                if img.samples > 1 { format!(" times {} samples", img.samples) } else { String::new() }
             )));
         }
         img.base = next;

@@ -327,6 +327,16 @@ pub fn decode(instr: &Instruction) -> Result<TexOp, Vec<Diag>> {
                     .note("PTX ISA 9.7.9.3 tex"),
                 );
             }
+            // ptxas 11.8: "Floating-point coordinates required" for `tex.cube.v4.f32.s32`
+            // and `tex.acube...s32` (docs/textures.md §1.13).
+            if matches!(t.geometry, Some(Cube | Acube)) && t.ctype == Some(ScalarType::S32) {
+                let span = instr.mods.iter().rev().find(|m| m.text == ".s32").map_or(instr.opcode.span, |m| m.span);
+                w.diags.push(
+                    Diag::error(span, format!("`{}`: cube textures take `.f32` coordinates", text(instr)))
+                        .label("`.cube`/`.acube` with `.s32`")
+                        .note("PTX ISA 9.7.9.3 tex; ptxas 11.8: \"Floating-point coordinates required\""),
+                );
+            }
             if matches!(t.geometry, Some(D2ms | A2dms)) && t.ctype == Some(ScalarType::F32) {
                 w.diags.push(
                     Diag::error(

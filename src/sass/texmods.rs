@@ -26,6 +26,14 @@ pub enum TexDim {
     /// `ARRAY_2D`: the index, x, y; `TEXS`/`TLDS` read `{index, x}` in `Ra` and y in `Rb`
     /// (`TEXS.P R6, R4, R4, R6, 0x50, ARRAY_2D, RGBA`), `TEX`/`TLD` the three in `Ra..`.
     A2,
+    /// `CUBE`: a direction x, y, z already divided by its largest magnitude (ptxas 11.8
+    /// for `tex.cube`: `FMNMX`, `MUFU.RCP`, `FMUL` then `TEXS.P R6, R4, R4, R6, 0x50, CUBE,
+    /// RGBA` with x, y in `Ra` and z in `Rb`, `TEX ... CUBE` with x, y, z in `Ra..`;
+    /// docs/textures.md §1.13).
+    Cube,
+    /// `ARRAY_CUBE`: the index (clamped to 16 bits), then the projected x, y, z in `Ra..`
+    /// (`TEX.P R4, R4, 0x50, ARRAY_CUBE, 0xf`; never `TEXS`).
+    ACube,
 }
 
 impl TexDim {
@@ -37,6 +45,8 @@ impl TexDim {
             TexDim::D3 => "3D",
             TexDim::A1 => "ARRAY_1D",
             TexDim::A2 => "ARRAY_2D",
+            TexDim::Cube => "CUBE",
+            TexDim::ACube => "ARRAY_CUBE",
         }
     }
 }
@@ -145,14 +155,23 @@ pub fn channel_text(mask: u8) -> String {
 pub fn suffix(op: &Op) -> Option<String> {
     Some(match *op {
         Op::Texs { ll, .. } => if ll { ".LL" } else { "" }.to_string(),
-        Op::Tlds { .. } => ".LZ".to_string(),
+        Op::Tlds { ms, .. } => if ms { ".LZ.MS" } else { ".LZ" }.to_string(),
         Op::Tld4s { comp } => format!(".{}", CHANNELS[comp as usize & 3]),
         // nvdisasm 11.8: `TEX.LL`, `TEX.B.LL` (docs/textures.md §1.6).
         Op::Tex { bindless, ll, .. } => {
             format!("{}{}", if bindless { ".B" } else { "" }, if ll { ".LL" } else { "" })
         }
-        // nvdisasm 11.8: `TLD.LZ` bound, `TLD.B.LZ` bindless (bit 56 of the word).
-        Op::Tld { bindless, .. } => if bindless { ".B.LZ" } else { ".LZ" }.to_string(),
+        // nvdisasm 11.8: `TLD.LZ` bound, `TLD.B.LZ` bindless (bit 56 of the word);
+        // `TLD.LL.CL`, `TLD.B.LL.CL` (bits 54, 55; docs/textures.md §1.12).
+        Op::Tld { bindless, ll, ms, .. } => format!(
+            "{}{}",
+            if bindless { ".B" } else { "" },
+            match (ll, ms) {
+                (true, _) => ".LL.CL",
+                (false, true) => ".LZ.MS",
+                (false, false) => ".LZ",
+            }
+        ),
         Op::Tld4 { comp, bindless, .. } => {
             format!(".{}{}", CHANNELS[comp as usize & 3], if bindless { ".B" } else { "" })
         }
@@ -184,7 +203,7 @@ pub fn suffix(op: &Op) -> Option<String> {
 ///   RZ, not printed; `TEXS.LL`: `Ra` = x, y, `Rb` = level);
 /// * `TLD4S`: dsts `[Rd2, Rd]`, srcs `[Ra, Rb, index]`;
 /// * `TEX/TLD/TLD4` (bound or `.B`): dsts `[Rd]`, srcs `[Ra (coordinates), index or Rb
-///   (handle)]`; bound `TEX.LL` `[Ra, Rb (level), index]`, `TEX.B.LL` `[Ra, Rb (handle,
+///   (handle)]`; bound `TEX.LL`/`TLD.LL.CL` `[Ra, Rb (level), index]`, `TEX.B.LL`/`TLD.B.LL.CL` `[Ra, Rb (handle,
 ///   level)]`;
 /// * `TXD`: dsts `[Rd]`, srcs bound `[Ra (coordinates), Rb (gradients), index]`, `.B`
 ///   `[Ra (handle, coordinates), Rb (gradients)]`;
@@ -199,21 +218,29 @@ pub fn operands(i: &Instr, dst: &[String], src: &[String]) -> Option<String> {
     let handle = |bindless: bool| if bindless { format!("{}, 0x0", s(1)) } else { s(1) };
     Some(match i.op {
         // nvdisasm omits an `Rb` of RZ (`TLDS.LZ R6, R4, R4, 0x50, 1D, RGBA`).
-        Op::Texs { dim, chans, .. } | Op::Tlds { dim, chans } => {
+        Op::Texs { dim, chans, .. } | Op::Tlds { dim, chans, .. } => {
             let rb = if s(1) == "RZ" { String::new() } else { format!("{}, ", s(1)) };
             format!("{}, {}, {}, {rb}{}, {}, {}", d(0), d(1), s(0), s(2), dim.name(), channel_text(chans))
         }
         Op::Tld4s { .. } => format!("{}, {}, {}, {}, {}", d(0), d(1), s(0), s(1), s(2)),
-        Op::Tex { dim, mask, bindless: false, ll: true } => {
+        Op::Tex { dim, mask, bindless: false, ll: true }
+        | Op::Tld { dim, mask, bindless: false, ll: true, .. }
+        | Op::Tld { dim, mask, bindless: false, ms: true, .. } => {
             format!("{}, {}, {}, {}, {}, 0x{mask:x}", d(0), s(0), s(1), s(2), dim.name())
+        }
+        // `TLD.B.LL.CL R8, R8, R6, 0x0, 2D, 0xf`: `{handle, level}` in the pair Rb.
+        Op::Tld { dim, mask, bindless: true, ll: true, .. } | Op::Tld { dim, mask, bindless: true, ms: true, .. } => {
+            format!("{}, {}, {}, 0x0, {}, 0x{mask:x}", d(0), s(0), s(1), dim.name())
         }
         Op::Tex { dim, mask, bindless, .. } => {
             format!("{}, {}, {}, {}, 0x{mask:x}", d(0), s(0), handle(bindless), dim.name())
         }
-        Op::Tld { dim, mask, bindless } => {
+        Op::Tld { dim, mask, bindless, .. } => {
             format!("{}, {}, {}, {}, 0x{mask:x}", d(0), s(0), handle(bindless), dim.name())
         }
-        Op::Tld4 { mask, bindless, .. } => format!("{}, {}, {}, 2D, 0x{mask:x}", d(0), s(0), handle(bindless)),
+        Op::Tld4 { mask, bindless, dim, .. } => {
+            format!("{}, {}, {}, {}, 0x{mask:x}", d(0), s(0), handle(bindless), dim.name())
+        }
         // nvdisasm 11.8: `TXD R4, R4, R8, 0x50, 2D, 0xf`, `TXD.B R8, R8, R12, 0x0, 2D, 0xf`.
         Op::Txd { dim, mask, bindless } => {
             let index = if bindless { "0x0".to_string() } else { s(2) };
@@ -234,7 +261,10 @@ pub fn operands(i: &Instr, dst: &[String], src: &[String]) -> Option<String> {
 pub fn bound_index(i: &Instr) -> Option<u32> {
     let k = match i.op {
         Op::Texs { .. } | Op::Tlds { .. } | Op::Tld4s { .. } => 2,
-        Op::Tex { bindless: false, ll: true, .. } | Op::Txd { bindless: false, .. } => 2,
+        Op::Tex { bindless: false, ll: true, .. }
+        | Op::Tld { bindless: false, ll: true, .. }
+        | Op::Tld { bindless: false, ms: true, .. }
+        | Op::Txd { bindless: false, .. } => 2,
         Op::Tex { bindless: false, .. } | Op::Tld { bindless: false, .. } | Op::Tld4 { bindless: false, .. } => 1,
         Op::Txq { bindless: false, .. } | Op::Suld { .. } => 1,
         Op::Sust { .. } => 2,

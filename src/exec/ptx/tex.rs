@@ -19,8 +19,16 @@ pub enum Kind {
     /// `tex`: `rank` coordinates, `.s32` (texel indices) when `int`.
     /// `array`: the first coordinate is an array index (`tex.a1d`, `tex.a2d`).
     Fetch { rank: usize, int: bool, array: bool },
-    /// `tld4.comp.2d`.
-    Gather { comp: usize },
+    /// `tex.2dms` `{sample, x, y, _}`: sample `sample` of the texel at `(x, y)`.
+    Multisample,
+    /// `tex.cube` `{x, y, z, _}` / `tex.acube` `{index, x, y, z}` (`array`): the face the
+    /// direction points at, of cube `index`.
+    Cube { array: bool },
+    /// `tld4.comp.2d`; `tld4.comp.a2d` (`array`: `{index, x, y, _}`, the gather in layer
+    /// `index`).
+    /// `tld4.comp.cube` / `.acube` (`cube`; `array` with it: `{index, x, y, z}`): the
+    /// footprint at the face coordinates of the face the direction selects.
+    Gather { comp: usize, array: bool, cube: bool },
     /// `txq.width/height/depth`: dimension 0, 1, 2.
     Query { dim: usize },
     /// `suld.b.{1d,2d,3d}{.v2,.v4}.{b8,b16,b32,b64}`: `rank` coordinates, elements of
@@ -95,48 +103,65 @@ pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
             if t.lod == Lod::Base {
                 return Err("a base level".into());
             }
-            if t.lod == Lod::Grad && t.ctype == Some(ScalarType::S32) {
-                // ptxas 11.8 passes the integer registers unconverted to `TXD` (their bits
-                // read as floats, `probe_grad.ptx` g2d_i): not a texel fetch.
-                return Err("integer coordinates with gradients".into());
-            }
-            if t.lod == Lod::Grad && matches!(t.geometry, Some(Geometry::A1d | Geometry::A2d)) {
-                return Err("an array fetch with gradients".into());
-            }
+            // `tex.grad` with `.s32` coordinates is not a texel fetch: the PTX ISA does not
+            // say what integer coordinates with gradients mean, and ptxas 11.8 passes the
+            // integer registers unconverted to `TXD` (their bits read as floats,
+            // `probe_grad.ptx` g2d_i, `probe_geometries.ptx` gi1d, gi2d; docs/textures.md
+            // §1.12), so the coordinate words are sampled as `.f32` ones. `tex.level` with
+            // `.s32` coordinates is a texel fetch at level 0.
+            let int = t.ctype == Some(ScalarType::S32) && t.lod != Lod::Grad;
             if !matches!(t.dtype, Some(ScalarType::F32 | ScalarType::S32 | ScalarType::U32)) {
                 return Err("half-precision results".into());
             }
+            if let Some(g @ (Geometry::Cube | Geometry::Acube)) = t.geometry {
+                // `tex.level.cube` reads level 0, the only one an image has (`exec::image`).
+                if !matches!(t.lod, Lod::Auto | Lod::Level) || t.ctype == Some(ScalarType::S32) {
+                    return Err("a cube fetch with gradients or integer coordinates".into());
+                }
+                let array = g == Geometry::Acube;
+                let ((handle, by_name), mut coords) = image(1)?;
+                coords.truncate(if array { 4 } else { 3 });
+                let dsts = fx.dsts(ops.first().ok_or("missing result")?)?;
+                return Ok(TexInstr { kind: Kind::Cube { array }, handle, by_name, coords, dsts, data: vec![] });
+            }
+            if t.geometry == Some(Geometry::D2ms) {
+                let ((handle, by_name), mut coords) = image(1)?;
+                coords.truncate(3);
+                let dsts = fx.dsts(ops.first().ok_or("missing result")?)?;
+                return Ok(TexInstr { kind: Kind::Multisample, handle, by_name, coords, dsts, data: vec![] });
+            }
             // An array fetch reads `{index, x(, y)}` (PTX ISA 9.7.9.3 `tex`).
             let (r, array) = match t.geometry {
-                Some(Geometry::A1d) if t.lod == Lod::Auto => (2, true),
-                Some(Geometry::A2d) if t.lod == Lod::Auto => (3, true),
+                Some(Geometry::A1d) => (2, true),
+                Some(Geometry::A2d) => (3, true),
                 g => (rank(g)?, false),
             };
             let ((handle, by_name), mut coords) = image(1)?;
             coords.truncate(r);
             let dsts = fx.dsts(ops.first().ok_or("missing result")?)?;
-            Ok(TexInstr {
-                kind: Kind::Fetch { rank: r, int: t.ctype == Some(ScalarType::S32), array },
-                handle,
-                by_name,
-                coords,
-                dsts,
-                data: vec![],
-            })
+            Ok(TexInstr { kind: Kind::Fetch { rank: r, int, array }, handle, by_name, coords, dsts, data: vec![] })
         }
         Family::Tld4 => {
-            if t.geometry != Some(Geometry::D2) {
-                return Err("a gather that is not 2D".into());
-            }
+            let (array, cube) = match t.geometry {
+                Some(Geometry::D2) => (false, false),
+                Some(Geometry::A2d) => (true, false),
+                Some(Geometry::Cube) => (false, true),
+                _ => (true, true),
+            };
             let comp = match t.component {
                 Some('r') => 0,
                 Some('g') => 1,
                 Some('b') => 2,
                 _ => 3,
             };
-            let ((handle, by_name), coords) = image(1)?;
+            let ((handle, by_name), mut coords) = image(1)?;
+            coords.truncate(match (array, cube) {
+                (_, true) => 4,
+                (true, false) => 3,
+                (false, false) => 2,
+            });
             let dsts = fx.dsts(ops.first().ok_or("missing result")?)?;
-            Ok(TexInstr { kind: Kind::Gather { comp }, handle, by_name, coords, dsts, data: vec![] })
+            Ok(TexInstr { kind: Kind::Gather { comp, array, cube }, handle, by_name, coords, dsts, data: vec![] })
         }
         // `txq{.level}` and `suq` `.width/.height/.depth` (PTX ISA 9.7.9.5, 9.7.10.4); a
         // level beyond 0 reads level 0, the only one an image has (`exec::image`).
@@ -350,6 +375,54 @@ fn sample(img: &Image, mem: &Memory, coords: &[u32], int: bool, layer: Option<u3
     Ok(sum.map(f32::to_bits))
 }
 
+/// A cube-map fetch in the direction `dir` (`.f32` x, y, z as the PTX operands give
+/// them) of cube `index` (clamped to the cubes the image holds: `6 * cubes` faces along
+/// its last axis, face f of cube c = plane `6c + f`, `exec::image`). The face and its
+/// coordinates follow the OpenGL 4.6 specification, section 8.13 "Cube Map Texture
+/// Selection", table 8.19 (as the CUDA C Programming Guide's "Cubemap Textures"
+/// describes): the major axis is the component of largest magnitude (on a tie x, then
+/// y), the face is `2 * axis` (+1 when negative: +X -X +Y -Y +Z -Z), `(sc, tc)` per face
+/// `(-z, -y) (z, -y) (x, z) (x, -z) (x, -y) (-x, -y)`, `s = (sc / |ma| + 1) / 2`, `t =
+/// (tc / |ma| + 1) / 2`, sampled at `(s * W, t * W)` texels in that face with the image's
+/// filter and addressing (no filtering across faces: a model choice).
+fn cube(img: &Image, mem: &Memory, dir: &[u32], index: u32) -> Result<[u32; 4], ExecError> {
+    let (plane, s, t) = cube_face(img, dir, index);
+    sample(img, mem, &[s.to_bits(), t.to_bits()], false, Some(plane))
+}
+
+/// The plane and face coordinates `(s * W, t * W)` (texels) a cube fetch in direction
+/// `dir` of cube `index` reads ([`cube`]).
+fn cube_face(img: &Image, dir: &[u32], index: u32) -> (u32, f32, f32) {
+    let v: Vec<f32> = (0..3).map(|k| f32::from_bits(dir.get(k).copied().unwrap_or(0))).collect();
+    let (x, y, z) =
+        (v.first().copied().unwrap_or(0.0), v.get(1).copied().unwrap_or(0.0), v.get(2).copied().unwrap_or(0.0));
+    let axis = if x.abs() >= y.abs() && x.abs() >= z.abs() {
+        0
+    } else if y.abs() >= z.abs() {
+        1
+    } else {
+        2
+    };
+    let major = v.get(axis).copied().unwrap_or(0.0);
+    let face = (axis as u32).saturating_mul(2).saturating_add(u32::from(major < 0.0));
+    let (sc, tc) = match face {
+        0 => (-z, -y),
+        1 => (z, -y),
+        2 => (x, z),
+        3 => (x, -z),
+        4 => (x, -y),
+        _ => (-x, -y),
+    };
+    let ma = major.abs();
+    let [w, _, faces] = img.dims;
+    let size = w as f32;
+    let s = (sc / ma + 1.0) * 0.5 * size;
+    let t = (tc / ma + 1.0) * 0.5 * size;
+    let last_cube = (faces / 6).saturating_sub(1);
+    let plane = index.min(last_cube).saturating_mul(6).saturating_add(face);
+    (plane, s, t)
+}
+
 /// Executes `t` for one thread, given its handle value, coordinate words and stored
 /// values (one per element of a `sust`): the values of its results, in the order of
 /// [`TexInstr::dsts`] (surface elements zero-extended).
@@ -385,14 +458,50 @@ pub(super) fn exec(
             let (layer, rest) = coords.split_first().map_or((0, &[][..]), |(l, r)| (*l, r));
             Ok(words(sample(img, global, rest, *int, Some(layer))?))
         }
-        Kind::Gather { comp } => {
-            let u = |d: usize| unnormalize(img, f32::from_bits(coords.get(d).copied().unwrap_or(0)), d);
+        // Sample `s` of texel `(x, y)`: plane `s` of the image (`exec::image`); a sample
+        // outside `0..samples` reads zero.
+        Kind::Multisample => {
+            let c = |k: usize| i64::from(coords.get(k).copied().unwrap_or(0) as i32);
+            let [w, h, _] = img.dims.map(i64::from);
+            let (x, y) = match (address(c(1), w, img.addr), address(c(2), h, img.addr)) {
+                (Some(x), Some(y)) => (x, y),
+                _ => return Ok(words([0; 4])),
+            };
+            if !(0..i64::from(img.samples)).contains(&c(0)) {
+                return Ok(words([0; 4]));
+            }
+            Ok(words(texel(img, global, [x, y, c(0)])?))
+        }
+        Kind::Cube { array } => {
+            let (index, dir) = match (array, coords.split_first()) {
+                (true, Some((i, rest))) => (*i, rest),
+                _ => (0, coords),
+            };
+            Ok(words(cube(img, global, dir, index)?))
+        }
+        Kind::Gather { comp, array, cube } => {
+            // An array gather reads `{index, x, y}` and gathers in layer `min(index,
+            // layers - 1)` (the image's third axis, `exec::image`); the layer is in range,
+            // so `fetch`'s addressing leaves it as it is. A cube gather gathers at the face
+            // coordinates in the plane of the face (`cube_face`).
+            let [_, _, layers] = img.dims;
+            let split = match (array, coords.split_first()) {
+                (true, Some((l, rest))) => (*l, rest),
+                _ => (0, coords),
+            };
+            let (layer, xy): (i64, Vec<u32>) = if *cube {
+                let (plane, s, t) = cube_face(img, split.1, split.0);
+                (i64::from(plane), vec![s.to_bits(), t.to_bits()])
+            } else {
+                (i64::from(split.0).min(i64::from(layers).saturating_sub(1)), split.1.to_vec())
+            };
+            let u = |d: usize| unnormalize(img, f32::from_bits(xy.get(d).copied().unwrap_or(0)), d);
             let (i, _) = linear(u(0));
             let (j, _) = linear(if img.rank >= 2 { u(1) } else { 0.5 });
             let mut out = [0u32; 4];
             for (slot, (di, dj)) in out.iter_mut().zip([(0, 1), (1, 1), (1, 0), (0, 0)]) {
                 // Saturating: a coordinate of +-inf is index i64::MAX/MIN (see `sample`).
-                let t = fetch(img, global, [i.saturating_add(di), j.saturating_add(dj), 0])?;
+                let t = fetch(img, global, [i.saturating_add(di), j.saturating_add(dj), layer])?;
                 *slot = t.get(*comp).copied().unwrap_or(0);
             }
             Ok(words(out))

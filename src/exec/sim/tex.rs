@@ -1,4 +1,4 @@
-//! The simulator's texture unit: `TEXS`, `TLDS.LZ`, `TLD4S`, `TEX{.B}`, `TLD{.B}.LZ`,
+//! The simulator's texture unit: `TEXS`, `TLDS.LZ`, `TLD4S`, `TEX{.B}`, `TLD{.B}.{LZ,LL.CL}`,
 //! `TLD4{.B}`, `TXQ` (`ARRAY_1D`/`ARRAY_2D` fetches pick a layer, `exec::image`),
 //! `SULD.D.BA`, `SUST.D.BA` (operand layouts: `sass::texmods`, docs/textures.md §1) on the
 //! launch's images. A bound instruction finds the handle in constant bank 0 at word
@@ -64,6 +64,26 @@ impl View<'_> {
         let (Some(x), Some(y), Some(z)) = (self.wrap(0, x), self.wrap(1, y), self.wrap(2, z)) else {
             return Ok([0, 0, 0, 0]);
         };
+        self.read(x, y, z)
+    }
+
+    /// Sample `s` of texel `(x, y)` (before addressing) of a multisample image: sample
+    /// planes of `width x height` texels (`exec::image`); a sample outside `0..samples`
+    /// reads zero.
+    fn sample_ms(&self, x: u32, y: u32, s: u32) -> Result<[u32; 4], ExecError> {
+        let s = i64::from(s as i32);
+        let (Some(x), Some(y)) = (self.wrap(0, i64::from(x as i32)), self.wrap(1, i64::from(y as i32))) else {
+            return Ok([0; 4]);
+        };
+        if !(0..i64::from(self.img.samples)).contains(&s) {
+            return Ok([0; 4]);
+        }
+        self.read(x, y, s)
+    }
+
+    /// The four result words of the texel at the addressed indices `(x, y, z)` (`z` the
+    /// plane: `width x height` texels each).
+    fn read(&self, x: i64, y: i64, z: i64) -> Result<[u32; 4], ExecError> {
         let [w0, w1, _] = self.img.dims.map(u64::from);
         let bytes = u64::from(self.img.format.bytes());
         // Addressed indices are within the dimensions (below 2^32 each); checked anyway.
@@ -119,8 +139,48 @@ impl View<'_> {
         match dim {
             TexDim::A1 => self.sample([c1, 0, 0], int, Some(c0)),
             TexDim::A2 => self.sample([c1, c2, 0], int, Some(c0)),
+            TexDim::Cube => self.sample_cube(c, None),
+            TexDim::ACube => Err(ExecError::Unsupported("a short ARRAY_CUBE fetch".into())),
             _ => self.sample(c, int, None),
         }
+    }
+
+    /// A `CUBE` / `ARRAY_CUBE` fetch in the direction `d` (the words of x, y, z as the
+    /// instruction reads them: ptxas has divided them by the largest magnitude, which
+    /// changes neither the face nor the face coordinates) of cube `layer` (`None`: 0).
+    /// Face and face coordinates by the OpenGL 4.6 rule (section 8.13, "Cube Map Texture
+    /// Selection", table 8.19): the major axis is the component of largest magnitude (x
+    /// before y before z on a tie), faces +X -X +Y -Y +Z -Z are 0..5, `s = (sc / |ma| + 1)
+    /// / 2`, `t = (tc / |ma| + 1) / 2` with `(sc, tc)` = `(-z, -y)`, `(z, -y)`, `(x, z)`,
+    /// `(x, -z)`, `(x, -y)`, `(-x, -y)`; the face (plane `6 * layer + face` of the image,
+    /// `exec::image`) is sampled at `(s * W, t * W)` texels with the image's filter and
+    /// addressing.
+    fn sample_cube(&self, d: [u32; 3], layer: Option<u32>) -> Result<[u32; 4], ExecError> {
+        let (plane, s, t) = self.cube_face(d, layer);
+        self.sample([s.to_bits(), t.to_bits(), 0], false, Some(plane))
+    }
+
+    /// The plane and the face coordinates `(s * W, t * W)` (texels) of direction `d` in
+    /// cube `layer` ([`View::sample_cube`]).
+    fn cube_face(&self, d: [u32; 3], layer: Option<u32>) -> (u32, f32, f32) {
+        let [x, y, z] = d.map(f32::from_bits);
+        let (ax, ay, az) = (x.abs(), y.abs(), z.abs());
+        let (face, sc, tc, ma) = if ax >= ay && ax >= az {
+            if x >= 0.0 { (0u32, -z, -y, ax) } else { (1, z, -y, ax) }
+        } else if ay >= az {
+            if y >= 0.0 { (2, x, z, ay) } else { (3, x, -z, ay) }
+        } else if z >= 0.0 {
+            (4, x, -y, az)
+        } else {
+            (5, -x, -y, az)
+        };
+        let [width, _, planes] = self.img.dims;
+        let w = width as f32;
+        let s = (sc / ma + 1.0) * 0.5 * w;
+        let t = (tc / ma + 1.0) * 0.5 * w;
+        let cubes = (planes / 6).max(1);
+        let plane = layer.unwrap_or(0).min(cubes.saturating_sub(1)).saturating_mul(6).saturating_add(face);
+        (plane, s, t)
     }
 
     /// A fetch at coordinates `c` (`.s32` texel indices when `int`); `layer` is an array
@@ -247,8 +307,12 @@ impl Sim<'_> {
     pub(super) fn exec_tex(&mut self, w: &mut Warp, i: &Instr, mask: u32) -> Result<bool, ExecError> {
         let (handle_src, surface) = match i.op {
             Op::Texs { .. } | Op::Tlds { .. } | Op::Tld4s { .. } => (i.srcs.get(2), false),
-            // Bound TEX.LL: `[Ra, Rlevel, index]`; TEX.B.LL: `[Ra, {handle, level}]`.
-            Op::Tex { bindless: false, ll: true, .. } => (i.srcs.get(2), false),
+            // Bound TEX.LL/TLD.LL.CL: `[Ra, Rlevel, index]`; TEX.B.LL/TLD.B.LL.CL: `[Ra,
+            // {handle, level}]`.
+            // TLD.LZ.MS reads the sample where TLD.LL.CL reads the level.
+            Op::Tex { bindless: false, ll: true, .. }
+            | Op::Tld { bindless: false, ll: true, .. }
+            | Op::Tld { bindless: false, ms: true, .. } => (i.srcs.get(2), false),
             Op::Tex { .. } | Op::Tld { .. } | Op::Tld4 { .. } => (i.srcs.get(1), false),
             // TXD: bound `[Ra, Rb (gradients), index]`, bindless `[{handle, coordinates},
             // Rb]` (ptxas 11.8 `TXD.B.P R8, R8, R12, 0x0, 2D, 0xf`, docs/textures.md §1.11).
@@ -282,18 +346,28 @@ impl Sim<'_> {
                         (TexDim::D2, true) => [word(w, ra, 0, l), word(w, ra, 1, l), 0],
                         (TexDim::D1, _) => [word(w, ra, 0, l), 0, 0],
                         (TexDim::D2, false) => [word(w, ra, 0, l), word(w, rb, 0, l), 0],
-                        (TexDim::D3 | TexDim::A2 | TexDim::A1, _) => {
+                        (TexDim::D3 | TexDim::A2 | TexDim::A1 | TexDim::Cube | TexDim::ACube, _) => {
                             [word(w, ra, 0, l), word(w, ra, 1, l), word(w, rb, 0, l)]
                         }
                     };
                     view.sample_dim(dim, c, false)?
+                }
+                // TLDS.LZ.MS: `{x, y}` in Ra, the sample in Rb; TLD.LZ.MS: the sample in Rb,
+                // bindless the second word of `{handle, sample}` (ptxas 11.8, §1.13).
+                Op::Tlds { ms: true, .. } => {
+                    let (ra, rb) = (ra?, reg_of(i.srcs.get(1))?);
+                    view.sample_ms(word(w, ra, 0, l), word(w, ra, 1, l), word(w, rb, 0, l))?
+                }
+                Op::Tld { ms: true, bindless, .. } => {
+                    let (ra, rb) = (ra?, reg_of(i.srcs.get(1))?);
+                    view.sample_ms(word(w, ra, 0, l), word(w, ra, 1, l), word(w, rb, u8::from(bindless), l))?
                 }
                 Op::Tlds { dim, .. } => {
                     let (ra, rb) = (ra?, reg_of(i.srcs.get(1))?);
                     let c = match dim {
                         TexDim::D1 => [word(w, ra, 0, l), 0, 0],
                         TexDim::D2 => [word(w, ra, 0, l), word(w, rb, 0, l), 0],
-                        TexDim::D3 | TexDim::A2 | TexDim::A1 => {
+                        TexDim::D3 | TexDim::A2 | TexDim::A1 | TexDim::Cube | TexDim::ACube => {
                             [word(w, ra, 0, l), word(w, ra, 1, l), word(w, rb, 0, l)]
                         }
                     };
@@ -304,10 +378,17 @@ impl Sim<'_> {
                     let n = match dim {
                         TexDim::D1 => 1,
                         TexDim::D2 | TexDim::A1 => 2,
-                        TexDim::D3 | TexDim::A2 => 3,
+                        TexDim::D3 | TexDim::A2 | TexDim::Cube => 3,
+                        TexDim::ACube => 4,
                     };
                     let c = |k: u8| if k < n { word(w, ra, k, l) } else { 0 };
-                    view.sample_dim(dim, [c(0), c(1), c(2)], matches!(i.op, Op::Tld { .. }))?
+                    // ARRAY_CUBE: `{index, x, y, z}` (ptxas 11.8 `TEX.P R4, R4, 0x50,
+                    // ARRAY_CUBE, 0xf` after `I2I.U16.U32.SAT R4, index`).
+                    if dim == TexDim::ACube {
+                        view.sample_cube([c(1), c(2), c(3)], Some(c(0)))?
+                    } else {
+                        view.sample_dim(dim, [c(0), c(1), c(2)], matches!(i.op, Op::Tld { .. }))?
+                    }
                 }
                 // TXD reads its coordinates after the handle when bindless, x first and an
                 // array index last (`{x, index}`, `{x, y, index}`: ptxas 11.8 ga1d, ga2d);
@@ -323,21 +404,46 @@ impl Sim<'_> {
                         TexDim::D3 => [c(0), c(1), c(2)],
                         TexDim::A1 => [c(1), c(0), 0],
                         TexDim::A2 => [c(2), c(0), c(1)],
+                        TexDim::Cube | TexDim::ACube => {
+                            return Err(ExecError::Unsupported("TXD of a cube map".into()));
+                        }
                     };
                     view.sample_dim(dim, c, false)?
                 }
+                // TLD4 `ARRAY_2D` reads `{index, x, y}` (ptxas 11.8 `TLD4.R.P R4, R4, 0x50,
+                // ARRAY_2D, 0xf` after `I2I.U16.U32.SAT R4, index`) and gathers in layer
+                // `min(index, layers - 1)` (`exec::image`).
                 Op::Tld4s { comp } | Op::Tld4 { comp, .. } => {
                     let ra = ra?;
-                    let (x, y) = match i.op {
-                        Op::Tld4s { .. } => (word(w, ra, 0, l), word(w, reg_of(i.srcs.get(1))?, 0, l)),
-                        _ => (word(w, ra, 0, l), word(w, ra, 1, l)),
+                    // CUBE / ARRAY_CUBE: the footprint at the face coordinates of the face the
+                    // projected direction `{(index,) x, y, z}` selects (`View::cube_face`).
+                    let cube = |at: u8, layer: Option<u32>| {
+                        let (plane, s, t) =
+                            view.cube_face([0u8, 1, 2].map(|k| word(w, ra, at.saturating_add(k), l)), layer);
+                        (s.to_bits(), t.to_bits(), Some(plane))
+                    };
+                    let (x, y, layer) = match i.op {
+                        Op::Tld4s { .. } => (word(w, ra, 0, l), word(w, reg_of(i.srcs.get(1))?, 0, l), None),
+                        Op::Tld4 { dim: TexDim::A2, .. } => {
+                            (word(w, ra, 1, l), word(w, ra, 2, l), Some(word(w, ra, 0, l)))
+                        }
+                        Op::Tld4 { dim: TexDim::Cube, .. } => cube(0, None),
+                        Op::Tld4 { dim: TexDim::ACube, .. } => cube(1, Some(word(w, ra, 0, l))),
+                        _ => (word(w, ra, 0, l), word(w, ra, 1, l), None),
                     };
                     let (x0, _) = view.footprint(0, x);
                     let (y0, _) = if img.rank >= 2 { view.footprint(1, y) } else { (0, 0.0) };
+                    let z = match layer {
+                        Some(index) => {
+                            let [_, _, layers] = img.dims;
+                            i64::from(index).min(i64::from(layers).saturating_sub(1)).max(0)
+                        }
+                        None => 0,
+                    };
                     let mut g = [0u32; 4];
                     for (s, (dx, dy)) in g.iter_mut().zip([(0, 1), (1, 1), (1, 0), (0, 0)]) {
                         // Saturating: see `View::sample`.
-                        let t = view.texel(x0.saturating_add(dx), y0.saturating_add(dy), 0)?;
+                        let t = view.texel(x0.saturating_add(dx), y0.saturating_add(dy), z)?;
                         *s = t.get(usize::from(comp & 3)).copied().unwrap_or(0);
                     }
                     g

@@ -40,6 +40,14 @@ pub enum Fetch {
     /// `TXD` (no short form; ptxas 11.8 `TXD.P R0, R4, R8, 0x50, 2D, 0x1` when only x is
     /// read, `probe_grad.ptx` g2d_x).
     Grad,
+    /// `tex.level` with `.s32` coordinates: texel fetch at an explicit level, always
+    /// `TLD.LL.CL` (no short form; ptxas 11.8 `TLD.LL.CL.P R4, R4, R6, 0x50, 2D, 0xf` with
+    /// all four read, `probe_geometries.ptx` li2d, docs/textures.md §1.12).
+    IntLevel,
+    /// `tex.2dms`: texel fetch of one sample, `TLDS.LZ.MS` where the channel set allows,
+    /// else `TLD.LZ.MS` (ptxas 11.8 `probe_multisample.ptx` ms, ms_x, ms_xz, ms_b;
+    /// docs/textures.md §1.13).
+    Multisample,
 }
 
 /// Whether `TEXS`/`TLDS` can name the channel set `mask`: any one, three or four
@@ -58,17 +66,25 @@ pub fn texs_can_name(mask: u8) -> bool {
 pub fn fetch_op(kind: Fetch, dim: TexDim, bindless: bool, mask: u8) -> Op {
     // `ARRAY_1D` has no short form: ptxas 11.8 `TEX.P R4, R4, 0x50, ARRAY_1D, 0xf`,
     // `TLD.LZ.P R4, R4, 0x50, ARRAY_1D, 0xf` (`probe_arrays.ptx` a1d, a1d_i).
-    if dim == TexDim::A1 {
+    // Nor `ARRAY_CUBE`: `TEX.P R4, R4, 0x50, ARRAY_CUBE, 0xf` (`probe_cube.ptx` acube).
+    if matches!(dim, TexDim::A1 | TexDim::ACube) {
         return general(kind, dim, bindless, mask);
     }
     match kind {
         Fetch::Sample if !bindless && texs_can_name(mask) => Op::Texs { dim, chans: mask, ll: false },
         // TEXS.LL has no 3D form: ptxas 11.8 `TEX.LL.P R4, R4, R5, 0x50, 3D, 0xf`.
-        Fetch::Level if !bindless && dim == TexDim::D2 && texs_can_name(mask) => {
+        // TEXS.LL CUBE exists: `TEXS.LL.P R6, R4, R4, R6, 0x50, CUBE, RGBA` (lcube).
+        Fetch::Level if !bindless && matches!(dim, TexDim::D2 | TexDim::Cube) && texs_can_name(mask) => {
             Op::Texs { dim, chans: mask, ll: true }
         }
-        Fetch::Integer if !bindless && texs_can_name(mask) => Op::Tlds { dim, chans: mask },
-        Fetch::Gather(comp) if !bindless && mask == 0xf => Op::Tld4s { comp },
+        Fetch::Integer if !bindless && texs_can_name(mask) => Op::Tlds { dim, chans: mask, ms: false },
+        Fetch::Multisample if !bindless && dim == TexDim::D2 && texs_can_name(mask) => {
+            Op::Tlds { dim, chans: mask, ms: true }
+        }
+        // TLD4S is 2D only: ptxas 11.8 `TLD4.R.P R4, R4, 0x50, ARRAY_2D, 0xf` for
+        // `tld4.r.a2d` with all four read (`probe_geometries.ptx` t4a2d).
+        Fetch::Gather(comp) if !bindless && mask == 0xf && dim == TexDim::D2 => Op::Tld4s { comp },
+        Fetch::Gather(_) if dim == TexDim::ACube => general(kind, dim, bindless, mask),
         _ => general(kind, dim, bindless, mask),
     }
 }
@@ -78,8 +94,10 @@ fn general(kind: Fetch, dim: TexDim, bindless: bool, mask: u8) -> Op {
     match kind {
         Fetch::Sample => Op::Tex { dim, mask, bindless, ll: false },
         Fetch::Level => Op::Tex { dim, mask, bindless, ll: true },
-        Fetch::Integer => Op::Tld { dim, mask, bindless },
-        Fetch::Gather(comp) => Op::Tld4 { comp, mask, bindless },
+        Fetch::Integer => Op::Tld { dim, mask, bindless, ll: false, ms: false },
+        Fetch::IntLevel => Op::Tld { dim, mask, bindless, ll: true, ms: false },
+        Fetch::Multisample => Op::Tld { dim, mask, bindless, ll: false, ms: true },
+        Fetch::Gather(comp) => Op::Tld4 { comp, mask, bindless, dim },
         Fetch::Grad => Op::Txd { dim, mask, bindless },
     }
 }
@@ -96,12 +114,15 @@ fn fetch_of(op: &Op) -> Option<(Fetch, TexDim, bool, u8)> {
     Some(match *op {
         Op::Texs { dim, chans, ll: false } => (Fetch::Sample, dim, false, chans),
         Op::Texs { dim, chans, ll: true } => (Fetch::Level, dim, false, chans),
-        Op::Tlds { dim, chans } => (Fetch::Integer, dim, false, chans),
+        Op::Tlds { dim, chans, ms: false } => (Fetch::Integer, dim, false, chans),
+        Op::Tlds { dim, chans, ms: true } => (Fetch::Multisample, dim, false, chans),
         Op::Tld4s { comp } => (Fetch::Gather(comp), TexDim::D2, false, 0xf),
         Op::Tex { dim, mask, bindless, ll: false } => (Fetch::Sample, dim, bindless, mask),
         Op::Tex { dim, mask, bindless, ll: true } => (Fetch::Level, dim, bindless, mask),
-        Op::Tld { dim, mask, bindless } => (Fetch::Integer, dim, bindless, mask),
-        Op::Tld4 { comp, mask, bindless } => (Fetch::Gather(comp), TexDim::D2, bindless, mask),
+        Op::Tld { dim, mask, bindless, ms: true, .. } => (Fetch::Multisample, dim, bindless, mask),
+        Op::Tld { dim, mask, bindless, ll: false, .. } => (Fetch::Integer, dim, bindless, mask),
+        Op::Tld { dim, mask, bindless, ll: true, .. } => (Fetch::IntLevel, dim, bindless, mask),
+        Op::Tld4 { comp, mask, bindless, dim } => (Fetch::Gather(comp), dim, bindless, mask),
         Op::Txd { dim, mask, bindless } => (Fetch::Grad, dim, bindless, mask),
         _ => return None,
     })
@@ -266,7 +287,24 @@ pub fn narrow(f: &mut Function) -> bool {
         // of RZ of `TLDS ... 1D` (`TLD.LZ R4, R5, 0x50, 1D, 0x5`, ptxas 11.8) and keeps
         // `TEXS.LL`'s `{x, y}, level` (`TEX.LL R4, R6, R5, 0x50, 2D, 0x5`); otherwise the
         // same.
-        let (srcs, join) = if kind == Fetch::Level || !is_short(&i.op) || is_short(&op) {
+        // `TLDS.LZ.MS`'s `{x, y}, sample` are `TLD.LZ.MS`'s as they are.
+        let (srcs, join) = if kind == Fetch::Level && dim == TexDim::Cube && is_short(&i.op) && !is_short(&op) {
+            // `TEXS.LL {x', y'}, {z', level}` -> `TEX.LL {x', y', z', _}, level` (ptxas 11.8
+            // `TEX.LL.P R4, R4, R7, 0x50, CUBE, 0x5`, lcube_xz).
+            let (Some(ra), Some(rb), Some(last)) =
+                (i.srcs.first().and_then(Src::as_reg), i.srcs.get(1).and_then(Src::as_reg), i.srcs.get(2))
+            else {
+                continue;
+            };
+            let (Some(a1), Some(b1)) = (ra.comp.checked_add(1), rb.comp.checked_add(1)) else { continue };
+            let one = |r: RegRef, comp: u8| Src::reg(RegRef { comp, n: 1, ..r });
+            let parts = vec![one(ra, ra.comp), one(ra, a1), one(rb, rb.comp), Src::rz()];
+            let t = f.new_vreg(VRegKind::Gpr(4));
+            (
+                vec![Src::reg(RegRef::new(t, 4)), one(rb, b1), *last],
+                Some(Instr::new(Op::Join, vec![Dst::reg(t, 4)], parts)),
+            )
+        } else if matches!(kind, Fetch::Level | Fetch::Multisample) || !is_short(&i.op) || is_short(&op) {
             (i.srcs.clone(), None)
         } else if dim == TexDim::D1 {
             let (Some(ra), Some(last)) = (i.srcs.first(), i.srcs.get(2)) else { continue };
@@ -274,10 +312,11 @@ pub fn narrow(f: &mut Function) -> bool {
         } else {
             let (Some(ra), Some(rb), Some(last)) = (i.srcs.first(), i.srcs.get(1), i.srcs.get(2)) else { continue };
             let parts: Vec<Src> = match dim {
-                TexDim::D1 | TexDim::D2 | TexDim::A1 => vec![*ra, *rb],
+                TexDim::D1 | TexDim::D2 | TexDim::A1 | TexDim::ACube => vec![*ra, *rb],
                 // `{x, y}, z` / `{index, x}, y` -> `{x, y, z, _}` / `{index, x, y, _}`
                 // (ptxas 11.8 `TEX.P R4, R4, 0x50, ARRAY_2D, 0x5`, `probe_arrays.ptx`).
-                TexDim::D3 | TexDim::A2 => {
+                // `TEXS ... CUBE` `{x, y}, z` -> `TEX ... CUBE` `{x, y, z, _}` (cube_xz).
+                TexDim::D3 | TexDim::A2 | TexDim::Cube => {
                     let (Some(pair), Some(second)) = (ra.as_reg(), ra.as_reg().and_then(|p| p.comp.checked_add(1)))
                     else {
                         continue;

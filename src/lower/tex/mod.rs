@@ -15,6 +15,14 @@
 //! * `tex.grad.{1d,2d}` (`.f32` coordinates) is `TXD ... 2D` with the gradients
 //!   interleaved per axis in a quad `Rb` (1D at y = 0), bindless `TXD.B` with `{handle,
 //!   x, y}` in `Ra` (docs/textures.md §1.11);
+//! * `tex.level` with `.s32` coordinates is `TLD.LL.CL` (no short form; the level in
+//!   `Rb`, bindless `{handle, level}`), `tex.level` of arrays `TEX.LL ... ARRAY_1D/2D`,
+//!   `tex.grad` of arrays `TXD ... ARRAY_1D/2D` with x first and the index last, `tex.grad`
+//!   with `.s32` coordinates the same `TXD` (1D: `TXD ... 1D` with a gradient pair), and
+//!   `tld4` of `.a2d` `TLD4 ... ARRAY_2D` (docs/textures.md §1.12);
+//! * `tex{.level}.cube`/`.acube` divide the direction by its largest magnitude (`FMNMX`, `MUFU.RCP`,
+//!   `FMUL`) and fetch `TEXS`/`TEX ... CUBE`, `TEX ... ARRAY_CUBE`; `tex.2dms` is
+//!   `TLDS.LZ.MS`/`TLD.LZ.MS` with the sample where `.LL` reads the level (§1.13);
 //! * `tex.a1d`/`tex.a2d` clamp the array index (first) to 16 bits (`I2I.U16.U32.SAT`)
 //!   and fetch `ARRAY_1D` (`TEX`/`TLD.LZ`/`TEX.B`, `{index, x}` in a pair, no short form)
 //!   or `ARRAY_2D` (`TEXS`/`TLDS.LZ` with `{index, x}` in `Ra` and y in `Rb`, else the three
@@ -40,6 +48,7 @@
 // discipline"); this covers `mask` too.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 
+mod geometry;
 pub mod mask;
 
 use super::PARAM_BASE;
@@ -51,7 +60,6 @@ use crate::ptx::ast::{Ident, Instruction, Operand, VecElem};
 use crate::ptx::texture::{self, Clamp, Family, Geometry, Lod, TexOp};
 use crate::ptx::types::ScalarType;
 use crate::sass::instr::{Dst, Instr, RegRef, Src};
-use crate::sass::mods::IType;
 use crate::sass::op::{Op, SurfClamp, SurfDim, SurfSize, TexDim};
 use mask::Fetch;
 
@@ -89,7 +97,7 @@ impl Lowerer<'_> {
         self.fail(
             Diag::error(i.opcode.span, format!("not supported yet: `{}`, {what}", text(i)))
                 .label(why.to_string())
-                .note("lowered: tex{.level}.{1d,2d,3d}.v4.{f32,s32,u32}.{f32,s32} (.level with .f32 coordinates), tex.grad.{1d,2d}.v4.{f32,s32,u32}.f32, tex.{a1d,a2d}.v4.{f32,s32,u32}.{f32,s32}, tld4.{r,g,b,a}.2d, txq{.level}.{width,height,depth}, suq.{width,height}, suld.b/sust.b .{1d,2d,3d,a1d,a2d} (docs/textures.md §2)"),
+                .note("lowered: tex{.level}.{1d,2d,3d,a1d,a2d}.v4.{f32,s32,u32}.{f32,s32}, tex.grad.{1d,2d,a1d,a2d}.v4.{f32,s32,u32}.{f32,s32}, tex.{cube,acube}.v4.{f32,s32,u32}.f32, tex.2dms.v4.{f32,s32,u32}.s32, tld4.{r,g,b,a}.{2d,a2d,cube,acube}, txq{.level}.{width,height,depth}, suq.{width,height}, suld.b/sust.b .{1d,2d,3d,a1d,a2d} (docs/textures.md §2)"),
         )
     }
 
@@ -221,56 +229,52 @@ impl Lowerer<'_> {
     fn lower_tex(&mut self, i: &Instruction, t: &TexOp) -> LResult<()> {
         let int = t.ctype == Some(ScalarType::S32);
         match t.lod {
-            Lod::Auto => {}
-            Lod::Level if !int => {}
-            Lod::Level => {
-                return self.tex_unsupported(
-                    i,
-                    "a texel fetch with integer coordinates at an explicit level",
-                    "ptxas 11.8: `TLD.LL.CL ... 2D`, not modelled",
-                );
-            }
+            Lod::Auto | Lod::Level => {}
             Lod::Base => {
                 return self.tex_unsupported(i, "a fetch at the base level", "`tex.base` is not probed with ptxas");
             }
-            Lod::Grad if int => {
+            Lod::Grad if t.geometry == Some(Geometry::D3) => {
                 return self.tex_unsupported(
                     i,
-                    "a texture fetch with gradients at integer coordinates",
-                    "ptxas 11.8 passes the integer registers unconverted to `TXD ... 2D` (their bits read as floats; docs/textures.md §1.11), not modelled",
+                    "a 3D texture fetch with gradients",
+                    "ptxas 11.8 has no 3D `TXD`: it emulates it over the lane quad (`SHFL.IDX`, `FSWZADD`, `TEX.NDV ... 3D` four times; docs/textures.md §1.11), not modelled",
                 );
             }
-            Lod::Grad => match t.geometry {
-                Some(Geometry::D1 | Geometry::D2) => {}
-                Some(Geometry::D3) => {
-                    return self.tex_unsupported(
-                        i,
-                        "a 3D texture fetch with gradients",
-                        "ptxas 11.8 has no 3D `TXD`: it emulates it over the lane quad (`SHFL.IDX`, `FSWZADD`, `TEX.NDV ... 3D` four times; docs/textures.md §1.11), not modelled",
-                    );
-                }
-                _ => {
-                    return self.tex_unsupported(
-                        i,
-                        "an array or cube texture fetch with gradients",
-                        "ptxas 11.8: `TXD ... ARRAY_1D/ARRAY_2D` with x first and the index last (docs/textures.md §1.11), not lowered yet",
-                    );
-                }
-            },
+            Lod::Grad => {}
         }
         let dim = match t.geometry {
             // `.s32` 1D is a 1D texel fetch (ptxas 11.8 `TLDS.LZ.P R6, R4, R4, 0x50, 1D,
-            // RGBA`); `.f32` 1D a 2D fetch at y = 0 (`MOV R5, RZ` then `TEXS ... 2D`).
+            // RGBA`, `TLD.LL.CL.P R4, R4, R5, 0x50, 1D, 0xf`, and `TXD.P R4, R4, R6, 0x50,
+            // 1D, 0xf` with the gradient pair for `tex.grad.1d.v4.f32.s32`); `.f32` 1D a 2D
+            // fetch at y = 0 (`MOV R5, RZ` then `TEXS ... 2D`, `TXD ... 2D`).
             Some(Geometry::D1) if int => TexDim::D1,
             Some(Geometry::D1 | Geometry::D2) => TexDim::D2,
             Some(Geometry::D3) => TexDim::D3,
-            Some(Geometry::A1d) if t.lod == Lod::Auto => TexDim::A1,
-            Some(Geometry::A2d) if t.lod == Lod::Auto => TexDim::A2,
-            Some(Geometry::A1d | Geometry::A2d) => {
+            // Arrays at every level of detail (ptxas 11.8 `TEX.LL ... ARRAY_1D/2D`,
+            // `TLD.LL.CL ... ARRAY_2D`, `TXD ... ARRAY_1D/2D`: `probe_geometries.ptx`).
+            Some(Geometry::A1d) => TexDim::A1,
+            Some(Geometry::A2d) => TexDim::A2,
+            // `{sample, x, y, _}`: a 2D texel fetch of one sample (ptxas 11.8 `TLDS.LZ.MS
+            // ... 2D`, `TLD.LZ.MS`, `TLD.B.LZ.MS`; `probe_multisample.ptx`, §1.13).
+            Some(Geometry::D2ms) => TexDim::D2,
+            // Cube maps (`.f32` coordinates, implicit level): the direction divided by its
+            // largest magnitude (`lower_cube`), `TEXS`/`TEX ... CUBE`, `TEX ... ARRAY_CUBE`.
+            // `tex.level.cube`: `TEXS.LL ... CUBE` with `{z', level}` in the pair Rb, else
+            // `TEX.LL`/`TEX.B.LL ... CUBE/ARRAY_CUBE` (`probe_cube.ptx` lcube*, lacube*).
+            Some(Geometry::Cube) if matches!(t.lod, Lod::Auto | Lod::Level) && !int => TexDim::Cube,
+            Some(Geometry::Acube) if matches!(t.lod, Lod::Auto | Lod::Level) && !int => TexDim::ACube,
+            Some(Geometry::Cube | Geometry::Acube) => {
                 return self.tex_unsupported(
                     i,
-                    "an array texture fetch at an explicit level",
-                    "not probed with ptxas; tex.a1d/tex.a2d without .level are lowered",
+                    "a cube texture fetch with gradients or integer coordinates",
+                    "ptxas 11.8: the lane-quad emulation for `.grad` (docs/textures.md §1.13); tex{.level}.cube and tex{.level}.acube are lowered",
+                );
+            }
+            Some(Geometry::A2dms) => {
+                return self.tex_unsupported(
+                    i,
+                    "a multisample array texture fetch",
+                    "ptxas 11.8 clamps the second coordinate as the array index and reads the first as the sample (`TLD.LZ.MS ... ARRAY_2D`, docs/textures.md §1.13), against the PTX ISA's `{index, sample, x, y}`: not lowered until that is resolved",
                 );
             }
             _ => {
@@ -300,10 +304,15 @@ impl Lowerer<'_> {
             );
         }
         let handle = self.tex_handle(image)?;
+        // `tex.grad` with `.s32` coordinates is `TXD` as with `.f32`: ptxas 11.8 passes the
+        // integer registers unconverted, their bits read as floats (docs/textures.md §1.11,
+        // §1.12).
         let kind = match (cty == ScalarType::S32, t.lod) {
+            _ if t.geometry == Some(Geometry::D2ms) => Fetch::Multisample,
+            (true, Lod::Level) => Fetch::IntLevel,
+            (_, Lod::Grad) => Fetch::Grad,
             (true, _) => Fetch::Integer,
             (false, Lod::Level) => Fetch::Level,
-            (false, Lod::Grad) => Fetch::Grad,
             (false, _) => Fetch::Sample,
         };
         let elems = self.tex_results(res);
@@ -316,68 +325,54 @@ impl Lowerer<'_> {
             let z = self.tex_zero();
             coords.push(z);
         }
+        if matches!(dim, TexDim::Cube | TexDim::ACube) {
+            coords = self.tex_cube(dim, coords);
+        }
         if matches!(dim, TexDim::A1 | TexDim::A2) {
             // The array index (first, `.u32`) is clamped to 16 bits: ptxas 11.8
             // `I2I.U16.U32.SAT R4, c[0x0][0x150]` before every `tex.a1d`/`tex.a2d`
             // (`probe_arrays.ptx`); the other coordinates stay in PTX order.
-            if let Some(&index) = coords.first() {
-                let t = self.tmp(1);
-                self.op(Op::I2iSat { dst: IType::U16, src: IType::U32 }, Dst::reg(t, 1), vec![index]);
-                if let Some(c) = coords.first_mut() {
-                    *c = Src::r32(t);
-                }
-            }
+            self.tex_clamp_index(&mut coords);
             coords.truncate(if dim == TexDim::A1 { 2 } else { 3 });
         }
         let level = match (kind, i.operands.get(2)) {
-            (Fetch::Level, Some(l)) => {
+            (Fetch::Level | Fetch::IntLevel, Some(l)) => {
+                // The level has the coordinates' type: ptxas 11.8 rejects a `.s32`/`.u32`
+                // level with `.f32` coordinates and a `.f32` one with `.s32` coordinates
+                // ("Arguments mismatch for instruction 'tex.level'", docs/textures.md §1.12).
+                if let Operand::Name { name, .. } = l {
+                    let ty = self.ptx_reg(name)?.ty;
+                    // `.b32` goes with either (ptxas 11.8 takes it).
+                    let same = ty == ScalarType::B32 || ty.is_float() == (cty == ScalarType::F32);
+                    if !same || ty.bits() != 32 {
+                        return self.fail(
+                            Diag::error(l.span(), format!("the level of `{}` must be a `{}` register", text(i), cty.as_str()))
+                                .label(format!("a `{}` register", ty.as_str()))
+                                .note("PTX ISA 9.7.9.3 tex: the level has the coordinates' type; ptxas 11.8: \"Arguments mismatch for instruction 'tex.level'\""),
+                        );
+                    }
+                }
                 let l = self.src32(l)?;
                 Some(self.in_reg(l))
             }
-            (Fetch::Level, None) => return self.error(i.span, "`tex.level` without its level operand"),
+            (Fetch::Level | Fetch::IntLevel, None) => {
+                return self.error(i.span, "`tex.level` without its level operand");
+            }
             _ => None,
         };
         if kind == Fetch::Grad {
-            return self.tex_grad(i, handle, &coords, mask, &elems, dty);
+            return self.tex_grad(i, dim, handle, &coords, mask, &elems, dty);
         }
+        // `tex.2dms` `{sample, x, y, _}`: x, y as a 2D fetch's, the sample where
+        // `TEXS.LL`/`TLD.LL.CL` read the level (ptxas 11.8 `TLDS.LZ.MS.P R6, R4, R4, R6,
+        // 0x50, 2D, RGBA` with `R4, R5` = x, y and `R6` = the sample; §1.13).
+        let (coords, level) = if kind == Fetch::Multisample {
+            let (sample, rest) = coords.split_first().map_or((Src::rz(), &[][..]), |(s, r)| (*s, r));
+            (rest.iter().copied().take(2).collect(), Some(sample))
+        } else {
+            (coords, level)
+        };
         self.tex_fetch(kind, dim, handle, &coords, level, mask, &elems, dty)
-    }
-
-    /// `tex.grad.{1d,2d}` (`.f32` coordinates): `TXD Rd, {x, y}, Rg, index, 2D, mask` or
-    /// `TXD.B Rd, {handle, x, y}, Rg, 0x0, 2D, mask`, with the gradients interleaved per
-    /// axis in the quad `Rg` = `{dPdx.x, dPdy.x, dPdx.y, dPdy.y}` (1D: y = 0 and `{dPdx,
-    /// dPdy, 0, 0}`), the components of `mask` packed into `Rd..`. ptxas 11.8
-    /// `probe_grad.ptx` g2d, g1d, g2d_b, g1d_b, g2d_x, g2d_xz (docs/textures.md §1.11).
-    fn tex_grad(
-        &mut self,
-        i: &Instruction,
-        handle: Handle,
-        coords: &[Src],
-        mask: u8,
-        elems: &[Option<Ident>],
-        dty: ScalarType,
-    ) -> LResult<()> {
-        let (Some(dpdx), Some(dpdy)) = (i.operands.get(2), i.operands.get(3)) else {
-            return self.error(i.span, "`tex.grad` without its two gradient vectors");
-        };
-        let (dx, dy) = (self.tex_coords(dpdx)?, self.tex_coords(dpdy)?);
-        // `ptx::texture` checked each gradient's length for the geometry (1 or 2).
-        let g = |v: &[Src], k: usize| v.get(k).copied().unwrap_or_else(Src::rz);
-        let grads = [g(&dx, 0), g(&dy, 0), g(&dx, 1), g(&dy, 1)];
-        let rb = self.tex_join(&grads, 4);
-        let pair = coords.get(..2).unwrap_or(coords);
-        let comps: Vec<usize> = (0..4).filter(|k| mask & (1 << k) != 0).collect();
-        let op = mask::fetch_op(Fetch::Grad, TexDim::D2, matches!(handle, Handle::Bindless(_)), mask);
-        let srcs = match handle {
-            Handle::Bound(index) => vec![self.tex_join(pair, 2), rb, Src::imm(index)],
-            Handle::Bindless(h) => {
-                let parts: Vec<Src> = std::iter::once(Src::reg(h)).chain(pair.iter().copied()).collect();
-                vec![self.tex_join(&parts, 4), rb]
-            }
-        };
-        let (dst, regs) = self.packed_results(&comps);
-        self.emit(Instr::new(op, vec![dst], srcs));
-        self.tex_write(elems, &regs, dty)
     }
 
     /// Emits a fetch of the components `mask` in the form ptxas 11.8 chooses
@@ -413,13 +408,18 @@ impl Lowerer<'_> {
             // (§1.6).
             let (ra, rb) = match (dim, level) {
                 (TexDim::D2, Some(l)) => (self.tex_join(pair, 2), l),
+                // TEXS.LL CUBE: `{x', y'}` in Ra, `{z', level}` in the pair Rb (ptxas 11.8
+                // `TEXS.LL.P RZ, R0, R6, R8, 0x50, CUBE, R` after `MOV R9, level`, lcube_x).
+                (TexDim::Cube, Some(l)) => (self.tex_join(pair, 2), self.tex_join(&[coord(2), l], 2)),
                 (TexDim::D1, _) => (coord(0), Src::rz()),
                 (TexDim::D2, None) => (coord(0), coord(1)),
                 // ARRAY_2D: `{index, x}` in Ra, y in Rb (ptxas 11.8 `TEXS.P R6, R4, R4, R6,
                 // 0x50, ARRAY_2D, RGBA`, `TLDS.LZ.P ... ARRAY_2D`, `probe_arrays.ptx`).
-                (TexDim::D3 | TexDim::A2, _) => (self.tex_join(pair, 2), coord(2)),
-                // No short ARRAY_1D form (`fetch_op`).
-                (TexDim::A1, _) => (self.tex_join(pair, 2), Src::rz()),
+                // CUBE: the projected `{x, y}` in Ra, z in Rb (ptxas 11.8 `TEXS.P R6, R4, R4,
+                // R6, 0x50, CUBE, RGBA`, `probe_cube.ptx`).
+                (TexDim::D3 | TexDim::A2 | TexDim::Cube, _) => (self.tex_join(pair, 2), coord(2)),
+                // No short ARRAY_1D or ARRAY_CUBE form (`fetch_op`).
+                (TexDim::A1 | TexDim::ACube, _) => (self.tex_join(pair, 2), Src::rz()),
             };
             let (dsts, regs) = self.texs_results(&comps);
             self.emit(Instr::new(op, dsts, vec![ra, rb, last]));
@@ -432,7 +432,7 @@ impl Lowerer<'_> {
             let n = match dim {
                 TexDim::D1 => 1,
                 TexDim::D2 => 2,
-                TexDim::D3 | TexDim::A2 => 4,
+                TexDim::D3 | TexDim::A2 | TexDim::Cube | TexDim::ACube => 4,
                 TexDim::A1 => 2,
             };
             let ra = self.tex_join(coords, n);
@@ -479,9 +479,14 @@ impl Lowerer<'_> {
     }
 
     fn lower_tld4(&mut self, i: &Instruction, t: &TexOp) -> LResult<()> {
-        if t.geometry != Some(Geometry::D2) {
-            return self.tex_unsupported(i, "an array or cube gather", "only tld4 .2d is lowered");
-        }
+        let dim = match t.geometry {
+            Some(Geometry::D2) => TexDim::D2,
+            Some(Geometry::A2d) => TexDim::A2,
+            // The projected direction, then `TLD4.R.P R4, R4, 0x50, CUBE, 0xf` / `...
+            // ARRAY_CUBE` (no `TLD4S`; ptxas 11.8 `probe_not_lowered.ptx` t4cube, t4acube).
+            Some(Geometry::Cube) => TexDim::Cube,
+            _ => TexDim::ACube,
+        };
         let comp = match t.component {
             Some('r') => 0,
             Some('g') => 1,
@@ -501,14 +506,24 @@ impl Lowerer<'_> {
         }
         let handle = self.tex_handle(image)?;
         let elems = self.tex_results(res);
-        let coords = self.tex_coords(parts.first().unwrap_or(res))?;
+        let mut coords = self.tex_coords(parts.first().unwrap_or(res))?;
+        if dim == TexDim::A2 {
+            // `{index, x, y}` with the index clamped to 16 bits, as for `tex.a2d`: ptxas 11.8
+            // `I2I.U16.U32.SAT R4, c[0x0][0x150]` then `TLD4.R.P R4, R4, 0x50, ARRAY_2D, 0xf`
+            // (`probe_geometries.ptx` t4a2d, t4a2d_y, t4a2d_b; docs/textures.md §1.12).
+            self.tex_clamp_index(&mut coords);
+            coords.truncate(3);
+        }
+        if matches!(dim, TexDim::Cube | TexDim::ACube) {
+            coords = self.tex_cube(dim, coords);
+        }
         // TLD4S writes all four texels (ptxas 11.8 `TLD4S.R.P R6, R4, R4, R5, 0x50` then
         // `STG.E.128 [R2], R4`); fewer components are a bound `TLD4 ... mask`.
         let mask: u8 = (0..4).filter(|k| matches!(elems.get(*k), Some(Some(_)))).fold(0, |m, k| m | (1 << k));
         if mask == 0 {
             return Ok(());
         }
-        self.tex_fetch(Fetch::Gather(comp), TexDim::D2, handle, &coords, None, mask, &elems, dty)
+        self.tex_fetch(Fetch::Gather(comp), dim, handle, &coords, None, mask, &elems, dty)
     }
 
     /// `txq{.level}.{width,height,depth}` and `suq.{width,height}`: `TXQ ...

@@ -309,15 +309,18 @@ const TEXDIM: &[(u64, &str)] = &[
 /// TEXS geometry and level of detail (bits 53..56; 7 `TEXS.P R6, R4, R4, R6, 0x50,
 /// ARRAY_2D, RGBA` 0xd8f0050060670404, ptxas 11.8 `probe_arrays.ptx` a2d): only the forms without a level
 /// modifier (the others print `.LZ`/`.LL`/`.DC`, not modelled).
-const TEXSDIM: &[(u64, &str)] = &[(1, "2D"), (7, "ARRAY_2D"), (10, "3D")];
+const TEXSDIM: &[(u64, &str)] = &[(1, "2D"), (7, "ARRAY_2D"), (10, "3D"), (12, "CUBE")];
 /// TEXS.LL geometry (bits 53..56; ptxas 11.8: 3 `TEXS.LL.P R6, R4, R4, R6, 0x50, 2D, RGBA`
 /// 0xd870050060670404 for `tex.level.2d`, docs/textures.md §1.6).
-const TEXSLLDIM: &[(u64, &str)] = &[(3, "2D")];
+const TEXSLLDIM: &[(u64, &str)] = &[(3, "2D"), (13, "CUBE")];
 /// TLDS.LZ geometry (bits 53..56; ptxas 11.8: 0 `TLDS.LZ.P R6, R4, R4, 0x50, 1D, RGBA`
 /// for `tex.1d.v4.f32.s32`, 2 `... 2D` for `.2d`, 7 `TLDS.LZ.P R6, R4, R4, R5, 0x50, 3D,
 /// RGBA` for `.3d`, 8 `TLDS.LZ.P R6, R4, R4, R6, 0x50, ARRAY_2D, RGBA` 0xdb10050060670404
 /// for `tex.a2d.v4.f32.s32`).
 const TLDSDIM: &[(u64, &str)] = &[(0, "1D"), (2, "2D"), (7, "3D"), (8, "ARRAY_2D")];
+/// TLDS.LZ.MS geometry (bits 53..56; ptxas 11.8: 6 `TLDS.LZ.MS.P R6, R4, R4, R6, 0x50, 2D,
+/// RGBA` 0xdad0050060670404 for `tex.2dms`, docs/textures.md §1.13).
+const TLDSMSDIM: &[(u64, &str)] = &[(6, "2D")];
 /// TEXS/TLDS channels written, one destination pair (`Rd2` = RZ; bits 50..52).
 const TEXSR: &[(u64, &str)] = &[(0, "R"), (1, "G"), (2, "B"), (3, "A"), (4, "RG"), (5, "RA"), (6, "GA"), (7, "BA")];
 /// TEXS/TLDS channels written, two destination pairs (`Rd2` != RZ; bits 50..52).
@@ -342,6 +345,7 @@ pub fn enum_table(name: &str) -> Option<&'static [(u64, &'static str)]> {
         "TEXSDIM" => TEXSDIM,
         "TEXSLLDIM" => TEXSLLDIM,
         "TLDSDIM" => TLDSDIM,
+        "TLDSMSDIM" => TLDSMSDIM,
         "TEXSR" => TEXSR,
         "TEXSRGBA" => TEXSRGBA,
         "TLD4C" => TLD4C,
@@ -628,6 +632,17 @@ pub const ROWS: &[Row] = &[
         0xfe00,
         "TLDS .LZ [.NODEP]49 ^28:8=255 : R@28, R@0, R@8, ?R@20, U@36:13, {TLDSDIM}@53:4, {TEXSRGBA}@50:3",
     ),
+    // TLDS.LZ.MS (ptxas 11.8 `tex.2dms`: 0xdad0050060670404, 0xdac0050ff0670400).
+    One(
+        0xda00,
+        0xfe00,
+        "TLDS .LZ .MS [.NODEP]49 =28:8=255 : 'RZ, R@0, R@8, ?R@20, U@36:13, {TLDSMSDIM}@53:4, {TEXSR}@50:3",
+    ),
+    One(
+        0xda00,
+        0xfe00,
+        "TLDS .LZ .MS [.NODEP]49 ^28:8=255 : R@28, R@0, R@8, ?R@20, U@36:13, {TLDSMSDIM}@53:4, {TEXSRGBA}@50:3",
+    ),
     One(0xdf00, 0xffc0, "TLD4S {TLD4C}52:2 [.NODEP]49 =50:2=0 : R@28, R@0, R@8, R@20, U@36:13"),
     One(
         0xdeb8,
@@ -665,6 +680,25 @@ pub const ROWS: &[Row] = &[
         0xdc38,
         0xfe38,
         "TLD .B .LZ =35=0 =36:13=0 [.NODEP]49 =50=0 =54:2=0 =56=1 : R@0, R@8, ?R@20, '0x0, {TEXDIM}@28:3, U@31:4",
+    ),
+    // TLD.LL.CL: bits 54 (.CL) and 55 (.LL), the level in Rb (bound) or `{handle, level}`
+    // in the pair Rb (.B, bit 56). ptxas 11.8 `tex.level` with `.s32` coordinates
+    // (`probe_geometries.ptx`, docs/textures.md §1.12): `TLD.LL.CL.P R4, R4, R6, 0x50, 2D,
+    // 0xf` 0xdcf80507a0670404, `TLD.B.LL.CL.P R8, R8, R6, 0x0, 2D, 0xf` 0xddf80007a0670808.
+    One(0xdc38, 0xfe38, "TLD .LL .CL =35=0 [.NODEP]49 =50=0 =54:3=3 : R@0, R@8, R@20, U@36:13, {TEXDIM}@28:3, U@31:4"),
+    // TLD.LZ.MS: bit 50 (.MS), the sample in Rb (bound) or `{handle, sample}` (.B). ptxas
+    // 11.8 `tex.2dms` (docs/textures.md §1.13): `TLD.LZ.MS.P R4, R4, R6, 0x50, 2D, 0x5`
+    // 0xdc3c0502a0670404, `TLD.B.LZ.MS.P R8, R8, R6, 0x0, 2D, 0xf` 0xdd3c0007a0670808.
+    One(0xdc38, 0xfe38, "TLD .LZ .MS =35=0 [.NODEP]49 =50=1 =54:3=0 : R@0, R@8, R@20, U@36:13, {TEXDIM}@28:3, U@31:4"),
+    One(
+        0xdc38,
+        0xfe38,
+        "TLD .B .LZ .MS =35=0 =36:13=0 [.NODEP]49 =50=1 =54:3=4 : R@0, R@8, R@20, '0x0, {TEXDIM}@28:3, U@31:4",
+    ),
+    One(
+        0xdc38,
+        0xfe38,
+        "TLD .B .LL .CL =35=0 =36:13=0 [.NODEP]49 =50=0 =54:3=7 : R@0, R@8, R@20, '0x0, {TEXDIM}@28:3, U@31:4",
     ),
     One(
         0xc838,

@@ -410,9 +410,12 @@ pub enum Op {
     /// level zero; operands and results as for [`Op::Texs`] (ptxas 11.8: `TLDS.LZ.P R6,
     /// R4, R4, R5, 0x50, 3D, RGBA` for `tex.3d.v4.f32.s32`; `1D` reads x in `Ra` and `Rb`
     /// = RZ: `TLDS.LZ.P R6, R4, R4, 0x50, 1D, RGBA`).
+    /// With `ms` (`TLDS.LZ.MS`, `tex.2dms`) `Ra` is the pair x, y and `Rb` the sample
+    /// (ptxas 11.8 `TLDS.LZ.MS.P R6, R4, R4, R6, 0x50, 2D, RGBA`, docs/textures.md §1.13).
     Tlds {
         dim: TexDim,
         chans: u8,
+        ms: bool,
     },
     /// TLD4S.comp Rd2, Rd, Ra, Rb, index: bound 2D gather of component `comp` (0..3).
     Tld4s {
@@ -433,18 +436,30 @@ pub enum Op {
         ll: bool,
     },
     /// TLD.LZ Rd, Ra, index, dim, mask (bound) or TLD.B.LZ Rd, Ra, Rb, 0x0, dim, mask:
-    /// fetch at integer coordinates, level zero; operands as for [`Op::Tex`].
+    /// fetch at integer coordinates, level zero; operands as for [`Op::Tex`]. With `ll`
+    /// (`TLD.LL.CL`, `tex.level` with `.s32` coordinates) the level is read as `TEX.LL`'s:
+    /// bound srcs `[Ra, Rlevel, index]` (`TLD.LL.CL.P R4, R4, R6, 0x50, 2D, 0xf`),
+    /// bindless `[Ra, {handle, level}]` (`TLD.B.LL.CL.P R8, R8, R6, 0x0, 2D, 0xf`; ptxas
+    /// 11.8 `probe_geometries.ptx`, docs/textures.md §1.12). There is no `TLDS.LL`.
+    /// With `ms` (`TLD.LZ.MS`, `tex.2dms`) the sample is read where `.LL.CL` reads the
+    /// level (`TLD.LZ.MS.P R4, R4, R6, 0x50, 2D, 0x5`, `TLD.B.LZ.MS.P R8, R8, R6, 0x0,
+    /// 2D, 0xf`; §1.13).
     Tld {
         dim: TexDim,
         mask: u8,
         bindless: bool,
+        ll: bool,
+        ms: bool,
     },
-    /// TLD4.comp Rd, Ra, index, 2D, mask (bound) or TLD4.comp.B Rd, Ra, Rb, 0x0, 2D,
-    /// mask: 2D gather of component `comp`; operands as for [`Op::Tex`].
+    /// TLD4.comp Rd, Ra, index, dim, mask (bound) or TLD4.comp.B Rd, Ra, Rb, 0x0, dim,
+    /// mask: gather of component `comp`, `dim` 2D or `ARRAY_2D` (`{index, x, y}` in
+    /// `Ra..`, ptxas 11.8 `TLD4.R.P R4, R4, 0x50, ARRAY_2D, 0xf` for `tld4.r.a2d`,
+    /// docs/textures.md §1.12); operands as for [`Op::Tex`].
     Tld4 {
         comp: u8,
         mask: u8,
         bindless: bool,
+        dim: TexDim,
     },
     /// TXD Rd, Ra, Rb, index, dim, mask (bound) or TXD.B Rd, Ra, Rb, 0x0, dim, mask: a
     /// sample with explicit gradients (`tex.grad`). Bound: srcs `[Ra (coordinates), Rb
