@@ -384,7 +384,7 @@ fn choose(
     }
     let width = group.end - group.start;
     // 1 + the last reference to any of `x..x + width` before `k`, 0 if none.
-    let free_since = |x: u32| -> u32 { (x..x + width).map(|u| last_ref[u as usize]).max().unwrap_or(0) };
+    let free_since = |x: u32| -> u32 { last_ref[x as usize..(x + width) as usize].iter().fold(0, |m, &t| m.max(t)) };
     let current = free_since(group.start);
     let mut best: Option<(u32, u32)> = None;
     let mut x = 0;
