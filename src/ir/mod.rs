@@ -22,6 +22,8 @@ pub mod dot;
 pub mod edit;
 pub mod guards;
 pub mod liveness;
+#[cfg(test)]
+pub(crate) mod testing;
 pub mod verify;
 
 pub use defuse::{DefSites, use_counts};

@@ -523,8 +523,6 @@ pub fn define_undefined_predicates(f: &mut Function) {
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;
-    use crate::ir::{Edge, EdgeKind};
-    use crate::ptx::ast::FuncKind;
 
     /// Cytron et al.'s definition, by brute force: `z` is in the frontier of `x` when `x`
     /// dominates a predecessor of `z` but not `z` strictly (the entry, without an
@@ -561,19 +559,7 @@ mod tests {
         let (mut nonempty, mut checked) = (0, 0);
         for _ in 0..2000 {
             let n = 2 + next(11) as usize;
-            let mut f = Function::new("t", FuncKind::Entry);
-            let blocks: Vec<BlockId> =
-                std::iter::once(f.entry).chain((1..n).map(|i| f.new_block(format!("b{i}")))).collect();
-            f.layout = blocks.clone();
-            for i in 0..n {
-                if i + 1 < n {
-                    f.cfg.add_edge(blocks[i], blocks[i + 1], Edge { kind: EdgeKind::Fallthrough, args: vec![] });
-                }
-                if next(4) != 0 {
-                    let t = blocks[next(n as u64) as usize];
-                    f.cfg.add_edge(blocks[i], t, Edge { kind: EdgeKind::Taken, args: vec![] });
-                }
-            }
+            let (f, blocks) = crate::ir::testing::random_cfg(n, &mut next);
             let dom = DomInfo::new(&f);
             for _ in 0..4 {
                 let defs: Vec<BlockId> = (0..1 + next(3)).map(|_| blocks[next(n as u64) as usize]).collect();

@@ -373,6 +373,8 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
     let mut across_call = vec![false; n];
     let mut across_private = vec![false; n];
     let mut live = UnitSet::new(4 * n);
+    // The webs an instruction defines (one buffer for all instructions).
+    let mut defs: Vec<u32> = vec![];
     for &b in &blocks {
         live.clear();
         for &u in live_out.of(b.index()) {
@@ -381,7 +383,7 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
         for i in f.cfg[b].instrs.iter().rev() {
             if let Op::Call(site) = i.op {
                 let private = f.calls[site as usize].preserves;
-                let mut defs = vec![];
+                defs.clear();
                 for_each_def(i, |d| defs.push(d));
                 for u in live.iter() {
                     if !defs.contains(&(u / 4)) {
@@ -402,7 +404,7 @@ pub fn pack(f: &mut Function, limit: u32, complete: bool, frame: bool) -> Result
                 },
                 _ => None,
             };
-            let mut defs = vec![];
+            defs.clear();
             for_each_def(i, |d| defs.push(d));
             for &d in &defs {
                 for &u in live.iter() {

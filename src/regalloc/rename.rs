@@ -95,6 +95,7 @@ fn writes(i: &Instr, file: File) -> impl Iterator<Item = Range<u32>> + '_ {
 /// instruction that names none of a value's registers with one test and allocate nothing
 /// (they allocated two lists per instruction visited: half the allocation time of a
 /// spilling 10k-line kernel).
+#[derive(Default)]
 struct Ops {
     /// `reads[r_at[j]..r_at[j + 1]]`: the registers instruction `j` reads.
     r_at: Vec<u32>,
@@ -136,17 +137,17 @@ fn meets(a: &Units, b: &Units) -> bool {
 }
 
 impl Ops {
-    fn new(code: &[Instr], file: File) -> Ops {
-        let n = code.len();
-        let mut o = Ops {
-            r_at: Vec::with_capacity(n + 1),
-            reads: vec![],
-            w_at: Vec::with_capacity(n + 1),
-            writes: vec![],
-            rmask: Vec::with_capacity(n),
-            wmask: Vec::with_capacity(n),
-            guarded: Vec::with_capacity(n),
-        };
+    /// Reads `code` (one block) into `self`, replacing what it held; the vectors keep
+    /// their capacity, so one `Ops` serves every block of a function.
+    fn fill(&mut self, code: &[Instr], file: File) {
+        let o = self;
+        o.r_at.clear();
+        o.reads.clear();
+        o.w_at.clear();
+        o.writes.clear();
+        o.rmask.clear();
+        o.wmask.clear();
+        o.guarded.clear();
         for i in code {
             o.r_at.push(o.reads.len() as u32);
             o.w_at.push(o.writes.len() as u32);
@@ -160,7 +161,6 @@ impl Ops {
         }
         o.r_at.push(o.reads.len() as u32);
         o.w_at.push(o.writes.len() as u32);
-        o
     }
 
     fn reads(&self, j: usize) -> &[Range<u32>] {
@@ -260,13 +260,28 @@ pub fn rename(f: &mut Function, frame: bool) -> usize {
         return 0;
     }
     let mut renamed = 0;
+    let mut scratch = Scratch::default();
     for (file, limit) in [(File::Gpr, f.num_regs.min(255)), (File::Pred, 7)] {
         let outs = live_out(f, file);
         for b in f.layout.clone() {
-            renamed += rename_block(&mut f.cfg[b].instrs, outs[b.index()], file, limit, frame);
+            renamed += rename_block(&mut f.cfg[b].instrs, outs[b.index()], file, limit, frame, &mut scratch);
         }
     }
     renamed
+}
+
+/// The per-block tables of [`rename_block`], allocated once per function and refilled
+/// for each block (allocated per block, their zeroing and freeing were about half of
+/// this pass: `last_ref` alone is a 256-entry table, at 13k blocks of `setp-bra` 10k
+/// lines 67M of 125M instructions).
+#[derive(Default)]
+struct Scratch {
+    ops: Ops,
+    live_after: Vec<Units>,
+    /// Per register, 1 + the index of the last instruction (before the current one)
+    /// naming it, 0 if none: ordered as `Option<usize>` is (`None` first).
+    last_ref: Vec<u32>,
+    defined: Vec<Range<u32>>,
 }
 
 /// The definitions of a value: (position, registers) of each.
@@ -285,31 +300,32 @@ struct Plan {
 }
 
 /// Renames in one block; registers of `file` below `limit` may be chosen.
-fn rename_block(code: &mut [Instr], out: Units, file: File, limit: u32, frame: bool) -> usize {
+fn rename_block(code: &mut [Instr], out: Units, file: File, limit: u32, frame: bool, scratch: &mut Scratch) -> usize {
     let n = code.len();
-    let mut ops = Ops::new(code, file);
-    let mut live_after = vec![[0u64; 4]; n];
+    let Scratch { ops, live_after, last_ref, defined } = scratch;
+    ops.fill(code, file);
+    live_after.clear();
+    live_after.resize(n, [0u64; 4]);
     let mut s = out;
     for k in (0..n).rev() {
         live_after[k] = s;
         ops.step_back(k, &mut s);
     }
-    // Index of the last instruction (before the current one) naming each register.
-    let mut last_ref: Vec<Option<usize>> = vec![None; 256];
+    last_ref.clear();
+    last_ref.resize(256, 0);
     let mut renamed = 0;
-    let mut defined: Vec<Range<u32>> = vec![];
     for k in 0..n {
         // The writes as they were before any of them was renamed.
         defined.clear();
         defined.extend_from_slice(ops.writes(k));
         for d in defined.iter().cloned() {
-            if let Some(plan) = choose(code, &ops, &live_after, &last_ref, k, d, file, limit, frame) {
-                apply(code, &mut ops, &mut live_after, &plan, file);
+            if let Some(plan) = choose(code, ops, live_after, last_ref, k, d, file, limit, frame) {
+                apply(code, ops, live_after, &plan, file);
                 renamed += 1;
             }
         }
         for u in ops.reads(k).iter().chain(ops.writes(k)).cloned().flatten() {
-            last_ref[u as usize] = Some(k);
+            last_ref[u as usize] = k as u32 + 1;
         }
     }
     renamed
@@ -321,7 +337,7 @@ fn choose(
     code: &[Instr],
     ops: &Ops,
     live_after: &[Units],
-    last_ref: &[Option<usize>],
+    last_ref: &[u32],
     k: usize,
     du: Range<u32>,
     file: File,
@@ -367,9 +383,10 @@ fn choose(
         or_in(&mut busy, la);
     }
     let width = group.end - group.start;
-    let free_since = |x: u32| -> Option<usize> { (x..x + width).map(|u| last_ref[u as usize]).max().flatten() };
+    // 1 + the last reference to any of `x..x + width` before `k`, 0 if none.
+    let free_since = |x: u32| -> u32 { last_ref[x as usize..(x + width) as usize].iter().fold(0, |m, &t| m.max(t)) };
     let current = free_since(group.start);
-    let mut best: Option<(Option<usize>, u32)> = None;
+    let mut best: Option<(u32, u32)> = None;
     let mut x = 0;
     while x + width <= limit {
         let ok = !(x..x + width).any(|u| fixed(u) || has(&busy, u));

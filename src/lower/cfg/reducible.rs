@@ -298,7 +298,6 @@ fn dispatch(f: &mut Function, entries: &[BlockId]) {
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
 mod tests {
     use super::*;
-    use crate::ptx::ast::FuncKind;
 
     /// The linear-time test agrees with the component search on every graph of a random
     /// family that has reducible and irreducible members (loops entered in the middle,
@@ -314,23 +313,7 @@ mod tests {
         let (mut reducible, mut irreducible) = (0, 0);
         for _ in 0..3000 {
             let n = 2 + next(9) as usize;
-            let mut f = Function::new("t", FuncKind::Entry);
-            // `Function::new` made the entry block; the others follow it.
-            let blocks: Vec<BlockId> =
-                std::iter::once(f.entry).chain((1..n).map(|i| f.new_block(format!("b{i}")))).collect();
-            assert_eq!(f.cfg.node_count(), n);
-            f.layout = blocks.clone();
-            for i in 0..n {
-                // A fall-through to the next block keeps everything reachable (the last
-                // block sometimes ends); a taken edge goes anywhere, sometimes absent.
-                if i + 1 < n {
-                    f.cfg.add_edge(blocks[i], blocks[i + 1], Edge { kind: EdgeKind::Fallthrough, args: vec![] });
-                }
-                if next(4) != 0 {
-                    let t = blocks[next(n as u64) as usize];
-                    f.cfg.add_edge(blocks[i], t, Edge { kind: EdgeKind::Taken, args: vec![] });
-                }
-            }
+            let (f, _) = crate::ir::testing::random_cfg(n, &mut next);
             let fast = is_reducible(&f);
             let full = find_irreducible(&f).is_none();
             assert_eq!(
