@@ -49,7 +49,7 @@ pub struct TexInstr {
 }
 
 /// A handle register, or the name of a `.texref`/`.surfref` ([`TexInstr::by_name`]).
-type Handle = (Src, Option<String>);
+pub(super) type Handle = (Src, Option<String>);
 
 /// Decodes a texture or surface instruction of `fx`'s function.
 pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
@@ -154,50 +154,9 @@ pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
             let dsts = vec![fx.dst(ops.first().ok_or("missing result")?)?];
             Ok(TexInstr { kind: Kind::Query { dim }, handle, by_name, coords: vec![], dsts, data: vec![] })
         }
-        Family::Suld | Family::Sust => {
-            if t.formatted {
-                return Err("formatted surface stores (sust.p)".into());
-            }
-            // An array's index (first in PTX) is the row of a `.a1d` surface and the plane
-            // of a `.a2d` one (`exec::image`).
-            let (r, array) = match t.geometry {
-                Some(Geometry::A1d) => (2, true),
-                Some(Geometry::A2d) => (3, true),
-                g => (rank(g)?, false),
-            };
-            let ty = t.dtype.unwrap_or(ScalarType::B32);
-            let bytes = ty.bits() / 8;
-            let clamp = t.clamp.unwrap_or(Clamp::Trap);
-            if t.family == Family::Suld {
-                let ((handle, by_name), mut coords) = image(1)?;
-                index_last(&mut coords, r, array);
-                let dsts = fx.dsts(ops.first().ok_or("missing result")?)?;
-                Ok(TexInstr { kind: Kind::Load { clamp, rank: r, bytes }, handle, by_name, coords, dsts, data: vec![] })
-            } else {
-                let ((handle, by_name), mut coords) = image(0)?;
-                index_last(&mut coords, r, array);
-                let data = fx.srcs(ops.get(1).ok_or("missing data")?, ty)?;
-                Ok(TexInstr {
-                    kind: Kind::Store { clamp, rank: r, bytes },
-                    handle,
-                    by_name,
-                    coords,
-                    dsts: vec![],
-                    data,
-                })
-            }
-        }
+        Family::Suld | Family::Sust => super::surf::decode(fx, &t, ops, &image),
         Family::Sured => Err("surface reductions".into()),
     }
-}
-
-/// Keeps the first `rank` coordinates, an array's index (the first) moved to the last.
-fn index_last(coords: &mut Vec<Src>, rank: usize, array: bool) {
-    if array && !coords.is_empty() {
-        let index = coords.remove(0);
-        coords.insert(rank.saturating_sub(1).min(coords.len()), index);
-    }
-    coords.truncate(rank);
 }
 
 fn find(images: &[Image], handle: u64) -> Result<&Image, ExecError> {
@@ -210,7 +169,7 @@ fn find(images: &[Image], handle: u64) -> Result<&Image, ExecError> {
 
 /// The error of an image address that does not fit in 64 bits (images are at most 2^16
 /// texels a side, so only an `Image` built by hand with larger sizes reaches it).
-fn overflow(img: &Image) -> ExecError {
+pub(super) fn overflow(img: &Image) -> ExecError {
     ExecError::Launch(format!("image `{}`: a texel address overflows", img.param))
 }
 
@@ -400,83 +359,7 @@ pub(super) fn exec(
         Kind::Query { dim } => Ok(vec![u64::from(img.dims.get(*dim).copied().unwrap_or(1))]),
         Kind::Load { clamp, rank, bytes } | Kind::Store { clamp, rank, bytes } => {
             let load = matches!(t.kind, Kind::Load { .. });
-            surface(img, global, coords, data, load, *clamp, *rank, *bytes, t.dsts.len())
+            super::surf::surface(img, global, coords, data, load, *clamp, *rank, *bytes, t.dsts.len())
         }
     }
-}
-
-/// A `suld.b` (`load`, `elems` results) or `sust.b` (the elements `data`) of `bytes`-byte
-/// elements at the first `rank` coordinates (x in bytes, y, z), under `clamp`
-/// (`exec::image`).
-#[allow(clippy::too_many_arguments)]
-fn surface(
-    img: &Image,
-    global: &mut Memory,
-    coords: &[u32],
-    data: &[u64],
-    load: bool,
-    clamp: Clamp,
-    rank: usize,
-    bytes: u32,
-    elems: usize,
-) -> Result<Vec<u64>, ExecError> {
-    // The access covers every element: `bytes` times the vector width.
-    let elems = if load { elems } else { data.len() };
-    let size = i64::try_from(elems).ok().and_then(|e| i64::from(bytes).checked_mul(e)).filter(|s| *s > 0).ok_or_else(
-        || ExecError::Launch(format!("surface `{}`: an access of {elems} elements of {bytes} bytes", img.param)),
-    )?;
-    let coord = |d: usize| {
-        if d < rank && d < usize::from(img.rank) { i64::from(coords.get(d).copied().unwrap_or(0) as i32) } else { 0 }
-    };
-    let (mut x, mut y, mut z) = (coord(0), coord(1), coord(2));
-    let [w, h, depth] = img.dims.map(i64::from);
-    // Below 2^36 (u32 times 16), so it fits.
-    let row = w.saturating_mul(i64::from(img.format.bytes()));
-    let last_x = row.saturating_sub(size);
-    if x.checked_rem(size) != Some(0) {
-        return Err(ExecError::Launch(format!("surface `{}`: x = {x} is not a multiple of {size}", img.param)));
-    }
-    let inside = (0..=last_x).contains(&x) && (0..h).contains(&y) && (0..depth).contains(&z);
-    if !inside {
-        match clamp {
-            Clamp::Trap => {
-                let zs = if rank == 3 { format!(", z = {z}") } else { String::new() };
-                return Err(ExecError::Launch(format!(
-                    "surface `{}`: access at x = {x} bytes, y = {y}{zs} is out of range (.trap)",
-                    img.param
-                )));
-            }
-            // An access wider than a row has no position to clamp to (`i64::clamp` of an
-            // empty range panicked here before).
-            Clamp::Clamp if last_x < 0 => {
-                return Err(ExecError::Launch(format!(
-                    "surface `{}`: an access of {size} bytes is wider than a row ({row} bytes; .clamp)",
-                    img.param
-                )));
-            }
-            Clamp::Clamp => {
-                x = x.clamp(0, last_x).checked_div(size).and_then(|v| v.checked_mul(size)).unwrap_or(0);
-                y = y.clamp(0, h.saturating_sub(1).max(0));
-                z = z.clamp(0, depth.saturating_sub(1).max(0));
-            }
-            Clamp::Zero => return Ok(vec![0; elems]),
-        }
-    }
-    let at = z
-        .checked_mul(h)
-        .and_then(|v| v.checked_add(y))
-        .and_then(|v| v.checked_mul(row))
-        .and_then(|v| v.checked_add(x))
-        .and_then(|v| u64::try_from(v).ok())
-        .and_then(|v| img.base.checked_add(v))
-        .ok_or_else(|| overflow(img))?;
-    let b = u64::from(bytes);
-    let addr = |k: u64| k.checked_mul(b).and_then(|o| at.checked_add(o)).ok_or_else(|| overflow(img));
-    if load {
-        return (0..elems as u64).map(|k| global.read_uint("global", addr(k)?, b)).collect();
-    }
-    for (k, v) in (0u64..).zip(data) {
-        global.write_uint("global", addr(k)?, b, *v)?;
-    }
-    Ok(vec![])
 }

@@ -82,6 +82,7 @@ pub mod link;
 pub mod load;
 mod mem;
 mod state;
+mod surf;
 mod sync;
 mod tex;
 mod timing;

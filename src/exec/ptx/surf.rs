@@ -1,0 +1,140 @@
+//! The interpreter's surface unit: `suld.b`, `sust.b` (PTX ISA 9.7.10.1-9.7.10.2) on the
+//! images of the launch, with the out-of-range modes of `exec::image`. Written from those
+//! rules and the PTX ISA; it shares no code with the simulator or the compiler.
+
+use super::compile::FnCx;
+use super::program::Src;
+use super::tex::{Handle, Kind, TexInstr, overflow};
+use crate::exec::image::Image;
+use crate::exec::{ExecError, Memory};
+use crate::ptx::ast::Operand;
+use crate::ptx::texture::{Clamp, Family, Geometry, TexOp};
+use crate::ptx::types::ScalarType;
+
+/// Decodes `suld.b`/`sust.b` (`t`, operands `ops`); `image(k)` reads operand `k` as
+/// `[handle, {coordinates}]`.
+pub(super) fn decode(
+    fx: &FnCx,
+    t: &TexOp,
+    ops: &[Operand],
+    image: &dyn Fn(usize) -> Result<(Handle, Vec<Src>), String>,
+) -> Result<TexInstr, String> {
+    let rank = |g: Option<Geometry>| -> Result<usize, String> {
+        match g {
+            Some(Geometry::D1) => Ok(1),
+            Some(Geometry::D2) => Ok(2),
+            Some(Geometry::D3) => Ok(3),
+            Some(g) => Err(format!("the `{}` geometry", g.as_str())),
+            None => Err("a missing geometry".into()),
+        }
+    };
+    if t.formatted {
+        return Err("formatted surface stores (sust.p)".into());
+    }
+    // An array's index (first in PTX) is the row of a `.a1d` surface and the plane
+    // of a `.a2d` one (`exec::image`).
+    let (r, array) = match t.geometry {
+        Some(Geometry::A1d) => (2, true),
+        Some(Geometry::A2d) => (3, true),
+        g => (rank(g)?, false),
+    };
+    let ty = t.dtype.unwrap_or(ScalarType::B32);
+    let bytes = ty.bits() / 8;
+    let clamp = t.clamp.unwrap_or(Clamp::Trap);
+    if t.family == Family::Suld {
+        let ((handle, by_name), mut coords) = image(1)?;
+        index_last(&mut coords, r, array);
+        let dsts = fx.dsts(ops.first().ok_or("missing result")?)?;
+        Ok(TexInstr { kind: Kind::Load { clamp, rank: r, bytes }, handle, by_name, coords, dsts, data: vec![] })
+    } else {
+        let ((handle, by_name), mut coords) = image(0)?;
+        index_last(&mut coords, r, array);
+        let data = fx.srcs(ops.get(1).ok_or("missing data")?, ty)?;
+        Ok(TexInstr { kind: Kind::Store { clamp, rank: r, bytes }, handle, by_name, coords, dsts: vec![], data })
+    }
+}
+
+/// Keeps the first `rank` coordinates, an array's index (the first) moved to the last.
+fn index_last(coords: &mut Vec<Src>, rank: usize, array: bool) {
+    if array && !coords.is_empty() {
+        let index = coords.remove(0);
+        coords.insert(rank.saturating_sub(1).min(coords.len()), index);
+    }
+    coords.truncate(rank);
+}
+
+/// A `suld.b` (`load`, `elems` results) or `sust.b` (the elements `data`) of `bytes`-byte
+/// elements at the first `rank` coordinates (x in bytes, y, z), under `clamp`
+/// (`exec::image`).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn surface(
+    img: &Image,
+    global: &mut Memory,
+    coords: &[u32],
+    data: &[u64],
+    load: bool,
+    clamp: Clamp,
+    rank: usize,
+    bytes: u32,
+    elems: usize,
+) -> Result<Vec<u64>, ExecError> {
+    // The access covers every element: `bytes` times the vector width.
+    let elems = if load { elems } else { data.len() };
+    let size = i64::try_from(elems).ok().and_then(|e| i64::from(bytes).checked_mul(e)).filter(|s| *s > 0).ok_or_else(
+        || ExecError::Launch(format!("surface `{}`: an access of {elems} elements of {bytes} bytes", img.param)),
+    )?;
+    let coord = |d: usize| {
+        if d < rank && d < usize::from(img.rank) { i64::from(coords.get(d).copied().unwrap_or(0) as i32) } else { 0 }
+    };
+    let (mut x, mut y, mut z) = (coord(0), coord(1), coord(2));
+    let [w, h, depth] = img.dims.map(i64::from);
+    // Below 2^36 (u32 times 16), so it fits.
+    let row = w.saturating_mul(i64::from(img.format.bytes()));
+    let last_x = row.saturating_sub(size);
+    if x.checked_rem(size) != Some(0) {
+        return Err(ExecError::Launch(format!("surface `{}`: x = {x} is not a multiple of {size}", img.param)));
+    }
+    let inside = (0..=last_x).contains(&x) && (0..h).contains(&y) && (0..depth).contains(&z);
+    if !inside {
+        match clamp {
+            Clamp::Trap => {
+                let zs = if rank == 3 { format!(", z = {z}") } else { String::new() };
+                return Err(ExecError::Launch(format!(
+                    "surface `{}`: access at x = {x} bytes, y = {y}{zs} is out of range (.trap)",
+                    img.param
+                )));
+            }
+            // An access wider than a row has no position to clamp to (`i64::clamp` of an
+            // empty range panicked here before).
+            Clamp::Clamp if last_x < 0 => {
+                return Err(ExecError::Launch(format!(
+                    "surface `{}`: an access of {size} bytes is wider than a row ({row} bytes; .clamp)",
+                    img.param
+                )));
+            }
+            Clamp::Clamp => {
+                x = x.clamp(0, last_x).checked_div(size).and_then(|v| v.checked_mul(size)).unwrap_or(0);
+                y = y.clamp(0, h.saturating_sub(1).max(0));
+                z = z.clamp(0, depth.saturating_sub(1).max(0));
+            }
+            Clamp::Zero => return Ok(vec![0; elems]),
+        }
+    }
+    let at = z
+        .checked_mul(h)
+        .and_then(|v| v.checked_add(y))
+        .and_then(|v| v.checked_mul(row))
+        .and_then(|v| v.checked_add(x))
+        .and_then(|v| u64::try_from(v).ok())
+        .and_then(|v| img.base.checked_add(v))
+        .ok_or_else(|| overflow(img))?;
+    let b = u64::from(bytes);
+    let addr = |k: u64| k.checked_mul(b).and_then(|o| at.checked_add(o)).ok_or_else(|| overflow(img));
+    if load {
+        return (0..elems as u64).map(|k| global.read_uint("global", addr(k)?, b)).collect();
+    }
+    for (k, v) in (0u64..).zip(data) {
+        global.write_uint("global", addr(k)?, b, *v)?;
+    }
+    Ok(vec![])
+}
