@@ -98,6 +98,9 @@ pub struct ModuleLayout {
     /// The module's `.global .texref`/`.surfref` names (`true`: a surface), for
     /// [`super::tex`].
     pub refs: HashMap<String, bool>,
+    /// The module's `.global .samplerref` names (independent texturing mode), for
+    /// [`super::tex`].
+    pub samplers: std::collections::HashSet<String>,
 }
 
 /// State of lowering one function.

@@ -42,6 +42,7 @@
 
 pub mod mask;
 mod query;
+mod sampler;
 mod surface;
 
 use super::PARAM_BASE;
@@ -294,14 +295,8 @@ impl Lowerer<'_> {
         let (Some(res), Some(Operand::Texture { image, parts, .. })) = (i.operands.first(), i.operands.get(1)) else {
             return self.error(i.span, "malformed texture instruction");
         };
-        if parts.len() != 1 {
-            return self.tex_unsupported(
-                i,
-                "a fetch with a separate sampler",
-                "independent texture mode (`texmode_independent`) is not lowered",
-            );
-        }
-        let handle = self.tex_handle(image)?;
+        // Independent mode: `[t, s, {c}]` (`sampler`).
+        let handle = self.tex_sampled(image, parts)?;
         let kind = match (cty == ScalarType::S32, t.lod) {
             (true, _) => Fetch::Integer,
             (false, Lod::Level) => Fetch::Level,
@@ -313,7 +308,7 @@ impl Lowerer<'_> {
         if mask == 0 {
             return Ok(());
         }
-        let mut coords = self.tex_coords(parts.first().unwrap_or(res))?;
+        let mut coords = self.tex_coords(parts.last().unwrap_or(res))?;
         if t.geometry == Some(Geometry::D1) && dim == TexDim::D2 {
             let z = self.tex_zero();
             coords.push(z);
@@ -494,16 +489,9 @@ impl Lowerer<'_> {
         let (Some(res), Some(Operand::Texture { image, parts, .. })) = (i.operands.first(), i.operands.get(1)) else {
             return self.error(i.span, "malformed texture instruction");
         };
-        if parts.len() != 1 {
-            return self.tex_unsupported(
-                i,
-                "a gather with a separate sampler",
-                "independent texture mode is not lowered",
-            );
-        }
-        let handle = self.tex_handle(image)?;
+        let handle = self.tex_sampled(image, parts)?;
         let elems = self.tex_results(res);
-        let coords = self.tex_coords(parts.first().unwrap_or(res))?;
+        let coords = self.tex_coords(parts.last().unwrap_or(res))?;
         // TLD4S writes all four texels (ptxas 11.8 `TLD4S.R.P R6, R4, R4, R5, 0x50` then
         // `STG.E.128 [R2], R4`); fewer components are a bound `TLD4 ... mask`.
         let mask: u8 = (0..4).filter(|k| matches!(elems.get(*k), Some(Some(_)))).fold(0, |m, k| m | (1 << k));
