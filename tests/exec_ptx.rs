@@ -686,7 +686,7 @@ fn every_sample_runs() {
         .filter_map(|n| n.strip_suffix(".ptx").map(str::to_string))
         .filter(|n| n != "stress_spill")
         // Texture and surface samples need images: tests/texture_forms.rs runs them.
-        .filter(|n| !["surf_write", "tex_bilinear"].contains(&n.as_str()))
+        .filter(|n| !["surf_write", "tex_bilinear", "tex_sampler"].contains(&n.as_str()))
         .collect();
     files.sort();
     for f in &files {

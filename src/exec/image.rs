@@ -128,6 +128,10 @@ pub struct Image {
     pub normalized: bool,
     /// Global address of texel (0, 0, 0).
     pub base: u64,
+    /// A sampler (`run --sampler`, independent texturing mode; `exec::sampler`): only
+    /// `param`, `handle` (the sampler index, 1..4096), `filter`, `addr` and `normalized`
+    /// count, and it has no texels.
+    pub sampler: bool,
 }
 
 /// First handle value given to the images of a launch (then one more per image).
@@ -150,6 +154,11 @@ pub fn bind(launch: &mut super::Launch, images: Vec<(Image, Vec<u8>)>) -> Result
         .saturating_add(1)
         .saturating_mul(SPACING);
     for (mut img, bytes) in images {
+        // A sampler has no texels (`exec::sampler`).
+        if img.sampler {
+            launch.images.push(img);
+            continue;
+        }
         let want = img.dims.iter().fold(u64::from(img.format.bytes()), |a, &d| a.saturating_mul(u64::from(d)));
         if bytes.len() as u64 != want {
             return Err(super::ExecError::Launch(format!(

@@ -298,6 +298,7 @@ pub fn image(
         addr,
         normalized,
         base: 0,
+        sampler: false,
     };
     Ok((img, data))
 }

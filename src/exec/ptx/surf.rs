@@ -45,12 +45,28 @@ pub(super) fn decode(
         let ((handle, by_name), mut coords) = image(1)?;
         index_last(&mut coords, r, array);
         let dsts = fx.dsts(ops.first().ok_or("missing result")?)?;
-        Ok(TexInstr { kind: Kind::Load { clamp, rank: r, bytes }, handle, by_name, coords, dsts, data: vec![] })
+        Ok(TexInstr {
+            kind: Kind::Load { clamp, rank: r, bytes },
+            handle,
+            by_name,
+            coords,
+            dsts,
+            data: vec![],
+            sampler: None,
+        })
     } else {
         let ((handle, by_name), mut coords) = image(0)?;
         index_last(&mut coords, r, array);
         let data = fx.srcs(ops.get(1).ok_or("missing data")?, ty)?;
-        Ok(TexInstr { kind: Kind::Store { clamp, rank: r, bytes }, handle, by_name, coords, dsts: vec![], data })
+        Ok(TexInstr {
+            kind: Kind::Store { clamp, rank: r, bytes },
+            handle,
+            by_name,
+            coords,
+            dsts: vec![],
+            data,
+            sampler: None,
+        })
     }
 }
 

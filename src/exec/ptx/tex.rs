@@ -46,6 +46,9 @@ pub struct TexInstr {
     pub dsts: Vec<Option<Dst>>,
     /// Stored data (`sust`), one source per element.
     pub data: Vec<Src>,
+    /// The sampler of `tex`/`tld4` `[t, s, {c}]` (independent mode, `exec::sampler`): a
+    /// `.u64` register holding the sampler's handle, or a `.samplerref`'s name.
+    pub sampler: Option<Handle>,
 }
 
 /// A handle register, or the name of a `.texref`/`.surfref` ([`TexInstr::by_name`]).
@@ -69,14 +72,25 @@ pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
     let image = |k: usize| -> Result<(Handle, Vec<Src>), String> {
         match ops.get(k) {
             Some(Operand::Texture { image, parts, .. }) => {
-                let [coords] = parts.as_slice() else {
-                    return Err("a separate sampler (independent texture mode)".into());
+                // `[t, s, {c}]`: the sampler is read by `sampler` below.
+                let (Some(coords), 1..=2) = (parts.last(), parts.len()) else {
+                    return Err("a texture operand other than `[handle, {coordinates}]`".into());
                 };
                 let c = fx.srcs(coords, ScalarType::B32)?;
                 Ok((handle(image), c))
             }
             _ => Err("a texture operand other than `[handle, {coordinates}]`".into()),
         }
+    };
+    // The sampler of a fetch's operand `[t, s, {c}]` (`exec::sampler`).
+    let sampler = match ops.get(1) {
+        Some(Operand::Texture { parts, .. }) if parts.len() == 2 && matches!(t.family, Family::Tex | Family::Tld4) => {
+            match parts.first() {
+                Some(Operand::Name { name, .. }) => Some(handle(name)),
+                _ => return Err("a sampler that is not a name".into()),
+            }
+        }
+        _ => None,
     };
     let rank = |g: Option<Geometry>| -> Result<usize, String> {
         match g {
@@ -122,6 +136,7 @@ pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
                 coords,
                 dsts,
                 data: vec![],
+                sampler,
             })
         }
         Family::Tld4 => {
@@ -136,7 +151,7 @@ pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
             };
             let ((handle, by_name), coords) = image(1)?;
             let dsts = fx.dsts(ops.first().ok_or("missing result")?)?;
-            Ok(TexInstr { kind: Kind::Gather { comp }, handle, by_name, coords, dsts, data: vec![] })
+            Ok(TexInstr { kind: Kind::Gather { comp }, handle, by_name, coords, dsts, data: vec![], sampler })
         }
         // `txq{.level}` and `suq` `.width/.height/.depth` (PTX ISA 9.7.9.5, 9.7.10.4); a
         // level beyond 0 reads level 0, the only one an image has (`exec::image`).
@@ -152,7 +167,15 @@ pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
             };
             let (handle, by_name) = handle(n);
             let dsts = vec![fx.dst(ops.first().ok_or("missing result")?)?];
-            Ok(TexInstr { kind: Kind::Query { dim }, handle, by_name, coords: vec![], dsts, data: vec![] })
+            Ok(TexInstr {
+                kind: Kind::Query { dim },
+                handle,
+                by_name,
+                coords: vec![],
+                dsts,
+                data: vec![],
+                sampler: None,
+            })
         }
         Family::Suld | Family::Sust => super::surf::decode(fx, &t, ops, &image),
         Family::Sured => Err("surface reductions".into()),
@@ -160,7 +183,7 @@ pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
 }
 
 fn find(images: &[Image], handle: u64) -> Result<&Image, ExecError> {
-    images.iter().find(|i| u64::from(i.handle) == handle).ok_or_else(|| {
+    images.iter().find(|i| !i.sampler && u64::from(i.handle) == handle).ok_or_else(|| {
         ExecError::Launch(format!(
             "no texture or surface has the handle 0x{handle:x} (bind one to the kernel parameter with --texture/--surface)"
         ))
@@ -319,14 +342,41 @@ pub(super) fn exec(
     handle: u64,
     coords: &[u32],
     data: &[u64],
+    sampler: Option<u64>,
 ) -> Result<Vec<u64>, ExecError> {
     let img = match &t.by_name {
-        Some(name) => images.iter().find(|i| i.param == *name).ok_or_else(|| {
+        Some(name) => images.iter().find(|i| !i.sampler && i.param == *name).ok_or_else(|| {
             ExecError::Launch(format!(
                 "no texture or surface is bound to the reference `{name}` (bind one with --texture/--surface {name}=...)"
             ))
         })?,
         None => find(images, handle)?,
+    };
+    // A sampler's state replaces the texture's (`exec::sampler`).
+    let sampled;
+    let img = match (&t.sampler, sampler) {
+        (Some((_, by_name)), Some(value)) => {
+            let s = images
+                .iter()
+                .find(|i| {
+                    i.sampler
+                        && match by_name {
+                            Some(name) => i.param == *name,
+                            None => u64::from(i.handle) == value,
+                        }
+                })
+                .ok_or_else(|| match by_name {
+                    Some(name) => ExecError::Launch(format!(
+                        "no sampler is bound to the `.samplerref` `{name}` (bind one with --sampler {name}=...)"
+                    )),
+                    None => ExecError::Launch(format!(
+                        "no sampler has the handle 0x{value:x} (bind one to the kernel parameter with --sampler)"
+                    )),
+                })?;
+            sampled = Image { filter: s.filter, addr: s.addr, normalized: s.normalized, ..img.clone() };
+            &sampled
+        }
+        _ => img,
     };
     let kind_is_surface = matches!(t.kind, Kind::Load { .. } | Kind::Store { .. });
     if kind_is_surface != img.surface && !matches!(t.kind, Kind::Query { .. }) {

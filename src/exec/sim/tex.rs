@@ -186,9 +186,24 @@ impl View<'_> {
 
 /// The image whose handle is `h`, which must be a surface (`Some(true)`), a texture
 /// (`Some(false)`) or either (`None`: TXQ answers `txq` and `suq`).
-fn image_of(images: &[Image], h: u32, surface: Option<bool>) -> Result<&Image, ExecError> {
+///
+/// A handle with a sampler index in its high 12 bits (`(s << 20) | t`, independent mode,
+/// `exec::sampler`) names texture `t` sampled with sampler `s`'s filter, addressing and
+/// normalization.
+fn image_of(images: &[Image], h: u32, surface: Option<bool>) -> Result<Image, ExecError> {
+    let s = h >> 20;
+    let h = if s == 0 { h } else { h & 0xf_ffff };
+    let sampler = match s {
+        0 => None,
+        s => Some(images.iter().find(|i| i.sampler && i.handle == s).ok_or_else(|| {
+            ExecError::Launch(format!(
+                "no sampler has the index 0x{s:x} (handle 0x{:x}; bind one with --sampler)",
+                h | s << 20
+            ))
+        })?),
+    };
     {
-        let img = images.iter().find(|i| i.handle == h).ok_or_else(|| {
+        let img = images.iter().find(|i| !i.sampler && i.handle == h).ok_or_else(|| {
             ExecError::Launch(format!(
                 "no texture or surface has the handle 0x{h:x} (bind one to the kernel parameter with --texture/--surface)"
             ))
@@ -203,7 +218,10 @@ fn image_of(images: &[Image], h: u32, surface: Option<bool>) -> Result<&Image, E
                 if surface { "surface" } else { "texture" }
             )));
         }
-        Ok(img)
+        Ok(match sampler {
+            Some(s) => Image { filter: s.filter, addr: s.addr, normalized: s.normalized, ..img.clone() },
+            None => img.clone(),
+        })
     }
 }
 
@@ -218,12 +236,31 @@ impl Sim<'_> {
                 matches!(ty.as_str(), ".texref" | ".surfref") && u64::from(*off) == u64::from(index).saturating_mul(4)
             })
         {
-            let img = self.images.iter().find(|i| i.param == *name).ok_or_else(|| {
+            // A texture-sampler pair's word is named `t,s` (independent mode,
+            // `lower::tex::sampler`): the driver writes `(s << 20) | t` there.
+            let (tname, sname) = match name.split_once(',') {
+                Some((t, s)) => (t, Some(s)),
+                None => (name.as_str(), None),
+            };
+            let img = self.images.iter().find(|i| !i.sampler && i.param == tname).ok_or_else(|| {
                 ExecError::Launch(format!(
-                    "no texture or surface is bound to the reference `{name}` (bind one with --texture/--surface {name}=...)"
+                    "no texture or surface is bound to the reference `{tname}` (bind one with --texture/--surface {tname}=...)"
                 ))
             })?;
-            return Ok([img.handle; WARP_SIZE]);
+            let s = match sname {
+                Some(sname) => self
+                    .images
+                    .iter()
+                    .find(|i| i.sampler && i.param == sname)
+                    .ok_or_else(|| {
+                        ExecError::Launch(format!(
+                            "no sampler is bound to the `.samplerref` `{sname}` (bind one with --sampler {sname}=...)"
+                        ))
+                    })?
+                    .handle,
+                None => 0,
+            };
+            return Ok([img.handle | s.checked_shl(20).unwrap_or(0); WARP_SIZE]);
         }
         match s.map(|s| s.kind) {
             // A 32-bit index times 4 fits in i64.
@@ -270,7 +307,7 @@ impl Sim<'_> {
                 continue;
             }
             let images = self.images;
-            let img = image_of(images, handle, (!matches!(i.op, Op::Txq { .. })).then_some(surface))?;
+            let img = &image_of(images, handle, (!matches!(i.op, Op::Txq { .. })).then_some(surface))?;
             let view = View { img, mem: &self.global };
             let ra = reg_of(i.srcs.first());
             *slot = match i.op {

@@ -1,0 +1,300 @@
+//! Surfaces, samplers and queries (issue 18, docs/textures.md §1.12 and §2): the
+//! independent texturing mode (`.samplerref`, `tex [t, s, {c}]`, `run --sampler`), each
+//! lowered form against ptxas 11.8's opcode and operand shape (kept here, registers
+//! erased, so the tests run without ptxas), run on both executors with `--compare`
+//! against values computed here, and the diagnostics of bad input.
+
+#[path = "common/tex.rs"]
+mod tex;
+
+use tex::*;
+
+/// The texture/surface lines (and reference header lines) of our `--verify` listing of
+/// `src`, registers erased and `.P`/`.T` dropped, per function; `extra` opcodes (e.g.
+/// `SHL`, `BFI`) are kept too.
+fn listing(name: &str, src: &str, extra: &[&str]) -> Vec<(String, Vec<String>)> {
+    let p = write(name, src);
+    let o = ptx2sass(&["compile", "--verify", p.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut out: Vec<(String, Vec<String>)> = vec![];
+    for l in String::from_utf8_lossy(&o.stdout).lines() {
+        if let Some(f) = l.trim().strip_prefix("Function : ") {
+            out.push((f.to_string(), vec![]));
+        } else if let Some(t) = l.split("*/").nth(1) {
+            let t = t.split(['&', '?', ';']).next().unwrap_or("").trim();
+            if ["TEX", "TLD", "TXQ", "SU"].iter().chain(extra).any(|p| t.starts_with(p)) {
+                out.last_mut().unwrap().1.push(erase(t));
+            }
+        } else if l.contains(".texref") || l.contains(".surfref") {
+            let words: Vec<&str> = l.trim_start_matches(['\t', '/', ' ']).split_whitespace().collect();
+            out.last_mut().unwrap().1.push(words.join(" "));
+        }
+    }
+    out
+}
+
+/// `TEXS.P R6, R4, R4, R5, 0x54` -> `TEXS R, R, R, R, 0x54`.
+fn erase(t: &str) -> String {
+    let t = t.replace(".P ", " ").replace(".T ", " ");
+    let mut r = String::new();
+    let mut chars = t.chars().peekable();
+    while let Some(c) = chars.next() {
+        r.push(c);
+        if c == 'R' && chars.peek().is_some_and(|d| d.is_ascii_digit()) {
+            while chars.peek().is_some_and(|d| d.is_ascii_digit()) {
+                chars.next();
+            }
+        }
+    }
+    r
+}
+
+/// Compares our listing per kernel with ptxas's lines (as multisets: scheduling may
+/// reorder).
+fn agree(ours: &[(String, Vec<String>)], ptxas: &[(&str, &[&str])]) {
+    for (k, want) in ptxas {
+        let Some((_, got)) = ours.iter().find(|(f, _)| f == k) else { panic!("no function {k} in {ours:?}") };
+        let mut got = got.clone();
+        let mut want: Vec<String> = want.iter().map(|s| s.to_string()).collect();
+        got.sort();
+        want.sort();
+        assert_eq!(got, want, "kernel {k}");
+    }
+}
+
+/// Our opcode, word and operand shape per kernel of `probe_independent.ptx` against ptxas
+/// 11.8's (`cuobjdump -sass`, registers erased; docs/textures.md §1.12): a `.texref` with
+/// a `.samplerref` is a bound `TEXS` on one word per pair after the parameters (0x14c
+/// after 12 bytes), two pairs two words in order of first use; `.u64` registers combine
+/// into `(s << 20) | t` (`SHL`, `BFI ... 0x1400`) for `TEX.B` / `TLD4.G.B`.
+#[test]
+fn probe_independent_forms_match_ptxas() {
+    let src = std::fs::read_to_string("tests/data/textures/probe_independent.ptx").unwrap();
+    let ours = listing("probe_independent", &src, &["SHL", "BFI"]);
+    let ptxas: &[(&str, &[&str])] = &[
+        ("globals", &["c[0x0][0x14c] .texref gt,gs", "TEXS R, R, R, R, 0x53, 2D, RGBA"]),
+        (
+            "globals2",
+            &[
+                "c[0x0][0x14c] .texref gt,gs2",
+                "c[0x0][0x150] .texref gt,gs",
+                "TEXS R, R, R, R, 0x53, 2D, RGBA",
+                "TEXS R, R, R, R, 0x54, 2D, RGBA",
+            ],
+        ),
+        ("regs", &["SHL R, R, 0x14", "BFI R, R, 0x1400, R", "TEX.B R, R, R, 0x0, 2D, 0xf"]),
+        ("xonly", &["c[0x0][0x14c] .texref gt,gs", "TEXS RZ, R, R, R, 0x53, 2D, R"]),
+        ("gather", &["SHL R, R, 0x14", "BFI R, R, 0x1400, R", "TLD4.G.B R, R, R, 0x0, 2D, 0xf"]),
+    ];
+    // ptxas prints the pair's word as two relocations, not a header line; the header
+    // lines are ours (`c[0x0][0x14c] .texref gt,gs`), the TEXS index is ptxas's.
+    agree(&ours, ptxas);
+}
+
+const INDEPENDENT: &str = ".version 7.0\n.target sm_50, texmode_independent\n.address_size 64\n";
+
+/// A kernel sampling `gt` with the samplers `gs` and `gs2` at (x, y) and the texture and
+/// sampler handles `th`, `sh` (registers) at (y, x).
+const KERNEL: &str = ".global .texref gt;\n.global .samplerref gs = { filter_mode = nearest };\n.global .samplerref gs2;\n\
+.visible .entry k(.param .u64 th, .param .u64 sh, .param .u64 out, .param .f32 x, .param .f32 y) {\n\
+.reg .u64 %rd<6>; .reg .f32 %f<20>;\n\
+ld.param.f32 %f1, [x]; ld.param.f32 %f2, [y]; ld.param.u64 %rd3, [th]; ld.param.u64 %rd4, [sh];\n\
+tex.2d.v4.f32.f32 {%f3,%f4,%f5,%f6}, [gt, gs, {%f1,%f2}];\n\
+tex.2d.v4.f32.f32 {%f7,%f8,%f9,%f10}, [gt, gs2, {%f1,%f2}];\n\
+tex.2d.v4.f32.f32 {%f11,%f12,%f13,%f14}, [%rd3, %rd4, {%f2,%f1}];\n\
+ld.param.u64 %rd1, [out]; cvta.to.global.u64 %rd2, %rd1;\n\
+st.global.v4.f32 [%rd2], {%f3,%f4,%f5,%f6};\n\
+st.global.v4.f32 [%rd2+16], {%f7,%f8,%f9,%f10};\n\
+st.global.v4.f32 [%rd2+32], {%f11,%f12,%f13,%f14};\n\
+ret;\n}\n";
+
+/// `KERNEL` with `gt` and `th` bound to one 5 x 3 f32x4 image (the texture's own state:
+/// point, clamp), `gs` point/wrap, `gs2` linear/mirror/normalized, `sh` linear/border: each
+/// fetch samples with its sampler's state (`exec::sampler`), on both executors with
+/// `--compare`, against the reference sampling here.
+#[test]
+fn samplers_set_the_sampling_on_both_executors() {
+    let (t, bytes) = image(5, 3, 1);
+    let p = write("sampled", &format!("{INDEPENDENT}{KERNEL}"));
+    let dir = scratch("sampled");
+    std::fs::write(dir.join("img.bin"), &bytes).unwrap();
+    let img = |name: &str| format!("{name}=file:{},fmt=f32x4,dims=5,3", dir.join("img.bin").display());
+    for (x, y) in [(1.25f32, 2.75f32), (-0.6, 0.4), (5.9, 1.5), (0.3, 0.9)] {
+        let dump = dir.join(format!("dump{x}{y}"));
+        let (xs, ys) = (format!("f32:{x}"), format!("f32:{y}"));
+        let (gt, th) = (img("gt"), img("th"));
+        let o = ptx2sass(&[
+            "run",
+            "--kernel",
+            "k",
+            p.to_str().unwrap(),
+            "--texture",
+            &gt,
+            "--texture",
+            &th,
+            "--sampler",
+            "gs=filter=point,addr=wrap",
+            "--sampler",
+            "gs2=filter=linear,addr=mirror,norm",
+            "--sampler",
+            "sh=filter=linear,addr=border",
+            "--arg",
+            "zeros:48",
+            "--arg",
+            &xs,
+            "--arg",
+            &ys,
+            "--compare",
+            "--dump",
+            dump.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        let got = floats(
+            &std::fs::read(dump.join("arg2.bin"))
+                .unwrap()
+                .chunks(4)
+                .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+                .collect::<Vec<u32>>(),
+        );
+        let want: Vec<f32> = [
+            sample2d(&t, (5, 3), (x, y), false, "wrap"),
+            sample2d(&t, (5, 3), (x * 5.0, y * 3.0), true, "mirror"),
+            sample2d(&t, (5, 3), (y, x), true, "border"),
+        ]
+        .concat();
+        assert_eq!(got, want, "at ({x}, {y})");
+    }
+}
+
+/// `samples/tex_sampler` (llc-14 from `tex_sampler.ll`: OpenCL's `read_imagef` with a
+/// sampler, as NVVM intrinsics): a 1D row of 6 texels resized to 11 through the `.texref
+/// src` and the `.samplerref smp` bound with `--sampler smp=filter=linear` (the sample's
+/// initializer says clamp_to_edge, linear, unnormalized; initializers are not read, so the
+/// test gives the same state), on both executors against the reference.
+#[test]
+fn sample_tex_sampler_resizes_on_both_executors() {
+    let (w, n) = (6usize, 11usize);
+    let row: Vec<f32> = (0..w).map(|k| (k * k) as f32 - 2.5).collect();
+    let dir = scratch("tex_sampler");
+    std::fs::write(dir.join("src.bin"), row.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>()).unwrap();
+    let sx = w as f32 / n as f32;
+    let tex = format!("src=file:{},fmt=f32,dims={w},1", dir.join("src.bin").display());
+    let dump = dir.join("dump");
+    let src = format!("{}/samples/tex_sampler.ptx", env!("CARGO_MANIFEST_DIR"));
+    let (out, a1, a2) = (format!("zeros:{}", 4 * n), format!("i:{n}"), format!("f32:{sx}"));
+    let o = ptx2sass(&[
+        "run",
+        "--kernel",
+        "resize",
+        &src,
+        "--texture",
+        &tex,
+        "--sampler",
+        "smp=filter=linear,addr=clamp",
+        "--arg",
+        &out,
+        "--arg",
+        &a1,
+        "--arg",
+        &a2,
+        "--block",
+        "16",
+        "--compare",
+        "--dump",
+        dump.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    let got: Vec<f32> = std::fs::read(dump.join("arg0.bin"))
+        .unwrap()
+        .chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let texels: Vec<[f32; 4]> = row.iter().map(|&v| [v, 0.0, 0.0, 1.0]).collect();
+    for (i, g) in got.iter().enumerate() {
+        let want = sample2d(&texels, (w as i64, 1), (i as f32 * sx, 0.5), true, "clamp")[0];
+        assert_eq!(*g, want, "pixel {i}");
+    }
+}
+
+/// Bad input in independent mode: a fetch without a sampler (ptxas 11.8: `Argument 2 of
+/// instruction 'tex': .samplerref or .u64 register expected`), a sampler in unified mode
+/// (declaration and operand), a sampler used as another operand, a texture reference in
+/// the sampler's place, a mixed reference/register pair; a cubin of a kernel with a pair's
+/// word is refused with the reason; `run` without the sampler bound, and a bad
+/// `--sampler`.
+#[test]
+fn independent_mode_misuse_is_diagnosed() {
+    let errors = |name: &str, src: &str| {
+        let p = write(name, src);
+        let o = ptx2sass(&["compile", p.to_str().unwrap()]);
+        assert!(!o.status.success(), "{src}");
+        String::from_utf8_lossy(&o.stderr).to_string()
+    };
+    let body = |b: &str| {
+        format!(
+            "{INDEPENDENT}.global .texref gt;\n.global .samplerref gs;\n.visible .entry k(.param .u64 h) {{\n.reg .u64 %rd<4>; .reg .b32 %r<4>; .reg .f32 %f<8>;\n{b}\nret;\n}}\n"
+        )
+    };
+    for (name, b, want) in [
+        ("no_sampler", "tex.2d.v4.f32.f32 {%f1,%f2,%f3,%f4}, [gt, {%f5,%f6}];", "needs a sampler: `[t, s, {c}]`"),
+        ("operand", "mov.u64 %rd1, gs;", "`gs` is a `.samplerref`: it can only be the sampler operand"),
+        (
+            "texref_as_sampler",
+            "tex.2d.v4.f32.f32 {%f1,%f2,%f3,%f4}, [gt, gt, {%f5,%f6}];",
+            "`gt` is a texture or surface reference, not a sampler",
+        ),
+        (
+            "mixed",
+            "ld.param.u64 %rd1, [h]; tex.2d.v4.f32.f32 {%f1,%f2,%f3,%f4}, [gt, %rd1, {%f5,%f6}];",
+            "a texture reference with a sampler in a register",
+        ),
+        ("narrow", "tex.2d.v4.f32.f32 {%f1,%f2,%f3,%f4}, [%rd1, %r1, {%f5,%f6}];", "must be a `.u64` handle"),
+    ] {
+        let err = errors(name, &body(b));
+        assert!(err.contains(want), "{name}: {err}");
+        assert!(err.contains("in.ptx:8:"), "{name}: the error is at the instruction's line: {err}");
+    }
+    let err = errors("unified_decl", &format!("{HEADER}.global .samplerref s;\n.visible .entry k() {{ ret; }}\n"));
+    assert!(err.contains("a `.samplerref` variable needs `.target ..., texmode_independent`"), "{err}");
+    let err = errors(
+        "unified_operand",
+        &format!(
+            "{HEADER}.visible .entry k(.param .u64 h) {{\n.reg .u64 %rd<4>; .reg .f32 %f<8>;\nld.param.u64 %rd1, [h];\n\
+tex.2d.v4.f32.f32 {{%f1,%f2,%f3,%f4}}, [%rd1, %rd1, {{%f5,%f6}}];\nret;\n}}\n"
+        ),
+    );
+    assert!(err.contains("names a sampler `%rd1` in unified texturing mode"), "{err}");
+    // A cubin: refused with the reason (ptxas writes R_CUDA_SAMP_HEADER_INDEX, not us).
+    let p = write("cubin", &format!("{INDEPENDENT}{KERNEL}"));
+    let out = scratch("cubin").join("k.cubin");
+    let o = ptx2sass(&["compile", p.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("not supported yet: a cubin of kernel `k`"), "{err}");
+    assert!(err.contains("R_CUDA_SAMP_HEADER_INDEX"), "{err}");
+    // `asm` of our listing likewise.
+    let o = ptx2sass(&["compile", p.to_str().unwrap()]);
+    let listing = scratch("cubin").join("k.sass");
+    std::fs::write(&listing, &o.stdout).unwrap();
+    let o = ptx2sass(&["asm", listing.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("uses the texture and sampler `gt,gs`"), "{err}");
+    // `run`: a sampler not bound, a bad --sampler, a --sampler naming nothing.
+    let img = "gt=zeros:240,fmt=f32x4,dims=5,3";
+    let th = "th=zeros:240,fmt=f32x4,dims=5,3";
+    let run = |extra: &[&str]| {
+        let mut a = vec!["run", "--kernel", "k", p.to_str().unwrap(), "--texture", img, "--texture", th];
+        a.extend_from_slice(extra);
+        a.extend(["--arg", "zeros:48", "--arg", "f32:1", "--arg", "f32:1"]);
+        let o = ptx2sass(&a);
+        assert!(!o.status.success());
+        String::from_utf8_lossy(&o.stderr).to_string()
+    };
+    for exec in ["ptx", "sim"] {
+        let err = run(&["--exec", exec, "--sampler", "gs=", "--sampler", "sh="]);
+        assert!(err.contains("no sampler is bound to the `.samplerref` `gs2`"), "{exec}: {err}");
+    }
+    let err = run(&["--sampler", "gs=filter=cubic"]);
+    assert!(err.contains("--sampler `filter=cubic`"), "{err}");
+    let err = run(&["--sampler", "zz=norm"]);
+    assert!(err.contains("`zz` is not a parameter of kernel `k` nor a `.samplerref`"), "{err}");
+}
