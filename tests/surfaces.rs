@@ -263,7 +263,7 @@ fn independent_mode_misuse_is_diagnosed() {
 tex.2d.v4.f32.f32 {{%f1,%f2,%f3,%f4}}, [%rd1, %rd1, {{%f5,%f6}}];\nret;\n}}\n"
         ),
     );
-    assert!(err.contains("names a sampler `%rd1` in unified texturing mode"), "{err}");
+    assert!(err.contains("a second texture operand in unified texturing mode"), "{err}");
     // A cubin: refused with the reason (ptxas writes R_CUDA_SAMP_HEADER_INDEX, not us).
     let p = write("cubin", &format!("{INDEPENDENT}{KERNEL}"));
     let out = scratch("cubin").join("k.cubin");
@@ -297,4 +297,139 @@ tex.2d.v4.f32.f32 {{%f1,%f2,%f3,%f4}}, [%rd1, %rd1, {{%f5,%f6}}];\nret;\n}}\n"
     assert!(err.contains("--sampler `filter=cubic`"), "{err}");
     let err = run(&["--sampler", "zz=norm"]);
     assert!(err.contains("`zz` is not a parameter of kernel `k` nor a `.samplerref`"), "{err}");
+}
+
+/// Surface reductions: thread i (of 64) reduces into column i % 4 of a 4 x 6 u32 surface
+/// `s` (row 0 `.add.u32` of i; row 1 `.min.s32` of i - 40; row 2 `.max.u32` of 7i mod 50
+/// with `.clamp`; row 3 `.and.b32` of !(1 << i % 32) with `.zero`, and an `.or` far out of
+/// range that `.zero` drops; row 4 `.or.b32` of 1 << i % 32 through a register handle;
+/// row 5 `sured.p.add` with x in samples) and into a 2 x 1 u64 surface `d` (`.add.u64` of
+/// 2^32 + i at x = 8 (i % 2)), on both executors with `--compare`, against the values
+/// computed here.
+const REDUCE: &str = ".visible .entry k(.param .u64 s, .param .u64 d) {\n\
+.reg .u64 %rd<12>; .reg .b32 %r<20>;\n\
+ld.param.u64 %rd1, [s]; ld.param.u64 %rd2, [d]; mov.b64 %rd9, %rd1;\n\
+mov.u32 %r1, %tid.x; and.b32 %r2, %r1, 3; shl.b32 %r3, %r2, 2;\n\
+sured.b.add.2d.u32.trap [%rd1, {%r3, 0}], %r1;\n\
+sub.s32 %r4, %r1, 40; sured.b.min.2d.s32.trap [%rd1, {%r3, 1}], %r4;\n\
+mul.lo.u32 %r5, %r1, 7; rem.u32 %r5, %r5, 50; sured.b.max.2d.u32.clamp [%rd1, {%r3, 2}], %r5;\n\
+and.b32 %r6, %r1, 31; shl.b32 %r7, 1, %r6; not.b32 %r8, %r7;\n\
+sured.b.and.2d.b32.zero [%rd1, {%r3, 3}], %r8;\n\
+add.s32 %r9, %r3, 4000; sured.b.or.2d.b32.zero [%rd1, {%r9, 3}], %r7;\n\
+sured.b.or.2d.b32.trap [%rd9, {%r3, 4}], %r7;\n\
+sured.p.add.2d.b32.trap [%rd1, {%r2, 5}], 1;\n\
+and.b32 %r10, %r1, 1; shl.b32 %r11, %r10, 3; cvt.u64.u32 %rd3, %r1; add.u64 %rd4, %rd3, 4294967296;\n\
+sured.b.add.1d.u64.trap [%rd2, {%r11}], %rd4;\n\
+ret;\n}\n";
+
+#[test]
+fn surface_reductions_on_both_executors() {
+    let dir = scratch("reduce");
+    let p = write("reduce", &format!("{HEADER}{REDUCE}"));
+    let init: Vec<u32> = [0u32, 100, 0, u32::MAX, 0, 0].iter().flat_map(|&v| [v; 4]).collect();
+    std::fs::write(dir.join("s.bin"), init.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>()).unwrap();
+    let s = format!("s=file:{},fmt=u32,dims=4,6", dir.join("s.bin").display());
+    let dump = dir.join("dump");
+    for exec in [&["--compare"][..], &["--exec", "ptx"], &["--exec", "sim"]] {
+        let mut a = vec!["run", "--kernel", "k", p.to_str().unwrap(), "--surface", &s];
+        a.extend(["--surface", "d=zeros:16,fmt=u32,dims=4", "--block", "64", "--dump", dump.to_str().unwrap()]);
+        a.extend_from_slice(exec);
+        let o = ptx2sass(&a);
+        assert!(
+            o.status.success(),
+            "{exec:?}: {}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let words = |f: &str| -> Vec<u32> {
+            std::fs::read(dump.join(f)).unwrap().chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
+        };
+        let got = words("tex:s.bin");
+        let mut want = init.clone();
+        for i in 0..64u32 {
+            let c = (i % 4) as usize;
+            want[c] = want[c].wrapping_add(i);
+            want[4 + c] = (want[4 + c] as i32).min(i as i32 - 40) as u32;
+            want[8 + c] = want[8 + c].max(i * 7 % 50);
+            want[12 + c] &= !(1 << (i % 32));
+            want[16 + c] |= 1 << (i % 32);
+            want[20 + c] += 1;
+        }
+        assert_eq!(got, want, "{exec:?}");
+        let d = words("tex:d.bin");
+        let lanes = |m: u64| (0..64u64).filter(|i| i % 2 == m).map(|i| (1u64 << 32) + i).fold(0u64, u64::wrapping_add);
+        let want_d: Vec<u32> = [lanes(0), lanes(1)].iter().flat_map(|v| [*v as u32, (*v >> 32) as u32]).collect();
+        assert_eq!(d, want_d, "{exec:?}");
+    }
+}
+
+/// Our `SURED` per kernel of `probe_sured.ptx` against ptxas 11.8's (`cuobjdump -sass`,
+/// registers erased, predicates dropped; docs/textures.md §1.9): operation, type (`.S32`,
+/// `.U64`, none for `.u32`/`.b32`), clamp, `.BA` (not for `sured.p`), bound index or handle
+/// register. In k5, k9 and k13 (1D, coordinates and value uniform kernel parameters)
+/// ptxas aggregates the warp's reductions (`VOTE.ANY`, `@!P0 SURED` per lane for a partial
+/// warp, else one lane's `SURED`, of `popc * v` for `.add` in k13); the `SURED` form is the
+/// same, and our one `SURED` per lane has the same result.
+#[test]
+fn probe_sured_forms_match_ptxas() {
+    let src = std::fs::read_to_string("tests/data/textures/probe_sured.ptx").unwrap();
+    let ours = listing("probe_sured", &src, &[]);
+    let ptxas: &[(&str, &[&str])] = &[
+        ("k0_add_u32_2d_trap", &["SURED.D.BA.2D.ADD.TRAP [R], R, 0x50"]),
+        ("k1_add_s32_2d_trap", &["SURED.D.BA.2D.ADD.S32.TRAP [R], R, 0x50"]),
+        ("k2_add_u64_1d_trap", &["SURED.D.BA.1D.ADD.U64.TRAP [R], R, 0x50"]),
+        ("k3_min_u32_2d_trap", &["SURED.D.BA.2D.MIN.TRAP [R], R, 0x50"]),
+        ("k4_min_s32_2d_clamp", &["SURED.D.BA.2D.MIN.S32 [R], R, 0x50"]),
+        ("k5_max_u32_1d_trap", &["SURED.D.BA.1D.MAX.TRAP [R], R, 0x50"]),
+        ("k6_max_s32_3d_trap", &["SURED.D.BA.3D.MAX.S32.TRAP [R], R, 0x50"]),
+        ("k7_and_b32_2d_trap", &["SURED.D.BA.2D.AND.TRAP [R], R, 0x50"]),
+        ("k8_or_b32_3d_trap", &["SURED.D.BA.3D.OR.TRAP [R], R, 0x50"]),
+        ("k9_max_u32_1d_zero", &["SURED.D.BA.1D.MAX.IGN [R], R, 0x50"]),
+        ("k10_add_u32_2d_zero", &["SURED.D.BA.2D.ADD.IGN [R], R, 0x50"]),
+        ("k13_add_u32_1d_clamp", &["SURED.D.BA.1D.ADD [R], R, 0x50"]),
+        ("kp", &["SURED.D.2D.ADD.TRAP [R], R, 0x50"]),
+        ("kb", &["SURED.D.BA.2D.ADD.TRAP [R], R, R"]),
+    ];
+    agree(&ours, ptxas);
+}
+
+/// Bad surface reductions: a type ptxas 11.8 does not take for the operation (at the type
+/// word), `sured.p` of `.b64`, an array geometry (ptxas: `Illegal modifier '.a1d'`), and
+/// at run time `.trap` out of range and `sured.p` on a float surface, on both executors.
+#[test]
+fn surface_reduction_misuse_is_diagnosed() {
+    let body = |b: &str| {
+        format!(
+            "{HEADER}.visible .entry k(.param .u64 s) {{\n.reg .u64 %rd<4>; .reg .b32 %r<4>;\nld.param.u64 %rd1, [s];\n{b}\nret;\n}}\n"
+        )
+    };
+    for (name, b, want) in [
+        ("s64_min", "sured.b.min.1d.s64.trap [%rd1, {%r1}], %rd2;", "`.s64` is not a type of `sured.b.min`"),
+        ("and_u32", "sured.b.and.1d.u32.trap [%rd1, {%r1}], %r2;", "`.u32` is not a type of `sured.b.and`"),
+        ("p_b64", "sured.p.add.1d.b64.trap [%rd1, {%r1}], %rd2;", "`.b64` is not a type of `sured.p.add`"),
+        ("array", "sured.b.add.a1d.u32.trap [%rd1, {%r1, %r1}], %r2;", "a1d"),
+    ] {
+        let p = write(name, &body(b));
+        let o = ptx2sass(&["compile", p.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && err.contains(want), "{name}: {err}");
+        assert!(err.contains("in.ptx:7:"), "{name}: at the instruction's line: {err}");
+    }
+    let run = |name: &str, b: &str, surf: &str| {
+        let p = write(name, &body(b));
+        let mut errs = vec![];
+        for exec in ["ptx", "sim"] {
+            let o = ptx2sass(&["run", "--kernel", "k", p.to_str().unwrap(), "--surface", surf, "--exec", exec]);
+            assert!(!o.status.success(), "{name} {exec}");
+            errs.push(String::from_utf8_lossy(&o.stderr).to_string());
+        }
+        errs
+    };
+    for err in run("trap", "mov.u32 %r1, 64;\nsured.b.add.1d.u32.trap [%rd1, {%r1}], 1;", "s=zeros:16,fmt=u32,dims=4") {
+        assert!(err.contains("access at x = 64 bytes, y = 0 is out of range (.trap)"), "{err}");
+    }
+    for err in run("p_float", "mov.u32 %r1, 1;\nsured.p.add.1d.b32.trap [%rd1, {%r1}], 1;", "s=zeros:16,fmt=f32,dims=4")
+    {
+        assert!(err.contains("a formatted reduction (sured.p) needs fmt=u32 or s32"), "{err}");
+    }
 }

@@ -101,6 +101,8 @@ pub struct ModuleLayout {
     /// The module's `.global .samplerref` names (independent texturing mode), for
     /// [`super::tex`].
     pub samplers: std::collections::HashSet<String>,
+    /// `.target ..., texmode_independent` (a fetch's second operand is its sampler).
+    pub independent: bool,
 }
 
 /// State of lowering one function.

@@ -15,9 +15,9 @@ pub fn independent(module: &Module) -> bool {
 }
 
 /// Checks every `tex`/`tld4` and every use of a `.samplerref` name: in independent mode a
-/// fetch names a sampler (a `.samplerref` or a `.u64` register) after its texture; a
-/// `.samplerref` is only that operand; in unified mode a fetch names none. Linear in the
-/// module; errors at the operand.
+/// fetch names a sampler (a `.samplerref` or a `.u64` register, not a texture reference)
+/// after its texture; a `.samplerref` is only that operand. Linear in the module; errors
+/// at the operand.
 pub fn check(module: &Module) -> Vec<Diag> {
     let indep = independent(module);
     let samplers: std::collections::HashSet<&str> = module.samplers.iter().map(|s| s.name.as_str()).collect();
@@ -32,19 +32,13 @@ pub fn check(module: &Module) -> Vec<Diag> {
                 Operand::Texture { image, parts, span } => {
                     named.push(image);
                     match (fetch && k == 1, parts.as_slice()) {
-                        (true, [Operand::Name { name, .. }, _]) => {
-                            if !indep {
-                                diags.push(
-                                    Diag::error(name.span, format!("`{op}` names a sampler `{}` in unified texturing mode", name.name))
-                                        .label("a separate sampler")
-                                        .note("a sampler operand needs `.target ..., texmode_independent` (PTX ISA 9.7.9.3)"),
-                                );
-                            } else if refs.contains(name.name.as_str()) {
-                                diags.push(
-                                    Diag::error(name.span, format!("`{}` is a texture or surface reference, not a sampler", name.name))
-                                        .label("expected a `.samplerref` or a `.u64` register"),
-                                );
-                            }
+                        // Unified mode: ptxas 11.8 takes `[t, %rd, {c}]` too (as
+                        // `TEX.AOFFI`; the lowering reports it as not supported).
+                        (true, [Operand::Name { name, .. }, _]) if indep && refs.contains(name.name.as_str()) => {
+                            diags.push(
+                                Diag::error(name.span, format!("`{}` is a texture or surface reference, not a sampler", name.name))
+                                    .label("expected a `.samplerref` or a `.u64` register"),
+                            );
                         }
                         (true, [_]) if indep => diags.push(
                             Diag::error(*span, format!("`{op}` in independent texturing mode needs a sampler: `[t, s, {{c}}]`"))

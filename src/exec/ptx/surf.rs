@@ -28,6 +28,9 @@ pub(super) fn decode(
             None => Err("a missing geometry".into()),
         }
     };
+    if t.family == Family::Sured {
+        return decode_sured(fx, t, ops, image);
+    }
     if t.formatted {
         return Err("formatted surface stores (sust.p)".into());
     }
@@ -70,6 +73,41 @@ pub(super) fn decode(
     }
 }
 
+/// Decodes `sured.{b,p}.op.{1d,2d,3d}.type.clamp [a, {c}], v`.
+fn decode_sured(
+    fx: &FnCx,
+    t: &TexOp,
+    ops: &[Operand],
+    image: &dyn Fn(usize) -> Result<(Handle, Vec<Src>), String>,
+) -> Result<TexInstr, String> {
+    let rank = match t.geometry {
+        Some(Geometry::D1) => 1,
+        Some(Geometry::D2) => 2,
+        _ => 3,
+    };
+    let ty = t.dtype.unwrap_or(ScalarType::B32);
+    let op = match t.query.as_deref() {
+        Some(".add") => ".add",
+        Some(".min") => ".min",
+        Some(".max") => ".max",
+        Some(".and") => ".and",
+        _ => ".or",
+    };
+    let red = Red { op, bytes: ty.bits() / 8, signed: ty == ScalarType::S32 };
+    let ((handle, by_name), mut coords) = image(0)?;
+    coords.truncate(rank);
+    let data = fx.srcs(ops.get(1).ok_or("missing data")?, ty)?;
+    Ok(TexInstr {
+        kind: Kind::Reduce { clamp: t.clamp.unwrap_or(Clamp::Trap), rank, red, sample: t.formatted },
+        handle,
+        by_name,
+        coords,
+        dsts: vec![],
+        data,
+        sampler: None,
+    })
+}
+
 /// Keeps the first `rank` coordinates, an array's index (the first) moved to the last.
 fn index_last(coords: &mut Vec<Src>, rank: usize, array: bool) {
     if array && !coords.is_empty() {
@@ -79,30 +117,25 @@ fn index_last(coords: &mut Vec<Src>, rank: usize, array: bool) {
     coords.truncate(rank);
 }
 
-/// A `suld.b` (`load`, `elems` results) or `sust.b` (the elements `data`) of `bytes`-byte
-/// elements at the first `rank` coordinates (x in bytes, y, z), under `clamp`
-/// (`exec::image`).
-#[allow(clippy::too_many_arguments)]
-pub(super) fn surface(
+/// The byte address of an access of `size` bytes at the first `rank` coordinates (x in
+/// bytes, or in samples when `sample`; y, z) of `img` under `clamp`, or `None` for a
+/// `.zero` access outside (`exec::image`).
+fn locate(
     img: &Image,
-    global: &mut Memory,
     coords: &[u32],
-    data: &[u64],
-    load: bool,
     clamp: Clamp,
     rank: usize,
-    bytes: u32,
-    elems: usize,
-) -> Result<Vec<u64>, ExecError> {
-    // The access covers every element: `bytes` times the vector width.
-    let elems = if load { elems } else { data.len() };
-    let size = i64::try_from(elems).ok().and_then(|e| i64::from(bytes).checked_mul(e)).filter(|s| *s > 0).ok_or_else(
-        || ExecError::Launch(format!("surface `{}`: an access of {elems} elements of {bytes} bytes", img.param)),
-    )?;
+    size: i64,
+    sample: bool,
+) -> Result<Option<u64>, ExecError> {
     let coord = |d: usize| {
         if d < rank && d < usize::from(img.rank) { i64::from(coords.get(d).copied().unwrap_or(0) as i32) } else { 0 }
     };
     let (mut x, mut y, mut z) = (coord(0), coord(1), coord(2));
+    // `sured.p`: x counts samples (PTX ISA 9.7.10.3 "sample addressing").
+    if sample {
+        x = x.saturating_mul(i64::from(img.format.bytes()));
+    }
     let [w, h, depth] = img.dims.map(i64::from);
     // Below 2^36 (u32 times 16), so it fits.
     let row = w.saturating_mul(i64::from(img.format.bytes()));
@@ -133,17 +166,42 @@ pub(super) fn surface(
                 y = y.clamp(0, h.saturating_sub(1).max(0));
                 z = z.clamp(0, depth.saturating_sub(1).max(0));
             }
-            Clamp::Zero => return Ok(vec![0; elems]),
+            Clamp::Zero => return Ok(None),
         }
     }
-    let at = z
-        .checked_mul(h)
+    z.checked_mul(h)
         .and_then(|v| v.checked_add(y))
         .and_then(|v| v.checked_mul(row))
         .and_then(|v| v.checked_add(x))
         .and_then(|v| u64::try_from(v).ok())
         .and_then(|v| img.base.checked_add(v))
-        .ok_or_else(|| overflow(img))?;
+        .map(Some)
+        .ok_or_else(|| overflow(img))
+}
+
+/// A `suld.b` (`load`, `elems` results) or `sust.b` (the elements `data`) of `bytes`-byte
+/// elements at the first `rank` coordinates (x in bytes, y, z), under `clamp`
+/// (`exec::image`).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn surface(
+    img: &Image,
+    global: &mut Memory,
+    coords: &[u32],
+    data: &[u64],
+    load: bool,
+    clamp: Clamp,
+    rank: usize,
+    bytes: u32,
+    elems: usize,
+) -> Result<Vec<u64>, ExecError> {
+    // The access covers every element: `bytes` times the vector width.
+    let elems = if load { elems } else { data.len() };
+    let size = i64::try_from(elems).ok().and_then(|e| i64::from(bytes).checked_mul(e)).filter(|s| *s > 0).ok_or_else(
+        || ExecError::Launch(format!("surface `{}`: an access of {elems} elements of {bytes} bytes", img.param)),
+    )?;
+    let Some(at) = locate(img, coords, clamp, rank, size, false)? else {
+        return Ok(vec![0; elems]);
+    };
     let b = u64::from(bytes);
     let addr = |k: u64| k.checked_mul(b).and_then(|o| at.checked_add(o)).ok_or_else(|| overflow(img));
     if load {
@@ -153,4 +211,55 @@ pub(super) fn surface(
         global.write_uint("global", addr(k)?, b, *v)?;
     }
     Ok(vec![])
+}
+
+/// A `sured` (PTX ISA 9.7.10.3): the element of `bytes` bytes at the coordinates becomes
+/// `op(element, value)`, `op` one of `.add .min .max .and .or`, `signed` comparing as
+/// `.s32`; threads apply theirs one after the other (atomic: the operations commute).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn reduce(
+    img: &Image,
+    global: &mut Memory,
+    coords: &[u32],
+    value: u64,
+    clamp: Clamp,
+    rank: usize,
+    red: Red,
+    sample: bool,
+) -> Result<(), ExecError> {
+    // `sured.p` reduces a sample in the surface's format; the model has the integer ones.
+    if sample && !img.format.integer() {
+        return Err(ExecError::Launch(format!(
+            "surface `{}`: a formatted reduction (sured.p) needs fmt=u32 or s32 (the model reduces 32-bit integer samples)",
+            img.param
+        )));
+    }
+    let Some(at) = locate(img, coords, clamp, rank, i64::from(red.bytes), sample)? else { return Ok(()) };
+    let b = u64::from(red.bytes);
+    let old = global.read_uint("global", at, b)?;
+    let mask = if b == 8 { u64::MAX } else { u64::from(u32::MAX) };
+    let (o, v) = (old & mask, value & mask);
+    let s32 = |x: u64| x as u32 as i32;
+    let new = match red.op {
+        ".add" => o.wrapping_add(v) & mask,
+        ".min" if red.signed => u64::from(s32(o).min(s32(v)) as u32),
+        ".max" if red.signed => u64::from(s32(o).max(s32(v)) as u32),
+        ".min" => o.min(v),
+        ".max" => o.max(v),
+        ".and" => o & v,
+        _ => o | v,
+    };
+    global.write_uint("global", at, b, new)
+}
+
+/// What a `sured` computes: the operation as PTX spells it, the element bytes (4 or 8) and
+/// whether `.min`/`.max` compare signed (`.s32`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Red {
+    /// `.add`, `.min`, `.max`, `.and` or `.or`.
+    pub op: &'static str,
+    /// 4 or 8.
+    pub bytes: u32,
+    /// `.s32`.
+    pub signed: bool,
 }

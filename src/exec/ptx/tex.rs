@@ -28,6 +28,8 @@ pub enum Kind {
     Load { clamp: Clamp, rank: usize, bytes: u32 },
     /// `sust.b.{1d,2d,3d}{.v2,.v4}.{b8,b16,b32,b64}`.
     Store { clamp: Clamp, rank: usize, bytes: u32 },
+    /// `sured.{b,p}.op.{1d,2d,3d}.type`: x in samples when `sample` (`.p`).
+    Reduce { clamp: Clamp, rank: usize, red: super::surf::Red, sample: bool },
 }
 
 /// One decoded texture or surface instruction.
@@ -177,8 +179,7 @@ pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
                 sampler: None,
             })
         }
-        Family::Suld | Family::Sust => super::surf::decode(fx, &t, ops, &image),
-        Family::Sured => Err("surface reductions".into()),
+        Family::Suld | Family::Sust | Family::Sured => super::surf::decode(fx, &t, ops, &image),
     }
 }
 
@@ -378,7 +379,7 @@ pub(super) fn exec(
         }
         _ => img,
     };
-    let kind_is_surface = matches!(t.kind, Kind::Load { .. } | Kind::Store { .. });
+    let kind_is_surface = matches!(t.kind, Kind::Load { .. } | Kind::Store { .. } | Kind::Reduce { .. });
     if kind_is_surface != img.surface && !matches!(t.kind, Kind::Query { .. }) {
         return Err(ExecError::Launch(format!(
             "`{}` is a {} but the kernel uses it as a {}",
@@ -407,6 +408,10 @@ pub(super) fn exec(
             Ok(words(out))
         }
         Kind::Query { dim } => Ok(vec![u64::from(img.dims.get(*dim).copied().unwrap_or(1))]),
+        Kind::Reduce { clamp, rank, red, sample } => {
+            let v = data.first().copied().unwrap_or(0);
+            super::surf::reduce(img, global, coords, v, *clamp, *rank, *red, *sample).map(|()| vec![])
+        }
         Kind::Load { clamp, rank, bytes } | Kind::Store { clamp, rank, bytes } => {
             let load = matches!(t.kind, Kind::Load { .. });
             super::surf::surface(img, global, coords, data, load, *clamp, *rank, *bytes, t.dsts.len())

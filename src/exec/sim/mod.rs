@@ -722,7 +722,8 @@ impl Sim<'_> {
             | Op::Txd { .. }
             | Op::Txq { .. }
             | Op::Suld { .. }
-            | Op::Sust { .. } => self.exec_tex(w, i, exec).map(|_| ()),
+            | Op::Sust { .. }
+            | Op::Sured { .. } => self.exec_tex(w, i, exec).map(|_| ()),
             Op::Copy | Op::Join | Op::Undef => {
                 Err(ExecError::Unsupported(format!("IR pseudo-op `{}` in a program", i.op.name())))
             }

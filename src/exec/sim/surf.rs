@@ -10,21 +10,24 @@ use crate::exec::ExecError;
 use crate::exec::image::Image;
 use crate::sass::instr::Instr;
 use crate::sass::op::{Op, SurfClamp, SurfDim, SurfSize};
+use crate::sass::texmods::{SurfRed, SurfRedType};
 
 impl Sim<'_> {
-    /// One lane's (`l`) `SULD`/`SUST` of `i` on `img`: the words loaded (`SULD`, one per
-    /// register of the access) or zeros (`SUST`).
+    /// The byte address of one lane's (`l`) surface access of `n` bytes by `i` on `img`
+    /// (coordinates in `i`'s first source; x in bytes, or in samples when `!ba`), or
+    /// `None` for an `.IGN` access outside the surface (`exec::image`).
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn surface(
-        &mut self,
+    fn surface_address(
+        &self,
         w: &Warp,
         i: &Instr,
         img: &Image,
         l: usize,
         dim: SurfDim,
         clamp: SurfClamp,
-        size: SurfSize,
-    ) -> Result<[u32; 4], ExecError> {
+        n: i64,
+        ba: bool,
+    ) -> Result<Option<u64>, ExecError> {
         let ra = reg_of(i.srcs.first())?;
         // x in bytes, y in rows, z in planes (an array's index is the row of a
         // `1D_ARRAY`, the plane of a `2D_ARRAY`); a coordinate beyond the
@@ -32,8 +35,9 @@ impl Sim<'_> {
         let c = |k: u8| {
             if k < dim.coords() && usize::from(k) < usize::from(img.rank) { word(w, ra, k, l) as i32 as i64 } else { 0 }
         };
-        let (x, y, z) = (c(0), c(1), c(2));
-        let n = i64::from(size.bytes());
+        // Sample addressing (`SURED` without `.BA`, `sured.p`): x counts texels.
+        let x = if ba { c(0) } else { c(0).saturating_mul(i64::from(img.format.bytes())) };
+        let (y, z) = (c(1), c(2));
         let [width, rows, planes] = img.dims.map(i64::from);
         // Below 2^36: no overflow.
         let row = width.saturating_mul(i64::from(img.format.bytes()));
@@ -79,6 +83,25 @@ impl Sim<'_> {
             ),
             None => None,
         };
+        Ok(addr)
+    }
+
+    /// One lane's (`l`) `SULD`/`SUST` of `i` on `img`: the words loaded (`SULD`, one per
+    /// register of the access) or zeros (`SUST`).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn surface(
+        &mut self,
+        w: &Warp,
+        i: &Instr,
+        img: &Image,
+        l: usize,
+        dim: SurfDim,
+        clamp: SurfClamp,
+        size: SurfSize,
+    ) -> Result<[u32; 4], ExecError> {
+        let n = i64::from(size.bytes());
+        let addr = self.surface_address(w, i, img, l, dim, clamp, n, true)?;
+        let overflow = || ExecError::Launch(format!("surface `{}`: an address overflows", img.param));
         // Register k of the access: its byte address and size (sub-word sizes:
         // the low bytes).
         let part = |a: u64, k: u8| {
@@ -106,5 +129,54 @@ impl Sim<'_> {
             }
             Ok(v)
         }
+    }
+
+    /// One lane's (`l`) `SURED` of `i` on `img`: the element at the address (x in bytes
+    /// with `.BA`, in samples without) becomes `op(element, data)` (`.U64`: the register
+    /// pair, little-endian; `.S32` compares signed for MIN/MAX). Lanes are applied one after
+    /// the other, so the result is the atomic one whatever their order (the operations are
+    /// commutative and associative).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn surface_red(
+        &mut self,
+        w: &Warp,
+        i: &Instr,
+        img: &Image,
+        l: usize,
+        dim: SurfDim,
+        clamp: SurfClamp,
+        red: SurfRed,
+        ty: SurfRedType,
+        ba: bool,
+    ) -> Result<(), ExecError> {
+        // Without `.BA` (`sured.p`) the sample is reduced in the surface's format; the
+        // model has the integer ones.
+        if !ba && !img.format.integer() {
+            return Err(ExecError::Launch(format!(
+                "surface `{}`: a formatted reduction (sured.p) needs fmt=u32 or s32 (the model reduces 32-bit integer samples)",
+                img.param
+            )));
+        }
+        let n = ty.bytes();
+        let Some(at) = self.surface_address(w, i, img, l, dim, clamp, i64::from(n), ba)? else {
+            return Ok(());
+        };
+        let data = reg_of(i.srcs.get(1))?;
+        let v = match ty {
+            SurfRedType::U64 => u64::from(word(w, data, 0, l)) | u64::from(word(w, data, 1, l)) << 32,
+            _ => u64::from(word(w, data, 0, l)),
+        };
+        let old = self.global.read_uint("global", at, u64::from(n))?;
+        let new = match (red, ty) {
+            (SurfRed::Add, SurfRedType::U64) => old.wrapping_add(v),
+            (SurfRed::Add, _) => u64::from((old as u32).wrapping_add(v as u32)),
+            (SurfRed::Min, SurfRedType::S32) => u64::from((old as u32 as i32).min(v as u32 as i32) as u32),
+            (SurfRed::Max, SurfRedType::S32) => u64::from((old as u32 as i32).max(v as u32 as i32) as u32),
+            (SurfRed::Min, _) => old.min(v),
+            (SurfRed::Max, _) => old.max(v),
+            (SurfRed::And, _) => old & v,
+            (SurfRed::Or, _) => old | v,
+        };
+        self.global.write_uint("global", at, u64::from(n), new)
     }
 }

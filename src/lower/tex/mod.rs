@@ -83,16 +83,16 @@ impl Lowerer<'_> {
             Family::Tld4 => self.lower_tld4(i, &t),
             Family::Txq | Family::Suq => self.lower_txq(i, &t),
             Family::Suld | Family::Sust => self.lower_surface(i, &t),
-            Family::Sured => self.tex_unsupported(i, "a surface reduction", "not probed with ptxas"),
+            Family::Sured => self.lower_sured(i, &t),
         }
     }
 
     /// A diagnostic for a form this slice does not lower.
-    fn tex_unsupported(&mut self, i: &Instruction, what: &str, why: &str) -> LResult<()> {
+    fn tex_unsupported<T>(&mut self, i: &Instruction, what: &str, why: &str) -> LResult<T> {
         self.fail(
             Diag::error(i.opcode.span, format!("not supported yet: `{}`, {what}", text(i)))
                 .label(why.to_string())
-                .note("lowered: tex{.level}.{1d,2d,3d}.v4.{f32,s32,u32}.{f32,s32} (.level with .f32 coordinates), tex.grad.{1d,2d}.v4.{f32,s32,u32}.f32, tex.{a1d,a2d}.v4.{f32,s32,u32}.{f32,s32}, tld4.{r,g,b,a}.2d, txq{.level}.{width,height,depth}, suq.{width,height}, suld.b/sust.b .{1d,2d,3d,a1d,a2d} (docs/textures.md §2)"),
+                .note("lowered: tex{.level}.{1d,2d,3d}.v4.{f32,s32,u32}.{f32,s32} (.level with .f32 coordinates), tex.grad.{1d,2d}.v4.{f32,s32,u32}.f32, tex.{a1d,a2d}.v4.{f32,s32,u32}.{f32,s32}, tld4.{r,g,b,a}.2d, txq{.level}.{width,height,depth}, suq.{width,height}, suld.b/sust.b .{1d,2d,3d,a1d,a2d}, sured.{b,p}, tex/tld4 with a sampler in texmode_independent (docs/textures.md §2)"),
         )
     }
 
@@ -296,7 +296,7 @@ impl Lowerer<'_> {
             return self.error(i.span, "malformed texture instruction");
         };
         // Independent mode: `[t, s, {c}]` (`sampler`).
-        let handle = self.tex_sampled(image, parts)?;
+        let handle = self.tex_sampled(i, image, parts)?;
         let kind = match (cty == ScalarType::S32, t.lod) {
             (true, _) => Fetch::Integer,
             (false, Lod::Level) => Fetch::Level,
@@ -489,7 +489,7 @@ impl Lowerer<'_> {
         let (Some(res), Some(Operand::Texture { image, parts, .. })) = (i.operands.first(), i.operands.get(1)) else {
             return self.error(i.span, "malformed texture instruction");
         };
-        let handle = self.tex_sampled(image, parts)?;
+        let handle = self.tex_sampled(i, image, parts)?;
         let elems = self.tex_results(res);
         let coords = self.tex_coords(parts.last().unwrap_or(res))?;
         // TLD4S writes all four texels (ptxas 11.8 `TLD4S.R.P R6, R4, R4, R5, 0x50` then

@@ -21,7 +21,7 @@ use crate::diag::Diag;
 use crate::ir::ParamSlot;
 use crate::lower::PARAM_BASE;
 use crate::lower::ctx::{LResult, Lowerer};
-use crate::ptx::ast::{FuncKind, Ident, Operand};
+use crate::ptx::ast::{FuncKind, Ident, Instruction, Operand};
 use crate::sass::instr::{Dst, RegRef, Src};
 use crate::sass::op::Op;
 
@@ -29,7 +29,17 @@ impl Lowerer<'_> {
     /// The texture of a fetch's operand `[image, parts..]`: [`Self::tex_handle`] of `image`
     /// without a sampler (`parts` = the coordinates), else the pair's word or combined
     /// bindless handle (module docs).
-    pub(super) fn tex_sampled(&mut self, image: &Ident, parts: &[Operand]) -> LResult<Handle> {
+    pub(super) fn tex_sampled(&mut self, i: &Instruction, image: &Ident, parts: &[Operand]) -> LResult<Handle> {
+        if parts.len() == 2 && !self.layout.independent {
+            // ptxas 11.8 takes `tex.2d [%rd1, %rd2, {x, y}]` in unified mode and emits
+            // `TEX.AOFFI.P R0, R4, R6, 0x50, 2D, 0x1` (docs/textures.md §1.12), not
+            // understood.
+            return self.tex_unsupported(
+                i,
+                "a second texture operand in unified texturing mode (a sampler needs `.target ..., texmode_independent`)",
+                "ptxas 11.8 emits `TEX.AOFFI` for it, not understood (docs/textures.md §1.12)",
+            );
+        }
         let [Operand::Name { name: s, component: None, negated: false, .. }, _] = parts else {
             if let [first, _] = parts {
                 return self.error(first.span(), "the sampler must be a `.samplerref` or a `.u64` register");

@@ -8,6 +8,7 @@ use crate::ptx::texture::{Clamp, Family, Geometry, TexOp};
 use crate::ptx::types::ScalarType;
 use crate::sass::instr::{Dst, Instr, RegRef, Src};
 use crate::sass::op::{Op, SurfClamp, SurfDim, SurfSize};
+use crate::sass::texmods::{SurfRed, SurfRedType};
 
 impl Lowerer<'_> {
     /// `suld.b`/`sust.b` `.{1d,2d,3d}` of `.b8`, `.b16`, `.b32`, `.b64`, `.v2/.v4.b32` and
@@ -142,7 +143,7 @@ impl Lowerer<'_> {
     }
 
     /// The two 32-bit halves of a 64-bit data operand, in registers.
-    fn tex_src64(&mut self, e: &Operand) -> LResult<(Src, Src)> {
+    pub(super) fn tex_src64(&mut self, e: &Operand) -> LResult<(Src, Src)> {
         match e {
             Operand::Name { name, negated: false, component: None, .. } => {
                 let r = self.ptx_reg(name)?;
@@ -159,5 +160,62 @@ impl Lowerer<'_> {
             }
             _ => self.error(e.span(), "expected a register or an immediate"),
         }
+    }
+
+    /// `sured.b.{add,min,max,and,or}.{1d,2d,3d}` and `sured.p` (`.b32`): `SURED.D{.BA}.dim.OP
+    /// {.S32,.U64}.clamp [Ra], Rv, idx|Rh` (ptxas 11.8 `probe_sured.ptx`, docs/textures.md
+    /// §1.9: `.u32`/`.b32` no type, `.s32` `.S32`, `.u64` `.U64` with the value in a
+    /// register pair; `sured.p` drops `.BA`, its x counting samples). ptxas rewrites a
+    /// reduction whose coordinates and value are warp-uniform (kernel parameters) of a 1D
+    /// 32-bit surface into one per warp (`VOTE.ANY`, then `@!P0 SURED` per lane when the
+    /// warp is partial, else one lane's `SURED` of `popc * v` for `.add` or `v` for
+    /// `.max`: the two predicated `SURED`s of §1.9, with `.trap` as with `.zero`); that is
+    /// an optimization with the same result, so every lane reduces here.
+    pub(super) fn lower_sured(&mut self, i: &Instruction, t: &TexOp) -> LResult<()> {
+        let red = match t.query.as_deref() {
+            Some(".add") => SurfRed::Add,
+            Some(".min") => SurfRed::Min,
+            Some(".max") => SurfRed::Max,
+            Some(".and") => SurfRed::And,
+            _ => SurfRed::Or,
+        };
+        let ty = match t.dtype {
+            Some(ScalarType::S32) => SurfRedType::S32,
+            Some(ScalarType::U64) => SurfRedType::U64,
+            _ => SurfRedType::U32,
+        };
+        let dim = match t.geometry {
+            Some(Geometry::D1) => SurfDim::D1,
+            Some(Geometry::D2) => SurfDim::D2,
+            _ => SurfDim::D3,
+        };
+        let clamp = match t.clamp {
+            Some(Clamp::Zero) => SurfClamp::Ign,
+            Some(Clamp::Clamp) => SurfClamp::Clamp,
+            _ => SurfClamp::Trap,
+        };
+        let (Some(Operand::Texture { image, parts, .. }), Some(data)) = (i.operands.first(), i.operands.get(1)) else {
+            return self.error(i.span, "malformed surface reduction");
+        };
+        let handle = self.tex_handle(image)?;
+        let coords = self.tex_coords(parts.first().unwrap_or(data))?;
+        let n = match dim.coords() {
+            3 => 4,
+            k => k,
+        };
+        let ra = self.tex_join(coords.get(..usize::from(dim.coords())).unwrap_or(&coords), n);
+        let v = if ty == SurfRedType::U64 {
+            let (lo, hi) = self.tex_src64(data)?;
+            self.tex_join(&[lo, hi], 2)
+        } else {
+            let s = self.src32(data)?;
+            self.in_reg(s)
+        };
+        let last = match handle {
+            Handle::Bound(index) => Src::imm(index),
+            Handle::Bindless(h) => Src::reg(h),
+        };
+        self.emit(Instr::new(Op::Sured { dim, clamp, red, ty, ba: !t.formatted }, vec![], vec![ra, v, last]));
+        Ok(())
     }
 }

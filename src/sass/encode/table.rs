@@ -699,6 +699,19 @@ pub const ROWS: &[Row] = &[
         0xffe0,
         "SUST .D =52=1 [.BA]23 {SUDIM}33:3 {STCACHE}24:2 {SIZE6}20:3 {SUCLAMP}49:2 =26:7=0 =51=0 =36:3=0 =47:2=0 : A@8, R@0, R@39",
     ),
+    // SURED (nvdisasm 11.8 sweeps of ptxas 11.8's 0xeb5c050600870200, docs/textures.md
+    // §1.9): operation 24:4 (REDOP), type 20:3 (ATOMTYPE), `.BA` 23 (clear for `sured.p`),
+    // geometry, index or handle and clamp as SUST.
+    One(
+        0xeb40,
+        0xffe0,
+        "SURED .D =52=1 [.BA]23 {SUDIM}33:3 {REDOP}24:4 {ATOMTYPE}20:3 {SUCLAMP}49:2 =28:5=0 =51=1 : A@8, R@0, U@36:13",
+    ),
+    One(
+        0xeb40,
+        0xffe0,
+        "SURED .D =52=1 [.BA]23 {SUDIM}33:3 {REDOP}24:4 {ATOMTYPE}20:3 {SUCLAMP}49:2 =28:5=0 =51=0 =36:3=0 =47:2=0 : A@8, R@0, R@39",
+    ),
     // ---- control and synchronization ----------------------------------------------------
     One(0xe240, 0xfff0, "BRA [.U]7 [.LMT]6 =5=0 : ?CC@0, T"),
     One(0xe300, 0xfff0, "EXIT [.KEEPREFCOUNT]5 : ?CC@0"),

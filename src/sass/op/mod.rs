@@ -478,6 +478,17 @@ pub enum Op {
         clamp: SurfClamp,
         size: SurfSize,
     },
+    /// SURED.D{.BA}.dim.op{.type}.clamp [Ra], Rd, index|Rh: atomic reduction of the
+    /// surface element at `Ra` with `Rd` (`Rd, Rd+1` for `.U64`); `.BA` (byte addressing,
+    /// `sured.b`) or not (`sured.p`, x in samples). ptxas 11.8 `SURED.D.BA.2D.ADD.TRAP
+    /// [R2], R0, 0x50`, `SURED.D.2D.ADD.TRAP` (docs/textures.md §1.9).
+    Sured {
+        dim: SurfDim,
+        clamp: SurfClamp,
+        red: crate::sass::texmods::SurfRed,
+        ty: crate::sass::texmods::SurfRedType,
+        ba: bool,
+    },
 }
 
 impl Op {
@@ -602,6 +613,7 @@ impl Op {
             Txq { .. } => Opcode::Txq,
             Suld { .. } => Opcode::Suld,
             Sust { .. } => Opcode::Sust,
+            Sured { .. } => Opcode::Sured,
         }
     }
 

@@ -122,6 +122,7 @@ pub enum Opcode {
     Txq,
     Suld,
     Sust,
+    Sured,
 }
 
 /// What kind of unit executes an opcode; the scheduler's latency table is keyed by it.
@@ -305,4 +306,5 @@ pub const OPCODE_INFO: &[OpcodeInfo] = &[
     info!(Txq, "TXQ", Tex),
     info!(Suld, "SULD", Tex),
     info!(Sust, "SUST", Tex, store),
+    info!(Sured, "SURED", Tex, store),
 ];
