@@ -433,3 +433,87 @@ fn surface_reduction_misuse_is_diagnosed() {
         assert!(err.contains("a formatted reduction (sured.p) needs fmt=u32 or s32"), "{err}");
     }
 }
+
+/// Our `SULD`/`SUST` of vectors of `.b8`/`.b16` per kernel of `probe_subword.ptx`
+/// against ptxas 11.8's (docs/textures.md §1.13): one access of all the bytes (`.v2.b8`
+/// `.U16`, `.v4.b8` and `.v2.b16` 32 bits, `.v4.b16` `.64`); ptxas unpacks with `BFE.U32`
+/// (and `XMAD.PSL.CHI` for a `.b16` high half) and packs with `BFI` (`XMAD.PSL.CLO`), we
+/// with `BFE.U32` and `BFI` throughout.
+#[test]
+fn probe_subword_vectors_match_ptxas() {
+    let src = std::fs::read_to_string("tests/data/textures/probe_subword.ptx").unwrap();
+    let ours = listing("probe_subword", &src, &[]);
+    let ptxas: &[(&str, &[&str])] = &[
+        ("suld_v2_b8", &["SULD.D.BA.2D.U16.TRAP R, [R], 0x50"]),
+        ("suld_v4_b8", &["SULD.D.BA.2D.TRAP R, [R], 0x50"]),
+        ("suld_v2_b16", &["SULD.D.BA.2D.TRAP R, [R], 0x50"]),
+        ("suld_v4_b16", &["SULD.D.BA.2D.64.TRAP R, [R], 0x50"]),
+        ("sust_v2_b8", &["SUST.D.BA.2D.U16.TRAP [R], R, 0x50"]),
+        ("sust_v4_b8", &["SUST.D.BA.2D.TRAP [R], R, 0x50"]),
+        ("sust_v2_b16", &["SUST.D.BA.2D.TRAP [R], R, 0x50"]),
+        ("sust_v4_b16", &["SUST.D.BA.2D.64.TRAP [R], R, 0x50"]),
+    ];
+    agree(&ours, ptxas);
+}
+
+/// One thread reads vectors of `.b8`/`.b16` from row 0 of a 6 x 2 u32 surface (24-byte
+/// rows) and writes them to row 1 reordered (`.v4.b8` at x = 0 reversed, `.v2.b16` at 4
+/// swapped, `.v2.b8` from 8 to 10 swapped, `.v4.b16` at 16 reversed), and stores every
+/// loaded element as a u16 to `out`, on both executors with `--compare`, against the
+/// bytes computed here.
+const SUBWORD: &str = ".visible .entry k(.param .u64 s, .param .u64 out) {\n\
+.reg .u64 %rd<4>; .reg .b16 %h<16>;\n\
+ld.param.u64 %rd1, [s]; ld.param.u64 %rd2, [out]; cvta.to.global.u64 %rd3, %rd2;\n\
+suld.b.2d.v4.b8.trap {%h1,%h2,%h3,%h4}, [%rd1, {0, 0}];\n\
+sust.b.2d.v4.b8.trap [%rd1, {0, 1}], {%h4,%h3,%h2,%h1};\n\
+suld.b.2d.v2.b16.trap {%h5,%h6}, [%rd1, {4, 0}];\n\
+sust.b.2d.v2.b16.trap [%rd1, {4, 1}], {%h6,%h5};\n\
+suld.b.2d.v2.b8.clamp {%h7,%h8}, [%rd1, {8, 0}];\n\
+sust.b.2d.v2.b8.zero [%rd1, {10, 1}], {%h8,%h7};\n\
+suld.b.2d.v4.b16.trap {%h9,%h10,%h11,%h12}, [%rd1, {16, 0}];\n\
+sust.b.2d.v4.b16.trap [%rd1, {16, 1}], {%h12,%h11,%h10,%h9};\n\
+st.global.v4.u16 [%rd3], {%h1,%h2,%h3,%h4};\n\
+st.global.v4.u16 [%rd3+8], {%h5,%h6,%h7,%h8};\n\
+st.global.v4.u16 [%rd3+16], {%h9,%h10,%h11,%h12};\n\
+ret;\n}\n";
+
+#[test]
+fn subword_vectors_on_both_executors() {
+    let dir = scratch("subword");
+    let p = write("subword", &format!("{HEADER}{SUBWORD}"));
+    let row0: Vec<u8> = (0..24u8).map(|k| 0x11u8.wrapping_mul(k + 1) ^ 0x80).collect();
+    let mut img = row0.clone();
+    img.extend([0u8; 24]);
+    std::fs::write(dir.join("s.bin"), &img).unwrap();
+    let s = format!("s=file:{},fmt=u32,dims=6,2", dir.join("s.bin").display());
+    let dump = dir.join("dump");
+    for exec in [&["--compare"][..], &["--exec", "ptx"], &["--exec", "sim"]] {
+        let mut a = vec!["run", "--kernel", "k", p.to_str().unwrap(), "--surface", &s, "--arg", "zeros:24"];
+        a.extend(["--dump", dump.to_str().unwrap()]);
+        a.extend_from_slice(exec);
+        let o = ptx2sass(&a);
+        assert!(
+            o.status.success(),
+            "{exec:?}: {}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let b = &row0;
+        let h = |k: usize| u16::from_le_bytes([b[k], b[k + 1]]);
+        let mut want = img.clone();
+        let row1 = &mut want[24..];
+        row1[0..4].copy_from_slice(&[b[3], b[2], b[1], b[0]]);
+        row1[4..8].copy_from_slice(&[b[6], b[7], b[4], b[5]]);
+        row1[10..12].copy_from_slice(&[b[9], b[8]]);
+        row1[16..24].copy_from_slice(&[b[22], b[23], b[20], b[21], b[18], b[19], b[16], b[17]]);
+        assert_eq!(std::fs::read(dump.join("tex:s.bin")).unwrap(), want, "{exec:?}");
+        let out: Vec<u16> =
+            std::fs::read(dump.join("arg1.bin")).unwrap().chunks(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
+        let loads: Vec<u16> = [0, 1, 2, 3]
+            .map(|k| u16::from(b[k]))
+            .into_iter()
+            .chain([h(4), h(6), u16::from(b[8]), u16::from(b[9]), h(16), h(18), h(20), h(22)])
+            .collect();
+        assert_eq!(out, loads, "{exec:?}");
+    }
+}

@@ -30,14 +30,11 @@ impl Lowerer<'_> {
             Some(ScalarType::B64) => 64,
             _ => 32,
         };
+        // Vectors of `.b8`/`.b16` are one access of all their bytes, the elements packed
+        // into registers little-endian (ptxas 11.8 `probe_subword.ptx`, docs/textures.md
+        // §1.13: `.v2.b8` `.U16`, `.v4.b8` and `.v2.b16` 32 bits, `.v4.b16` `.64`).
+        let packed = ebits < 32 && t.vec > 1;
         let size = match (ebits.saturating_mul(t.vec), ebits) {
-            (_, 8 | 16) if t.vec > 1 => {
-                return self.tex_unsupported(
-                    i,
-                    "a vector of sub-word surface elements",
-                    "ptxas 11.8 packs the elements into registers (`SUST.D.BA.2D.IGN [R8], R34, 0x50` for `.v2.b16`), not modelled",
-                );
-            }
             (8, _) => SurfSize::U8,
             (16, _) => SurfSize::U16,
             (32, _) => SurfSize::B32,
@@ -91,6 +88,23 @@ impl Lowerer<'_> {
             for (k, d) in self.tex_results(data).into_iter().enumerate() {
                 let Some(d) = d else { continue };
                 let p = self.ptx_reg(&d)?;
+                if packed {
+                    // Element k: `ebits` bits at bit k * ebits of the access (ptxas 11.8:
+                    // `BFE.U32 R0, R4, 0x800`, `0x808` ... for `.b8`; the high half of a
+                    // `.b16` pair through `XMAD.PSL.CHI`, here a `BFE.U32 ..., 0x1010`).
+                    // k < 4, ebits <= 16: the bit offset is below 64.
+                    let bit = (k as u32).saturating_mul(ebits);
+                    let src = Src::reg(RegRef { reg: r, comp: (bit / 32) as u8, n: 1 });
+                    let e = self.tmp(1);
+                    self.op(
+                        Op::Bfe { u32: true, brev: false },
+                        Dst::reg(e, 1),
+                        vec![src, Src::imm((bit % 32) | ebits << 8)],
+                    );
+                    let ty = if ebits == 8 { ScalarType::B8 } else { ScalarType::B16 };
+                    self.write_ptx(p, Src::r32(e), ty)?;
+                    continue;
+                }
                 // k < 4 elements, `per` <= 2: the component is at most 6.
                 let mut v = Src::reg(RegRef { reg: r, comp: (k as u8).saturating_mul(per), n: per });
                 // A sub-word element in a wider register is masked (ptxas 11.8: `LOP32I.AND
@@ -127,6 +141,33 @@ impl Lowerer<'_> {
                 other => vec![other.clone()],
             };
             let mut words = vec![];
+            if packed {
+                // ptxas 11.8: `BFI R0, R5, 0x808, R0` (and 0x810, 0x818) for `.b8`,
+                // `XMAD.PSL.CLO R0, R5, 0x1, R0` (e0 + e1 << 16) for `.b16`; a BFI of each
+                // further element keeps the earlier ones whatever the registers' high bits.
+                let per_reg = (32 / ebits) as usize;
+                for chunk in elems.chunks(per_reg) {
+                    let mut acc: Option<Src> = None;
+                    for (m, e) in chunk.iter().enumerate() {
+                        let s = self.src32(e)?;
+                        let v = self.in_reg(s);
+                        acc = Some(match acc {
+                            None => v,
+                            Some(a) => {
+                                let t = self.tmp(1);
+                                // m < 4, ebits <= 16.
+                                let at = (m as u32).saturating_mul(ebits) | ebits << 8;
+                                self.op(Op::Bfi, Dst::reg(t, 1), vec![v, Src::imm(at), a]);
+                                Src::r32(t)
+                            }
+                        });
+                    }
+                    words.extend(acc);
+                }
+                let v = self.tex_join(&words, regs);
+                self.emit(Instr::new(Op::Sust { dim, clamp, size }, vec![], vec![ra, v, last]));
+                return Ok(());
+            }
             for e in &elems {
                 if ebits == 64 {
                     let (lo, hi) = self.tex_src64(e)?;
