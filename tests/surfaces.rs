@@ -517,3 +517,74 @@ fn subword_vectors_on_both_executors() {
         assert_eq!(out, loads, "{exec:?}");
     }
 }
+
+/// Our `SUST.P` per kernel of `probe_sustp.ptx` against ptxas 11.8's (docs/textures.md
+/// §1.13): the component mask of the source vector (`.R` for one, `.RG` for `.v2`, none
+/// for `.v4`), no size, no `.BA`.
+#[test]
+fn probe_sustp_forms_match_ptxas() {
+    let src = std::fs::read_to_string("tests/data/textures/probe_sustp.ptx").unwrap();
+    let ours = listing("probe_sustp", &src, &[]);
+    let ptxas: &[(&str, &[&str])] = &[
+        ("sustp_v4", &["SUST.P.2D.TRAP [R], R, 0x50"]),
+        ("sustp_1", &["SUST.P.1D.R.IGN [R], R, 0x50"]),
+        ("sustp_v2", &["SUST.P.3D.RG [R], R, 0x50"]),
+    ];
+    agree(&ours, ptxas);
+}
+
+/// `sust.p` on four surfaces (x in samples): a `.v4` of floats into a 3 x 1 `f32x4`
+/// surface at sample 1, the same into a 4 x 1 `u8x4` (unsigned normalized: NaN, below 0,
+/// above 1, a tie 0.5 * 255 = 127.5 to even) and a `.v2` into sample 2 (B, A kept), a lone
+/// `.b32` into a `u32` surface at sample 3, and an `.zero` store off the end dropped, on
+/// both executors with `--compare`, against the bytes computed here.
+const FORMATTED: &str = ".visible .entry k(.param .u64 a, .param .u64 b, .param .u64 c) {\n\
+.reg .u64 %rd<4>; .reg .f32 %f<8>; .reg .b32 %r<4>;\n\
+ld.param.u64 %rd1, [a]; ld.param.u64 %rd2, [b]; ld.param.u64 %rd3, [c];\n\
+mov.f32 %f1, 0f3FC00000; mov.f32 %f2, 0fC0200000; mov.f32 %f3, 0f7FC00000; mov.f32 %f4, 0f3F000000;\n\
+sust.p.1d.v4.b32.trap [%rd1, {1}], {%f1, %f2, %f3, %f4};\n\
+sust.p.1d.v4.b32.trap [%rd2, {1}], {%f1, %f2, %f3, %f4};\n\
+mov.f32 %f5, 0f3E800000; sust.p.1d.v2.b32.clamp [%rd2, {2}], {%f5, %f4};\n\
+mov.b32 %r1, 0xdeadbeef; sust.p.1d.b32.trap [%rd3, {3}], {%r1};\n\
+sust.p.1d.b32.zero [%rd3, {9}], {%r1};\n\
+ret;\n}\n";
+
+#[test]
+fn formatted_stores_on_both_executors() {
+    let dir = scratch("formatted");
+    let p = write("formatted", &format!("{HEADER}{FORMATTED}"));
+    let dump = dir.join("dump");
+    let fill = |n: usize| format!("bytes:{}", "a5".repeat(n));
+    let (a, b, c) = (
+        format!("a={},fmt=f32x4,dims=3", fill(48)),
+        format!("b={},fmt=u8x4,dims=4", fill(16)),
+        format!("c={},fmt=u32,dims=4", fill(16)),
+    );
+    for exec in [&["--compare"][..], &["--exec", "ptx"], &["--exec", "sim"]] {
+        let mut args = vec!["run", "--kernel", "k", p.to_str().unwrap(), "--surface", &a, "--surface", &b];
+        args.extend(["--surface", &c, "--dump", dump.to_str().unwrap()]);
+        args.extend_from_slice(exec);
+        let o = ptx2sass(&args);
+        assert!(
+            o.status.success(),
+            "{exec:?}: {}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let v = [1.5f32, -2.5, f32::NAN, 0.5];
+        let mut want_a = vec![0xa5u8; 48];
+        for (k, f) in v.iter().enumerate() {
+            want_a[16 + 4 * k..20 + 4 * k].copy_from_slice(&f.to_bits().to_le_bytes());
+        }
+        assert_eq!(std::fs::read(dump.join("tex:a.bin")).unwrap(), want_a, "{exec:?}");
+        let mut want_b = vec![0xa5u8; 16];
+        // 1.5 -> 255, -2.5 -> 0, NaN -> 0, 0.5 * 255 = 127.5 -> 128 (to even); then 0.25 ->
+        // 63.75 -> 64 and 0.5 -> 128 at sample 2, its B and A kept.
+        want_b[4..8].copy_from_slice(&[255, 0, 0, 128]);
+        want_b[8..10].copy_from_slice(&[64, 128]);
+        assert_eq!(std::fs::read(dump.join("tex:b.bin")).unwrap(), want_b, "{exec:?}");
+        let mut want_c = vec![0xa5u8; 16];
+        want_c[12..16].copy_from_slice(&0xdeadbeefu32.to_le_bytes());
+        assert_eq!(std::fs::read(dump.join("tex:c.bin")).unwrap(), want_c, "{exec:?}");
+    }
+}

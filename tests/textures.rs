@@ -166,6 +166,7 @@ const LOWERED: &[&str] = &[
     "sust.b.2d.b32.trap",
     "sured.b.add.2d.u32.trap",
     "sured.p.or.1d.b32.clamp",
+    "sust.p.1d.v4.b32.zero",
 ];
 
 #[test]

@@ -220,6 +220,12 @@ pub fn suffix(op: &Op) -> Option<String> {
         }
         // nvdisasm 11.8: `SURED.D.BA.2D.ADD.TRAP`, `SURED.D.BA.1D.ADD.U64.TRAP`,
         // `SURED.D.BA.2D.MIN.S32`, `SURED.D.2D.ADD.TRAP` (`sured.p`).
+        // nvdisasm 11.8: `SUST.P.2D.TRAP` (mask 0xf), `SUST.P.1D.R.IGN`, `SUST.P.3D.RG`.
+        Op::SustP { dim, clamp, mask } => {
+            let m: String = "RGBA".chars().enumerate().filter(|(k, _)| mask & (1 << k) != 0).map(|(_, c)| c).collect();
+            let m = if mask & 0xf == 0xf { String::new() } else { format!(".{m}") };
+            format!(".P{}{m}{}", surf_dim(dim), surf_clamp(clamp))
+        }
         Op::Sured { dim, clamp, red, ty, ba } => format!(
             ".D{}{}{}{}{}",
             if ba { ".BA" } else { "" },
@@ -297,7 +303,7 @@ pub fn operands(i: &Instr, dst: &[String], src: &[String]) -> Option<String> {
             format!("{}, {}, TEX_HEADER_DIMENSION, {index}, 0x{mask:x}", d(0), s(0))
         }
         Op::Suld { .. } => format!("{}, [{}], {}", d(0), s(0), s(1)),
-        Op::Sust { .. } | Op::Sured { .. } => format!("[{}], {}, {}", s(0), s(1), s(2)),
+        Op::Sust { .. } | Op::Sured { .. } | Op::SustP { .. } => format!("[{}], {}, {}", s(0), s(1), s(2)),
         _ => return None,
     })
 }
@@ -310,7 +316,7 @@ pub fn bound_index(i: &Instr) -> Option<u32> {
         Op::Tex { bindless: false, ll: true, .. } | Op::Txd { bindless: false, .. } => 2,
         Op::Tex { bindless: false, .. } | Op::Tld { bindless: false, .. } | Op::Tld4 { bindless: false, .. } => 1,
         Op::Txq { bindless: false, .. } | Op::Suld { .. } => 1,
-        Op::Sust { .. } | Op::Sured { .. } => 2,
+        Op::Sust { .. } | Op::Sured { .. } | Op::SustP { .. } => 2,
         _ => return None,
     };
     match i.srcs.get(k)?.kind {

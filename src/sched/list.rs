@@ -72,6 +72,7 @@ pub fn is_fence(i: &Instr) -> bool {
                 | Op::Suld { .. }
                 | Op::Sust { .. }
                 | Op::Sured { .. }
+                | Op::SustP { .. }
         )
         || (matches!(info.unit, Unit::Mem | Unit::Shared)
             && mem_access(&i.op).is_none()

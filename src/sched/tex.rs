@@ -139,7 +139,17 @@ pub fn regs(i: &TextInstr) -> Option<TexRegs<'_>> {
         }
         // SURED reads as SUST: coordinates, data (two registers for `.U64`), handle.
         "SUST" | "SURED" => {
-            let data = if i.mods.iter().any(|m| m == "U64") { 2 } else { surface_size(i) };
+            let data = if i.mods.iter().any(|m| m == "U64") {
+                2
+            } else if i.mods.iter().any(|m| m == "P") {
+                // SUST.P: one register per component of its mask (none printed: four).
+                i.mods
+                    .iter()
+                    .find(|m| !m.is_empty() && m.chars().all(|c| "RGBA".contains(c)))
+                    .map_or(4, |m| m.len() as u16)
+            } else {
+                surface_size(i)
+            };
             let mut r = vec![(*o.first()?, surface_coords(i)), (*o.get(1)?, data)];
             if is_reg(o.get(2)?) {
                 r.push((o[2], 1));

@@ -5,7 +5,7 @@
 use super::compile::FnCx;
 use super::program::Src;
 use super::tex::{Handle, Kind, TexInstr, overflow};
-use crate::exec::image::Image;
+use crate::exec::image::{Format, Image};
 use crate::exec::{ExecError, Memory};
 use crate::ptx::ast::Operand;
 use crate::ptx::texture::{Clamp, Family, Geometry, TexOp};
@@ -32,7 +32,24 @@ pub(super) fn decode(
         return decode_sured(fx, t, ops, image);
     }
     if t.formatted {
-        return Err("formatted surface stores (sust.p)".into());
+        // `sust.p`: `.b32` components R, G, B, A, x in samples.
+        let (r, array) = match t.geometry {
+            Some(Geometry::A1d) => (2, true),
+            Some(Geometry::A2d) => (3, true),
+            g => (rank(g)?, false),
+        };
+        let ((handle, by_name), mut coords) = image(0)?;
+        index_last(&mut coords, r, array);
+        let data = fx.srcs(ops.get(1).ok_or("missing data")?, ScalarType::B32)?;
+        return Ok(TexInstr {
+            kind: Kind::StoreFormatted { clamp: t.clamp.unwrap_or(Clamp::Trap), rank: r },
+            handle,
+            by_name,
+            coords,
+            dsts: vec![],
+            data,
+            sampler: None,
+        });
     }
     // An array's index (first in PTX) is the row of a `.a1d` surface and the plane
     // of a `.a2d` one (`exec::image`).
@@ -262,4 +279,43 @@ pub struct Red {
     pub bytes: u32,
     /// `.s32`.
     pub signed: bool,
+}
+
+/// A `sust.p` (PTX ISA 9.7.10.2): the components `data` (R, G, B, A in order, f32 or
+/// integer bits) converted to `img`'s format at the sample the coordinates name (x in
+/// samples): `f32x4` takes each given component's bits, `u8x4` each as an unsigned
+/// normalized byte (NaN 0, saturated to [0, 1], times 255, rounded to nearest even),
+/// `f32`/`u32`/`s32` the R component's 32 bits; components not given keep their bytes
+/// (`exec::image`).
+pub(super) fn store_formatted(
+    img: &Image,
+    global: &mut Memory,
+    coords: &[u32],
+    data: &[u64],
+    clamp: Clamp,
+    rank: usize,
+) -> Result<(), ExecError> {
+    let n = img.format.bytes();
+    let Some(at) = locate(img, coords, clamp, rank, i64::from(n), true)? else { return Ok(()) };
+    let at_plus = |k: u64| at.checked_add(k).ok_or_else(|| overflow(img));
+    match img.format {
+        Format::F32x4 => {
+            for (k, v) in (0u64..4).zip(data) {
+                global.write_uint("global", at_plus(k.saturating_mul(4))?, 4, *v & 0xffff_ffff)?;
+            }
+        }
+        Format::U8x4 => {
+            for (k, v) in (0u64..4).zip(data) {
+                let f = f32::from_bits(*v as u32);
+                let b = if f.is_nan() { 0 } else { (f.clamp(0.0, 1.0) * 255.0).round_ties_even() as u8 };
+                global.write_uint("global", at_plus(k)?, 1, u64::from(b))?;
+            }
+        }
+        Format::F32 | Format::U32 | Format::S32 => {
+            if let Some(v) = data.first() {
+                global.write_uint("global", at, 4, *v & 0xffff_ffff)?;
+            }
+        }
+    }
+    Ok(())
 }

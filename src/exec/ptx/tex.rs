@@ -28,6 +28,8 @@ pub enum Kind {
     Load { clamp: Clamp, rank: usize, bytes: u32 },
     /// `sust.b.{1d,2d,3d}{.v2,.v4}.{b8,b16,b32,b64}`.
     Store { clamp: Clamp, rank: usize, bytes: u32 },
+    /// `sust.p.{1d,2d,3d,a1d,a2d}{.v2,.v4}.b32`: x in samples, converted to the format.
+    StoreFormatted { clamp: Clamp, rank: usize },
     /// `sured.{b,p}.op.{1d,2d,3d}.type`: x in samples when `sample` (`.p`).
     Reduce { clamp: Clamp, rank: usize, red: super::surf::Red, sample: bool },
 }
@@ -379,7 +381,8 @@ pub(super) fn exec(
         }
         _ => img,
     };
-    let kind_is_surface = matches!(t.kind, Kind::Load { .. } | Kind::Store { .. } | Kind::Reduce { .. });
+    let kind_is_surface =
+        matches!(t.kind, Kind::Load { .. } | Kind::Store { .. } | Kind::Reduce { .. } | Kind::StoreFormatted { .. });
     if kind_is_surface != img.surface && !matches!(t.kind, Kind::Query { .. }) {
         return Err(ExecError::Launch(format!(
             "`{}` is a {} but the kernel uses it as a {}",
@@ -408,6 +411,9 @@ pub(super) fn exec(
             Ok(words(out))
         }
         Kind::Query { dim } => Ok(vec![u64::from(img.dims.get(*dim).copied().unwrap_or(1))]),
+        Kind::StoreFormatted { clamp, rank } => {
+            super::surf::store_formatted(img, global, coords, data, *clamp, *rank).map(|()| vec![])
+        }
         Kind::Reduce { clamp, rank, red, sample } => {
             let v = data.first().copied().unwrap_or(0);
             super::surf::reduce(img, global, coords, v, *clamp, *rank, *red, *sample).map(|()| vec![])

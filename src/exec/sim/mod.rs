@@ -723,7 +723,8 @@ impl Sim<'_> {
             | Op::Txq { .. }
             | Op::Suld { .. }
             | Op::Sust { .. }
-            | Op::Sured { .. } => self.exec_tex(w, i, exec).map(|_| ()),
+            | Op::Sured { .. }
+            | Op::SustP { .. } => self.exec_tex(w, i, exec).map(|_| ()),
             Op::Copy | Op::Join | Op::Undef => {
                 Err(ExecError::Unsupported(format!("IR pseudo-op `{}` in a program", i.op.name())))
             }

@@ -7,7 +7,7 @@ use super::Sim;
 use super::state::Warp;
 use super::tex::{reg_of, word};
 use crate::exec::ExecError;
-use crate::exec::image::Image;
+use crate::exec::image::{Format, Image};
 use crate::sass::instr::Instr;
 use crate::sass::op::{Op, SurfClamp, SurfDim, SurfSize};
 use crate::sass::texmods::{SurfRed, SurfRedType};
@@ -179,4 +179,70 @@ impl Sim<'_> {
         };
         self.global.write_uint("global", at, u64::from(n), new)
     }
+
+    /// One lane's (`l`) `SUST.P` of `i` on `img`: x counts samples; the components of
+    /// `mask` (R G B A, one register each from the data operand) are converted to the
+    /// surface's format by the rule of `exec::image` (f32 bits as they are; `u8x4`:
+    /// saturated to [0, 1], times 255, rounded to nearest even; `u32`/`s32`/`f32`: the R
+    /// component's 32 bits), other components keep their bytes.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn surface_formatted(
+        &mut self,
+        w: &Warp,
+        i: &Instr,
+        img: &Image,
+        l: usize,
+        dim: SurfDim,
+        clamp: SurfClamp,
+        mask: u8,
+    ) -> Result<(), ExecError> {
+        let n = img.format.bytes();
+        let Some(at) = self.surface_address(w, i, img, l, dim, clamp, i64::from(n), false)? else {
+            return Ok(());
+        };
+        let data = reg_of(i.srcs.get(1))?;
+        // The k-th written component is register k of the data.
+        let mut comps = [None; 4];
+        let mut k = 0u8;
+        for (c, slot) in comps.iter_mut().enumerate() {
+            if mask & (1 << c) != 0 {
+                *slot = Some(word(w, data, k, l));
+                k = k.saturating_add(1);
+            }
+        }
+        let overflow = || ExecError::Launch(format!("surface `{}`: an address overflows", img.param));
+        match img.format {
+            Format::F32x4 => {
+                for (c, v) in comps.iter().enumerate() {
+                    if let Some(v) = v {
+                        let a = at.checked_add((c as u64).saturating_mul(4)).ok_or_else(overflow)?;
+                        self.global.write_uint("global", a, 4, u64::from(*v))?;
+                    }
+                }
+            }
+            Format::U8x4 => {
+                for (c, v) in comps.iter().enumerate() {
+                    if let Some(v) = v {
+                        let a = at.checked_add(c as u64).ok_or_else(overflow)?;
+                        self.global.write_uint("global", a, 1, u64::from(unorm8(f32::from_bits(*v))))?;
+                    }
+                }
+            }
+            Format::F32 | Format::U32 | Format::S32 => {
+                if let Some(v) = comps[0] {
+                    self.global.write_uint("global", at, 4, u64::from(v))?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An f32 as an unsigned normalized byte: NaN is 0, then saturated to [0, 1], times 255
+/// and rounded to nearest even (`exec::image`).
+fn unorm8(f: f32) -> u8 {
+    if f.is_nan() {
+        return 0;
+    }
+    (f.clamp(0.0, 1.0) * 255.0).round_ties_even() as u8
 }

@@ -294,7 +294,7 @@ impl Sim<'_> {
             Op::Txq { bindless: false, .. } => (i.srcs.get(1), false),
             Op::Txq { bindless: true, .. } => (i.srcs.first(), false),
             Op::Suld { .. } => (i.srcs.get(1), true),
-            Op::Sust { .. } | Op::Sured { .. } => (i.srcs.get(2), true),
+            Op::Sust { .. } | Op::Sured { .. } | Op::SustP { .. } => (i.srcs.get(2), true),
             _ => return Ok(false),
         };
         if mask == 0 {
@@ -382,6 +382,10 @@ impl Sim<'_> {
                 Op::Txq { .. } => {
                     let [x, y, z] = img.dims;
                     [x, y, z, 0]
+                }
+                Op::SustP { dim, clamp, mask } => {
+                    self.surface_formatted(w, i, img, l, dim, clamp, mask)?;
+                    [0; 4]
                 }
                 Op::Sured { dim, clamp, red, ty, ba } => {
                     self.surface_red(w, i, img, l, dim, clamp, red, ty, ba)?;

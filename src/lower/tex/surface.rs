@@ -17,13 +17,6 @@ impl Lowerer<'_> {
     /// into a 32-bit register, `.64` for `.b64` and `.v2.b32`, `.128` for `.v4.b32` and
     /// `.v2.b64`; 3D coordinates x, y, z in consecutive registers).
     pub(super) fn lower_surface(&mut self, i: &Instruction, t: &TexOp) -> LResult<()> {
-        if t.formatted {
-            return self.tex_unsupported(
-                i,
-                "a formatted surface store",
-                "ptxas 11.8: `SUST.P.2D.TRAP [R8], R8, 0x50` converts through the surface's format, which the executors' images do not model",
-            );
-        }
         let ebits: u32 = match t.dtype {
             Some(ScalarType::B8) => 8,
             Some(ScalarType::B16) => 16,
@@ -79,6 +72,18 @@ impl Lowerer<'_> {
             Handle::Bound(index) => Src::imm(index),
             Handle::Bindless(h) => Src::reg(h),
         };
+        // `sust.p` (`.b32` elements, one register per component R, G, B, A): `SUST.P.dim
+        // {.mask}.clamp [Ra], Rd, idx|Rh` (ptxas 11.8 `SUST.P.2D.TRAP [R8], R4, 0x50` for
+        // `.v4`, `SUST.P.1D.R.IGN` for one element, `SUST.P.3D.RG` for `.v2`; docs/textures.md
+        // §1.13); x counts samples and the executors convert to the surface's format.
+        if t.formatted && !load {
+            let elems = self.tex_coords(data)?;
+            let n = elems.len().min(4) as u8;
+            let v = self.tex_join(&elems, n);
+            let mask = 1u8.checked_shl(u32::from(n)).map_or(0xf, |m| m.wrapping_sub(1));
+            self.emit(Instr::new(Op::SustP { dim, clamp, mask }, vec![], vec![ra, v, last]));
+            return Ok(());
+        }
         let regs = size.regs();
         // Registers per element: 2 for `.b64`, else 1.
         let per = if ebits == 64 { 2 } else { 1 };
@@ -145,7 +150,7 @@ impl Lowerer<'_> {
                 // ptxas 11.8: `BFI R0, R5, 0x808, R0` (and 0x810, 0x818) for `.b8`,
                 // `XMAD.PSL.CLO R0, R5, 0x1, R0` (e0 + e1 << 16) for `.b16`; a BFI of each
                 // further element keeps the earlier ones whatever the registers' high bits.
-                let per_reg = (32 / ebits) as usize;
+                let per_reg = 32u32.checked_div(ebits).unwrap_or(1) as usize;
                 for chunk in elems.chunks(per_reg) {
                     let mut acc: Option<Src> = None;
                     for (m, e) in chunk.iter().enumerate() {

@@ -333,7 +333,8 @@ impl Op {
             | Txq { .. }
             | Suld { .. }
             | Sust { .. }
-            | Sured { .. } => s.push_str(&crate::sass::texmods::suffix(self).unwrap_or_default()),
+            | Sured { .. }
+            | SustP { .. } => s.push_str(&crate::sass::texmods::suffix(self).unwrap_or_default()),
             Copy
             | Join
             | Undef

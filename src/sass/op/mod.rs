@@ -489,6 +489,15 @@ pub enum Op {
         ty: crate::sass::texmods::SurfRedType,
         ba: bool,
     },
+    /// SUST.P.dim{.mask}.clamp [Ra], Rd, index|Rh: formatted store (`sust.p`) of the
+    /// components `mask` (R G B A = bits 0..3; 0xf prints nothing) from `Rd..`, x in
+    /// samples, converted to the surface's format. ptxas 11.8 `SUST.P.2D.TRAP [R8], R4,
+    /// 0x50`, `SUST.P.1D.R.IGN`, `SUST.P.3D.RG` (docs/textures.md §1.13).
+    SustP {
+        dim: SurfDim,
+        clamp: SurfClamp,
+        mask: u8,
+    },
 }
 
 impl Op {
@@ -614,6 +623,7 @@ impl Op {
             Suld { .. } => Opcode::Suld,
             Sust { .. } => Opcode::Sust,
             Sured { .. } => Opcode::Sured,
+            SustP { .. } => Opcode::SustP,
         }
     }
 

@@ -123,6 +123,7 @@ pub enum Opcode {
     Suld,
     Sust,
     Sured,
+    SustP,
 }
 
 /// What kind of unit executes an opcode; the scheduler's latency table is keyed by it.
@@ -307,4 +308,5 @@ pub const OPCODE_INFO: &[OpcodeInfo] = &[
     info!(Suld, "SULD", Tex),
     info!(Sust, "SUST", Tex, store),
     info!(Sured, "SURED", Tex, store),
+    info!(SustP, "SUST", Tex, store),
 ];
