@@ -337,6 +337,11 @@ pub fn compile_timed(src: &str, opts: &Options, timer: &mut PassTimer) -> Result
     {
         return Err(vec![Diag::error(Span::default(), e.message)]);
     }
+    if opts.emit == Emit::Cubin
+        && let Some(e) = program.functions.iter().find_map(crate::cubin::sampler_error)
+    {
+        return Err(vec![Diag::error(Span::default(), e.message)]);
+    }
     let binary = if opts.emit == Emit::Cubin || opts.check_encoding {
         let bytes = if opts.relocatable {
             crate::cubin::rel::from_program(&program, &module.target, &crate::cubin::rel::prototypes(&module))

@@ -58,6 +58,9 @@ fn samples() -> Vec<PathBuf> {
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "ptx"))
+        // No cubin of a texture-sampler pair's word yet (`cubin::sampler_error`,
+        // docs/textures.md §1.14): its listing is checked in tests/surfaces.rs.
+        .filter(|p| !p.ends_with("tex_sampler.ptx"))
         .collect();
     v.sort();
     v

@@ -345,6 +345,7 @@ fn late_reader_form(op: &str) -> &'static str {
         "TXQ" => "TXQ R6, R4, TEX_HEADER_DIMENSION, 0x50, 0x1",
         "SULD" => "SULD.D.BA.2D.TRAP R6, [R4], 0x50",
         "SUST" => "SUST.D.BA.2D.TRAP [R4], R8, 0x50",
+        "SURED" => "SURED.D.BA.2D.ADD.TRAP [R4], R8, 0x50",
         _ => panic!("no test form for the late reader {op}"),
     }
 }

@@ -230,7 +230,7 @@ tex.2d.v4.f32.f32 {%f1,%f2,%f3,%f4}, [ta, {x, x}];\nmov.f32 r, %f1;\nret;\n}\n\
     let err = errors("func", func);
     assert!(err.contains("not supported yet: the `.texref` `ta` in a device function"), "{err}");
     let err = errors("sampler", ".global .samplerref s;\n.visible .entry k() { ret; }\n");
-    assert!(err.contains("`.samplerref` variables (independent texturing mode)"), "{err}");
+    assert!(err.contains("a `.samplerref` variable needs `.target ..., texmode_independent`"), "{err}");
     let err = errors("const", ".const .texref t;\n.visible .entry k() { ret; }\n");
     assert!(err.contains("a `.texref` variable must be `.global`"), "{err}");
     // A cubin is written (its relocations: tests/texref_cubin.rs), and `asm` of our

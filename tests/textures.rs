@@ -170,6 +170,9 @@ const LOWERED: &[&str] = &[
     "suld.b.3d.v2.b64.clamp",
     "suld.b.a2d.b8.trap",
     "sust.b.2d.b32.trap",
+    "sured.b.add.2d.u32.trap",
+    "sured.p.or.1d.b32.clamp",
+    "sust.p.1d.v4.b32.zero",
 ];
 
 #[test]
@@ -192,8 +195,8 @@ fn lowering_compiles_the_supported_forms_and_rejects_the_others() {
 
 /// `.global .texref`/`.surfref` are accepted (unified mode, with or without attribute
 /// initializers, which ptxas leaves out of the cubin; `tests/texrefs.rs` runs them);
-/// `.samplerref` (independent mode) and reference parameters are rejected at the
-/// declaration.
+/// `.samplerref` in unified mode (tests/surfaces.rs: independent mode) and reference
+/// parameters are rejected at the declaration.
 #[test]
 fn texture_references_are_recognised() {
     let src = format!(
@@ -202,7 +205,7 @@ fn texture_references_are_recognised() {
     let o = ptx2sass(&["compile", write("refs", &src).to_str().unwrap()]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(err.contains("not supported yet: `.samplerref` variables"), "{err}");
+    assert!(err.contains("a `.samplerref` variable needs `.target ..., texmode_independent`"), "{err}");
     assert!(err.contains("in.ptx:5:1"), "{err}");
     assert!(err.contains("1 error"), "only the sampler is rejected:\n{err}");
     let src = format!("{HEADER}.visible .entry k(.param .texref t) {{ ret; }}\n");

@@ -88,6 +88,11 @@ pub(crate) struct RunArgs {
     /// --texture, without filter, addr and norm).
     #[arg(long = "surface")]
     pub(crate) surfaces: Vec<String>,
+    /// A sampler bound to kernel parameter NAME (a `.u64`, then without `--arg`) or to the
+    /// `.global .samplerref NAME` (independent texturing mode): NAME=[filter=point|linear]
+    /// [,addr=clamp|wrap|border|mirror][,norm]; a fetch through it samples with this state.
+    #[arg(long = "sampler")]
+    pub(crate) samplers: Vec<String>,
     /// Stop with an error after this many instructions (thread instructions on the
     /// interpreter, warp instructions on the simulator).
     #[arg(long, default_value_t = ptx2sass::exec::DEFAULT_STEP_LIMIT)]

@@ -45,6 +45,16 @@ pub(crate) fn run(a: RunArgs) -> ExitCode {
             Err(e) => return spec_error(if surface { "--surface" } else { "--texture" }, e),
         }
     }
+    if a.samplers.len() > exec::sampler::MAX_SAMPLERS {
+        return usage(format!("--sampler: at most {} samplers", exec::sampler::MAX_SAMPLERS));
+    }
+    for (k, s) in a.samplers.iter().enumerate() {
+        // k < 4095: the handle is the sampler index 1..=4095 (`exec::sampler`).
+        match exec::sampler::parse(s, k as u32 + 1) {
+            Ok(x) => images.push((x, vec![])),
+            Err(e) => return spec_error("--sampler", e),
+        }
+    }
     let mut inits = vec![];
     for s in &a.inits {
         match spec::init(s, &mut rng, &mut budget) {
@@ -113,11 +123,22 @@ pub(crate) fn run(a: RunArgs) -> ExitCode {
     }
     // Each image's parameter receives its handle instead of an `--arg`.
     if !images.is_empty() {
-        let Some(m) = &module else { return usage("--texture and --surface need the PTX input".into()) };
+        let Some(m) = &module else {
+            return usage("--texture, --surface and --sampler need the PTX input".into());
+        };
         let mut at = vec![];
         for (img, _) in &images {
             match exec::image::param_index(m, &a.kernel, &img.param) {
                 Some(k) => at.push((k, img.handle)),
+                // A `.samplerref`: no parameter; the executors find it by name.
+                None if img.sampler => {
+                    if !m.samplers.iter().any(|s| s.name == img.param) {
+                        return usage(format!(
+                            "--sampler: `{}` is not a parameter of kernel `{}` nor a `.samplerref`",
+                            img.param, a.kernel
+                        ));
+                    }
+                }
                 // A `.texref`/`.surfref`: no parameter; the executors find the image by name.
                 None => match exec::image::ref_kind(m, &img.param) {
                     Some(surface) if surface == img.surface => {}

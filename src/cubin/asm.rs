@@ -236,6 +236,20 @@ pub fn assemble(listing: &str) -> Result<Vec<u8>, Vec<AsmError>> {
                     });
                     continue;
                 }
+                // A texture-sampler pair's word (`t,s`, independent mode): no cubin yet
+                // (`super::sampler_error`).
+                if let Some(w) = h.into_iter().flat_map(|h| &h.refs).find(|w| w.name.contains(',')) {
+                    errors.push(AsmError {
+                        line: f.instrs.first().map_or(1, |i| i.line),
+                        col: 1,
+                        message: format!(
+                            "not supported yet: `{}` uses the texture and sampler `{}` (independent mode: ptxas writes R_CUDA_TEX_HEADER_INDEX and R_CUDA_SAMP_HEADER_INDEX at the word; docs/textures.md §1.14)",
+                            f.name,
+                            w.name.escape_debug()
+                        ),
+                    });
+                    continue;
+                }
                 if let Some(n) = h.and_then(|h| h.regs).filter(|n| *n > 255) {
                     errors.push(AsmError {
                         line: f.instrs.first().map_or(1, |i| i.line),

@@ -75,6 +75,23 @@
 //!   of `n`), or reads zero / writes nothing (`.zero`); x not a multiple of `n` is an
 //!   error. The bytes are little-endian, elements consecutive; a `.b8`/`.b16` load is
 //!   zero-extended, a store writes the register's low bytes.
+//! * Vectors of `.b8`/`.b16` surface elements are one access of all their bytes, the
+//!   elements consecutive (little-endian).
+//! * `sured` (SASS `SURED`) replaces the element (4 bytes; 8 for `.u64`) at the
+//!   coordinates by `op(element, value)` (`.add` wrapping; `.min`/`.max` unsigned, signed
+//!   for `.s32`; `.and`, `.or`), atomically: threads apply theirs one after the other,
+//!   and the operations commute. `sured.p` counts x in samples (PTX ISA "sample
+//!   addressing") and is modelled on `u32`/`s32` surfaces only (the 32-bit sample reduced
+//!   as an integer); out-of-range modes as for loads and stores.
+//! * `sust.p` (formatted store, SASS `SUST.P`; PTX ISA 9.7.10.2: x counts samples, and
+//!   the data are `.f32` for UNORM/SNORM/FLOAT formats, `.u32`/`.s32` for UINT/SINT): the
+//!   source vector's elements are the components R, G, B, A in order; `f32x4` stores each
+//!   given component's bits, `u8x4` (UNORM) each as a byte: NaN 0, saturated to [0, 1],
+//!   times 255 in f32, rounded to nearest even (a model choice, as the D3D float-to-UNORM
+//!   rule; not measured on hardware); `f32`, `u32`, `s32` store the R component's 32 bits.
+//!   Components the vector does not give keep their bytes (PTX leaves them unpredictable).
+//! * A sampler (`exec::sampler`, independent mode) gives a fetch its filter, addressing
+//!   and normalization.
 
 /// Storage format of the texels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -153,6 +170,10 @@ pub struct Image {
     pub base: u64,
     /// Samples per texel of a multisample image (`--texture ...,samples=N`; 1 otherwise).
     pub samples: u32,
+    /// A sampler (`run --sampler`, independent texturing mode; `exec::sampler`): only
+    /// `param`, `handle` (the sampler index, 1..4096), `filter`, `addr` and `normalized`
+    /// count, and it has no texels.
+    pub sampler: bool,
 }
 
 /// First handle value given to the images of a launch (then one more per image).
@@ -175,6 +196,11 @@ pub fn bind(launch: &mut super::Launch, images: Vec<(Image, Vec<u8>)>) -> Result
         .saturating_add(1)
         .saturating_mul(SPACING);
     for (mut img, bytes) in images {
+        // A sampler has no texels (`exec::sampler`).
+        if img.sampler {
+            launch.images.push(img);
+            continue;
+        }
         let want = img
             .dims
             .iter()

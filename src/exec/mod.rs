@@ -29,6 +29,7 @@ pub mod memory;
 pub mod printf;
 pub mod ptx;
 pub mod rng;
+pub mod sampler;
 pub mod sim;
 pub mod spec;
 

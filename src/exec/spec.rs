@@ -324,6 +324,7 @@ pub fn image(
         normalized,
         base: 0,
         samples,
+        sampler: false,
     };
     Ok((img, data))
 }

@@ -98,6 +98,11 @@ pub struct ModuleLayout {
     /// The module's `.global .texref`/`.surfref` names (`true`: a surface), for
     /// [`super::tex`].
     pub refs: HashMap<String, bool>,
+    /// The module's `.global .samplerref` names (independent texturing mode), for
+    /// [`super::tex`].
+    pub samplers: std::collections::HashSet<String>,
+    /// `.target ..., texmode_independent` (a fetch's second operand is its sampler).
+    pub independent: bool,
 }
 
 /// State of lowering one function.

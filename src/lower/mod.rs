@@ -140,6 +140,8 @@ pub fn build(m: &ast::Module, opts: &Options) -> Staged {
     }
     layout.func_names = funcs.keys().map(|n| n.to_string()).collect();
     layout.refs = m.refs.iter().map(|r| (r.name.name.clone(), r.surface)).collect();
+    layout.samplers = m.samplers.iter().map(|s| s.name.clone()).collect();
+    layout.independent = crate::ptx::sampler::independent(m);
     // Bounds on what inlining can produce (`inline`): every call counted as inlined, so a
     // function within them stays within them whatever `--inline` decides.
     let inlined = calls::inline::measure(&funcs);

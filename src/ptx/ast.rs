@@ -62,6 +62,10 @@ pub struct Module {
     pub aliases: Vec<(Ident, Ident)>,
     /// `.global .texref`/`.surfref` declarations, in source order (unified texturing mode).
     pub refs: Vec<TexRef>,
+    /// `.global .samplerref` declarations, in source order (independent texturing mode,
+    /// `.target ..., texmode_independent`): the sampler operand of `tex`/`tld4` `[t, s,
+    /// {c}]`. Their initializers are not kept (docs/textures.md §1.14).
+    pub samplers: Vec<Ident>,
 }
 
 /// A texture or surface reference `.global .texref NAME;` / `.global .surfref NAME;` (PTX

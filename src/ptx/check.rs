@@ -712,7 +712,11 @@ pub fn check(module: &Module) -> Vec<Diag> {
     for r in &module.refs {
         module_vars.insert(r.name.name.clone(), crate::ptx::types::StateSpace::Global);
     }
+    for s in &module.samplers {
+        module_vars.insert(s.name.clone(), crate::ptx::types::StateSpace::Global);
+    }
     diags.extend(super::texture::check_refs(module));
+    diags.extend(super::sampler::check(module));
     for (a, b) in &module.aliases {
         if !functions.contains_key(&b.name) {
             diags.push(

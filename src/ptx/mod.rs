@@ -17,6 +17,7 @@ pub mod limits;
 pub mod operands;
 pub mod parser;
 pub mod print;
+pub mod sampler;
 pub mod shapes;
 pub mod target;
 pub mod texture;

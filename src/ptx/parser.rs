@@ -276,6 +276,7 @@ fn assemble(items: Vec<TopItem>, src: &str, diags: &mut Vec<Diag>) -> Option<Mod
     let mut out = vec![];
     let mut aliases = vec![];
     let mut refs = vec![];
+    let mut samplers = vec![];
     for item in items {
         match item {
             TopItem::Version(v, s) => version = version.or(Some((v, s))),
@@ -294,11 +295,22 @@ fn assemble(items: Vec<TopItem>, src: &str, diags: &mut Vec<Diag>) -> Option<Mod
             TopItem::Opaque(ty, StateSpace::Global, names, _) if ty == ".texref" || ty == ".surfref" => {
                 refs.extend(names.into_iter().map(|name| TexRef { name, surface: ty == ".surfref" }))
             }
-            TopItem::Opaque(ty, _, _, s) if ty == ".samplerref" => diags.push(
-                Diag::error(s, "not supported yet: `.samplerref` variables (independent texturing mode)")
-                    .label("a `.samplerref` variable")
-                    .note("ptxas 11.8 rejects a sampler in unified mode (`violates .target texmode_unified`); ptx2sass lowers unified mode only (docs/textures.md §1.1)"),
-            ),
+            // Independent texturing mode: a sampler named by `tex`/`tld4` `[t, s, {c}]`;
+            // ptxas 11.8 rejects one in unified mode (docs/textures.md §1.1, §1.14).
+            TopItem::Opaque(ty, StateSpace::Global, names, s) if ty == ".samplerref" => {
+                if target
+                    .as_ref()
+                    .is_some_and(|(t, _): &(Vec<String>, Span)| t.iter().any(|w| w == "texmode_independent"))
+                {
+                    samplers.extend(names);
+                } else {
+                    diags.push(
+                        Diag::error(s, "a `.samplerref` variable needs `.target ..., texmode_independent`")
+                            .label("a `.samplerref` in unified texturing mode")
+                            .note("ptxas 11.8: `Instruction or declaration violates .target texmode_unified setting` (docs/textures.md §1.1)"),
+                    )
+                }
+            }
             TopItem::Opaque(ty, _, _, s) => diags.push(
                 Diag::error(s, format!("a `{ty}` variable must be `.global`"))
                     .label(format!("a `{ty}` variable"))
@@ -328,7 +340,7 @@ fn assemble(items: Vec<TopItem>, src: &str, diags: &mut Vec<Diag>) -> Option<Mod
             (vec![], version_span)
         }
     };
-    Some(Module { version, version_span, target, target_span, address_size, items: out, aliases, refs })
+    Some(Module { version, version_span, target, target_span, address_size, items: out, aliases, refs, samplers })
 }
 
 #[cfg(test)]

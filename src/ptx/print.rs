@@ -22,6 +22,9 @@ impl Display for Module {
         for r in &self.refs {
             writeln!(f, ".global {} {};", if r.surface { ".surfref" } else { ".texref" }, r.name.name)?;
         }
+        for s in &self.samplers {
+            writeln!(f, ".global .samplerref {};", s.name)?;
+        }
         for item in &self.items {
             writeln!(f)?;
             match item {

@@ -548,6 +548,11 @@ fn operands(instr: &Instruction, t: &TexOp, diags: &mut Vec<Diag>) {
     );
     let Some(data) = ops.get(usize::from(matches!(t.family, Family::Sust | Family::Sured))) else { return };
     let what = if matches!(t.family, Family::Sust | Family::Sured) { "data" } else { "result" };
+    // `sured`'s value may be an immediate (ptxas 11.8 takes `sured.p.add.2d.b32.trap [s,
+    // {x, y}], 1`).
+    if t.family == Family::Sured && matches!(data, Operand::Imm(_)) {
+        return;
+    }
     vector(
         data,
         t.vec as usize,

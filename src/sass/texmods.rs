@@ -130,6 +130,64 @@ impl SurfSize {
     }
 }
 
+/// The operation of a surface reduction (`SURED`; PTX `sured.{b,p}.op`): nvdisasm 11.8
+/// names bits 24..27 ADD MIN MAX INC DEC AND OR XOR (0..7); PTX has these five.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SurfRed {
+    /// `.ADD` (0).
+    Add,
+    /// `.MIN` (1).
+    Min,
+    /// `.MAX` (2).
+    Max,
+    /// `.AND` (5).
+    And,
+    /// `.OR` (6).
+    Or,
+}
+
+impl SurfRed {
+    /// nvdisasm's modifier, with its dot.
+    pub fn name(self) -> &'static str {
+        match self {
+            SurfRed::Add => ".ADD",
+            SurfRed::Min => ".MIN",
+            SurfRed::Max => ".MAX",
+            SurfRed::And => ".AND",
+            SurfRed::Or => ".OR",
+        }
+    }
+}
+
+/// The element type of a surface reduction (`SURED` bits 20..22, nvdisasm 11.8: none
+/// (U32) 0, `.S32` 1, `.U64` 2; ptxas 11.8 gives `.b32` none, `.s32` `.S32`, `.u64`
+/// `.U64`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SurfRedType {
+    /// 32-bit unsigned (or untyped: `.b32`).
+    U32,
+    /// 32-bit signed (`min`/`max` compare signed).
+    S32,
+    /// 64-bit unsigned, two registers of data.
+    U64,
+}
+
+impl SurfRedType {
+    /// nvdisasm's modifier, with its dot (empty for U32).
+    pub fn name(self) -> &'static str {
+        match self {
+            SurfRedType::U32 => "",
+            SurfRedType::S32 => ".S32",
+            SurfRedType::U64 => ".U64",
+        }
+    }
+
+    /// Bytes of the element.
+    pub fn bytes(self) -> u32 {
+        if self == SurfRedType::U64 { 8 } else { 4 }
+    }
+}
+
 /// Out-of-range handling of a surface access: PTX `.zero` is `.IGN`, `.clamp` has no
 /// suffix, `.trap` is `.TRAP` (ptxas 11.8, docs/textures.md §1.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -176,24 +234,45 @@ pub fn suffix(op: &Op) -> Option<String> {
             format!(".{}{}", CHANNELS[comp as usize & 3], if bindless { ".B" } else { "" })
         }
         Op::Txq { bindless, .. } | Op::Txd { bindless, .. } => if bindless { ".B" } else { "" }.to_string(),
-        Op::Suld { dim, clamp, size } | Op::Sust { dim, clamp, size } => format!(
-            ".D.BA{}{}{}",
-            match dim {
-                SurfDim::D1 => ".1D",
-                SurfDim::D2 => ".2D",
-                SurfDim::D3 => ".3D",
-                SurfDim::A1d => ".1D_ARRAY",
-                SurfDim::A2d => ".2D_ARRAY",
-            },
-            size.name(),
-            match clamp {
-                SurfClamp::Ign => ".IGN",
-                SurfClamp::Clamp => "",
-                SurfClamp::Trap => ".TRAP",
-            }
+        Op::Suld { dim, clamp, size } | Op::Sust { dim, clamp, size } => {
+            format!(".D.BA{}{}{}", surf_dim(dim), size.name(), surf_clamp(clamp))
+        }
+        // nvdisasm 11.8: `SURED.D.BA.2D.ADD.TRAP`, `SURED.D.BA.1D.ADD.U64.TRAP`,
+        // `SURED.D.BA.2D.MIN.S32`, `SURED.D.2D.ADD.TRAP` (`sured.p`).
+        // nvdisasm 11.8: `SUST.P.2D.TRAP` (mask 0xf), `SUST.P.1D.R.IGN`, `SUST.P.3D.RG`.
+        Op::SustP { dim, clamp, mask } => {
+            let m: String = "RGBA".chars().enumerate().filter(|(k, _)| mask & (1 << k) != 0).map(|(_, c)| c).collect();
+            let m = if mask & 0xf == 0xf { String::new() } else { format!(".{m}") };
+            format!(".P{}{m}{}", surf_dim(dim), surf_clamp(clamp))
+        }
+        Op::Sured { dim, clamp, red, ty, ba } => format!(
+            ".D{}{}{}{}{}",
+            if ba { ".BA" } else { "" },
+            surf_dim(dim),
+            red.name(),
+            ty.name(),
+            surf_clamp(clamp)
         ),
         _ => return None,
     })
+}
+
+fn surf_dim(dim: SurfDim) -> &'static str {
+    match dim {
+        SurfDim::D1 => ".1D",
+        SurfDim::D2 => ".2D",
+        SurfDim::D3 => ".3D",
+        SurfDim::A1d => ".1D_ARRAY",
+        SurfDim::A2d => ".2D_ARRAY",
+    }
+}
+
+fn surf_clamp(clamp: SurfClamp) -> &'static str {
+    match clamp {
+        SurfClamp::Ign => ".IGN",
+        SurfClamp::Clamp => "",
+        SurfClamp::Trap => ".TRAP",
+    }
 }
 
 /// The operand text of a texture or surface instruction in nvdisasm's order, from the
@@ -209,7 +288,7 @@ pub fn suffix(op: &Op) -> Option<String> {
 ///   `[Ra (handle, coordinates), Rb (gradients)]`;
 /// * `TXQ`: dsts `[Rd]`, srcs `[Ra (level; bindless: handle and level), index]`;
 /// * `SULD`: dsts `[Rd]`, srcs `[Ra (coordinates), index or handle register]`;
-/// * `SUST`: srcs `[Ra (coordinates), data, index or handle register]`.
+/// * `SUST`, `SURED`: srcs `[Ra (coordinates), data, index or handle register]`.
 pub fn operands(i: &Instr, dst: &[String], src: &[String]) -> Option<String> {
     let s = |k: usize| src.get(k).cloned().unwrap_or_default();
     let d = |k: usize| dst.get(k).cloned().unwrap_or_default();
@@ -251,7 +330,7 @@ pub fn operands(i: &Instr, dst: &[String], src: &[String]) -> Option<String> {
             format!("{}, {}, TEX_HEADER_DIMENSION, {index}, 0x{mask:x}", d(0), s(0))
         }
         Op::Suld { .. } => format!("{}, [{}], {}", d(0), s(0), s(1)),
-        Op::Sust { .. } => format!("[{}], {}, {}", s(0), s(1), s(2)),
+        Op::Sust { .. } | Op::Sured { .. } | Op::SustP { .. } => format!("[{}], {}, {}", s(0), s(1), s(2)),
         _ => return None,
     })
 }
@@ -267,7 +346,7 @@ pub fn bound_index(i: &Instr) -> Option<u32> {
         | Op::Txd { bindless: false, .. } => 2,
         Op::Tex { bindless: false, .. } | Op::Tld { bindless: false, .. } | Op::Tld4 { bindless: false, .. } => 1,
         Op::Txq { bindless: false, .. } | Op::Suld { .. } => 1,
-        Op::Sust { .. } => 2,
+        Op::Sust { .. } | Op::Sured { .. } | Op::SustP { .. } => 2,
         _ => return None,
     };
     match i.srcs.get(k)?.kind {

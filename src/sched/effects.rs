@@ -260,7 +260,7 @@ pub const TABLE: &[(&[&str], Row)] = {
         // `SUST.D.BA.2D.TRAP [R2], R0`); results come through a write barrier (`&wr5`,
         // `&req={5}`). Operand widths: `sched::tex`.
         (&["TEXS", "TLDS", "TLD4S", "TEX", "TLD", "TLD4", "TXD", "TXQ", "SULD"], late(true, Some(Texture), 4)),
-        (&["SUST"], late(false, None, 4)),
+        (&["SUST", "SURED"], late(false, None, 4)),
         (&["SHFL"], late(true, None, 2)),
         (&["MUFU"], late(true, Some(Conversion), 4)),
         (&["POPC", "FLO"], late(true, Some(Conversion), 4)),

@@ -71,6 +71,8 @@ pub fn is_fence(i: &Instr) -> bool {
                 // (the surface is memory the kernel may also reach through pointers).
                 | Op::Suld { .. }
                 | Op::Sust { .. }
+                | Op::Sured { .. }
+                | Op::SustP { .. }
         )
         || (matches!(info.unit, Unit::Mem | Unit::Shared)
             && mem_access(&i.op).is_none()

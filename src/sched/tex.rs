@@ -33,7 +33,7 @@ pub struct TexRegs<'a> {
 }
 
 /// The texture/surface opcodes [`regs`] knows.
-pub const OPCODES: &[&str] = &["TEXS", "TLDS", "TLD4S", "TEX", "TLD", "TLD4", "TXD", "TXQ", "SULD", "SUST"];
+pub const OPCODES: &[&str] = &["TEXS", "TLDS", "TLD4S", "TEX", "TLD", "TLD4", "TXD", "TXQ", "SULD", "SUST", "SURED"];
 
 fn is_reg(o: &str) -> bool {
     o.starts_with('R') && o[1..].chars().next().is_some_and(|c| c.is_ascii_digit() || c == 'Z')
@@ -137,8 +137,20 @@ pub fn regs(i: &TextInstr) -> Option<TexRegs<'_>> {
             }
             (vec![(*o.first()?, surface_size(i))], r)
         }
-        "SUST" => {
-            let mut r = vec![(*o.first()?, surface_coords(i)), (*o.get(1)?, surface_size(i))];
+        // SURED reads as SUST: coordinates, data (two registers for `.U64`), handle.
+        "SUST" | "SURED" => {
+            let data = if i.mods.iter().any(|m| m == "U64") {
+                2
+            } else if i.mods.iter().any(|m| m == "P") {
+                // SUST.P: one register per component of its mask (none printed: four).
+                i.mods
+                    .iter()
+                    .find(|m| !m.is_empty() && m.chars().all(|c| "RGBA".contains(c)))
+                    .map_or(4, |m| m.len() as u16)
+            } else {
+                surface_size(i)
+            };
+            let mut r = vec![(*o.first()?, surface_coords(i)), (*o.get(1)?, data)];
             if is_reg(o.get(2)?) {
                 r.push((o[2], 1));
             }

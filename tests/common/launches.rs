@@ -470,8 +470,9 @@ pub fn sample_tolerance(name: &str) -> Option<(&'static [Elem], f64)> {
 
 /// Samples that read textures or surfaces: they need images bound to their handle
 /// parameters (`run --texture/--surface`), which these launches do not make; they run
-/// with images against reference values in `tests/texture_forms.rs`.
-pub const IMAGE_SAMPLES: &[&str] = &["surf_write", "tex_bilinear"];
+/// with images against reference values in `tests/texture_forms.rs` and
+/// `tests/surfaces.rs` (`tex_sampler`).
+pub const IMAGE_SAMPLES: &[&str] = &["surf_write", "tex_bilinear", "tex_sampler"];
 
 pub const SAMPLES: &[&str] = &[
     "atomic_max_f32",

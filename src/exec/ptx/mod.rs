@@ -71,6 +71,7 @@ pub mod layout;
 pub mod memory;
 mod opcodes;
 pub mod program;
+mod surf;
 pub mod tex;
 pub mod thread;
 pub mod value;

@@ -120,7 +120,9 @@ pub(super) fn other(fx: &mut FnCx, i: &Instruction, name: &str, text: &str) -> R
         "shfl" | "vote" | "activemask" => super::warp::decode(fx, i, name, &words).map(Op::Warp),
         "fence" | "nanosleep" | "prefetch" | "prefetchu" | "brkpt" | "pmevent" => Ok(Op::Nop),
         "trap" => Ok(Op::Trap),
-        "tex" | "tld4" | "txq" | "suq" | "suld" | "sust" => super::tex::decode(fx, i).map(|t| Op::Tex(Box::new(t))),
+        "tex" | "tld4" | "txq" | "suq" | "suld" | "sust" | "sured" => {
+            super::tex::decode(fx, i).map(|t| Op::Tex(Box::new(t)))
+        }
         _ => Err(format!("{text} is not modelled by the PTX interpreter")),
     }
 }

@@ -36,6 +36,10 @@ pub enum Kind {
     Load { clamp: Clamp, rank: usize, bytes: u32 },
     /// `sust.b.{1d,2d,3d}{.v2,.v4}.{b8,b16,b32,b64}`.
     Store { clamp: Clamp, rank: usize, bytes: u32 },
+    /// `sust.p.{1d,2d,3d,a1d,a2d}{.v2,.v4}.b32`: x in samples, converted to the format.
+    StoreFormatted { clamp: Clamp, rank: usize },
+    /// `sured.{b,p}.op.{1d,2d,3d}.type`: x in samples when `sample` (`.p`).
+    Reduce { clamp: Clamp, rank: usize, red: super::surf::Red, sample: bool },
 }
 
 /// One decoded texture or surface instruction.
@@ -54,10 +58,13 @@ pub struct TexInstr {
     pub dsts: Vec<Option<Dst>>,
     /// Stored data (`sust`), one source per element.
     pub data: Vec<Src>,
+    /// The sampler of `tex`/`tld4` `[t, s, {c}]` (independent mode, `exec::sampler`): a
+    /// `.u64` register holding the sampler's handle, or a `.samplerref`'s name.
+    pub sampler: Option<Handle>,
 }
 
 /// A handle register, or the name of a `.texref`/`.surfref` ([`TexInstr::by_name`]).
-type Handle = (Src, Option<String>);
+pub(super) type Handle = (Src, Option<String>);
 
 /// Decodes a texture or surface instruction of `fx`'s function.
 pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
@@ -77,14 +84,25 @@ pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
     let image = |k: usize| -> Result<(Handle, Vec<Src>), String> {
         match ops.get(k) {
             Some(Operand::Texture { image, parts, .. }) => {
-                let [coords] = parts.as_slice() else {
-                    return Err("a separate sampler (independent texture mode)".into());
+                // `[t, s, {c}]`: the sampler is read by `sampler` below.
+                let (Some(coords), 1..=2) = (parts.last(), parts.len()) else {
+                    return Err("a texture operand other than `[handle, {coordinates}]`".into());
                 };
                 let c = fx.srcs(coords, ScalarType::B32)?;
                 Ok((handle(image), c))
             }
             _ => Err("a texture operand other than `[handle, {coordinates}]`".into()),
         }
+    };
+    // The sampler of a fetch's operand `[t, s, {c}]` (`exec::sampler`).
+    let sampler = match ops.get(1) {
+        Some(Operand::Texture { parts, .. }) if parts.len() == 2 && matches!(t.family, Family::Tex | Family::Tld4) => {
+            match parts.first() {
+                Some(Operand::Name { name, .. }) => Some(handle(name)),
+                _ => return Err("a sampler that is not a name".into()),
+            }
+        }
+        _ => None,
     };
     let rank = |g: Option<Geometry>| -> Result<usize, String> {
         match g {
@@ -122,13 +140,21 @@ pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
                 let ((handle, by_name), mut coords) = image(1)?;
                 coords.truncate(if array { 4 } else { 3 });
                 let dsts = fx.dsts(ops.first().ok_or("missing result")?)?;
-                return Ok(TexInstr { kind: Kind::Cube { array }, handle, by_name, coords, dsts, data: vec![] });
+                return Ok(TexInstr {
+                    kind: Kind::Cube { array },
+                    handle,
+                    by_name,
+                    coords,
+                    dsts,
+                    data: vec![],
+                    sampler,
+                });
             }
             if t.geometry == Some(Geometry::D2ms) {
                 let ((handle, by_name), mut coords) = image(1)?;
                 coords.truncate(3);
                 let dsts = fx.dsts(ops.first().ok_or("missing result")?)?;
-                return Ok(TexInstr { kind: Kind::Multisample, handle, by_name, coords, dsts, data: vec![] });
+                return Ok(TexInstr { kind: Kind::Multisample, handle, by_name, coords, dsts, data: vec![], sampler });
             }
             // An array fetch reads `{index, x(, y)}` (PTX ISA 9.7.9.3 `tex`).
             let (r, array) = match t.geometry {
@@ -139,7 +165,15 @@ pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
             let ((handle, by_name), mut coords) = image(1)?;
             coords.truncate(r);
             let dsts = fx.dsts(ops.first().ok_or("missing result")?)?;
-            Ok(TexInstr { kind: Kind::Fetch { rank: r, int, array }, handle, by_name, coords, dsts, data: vec![] })
+            Ok(TexInstr {
+                kind: Kind::Fetch { rank: r, int, array },
+                handle,
+                by_name,
+                coords,
+                dsts,
+                data: vec![],
+                sampler,
+            })
         }
         Family::Tld4 => {
             let (array, cube) = match t.geometry {
@@ -161,7 +195,15 @@ pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
                 (false, false) => 2,
             });
             let dsts = fx.dsts(ops.first().ok_or("missing result")?)?;
-            Ok(TexInstr { kind: Kind::Gather { comp, array, cube }, handle, by_name, coords, dsts, data: vec![] })
+            Ok(TexInstr {
+                kind: Kind::Gather { comp, array, cube },
+                handle,
+                by_name,
+                coords,
+                dsts,
+                data: vec![],
+                sampler,
+            })
         }
         // `txq{.level}` and `suq` `.width/.height/.depth` (PTX ISA 9.7.9.5, 9.7.10.4); a
         // level beyond 0 reads level 0, the only one an image has (`exec::image`).
@@ -177,56 +219,22 @@ pub(super) fn decode(fx: &FnCx, i: &Instruction) -> Result<TexInstr, String> {
             };
             let (handle, by_name) = handle(n);
             let dsts = vec![fx.dst(ops.first().ok_or("missing result")?)?];
-            Ok(TexInstr { kind: Kind::Query { dim }, handle, by_name, coords: vec![], dsts, data: vec![] })
+            Ok(TexInstr {
+                kind: Kind::Query { dim },
+                handle,
+                by_name,
+                coords: vec![],
+                dsts,
+                data: vec![],
+                sampler: None,
+            })
         }
-        Family::Suld | Family::Sust => {
-            if t.formatted {
-                return Err("formatted surface stores (sust.p)".into());
-            }
-            // An array's index (first in PTX) is the row of a `.a1d` surface and the plane
-            // of a `.a2d` one (`exec::image`).
-            let (r, array) = match t.geometry {
-                Some(Geometry::A1d) => (2, true),
-                Some(Geometry::A2d) => (3, true),
-                g => (rank(g)?, false),
-            };
-            let ty = t.dtype.unwrap_or(ScalarType::B32);
-            let bytes = ty.bits() / 8;
-            let clamp = t.clamp.unwrap_or(Clamp::Trap);
-            if t.family == Family::Suld {
-                let ((handle, by_name), mut coords) = image(1)?;
-                index_last(&mut coords, r, array);
-                let dsts = fx.dsts(ops.first().ok_or("missing result")?)?;
-                Ok(TexInstr { kind: Kind::Load { clamp, rank: r, bytes }, handle, by_name, coords, dsts, data: vec![] })
-            } else {
-                let ((handle, by_name), mut coords) = image(0)?;
-                index_last(&mut coords, r, array);
-                let data = fx.srcs(ops.get(1).ok_or("missing data")?, ty)?;
-                Ok(TexInstr {
-                    kind: Kind::Store { clamp, rank: r, bytes },
-                    handle,
-                    by_name,
-                    coords,
-                    dsts: vec![],
-                    data,
-                })
-            }
-        }
-        Family::Sured => Err("surface reductions".into()),
+        Family::Suld | Family::Sust | Family::Sured => super::surf::decode(fx, &t, ops, &image),
     }
-}
-
-/// Keeps the first `rank` coordinates, an array's index (the first) moved to the last.
-fn index_last(coords: &mut Vec<Src>, rank: usize, array: bool) {
-    if array && !coords.is_empty() {
-        let index = coords.remove(0);
-        coords.insert(rank.saturating_sub(1).min(coords.len()), index);
-    }
-    coords.truncate(rank);
 }
 
 fn find(images: &[Image], handle: u64) -> Result<&Image, ExecError> {
-    images.iter().find(|i| u64::from(i.handle) == handle).ok_or_else(|| {
+    images.iter().find(|i| !i.sampler && u64::from(i.handle) == handle).ok_or_else(|| {
         ExecError::Launch(format!(
             "no texture or surface has the handle 0x{handle:x} (bind one to the kernel parameter with --texture/--surface)"
         ))
@@ -235,7 +243,7 @@ fn find(images: &[Image], handle: u64) -> Result<&Image, ExecError> {
 
 /// The error of an image address that does not fit in 64 bits (images are at most 2^16
 /// texels a side, so only an `Image` built by hand with larger sizes reaches it).
-fn overflow(img: &Image) -> ExecError {
+pub(super) fn overflow(img: &Image) -> ExecError {
     ExecError::Launch(format!("image `{}`: a texel address overflows", img.param))
 }
 
@@ -433,16 +441,44 @@ pub(super) fn exec(
     handle: u64,
     coords: &[u32],
     data: &[u64],
+    sampler: Option<u64>,
 ) -> Result<Vec<u64>, ExecError> {
     let img = match &t.by_name {
-        Some(name) => images.iter().find(|i| i.param == *name).ok_or_else(|| {
+        Some(name) => images.iter().find(|i| !i.sampler && i.param == *name).ok_or_else(|| {
             ExecError::Launch(format!(
                 "no texture or surface is bound to the reference `{name}` (bind one with --texture/--surface {name}=...)"
             ))
         })?,
         None => find(images, handle)?,
     };
-    let kind_is_surface = matches!(t.kind, Kind::Load { .. } | Kind::Store { .. });
+    // A sampler's state replaces the texture's (`exec::sampler`).
+    let sampled;
+    let img = match (&t.sampler, sampler) {
+        (Some((_, by_name)), Some(value)) => {
+            let s = images
+                .iter()
+                .find(|i| {
+                    i.sampler
+                        && match by_name {
+                            Some(name) => i.param == *name,
+                            None => u64::from(i.handle) == value,
+                        }
+                })
+                .ok_or_else(|| match by_name {
+                    Some(name) => ExecError::Launch(format!(
+                        "no sampler is bound to the `.samplerref` `{name}` (bind one with --sampler {name}=...)"
+                    )),
+                    None => ExecError::Launch(format!(
+                        "no sampler has the handle 0x{value:x} (bind one to the kernel parameter with --sampler)"
+                    )),
+                })?;
+            sampled = Image { filter: s.filter, addr: s.addr, normalized: s.normalized, ..img.clone() };
+            &sampled
+        }
+        _ => img,
+    };
+    let kind_is_surface =
+        matches!(t.kind, Kind::Load { .. } | Kind::Store { .. } | Kind::Reduce { .. } | Kind::StoreFormatted { .. });
     if kind_is_surface != img.surface && !matches!(t.kind, Kind::Query { .. }) {
         return Err(ExecError::Launch(format!(
             "`{}` is a {} but the kernel uses it as a {}",
@@ -507,85 +543,16 @@ pub(super) fn exec(
             Ok(words(out))
         }
         Kind::Query { dim } => Ok(vec![u64::from(img.dims.get(*dim).copied().unwrap_or(1))]),
+        Kind::StoreFormatted { clamp, rank } => {
+            super::surf::store_formatted(img, global, coords, data, *clamp, *rank).map(|()| vec![])
+        }
+        Kind::Reduce { clamp, rank, red, sample } => {
+            let v = data.first().copied().unwrap_or(0);
+            super::surf::reduce(img, global, coords, v, *clamp, *rank, *red, *sample).map(|()| vec![])
+        }
         Kind::Load { clamp, rank, bytes } | Kind::Store { clamp, rank, bytes } => {
             let load = matches!(t.kind, Kind::Load { .. });
-            surface(img, global, coords, data, load, *clamp, *rank, *bytes, t.dsts.len())
+            super::surf::surface(img, global, coords, data, load, *clamp, *rank, *bytes, t.dsts.len())
         }
     }
-}
-
-/// A `suld.b` (`load`, `elems` results) or `sust.b` (the elements `data`) of `bytes`-byte
-/// elements at the first `rank` coordinates (x in bytes, y, z), under `clamp`
-/// (`exec::image`).
-#[allow(clippy::too_many_arguments)]
-fn surface(
-    img: &Image,
-    global: &mut Memory,
-    coords: &[u32],
-    data: &[u64],
-    load: bool,
-    clamp: Clamp,
-    rank: usize,
-    bytes: u32,
-    elems: usize,
-) -> Result<Vec<u64>, ExecError> {
-    // The access covers every element: `bytes` times the vector width.
-    let elems = if load { elems } else { data.len() };
-    let size = i64::try_from(elems).ok().and_then(|e| i64::from(bytes).checked_mul(e)).filter(|s| *s > 0).ok_or_else(
-        || ExecError::Launch(format!("surface `{}`: an access of {elems} elements of {bytes} bytes", img.param)),
-    )?;
-    let coord = |d: usize| {
-        if d < rank && d < usize::from(img.rank) { i64::from(coords.get(d).copied().unwrap_or(0) as i32) } else { 0 }
-    };
-    let (mut x, mut y, mut z) = (coord(0), coord(1), coord(2));
-    let [w, h, depth] = img.dims.map(i64::from);
-    // Below 2^36 (u32 times 16), so it fits.
-    let row = w.saturating_mul(i64::from(img.format.bytes()));
-    let last_x = row.saturating_sub(size);
-    if x.checked_rem(size) != Some(0) {
-        return Err(ExecError::Launch(format!("surface `{}`: x = {x} is not a multiple of {size}", img.param)));
-    }
-    let inside = (0..=last_x).contains(&x) && (0..h).contains(&y) && (0..depth).contains(&z);
-    if !inside {
-        match clamp {
-            Clamp::Trap => {
-                let zs = if rank == 3 { format!(", z = {z}") } else { String::new() };
-                return Err(ExecError::Launch(format!(
-                    "surface `{}`: access at x = {x} bytes, y = {y}{zs} is out of range (.trap)",
-                    img.param
-                )));
-            }
-            // An access wider than a row has no position to clamp to (`i64::clamp` of an
-            // empty range panicked here before).
-            Clamp::Clamp if last_x < 0 => {
-                return Err(ExecError::Launch(format!(
-                    "surface `{}`: an access of {size} bytes is wider than a row ({row} bytes; .clamp)",
-                    img.param
-                )));
-            }
-            Clamp::Clamp => {
-                x = x.clamp(0, last_x).checked_div(size).and_then(|v| v.checked_mul(size)).unwrap_or(0);
-                y = y.clamp(0, h.saturating_sub(1).max(0));
-                z = z.clamp(0, depth.saturating_sub(1).max(0));
-            }
-            Clamp::Zero => return Ok(vec![0; elems]),
-        }
-    }
-    let at = z
-        .checked_mul(h)
-        .and_then(|v| v.checked_add(y))
-        .and_then(|v| v.checked_mul(row))
-        .and_then(|v| v.checked_add(x))
-        .and_then(|v| u64::try_from(v).ok())
-        .and_then(|v| img.base.checked_add(v))
-        .ok_or_else(|| overflow(img))?;
-    let b = u64::from(bytes);
-    let addr = |k: u64| k.checked_mul(b).and_then(|o| at.checked_add(o)).ok_or_else(|| overflow(img));
-    if load {
-        return (0..elems as u64).map(|k| global.read_uint("global", addr(k)?, b)).collect();
-    }
-    for (k, v) in (0u64..).zip(data) {
-        global.write_uint("global", addr(k)?, b, *v)?;
-    }
-    Ok(vec![])
 }

@@ -413,7 +413,8 @@ impl Thread {
                 let h = self.read(env, t.handle);
                 let c: Vec<u32> = t.coords.iter().map(|s| self.read(env, *s) as u32).collect();
                 let v: Vec<u64> = t.data.iter().map(|s| self.read(env, *s)).collect();
-                let out = super::tex::exec(t, env.images, global, h, &c, &v)?;
+                let s = t.sampler.as_ref().map(|(src, _)| self.read(env, *src));
+                let out = super::tex::exec(t, env.images, global, h, &c, &v, s)?;
                 for (d, x) in t.dsts.iter().zip(out) {
                     if let Some(d) = d {
                         self.write_raw(*d, x);

@@ -82,6 +82,7 @@ pub mod link;
 pub mod load;
 mod mem;
 mod state;
+mod surf;
 mod sync;
 mod tex;
 mod timing;
@@ -721,7 +722,9 @@ impl Sim<'_> {
             | Op::Txd { .. }
             | Op::Txq { .. }
             | Op::Suld { .. }
-            | Op::Sust { .. } => self.exec_tex(w, i, exec).map(|_| ()),
+            | Op::Sust { .. }
+            | Op::Sured { .. }
+            | Op::SustP { .. } => self.exec_tex(w, i, exec).map(|_| ()),
             Op::Copy | Op::Join | Op::Undef => {
                 Err(ExecError::Unsupported(format!("IR pseudo-op `{}` in a program", i.op.name())))
             }

@@ -14,10 +14,10 @@ use super::state::{WARP_SIZE, Warp, lanes};
 use crate::exec::ExecError;
 use crate::exec::image::{AddrMode, Filter, Format, Image};
 use crate::sass::instr::{Dst, Instr, Reg, RegRef, Src, SrcKind};
-use crate::sass::op::{Op, SurfClamp, TexDim};
+use crate::sass::op::{Op, TexDim};
 
 /// Word `k` of register operand `r` in `lane`.
-fn word(w: &Warp, r: RegRef, k: u8, lane: usize) -> u32 {
+pub(super) fn word(w: &Warp, r: RegRef, k: u8, lane: usize) -> u32 {
     match r.reg {
         Reg::R(255) => 0,
         // At most 255 + 255 + 255: no overflow (and beyond R254 reads as zero).
@@ -26,7 +26,7 @@ fn word(w: &Warp, r: RegRef, k: u8, lane: usize) -> u32 {
     }
 }
 
-fn reg_of(s: Option<&Src>) -> Result<RegRef, ExecError> {
+pub(super) fn reg_of(s: Option<&Src>) -> Result<RegRef, ExecError> {
     s.and_then(Src::as_reg).ok_or_else(|| ExecError::Unsupported("texture operand that is not a register".into()))
 }
 
@@ -246,9 +246,24 @@ impl View<'_> {
 
 /// The image whose handle is `h`, which must be a surface (`Some(true)`), a texture
 /// (`Some(false)`) or either (`None`: TXQ answers `txq` and `suq`).
-fn image_of(images: &[Image], h: u32, surface: Option<bool>) -> Result<&Image, ExecError> {
+///
+/// A handle with a sampler index in its high 12 bits (`(s << 20) | t`, independent mode,
+/// `exec::sampler`) names texture `t` sampled with sampler `s`'s filter, addressing and
+/// normalization.
+fn image_of(images: &[Image], h: u32, surface: Option<bool>) -> Result<Image, ExecError> {
+    let s = h >> 20;
+    let h = if s == 0 { h } else { h & 0xf_ffff };
+    let sampler = match s {
+        0 => None,
+        s => Some(images.iter().find(|i| i.sampler && i.handle == s).ok_or_else(|| {
+            ExecError::Launch(format!(
+                "no sampler has the index 0x{s:x} (handle 0x{:x}; bind one with --sampler)",
+                h | s << 20
+            ))
+        })?),
+    };
     {
-        let img = images.iter().find(|i| i.handle == h).ok_or_else(|| {
+        let img = images.iter().find(|i| !i.sampler && i.handle == h).ok_or_else(|| {
             ExecError::Launch(format!(
                 "no texture or surface has the handle 0x{h:x} (bind one to the kernel parameter with --texture/--surface)"
             ))
@@ -263,7 +278,10 @@ fn image_of(images: &[Image], h: u32, surface: Option<bool>) -> Result<&Image, E
                 if surface { "surface" } else { "texture" }
             )));
         }
-        Ok(img)
+        Ok(match sampler {
+            Some(s) => Image { filter: s.filter, addr: s.addr, normalized: s.normalized, ..img.clone() },
+            None => img.clone(),
+        })
     }
 }
 
@@ -278,12 +296,31 @@ impl Sim<'_> {
                 matches!(ty.as_str(), ".texref" | ".surfref") && u64::from(*off) == u64::from(index).saturating_mul(4)
             })
         {
-            let img = self.images.iter().find(|i| i.param == *name).ok_or_else(|| {
+            // A texture-sampler pair's word is named `t,s` (independent mode,
+            // `lower::tex::sampler`): the driver writes `(s << 20) | t` there.
+            let (tname, sname) = match name.split_once(',') {
+                Some((t, s)) => (t, Some(s)),
+                None => (name.as_str(), None),
+            };
+            let img = self.images.iter().find(|i| !i.sampler && i.param == tname).ok_or_else(|| {
                 ExecError::Launch(format!(
-                    "no texture or surface is bound to the reference `{name}` (bind one with --texture/--surface {name}=...)"
+                    "no texture or surface is bound to the reference `{tname}` (bind one with --texture/--surface {tname}=...)"
                 ))
             })?;
-            return Ok([img.handle; WARP_SIZE]);
+            let s = match sname {
+                Some(sname) => self
+                    .images
+                    .iter()
+                    .find(|i| i.sampler && i.param == sname)
+                    .ok_or_else(|| {
+                        ExecError::Launch(format!(
+                            "no sampler is bound to the `.samplerref` `{sname}` (bind one with --sampler {sname}=...)"
+                        ))
+                    })?
+                    .handle,
+                None => 0,
+            };
+            return Ok([img.handle | s.checked_shl(20).unwrap_or(0); WARP_SIZE]);
         }
         match s.map(|s| s.kind) {
             // A 32-bit index times 4 fits in i64.
@@ -321,7 +358,7 @@ impl Sim<'_> {
             Op::Txq { bindless: false, .. } => (i.srcs.get(1), false),
             Op::Txq { bindless: true, .. } => (i.srcs.first(), false),
             Op::Suld { .. } => (i.srcs.get(1), true),
-            Op::Sust { .. } => (i.srcs.get(2), true),
+            Op::Sust { .. } | Op::Sured { .. } | Op::SustP { .. } => (i.srcs.get(2), true),
             _ => return Ok(false),
         };
         if mask == 0 {
@@ -334,7 +371,7 @@ impl Sim<'_> {
                 continue;
             }
             let images = self.images;
-            let img = image_of(images, handle, (!matches!(i.op, Op::Txq { .. })).then_some(surface))?;
+            let img = &image_of(images, handle, (!matches!(i.op, Op::Txq { .. })).then_some(surface))?;
             let view = View { img, mem: &self.global };
             let ra = reg_of(i.srcs.first());
             *slot = match i.op {
@@ -452,95 +489,16 @@ impl Sim<'_> {
                     let [x, y, z] = img.dims;
                     [x, y, z, 0]
                 }
+                Op::SustP { dim, clamp, mask } => {
+                    self.surface_formatted(w, i, img, l, dim, clamp, mask)?;
+                    [0; 4]
+                }
+                Op::Sured { dim, clamp, red, ty, ba } => {
+                    self.surface_red(w, i, img, l, dim, clamp, red, ty, ba)?;
+                    [0; 4]
+                }
                 Op::Suld { dim, clamp, size } | Op::Sust { dim, clamp, size } => {
-                    let ra = ra?;
-                    // x in bytes, y in rows, z in planes (an array's index is the row of a
-                    // `1D_ARRAY`, the plane of a `2D_ARRAY`); a coordinate beyond the
-                    // access's geometry or the image's rank is 0.
-                    let c = |k: u8| {
-                        if k < dim.coords() && usize::from(k) < usize::from(img.rank) {
-                            word(w, ra, k, l) as i32 as i64
-                        } else {
-                            0
-                        }
-                    };
-                    let (x, y, z) = (c(0), c(1), c(2));
-                    let n = i64::from(size.bytes());
-                    let [width, rows, planes] = img.dims.map(i64::from);
-                    // Below 2^36: no overflow.
-                    let row = width.saturating_mul(i64::from(img.format.bytes()));
-                    if x.checked_rem_euclid(n) != Some(0) {
-                        return Err(ExecError::Launch(format!(
-                            "surface `{}`: x = {x} is not a multiple of {n}",
-                            img.param
-                        )));
-                    }
-                    let last_x = row.saturating_sub(n);
-                    let fits = (0..=last_x).contains(&x) && (0..rows).contains(&y) && (0..planes).contains(&z);
-                    let at = match (fits, clamp) {
-                        (true, _) => Some((x, y, z)),
-                        (false, SurfClamp::Trap) => {
-                            let zs = if dim.coords() == 3 { format!(", z = {z}") } else { String::new() };
-                            return Err(ExecError::Launch(format!(
-                                "surface `{}`: access at x = {x} bytes, y = {y}{zs} is out of range (.trap)",
-                                img.param
-                            )));
-                        }
-                        // An access wider than a row has no position to clamp to (the
-                        // interpreter's `i64::clamp` panicked on it; both report it now).
-                        (false, SurfClamp::Clamp) if last_x < 0 => {
-                            return Err(ExecError::Launch(format!(
-                                "surface `{}`: an access of {n} bytes is wider than a row ({row} bytes; .clamp)",
-                                img.param
-                            )));
-                        }
-                        (false, SurfClamp::Clamp) => Some((
-                            x.clamp(0, last_x).checked_div(n).and_then(|v| v.checked_mul(n)).unwrap_or(0),
-                            y.clamp(0, rows.saturating_sub(1).max(0)),
-                            z.clamp(0, planes.saturating_sub(1).max(0)),
-                        )),
-                        (false, SurfClamp::Ign) => None,
-                    };
-                    let overflow = || ExecError::Launch(format!("surface `{}`: an address overflows", img.param));
-                    let addr = match at {
-                        Some((x, y, z)) => Some(
-                            z.checked_mul(rows)
-                                .and_then(|v| v.checked_add(y))
-                                .and_then(|v| v.checked_mul(row))
-                                .and_then(|v| v.checked_add(x))
-                                .and_then(|v| u64::try_from(v).ok())
-                                .and_then(|v| img.base.checked_add(v))
-                                .ok_or_else(overflow)?,
-                        ),
-                        None => None,
-                    };
-                    // Register k of the access: its byte address and size (sub-word sizes:
-                    // the low bytes).
-                    let part = |a: u64, k: u8| {
-                        let off = u64::from(k).checked_mul(4).and_then(|o| a.checked_add(o)).ok_or_else(overflow)?;
-                        Ok::<_, ExecError>((off, (n as u64).min(4)))
-                    };
-                    let regs = size.regs().min(4);
-                    if let Op::Sust { .. } = i.op {
-                        let data = reg_of(i.srcs.get(1))?;
-                        if let Some(a) = addr {
-                            for k in 0..regs {
-                                let (at, b) = part(a, k)?;
-                                let v = word(w, data, k, l);
-                                self.global.write_uint("global", at, b, u64::from(v))?;
-                            }
-                        }
-                        [0; 4]
-                    } else {
-                        let mut v = [0u32; 4];
-                        if let Some(a) = addr {
-                            for (k, slot) in (0u8..).zip(v.iter_mut()).take(usize::from(regs)) {
-                                let (at, b) = part(a, k)?;
-                                *slot = self.global.read_uint("global", at, b)? as u32;
-                            }
-                        }
-                        v
-                    }
+                    self.surface(w, i, img, l, dim, clamp, size)?
                 }
                 _ => return Ok(false),
             };

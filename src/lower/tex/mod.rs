@@ -50,6 +50,9 @@
 
 mod geometry;
 pub mod mask;
+mod query;
+mod sampler;
+mod surface;
 
 use super::PARAM_BASE;
 use super::ctx::{LResult, Lowerer};
@@ -57,10 +60,10 @@ use crate::diag::Diag;
 use crate::ir::ParamSlot;
 use crate::ptx::ast::FuncKind;
 use crate::ptx::ast::{Ident, Instruction, Operand, VecElem};
-use crate::ptx::texture::{self, Clamp, Family, Geometry, Lod, TexOp};
+use crate::ptx::texture::{self, Family, Geometry, Lod, TexOp};
 use crate::ptx::types::ScalarType;
 use crate::sass::instr::{Dst, Instr, RegRef, Src};
-use crate::sass::op::{Op, SurfClamp, SurfDim, SurfSize, TexDim};
+use crate::sass::op::{Op, TexDim};
 use mask::Fetch;
 
 /// The texture or surface a handle register names: a bank-0 word index (bound) or the
@@ -88,16 +91,16 @@ impl Lowerer<'_> {
             Family::Tld4 => self.lower_tld4(i, &t),
             Family::Txq | Family::Suq => self.lower_txq(i, &t),
             Family::Suld | Family::Sust => self.lower_surface(i, &t),
-            Family::Sured => self.tex_unsupported(i, "a surface reduction", "not probed with ptxas"),
+            Family::Sured => self.lower_sured(i, &t),
         }
     }
 
     /// A diagnostic for a form this slice does not lower.
-    fn tex_unsupported(&mut self, i: &Instruction, what: &str, why: &str) -> LResult<()> {
+    fn tex_unsupported<T>(&mut self, i: &Instruction, what: &str, why: &str) -> LResult<T> {
         self.fail(
             Diag::error(i.opcode.span, format!("not supported yet: `{}`, {what}", text(i)))
                 .label(why.to_string())
-                .note("lowered: tex{.level}.{1d,2d,3d,a1d,a2d}.v4.{f32,s32,u32}.{f32,s32}, tex.grad.{1d,2d,a1d,a2d}.v4.{f32,s32,u32}.{f32,s32}, tex.{cube,acube}.v4.{f32,s32,u32}.f32, tex.2dms.v4.{f32,s32,u32}.s32, tld4.{r,g,b,a}.{2d,a2d,cube,acube}, txq{.level}.{width,height,depth}, suq.{width,height}, suld.b/sust.b .{1d,2d,3d,a1d,a2d} (docs/textures.md §2)"),
+                .note("lowered: tex{.level}.{1d,2d,3d,a1d,a2d}.v4.{f32,s32,u32}.{f32,s32}, tex.grad.{1d,2d,a1d,a2d}.v4.{f32,s32,u32}.{f32,s32}, tex.{cube,acube}.v4.{f32,s32,u32}.f32, tex.2dms.v4.{f32,s32,u32}.s32, tld4.{r,g,b,a}.{2d,a2d,cube,acube}, txq{.level}.{width,height,depth}, suq.{width,height}, suld.b/sust.b .{1d,2d,3d,a1d,a2d}, sured.{b,p}, sust.p, tex/tld4 with a sampler in texmode_independent (docs/textures.md §2)"),
         )
     }
 
@@ -296,14 +299,8 @@ impl Lowerer<'_> {
         let (Some(res), Some(Operand::Texture { image, parts, .. })) = (i.operands.first(), i.operands.get(1)) else {
             return self.error(i.span, "malformed texture instruction");
         };
-        if parts.len() != 1 {
-            return self.tex_unsupported(
-                i,
-                "a fetch with a separate sampler",
-                "independent texture mode (`texmode_independent`) is not lowered",
-            );
-        }
-        let handle = self.tex_handle(image)?;
+        // Independent mode: `[t, s, {c}]` (`sampler`).
+        let handle = self.tex_sampled(i, image, parts)?;
         // `tex.grad` with `.s32` coordinates is `TXD` as with `.f32`: ptxas 11.8 passes the
         // integer registers unconverted, their bits read as floats (docs/textures.md §1.11,
         // §1.12).
@@ -320,7 +317,7 @@ impl Lowerer<'_> {
         if mask == 0 {
             return Ok(());
         }
-        let mut coords = self.tex_coords(parts.first().unwrap_or(res))?;
+        let mut coords = self.tex_coords(parts.last().unwrap_or(res))?;
         if t.geometry == Some(Geometry::D1) && dim == TexDim::D2 {
             let z = self.tex_zero();
             coords.push(z);
@@ -497,16 +494,9 @@ impl Lowerer<'_> {
         let (Some(res), Some(Operand::Texture { image, parts, .. })) = (i.operands.first(), i.operands.get(1)) else {
             return self.error(i.span, "malformed texture instruction");
         };
-        if parts.len() != 1 {
-            return self.tex_unsupported(
-                i,
-                "a gather with a separate sampler",
-                "independent texture mode is not lowered",
-            );
-        }
-        let handle = self.tex_handle(image)?;
+        let handle = self.tex_sampled(i, image, parts)?;
         let elems = self.tex_results(res);
-        let mut coords = self.tex_coords(parts.first().unwrap_or(res))?;
+        let mut coords = self.tex_coords(parts.last().unwrap_or(res))?;
         if dim == TexDim::A2 {
             // `{index, x, y}` with the index clamped to 16 bits, as for `tex.a2d`: ptxas 11.8
             // `I2I.U16.U32.SAT R4, c[0x0][0x150]` then `TLD4.R.P R4, R4, 0x50, ARRAY_2D, 0xf`
@@ -524,222 +514,6 @@ impl Lowerer<'_> {
             return Ok(());
         }
         self.tex_fetch(Fetch::Gather(comp), dim, handle, &coords, None, mask, &elems, dty)
-    }
-
-    /// `txq{.level}.{width,height,depth}` and `suq.{width,height}`: `TXQ ...
-    /// TEX_HEADER_DIMENSION` with the level register (`txq.level`) or a zero (ptxas 11.8
-    /// probe_slice4.ptx kernels txql, txql_b, suq, suq_b: `TXQ.T R4, R7, ..., 0x50, 0x1`
-    /// with `R7` the level; `MOV R4, RZ` then `TXQ.T R4, R4, ..., 0x50, 0x1` for suq).
-    fn lower_txq(&mut self, i: &Instruction, t: &TexOp) -> LResult<()> {
-        if t.family == Family::Suq && t.query.as_deref() != Some(".width") && t.query.as_deref() != Some(".height") {
-            return self.tex_unsupported(
-                i,
-                "a surface query other than width and height",
-                "ptxas 11.8 reads it from the texture header table in global memory (`LDG.E.CI` at c[0x0][0xc0] + (handle & 0xfffff) * 32 + ...), not a TXQ; not modelled",
-            );
-        }
-        let mask = match t.query.as_deref() {
-            Some(".width") => 1,
-            Some(".height") => 2,
-            Some(".depth") => 4,
-            _ => {
-                return self.tex_unsupported(
-                    i,
-                    "a texture query other than width, height, depth",
-                    "ptxas: other TXQ queries, not probed",
-                );
-            }
-        };
-        let (
-            Some(Operand::Name { name: d, .. }),
-            Some(Operand::Address { base: crate::ptx::ast::AddrBase::Name(image), .. }),
-        ) = (i.operands.first(), i.operands.get(1))
-        else {
-            return self.error(i.span, "malformed texture query");
-        };
-        let handle = self.tex_handle(image)?;
-        let level = match (t.lod, i.operands.get(2)) {
-            (Lod::Level, Some(l)) => {
-                let l = self.src32(l)?;
-                Some(self.in_reg(l))
-            }
-            (Lod::Level, None) => return self.error(i.span, "`txq.level` without its level operand"),
-            _ => None,
-        };
-        let r = self.tmp(1);
-        match handle {
-            Handle::Bound(index) => {
-                let level = match level {
-                    Some(l) => l,
-                    None => self.tex_zero(),
-                };
-                self.emit(Instr::new(
-                    Op::Txq { bindless: false, mask },
-                    vec![Dst::reg(r, 1)],
-                    vec![level, Src::imm(index)],
-                ));
-            }
-            Handle::Bindless(h) => {
-                // `TXQ.B R9, R6` with `MOV R7, RZ`: handle and level in a pair (ptxas 11.8,
-                // probe_refs.ptx kernel reg_surf); `txq.level`: `MOV R7, level` (txql_b).
-                let parts: Vec<Src> = std::iter::once(Src::reg(h)).chain(level).collect();
-                let ra = self.tex_join(&parts, 2);
-                self.emit(Instr::new(Op::Txq { bindless: true, mask }, vec![Dst::reg(r, 1)], vec![ra]));
-            }
-        }
-        let p = self.ptx_reg(d)?;
-        self.write_ptx(p, Src::r32(r), ScalarType::B32)
-    }
-
-    /// `suld.b`/`sust.b` `.{1d,2d,3d}` of `.b8`, `.b16`, `.b32`, `.b64`, `.v2/.v4.b32` and
-    /// `.v2.b64`: `SULD/SUST.D.BA.dim.size` with the data in 1, 2 or 4 consecutive registers
-    /// (ptxas 11.8 `probe_surfaces.ptx`, docs/textures.md §1.8: `SULD.D.BA.2D.U8.IGN` then `LOP32I.AND R0, R0, 0xff`
-    /// into a 32-bit register, `.64` for `.b64` and `.v2.b32`, `.128` for `.v4.b32` and
-    /// `.v2.b64`; 3D coordinates x, y, z in consecutive registers).
-    fn lower_surface(&mut self, i: &Instruction, t: &TexOp) -> LResult<()> {
-        if t.formatted {
-            return self.tex_unsupported(
-                i,
-                "a formatted surface store",
-                "ptxas 11.8: `SUST.P.2D.TRAP [R8], R8, 0x50` converts through the surface's format, which the executors' images do not model",
-            );
-        }
-        let ebits: u32 = match t.dtype {
-            Some(ScalarType::B8) => 8,
-            Some(ScalarType::B16) => 16,
-            Some(ScalarType::B64) => 64,
-            _ => 32,
-        };
-        let size = match (ebits.saturating_mul(t.vec), ebits) {
-            (_, 8 | 16) if t.vec > 1 => {
-                return self.tex_unsupported(
-                    i,
-                    "a vector of sub-word surface elements",
-                    "ptxas 11.8 packs the elements into registers (`SUST.D.BA.2D.IGN [R8], R34, 0x50` for `.v2.b16`), not modelled",
-                );
-            }
-            (8, _) => SurfSize::U8,
-            (16, _) => SurfSize::U16,
-            (32, _) => SurfSize::B32,
-            (64, _) => SurfSize::B64,
-            _ => SurfSize::B128,
-        };
-        let dim = match t.geometry {
-            Some(Geometry::D1) => SurfDim::D1,
-            Some(Geometry::D2) => SurfDim::D2,
-            Some(Geometry::D3) => SurfDim::D3,
-            Some(Geometry::A1d) => SurfDim::A1d,
-            _ => SurfDim::A2d,
-        };
-        let clamp = match t.clamp {
-            Some(Clamp::Zero) => SurfClamp::Ign,
-            Some(Clamp::Clamp) => SurfClamp::Clamp,
-            _ => SurfClamp::Trap,
-        };
-        let load = t.family == Family::Suld;
-        let (addr, data) =
-            if load { (i.operands.get(1), i.operands.first()) } else { (i.operands.first(), i.operands.get(1)) };
-        let (Some(Operand::Texture { image, parts, .. }), Some(data)) = (addr, data) else {
-            return self.error(i.span, "malformed surface instruction");
-        };
-        let handle = self.tex_handle(image)?;
-        let mut coords = self.tex_coords(parts.first().unwrap_or(data))?;
-        // PTX puts an array index first (`{index, x}`, `{index, x, y, _}`), SASS last.
-        if matches!(dim, SurfDim::A1d | SurfDim::A2d) && !coords.is_empty() {
-            let index = coords.remove(0);
-            let at = usize::from(dim.coords().saturating_sub(1)).min(coords.len());
-            coords.insert(at, index);
-        }
-        // 3D and 2D arrays: three coordinates in a quad (the fourth register unread), as
-        // TEX's 3D coordinates.
-        let n = match dim.coords() {
-            3 => 4,
-            k => k,
-        };
-        // The checked vector has at least `dim.coords()` elements.
-        let ra = self.tex_join(coords.get(..usize::from(dim.coords())).unwrap_or(&coords), n);
-        let last = match handle {
-            Handle::Bound(index) => Src::imm(index),
-            Handle::Bindless(h) => Src::reg(h),
-        };
-        let regs = size.regs();
-        // Registers per element: 2 for `.b64`, else 1.
-        let per = if ebits == 64 { 2 } else { 1 };
-        if load {
-            let r = self.tmp(regs);
-            self.emit(Instr::new(Op::Suld { dim, clamp, size }, vec![Dst::reg(r, regs)], vec![ra, last]));
-            for (k, d) in self.tex_results(data).into_iter().enumerate() {
-                let Some(d) = d else { continue };
-                let p = self.ptx_reg(&d)?;
-                // k < 4 elements, `per` <= 2: the component is at most 6.
-                let mut v = Src::reg(RegRef { reg: r, comp: (k as u8).saturating_mul(per), n: per });
-                // A sub-word element in a wider register is masked (ptxas 11.8: `LOP32I.AND
-                // R0, R0, 0xff` after `SULD...U8` into a `.b32` or `.b64` register, `0xffff`
-                // after `.U16`; none into a `.b16` register).
-                if ebits < 32 && p.ty.bits() > ebits {
-                    let m = self.tmp(1);
-                    let bits = if ebits == 8 { 0xff } else { 0xffff };
-                    self.op(Op::Lop32i(crate::sass::op::LogicOp::And), Dst::reg(m, 1), vec![v, Src::imm(bits)]);
-                    v = Src::r32(m);
-                }
-                let ty = match ebits {
-                    8 => ScalarType::B8,
-                    16 => ScalarType::B16,
-                    64 => ScalarType::B64,
-                    _ => ScalarType::B32,
-                };
-                self.write_ptx(p, v, ty)?;
-            }
-            Ok(())
-        } else {
-            let elems: Vec<Operand> = match data {
-                Operand::Vector(v, _) => v
-                    .iter()
-                    .map(|e| match e {
-                        VecElem::Reg(r) => {
-                            Ok(Operand::Name { name: r.clone(), component: None, negated: false, span: r.span })
-                        }
-                        VecElem::Imm(m) => Ok(Operand::Imm(*m)),
-                        VecElem::Sink(s) => Err(*s),
-                    })
-                    .collect::<Result<_, _>>()
-                    .or_else(|s| self.error(s, "expected a register or an immediate"))?,
-                other => vec![other.clone()],
-            };
-            let mut words = vec![];
-            for e in &elems {
-                if ebits == 64 {
-                    let (lo, hi) = self.tex_src64(e)?;
-                    words.extend([lo, hi]);
-                } else {
-                    let s = self.src32(e)?;
-                    words.push(self.in_reg(s));
-                }
-            }
-            let v = self.tex_join(&words, regs);
-            self.emit(Instr::new(Op::Sust { dim, clamp, size }, vec![], vec![ra, v, last]));
-            Ok(())
-        }
-    }
-
-    /// The two 32-bit halves of a 64-bit data operand, in registers.
-    fn tex_src64(&mut self, e: &Operand) -> LResult<(Src, Src)> {
-        match e {
-            Operand::Name { name, negated: false, component: None, .. } => {
-                let r = self.ptx_reg(name)?;
-                if r.ty.bits() != 64 {
-                    return self.error(e.span(), format!("`{}` must be a 64-bit register", name.name));
-                }
-                Ok((Src::reg(RegRef { reg: r.reg, comp: 0, n: 1 }), Src::reg(RegRef { reg: r.reg, comp: 1, n: 1 })))
-            }
-            Operand::Imm(m) => {
-                let v = crate::lower::ctx::imm_bits64(m.value);
-                let lo = self.in_reg(Src::imm(v as u32));
-                let hi = self.in_reg(Src::imm((v >> 32) as u32));
-                Ok((lo, hi))
-            }
-            _ => self.error(e.span(), "expected a register or an immediate"),
-        }
     }
 }
 

@@ -336,6 +336,28 @@ const SUDIM: &[(u64, &str)] =
 /// SULD/SUST out-of-range mode (bits 49..50): PTX `.zero` → `.IGN`, `.clamp` → none,
 /// `.trap` → `.TRAP` (ptxas 11.8, docs/textures.md).
 const SUCLAMP: &[(u64, &str)] = &[(0, ".IGN"), (1, ""), (2, ".TRAP")];
+/// SURED element type (bits 20..22, nvdisasm 11.8 sweep; 4 is printed
+/// `INVALIDATOMICSIZE4`).
+const SUREDTYPE: &[(u64, &str)] =
+    &[(0, ""), (1, ".S32"), (2, ".U64"), (3, ".F32.FTZ.RN"), (5, ".S64"), (6, ".SD32"), (7, ".SD64")];
+/// SUST.P component mask (bits 20..23; nvdisasm 11.8 prints none for all four).
+const SUPMASK: &[(u64, &str)] = &[
+    (1, ".R"),
+    (2, ".G"),
+    (3, ".RG"),
+    (4, ".B"),
+    (5, ".RB"),
+    (6, ".GB"),
+    (7, ".RGB"),
+    (8, ".A"),
+    (9, ".RA"),
+    (10, ".GA"),
+    (11, ".RGA"),
+    (12, ".BA"),
+    (13, ".RBA"),
+    (14, ".GBA"),
+    (15, ""),
+];
 
 /// The named enumeration tables of the templates.
 pub fn enum_table(name: &str) -> Option<&'static [(u64, &'static str)]> {
@@ -352,6 +374,8 @@ pub fn enum_table(name: &str) -> Option<&'static [(u64, &'static str)]> {
         "TXQQ" => TXQQ,
         "SUDIM" => SUDIM,
         "SUCLAMP" => SUCLAMP,
+        "SUPMASK" => SUPMASK,
+        "SUREDTYPE" => SUREDTYPE,
         "FCMP" => FCMP,
         "BOOL" => BOOL,
         "RND" => RND,
@@ -732,6 +756,31 @@ pub const ROWS: &[Row] = &[
         0xeb20,
         0xffe0,
         "SUST .D =52=1 [.BA]23 {SUDIM}33:3 {STCACHE}24:2 {SIZE6}20:3 {SUCLAMP}49:2 =26:7=0 =51=0 =36:3=0 =47:2=0 : A@8, R@0, R@39",
+    ),
+    // SUST.P (ptxas 11.8 `sust.p`, nvdisasm 11.8 sweep of 0xeb2c050600f70804): `.D` 52
+    // clear, component mask 20:4 (R G B A; 0xf prints none, docs/textures.md §1.15).
+    One(
+        0xeb20,
+        0xffe0,
+        "SUST .P =52=0 {SUDIM}33:3 {STCACHE}24:2 {SUPMASK}20:4 {SUCLAMP}49:2 =26:7=0 =51=1 : A@8, R@0, U@36:13",
+    ),
+    One(
+        0xeb20,
+        0xffe0,
+        "SUST .P =52=0 {SUDIM}33:3 {STCACHE}24:2 {SUPMASK}20:4 {SUCLAMP}49:2 =26:7=0 =51=0 =36:3=0 =47:2=0 : A@8, R@0, R@39",
+    ),
+    // SURED (nvdisasm 11.8 sweeps of ptxas 11.8's 0xeb5c050600870200, docs/textures.md
+    // §1.9): operation 24:4 (REDOP), type 20:3 (SUREDTYPE), `.BA` 23 (clear for `sured.p`),
+    // geometry, index or handle and clamp as SUST.
+    One(
+        0xeb40,
+        0xffe0,
+        "SURED .D =52=1 [.BA]23 {SUDIM}33:3 {REDOP}24:4 {SUREDTYPE}20:3 {SUCLAMP}49:2 =28:5=0 =51=1 : A@8, R@0, U@36:13",
+    ),
+    One(
+        0xeb40,
+        0xffe0,
+        "SURED .D =52=1 [.BA]23 {SUDIM}33:3 {REDOP}24:4 {SUREDTYPE}20:3 {SUCLAMP}49:2 =28:5=0 =51=0 =36:3=0 =47:2=0 : A@8, R@0, R@39",
     ),
     // ---- control and synchronization ----------------------------------------------------
     One(0xe240, 0xfff0, "BRA [.U]7 [.LMT]6 =5=0 : ?CC@0, T"),

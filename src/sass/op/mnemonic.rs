@@ -332,7 +332,9 @@ impl Op {
             | Txd { .. }
             | Txq { .. }
             | Suld { .. }
-            | Sust { .. } => s.push_str(&crate::sass::texmods::suffix(self).unwrap_or_default()),
+            | Sust { .. }
+            | Sured { .. }
+            | SustP { .. } => s.push_str(&crate::sass::texmods::suffix(self).unwrap_or_default()),
             Copy
             | Join
             | Undef

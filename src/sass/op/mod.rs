@@ -493,6 +493,26 @@ pub enum Op {
         clamp: SurfClamp,
         size: SurfSize,
     },
+    /// SURED.D{.BA}.dim.op{.type}.clamp [Ra], Rd, index|Rh: atomic reduction of the
+    /// surface element at `Ra` with `Rd` (`Rd, Rd+1` for `.U64`); `.BA` (byte addressing,
+    /// `sured.b`) or not (`sured.p`, x in samples). ptxas 11.8 `SURED.D.BA.2D.ADD.TRAP
+    /// [R2], R0, 0x50`, `SURED.D.2D.ADD.TRAP` (docs/textures.md §1.9).
+    Sured {
+        dim: SurfDim,
+        clamp: SurfClamp,
+        red: crate::sass::texmods::SurfRed,
+        ty: crate::sass::texmods::SurfRedType,
+        ba: bool,
+    },
+    /// SUST.P.dim{.mask}.clamp [Ra], Rd, index|Rh: formatted store (`sust.p`) of the
+    /// components `mask` (R G B A = bits 0..3; 0xf prints nothing) from `Rd..`, x in
+    /// samples, converted to the surface's format. ptxas 11.8 `SUST.P.2D.TRAP [R8], R4,
+    /// 0x50`, `SUST.P.1D.R.IGN`, `SUST.P.3D.RG` (docs/textures.md §1.15).
+    SustP {
+        dim: SurfDim,
+        clamp: SurfClamp,
+        mask: u8,
+    },
 }
 
 impl Op {
@@ -617,6 +637,8 @@ impl Op {
             Txq { .. } => Opcode::Txq,
             Suld { .. } => Opcode::Suld,
             Sust { .. } => Opcode::Sust,
+            Sured { .. } => Opcode::Sured,
+            SustP { .. } => Opcode::SustP,
         }
     }
 

@@ -122,6 +122,8 @@ pub enum Opcode {
     Txq,
     Suld,
     Sust,
+    Sured,
+    SustP,
 }
 
 /// What kind of unit executes an opcode; the scheduler's latency table is keyed by it.
@@ -305,4 +307,6 @@ pub const OPCODE_INFO: &[OpcodeInfo] = &[
     info!(Txq, "TXQ", Tex),
     info!(Suld, "SULD", Tex),
     info!(Sust, "SUST", Tex, store),
+    info!(Sured, "SURED", Tex, store),
+    info!(SustP, "SUST", Tex, store),
 ];
