@@ -633,3 +633,18 @@ fn barrier_operands_in_registers() {
         assert_eq!(got, (i + 2) % 64 + 100, "thread {i}");
     }
 }
+
+/// `fuzz/ disasm` (CI smoke run of 2026-11-25, seed 1): a mutated cubin whose code section
+/// is `.text.` with an empty function name disassembled to `Function :  `, a line the
+/// listing reader does not take for a function start ("instruction outside any
+/// function"). Now `disasm` refuses such a cubin with a reason.
+#[test]
+fn disasm_refuses_an_empty_function_name() {
+    let bytes = std::fs::read("tests/data/fuzz/disasm_empty_function_name.cubin").expect("the reproducer");
+    match cubin::disasm(&bytes) {
+        Err(e) => assert!(e.to_string().contains("names no function"), "{e}"),
+        Ok((listing, _)) => {
+            text::parse(&listing).unwrap_or_else(|e| panic!("disasm output does not read back: {e}\n{listing}"));
+        }
+    }
+}

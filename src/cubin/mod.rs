@@ -530,11 +530,16 @@ pub(crate) fn info_records(k: &Kernel, c0_sym: Option<u32>, externs: &[u32]) -> 
 
 /// Disassembles every code section of a cubin into our listing syntax (functions in file
 /// order). Returns the listing and one warning per word no form decodes (printed as
-/// `.word 0x...`). Errors: see [`read::text_sections`]; code that is not whole bundles.
+/// `.word 0x...`). Errors: see [`read::text_sections`]; code that is not whole bundles; a
+/// code section whose function name is empty or blank (`.text.`: the listing's
+/// `Function : NAME` line would name nothing; found by fuzz/ `disasm`).
 pub fn disasm(data: &[u8]) -> Result<(String, Vec<String>), read::ReadError> {
     let mut out = String::from("\tcode for sm_50\n");
     let mut warnings = vec![];
     for t in read::text_sections(data)? {
+        if t.name.trim().is_empty() {
+            return Err(read::ReadError(format!("code section `.text.{}` names no function", t.name)));
+        }
         let lines = encode::disasm::disassemble(&t.bytes, &t.relocs)
             .map_err(|e| read::ReadError(format!(".text.{}: {e}", t.name)))?;
         for l in lines.iter().filter(|l| !l.known) {
