@@ -6,7 +6,7 @@
 //! mode (`Argument 2 of instruction 'tex': .samplerref or .u64 register expected`) and a
 //! `.samplerref` in unified mode (the parser reports that one).
 
-use super::ast::{AddrBase, Item, Module, Operand, Statement, VecElem};
+use super::ast::{Module, Operand};
 use crate::diag::Diag;
 
 /// Whether `module` is in independent texturing mode.
@@ -48,10 +48,10 @@ pub fn check(module: &Module) -> Vec<Diag> {
                         _ => {}
                     }
                     for p in parts.iter().skip(usize::from(fetch && k == 1 && parts.len() == 2)) {
-                        named.extend(names(p));
+                        named.extend(super::texture::operand_names(p));
                     }
                 }
-                other => named.extend(names(other)),
+                other => named.extend(super::texture::operand_names(other)),
             }
             for n in named {
                 if samplers.contains(n.name.as_str()) {
@@ -64,36 +64,6 @@ pub fn check(module: &Module) -> Vec<Diag> {
             }
         }
     };
-    fn walk(stmts: &[Statement], f: &mut dyn FnMut(&super::ast::Instruction)) {
-        for s in stmts {
-            match s {
-                Statement::Instr(i) => f(i),
-                Statement::Block(b) => walk(&b.stmts, f),
-                _ => {}
-            }
-        }
-    }
-    fn names(o: &Operand) -> Vec<&super::ast::Ident> {
-        match o {
-            Operand::Name { name, .. } | Operand::VarPlus { name, .. } => vec![name],
-            Operand::Address { base: AddrBase::Name(n), .. } => vec![n],
-            Operand::Vector(v, _) => {
-                v.iter().filter_map(|e| if let VecElem::Reg(r) = e { Some(r) } else { None }).collect()
-            }
-            Operand::List(v, _) => v.iter().flat_map(names).collect(),
-            Operand::PredPair(a, b, _) => vec![a, b],
-            Operand::Texture { image, parts, .. } => {
-                std::iter::once(image).chain(parts.iter().flat_map(names)).collect()
-            }
-            Operand::Imm(_) | Operand::Address { .. } => vec![],
-        }
-    }
-    for item in &module.items {
-        if let Item::Function(f) = item
-            && let Some(body) = &f.body
-        {
-            walk(&body.stmts, &mut check);
-        }
-    }
+    super::texture::for_each_instruction(module, &mut check);
     diags
 }

@@ -591,7 +591,7 @@ fn vector(op: &Operand, n: usize, message: &str, diags: &mut Vec<Diag>) {
 /// distinguished (a register of the same name as a reference is reported too). Linear in
 /// the module.
 pub fn check_refs(module: &super::ast::Module) -> Vec<Diag> {
-    use super::ast::{AddrBase, Item, Statement, VecElem};
+    use super::ast::AddrBase;
     let refs: std::collections::HashMap<&str, bool> =
         module.refs.iter().map(|r| (r.name.name.as_str(), r.surface)).collect();
     let mut diags = vec![];
@@ -609,9 +609,9 @@ pub fn check_refs(module: &super::ast::Module) -> Vec<Diag> {
         };
         for o in &i.operands {
             let (image, rest): (Option<&super::ast::Ident>, Vec<&super::ast::Ident>) = match o {
-                Operand::Texture { image, parts, .. } => (Some(image), parts.iter().flat_map(names).collect()),
+                Operand::Texture { image, parts, .. } => (Some(image), parts.iter().flat_map(operand_names).collect()),
                 Operand::Address { base: AddrBase::Name(n), .. } if matches!(op, "txq" | "suq") => (Some(n), vec![]),
-                other => (None, names(other)),
+                other => (None, operand_names(other)),
             };
             if let (Some(n), Some(want)) = (image, wants)
                 && let Some(&surface) = refs.get(n.name.as_str())
@@ -649,6 +649,14 @@ pub fn check_refs(module: &super::ast::Module) -> Vec<Diag> {
             }
         }
     };
+    for_each_instruction(module, &mut check);
+    diags
+}
+
+/// Calls `f` on every instruction of every function body of `module`, nested blocks
+/// included, in source order.
+pub(super) fn for_each_instruction(module: &super::ast::Module, f: &mut dyn FnMut(&Instruction)) {
+    use super::ast::{Item, Statement};
     fn walk(stmts: &[Statement], f: &mut dyn FnMut(&Instruction)) {
         for s in stmts {
             match s {
@@ -658,28 +666,30 @@ pub fn check_refs(module: &super::ast::Module) -> Vec<Diag> {
             }
         }
     }
-    /// The names an operand reads (not a texture operand's image).
-    fn names(o: &Operand) -> Vec<&super::ast::Ident> {
-        match o {
-            Operand::Name { name, .. } | Operand::VarPlus { name, .. } => vec![name],
-            Operand::Address { base: AddrBase::Name(n), .. } => vec![n],
-            Operand::Vector(v, _) => {
-                v.iter().filter_map(|e| if let VecElem::Reg(r) = e { Some(r) } else { None }).collect()
-            }
-            Operand::List(v, _) => v.iter().flat_map(names).collect(),
-            Operand::PredPair(a, b, _) => vec![a, b],
-            Operand::Texture { image, parts, .. } => {
-                std::iter::once(image).chain(parts.iter().flat_map(names)).collect()
-            }
-            Operand::Imm(_) | Operand::Address { .. } => vec![],
-        }
-    }
     for item in &module.items {
-        if let Item::Function(f) = item
-            && let Some(body) = &f.body
+        if let Item::Function(func) = item
+            && let Some(body) = &func.body
         {
-            walk(&body.stmts, &mut check);
+            walk(&body.stmts, f);
         }
     }
-    diags
+}
+
+/// The names an operand mentions: variables, address bases, vector elements, and a
+/// texture operand's image and parts.
+pub(super) fn operand_names(o: &Operand) -> Vec<&super::ast::Ident> {
+    use super::ast::{AddrBase, VecElem};
+    match o {
+        Operand::Name { name, .. } | Operand::VarPlus { name, .. } => vec![name],
+        Operand::Address { base: AddrBase::Name(n), .. } => vec![n],
+        Operand::Vector(v, _) => {
+            v.iter().filter_map(|e| if let VecElem::Reg(r) = e { Some(r) } else { None }).collect()
+        }
+        Operand::List(v, _) => v.iter().flat_map(operand_names).collect(),
+        Operand::PredPair(a, b, _) => vec![a, b],
+        Operand::Texture { image, parts, .. } => {
+            std::iter::once(image).chain(parts.iter().flat_map(operand_names)).collect()
+        }
+        Operand::Imm(_) | Operand::Address { .. } => vec![],
+    }
 }
