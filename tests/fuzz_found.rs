@@ -640,7 +640,7 @@ fn barrier_operands_in_registers() {
 /// function"). Now `disasm` refuses such a cubin with a reason.
 #[test]
 fn disasm_refuses_an_empty_function_name() {
-    let bytes = std::fs::read("tests/data/fuzz/disasm_empty_function_name.cubin").expect("the reproducer");
+    let bytes = std::fs::read("tests/data/fuzz/disasm_empty_function_name.bin").expect("the reproducer");
     match cubin::disasm(&bytes) {
         Err(e) => assert!(e.to_string().contains("names no function"), "{e}"),
         Ok((listing, _)) => {
